@@ -1,0 +1,218 @@
+//! Keys as credentials: generation, the shape check, hashing, `authenticate` and `may`.
+//! Both front ends decide every access question here.
+
+use rand::rngs::OsRng;
+use rand::RngCore;
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, Result};
+use crate::model::{ApiKey, Permission};
+use crate::store::Conn;
+use crate::time::Timestamp;
+
+pub const KEY_PREFIX: &str = "kp_";
+/// `kp_` + 64 lowercase hex characters.
+pub const KEY_LEN: usize = 67;
+/// `kp_` + the first 8 hex characters: the only part of a key shown after creation.
+pub const KEY_PREFIX_LEN: usize = 11;
+/// `lastUsedAt` is written at most once per this many milliseconds per key, so that
+/// authentication is not a database write per request.
+pub const LAST_USED_RESOLUTION_MS: i64 = 1_000;
+
+/// A new plaintext key: 256 bits from the operating system's CSPRNG.
+pub fn generate_key() -> String {
+    let mut bytes = [0u8; 32];
+    OsRng.fill_bytes(&mut bytes);
+    let mut key = String::with_capacity(KEY_LEN);
+    key.push_str(KEY_PREFIX);
+    key.push_str(&hex::encode(bytes));
+    key
+}
+
+/// Whether `token` has the exact shape of a key. Anything else is refused before any lookup.
+pub fn is_well_formed(token: &str) -> bool {
+    token.len() == KEY_LEN
+        && token.starts_with(KEY_PREFIX)
+        && token.as_bytes()[KEY_PREFIX.len()..]
+            .iter()
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// SHA-256 of the whole key, lowercase hex: what the store keeps instead of the key.
+pub fn hash_key(key: &str) -> String {
+    hex::encode(Sha256::digest(key.as_bytes()))
+}
+
+pub fn key_prefix(key: &str) -> &str {
+    &key[..KEY_PREFIX_LEN.min(key.len())]
+}
+
+/// Finds the key behind `token` and checks that it may be used now. Does not record the use;
+/// see [`authenticate_request`].
+///
+/// The lookup is by the SHA-256 of the token, so its timing tells an attacker nothing about
+/// any stored key.
+pub fn authenticate(conn: Conn<'_>, token: &str, now: Timestamp) -> Result<ApiKey> {
+    if !is_well_formed(token) {
+        return Err(Error::Unauthorized(format!(
+            "malformed API key: expected {KEY_PREFIX} followed by 64 lowercase hex characters"
+        )));
+    }
+    let key = conn
+        .key_by_hash(&hash_key(token))?
+        .ok_or_else(|| Error::Unauthorized("invalid API key".into()))?;
+    if key.is_expired(now) {
+        return Err(Error::Expired);
+    }
+    Ok(key)
+}
+
+/// [`authenticate`], then records the use in `lastUsedAt`, at most once a second per key.
+pub fn authenticate_request(conn: Conn<'_>, token: &str, now: Timestamp) -> Result<ApiKey> {
+    let mut key = authenticate(conn, token, now)?;
+    let stale = key
+        .last_used_at
+        .is_none_or(|t| now.millis() - t.millis() >= LAST_USED_RESOLUTION_MS);
+    if stale {
+        // Best effort: a read-only or busy database must not turn a read into a failure.
+        if conn.set_key_last_used(&key.id, now).is_ok() {
+            key.last_used_at = Some(now);
+        }
+    }
+    Ok(key)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    Get,
+    Head,
+    Post,
+    Put,
+    Patch,
+    Delete,
+}
+
+impl Method {
+    pub fn parse(s: &str) -> Option<Method> {
+        Some(match s.to_ascii_uppercase().as_str() {
+            "GET" => Method::Get,
+            "HEAD" => Method::Head,
+            "POST" => Method::Post,
+            "PUT" => Method::Put,
+            "PATCH" => Method::Patch,
+            "DELETE" => Method::Delete,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Head => "HEAD",
+            Method::Post => "POST",
+            Method::Put => "PUT",
+            Method::Patch => "PATCH",
+            Method::Delete => "DELETE",
+        }
+    }
+
+    pub fn is_read(self) -> bool {
+        matches!(self, Method::Get | Method::Head)
+    }
+}
+
+/// May `key` make a `method` request, touching `profile` if one is named? The one scope and
+/// permission check of keyhook.
+pub fn may(key: &ApiKey, method: Method, profile: Option<&str>) -> Result<()> {
+    if key.permission == Permission::Readonly && !method.is_read() {
+        return Err(Error::Forbidden(format!(
+            "readonly key cannot {}",
+            method.as_str()
+        )));
+    }
+    if let Some(profile) = profile {
+        if !key.full_access && !key.profile_ids.iter().any(|p| p == profile) {
+            return Err(Error::Forbidden(format!(
+                "key is not scoped to profile {profile}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(permission: Permission, profiles: &[&str]) -> ApiKey {
+        ApiKey {
+            id: "k".into(),
+            user_id: "u".into(),
+            key_prefix: "kp_00000000".into(),
+            name: "n".into(),
+            permission,
+            full_access: profiles.is_empty(),
+            profile_ids: profiles.iter().map(|s| s.to_string()).collect(),
+            last_used_at: None,
+            expires_at: None,
+            created_at: Timestamp(0),
+            key: None,
+        }
+    }
+
+    #[test]
+    fn generated_keys_are_well_formed_and_distinct() {
+        let a = generate_key();
+        let b = generate_key();
+        assert_eq!(a.len(), KEY_LEN);
+        assert!(is_well_formed(&a), "{a}");
+        assert_ne!(a, b);
+        assert_eq!(key_prefix(&a).len(), 11);
+        assert!(a.starts_with(key_prefix(&a)));
+    }
+
+    #[test]
+    fn shape_check() {
+        let good = format!("kp_{}", "a1".repeat(32));
+        assert!(is_well_formed(&good));
+        assert!(!is_well_formed(&good[..66]));
+        assert!(!is_well_formed(&format!("{good}0")));
+        assert!(!is_well_formed(&good.to_uppercase()));
+        assert!(!is_well_formed(&format!("kq_{}", "a1".repeat(32))));
+        assert!(!is_well_formed(&format!("kp_{}g", "a1".repeat(31) + "a")));
+        // Multi-byte characters must not be miscounted or sliced.
+        assert!(!is_well_formed(&format!("kp_{}é", "a".repeat(62))));
+    }
+
+    #[test]
+    fn hash_is_sha256_hex() {
+        assert_eq!(
+            hash_key("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn readonly_keys_only_read() {
+        let k = key(Permission::Readonly, &[]);
+        assert!(may(&k, Method::Get, None).is_ok());
+        assert!(may(&k, Method::Head, None).is_ok());
+        for m in [Method::Post, Method::Put, Method::Patch, Method::Delete] {
+            let e = may(&k, m, None).unwrap_err();
+            assert_eq!(e.to_string(), format!("readonly key cannot {}", m.as_str()));
+            assert_eq!(e.http_status(), 403);
+        }
+        let rw = key(Permission::Readwrite, &[]);
+        assert!(may(&rw, Method::Delete, Some("any")).is_ok());
+    }
+
+    #[test]
+    fn scoped_keys_stay_in_their_profiles() {
+        let k = key(Permission::Readwrite, &["p1", "p2"]);
+        assert!(may(&k, Method::Post, Some("p2")).is_ok());
+        assert!(may(&k, Method::Get, None).is_ok());
+        let e = may(&k, Method::Get, Some("p3")).unwrap_err();
+        assert_eq!(e.exit_code(), 4);
+        assert!(e.to_string().contains("p3"));
+    }
+}

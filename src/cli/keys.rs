@@ -1,0 +1,202 @@
+use std::io::Write;
+
+use clap::{Args, Subcommand};
+
+use super::{output, prompt, Context};
+use crate::auth::{self, Method};
+use crate::error::Error;
+use crate::service::keys::{self, NewKey};
+use crate::time::{parse_duration, Timestamp};
+
+#[derive(Debug, Subcommand)]
+pub enum KeysCommand {
+    /// Create a key and print it; the plaintext is shown this once and never stored
+    Create(CreateArgs),
+    /// List the user's keys (never the plaintext)
+    List {
+        /// List the keys of every user
+        #[arg(long)]
+        all_users: bool,
+    },
+    /// Show one key
+    Show {
+        /// Key id or its 11-character prefix (kp_ + 8 hex)
+        id: String,
+    },
+    /// Delete a key; requests made with it are refused from then on
+    Delete {
+        /// Key id or its 11-character prefix
+        id: String,
+        /// Do not ask for confirmation (required without a terminal)
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
+    /// Replace a key with a new one of the same name, permission and scope
+    Rotate {
+        /// Key id or its 11-character prefix
+        id: String,
+        /// Keep the old key working this long (e.g. 1h, 7d) instead of deleting it at once
+        #[arg(long, value_name = "DUR", value_parser = duration_ms)]
+        grace: Option<i64>,
+        /// Print only the new plaintext key
+        #[arg(long, short = 'q')]
+        quiet: bool,
+    },
+    /// Check a key read from standard input: exit 0 if it may be used, 4 if not
+    Verify {
+        /// The HTTP method the key would be used for
+        #[arg(long, default_value = "GET", value_parser = method)]
+        method: Method,
+        /// A profile the key would touch
+        #[arg(long, value_name = "ID")]
+        profile: Option<String>,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct CreateArgs {
+    /// A label for the key (1 to 100 characters)
+    #[arg(long, short = 'n')]
+    name: String,
+    /// What the key may do
+    #[arg(long, value_parser = ["readwrite", "readonly"], default_value = "readwrite")]
+    permission: String,
+    /// Limit the key to this profile (repeat for several); without it the key has full access
+    #[arg(long = "profile", value_name = "ID")]
+    profiles: Vec<String>,
+    /// Expiry time, RFC 3339 with an offset (2030-01-01T00:00:00Z)
+    #[arg(long, value_name = "TS", conflicts_with = "expires_in")]
+    expires_at: Option<String>,
+    /// Expiry as a duration from now (90m, 12h, 30d, 2w)
+    #[arg(long, value_name = "DUR", value_parser = duration_ms)]
+    expires_in: Option<i64>,
+    /// Print only the plaintext key
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+fn duration_ms(s: &str) -> Result<i64, String> {
+    parse_duration(s)
+}
+
+fn method(s: &str) -> Result<Method, String> {
+    Method::parse(s).ok_or_else(|| "expected GET, HEAD, POST, PUT, PATCH or DELETE".to_string())
+}
+
+pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
+    let now = Timestamp::now();
+    match cmd {
+        KeysCommand::Create(args) => {
+            let actor = ctx.actor()?;
+            let expires_at = match (args.expires_at, args.expires_in) {
+                (Some(at), _) => Some(at),
+                (None, Some(ms)) => Some(now.add_millis(ms).to_rfc3339()),
+                (None, None) => None,
+            };
+            let input = NewKey {
+                name: Some(args.name),
+                permission: Some(args.permission),
+                full_access: Some(args.profiles.is_empty()),
+                profile_ids: Some(args.profiles),
+                expires_at,
+                ..NewKey::default()
+            };
+            let store = ctx.store()?;
+            let key = keys::create(&store, &actor, input, now)?;
+            print_new_key(ctx, &key, args.quiet, now)
+        }
+        KeysCommand::List { all_users } => {
+            let actor = ctx.actor()?;
+            let list = keys::list(&ctx.store()?, &actor, all_users)?;
+            if list.is_empty() {
+                ctx.out.note(&format!("No API keys for user {}.", ctx.user));
+            }
+            ctx.out.data(&list, |w| {
+                if list.is_empty() {
+                    return Ok(());
+                }
+                writeln!(w, "{}", output::key_list(&list, now, all_users))
+            })
+        }
+        KeysCommand::Show { id } => {
+            let key = keys::get(&ctx.store()?, &ctx.actor()?, &id)?;
+            ctx.out
+                .data(&key, |w| writeln!(w, "{}", output::key_detail(&key, now)))
+        }
+        KeysCommand::Delete { id, yes } => {
+            let actor = ctx.actor()?;
+            let store = ctx.store()?;
+            // Look the key up first, so a typo fails before the question.
+            let key = keys::get(&store, &actor, &id)?;
+            prompt::confirm(
+                &format!("Delete API key {} ({})?", key.key_prefix, key.name),
+                yes,
+            )?;
+            let key = keys::delete(&store, &actor, &key.id)?;
+            // DELETE answers 204 with an empty body, so --json prints nothing.
+            ctx.out.note(&format!(
+                "Deleted API key {} ({}).",
+                key.key_prefix, key.name
+            ));
+            Ok(())
+        }
+        KeysCommand::Rotate { id, grace, quiet } => {
+            let actor = ctx.actor()?;
+            let store = ctx.store()?;
+            let key = keys::rotate(&store, &actor, &id, grace, now)?;
+            if !quiet {
+                ctx.out.note(&match grace {
+                    Some(ms) => format!(
+                        "Rotated {id}: the old key keeps working until {}.",
+                        output::when(Some(now.add_millis(ms)))
+                    ),
+                    None => format!("Rotated {id}: the old key was deleted."),
+                });
+            }
+            print_new_key(ctx, &key, quiet, now)
+        }
+        KeysCommand::Verify { method, profile } => {
+            let token = prompt::read_secret("API key")?;
+            let store = ctx.store()?;
+            // Checking a key is not a use of it: lastUsedAt stays as it is.
+            let key = auth::authenticate(store.conn(), &token, now)?;
+            auth::may(&key, method, profile.as_deref())?;
+            let target = profile.map_or(String::new(), |p| format!(" on profile {p}"));
+            ctx.out.data(&key, |w| {
+                writeln!(
+                    w,
+                    "ok: key {} ({}) of user {} may {}{target}",
+                    key.key_prefix,
+                    key.name,
+                    key.user_id,
+                    method.as_str()
+                )
+            })
+        }
+    }
+}
+
+fn print_new_key(
+    ctx: &Context,
+    key: &crate::model::ApiKey,
+    quiet: bool,
+    now: Timestamp,
+) -> anyhow::Result<()> {
+    let plaintext = key
+        .key
+        .as_deref()
+        .ok_or_else(|| Error::Storage("the new key has no plaintext".into()))?;
+    if quiet && !ctx.out.is_json() {
+        let mut stdout = std::io::stdout().lock();
+        writeln!(stdout, "{plaintext}")?;
+        stdout.flush()?;
+        return Ok(());
+    }
+    ctx.out.data(key, |w| {
+        writeln!(w, "{}", output::key_detail(key, now))?;
+        writeln!(w, "{plaintext}")
+    })?;
+    ctx.out
+        .note("Store this key now: keyhook keeps only its hash and cannot show it again.");
+    Ok(())
+}

@@ -1,0 +1,144 @@
+//! The one domain error. Every front end maps it: the CLI to an exit code, the HTTP layer to a
+//! status and an error object. The two mappings sit side by side so they cannot drift apart.
+
+use serde::Serialize;
+
+/// One problem with one input field, named as in the request (`name`, `events[1]`, `body`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FieldError {
+    pub field: String,
+    pub message: String,
+}
+
+impl FieldError {
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{}", validation_summary(.0))]
+    Validation(Vec<FieldError>),
+    #[error("{0}")]
+    Unauthorized(String),
+    #[error("API key has expired")]
+    Expired,
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    LimitReached(String),
+    /// The database is there but cannot take writes now (read-only file, full disk, locked past
+    /// the busy timeout). Not the client's fault, and worth retrying later.
+    #[error("{0}")]
+    Unavailable(String),
+    #[error("{0}")]
+    Storage(String),
+    #[error("{0}")]
+    Io(String),
+}
+
+fn validation_summary(details: &[FieldError]) -> String {
+    match details {
+        [] => "invalid input".to_string(),
+        [one] => format!("invalid {}: {}", one.field, one.message),
+        [first, rest @ ..] => format!(
+            "invalid {}: {} (and {} more problem{})",
+            first.field,
+            first.message,
+            rest.len(),
+            if rest.len() == 1 { "" } else { "s" }
+        ),
+    }
+}
+
+impl Error {
+    pub fn validation(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::Validation(vec![FieldError::new(field, message)])
+    }
+
+    /// Machine-readable code of the HTTP error object.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::Validation(_) => "VALIDATION_ERROR",
+            Error::Unauthorized(_) => "UNAUTHORIZED",
+            Error::Expired => "API_KEY_EXPIRED",
+            Error::Forbidden(_) => "FORBIDDEN",
+            Error::NotFound(_) => "NOT_FOUND",
+            Error::LimitReached(_) => "WEBHOOK_LIMIT_REACHED",
+            Error::Unavailable(_) => "SERVICE_UNAVAILABLE",
+            Error::Storage(_) | Error::Io(_) => "INTERNAL_ERROR",
+        }
+    }
+
+    pub fn http_status(&self) -> u16 {
+        match self {
+            Error::Validation(_) => 400,
+            Error::Unauthorized(_) | Error::Expired => 401,
+            Error::Forbidden(_) => 403,
+            Error::NotFound(_) => 404,
+            Error::LimitReached(_) => 409,
+            Error::Unavailable(_) => 503,
+            Error::Storage(_) | Error::Io(_) => 500,
+        }
+    }
+
+    /// Exit status of the CLI: 1 runtime, 2 usage or validation, 3 not found, 4 refused, 5 limit.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::Validation(_) => 2,
+            Error::NotFound(_) => 3,
+            Error::Unauthorized(_) | Error::Expired | Error::Forbidden(_) => 4,
+            Error::LimitReached(_) => 5,
+            Error::Unavailable(_) | Error::Storage(_) | Error::Io(_) => 1,
+        }
+    }
+
+    pub fn details(&self) -> &[FieldError] {
+        match self {
+            Error::Validation(d) => d,
+            _ => &[],
+        }
+    }
+
+    /// The message an API client may see. Internal failures never expose their cause.
+    pub fn public_message(&self) -> String {
+        match self {
+            Error::Storage(_) | Error::Io(_) => "internal error".to_string(),
+            Error::Validation(d) if d.len() > 1 => "request validation failed".to_string(),
+            _ => self.to_string(),
+        }
+    }
+}
+
+impl From<rusqlite::Error> for Error {
+    fn from(e: rusqlite::Error) -> Self {
+        use rusqlite::ErrorCode as C;
+        match e.sqlite_error_code() {
+            Some(C::ReadOnly) => Error::Unavailable("database is read-only".into()),
+            Some(C::DiskFull) => Error::Unavailable("database or disk is full".into()),
+            Some(C::DatabaseBusy) | Some(C::DatabaseLocked) => {
+                Error::Unavailable("database is busy; try again".into())
+            }
+            Some(C::NotADatabase) => {
+                Error::Storage("the file is not a SQLite database (or it is corrupt)".into())
+            }
+            Some(C::DatabaseCorrupt) => Error::Storage("the database file is corrupt".into()),
+            Some(C::CannotOpen) => Error::Storage("unable to open the database file".into()),
+            _ => Error::Storage(format!("database error: {e}")),
+        }
+    }
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::Io(e.to_string())
+    }
+}

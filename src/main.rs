@@ -1,0 +1,3 @@
+fn main() {
+    std::process::exit(keyhook::cli::main());
+}

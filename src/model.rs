@@ -1,0 +1,91 @@
+//! The resources of the API, in the exact serde shape of the spec. The CLI's `--json` output
+//! and the HTTP layer serialize these same values.
+
+use serde::Serialize;
+
+use crate::error::{Error, FieldError};
+use crate::time::Timestamp;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Permission {
+    Readwrite,
+    Readonly,
+}
+
+impl Permission {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Permission::Readwrite => "readwrite",
+            Permission::Readonly => "readonly",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "readwrite" => Some(Permission::Readwrite),
+            "readonly" => Some(Permission::Readonly),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApiKey {
+    pub id: String,
+    /// Owner of the key (an extension to the spec's fields, as on webhooks).
+    pub user_id: String,
+    pub key_prefix: String,
+    pub name: String,
+    pub permission: Permission,
+    pub full_access: bool,
+    pub profile_ids: Vec<String>,
+    pub last_used_at: Option<Timestamp>,
+    pub expires_at: Option<Timestamp>,
+    pub created_at: Timestamp,
+    /// The plaintext key: only in the response that created it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+}
+
+impl ApiKey {
+    pub fn is_expired(&self, now: Timestamp) -> bool {
+        self.expires_at.is_some_and(|t| t <= now)
+    }
+}
+
+/// `{"data": ...}`: the success envelope.
+#[derive(Serialize)]
+pub struct Data<T> {
+    pub data: T,
+}
+
+/// `{"error": {...}}`: the error envelope, `details` always present.
+#[derive(Serialize)]
+pub struct ErrorEnvelope<'a> {
+    pub error: ErrorBody<'a>,
+}
+
+#[derive(Serialize)]
+pub struct ErrorBody<'a> {
+    pub code: &'a str,
+    pub message: String,
+    pub details: &'a [FieldError],
+}
+
+impl<'a> ErrorEnvelope<'a> {
+    pub fn new(code: &'a str, message: String, details: &'a [FieldError]) -> Self {
+        ErrorEnvelope {
+            error: ErrorBody {
+                code,
+                message,
+                details,
+            },
+        }
+    }
+
+    pub fn from_error(e: &'a Error) -> Self {
+        Self::new(e.code(), e.public_message(), e.details())
+    }
+}

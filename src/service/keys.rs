@@ -1,0 +1,625 @@
+//! API key operations: create, list, show, delete, rotate.
+
+use serde_json::Value;
+
+use super::input::{check_unique_non_empty, Object, Problems};
+use super::Actor;
+use crate::auth::{self, Method};
+use crate::error::{Error, Result};
+use crate::model::{ApiKey, Permission};
+use crate::store::Store;
+use crate::time::Timestamp;
+
+pub const MAX_NAME_CHARS: usize = 100;
+pub const MAX_PROFILE_IDS: usize = 100;
+pub const MAX_PROFILE_ID_CHARS: usize = 100;
+
+/// The request to create a key, as the client sent it; [`create`] validates it.
+#[derive(Debug, Default, Clone)]
+pub struct NewKey {
+    pub name: Option<String>,
+    pub permission: Option<String>,
+    pub full_access: Option<bool>,
+    pub profile_ids: Option<Vec<String>>,
+    pub expires_at: Option<String>,
+    /// Problems found while decoding the request (wrong types, unknown fields).
+    pub problems: Problems,
+}
+
+impl NewKey {
+    /// Decodes a `POST /api-keys` body.
+    pub fn from_json(body: &Value) -> Result<NewKey> {
+        let mut o = Object::new(
+            body,
+            &[
+                "name",
+                "permission",
+                "fullAccess",
+                "profileIds",
+                "expiresAt",
+            ],
+        )?;
+        Ok(NewKey {
+            name: o.string("name"),
+            permission: o.string("permission"),
+            full_access: o.bool("fullAccess"),
+            profile_ids: o.strings("profileIds"),
+            expires_at: o.string("expiresAt"),
+            problems: o.problems,
+        })
+    }
+}
+
+/// The validated fields of a key to be created.
+struct KeySpec {
+    name: String,
+    permission: Permission,
+    full_access: bool,
+    profile_ids: Vec<String>,
+    expires_at: Option<Timestamp>,
+}
+
+fn validate(input: NewKey, now: Timestamp) -> Result<KeySpec> {
+    let mut p = input.problems;
+    let name = match input.name.as_deref().map(str::trim) {
+        None if !p.has("name") => {
+            p.add("name", "is required");
+            String::new()
+        }
+        None => String::new(),
+        Some("") => {
+            p.add("name", "must not be empty");
+            String::new()
+        }
+        Some(n) if n.chars().count() > MAX_NAME_CHARS => {
+            p.add(
+                "name",
+                format!("must be at most {MAX_NAME_CHARS} characters"),
+            );
+            String::new()
+        }
+        Some(n) if n.chars().any(char::is_control) => {
+            p.add("name", "must not contain control characters");
+            String::new()
+        }
+        Some(n) => n.to_string(),
+    };
+    let permission = match input.permission.as_deref() {
+        None => Permission::Readwrite,
+        Some(s) => Permission::parse(s).unwrap_or_else(|| {
+            p.add("permission", "must be readwrite or readonly");
+            Permission::Readwrite
+        }),
+    };
+    let full_access = input.full_access.unwrap_or(true);
+    let profile_ids = input.profile_ids.unwrap_or_default();
+    check_unique_non_empty(&mut p, "profileIds", &profile_ids);
+    for (i, id) in profile_ids.iter().enumerate() {
+        if id.chars().count() > MAX_PROFILE_ID_CHARS {
+            p.add(
+                format!("profileIds[{i}]"),
+                format!("must be at most {MAX_PROFILE_ID_CHARS} characters"),
+            );
+        }
+    }
+    if profile_ids.len() > MAX_PROFILE_IDS {
+        p.add(
+            "profileIds",
+            format!("at most {MAX_PROFILE_IDS} profile ids"),
+        );
+    }
+    if !p.has("fullAccess") && !p.has("profileIds") {
+        if full_access && !profile_ids.is_empty() {
+            p.add(
+                "profileIds",
+                "must be empty when fullAccess is true (set fullAccess to false to limit the key)",
+            );
+        } else if !full_access && profile_ids.is_empty() {
+            p.add(
+                "profileIds",
+                "at least one profile id is required when fullAccess is false",
+            );
+        }
+    }
+    let expires_at = match input.expires_at.as_deref() {
+        None => None,
+        Some(s) => match Timestamp::parse_rfc3339(s) {
+            None => {
+                p.add(
+                    "expiresAt",
+                    "must be an RFC 3339 date-time with an offset, e.g. 2030-01-01T00:00:00Z",
+                );
+                None
+            }
+            Some(t) if t <= now => {
+                p.add("expiresAt", "must be in the future");
+                None
+            }
+            Some(t) => Some(t),
+        },
+    };
+    p.into_result()?;
+    Ok(KeySpec {
+        name,
+        permission,
+        full_access,
+        profile_ids,
+        expires_at,
+    })
+}
+
+/// A key may only create keys no broader than itself: a scoped key only scoped keys within
+/// its own profiles. The operator may create anything.
+fn check_not_broader(actor: &Actor, spec: &KeySpec) -> Result<()> {
+    if let Actor::Key(parent) = actor {
+        if spec.full_access && !parent.full_access {
+            return Err(Error::Forbidden(
+                "a key limited to profiles cannot create a full-access key".into(),
+            ));
+        }
+        for profile in &spec.profile_ids {
+            auth::may(parent, Method::Post, Some(profile))?;
+        }
+    }
+    Ok(())
+}
+
+/// Stores a new key from `spec` for `user` and returns it with its plaintext, which exists
+/// nowhere else.
+fn insert(store: &Store, user: &str, spec: KeySpec, now: Timestamp) -> Result<ApiKey> {
+    store.write(|c| insert_in(c, user, spec, now))
+}
+
+fn insert_in(
+    conn: crate::store::Conn<'_>,
+    user: &str,
+    spec: KeySpec,
+    now: Timestamp,
+) -> Result<ApiKey> {
+    let plaintext = auth::generate_key();
+    let mut key = ApiKey {
+        id: uuid::Uuid::new_v4().to_string(),
+        user_id: user.to_string(),
+        key_prefix: auth::key_prefix(&plaintext).to_string(),
+        name: spec.name,
+        permission: spec.permission,
+        full_access: spec.full_access,
+        profile_ids: spec.profile_ids,
+        last_used_at: None,
+        expires_at: spec.expires_at,
+        created_at: now,
+        key: None,
+    };
+    conn.insert_key(&key, &auth::hash_key(&plaintext))?;
+    key.key = Some(plaintext);
+    Ok(key)
+}
+
+pub fn create(store: &Store, actor: &Actor, input: NewKey, now: Timestamp) -> Result<ApiKey> {
+    actor.may(Method::Post, None)?;
+    let spec = validate(input, now)?;
+    check_not_broader(actor, &spec)?;
+    insert(store, actor.user_id(), spec, now)
+}
+
+/// Keys of the actor's user; with `all_users`, every user's (operators only).
+pub fn list(store: &Store, actor: &Actor, all_users: bool) -> Result<Vec<ApiKey>> {
+    actor.may(Method::Get, None)?;
+    let user = match (actor, all_users) {
+        (Actor::Operator { .. }, true) => None,
+        (Actor::Key(_), true) => {
+            return Err(Error::Forbidden(
+                "only the operator can list every user's keys".into(),
+            ))
+        }
+        (_, false) => Some(actor.user_id()),
+    };
+    store.conn().list_keys(user)
+}
+
+/// The actor's key whose id or 11-character prefix is `id`. Another user's key is reported
+/// as not found, never as existing.
+pub fn get(store: &Store, actor: &Actor, id: &str) -> Result<ApiKey> {
+    actor.may(Method::Get, None)?;
+    find(store.conn(), actor, id)
+}
+
+fn find(conn: crate::store::Conn<'_>, actor: &Actor, id: &str) -> Result<ApiKey> {
+    let not_found = || Error::NotFound(format!("no API key with id or prefix {id:?}"));
+    if id.is_empty() || id.len() > 64 {
+        return Err(not_found());
+    }
+    let mut found = conn.keys_by_id_or_prefix(Some(actor.user_id()), id)?;
+    match found.len() {
+        0 => Err(not_found()),
+        1 => Ok(found.remove(0)),
+        n => Err(Error::validation(
+            "id",
+            format!("prefix {id} matches {n} keys; use the key id instead"),
+        )),
+    }
+}
+
+/// Deletes the key at once: the next request made with it is refused.
+pub fn delete(store: &Store, actor: &Actor, id: &str) -> Result<ApiKey> {
+    actor.may(Method::Delete, None)?;
+    store.write(|c| {
+        let key = find(c, actor, id)?;
+        c.delete_key(&key.id)?;
+        Ok(key)
+    })
+}
+
+/// Replaces a key with a new one of the same name, permission and scope. The old key is
+/// deleted at once or, with `grace_ms`, expires after that long (never later than it already
+/// would). A key that had an expiry gets a new one the same length of time from now.
+pub fn rotate(
+    store: &Store,
+    actor: &Actor,
+    id: &str,
+    grace_ms: Option<i64>,
+    now: Timestamp,
+) -> Result<ApiKey> {
+    actor.may(Method::Post, None)?;
+    store.write(|c| {
+        let old = find(c, actor, id)?;
+        let spec = KeySpec {
+            name: old.name.clone(),
+            permission: old.permission,
+            full_access: old.full_access,
+            profile_ids: old.profile_ids.clone(),
+            expires_at: old
+                .expires_at
+                .map(|t| now.add_millis((t.millis() - old.created_at.millis()).max(1))),
+        };
+        check_not_broader(actor, &spec)?;
+        let new = insert_in(c, &old.user_id, spec, now)?;
+        match grace_ms {
+            None => {
+                c.delete_key(&old.id)?;
+            }
+            Some(ms) => {
+                let until = now.add_millis(ms);
+                let until = old.expires_at.map_or(until, |t| t.min(until));
+                c.set_key_expiry(&old.id, until)?;
+            }
+        }
+        Ok(new)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::testing::temp_store;
+    use serde_json::json;
+
+    const NOW: Timestamp = Timestamp(1_800_000_000_000);
+
+    fn op() -> Actor {
+        Actor::operator("alice").unwrap()
+    }
+
+    fn named(name: &str) -> NewKey {
+        NewKey {
+            name: Some(name.into()),
+            ..Default::default()
+        }
+    }
+
+    fn fields(e: Error) -> Vec<(String, String)> {
+        match e {
+            Error::Validation(d) => d.into_iter().map(|f| (f.field, f.message)).collect(),
+            other => panic!("expected a validation error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn creates_with_defaults_and_stores_only_the_hash() {
+        let (_d, s) = temp_store();
+        let k = create(&s, &op(), named("  ci  "), NOW).unwrap();
+        assert_eq!(k.name, "ci");
+        assert_eq!(k.permission, Permission::Readwrite);
+        assert!(k.full_access);
+        assert!(k.profile_ids.is_empty());
+        assert_eq!(k.expires_at, None);
+        assert_eq!(k.last_used_at, None);
+        assert_eq!(k.user_id, "alice");
+        let plain = k.key.clone().unwrap();
+        assert!(auth::is_well_formed(&plain));
+        assert_eq!(k.key_prefix, &plain[..11]);
+        let stored = s
+            .conn()
+            .key_by_hash(&auth::hash_key(&plain))
+            .unwrap()
+            .unwrap();
+        assert_eq!(stored.id, k.id);
+        assert_eq!(stored.key, None);
+    }
+
+    #[test]
+    fn validation_reports_every_field() {
+        let (_d, s) = temp_store();
+        let body = json!({
+            "name": "", "permission": "admin", "fullAccess": false,
+            "profileIds": ["a", "", "a"], "expiresAt": "2001-01-01T00:00:00Z", "extra": 1
+        });
+        let got = fields(create(&s, &op(), NewKey::from_json(&body).unwrap(), NOW).unwrap_err());
+        let names: Vec<&str> = got.iter().map(|(f, _)| f.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "extra",
+                "name",
+                "permission",
+                "profileIds[1]",
+                "profileIds[2]",
+                "expiresAt"
+            ]
+        );
+    }
+
+    #[test]
+    fn type_errors_and_value_errors_come_together() {
+        let (_d, s) = temp_store();
+        let body = json!({"name": 5, "permission": "x", "profileIds": ["a", 3]});
+        let got = fields(create(&s, &op(), NewKey::from_json(&body).unwrap(), NOW).unwrap_err());
+        assert_eq!(
+            got,
+            [
+                ("name".to_string(), "must be a string".to_string()),
+                ("profileIds[1]".to_string(), "must be a string".to_string()),
+                (
+                    "permission".to_string(),
+                    "must be readwrite or readonly".to_string()
+                ),
+                (
+                    "profileIds".to_string(),
+                    "must be empty when fullAccess is true (set fullAccess to false to limit \
+                     the key)"
+                        .to_string()
+                ),
+            ]
+        );
+        let e = NewKey::from_json(&json!([1])).unwrap_err();
+        assert_eq!(fields(e)[0].0, "body");
+    }
+
+    #[test]
+    fn name_rules() {
+        let (_d, s) = temp_store();
+        let long = "x".repeat(101);
+        for (input, msg) in [
+            (NewKey::default(), "is required"),
+            (named("   "), "must not be empty"),
+            (named(&long), "must be at most 100 characters"),
+            (named("a\nb"), "must not contain control characters"),
+        ] {
+            let got = fields(create(&s, &op(), input, NOW).unwrap_err());
+            assert_eq!(got, [("name".to_string(), msg.to_string())]);
+        }
+        assert!(create(&s, &op(), named(&"é".repeat(100)), NOW).is_ok());
+    }
+
+    #[test]
+    fn scope_and_full_access_must_agree() {
+        let (_d, s) = temp_store();
+        let both = NewKey {
+            profile_ids: Some(vec!["p".into()]),
+            ..named("k")
+        };
+        assert_eq!(
+            fields(create(&s, &op(), both, NOW).unwrap_err())[0].0,
+            "profileIds"
+        );
+        let none = NewKey {
+            full_access: Some(false),
+            ..named("k")
+        };
+        assert_eq!(
+            fields(create(&s, &op(), none, NOW).unwrap_err())[0].0,
+            "profileIds"
+        );
+        let scoped = NewKey {
+            full_access: Some(false),
+            profile_ids: Some(vec!["p1".into(), "p2".into()]),
+            ..named("k")
+        };
+        let k = create(&s, &op(), scoped, NOW).unwrap();
+        assert_eq!(k.profile_ids, ["p1", "p2"]);
+        assert!(!k.full_access);
+    }
+
+    #[test]
+    fn expiry_must_be_future_rfc3339_with_offset() {
+        let (_d, s) = temp_store();
+        let at = |t: &str| NewKey {
+            expires_at: Some(t.into()),
+            ..named("k")
+        };
+        for bad in ["2030-01-01T00:00:00", "soon", "2020-01-01T00:00:00Z"] {
+            assert_eq!(
+                fields(create(&s, &op(), at(bad), NOW).unwrap_err())[0].0,
+                "expiresAt"
+            );
+        }
+        // Exactly now is not in the future.
+        let now = NOW.to_rfc3339();
+        assert!(create(&s, &op(), at(&now), NOW).is_err());
+        let k = create(&s, &op(), at("2030-01-01T02:00:00+02:00"), NOW).unwrap();
+        assert_eq!(
+            k.expires_at.unwrap().to_rfc3339(),
+            "2030-01-01T00:00:00.000Z"
+        );
+    }
+
+    #[test]
+    fn scoped_key_cannot_create_broader_keys() {
+        let (_d, s) = temp_store();
+        let parent = create(
+            &s,
+            &op(),
+            NewKey {
+                full_access: Some(false),
+                profile_ids: Some(vec!["p1".into(), "p2".into()]),
+                ..named("parent")
+            },
+            NOW,
+        )
+        .unwrap();
+        let actor = Actor::Key(parent);
+        let e = create(&s, &actor, named("full"), NOW).unwrap_err();
+        assert_eq!(e.http_status(), 403);
+        let outside = NewKey {
+            full_access: Some(false),
+            profile_ids: Some(vec!["p1".into(), "p3".into()]),
+            ..named("outside")
+        };
+        assert_eq!(
+            create(&s, &actor, outside, NOW).unwrap_err().http_status(),
+            403
+        );
+        let inside = NewKey {
+            full_access: Some(false),
+            profile_ids: Some(vec!["p2".into()]),
+            ..named("inside")
+        };
+        let child = create(&s, &actor, inside, NOW).unwrap();
+        assert_eq!(child.user_id, "alice");
+    }
+
+    #[test]
+    fn readonly_key_cannot_create_or_delete() {
+        let (_d, s) = temp_store();
+        let ro = create(
+            &s,
+            &op(),
+            NewKey {
+                permission: Some("readonly".into()),
+                ..named("ro")
+            },
+            NOW,
+        )
+        .unwrap();
+        let actor = Actor::Key(ro.clone());
+        assert_eq!(
+            create(&s, &actor, named("x"), NOW)
+                .unwrap_err()
+                .http_status(),
+            403
+        );
+        assert_eq!(delete(&s, &actor, &ro.id).unwrap_err().http_status(), 403);
+        assert_eq!(list(&s, &actor, false).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn users_are_isolated() {
+        let (_d, s) = temp_store();
+        let a = create(&s, &op(), named("a"), NOW).unwrap();
+        let bob = Actor::operator("bob").unwrap();
+        create(&s, &bob, named("b"), NOW).unwrap();
+        assert_eq!(list(&s, &bob, false).unwrap().len(), 1);
+        assert_eq!(list(&s, &bob, true).unwrap().len(), 2);
+        assert_eq!(get(&s, &bob, &a.id).unwrap_err().exit_code(), 3);
+        assert_eq!(delete(&s, &bob, &a.key_prefix).unwrap_err().exit_code(), 3);
+        assert!(get(&s, &op(), &a.key_prefix).is_ok());
+        let as_key = Actor::Key(a);
+        assert_eq!(list(&s, &as_key, true).unwrap_err().http_status(), 403);
+    }
+
+    #[test]
+    fn delete_takes_effect_at_once() {
+        let (_d, s) = temp_store();
+        let k = create(&s, &op(), named("a"), NOW).unwrap();
+        let plain = k.key.clone().unwrap();
+        assert!(auth::authenticate(s.conn(), &plain, NOW).is_ok());
+        delete(&s, &op(), &k.key_prefix).unwrap();
+        let e = auth::authenticate(s.conn(), &plain, NOW).unwrap_err();
+        assert_eq!(e.code(), "UNAUTHORIZED");
+        assert_eq!(delete(&s, &op(), &k.id).unwrap_err().exit_code(), 3);
+    }
+
+    #[test]
+    fn expired_keys_are_refused_but_listed() {
+        let (_d, s) = temp_store();
+        let k = create(
+            &s,
+            &op(),
+            NewKey {
+                expires_at: Some(NOW.add_millis(1000).to_rfc3339()),
+                ..named("a")
+            },
+            NOW,
+        )
+        .unwrap();
+        let plain = k.key.clone().unwrap();
+        assert!(auth::authenticate(s.conn(), &plain, NOW.add_millis(999)).is_ok());
+        // At the boundary itself the key has expired.
+        let e = auth::authenticate(s.conn(), &plain, NOW.add_millis(1000)).unwrap_err();
+        assert_eq!(e.to_string(), "API key has expired");
+        assert_eq!(e.code(), "API_KEY_EXPIRED");
+        assert_eq!(list(&s, &op(), false).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn last_used_is_coalesced_to_once_a_second() {
+        let (_d, s) = temp_store();
+        let k = create(&s, &op(), named("a"), NOW).unwrap();
+        let plain = k.key.unwrap();
+        auth::authenticate(s.conn(), &plain, NOW).unwrap();
+        assert_eq!(get(&s, &op(), &k.id).unwrap().last_used_at, None);
+        auth::authenticate_request(s.conn(), &plain, NOW).unwrap();
+        assert_eq!(get(&s, &op(), &k.id).unwrap().last_used_at, Some(NOW));
+        auth::authenticate_request(s.conn(), &plain, NOW.add_millis(999)).unwrap();
+        assert_eq!(get(&s, &op(), &k.id).unwrap().last_used_at, Some(NOW));
+        auth::authenticate_request(s.conn(), &plain, NOW.add_millis(1000)).unwrap();
+        assert_eq!(
+            get(&s, &op(), &k.id).unwrap().last_used_at,
+            Some(NOW.add_millis(1000))
+        );
+    }
+
+    #[test]
+    fn rotate_keeps_name_scope_and_lifetime() {
+        let (_d, s) = temp_store();
+        let old = create(
+            &s,
+            &op(),
+            NewKey {
+                permission: Some("readonly".into()),
+                full_access: Some(false),
+                profile_ids: Some(vec!["p".into()]),
+                expires_at: Some(NOW.add_millis(10_000).to_rfc3339()),
+                ..named("ci")
+            },
+            NOW,
+        )
+        .unwrap();
+        let later = NOW.add_millis(4_000);
+        let new = rotate(&s, &op(), &old.key_prefix, None, later).unwrap();
+        assert_eq!(
+            (&new.name, new.permission, new.full_access, &new.profile_ids),
+            (&old.name, old.permission, old.full_access, &old.profile_ids)
+        );
+        assert_eq!(new.expires_at, Some(later.add_millis(10_000)));
+        assert_ne!(new.key, old.key);
+        assert!(auth::authenticate(s.conn(), old.key.as_deref().unwrap(), later).is_err());
+        assert!(auth::authenticate(s.conn(), new.key.as_deref().unwrap(), later).is_ok());
+    }
+
+    #[test]
+    fn rotate_with_grace_expires_the_old_key_later_never_extends_it() {
+        let (_d, s) = temp_store();
+        let old = create(&s, &op(), named("ci"), NOW).unwrap();
+        rotate(&s, &op(), &old.id, Some(60_000), NOW).unwrap();
+        let old_now = get(&s, &op(), &old.id).unwrap();
+        assert_eq!(old_now.expires_at, Some(NOW.add_millis(60_000)));
+        let plain = old.key.unwrap();
+        assert!(auth::authenticate(s.conn(), &plain, NOW.add_millis(59_999)).is_ok());
+        assert!(auth::authenticate(s.conn(), &plain, NOW.add_millis(60_000)).is_err());
+        // A second rotation with a longer grace does not push the expiry out.
+        rotate(&s, &op(), &old.id, Some(600_000), NOW).unwrap();
+        let again = get(&s, &op(), &old.id).unwrap();
+        assert_eq!(again.expires_at, Some(NOW.add_millis(60_000)));
+    }
+}

@@ -1,0 +1,128 @@
+use rusqlite::{params, OptionalExtension, Row};
+
+use super::{json_strings, to_json, Conn};
+use crate::error::Result;
+use crate::model::{ApiKey, Permission};
+use crate::time::Timestamp;
+
+const COLUMNS: &str = "id, user_id, key_prefix, name, permission, full_access, profile_ids, \
+                       last_used_at, expires_at, created_at";
+
+fn from_row(r: &Row<'_>) -> rusqlite::Result<ApiKey> {
+    let permission: String = r.get(4)?;
+    let profile_ids: String = r.get(6)?;
+    Ok(ApiKey {
+        id: r.get(0)?,
+        user_id: r.get(1)?,
+        key_prefix: r.get(2)?,
+        name: r.get(3)?,
+        // The CHECK constraint allows only the two values.
+        permission: Permission::parse(&permission).unwrap_or(Permission::Readonly),
+        full_access: r.get(5)?,
+        profile_ids: json_strings(&profile_ids)?,
+        last_used_at: r.get::<_, Option<i64>>(7)?.map(Timestamp),
+        expires_at: r.get::<_, Option<i64>>(8)?.map(Timestamp),
+        created_at: Timestamp(r.get(9)?),
+        key: None,
+    })
+}
+
+impl Conn<'_> {
+    pub fn ensure_user(&self, user_id: &str, now: Timestamp) -> Result<()> {
+        self.0
+            .prepare_cached("INSERT OR IGNORE INTO users (id, created_at) VALUES (?1, ?2)")?
+            .execute(params![user_id, now.0])?;
+        Ok(())
+    }
+
+    pub fn insert_key(&self, key: &ApiKey, key_hash: &str) -> Result<()> {
+        self.ensure_user(&key.user_id, key.created_at)?;
+        self.0
+            .prepare_cached(
+                "INSERT INTO api_keys (id, user_id, key_hash, key_prefix, name, permission,
+                    full_access, profile_ids, last_used_at, expires_at, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            )?
+            .execute(params![
+                key.id,
+                key.user_id,
+                key_hash,
+                key.key_prefix,
+                key.name,
+                key.permission.as_str(),
+                key.full_access,
+                to_json(&key.profile_ids),
+                key.last_used_at.map(|t| t.0),
+                key.expires_at.map(|t| t.0),
+                key.created_at.0,
+            ])?;
+        Ok(())
+    }
+
+    pub fn key_by_hash(&self, key_hash: &str) -> Result<Option<ApiKey>> {
+        let sql = format!("SELECT {COLUMNS} FROM api_keys WHERE key_hash = ?1");
+        Ok(self
+            .0
+            .prepare_cached(&sql)?
+            .query_row([key_hash], from_row)
+            .optional()?)
+    }
+
+    /// Keys of `user` (or of every user) whose id or prefix is `id_or_prefix`.
+    pub fn keys_by_id_or_prefix(
+        &self,
+        user: Option<&str>,
+        id_or_prefix: &str,
+    ) -> Result<Vec<ApiKey>> {
+        let sql = format!(
+            "SELECT {COLUMNS} FROM api_keys WHERE (id = ?1 OR key_prefix = ?1)
+             AND (?2 IS NULL OR user_id = ?2) ORDER BY created_at, id"
+        );
+        let mut stmt = self.0.prepare_cached(&sql)?;
+        let rows = stmt.query_map(params![id_or_prefix, user], from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Keys of `user`, or of every user when `None`, oldest first.
+    pub fn list_keys(&self, user: Option<&str>) -> Result<Vec<ApiKey>> {
+        let mut stmt = match user {
+            Some(_) => self.0.prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM api_keys WHERE user_id = ?1 ORDER BY created_at, id"
+            ))?,
+            None => self.0.prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM api_keys ORDER BY user_id, created_at, id"
+            ))?,
+        };
+        let rows = match user {
+            Some(u) => stmt.query_map([u], from_row)?,
+            None => stmt.query_map([], from_row)?,
+        };
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Returns whether a key was deleted.
+    pub fn delete_key(&self, id: &str) -> Result<bool> {
+        let n = self
+            .0
+            .prepare_cached("DELETE FROM api_keys WHERE id = ?1")?
+            .execute([id])?;
+        Ok(n > 0)
+    }
+
+    pub fn set_key_expiry(&self, id: &str, expires_at: Timestamp) -> Result<()> {
+        self.0
+            .prepare_cached("UPDATE api_keys SET expires_at = ?2 WHERE id = ?1")?
+            .execute(params![id, expires_at.0])?;
+        Ok(())
+    }
+
+    pub fn set_key_last_used(&self, id: &str, at: Timestamp) -> Result<()> {
+        self.0
+            .prepare_cached(
+                "UPDATE api_keys SET last_used_at = ?2
+                 WHERE id = ?1 AND (last_used_at IS NULL OR last_used_at < ?2)",
+            )?
+            .execute(params![id, at.0])?;
+        Ok(())
+    }
+}

@@ -1,0 +1,143 @@
+//! Time as the store keeps it (milliseconds since the Unix epoch, UTC) and as the API shows it
+//! (RFC 3339 UTC with milliseconds: `2026-11-22T03:47:36.123Z`).
+
+use chrono::{DateTime, SecondsFormat, TimeZone, Utc};
+use serde::{Serialize, Serializer};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Timestamp(pub i64);
+
+impl Timestamp {
+    pub fn now() -> Self {
+        Timestamp(Utc::now().timestamp_millis())
+    }
+
+    pub fn millis(self) -> i64 {
+        self.0
+    }
+
+    pub fn add_millis(self, ms: i64) -> Self {
+        Timestamp(self.0.saturating_add(ms))
+    }
+
+    pub fn to_datetime(self) -> DateTime<Utc> {
+        Utc.timestamp_millis_opt(self.0)
+            .single()
+            .unwrap_or(DateTime::<Utc>::MAX_UTC)
+    }
+
+    pub fn to_rfc3339(self) -> String {
+        self.to_datetime()
+            .to_rfc3339_opts(SecondsFormat::Millis, true)
+    }
+
+    /// Parses RFC 3339 with an explicit offset (`Z` or `+02:00`); sub-millisecond digits are
+    /// truncated. A time without an offset is refused: it would be ambiguous.
+    pub fn parse_rfc3339(s: &str) -> Option<Self> {
+        let dt = DateTime::parse_from_rfc3339(s).ok()?;
+        Some(Timestamp(dt.with_timezone(&Utc).timestamp_millis()))
+    }
+}
+
+impl Serialize for Timestamp {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_rfc3339())
+    }
+}
+
+/// Parses a duration such as `90s`, `15m`, `12h`, `30d`, `2w` or `1h30m` into milliseconds.
+/// Zero and overflowing durations are refused.
+pub fn parse_duration(s: &str) -> Result<i64, String> {
+    let s = s.trim();
+    if s.is_empty() {
+        return Err("empty duration".into());
+    }
+    let mut total: i64 = 0;
+    let mut digits = String::new();
+    for c in s.chars() {
+        if c.is_ascii_digit() {
+            digits.push(c);
+            continue;
+        }
+        let unit: i64 = match c {
+            's' => 1_000,
+            'm' => 60_000,
+            'h' => 3_600_000,
+            'd' => 86_400_000,
+            'w' => 604_800_000,
+            _ => {
+                return Err(format!(
+                    "unknown unit {c:?} in duration {s:?} (use s, m, h, d or w)"
+                ))
+            }
+        };
+        if digits.is_empty() {
+            return Err(format!("a number must come before {c:?} in duration {s:?}"));
+        }
+        let n: i64 = digits
+            .parse()
+            .map_err(|_| format!("duration {s:?} is too long"))?;
+        digits.clear();
+        total = n
+            .checked_mul(unit)
+            .and_then(|v| total.checked_add(v))
+            .ok_or_else(|| format!("duration {s:?} is too long"))?;
+    }
+    if !digits.is_empty() {
+        return Err(format!(
+            "duration {s:?} needs a unit (s, m, h, d or w), e.g. 30d"
+        ));
+    }
+    // Beyond ~100 years nothing useful happens and timestamps start to overflow.
+    if total > 100 * 366 * 86_400_000 {
+        return Err(format!("duration {s:?} is too long"));
+    }
+    if total == 0 {
+        return Err("duration must be greater than zero".into());
+    }
+    Ok(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_utc_with_millis() {
+        assert_eq!(
+            Timestamp(1_795_000_056_123).to_rfc3339(),
+            "2026-11-18T11:07:36.123Z"
+        );
+        assert_eq!(Timestamp(0).to_rfc3339(), "1970-01-01T00:00:00.000Z");
+    }
+
+    #[test]
+    fn parses_offsets_and_requires_one() {
+        let z = Timestamp::parse_rfc3339("2030-01-01T00:00:00Z").unwrap();
+        let plus = Timestamp::parse_rfc3339("2030-01-01T02:00:00+02:00").unwrap();
+        assert_eq!(z, plus);
+        assert!(Timestamp::parse_rfc3339("2030-01-01T00:00:00").is_none());
+        assert!(Timestamp::parse_rfc3339("2030-01-01").is_none());
+        assert!(Timestamp::parse_rfc3339("tomorrow").is_none());
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("90s"), Ok(90_000));
+        assert_eq!(parse_duration("1h30m"), Ok(5_400_000));
+        assert_eq!(parse_duration("2w"), Ok(1_209_600_000));
+        assert_eq!(parse_duration("30d"), Ok(2_592_000_000));
+        for bad in [
+            "",
+            "0s",
+            "5",
+            "h",
+            "5x",
+            "-5m",
+            "99999999999999999999d",
+            "1000000w",
+        ] {
+            assert!(parse_duration(bad).is_err(), "{bad} should be refused");
+        }
+    }
+}

@@ -1,0 +1,5 @@
+//! keyhook's integration tests: the real binary, hermetic (a temporary database, no
+//! `KEYHOOK_*` or `NO_COLOR` from the caller's environment).
+
+mod common;
+mod keys;

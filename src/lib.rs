@@ -6,6 +6,7 @@ pub mod auth;
 pub mod cli;
 pub mod config;
 pub mod error;
+pub mod http;
 pub mod model;
 pub mod service;
 pub mod store;

@@ -4,6 +4,7 @@
 mod keys;
 mod output;
 mod prompt;
+mod serve;
 
 use std::io;
 use std::path::PathBuf;
@@ -52,6 +53,8 @@ pub enum Command {
     /// Create, list, show, delete, rotate and verify API keys
     #[command(subcommand)]
     Keys(keys::KeysCommand),
+    /// Serve the /api/v1 HTTP JSON API
+    Serve(serve::ServeArgs),
 }
 
 /// What every command gets: the parsed global flags and how to print.
@@ -81,6 +84,7 @@ pub fn main() -> i32 {
     };
     let result = match cli.command {
         Command::Keys(cmd) => keys::run(&ctx, cmd),
+        Command::Serve(args) => serve::run(&ctx, args),
     };
     match result {
         Ok(()) => 0,

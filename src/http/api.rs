@@ -1,0 +1,114 @@
+//! From a request to a reply: authentication, then permission, then routing and validation
+//! (the order CONTRACT section 2 fixes), then one `service` call.
+
+use tiny_http::Request;
+
+use super::body;
+use super::reply::{self, Reply};
+use super::router::{self, Match, Route};
+use crate::auth::{self, Method};
+use crate::error::{Error, Result};
+use crate::service::keys::{self, NewKey};
+use crate::service::Actor;
+use crate::store::Store;
+use crate::time::Timestamp;
+
+const PREFIX: &str = "/api/v1";
+
+/// Handles one request; returns the reply and the prefix of the key that made it, if any.
+pub fn dispatch(store: &Store, rq: &mut Request) -> (Reply, Option<String>) {
+    let url = rq.url().to_string();
+    let path = url.split('?').next().unwrap_or("");
+    let Some(path) = path.strip_prefix(PREFIX) else {
+        return (reply::not_found(), None);
+    };
+    if path == "/openapi.json" {
+        let r = match rq.method() {
+            tiny_http::Method::Get | tiny_http::Method::Head => super::openapi::reply(),
+            _ => reply::method_not_allowed("GET"),
+        };
+        return (r, None);
+    }
+    let now = Timestamp::now();
+    let key = match bearer_token(rq).and_then(|t| auth::authenticate_request(store.conn(), t, now))
+    {
+        Ok(k) => k,
+        Err(e) => return (reply::error(&e), None),
+    };
+    let prefix = Some(key.key_prefix.clone());
+    if let Some(m) = method(rq.method()) {
+        if let Err(e) = auth::may(&key, m, None) {
+            return (reply::error(&e), prefix);
+        }
+    }
+    let method = rq.method().clone();
+    let route = match router::route(&method, path) {
+        Match::Found(r) => r,
+        Match::MethodNotAllowed(allow) => return (reply::method_not_allowed(allow), prefix),
+        Match::NotFound => return (reply::not_found(), prefix),
+    };
+    let actor = Actor::Key(key);
+    let result = handle(store, &actor, route, rq, now);
+    (result.unwrap_or_else(|e| reply::error(&e)), prefix)
+}
+
+/// A handler either fails with a domain error or replies; a body problem is already a reply.
+enum Fail {
+    Domain(Error),
+    Reply(Reply),
+}
+
+impl From<Error> for Fail {
+    fn from(e: Error) -> Self {
+        Fail::Domain(e)
+    }
+}
+
+fn handle(
+    store: &Store,
+    actor: &Actor,
+    route: Route<'_>,
+    rq: &mut Request,
+    now: Timestamp,
+) -> Result<Reply> {
+    let out: std::result::Result<Reply, Fail> = (|| {
+        Ok(match route {
+            Route::ListKeys => reply::data(200, &keys::list(store, actor, false)?),
+            Route::CreateKey => {
+                let input = NewKey::from_json(&body::json(rq).map_err(Fail::Reply)?)?;
+                reply::data(201, &keys::create(store, actor, input, now)?)
+            }
+            Route::GetKey(id) => reply::data(200, &keys::get(store, actor, id)?),
+            Route::DeleteKey(id) => {
+                keys::delete(store, actor, id)?;
+                reply::no_content()
+            }
+        })
+    })();
+    match out {
+        Ok(r) => Ok(r),
+        Err(Fail::Reply(r)) => Ok(r),
+        Err(Fail::Domain(e)) => Err(e),
+    }
+}
+
+fn method(m: &tiny_http::Method) -> Option<Method> {
+    Method::parse(m.as_str())
+}
+
+/// The token of `Authorization: Bearer <token>`.
+fn bearer_token(rq: &Request) -> Result<&str> {
+    let value = rq
+        .headers()
+        .iter()
+        .find(|h| h.field.equiv("Authorization"))
+        .map(|h| h.value.as_str())
+        .ok_or_else(|| Error::Unauthorized("missing Authorization header".into()))?;
+    let (scheme, token) = value.trim().split_once(' ').unwrap_or((value, ""));
+    if !scheme.eq_ignore_ascii_case("bearer") || token.trim().is_empty() {
+        return Err(Error::Unauthorized(
+            "Authorization must be \"Bearer <API key>\"".into(),
+        ));
+    }
+    Ok(token.trim())
+}

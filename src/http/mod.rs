@@ -1,0 +1,155 @@
+//! The HTTP front end: the only user of tiny_http. A pool of worker threads, each with its own
+//! database connection, takes requests from tiny_http's queue, authenticates them and calls
+//! the same `service` functions as the CLI.
+
+mod api;
+mod body;
+pub mod openapi;
+mod reply;
+mod router;
+
+use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::error::{Error, Result};
+use crate::store::Store;
+
+/// A client that stops reading our response is dropped after this long.
+pub const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How often idle workers look at the shutdown flag.
+const POLL: Duration = Duration::from_millis(200);
+
+pub struct ServeOptions {
+    pub bind: String,
+    pub threads: usize,
+    pub db: PathBuf,
+}
+
+/// A running server: its address, and the flag that stops it.
+pub struct Server {
+    inner: Arc<tiny_http::Server>,
+    addr: SocketAddr,
+    workers: Vec<thread::JoinHandle<()>>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Server {
+    /// Binds `opts.bind` and starts the workers. The database is opened (and migrated) once
+    /// here, so a bad file fails before anything is served.
+    pub fn start(opts: &ServeOptions, stop: Arc<AtomicBool>) -> Result<Server> {
+        Store::open(&opts.db)?;
+        let listener = listen(&opts.bind)?;
+        let addr = listener.local_addr()?;
+        let inner = Arc::new(
+            tiny_http::Server::from_listener(listener, None)
+                .map_err(|e| Error::Io(format!("cannot serve on {}: {e}", opts.bind)))?,
+        );
+        let mut workers = Vec::with_capacity(opts.threads);
+        for i in 0..opts.threads.max(1) {
+            let store = Store::open(&opts.db)?;
+            let server = Arc::clone(&inner);
+            let stop = Arc::clone(&stop);
+            let db = opts.db.clone();
+            let handle = thread::Builder::new()
+                .name(format!("http-{i}"))
+                .spawn(move || work(&server, store, db, &stop))?;
+            workers.push(handle);
+        }
+        Ok(Server {
+            inner,
+            addr,
+            workers,
+            stop,
+        })
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Waits until the stop flag is raised, then lets every worker finish the request it is
+    /// handling and returns.
+    pub fn run_until_stopped(self) {
+        while !self.stop.load(Ordering::Relaxed) {
+            thread::sleep(POLL);
+        }
+        for _ in 0..self.workers.len() {
+            self.inner.unblock();
+        }
+        for w in self.workers {
+            let _ = w.join();
+        }
+    }
+}
+
+/// A listening socket whose accepted connections inherit a send timeout and TCP keepalive
+/// (Linux copies both to accepted sockets), so that a client that stops reading, or a peer
+/// that vanished, cannot hold a connection forever.
+fn listen(bind: &str) -> Result<TcpListener> {
+    use socket2::{Domain, Protocol, Socket, TcpKeepalive, Type};
+    let bad = |m: String| Error::validation("--bind", m);
+    let addr = bind
+        .to_socket_addrs()
+        .map_err(|e| bad(format!("cannot resolve {bind:?}: {e}")))?
+        .next()
+        .ok_or_else(|| bad(format!("{bind:?} resolves to no address")))?;
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
+    socket.set_reuse_address(true)?;
+    socket.set_write_timeout(Some(WRITE_TIMEOUT))?;
+    socket.set_keepalive(true)?;
+    socket.set_tcp_keepalive(
+        &TcpKeepalive::new()
+            .with_time(Duration::from_secs(30))
+            .with_interval(Duration::from_secs(10)),
+    )?;
+    socket
+        .bind(&addr.into())
+        .map_err(|e| Error::Io(format!("cannot bind {addr}: {e}")))?;
+    socket.listen(1024)?;
+    Ok(socket.into())
+}
+
+fn work(server: &tiny_http::Server, store: Store, db: PathBuf, stop: &AtomicBool) {
+    while !stop.load(Ordering::Relaxed) {
+        let request = match server.recv_timeout(POLL) {
+            Ok(Some(r)) => r,
+            Ok(None) => continue,
+            Err(_) => break,
+        };
+        if body::is_buffered(&request) {
+            handle(&store, request);
+        } else {
+            // A body tiny_http has not read yet comes at the client's pace; read it on a
+            // thread of its own, so that a slow client never holds a worker.
+            let db = db.clone();
+            let spawned = thread::Builder::new()
+                .name("http-body".into())
+                .spawn(move || match Store::open(&db) {
+                    Ok(store) => handle(&store, request),
+                    Err(e) => reply::send(request, reply::error(&e), Instant::now(), None),
+                });
+            if let Err(e) = spawned {
+                eprintln!("keyhook: cannot start a thread for a request body: {e}");
+            }
+        }
+    }
+}
+
+fn handle(store: &Store, mut request: tiny_http::Request) {
+    let started = Instant::now();
+    // A bug must cost one request a 500, never a worker.
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        api::dispatch(store, &mut request)
+    }));
+    let (reply, key_prefix) = outcome.unwrap_or_else(|_| {
+        (
+            reply::error(&Error::Storage("handler panicked".into())),
+            None,
+        )
+    });
+    reply::send(request, reply, started, key_prefix.as_deref());
+}

@@ -1,0 +1,145 @@
+//! Building and sending responses: the envelopes, the headers, the access log line.
+
+use std::io::Cursor;
+use std::time::Instant;
+
+use serde::Serialize;
+use tiny_http::{Header, Request, Response, StatusCode};
+
+use crate::error::{Error, FieldError};
+use crate::model::{Data, ErrorEnvelope};
+
+/// A request declaring a body larger than this is never drained: tiny_http would allocate a
+/// buffer of the declared size to do it (see `send`).
+const DRAIN_LIMIT: usize = 16 * 1024 * 1024;
+
+pub struct Reply {
+    pub status: u16,
+    pub body: Vec<u8>,
+    /// For 405: the methods the path allows.
+    pub allow: Option<&'static str>,
+}
+
+impl Reply {
+    fn new(status: u16, body: Vec<u8>) -> Reply {
+        Reply {
+            status,
+            body,
+            allow: None,
+        }
+    }
+}
+
+/// `{"data": value}` with `status`.
+pub fn data<T: Serialize>(status: u16, value: &T) -> Reply {
+    match serde_json::to_vec(&Data { data: value }) {
+        Ok(body) => Reply::new(status, body),
+        Err(e) => error(&Error::Storage(format!("cannot serialize a response: {e}"))),
+    }
+}
+
+/// A raw JSON document (the OpenAPI description).
+pub fn raw(status: u16, body: Vec<u8>) -> Reply {
+    Reply::new(status, body)
+}
+
+pub fn no_content() -> Reply {
+    Reply::new(204, Vec::new())
+}
+
+pub fn error(e: &Error) -> Reply {
+    if matches!(e, Error::Storage(_) | Error::Io(_)) {
+        // The operator sees the cause; the client only that something failed.
+        eprintln!("keyhook: internal error: {e}");
+    }
+    envelope(e.http_status(), e.code(), e.public_message(), e.details())
+}
+
+fn envelope(status: u16, code: &str, message: String, details: &[FieldError]) -> Reply {
+    let body =
+        serde_json::to_vec(&ErrorEnvelope::new(code, message, details)).unwrap_or_else(|_| {
+            br#"{"error":{"code":"INTERNAL_ERROR","message":"internal error","details":[]}}"#
+                .to_vec()
+        });
+    Reply::new(status, body)
+}
+
+pub fn not_found() -> Reply {
+    envelope(404, "NOT_FOUND", "no such resource".into(), &[])
+}
+
+pub fn method_not_allowed(allow: &'static str) -> Reply {
+    let mut r = envelope(
+        405,
+        "METHOD_NOT_ALLOWED",
+        format!("method not allowed; this path allows {allow}"),
+        &[],
+    );
+    r.allow = Some(allow);
+    r
+}
+
+pub fn payload_too_large() -> Reply {
+    envelope(
+        413,
+        "PAYLOAD_TOO_LARGE",
+        format!(
+            "request body is larger than {} bytes",
+            super::body::MAX_BODY
+        ),
+        &[],
+    )
+}
+
+pub fn unsupported_media_type(message: &str) -> Reply {
+    envelope(415, "UNSUPPORTED_MEDIA_TYPE", message.to_string(), &[])
+}
+
+fn header(name: &'static str, value: &str) -> Header {
+    Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("static header is valid")
+}
+
+/// Sends `reply` and writes the access log line: method, path, status, duration, key prefix.
+/// Never a key, a secret or a query string.
+pub fn send(request: Request, reply: Reply, started: Instant, key_prefix: Option<&str>) {
+    let status = reply.status;
+    let log = format!(
+        "{} {}",
+        request.method(),
+        super::body::printable(request.url().split('?').next().unwrap_or(""))
+    );
+    let mut headers = Vec::with_capacity(4);
+    if !reply.body.is_empty() {
+        headers.push(header("Content-Type", "application/json"));
+    }
+    headers.push(header("Cache-Control", "no-store"));
+    if let Some(allow) = reply.allow {
+        headers.push(header("Allow", allow));
+    }
+    if status == 401 {
+        headers.push(header("WWW-Authenticate", "Bearer realm=\"keyhook\""));
+    }
+    let len = reply.body.len();
+    let response = Response::new(
+        StatusCode(status),
+        headers,
+        Cursor::new(reply.body),
+        Some(len),
+        None,
+    );
+    if request.body_length().is_some_and(|n| n > DRAIN_LIMIT) {
+        // tiny_http drains an unread body when the request is dropped, into a buffer the size
+        // of what is left: a declared Content-Length of terabytes would abort the process.
+        // Such a request is answered, then left undropped; its connection is not reused.
+        let stream = request.upgrade("close", response);
+        std::mem::forget(stream);
+    } else {
+        // An error here is the client hanging up; there is nobody left to tell.
+        let _ = request.respond(response);
+    }
+    eprintln!(
+        "{log} {status} {:.1}ms {}",
+        started.elapsed().as_secs_f64() * 1000.0,
+        key_prefix.unwrap_or("-")
+    );
+}

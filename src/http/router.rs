@@ -1,0 +1,56 @@
+//! Paths and methods of `/api/v1`. Ids are single path segments, matched as sent.
+
+use tiny_http::Method;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route<'a> {
+    ListKeys,
+    CreateKey,
+    GetKey(&'a str),
+    DeleteKey(&'a str),
+}
+
+pub enum Match<'a> {
+    Found(Route<'a>),
+    /// The path exists, the method does not: the methods it allows.
+    MethodNotAllowed(&'static str),
+    NotFound,
+}
+
+/// Matches `path` (already without `/api/v1`). HEAD is answered as GET.
+pub fn route<'a>(method: &Method, path: &'a str) -> Match<'a> {
+    let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+    let get = matches!(method, Method::Get | Method::Head);
+    let (found, allow) = match segments.as_slice() {
+        ["api-keys"] => (
+            match method {
+                _ if get => Some(Route::ListKeys),
+                Method::Post => Some(Route::CreateKey),
+                _ => None,
+            },
+            "GET, POST",
+        ),
+        ["api-keys", id] if !id.is_empty() => (
+            match method {
+                _ if get => Some(Route::GetKey(id)),
+                Method::Delete => Some(Route::DeleteKey(id)),
+                _ => None,
+            },
+            "GET, DELETE",
+        ),
+        _ => return Match::NotFound,
+    };
+    match found {
+        Some(r) => Match::Found(r),
+        None => Match::MethodNotAllowed(allow),
+    }
+}
+
+/// Every routed (path template, method) pair, for the OpenAPI test.
+#[allow(dead_code)]
+pub const ROUTES: &[(&str, &str)] = &[
+    ("/api-keys", "get"),
+    ("/api-keys", "post"),
+    ("/api-keys/{id}", "get"),
+    ("/api-keys/{id}", "delete"),
+];

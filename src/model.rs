@@ -55,6 +55,58 @@ impl ApiKey {
     }
 }
 
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Webhook {
+    pub id: String,
+    pub user_id: String,
+    pub url: String,
+    pub events: Vec<String>,
+    pub secret: String,
+    pub is_active: bool,
+    pub fail_count: i64,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// The outcome of one delivery attempt, as `POST /webhooks/{id}/test` reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TestResult {
+    pub delivered: bool,
+    pub status_code: u16,
+    pub status_text: String,
+}
+
+/// One attempt in a webhook's delivery log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeliveryAttempt {
+    pub id: i64,
+    /// The outbox entry retried by this attempt; `null` for test pings.
+    pub delivery_id: Option<String>,
+    pub event_id: String,
+    pub event: String,
+    /// 1 for the first attempt of a delivery, 2 for its first retry...
+    pub attempt: i64,
+    pub attempted_at: Timestamp,
+    pub delivered: bool,
+    pub status_code: u16,
+    pub status_text: String,
+    pub duration_ms: i64,
+    pub response_excerpt: String,
+}
+
+/// What `POST /events` accepted: the event and how many deliveries it queued.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EventAccepted {
+    pub id: String,
+    pub event: String,
+    pub created_at: Timestamp,
+    pub deliveries: usize,
+}
+
 /// `{"data": ...}`: the success envelope.
 #[derive(Serialize)]
 pub struct Data<T> {

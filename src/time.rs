@@ -54,12 +54,17 @@ pub fn parse_duration(s: &str) -> Result<i64, String> {
     }
     let mut total: i64 = 0;
     let mut digits = String::new();
-    for c in s.chars() {
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
         if c.is_ascii_digit() {
             digits.push(c);
             continue;
         }
         let unit: i64 = match c {
+            'm' if chars.peek() == Some(&'s') => {
+                chars.next();
+                1
+            }
             's' => 1_000,
             'm' => 60_000,
             'h' => 3_600_000,
@@ -67,7 +72,7 @@ pub fn parse_duration(s: &str) -> Result<i64, String> {
             'w' => 604_800_000,
             _ => {
                 return Err(format!(
-                    "unknown unit {c:?} in duration {s:?} (use s, m, h, d or w)"
+                    "unknown unit {c:?} in duration {s:?} (use ms, s, m, h, d or w)"
                 ))
             }
         };
@@ -85,7 +90,7 @@ pub fn parse_duration(s: &str) -> Result<i64, String> {
     }
     if !digits.is_empty() {
         return Err(format!(
-            "duration {s:?} needs a unit (s, m, h, d or w), e.g. 30d"
+            "duration {s:?} needs a unit (ms, s, m, h, d or w), e.g. 30d"
         ));
     }
     // Beyond ~100 years nothing useful happens and timestamps start to overflow.
@@ -127,6 +132,8 @@ mod tests {
         assert_eq!(parse_duration("1h30m"), Ok(5_400_000));
         assert_eq!(parse_duration("2w"), Ok(1_209_600_000));
         assert_eq!(parse_duration("30d"), Ok(2_592_000_000));
+        assert_eq!(parse_duration("250ms"), Ok(250));
+        assert_eq!(parse_duration("1m30s"), Ok(90_000));
         for bad in [
             "",
             "0s",

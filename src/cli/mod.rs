@@ -1,16 +1,20 @@
 //! The command-line front end: the only user of clap, dialoguer and comfy-table. Each command
 //! parses its flags, calls one `service` function and prints the result.
 
+mod deliver;
+mod events;
 mod keys;
 mod output;
 mod prompt;
 mod serve;
+mod webhooks;
 
 use std::io;
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+use crate::delivery::client::{ClientConfig, Sender};
 use crate::error::Error;
 use crate::service::Actor;
 use crate::store::Store;
@@ -44,6 +48,15 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub json: bool,
 
+    /// Allow webhook deliveries to loopback, private and link-local addresses
+    #[arg(long, global = true, env = "KEYHOOK_ALLOW_PRIVATE_TARGETS")]
+    pub allow_private_targets: bool,
+
+    /// How long one webhook delivery may take before it counts as failed
+    #[arg(long, global = true, env = "KEYHOOK_DELIVERY_TIMEOUT", default_value = "10s",
+          value_name = "DUR", value_parser = timeout_ms)]
+    pub delivery_timeout: i64,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -53,8 +66,24 @@ pub enum Command {
     /// Create, list, show, delete, rotate and verify API keys
     #[command(subcommand)]
     Keys(keys::KeysCommand),
-    /// Serve the /api/v1 HTTP JSON API
+    /// Create, list, test, enable, disable and delete webhook subscriptions
+    #[command(subcommand)]
+    Webhooks(webhooks::WebhooksCommand),
+    /// Emit events to subscribed webhooks
+    #[command(subcommand)]
+    Events(events::EventsCommand),
+    /// Send queued webhook deliveries (with --once: what is due now, then exit)
+    Deliver(deliver::DeliverArgs),
+    /// Serve the /api/v1 HTTP JSON API (and deliver webhooks)
     Serve(serve::ServeArgs),
+}
+
+fn timeout_ms(s: &str) -> Result<i64, String> {
+    let ms = crate::time::parse_duration(s)?;
+    if ms > 600_000 {
+        return Err("at most 10m".into());
+    }
+    Ok(ms)
 }
 
 /// What every command gets: the parsed global flags and how to print.
@@ -62,6 +91,8 @@ pub struct Context {
     pub db: Option<PathBuf>,
     pub user: String,
     pub out: Output,
+    pub allow_private: bool,
+    pub delivery_timeout: std::time::Duration,
 }
 
 impl Context {
@@ -72,6 +103,17 @@ impl Context {
     pub fn actor(&self) -> Result<Actor, Error> {
         Actor::operator(&self.user)
     }
+
+    pub fn client_config(&self) -> ClientConfig {
+        ClientConfig {
+            timeout: self.delivery_timeout,
+            allow_private: self.allow_private,
+        }
+    }
+
+    pub fn sender(&self) -> Sender {
+        Sender::new(&self.client_config())
+    }
 }
 
 /// Runs the command line and returns the process exit status.
@@ -81,9 +123,14 @@ pub fn main() -> i32 {
         db: cli.db,
         user: cli.user,
         out: Output::new(cli.json),
+        allow_private: cli.allow_private_targets,
+        delivery_timeout: std::time::Duration::from_millis(cli.delivery_timeout.unsigned_abs()),
     };
     let result = match cli.command {
         Command::Keys(cmd) => keys::run(&ctx, cmd),
+        Command::Webhooks(cmd) => webhooks::run(&ctx, cmd),
+        Command::Events(cmd) => events::run(&ctx, cmd),
+        Command::Deliver(args) => deliver::run(&ctx, args),
         Command::Serve(args) => serve::run(&ctx, args),
     };
     match result {

@@ -6,7 +6,7 @@ use comfy_table::{presets, ContentArrangement, Table};
 use serde::Serialize;
 
 use crate::error::Error;
-use crate::model::{ApiKey, Data, ErrorEnvelope};
+use crate::model::{ApiKey, Data, DeliveryAttempt, ErrorEnvelope, Webhook};
 use crate::time::Timestamp;
 
 pub struct Output {
@@ -30,7 +30,9 @@ impl Output {
     ) -> anyhow::Result<()> {
         let mut stdout = io::stdout().lock();
         if self.json {
-            serde_json::to_writer(&mut stdout, &Data { data: value })?;
+            // Through io::Error, so that a reader that went away stays a broken pipe: a
+            // serde_json::Error does not expose the io::Error it wraps as its source.
+            serde_json::to_writer(&mut stdout, &Data { data: value }).map_err(io::Error::from)?;
             writeln!(stdout)?;
         } else {
             human(&mut stdout)?;
@@ -165,6 +167,70 @@ pub fn key_detail(k: &ApiKey, now: Timestamp) -> Table {
     ];
     for (field, value) in rows {
         t.add_row(vec![field.to_string(), value]);
+    }
+    t
+}
+
+fn yes_no(b: bool) -> &'static str {
+    if b {
+        "yes"
+    } else {
+        "no"
+    }
+}
+
+pub fn webhook_list(list: &[Webhook]) -> Table {
+    let mut t = table();
+    t.set_header(vec!["ID", "URL", "EVENTS", "ACTIVE", "FAILS", "CREATED"]);
+    for w in list {
+        t.add_row(vec![
+            w.id.clone(),
+            w.url.clone(),
+            w.events.join(", "),
+            yes_no(w.is_active).to_string(),
+            w.fail_count.to_string(),
+            when(Some(w.created_at)),
+        ]);
+    }
+    t
+}
+
+pub fn webhook_detail(w: &Webhook) -> Table {
+    let mut t = table();
+    let rows = [
+        ("id", w.id.clone()),
+        ("user", w.user_id.clone()),
+        ("url", w.url.clone()),
+        ("events", w.events.join(", ")),
+        ("active", yes_no(w.is_active).to_string()),
+        ("failures", w.fail_count.to_string()),
+        ("secret", w.secret.clone()),
+        ("created", when(Some(w.created_at))),
+        ("updated", when(Some(w.updated_at))),
+    ];
+    for (field, value) in rows {
+        t.add_row(vec![field.to_string(), value]);
+    }
+    t
+}
+
+pub fn attempt_list(list: &[DeliveryAttempt]) -> Table {
+    let mut t = table();
+    t.set_header(vec![
+        "TIME", "EVENT", "ATTEMPT", "RESULT", "STATUS", "DURATION",
+    ]);
+    for a in list {
+        t.add_row(vec![
+            a.attempted_at
+                .to_datetime()
+                .format("%Y-%m-%d %H:%M:%S UTC")
+                .to_string(),
+            format!("{} {}", a.event, a.event_id),
+            a.attempt.to_string(),
+            if a.delivered { "delivered" } else { "failed" }.to_string(),
+            format!("{} {}", a.status_code, a.status_text),
+            format!("{} ms", a.duration_ms),
+        ]);
     }
     t
 }

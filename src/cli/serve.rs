@@ -20,6 +20,8 @@ pub struct ServeArgs {
     #[arg(long, env = "KEYHOOK_THREADS", default_value_t = 4,
           value_parser = clap::value_parser!(u16).range(1..=256))]
     threads: u16,
+    #[command(flatten)]
+    delivery: super::deliver::DeliveryArgs,
 }
 
 pub fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<()> {
@@ -31,12 +33,13 @@ pub fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<()> {
         bind: args.bind,
         threads: usize::from(args.threads),
         db: crate::config::database_path(ctx.db.clone())?,
+        delivery: args.delivery.worker_options(ctx, false),
     };
-    let server = Server::start(&opts, Arc::clone(&stop))?;
+    let db = opts.db.display().to_string();
+    let server = Server::start(opts, Arc::clone(&stop))?;
     eprintln!(
-        "keyhook: listening on http://{} (database {})",
-        server.addr(),
-        opts.db.display()
+        "keyhook: listening on http://{} (database {db})",
+        server.addr()
     );
     server.run_until_stopped();
     eprintln!("keyhook: stopped");

@@ -7,16 +7,27 @@ use super::body;
 use super::reply::{self, Reply};
 use super::router::{self, Match, Route};
 use crate::auth::{self, Method};
+use crate::delivery::client::Sender;
 use crate::error::{Error, Result};
+use crate::service::events::{self, NewEvent};
 use crate::service::keys::{self, NewKey};
+use crate::service::webhooks::{self, NewWebhook, WebhookPatch};
 use crate::service::Actor;
 use crate::store::Store;
 use crate::time::Timestamp;
 
 const PREFIX: &str = "/api/v1";
 
+/// What a worker thread brings to every request.
+pub struct Ctx<'a> {
+    pub store: &'a Store,
+    pub sender: &'a Sender,
+    pub allow_private: bool,
+}
+
 /// Handles one request; returns the reply and the prefix of the key that made it, if any.
-pub fn dispatch(store: &Store, rq: &mut Request) -> (Reply, Option<String>) {
+pub fn dispatch(ctx: &Ctx<'_>, rq: &mut Request) -> (Reply, Option<String>) {
+    let store = ctx.store;
     let url = rq.url().to_string();
     let path = url.split('?').next().unwrap_or("");
     let Some(path) = path.strip_prefix(PREFIX) else {
@@ -48,7 +59,7 @@ pub fn dispatch(store: &Store, rq: &mut Request) -> (Reply, Option<String>) {
         Match::NotFound => return (reply::not_found(), prefix),
     };
     let actor = Actor::Key(key);
-    let result = handle(store, &actor, route, rq, now);
+    let result = handle(ctx, &actor, route, rq, now);
     (result.unwrap_or_else(|e| reply::error(&e)), prefix)
 }
 
@@ -65,23 +76,51 @@ impl From<Error> for Fail {
 }
 
 fn handle(
-    store: &Store,
+    ctx: &Ctx<'_>,
     actor: &Actor,
     route: Route<'_>,
     rq: &mut Request,
     now: Timestamp,
 ) -> Result<Reply> {
+    let store = ctx.store;
+    let mut json = || body::json(rq).map_err(Fail::Reply);
     let out: std::result::Result<Reply, Fail> = (|| {
         Ok(match route {
             Route::ListKeys => reply::data(200, &keys::list(store, actor, false)?),
             Route::CreateKey => {
-                let input = NewKey::from_json(&body::json(rq).map_err(Fail::Reply)?)?;
+                let input = NewKey::from_json(&json()?)?;
                 reply::data(201, &keys::create(store, actor, input, now)?)
             }
             Route::GetKey(id) => reply::data(200, &keys::get(store, actor, id)?),
             Route::DeleteKey(id) => {
                 keys::delete(store, actor, id)?;
                 reply::no_content()
+            }
+            Route::ListWebhooks => reply::data(200, &webhooks::list(store, actor)?),
+            Route::CreateWebhook => {
+                let input = NewWebhook::from_json(&json()?)?;
+                let w = webhooks::create(store, actor, input, ctx.allow_private, now)?;
+                reply::data(201, &w)
+            }
+            Route::GetWebhook(id) => reply::data(200, &webhooks::get(store, actor, id)?),
+            Route::UpdateWebhook(id) => {
+                let patch = WebhookPatch::from_json(&json()?)?;
+                let w = webhooks::update(store, actor, id, patch, ctx.allow_private, now)?;
+                reply::data(200, &w)
+            }
+            Route::DeleteWebhook(id) => {
+                webhooks::delete(store, actor, id)?;
+                reply::no_content()
+            }
+            Route::TestWebhook(id) => {
+                reply::data(200, &webhooks::test(store, actor, id, ctx.sender, now)?)
+            }
+            Route::WebhookDeliveries(id) => {
+                reply::data(200, &webhooks::attempts(store, actor, id)?)
+            }
+            Route::EmitEvent => {
+                let input = NewEvent::from_json(&json()?)?;
+                reply::data(202, &events::emit(store, actor, input, now)?)
             }
         })
     })();

@@ -15,6 +15,8 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::delivery::client::Sender;
+use crate::delivery::worker::{self, WorkerOptions};
 use crate::error::{Error, Result};
 use crate::store::Store;
 
@@ -27,6 +29,8 @@ pub struct ServeOptions {
     pub bind: String,
     pub threads: usize,
     pub db: PathBuf,
+    /// The outbox worker that runs beside the server; its client also sends test pings.
+    pub delivery: WorkerOptions,
 }
 
 /// A running server: its address, and the flag that stops it.
@@ -40,7 +44,7 @@ pub struct Server {
 impl Server {
     /// Binds `opts.bind` and starts the workers. The database is opened (and migrated) once
     /// here, so a bad file fails before anything is served.
-    pub fn start(opts: &ServeOptions, stop: Arc<AtomicBool>) -> Result<Server> {
+    pub fn start(opts: ServeOptions, stop: Arc<AtomicBool>) -> Result<Server> {
         Store::open(&opts.db)?;
         let listener = listen(&opts.bind)?;
         let addr = listener.local_addr()?;
@@ -48,17 +52,31 @@ impl Server {
             tiny_http::Server::from_listener(listener, None)
                 .map_err(|e| Error::Io(format!("cannot serve on {}: {e}", opts.bind)))?,
         );
-        let mut workers = Vec::with_capacity(opts.threads);
+        let sender = Sender::new(&opts.delivery.client);
+        let allow_private = opts.delivery.client.allow_private;
+        let mut workers = Vec::with_capacity(opts.threads + 1);
         for i in 0..opts.threads.max(1) {
-            let store = Store::open(&opts.db)?;
+            let worker = Worker {
+                store: Store::open(&opts.db)?,
+                sender: sender.clone(),
+                allow_private,
+                db: opts.db.clone(),
+            };
             let server = Arc::clone(&inner);
             let stop = Arc::clone(&stop);
-            let db = opts.db.clone();
             let handle = thread::Builder::new()
                 .name(format!("http-{i}"))
-                .spawn(move || work(&server, store, db, &stop))?;
+                .spawn(move || work(&server, worker, &stop))?;
             workers.push(handle);
         }
+        let db = opts.db.clone();
+        let delivery = opts.delivery;
+        let stop_delivery = Arc::clone(&stop);
+        workers.push(
+            thread::Builder::new()
+                .name("outbox".into())
+                .spawn(move || deliver(&db, &delivery, &stop_delivery))?,
+        );
         Ok(Server {
             inner,
             addr,
@@ -113,7 +131,39 @@ fn listen(bind: &str) -> Result<TcpListener> {
     Ok(socket.into())
 }
 
-fn work(server: &tiny_http::Server, store: Store, db: PathBuf, stop: &AtomicBool) {
+/// Runs the outbox worker until the server stops; a failure (the database busy past its
+/// timeout, say) is logged and the worker starts again, since leases keep deliveries safe.
+fn deliver(db: &std::path::Path, opts: &WorkerOptions, stop: &AtomicBool) {
+    while !stop.load(Ordering::Relaxed) {
+        match worker::run(db, opts, stop) {
+            Ok(_) => return,
+            Err(e) => {
+                eprintln!("keyhook: delivery worker: {e}; starting again in 1s");
+                thread::sleep(Duration::from_secs(1));
+            }
+        }
+    }
+}
+
+/// One HTTP worker thread's own resources.
+struct Worker {
+    store: Store,
+    sender: Sender,
+    allow_private: bool,
+    db: PathBuf,
+}
+
+impl Worker {
+    fn ctx(&self) -> api::Ctx<'_> {
+        api::Ctx {
+            store: &self.store,
+            sender: &self.sender,
+            allow_private: self.allow_private,
+        }
+    }
+}
+
+fn work(server: &tiny_http::Server, worker: Worker, stop: &AtomicBool) {
     while !stop.load(Ordering::Relaxed) {
         let request = match server.recv_timeout(POLL) {
             Ok(Some(r)) => r,
@@ -121,15 +171,26 @@ fn work(server: &tiny_http::Server, store: Store, db: PathBuf, stop: &AtomicBool
             Err(_) => break,
         };
         if body::is_buffered(&request) {
-            handle(&store, request);
+            handle(&worker.ctx(), request);
         } else {
             // A body tiny_http has not read yet comes at the client's pace; read it on a
             // thread of its own, so that a slow client never holds a worker.
-            let db = db.clone();
+            let (db, sender, allow_private) = (
+                worker.db.clone(),
+                worker.sender.clone(),
+                worker.allow_private,
+            );
             let spawned = thread::Builder::new()
                 .name("http-body".into())
                 .spawn(move || match Store::open(&db) {
-                    Ok(store) => handle(&store, request),
+                    Ok(store) => handle(
+                        &api::Ctx {
+                            store: &store,
+                            sender: &sender,
+                            allow_private,
+                        },
+                        request,
+                    ),
                     Err(e) => reply::send(request, reply::error(&e), Instant::now(), None),
                 });
             if let Err(e) = spawned {
@@ -139,11 +200,11 @@ fn work(server: &tiny_http::Server, store: Store, db: PathBuf, stop: &AtomicBool
     }
 }
 
-fn handle(store: &Store, mut request: tiny_http::Request) {
+fn handle(ctx: &api::Ctx<'_>, mut request: tiny_http::Request) {
     let started = Instant::now();
     // A bug must cost one request a 500, never a worker.
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        api::dispatch(store, &mut request)
+        api::dispatch(ctx, &mut request)
     }));
     let (reply, key_prefix) = outcome.unwrap_or_else(|_| {
         (

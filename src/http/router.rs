@@ -8,6 +8,14 @@ pub enum Route<'a> {
     CreateKey,
     GetKey(&'a str),
     DeleteKey(&'a str),
+    ListWebhooks,
+    CreateWebhook,
+    GetWebhook(&'a str),
+    UpdateWebhook(&'a str),
+    DeleteWebhook(&'a str),
+    TestWebhook(&'a str),
+    WebhookDeliveries(&'a str),
+    EmitEvent,
 }
 
 pub enum Match<'a> {
@@ -38,6 +46,34 @@ pub fn route<'a>(method: &Method, path: &'a str) -> Match<'a> {
             },
             "GET, DELETE",
         ),
+        ["webhooks"] => (
+            match method {
+                _ if get => Some(Route::ListWebhooks),
+                Method::Post => Some(Route::CreateWebhook),
+                _ => None,
+            },
+            "GET, POST",
+        ),
+        ["webhooks", id] if !id.is_empty() => (
+            match method {
+                _ if get => Some(Route::GetWebhook(id)),
+                Method::Patch => Some(Route::UpdateWebhook(id)),
+                Method::Delete => Some(Route::DeleteWebhook(id)),
+                _ => None,
+            },
+            "GET, PATCH, DELETE",
+        ),
+        ["webhooks", id, "test"] if !id.is_empty() => (
+            matches!(method, Method::Post).then_some(Route::TestWebhook(id)),
+            "POST",
+        ),
+        ["webhooks", id, "deliveries"] if !id.is_empty() => {
+            (get.then_some(Route::WebhookDeliveries(id)), "GET")
+        }
+        ["events"] => (
+            matches!(method, Method::Post).then_some(Route::EmitEvent),
+            "POST",
+        ),
         _ => return Match::NotFound,
     };
     match found {
@@ -53,4 +89,13 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("/api-keys", "post"),
     ("/api-keys/{id}", "get"),
     ("/api-keys/{id}", "delete"),
+    ("/webhooks", "get"),
+    ("/webhooks", "post"),
+    ("/webhooks/{id}", "get"),
+    ("/webhooks/{id}", "patch"),
+    ("/webhooks/{id}", "delete"),
+    ("/webhooks/{id}/test", "post"),
+    ("/webhooks/{id}/deliveries", "get"),
+    ("/events", "post"),
+    ("/openapi.json", "get"),
 ];

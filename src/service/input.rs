@@ -76,6 +76,16 @@ impl<'a> Object<'a> {
         }
     }
 
+    pub fn object(&mut self, field: &str) -> Option<Map<String, Value>> {
+        match self.get(field)? {
+            Value::Object(m) => Some(m.clone()),
+            _ => {
+                self.problems.add(field, "must be a JSON object");
+                None
+            }
+        }
+    }
+
     /// An array of strings; a wrong element is reported as `field[i]`.
     pub fn strings(&mut self, field: &str) -> Option<Vec<String>> {
         let Value::Array(items) = self.get(field)? else {

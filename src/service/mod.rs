@@ -2,8 +2,10 @@
 //! permission, scope, limits) lives here once; the CLI and the HTTP server only convert input
 //! and output around these calls.
 
+pub mod events;
 pub mod input;
 pub mod keys;
+pub mod webhooks;
 
 use crate::auth::{self, Method};
 use crate::error::{Error, Result};

@@ -2,6 +2,8 @@
 //! `PRAGMA user_version`. `PRAGMA application_id` marks the file as keyhook's, so a foreign
 //! SQLite file is recognised and refused instead of being written to.
 
+use std::time::{Duration, Instant};
+
 use rusqlite::{Connection, TransactionBehavior};
 
 use crate::error::{Error, Result};
@@ -33,6 +35,57 @@ const MIGRATIONS: &[&str] = &[
      CREATE UNIQUE INDEX api_keys_hash ON api_keys(key_hash);
      CREATE INDEX api_keys_user ON api_keys(user_id, created_at);
      CREATE INDEX api_keys_prefix ON api_keys(key_prefix);",
+    // 2: webhooks, the event outbox and the log of delivery attempts.
+    "CREATE TABLE webhooks (
+        id          TEXT PRIMARY KEY,
+        user_id     TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        url         TEXT NOT NULL,
+        events      TEXT NOT NULL,
+        secret      TEXT NOT NULL,
+        is_active   INTEGER NOT NULL CHECK (is_active IN (0, 1)),
+        fail_count  INTEGER NOT NULL CHECK (fail_count >= 0),
+        created_at  INTEGER NOT NULL,
+        updated_at  INTEGER NOT NULL
+     ) STRICT;
+     CREATE INDEX webhooks_user ON webhooks(user_id, created_at);
+     CREATE TABLE events (
+        id          TEXT PRIMARY KEY,
+        user_id     TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        event       TEXT NOT NULL,
+        payload     BLOB NOT NULL,
+        created_at  INTEGER NOT NULL
+     ) STRICT;
+     CREATE TABLE deliveries (
+        id              TEXT PRIMARY KEY,
+        event_id        TEXT NOT NULL REFERENCES events(id) ON DELETE CASCADE,
+        webhook_id      TEXT NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+        state           TEXT NOT NULL
+                        CHECK (state IN ('pending', 'delivered', 'failed', 'cancelled')),
+        attempts        INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER NOT NULL,
+        lease_until     INTEGER,
+        created_at      INTEGER NOT NULL,
+        updated_at      INTEGER NOT NULL
+     ) STRICT;
+     CREATE INDEX deliveries_due ON deliveries(next_attempt_at) WHERE state = 'pending';
+     CREATE INDEX deliveries_webhook ON deliveries(webhook_id);
+     CREATE INDEX deliveries_event ON deliveries(event_id);
+     CREATE TABLE delivery_attempts (
+        id               INTEGER PRIMARY KEY,
+        webhook_id       TEXT NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+        delivery_id      TEXT REFERENCES deliveries(id) ON DELETE CASCADE,
+        event_id         TEXT NOT NULL,
+        event            TEXT NOT NULL,
+        attempt          INTEGER NOT NULL,
+        attempted_at     INTEGER NOT NULL,
+        delivered        INTEGER NOT NULL CHECK (delivered IN (0, 1)),
+        status_code      INTEGER NOT NULL,
+        status_text      TEXT NOT NULL,
+        duration_ms      INTEGER NOT NULL,
+        response_excerpt TEXT NOT NULL
+     ) STRICT;
+     CREATE INDEX delivery_attempts_webhook ON delivery_attempts(webhook_id, id);
+     CREATE INDEX delivery_attempts_delivery ON delivery_attempts(delivery_id);",
 ];
 
 /// The schema version this binary writes.
@@ -42,13 +95,7 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 /// migrations. Nothing is written to a file that fails the check.
 pub(super) fn migrate(conn: &Connection) -> Result<()> {
     check_identity(conn)?;
-    // WAL lets readers (the server) and one writer (a CLI process) work at once.
-    let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
-    if !(mode.eq_ignore_ascii_case("wal") || mode.eq_ignore_ascii_case("memory")) {
-        return Err(Error::Storage(format!(
-            "cannot switch the database to WAL mode (it stays in {mode} mode)"
-        )));
-    }
+    enable_wal(conn)?;
     conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")?;
     if read_version(conn)? == SCHEMA_VERSION {
         return Ok(());
@@ -60,14 +107,52 @@ fn read_version(conn: &Connection) -> Result<i64> {
     Ok(conn.query_row("PRAGMA user_version", [], |r| r.get(0))?)
 }
 
+/// WAL lets readers (the server) and one writer (a CLI process) work at once.
+///
+/// Switching a file into WAL mode needs an exclusive lock, and SQLite answers `SQLITE_BUSY` at
+/// once, without the busy handler, when another process holds the file (several processes
+/// opening a new database together). So the switch is retried until the busy timeout.
+fn enable_wal(conn: &Connection) -> Result<()> {
+    let is_wal = |m: &str| m.eq_ignore_ascii_case("wal") || m.eq_ignore_ascii_case("memory");
+    let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0))?;
+    if is_wal(&mode) {
+        return Ok(());
+    }
+    let deadline = Instant::now() + super::BUSY_TIMEOUT;
+    let mut pause = Duration::from_millis(1);
+    let mode: String = loop {
+        match conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)) {
+            Ok(mode) => break mode,
+            Err(e)
+                if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)
+                    && Instant::now() < deadline =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            Err(e) => return Err(e.into()),
+        }
+    };
+    if !is_wal(&mode) {
+        return Err(Error::Storage(format!(
+            "cannot switch the database to WAL mode (it stays in {mode} mode)"
+        )));
+    }
+    Ok(())
+}
+
 fn check_identity(conn: &Connection) -> Result<()> {
-    let version = read_version(conn)?;
-    let app_id: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
-    let objects: i64 = conn.query_row(
+    // One read transaction, so that all three come from the same state of the file, even
+    // while another process is migrating it.
+    let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Deferred)?;
+    let version = read_version(&tx)?;
+    let app_id: i32 = tx.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+    let objects: i64 = tx.query_row(
         "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'",
         [],
         |r| r.get(0),
     )?;
+    tx.commit()?;
     let empty = version == 0 && app_id == 0 && objects == 0;
     if !empty && app_id != APPLICATION_ID {
         return Err(Error::Storage(
@@ -118,6 +203,29 @@ mod tests {
             migrate(&conn).unwrap();
             assert_eq!(version(&conn), SCHEMA_VERSION);
         }
+    }
+
+    #[test]
+    fn switching_to_wal_waits_for_another_process() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("k.db");
+        std::fs::write(&path, b"").unwrap();
+        // Another connection (as another process would) holds the write lock for a while.
+        // SQLite refuses the switch to WAL with SQLITE_BUSY then, without the busy handler.
+        let other = Connection::open(&path).unwrap();
+        other.execute_batch("BEGIN IMMEDIATE").unwrap();
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            other.execute_batch("COMMIT").unwrap();
+        });
+        let conn = Connection::open(&path).unwrap();
+        migrate(&conn).unwrap();
+        release.join().unwrap();
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+        assert_eq!(version(&conn), SCHEMA_VERSION);
     }
 
     #[test]

@@ -4,6 +4,8 @@
 
 mod keys;
 mod migrations;
+mod outbox;
+mod webhooks;
 
 use std::fs::{DirBuilder, OpenOptions};
 use std::io::ErrorKind;
@@ -16,6 +18,8 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 use crate::error::{Error, Result};
 
 pub use migrations::SCHEMA_VERSION;
+pub use outbox::Claimed;
+pub use webhooks::AttemptRecord;
 
 /// How long a writer waits for another process's write lock before giving up.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);

@@ -1,0 +1,78 @@
+use std::io::{IsTerminal, Read};
+
+use clap::Subcommand;
+use serde_json::Value;
+
+use super::Context;
+use crate::error::Error;
+use crate::service::events::{self, NewEvent};
+use crate::time::Timestamp;
+
+/// The most event data read from --data, a file or standard input.
+const MAX_DATA_BYTES: u64 = 64 * 1024;
+
+#[derive(Debug, Subcommand)]
+pub enum EventsCommand {
+    /// Queue an event for every active webhook of the user subscribed to it
+    Emit {
+        /// The event name, e.g. post.published
+        name: String,
+        /// The event's data: a JSON object, @FILE to read it from a file, or - for stdin
+        #[arg(long, value_name = "JSON|@FILE|-")]
+        data: Option<String>,
+    },
+}
+
+pub fn run(ctx: &Context, cmd: EventsCommand) -> anyhow::Result<()> {
+    let EventsCommand::Emit { name, data } = cmd;
+    let data = match data {
+        None => None,
+        Some(arg) => Some(parse_data(&read_data(&arg)?)?),
+    };
+    let input = NewEvent {
+        event: Some(name),
+        data,
+        ..NewEvent::default()
+    };
+    let accepted = events::emit(&ctx.store()?, &ctx.actor()?, input, Timestamp::now())?;
+    ctx.out.data(&accepted, |o| {
+        writeln!(
+            o,
+            "Queued {} ({}) for {} webhook{}.",
+            accepted.id,
+            accepted.event,
+            accepted.deliveries,
+            if accepted.deliveries == 1 { "" } else { "s" }
+        )
+    })
+}
+
+fn read_data(arg: &str) -> anyhow::Result<Vec<u8>> {
+    let too_big = || Error::validation("data", format!("is larger than {MAX_DATA_BYTES} bytes"));
+    let mut buf = Vec::new();
+    let read = |r: &mut dyn Read, buf: &mut Vec<u8>| r.take(MAX_DATA_BYTES + 1).read_to_end(buf);
+    if arg == "-" {
+        if std::io::stdin().is_terminal() {
+            return Err(Error::validation("data", "expected JSON on standard input").into());
+        }
+        read(&mut std::io::stdin().lock(), &mut buf)?;
+    } else if let Some(path) = arg.strip_prefix('@') {
+        let mut f = std::fs::File::open(path)
+            .map_err(|e| Error::validation("data", format!("cannot read {path}: {e}")))?;
+        read(&mut f, &mut buf)?;
+    } else {
+        buf = arg.as_bytes().to_vec();
+    }
+    if buf.len() as u64 > MAX_DATA_BYTES {
+        return Err(too_big().into());
+    }
+    Ok(buf)
+}
+
+fn parse_data(bytes: &[u8]) -> Result<serde_json::Map<String, Value>, Error> {
+    match serde_json::from_slice(bytes) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(_) => Err(Error::validation("data", "must be a JSON object")),
+        Err(e) => Err(Error::validation("data", format!("invalid JSON: {e}"))),
+    }
+}

@@ -1,0 +1,151 @@
+use clap::Subcommand;
+
+use super::{output, prompt, Context};
+use crate::service::webhooks::{self, NewWebhook, WebhookPatch};
+use crate::time::Timestamp;
+
+#[derive(Debug, Subcommand)]
+pub enum WebhooksCommand {
+    /// Subscribe a URL to events (at most 10 webhooks per user)
+    Create {
+        /// The http(s) URL that receives the deliveries
+        #[arg(long)]
+        url: String,
+        /// An event to subscribe to (repeat for several), e.g. post.published
+        #[arg(long = "event", value_name = "NAME", required = true)]
+        events: Vec<String>,
+    },
+    /// List the user's webhooks
+    List,
+    /// Show one webhook, its secret included
+    Show {
+        /// Webhook id
+        id: String,
+    },
+    /// Send a webhook.test delivery now and report what the endpoint answered
+    Test {
+        /// Webhook id
+        id: String,
+    },
+    /// Re-enable a webhook and reset its failure count
+    Enable {
+        /// Webhook id
+        id: String,
+    },
+    /// Stop event deliveries to a webhook
+    Disable {
+        /// Webhook id
+        id: String,
+    },
+    /// Delete a webhook and its delivery log
+    Delete {
+        /// Webhook id
+        id: String,
+        /// Do not ask for confirmation (required without a terminal)
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
+    /// Show the newest delivery attempts to a webhook
+    Deliveries {
+        /// Webhook id
+        id: String,
+    },
+}
+
+pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
+    let now = Timestamp::now();
+    let actor = ctx.actor()?;
+    let store = ctx.store()?;
+    match cmd {
+        WebhooksCommand::Create { url, events } => {
+            let input = NewWebhook {
+                url: Some(url),
+                events: Some(events),
+                ..NewWebhook::default()
+            };
+            let w = webhooks::create(&store, &actor, input, ctx.allow_private, now)?;
+            ctx.out
+                .data(&w, |o| writeln!(o, "{}", output::webhook_detail(&w)))?;
+            ctx.out.note(
+                "Receivers verify deliveries with the secret (Standard Webhooks signatures).",
+            );
+            Ok(())
+        }
+        WebhooksCommand::List => {
+            let list = webhooks::list(&store, &actor)?;
+            if list.is_empty() {
+                ctx.out.note(&format!("No webhooks for user {}.", ctx.user));
+            }
+            ctx.out.data(&list, |o| {
+                if list.is_empty() {
+                    return Ok(());
+                }
+                writeln!(o, "{}", output::webhook_list(&list))
+            })
+        }
+        WebhooksCommand::Show { id } => {
+            let w = webhooks::get(&store, &actor, &id)?;
+            ctx.out
+                .data(&w, |o| writeln!(o, "{}", output::webhook_detail(&w)))
+        }
+        WebhooksCommand::Test { id } => {
+            let sender = ctx.sender();
+            let r = webhooks::test(&store, &actor, &id, &sender, now)?;
+            ctx.out.data(&r, |o| {
+                let verdict = if r.delivered {
+                    "delivered"
+                } else {
+                    "not delivered"
+                };
+                writeln!(o, "{verdict}: {} {}", r.status_code, r.status_text)
+            })?;
+            if r.delivered {
+                Ok(())
+            } else {
+                // The result is printed; the exit status tells a script it failed.
+                Err(anyhow::anyhow!(
+                    "the test delivery failed: {}",
+                    r.status_text
+                ))
+            }
+        }
+        WebhooksCommand::Enable { id } => set_active(ctx, &store, &actor, &id, true, now),
+        WebhooksCommand::Disable { id } => set_active(ctx, &store, &actor, &id, false, now),
+        WebhooksCommand::Delete { id, yes } => {
+            let w = webhooks::get(&store, &actor, &id)?;
+            prompt::confirm(&format!("Delete webhook {} ({})?", w.id, w.url), yes)?;
+            webhooks::delete(&store, &actor, &w.id)?;
+            ctx.out.note(&format!("Deleted webhook {}.", w.id));
+            Ok(())
+        }
+        WebhooksCommand::Deliveries { id } => {
+            let list = webhooks::attempts(&store, &actor, &id)?;
+            if list.is_empty() {
+                ctx.out.note("No delivery attempts yet.");
+            }
+            ctx.out.data(&list, |o| {
+                if list.is_empty() {
+                    return Ok(());
+                }
+                writeln!(o, "{}", output::attempt_list(&list))
+            })
+        }
+    }
+}
+
+fn set_active(
+    ctx: &Context,
+    store: &crate::store::Store,
+    actor: &crate::service::Actor,
+    id: &str,
+    active: bool,
+    now: Timestamp,
+) -> anyhow::Result<()> {
+    let patch = WebhookPatch {
+        is_active: Some(active),
+        ..WebhookPatch::default()
+    };
+    let w = webhooks::update(store, actor, id, patch, ctx.allow_private, now)?;
+    ctx.out
+        .data(&w, |o| writeln!(o, "{}", output::webhook_detail(&w)))
+}

@@ -1,0 +1,267 @@
+//! Webhook subscriptions: create (at most ten per user, enforced under the write lock), list,
+//! show, update, delete, the test ping and the attempt log.
+
+use serde_json::Value;
+
+use super::events::{self, check_event_name, TEST_EVENT};
+use super::input::{check_unique_non_empty, Object, Problems};
+use super::Actor;
+use crate::auth::Method;
+use crate::delivery::client::Sender;
+use crate::delivery::{guard, sign};
+use crate::error::{Error, Result};
+use crate::model::{DeliveryAttempt, TestResult, Webhook};
+use crate::store::{AttemptRecord, Conn, Store};
+use crate::time::Timestamp;
+
+pub const MAX_WEBHOOKS_PER_USER: i64 = 10;
+/// Consecutive failed attempts after which a webhook is disabled.
+pub const DISABLE_AFTER_FAILURES: i64 = 10;
+pub const MAX_URL_LEN: usize = 2048;
+/// How many attempts `deliveries` shows, newest first.
+pub const ATTEMPT_LOG_LIMIT: i64 = 100;
+
+/// A new subscription, as the client sent it.
+#[derive(Debug, Default, Clone)]
+pub struct NewWebhook {
+    pub url: Option<String>,
+    pub events: Option<Vec<String>>,
+    pub problems: Problems,
+}
+
+impl NewWebhook {
+    /// Decodes a `POST /webhooks` body.
+    pub fn from_json(body: &Value) -> Result<NewWebhook> {
+        let mut o = Object::new(body, &["url", "events"])?;
+        Ok(NewWebhook {
+            url: o.string("url"),
+            events: o.strings("events"),
+            problems: o.problems,
+        })
+    }
+}
+
+/// A change to a subscription (`PATCH /webhooks/{id}`); absent fields stay as they are.
+#[derive(Debug, Default, Clone)]
+pub struct WebhookPatch {
+    pub url: Option<String>,
+    pub events: Option<Vec<String>>,
+    pub is_active: Option<bool>,
+    pub problems: Problems,
+}
+
+impl WebhookPatch {
+    pub fn from_json(body: &Value) -> Result<WebhookPatch> {
+        let mut o = Object::new(body, &["url", "events", "isActive"])?;
+        Ok(WebhookPatch {
+            url: o.string("url"),
+            events: o.strings("events"),
+            is_active: o.bool("isActive"),
+            problems: o.problems,
+        })
+    }
+}
+
+/// An absolute http(s) URL with a host, without credentials or fragment, at most
+/// [`MAX_URL_LEN`] characters, and (unless private targets are allowed) not an IP literal
+/// of a private, loopback or link-local network.
+fn check_url(p: &mut Problems, raw: &str, allow_private: bool) {
+    let mut bad = |m: &str| p.add("url", m);
+    if raw.chars().count() > MAX_URL_LEN {
+        return bad("must be at most 2048 characters");
+    }
+    if raw.trim() != raw || raw.is_empty() {
+        return bad("must be an absolute http or https URL without surrounding spaces");
+    }
+    let Ok(url) = url::Url::parse(raw) else {
+        return bad("must be an absolute http or https URL");
+    };
+    if !matches!(url.scheme(), "http" | "https") {
+        return bad("scheme must be http or https");
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return bad("must have a host");
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return bad("must not contain credentials (user:password@)");
+    }
+    if url.fragment().is_some() {
+        return bad("must not contain a fragment (#...)");
+    }
+    if !allow_private {
+        if let Err(m) = guard::check_url_host(&url) {
+            bad(&m);
+        }
+    }
+}
+
+fn check_events(p: &mut Problems, events: &[String]) {
+    if events.is_empty() {
+        p.add("events", "must name at least one event");
+        return;
+    }
+    check_unique_non_empty(p, "events", events);
+    for (i, e) in events.iter().enumerate() {
+        let field = format!("events[{i}]");
+        if !p.has(&field) {
+            check_event_name(p, &field, e);
+        }
+    }
+}
+
+pub fn create(
+    store: &Store,
+    actor: &Actor,
+    input: NewWebhook,
+    allow_private: bool,
+    now: Timestamp,
+) -> Result<Webhook> {
+    actor.may(Method::Post, None)?;
+    let mut p = input.problems;
+    match &input.url {
+        Some(u) => check_url(&mut p, u, allow_private),
+        None => p.add("url", "is required"),
+    }
+    match &input.events {
+        Some(e) => check_events(&mut p, e),
+        None => p.add("events", "is required"),
+    }
+    p.into_result()?;
+    let user = actor.user_id().to_string();
+    let webhook = Webhook {
+        id: uuid::Uuid::new_v4().to_string(),
+        user_id: user.clone(),
+        url: input.url.unwrap_or_default(),
+        events: input.events.unwrap_or_default(),
+        secret: sign::generate_secret(),
+        is_active: true,
+        fail_count: 0,
+        created_at: now,
+        updated_at: now,
+    };
+    // BEGIN IMMEDIATE: the count and the insert see no other writer, so N processes
+    // creating at once never make an eleventh.
+    store.write(|c| {
+        if c.count_webhooks(&user)? >= MAX_WEBHOOKS_PER_USER {
+            return Err(Error::LimitReached(format!(
+                "webhook limit reached: a user may have at most {MAX_WEBHOOKS_PER_USER} webhooks"
+            )));
+        }
+        c.insert_webhook(&webhook)?;
+        Ok(())
+    })?;
+    Ok(webhook)
+}
+
+pub fn list(store: &Store, actor: &Actor) -> Result<Vec<Webhook>> {
+    actor.may(Method::Get, None)?;
+    store.conn().list_webhooks(actor.user_id())
+}
+
+fn find(conn: Conn<'_>, actor: &Actor, id: &str) -> Result<Webhook> {
+    conn.webhook(actor.user_id(), id)?
+        .ok_or_else(|| Error::NotFound(format!("no webhook with id {id:?}")))
+}
+
+pub fn get(store: &Store, actor: &Actor, id: &str) -> Result<Webhook> {
+    actor.may(Method::Get, None)?;
+    find(store.conn(), actor, id)
+}
+
+/// Applies `patch`. Re-enabling (`isActive: true`) also resets `failCount`.
+pub fn update(
+    store: &Store,
+    actor: &Actor,
+    id: &str,
+    patch: WebhookPatch,
+    allow_private: bool,
+    now: Timestamp,
+) -> Result<Webhook> {
+    actor.may(Method::Patch, None)?;
+    let mut p = patch.problems;
+    if let Some(u) = &patch.url {
+        check_url(&mut p, u, allow_private);
+    }
+    if let Some(e) = &patch.events {
+        check_events(&mut p, e);
+    }
+    let empty = patch.url.is_none() && patch.events.is_none() && patch.is_active.is_none();
+    if empty && !p.has("body") {
+        p.add("body", "name at least one of url, events, isActive");
+    }
+    p.into_result()?;
+    store.write(|c| {
+        let mut w = find(c, actor, id)?;
+        if let Some(u) = patch.url {
+            w.url = u;
+        }
+        if let Some(e) = patch.events {
+            w.events = e;
+        }
+        if let Some(active) = patch.is_active {
+            if active {
+                w.fail_count = 0;
+            }
+            w.is_active = active;
+        }
+        w.updated_at = now;
+        c.update_webhook(&w)?;
+        Ok(w)
+    })
+}
+
+pub fn delete(store: &Store, actor: &Actor, id: &str) -> Result<Webhook> {
+    actor.may(Method::Delete, None)?;
+    store.write(|c| {
+        let w = find(c, actor, id)?;
+        c.delete_webhook(&w.id)?;
+        Ok(w)
+    })
+}
+
+/// Sends one `webhook.test` delivery now, even to a disabled webhook, and counts it toward
+/// `failCount` like any attempt. No transaction is open while the request is in flight.
+pub fn test(
+    store: &Store,
+    actor: &Actor,
+    id: &str,
+    sender: &Sender,
+    now: Timestamp,
+) -> Result<TestResult> {
+    actor.may(Method::Post, None)?;
+    let w = find(store.conn(), actor, id)?;
+    let event_id = events::new_event_id();
+    let data = serde_json::json!({ "webhookId": w.id });
+    let body = events::payload(&event_id, TEST_EVENT, now, &data);
+    let a = sender.send(&w.url, &w.secret, &event_id, &body, now.millis() / 1000);
+    store.write(|c| {
+        c.record_attempt(
+            &AttemptRecord {
+                webhook_id: &w.id,
+                delivery_id: None,
+                event_id: &event_id,
+                event: TEST_EVENT,
+                attempt: 1,
+                attempted_at: now,
+                delivered: a.delivered,
+                status_code: a.status_code,
+                status_text: &a.status_text,
+                duration_ms: a.duration_ms,
+                response_excerpt: &a.response_excerpt,
+            },
+            DISABLE_AFTER_FAILURES,
+        )
+    })?;
+    Ok(TestResult {
+        delivered: a.delivered,
+        status_code: a.status_code,
+        status_text: a.status_text,
+    })
+}
+
+/// The newest attempts to deliver to the webhook, newest first.
+pub fn attempts(store: &Store, actor: &Actor, id: &str) -> Result<Vec<DeliveryAttempt>> {
+    actor.may(Method::Get, None)?;
+    let w = find(store.conn(), actor, id)?;
+    store.conn().attempts(&w.id, ATTEMPT_LOG_LIMIT)
+}

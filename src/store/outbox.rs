@@ -1,0 +1,146 @@
+//! The durable outbox: events, one delivery per subscribed webhook, and leases that let a
+//! delivery interrupted by a crash be claimed again once its lease runs out.
+
+use rusqlite::params;
+
+use super::Conn;
+use crate::error::Result;
+use crate::time::Timestamp;
+
+/// A delivery taken by a worker, with what it needs to send it.
+#[derive(Debug, Clone)]
+pub struct Claimed {
+    pub delivery_id: String,
+    pub event_id: String,
+    pub event: String,
+    pub payload: Vec<u8>,
+    /// Attempts made before this one.
+    pub attempts: i64,
+    pub webhook_id: String,
+    pub url: String,
+    pub secret: String,
+    pub webhook_active: bool,
+}
+
+impl Conn<'_> {
+    pub fn insert_event(
+        &self,
+        id: &str,
+        user: &str,
+        event: &str,
+        payload: &[u8],
+        now: Timestamp,
+    ) -> Result<()> {
+        self.ensure_user(user, now)?;
+        self.0
+            .prepare_cached(
+                "INSERT INTO events (id, user_id, event, payload, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?
+            .execute(params![id, user, event, payload, now.0])?;
+        Ok(())
+    }
+
+    /// Queues the event for every active webhook of `user` subscribed to it; returns how
+    /// many deliveries were queued.
+    pub fn enqueue_deliveries(
+        &self,
+        event_id: &str,
+        user: &str,
+        event: &str,
+        now: Timestamp,
+    ) -> Result<usize> {
+        Ok(self
+            .0
+            .prepare_cached(
+                "INSERT INTO deliveries (id, event_id, webhook_id, state, attempts,
+                    next_attempt_at, created_at, updated_at)
+                 SELECT 'dlv_' || lower(hex(randomblob(12))), ?1, w.id, 'pending', 0, ?3, ?3, ?3
+                 FROM webhooks w
+                 WHERE w.user_id = ?2 AND w.is_active = 1
+                   AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value = ?4)",
+            )?
+            .execute(params![event_id, user, now.0, event])?)
+    }
+
+    /// Leases up to `limit` due deliveries until `lease_until`. Call inside `Store::write`, so
+    /// that two workers never take the same delivery.
+    pub fn claim_due(
+        &self,
+        now: Timestamp,
+        limit: usize,
+        lease_until: Timestamp,
+    ) -> Result<Vec<Claimed>> {
+        let mut stmt = self.0.prepare_cached(
+            "SELECT d.id, d.event_id, e.event, e.payload, d.attempts, w.id, w.url, w.secret,
+                w.is_active
+             FROM deliveries d
+             JOIN events e ON e.id = d.event_id
+             JOIN webhooks w ON w.id = d.webhook_id
+             WHERE d.state = 'pending' AND d.next_attempt_at <= ?1
+               AND (d.lease_until IS NULL OR d.lease_until <= ?1)
+             ORDER BY d.next_attempt_at
+             LIMIT ?2",
+        )?;
+        let claimed: Vec<Claimed> = stmt
+            .query_map(params![now.0, limit as i64], |r| {
+                Ok(Claimed {
+                    delivery_id: r.get(0)?,
+                    event_id: r.get(1)?,
+                    event: r.get(2)?,
+                    payload: r.get(3)?,
+                    attempts: r.get(4)?,
+                    webhook_id: r.get(5)?,
+                    url: r.get(6)?,
+                    secret: r.get(7)?,
+                    webhook_active: r.get(8)?,
+                })
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        let mut lease = self
+            .0
+            .prepare_cached("UPDATE deliveries SET lease_until = ?2 WHERE id = ?1")?;
+        for c in &claimed {
+            lease.execute(params![c.delivery_id, lease_until.0])?;
+        }
+        Ok(claimed)
+    }
+
+    /// Ends a delivery: `delivered`, `failed` (no attempts left) or `cancelled` (its webhook
+    /// is disabled). `attempted` says whether this call follows an attempt.
+    pub fn finish_delivery(
+        &self,
+        id: &str,
+        state: &str,
+        attempted: bool,
+        now: Timestamp,
+    ) -> Result<()> {
+        self.0
+            .prepare_cached(
+                "UPDATE deliveries SET state = ?2, attempts = attempts + ?3, lease_until = NULL,
+                    updated_at = ?4 WHERE id = ?1",
+            )?
+            .execute(params![id, state, i64::from(attempted), now.0])?;
+        Ok(())
+    }
+
+    /// Puts a failed delivery back in the queue for `next_at`.
+    pub fn retry_delivery(&self, id: &str, next_at: Timestamp, now: Timestamp) -> Result<()> {
+        self.0
+            .prepare_cached(
+                "UPDATE deliveries SET attempts = attempts + 1, next_attempt_at = ?2,
+                    lease_until = NULL, updated_at = ?3 WHERE id = ?1",
+            )?
+            .execute(params![id, next_at.0, now.0])?;
+        Ok(())
+    }
+
+    /// Deliveries per state, for `deliver`'s summary and the tests.
+    pub fn delivery_counts(&self) -> Result<Vec<(String, i64)>> {
+        let mut stmt = self.0.prepare_cached(
+            "SELECT state, count(*) FROM deliveries GROUP BY state ORDER BY state",
+        )?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+}

@@ -8,6 +8,8 @@ pub mod openapi;
 mod reply;
 mod router;
 
+pub use router::ROUTES;
+
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};

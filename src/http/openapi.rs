@@ -1,10 +1,12 @@
-//! The OpenAPI 3.1 description of `/api/v1`, served at `/api/v1/openapi.json`.
+//! The OpenAPI 3.1 description of `/api/v1`, served at `/api/v1/openapi.json`. A test checks
+//! that every routed path and method is described and that real responses match the schemas.
 
 use std::sync::OnceLock;
 
 use serde_json::{json, Value};
 
 use super::reply::{self, Reply};
+use crate::service::events::CATALOG;
 
 pub fn document() -> &'static Value {
     static DOC: OnceLock<Value> = OnceLock::new();
@@ -21,6 +23,330 @@ pub fn reply() -> Reply {
     )
 }
 
+fn r(name: &str) -> Value {
+    json!({ "$ref": format!("#/components/schemas/{name}") })
+}
+
+fn data(schema: Value) -> Value {
+    json!({
+        "type": "object",
+        "required": ["data"],
+        "additionalProperties": false,
+        "properties": { "data": schema }
+    })
+}
+
+fn ok(description: &str, schema: Value) -> Value {
+    json!({
+        "description": description,
+        "content": { "application/json": { "schema": data(schema) } }
+    })
+}
+
+fn err(name: &str) -> Value {
+    json!({ "$ref": format!("#/components/responses/{name}") })
+}
+
+fn body(schema: Value) -> Value {
+    json!({ "required": true, "content": { "application/json": { "schema": schema } } })
+}
+
+fn id_param(what: &str) -> Value {
+    json!([{
+        "name": "id", "in": "path", "required": true,
+        "description": what, "schema": { "type": "string" }
+    }])
+}
+
+/// The error responses every authenticated operation can give, plus `extra`.
+fn errors(extra: &[&str]) -> Vec<(String, Value)> {
+    let mut out: Vec<(String, Value)> = vec![
+        ("401".into(), err("Unauthorized")),
+        ("405".into(), err("MethodNotAllowed")),
+        ("500".into(), err("InternalError")),
+        ("503".into(), err("Unavailable")),
+    ];
+    for code in extra {
+        let name = match *code {
+            "400" => "ValidationError",
+            "403" => "Forbidden",
+            "404" => "NotFound",
+            "409" => "LimitReached",
+            "413" => "PayloadTooLarge",
+            "415" => "UnsupportedMediaType",
+            other => other,
+        };
+        out.push(((*code).into(), err(name)));
+    }
+    out
+}
+
+fn op(summary: &str, id: &str, success: (&str, Value), errs: &[&str]) -> Value {
+    let mut responses = serde_json::Map::new();
+    responses.insert(success.0.to_string(), success.1);
+    for (code, v) in errors(errs) {
+        responses.insert(code, v);
+    }
+    json!({ "summary": summary, "operationId": id, "responses": responses })
+}
+
+fn with(mut operation: Value, key: &str, value: Value) -> Value {
+    operation[key] = value;
+    operation
+}
+
+fn no_content(description: &str) -> (&'static str, Value) {
+    ("204", json!({ "description": description }))
+}
+
 fn build() -> Value {
-    json!({"openapi": "3.1.0", "info": {"title": "keyhook", "version": env!("CARGO_PKG_VERSION")}, "paths": {}})
+    let error_response = |description: &str| {
+        json!({
+            "description": description,
+            "content": { "application/json": { "schema": r("Error") } }
+        })
+    };
+    json!({
+        "openapi": "3.1.0",
+        "info": {
+            "title": "keyhook",
+            "version": env!("CARGO_PKG_VERSION"),
+            "description": "API keys and webhook subscriptions of a publishing service."
+        },
+        "servers": [{ "url": "/api/v1" }],
+        "security": [{ "bearer": [] }],
+        "paths": paths(),
+        "components": {
+            "securitySchemes": {
+                "bearer": { "type": "http", "scheme": "bearer", "description": "kp_ followed by 64 lowercase hex characters" }
+            },
+            "responses": {
+                "ValidationError": error_response("VALIDATION_ERROR: one detail per problem"),
+                "Unauthorized": error_response("UNAUTHORIZED, or API_KEY_EXPIRED with message `API key has expired`"),
+                "Forbidden": error_response("FORBIDDEN: a readonly key writing, or a key creating a key broader than itself"),
+                "NotFound": error_response("NOT_FOUND: no such path or id for the caller's user"),
+                "MethodNotAllowed": error_response("METHOD_NOT_ALLOWED, with an Allow header"),
+                "LimitReached": error_response("WEBHOOK_LIMIT_REACHED: the user has 10 webhooks"),
+                "PayloadTooLarge": error_response("PAYLOAD_TOO_LARGE: body over 64 KiB"),
+                "UnsupportedMediaType": error_response("UNSUPPORTED_MEDIA_TYPE: the body is not application/json"),
+                "InternalError": error_response("INTERNAL_ERROR"),
+                "Unavailable": error_response("SERVICE_UNAVAILABLE: the database cannot take writes now")
+            },
+            "schemas": schemas()
+        }
+    })
+}
+
+fn paths() -> Value {
+    let write = ["400", "403", "404", "413", "415"];
+    json!({
+        "/api-keys": {
+            "get": op("List the caller's API keys", "listApiKeys",
+                      ("200", ok("The keys of the caller's user", json!({"type": "array", "items": r("ApiKey")}))), &["403"]),
+            "post": with(op("Create an API key (its plaintext is in this response only)", "createApiKey",
+                            ("201", ok("The new key, with `key`", r("ApiKeyCreated"))), &write),
+                         "requestBody", body(r("CreateApiKey")))
+        },
+        "/api-keys/{id}": {
+            "parameters": id_param("Key id or its 11-character prefix"),
+            "get": op("Show an API key", "getApiKey", ("200", ok("The key", r("ApiKey"))), &["403", "404"]),
+            "delete": op("Delete an API key at once", "deleteApiKey", no_content("Deleted"), &["400", "403", "404"])
+        },
+        "/webhooks": {
+            "get": op("List the caller's webhooks", "listWebhooks",
+                      ("200", ok("At most 10 webhooks", json!({"type": "array", "maxItems": 10, "items": r("Webhook")}))), &["403"]),
+            "post": with(op("Create a webhook subscription", "createWebhook",
+                            ("201", ok("The new webhook, with its secret", r("Webhook"))),
+                            &["400", "403", "404", "409", "413", "415"]),
+                         "requestBody", body(r("CreateWebhook")))
+        },
+        "/webhooks/{id}": {
+            "parameters": id_param("Webhook id"),
+            "get": op("Show a webhook", "getWebhook", ("200", ok("The webhook", r("Webhook"))), &["403", "404"]),
+            "patch": with(op("Change url, events or isActive (isActive: true resets failCount)", "updateWebhook",
+                             ("200", ok("The webhook as changed", r("Webhook"))), &write),
+                          "requestBody", body(r("UpdateWebhook"))),
+            "delete": op("Delete a webhook and its delivery log", "deleteWebhook", no_content("Deleted"), &["403", "404"])
+        },
+        "/webhooks/{id}/test": {
+            "parameters": id_param("Webhook id"),
+            "post": op("Send a webhook.test delivery now", "testWebhook",
+                       ("200", ok("What the endpoint answered (also when delivery failed)", r("TestResult"))), &["403", "404"])
+        },
+        "/webhooks/{id}/deliveries": {
+            "parameters": id_param("Webhook id"),
+            "get": op("The newest 100 delivery attempts, newest first", "listDeliveries",
+                      ("200", ok("Attempts", json!({"type": "array", "items": r("DeliveryAttempt")}))), &["403", "404"])
+        },
+        "/events": {
+            "post": with(op("Emit an event to the caller's subscribed, active webhooks", "emitEvent",
+                            ("202", ok("Queued", r("EventAccepted"))), &write),
+                         "requestBody", body(r("EmitEvent")))
+        },
+        "/openapi.json": {
+            "get": {
+                "summary": "This document",
+                "operationId": "getOpenApi",
+                "security": [],
+                "responses": {
+                    "200": { "description": "OpenAPI 3.1", "content": { "application/json": { "schema": { "type": "object" } } } },
+                    "405": err("MethodNotAllowed")
+                }
+            }
+        }
+    })
+}
+
+fn schemas() -> Value {
+    let ts = json!({ "type": "string", "format": "date-time" });
+    let ts_or_null = json!({ "type": ["string", "null"], "format": "date-time" });
+    let mut schemas = json!({
+        "ApiKey": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["id", "userId", "keyPrefix", "name", "permission", "fullAccess", "profileIds", "lastUsedAt", "expiresAt", "createdAt"],
+            "properties": {
+                "id": { "type": "string" },
+                "userId": { "type": "string" },
+                "keyPrefix": { "type": "string", "pattern": "^kp_[0-9a-f]{8}$" },
+                "name": { "type": "string", "minLength": 1, "maxLength": 100 },
+                "permission": { "enum": ["readwrite", "readonly"] },
+                "fullAccess": { "type": "boolean" },
+                "profileIds": { "type": "array", "items": { "type": "string" } },
+                "lastUsedAt": ts_or_null,
+                "expiresAt": ts_or_null,
+                "createdAt": ts
+            }
+        },
+        "CreateApiKey": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["name"],
+            "properties": {
+                "name": { "type": "string", "minLength": 1, "maxLength": 100 },
+                "permission": { "enum": ["readwrite", "readonly"], "default": "readwrite" },
+                "fullAccess": { "type": "boolean", "default": true },
+                "profileIds": { "type": "array", "items": { "type": "string", "minLength": 1 }, "uniqueItems": true },
+                "expiresAt": { "type": ["string", "null"], "format": "date-time" }
+            }
+        },
+        "Webhook": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["id", "userId", "url", "events", "secret", "isActive", "failCount", "createdAt", "updatedAt"],
+            "properties": {
+                "id": { "type": "string" },
+                "userId": { "type": "string" },
+                "url": { "type": "string", "format": "uri", "maxLength": 2048 },
+                "events": { "type": "array", "minItems": 1, "items": { "enum": CATALOG } },
+                "secret": { "type": "string", "pattern": "^whsec_[A-Za-z0-9+/]+={0,2}$" },
+                "isActive": { "type": "boolean" },
+                "failCount": { "type": "integer", "minimum": 0 },
+                "createdAt": ts,
+                "updatedAt": ts
+            }
+        },
+        "CreateWebhook": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["url", "events"],
+            "properties": {
+                "url": { "type": "string", "format": "uri", "maxLength": 2048 },
+                "events": { "type": "array", "minItems": 1, "uniqueItems": true, "items": { "enum": CATALOG } }
+            }
+        },
+        "UpdateWebhook": {
+            "type": "object",
+            "additionalProperties": false,
+            "minProperties": 1,
+            "properties": {
+                "url": { "type": "string", "format": "uri", "maxLength": 2048 },
+                "events": { "type": "array", "minItems": 1, "uniqueItems": true, "items": { "enum": CATALOG } },
+                "isActive": { "type": "boolean" }
+            }
+        },
+        "TestResult": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["delivered", "statusCode", "statusText"],
+            "properties": {
+                "delivered": { "type": "boolean" },
+                "statusCode": { "type": "integer", "minimum": 0, "maximum": 999 },
+                "statusText": { "type": "string" }
+            }
+        },
+        "DeliveryAttempt": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["id", "deliveryId", "eventId", "event", "attempt", "attemptedAt", "delivered", "statusCode", "statusText", "durationMs", "responseExcerpt"],
+            "properties": {
+                "id": { "type": "integer" },
+                "deliveryId": { "type": ["string", "null"] },
+                "eventId": { "type": "string" },
+                "event": { "type": "string" },
+                "attempt": { "type": "integer", "minimum": 1 },
+                "attemptedAt": ts,
+                "delivered": { "type": "boolean" },
+                "statusCode": { "type": "integer", "minimum": 0, "maximum": 999 },
+                "statusText": { "type": "string" },
+                "durationMs": { "type": "integer", "minimum": 0 },
+                "responseExcerpt": { "type": "string" }
+            }
+        },
+        "EmitEvent": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["event"],
+            "properties": {
+                "event": { "enum": CATALOG },
+                "data": { "type": "object" }
+            }
+        },
+        "EventAccepted": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["id", "event", "createdAt", "deliveries"],
+            "properties": {
+                "id": { "type": "string", "pattern": "^evt_[0-9a-f]{32}$" },
+                "event": { "type": "string" },
+                "createdAt": ts,
+                "deliveries": { "type": "integer", "minimum": 0 }
+            }
+        },
+        "Error": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["error"],
+            "properties": {
+                "error": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["code", "message", "details"],
+                    "properties": {
+                        "code": { "enum": ["VALIDATION_ERROR", "UNAUTHORIZED", "API_KEY_EXPIRED", "FORBIDDEN", "NOT_FOUND", "METHOD_NOT_ALLOWED", "WEBHOOK_LIMIT_REACHED", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"] },
+                        "message": { "type": "string" },
+                        "details": {
+                            "type": "array",
+                            "items": {
+                                "type": "object",
+                                "additionalProperties": false,
+                                "required": ["field", "message"],
+                                "properties": { "field": { "type": "string" }, "message": { "type": "string" } }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    });
+    // The creation response is an ApiKey with `key`; spelled out, since `allOf` cannot
+    // extend a schema that forbids additional properties.
+    let mut created = schemas["ApiKey"].clone();
+    created["properties"]["key"] = json!({ "type": "string", "pattern": "^kp_[0-9a-f]{64}$" });
+    created["required"]
+        .as_array_mut()
+        .expect("required is an array")
+        .push(json!("key"));
+    schemas["ApiKeyCreated"] = created;
+    schemas
 }

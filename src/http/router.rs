@@ -83,7 +83,6 @@ pub fn route<'a>(method: &Method, path: &'a str) -> Match<'a> {
 }
 
 /// Every routed (path template, method) pair, for the OpenAPI test.
-#[allow(dead_code)]
 pub const ROUTES: &[(&str, &str)] = &[
     ("/api-keys", "get"),
     ("/api-keys", "post"),

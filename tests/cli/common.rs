@@ -70,3 +70,99 @@ pub fn database_bytes(db: &Path) -> Vec<u8> {
     }
     all
 }
+
+/// What a finished command left behind.
+#[derive(Debug)]
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    /// stdout parsed as JSON (`Value::Null` if it is not JSON).
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or(Value::Null)
+    }
+
+    /// Asserts that this run failed with `code` and reported it the keyhook way: every stderr
+    /// line starts with `keyhook: `, and nothing panicked.
+    pub fn assert_error(&self, code: i32) -> &Run {
+        assert_eq!(self.code, code, "exit status of {self:#?}");
+        assert_keyhook_error(&self.stderr);
+        self
+    }
+}
+
+/// Runs `cmd` to the end and collects its exit status and output.
+pub fn run(cmd: &mut Command) -> Run {
+    let out = cmd.output().expect("run keyhook");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// A non-empty stderr whose every line is a `keyhook: ` message, without a panic.
+pub fn assert_keyhook_error(stderr: &str) {
+    assert!(!stderr.trim().is_empty(), "expected an error on stderr");
+    assert!(!stderr.contains("panicked"), "panic: {stderr}");
+    for line in stderr.lines() {
+        assert!(
+            line.starts_with("keyhook: "),
+            "stderr line {line:?} in {stderr:?}"
+        );
+    }
+}
+
+impl Env {
+    /// `keyhook --db <temp> ARGS`.
+    pub fn run(&self, args: &[&str]) -> Run {
+        run(self.cmd().args(args))
+    }
+
+    /// `keyhook --db <temp> keys verify ARGS` with `stdin` on standard input.
+    pub fn verify(&self, stdin: &str, args: &[&str]) -> Run {
+        run(self
+            .cmd()
+            .args(["keys", "verify"])
+            .args(args)
+            .write_stdin(stdin.to_string()))
+    }
+
+    /// The `data` array of `keys list ARGS --json`.
+    pub fn list(&self, args: &[&str]) -> Vec<Value> {
+        let (code, v) = self.json(&[&["keys", "list"], args].concat());
+        assert_eq!(code, 0, "keys list failed: {v}");
+        v["data"].as_array().expect("data is an array").clone()
+    }
+}
+
+/// A `std::process::Command` of the binary with the environment of [`bare_cmd`], for tests
+/// that spawn several processes or wire up pipes themselves.
+pub fn std_cmd() -> std::process::Command {
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("keyhook"));
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy().into_owned();
+        if k.starts_with("KEYHOOK_") || k == "NO_COLOR" || k.starts_with("XDG_") {
+            c.env_remove(&k);
+        }
+    }
+    c
+}
+
+/// `2026-11-22T03:47:36.123Z`: RFC 3339, UTC, milliseconds.
+pub fn is_api_timestamp(s: &str) -> bool {
+    s.len() == 24
+        && s.ends_with('Z')
+        && s.as_bytes()[19] == b'.'
+        && chrono::DateTime::parse_from_rfc3339(s).is_ok()
+}
+
+/// Milliseconds since the epoch of an API timestamp.
+pub fn millis(s: &str) -> i64 {
+    chrono::DateTime::parse_from_rfc3339(s)
+        .unwrap_or_else(|e| panic!("{s:?} is not RFC 3339: {e}"))
+        .timestamp_millis()
+}

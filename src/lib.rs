@@ -5,6 +5,7 @@
 pub mod auth;
 pub mod cli;
 pub mod config;
+pub mod delivery;
 pub mod error;
 pub mod http;
 pub mod model;

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Authenticated GET /api/v1/api-keys on `keyhook serve` under wrk (2 threads, 32 connections),
+# against nginx serving a static file of the same bytes, on the same machine in the same run.
+# The database holds 100,000 keys of other users. Prints requests/s, p99, errors and the
+# server's peak RSS, with the ratios the serve issue sets as targets.
+#
+#   bench/serve.sh                 # DURATION=10s KEYS=100000 THREADS=4 are the defaults
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION=${DURATION:-10s}
+KEYS=${KEYS:-100000}
+THREADS=${THREADS:-4}
+
+need=()
+command -v wrk >/dev/null || need+=(wrk)
+command -v nginx >/dev/null || need+=(nginx-light)
+command -v sqlite3 >/dev/null || need+=(sqlite3)
+command -v curl >/dev/null || need+=(curl)
+if [ ${#need[@]} -gt 0 ]; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+cargo build --release --quiet
+bin=$PWD/target/release/keyhook
+
+work=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+db=$work/k.db
+
+# The caller's key, then other users' keys written straight into the table (a key per process
+# would take minutes): random hashes, as real keys would have.
+key=$("$bin" --db "$db" --user bench keys create --name bench --quiet)
+for i in 1 2 3; do "$bin" --db "$db" --user bench keys create --name "ci-$i" --quiet >/dev/null; done
+sqlite3 "$db" <<SQL
+PRAGMA foreign_keys = ON;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
+INSERT INTO users (id, created_at) SELECT 'user-' || i, 0 FROM n;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $KEYS)
+INSERT INTO api_keys (id, user_id, name, key_hash, key_prefix, permission, full_access,
+                      profile_ids, created_at)
+SELECT lower(hex(randomblob(16))), 'user-' || (i % 1000 + 1), 'key ' || i,
+       lower(hex(randomblob(32))), 'kp_' || lower(hex(randomblob(4))), 'readwrite', 1, '[]',
+       1700000000000 + i
+FROM n;
+SQL
+
+port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+kport=$(port)
+"$bin" --db "$db" serve --bind "127.0.0.1:$kport" --threads "$THREADS" 2>"$work/serve.log" &
+kpid=$!; pids+=("$kpid")
+for _ in $(seq 50); do grep -q listening "$work/serve.log" && break; sleep 0.1; done
+url="http://127.0.0.1:$kport/api/v1/api-keys"
+# Warm up, then take the exact body for nginx (lastUsedAt is now set and stays put within 1 s
+# resolution; the bytes only need to be of the same size).
+curl -sf -H "Authorization: Bearer $key" "$url" >/dev/null
+mkdir -p "$work/www"; chmod 755 "$work" "$work/www"
+curl -sf -H "Authorization: Bearer $key" "$url" >"$work/www/api-keys"
+bytes=$(wc -c <"$work/www/api-keys")
+
+nport=$(port)
+cat >"$work/nginx.conf" <<NGINX
+worker_processes auto;
+pid $work/nginx.pid;
+error_log $work/nginx-error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  default_type application/json;
+  server { listen 127.0.0.1:$nport; root $work/www; }
+}
+NGINX
+nginx -c "$work/nginx.conf" -p "$work"
+for _ in $(seq 50); do [ -s "$work/nginx.pid" ] && break; sleep 0.1; done
+pids+=("$(cat "$work/nginx.pid")")
+
+run_wrk() { wrk -t2 -c32 -d"$DURATION" --latency "$@"; }
+echo "== nginx static ($bytes bytes)"; run_wrk "http://127.0.0.1:$nport/api-keys" | tee "$work/nginx.txt"
+echo "== keyhook serve (threads $THREADS, $KEYS keys of other users)"
+run_wrk -H "Authorization: Bearer $key" "$url" | tee "$work/keyhook.txt"
+rss_kb=$(awk '/VmHWM/ {print $2}' "/proc/$kpid/status")
+
+python3 - "$work/nginx.txt" "$work/keyhook.txt" "$rss_kb" <<'PY'
+import re, sys
+def parse(path):
+    t = open(path).read()
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", t).group(1))
+    m = re.search(r"99%\s+([\d.]+)(us|ms|s)", t)
+    p99 = float(m.group(1)) * {"us": 0.001, "ms": 1, "s": 1000}[m.group(2)]
+    errors = sum(int(x) for x in re.findall(r"(?:Non-2xx or 3xx responses|connect|read|write|timeout):? (\d+)", t))
+    return rps, p99, errors
+n, k = parse(sys.argv[1]), parse(sys.argv[2])
+rss = int(sys.argv[3]) / 1024
+print()
+print(f"{'':24}{'req/s':>12}{'p99 ms':>10}{'errors':>8}")
+print(f"{'nginx static':24}{n[0]:>12.0f}{n[1]:>10.2f}{n[2]:>8}")
+print(f"{'keyhook serve':24}{k[0]:>12.0f}{k[1]:>10.2f}{k[2]:>8}")
+print(f"ratio keyhook/nginx: {k[0]/n[0]:.2f} (target >= 0.33); keyhook p99 {k[1]:.2f} ms (target <= 5); "
+      f"errors {k[2]} (target 0); peak RSS {rss:.1f} MB (target <= 30)")
+PY

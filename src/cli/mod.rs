@@ -118,7 +118,10 @@ impl Context {
 
 /// Runs the command line and returns the process exit status.
 pub fn main() -> i32 {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(&e),
+    };
     let ctx = Context {
         db: cli.db,
         user: cli.user,
@@ -137,6 +140,44 @@ pub fn main() -> i32 {
         Ok(()) => 0,
         Err(e) => report(&ctx.out, &e),
     }
+}
+
+/// Help and version go to stdout with status 0; a usage error is reported like any other
+/// validation error (`keyhook: ...`, and the error object on stdout with `--json`), status 2.
+fn usage_error(e: &clap::Error) -> i32 {
+    use clap::error::{ContextKind, ErrorKind};
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        let _ = e.print();
+        return 0;
+    }
+    if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        let _ = e.print();
+        return 2;
+    }
+    let rendered = e.render().to_string();
+    // The message runs from "error: " to the first blank line (it may list possible values).
+    let message = rendered
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join(" ")
+        .trim_start_matches("error: ")
+        .to_string();
+    let field = match e.get(ContextKind::InvalidArg) {
+        // "--permission <PERMISSION>" names the flag "--permission".
+        Some(clap::error::ContextValue::String(arg)) => {
+            arg.split(' ').next().unwrap_or(arg).to_string()
+        }
+        _ => "command".to_string(),
+    };
+    let json = std::env::args().any(|a| a == "--json");
+    let err = Error::Validation(vec![crate::error::FieldError::new(field, message)]);
+    Output::new(json).error(&err);
+    if let Some(usage) = rendered.lines().find(|l| l.starts_with("Usage:")) {
+        eprintln!("{usage}\n\nFor more information, try '--help'.");
+    }
+    2
 }
 
 /// Prints `e` (as the error object on stdout too with `--json`) and returns its exit status.

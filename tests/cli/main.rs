@@ -3,4 +3,6 @@
 
 mod common;
 mod keys;
+mod serve;
+mod server;
 mod store;

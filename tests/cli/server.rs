@@ -1,0 +1,444 @@
+//! A running `keyhook serve` for integration tests: the real binary on an ephemeral loopback
+//! port, its stderr (the access log) collected as it is written, an HTTP client for
+//! well-formed requests and raw sockets for everything else. Dropping a [`Server`] sends it
+//! SIGTERM and waits for it. Nothing here talks to any address but 127.0.0.1.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{mpsc, Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::common::Env;
+
+/// How long a test waits for the server to start, answer, log or stop before it fails.
+pub const PATIENCE: Duration = Duration::from_secs(10);
+
+pub struct Server {
+    child: Child,
+    pub port: u16,
+    log: Arc<Mutex<String>>,
+    reader: Option<thread::JoinHandle<()>>,
+    agent: ureq::Agent,
+}
+
+/// An HTTP response, whatever its status.
+#[derive(Debug)]
+pub struct Resp {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Resp {
+    /// The first value of header `name` (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The body as JSON; fails the test if it is not JSON.
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body)
+            .unwrap_or_else(|e| panic!("response body is not JSON ({e}): {self:?}"))
+    }
+
+    /// `data` of a success envelope, after checking that the envelope has nothing else.
+    pub fn data(&self) -> Value {
+        let v = self.json();
+        let keys: Vec<&String> = v.as_object().expect("an object").keys().collect();
+        assert_eq!(keys, ["data"], "success envelope of {self:?}");
+        v["data"].clone()
+    }
+}
+
+/// A response read off a raw socket.
+#[derive(Debug)]
+pub struct RawResp {
+    pub status: u16,
+    /// Status line and headers, as sent.
+    pub head: String,
+    pub body: Vec<u8>,
+}
+
+impl RawResp {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.head.lines().skip(1).find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.trim().eq_ignore_ascii_case(name).then(|| v.trim())
+        })
+    }
+
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("response body is not JSON ({e}): {self:?}"))
+    }
+}
+
+/// The binary with the environment of `common::bare_cmd` (no `KEYHOOK_*`, `NO_COLOR`, XDG).
+fn keyhook() -> Command {
+    let mut c = Command::new(assert_cmd::cargo::cargo_bin("keyhook"));
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy().into_owned();
+        if k.starts_with("KEYHOOK_") || k == "NO_COLOR" || k.starts_with("XDG_") {
+            c.env_remove(&k);
+        }
+    }
+    c
+}
+
+impl Server {
+    /// `keyhook --db <env's db> serve --bind 127.0.0.1:0`.
+    pub fn start(env: &Env) -> Server {
+        Server::start_with(env, &[])
+    }
+
+    /// [`Server::start`] with more `serve` arguments (`--threads N`).
+    pub fn start_with(env: &Env, args: &[&str]) -> Server {
+        let mut child = keyhook()
+            .arg("--db")
+            .arg(env.db())
+            .args(["serve", "--bind", "127.0.0.1:0"])
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn keyhook serve");
+        let stderr = child.stderr.take().expect("piped stderr");
+        let log = Arc::new(Mutex::new(String::new()));
+        let (first_tx, first_rx) = mpsc::channel();
+        let reader = {
+            let log = Arc::clone(&log);
+            thread::spawn(move || {
+                let mut r = BufReader::new(stderr);
+                let mut line = Vec::new();
+                loop {
+                    line.clear();
+                    match r.read_until(b'\n', &mut line) {
+                        Ok(0) | Err(_) => break,
+                        Ok(_) => {}
+                    }
+                    let text = String::from_utf8_lossy(&line);
+                    log.lock().unwrap().push_str(&text);
+                    let _ = first_tx.send(text.into_owned());
+                }
+            })
+        };
+        let first = match first_rx.recv_timeout(PATIENCE) {
+            Ok(line) => line,
+            Err(_) => {
+                let _ = child.kill();
+                panic!("keyhook serve printed nothing on stderr");
+            }
+        };
+        let port = first
+            .strip_prefix("keyhook: listening on http://127.0.0.1:")
+            .and_then(|rest| rest.split(' ').next())
+            .and_then(|p| p.parse::<u16>().ok());
+        let Some(port) = port else {
+            let _ = child.kill();
+            panic!("unexpected first stderr line of keyhook serve: {first:?}");
+        };
+        assert!(
+            first.contains(&format!("(database {})", env.db().display())),
+            "{first:?}"
+        );
+        let agent = ureq::AgentBuilder::new()
+            .timeout(PATIENCE)
+            .redirects(0)
+            .build();
+        Server {
+            child,
+            port,
+            log,
+            reader: Some(reader),
+            agent,
+        }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    /// Sends a request with `headers` and, if given, `body`; any status is returned.
+    pub fn send(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<&[u8]>,
+    ) -> Resp {
+        let mut rq = self.agent.request(method, &self.url(path));
+        for (k, v) in headers {
+            rq = rq.set(k, v);
+        }
+        let result = match body {
+            Some(b) => rq.send_bytes(b),
+            None => rq.call(),
+        };
+        let resp = match result {
+            Ok(r) | Err(ureq::Error::Status(_, r)) => r,
+            Err(e) => panic!("{method} {path}: {e}"),
+        };
+        let status = resp.status();
+        let headers = resp
+            .headers_names()
+            .into_iter()
+            .flat_map(|name| {
+                resp.all(&name)
+                    .into_iter()
+                    .map(|v| (name.clone(), v.to_string()))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let body = resp.into_string().expect("read the response body");
+        Resp {
+            status,
+            headers,
+            body,
+        }
+    }
+
+    /// `method path` with `Authorization: Bearer <key>` if a key is given.
+    pub fn call(&self, method: &str, path: &str, key: Option<&str>) -> Resp {
+        let auth = key.map(|k| format!("Bearer {k}"));
+        let headers: Vec<(&str, &str)> = auth
+            .as_deref()
+            .map(|a| vec![("Authorization", a)])
+            .unwrap_or_default();
+        self.send(method, path, &headers, None)
+    }
+
+    pub fn get(&self, path: &str, key: &str) -> Resp {
+        self.call("GET", path, Some(key))
+    }
+
+    pub fn delete(&self, path: &str, key: &str) -> Resp {
+        self.call("DELETE", path, Some(key))
+    }
+
+    /// POST of `body` as `application/json` with the key (if any).
+    pub fn post(&self, path: &str, key: Option<&str>, content_type: &str, body: &[u8]) -> Resp {
+        let auth = key.map(|k| format!("Bearer {k}"));
+        let mut headers = vec![("Content-Type", content_type)];
+        if let Some(a) = auth.as_deref() {
+            headers.push(("Authorization", a));
+        }
+        self.send("POST", path, &headers, Some(body))
+    }
+
+    pub fn post_json(&self, path: &str, key: &str, body: &Value) -> Resp {
+        self.post(
+            path,
+            Some(key),
+            "application/json",
+            body.to_string().as_bytes(),
+        )
+    }
+
+    /// A raw connection to the server, with read and write timeouts of [`PATIENCE`].
+    pub fn connect(&self) -> TcpStream {
+        let s = TcpStream::connect(("127.0.0.1", self.port)).expect("connect to keyhook serve");
+        s.set_read_timeout(Some(PATIENCE)).unwrap();
+        s.set_write_timeout(Some(PATIENCE)).unwrap();
+        s
+    }
+
+    /// Writes `bytes` on a new connection and reads one response (None if the server closed
+    /// the connection without answering).
+    pub fn raw(&self, bytes: &[u8]) -> Option<RawResp> {
+        let mut s = self.connect();
+        // The server may answer and close before it has read everything.
+        let _ = s.write_all(bytes);
+        read_response(&mut s)
+    }
+
+    /// Everything the server wrote on stderr so far.
+    pub fn log(&self) -> String {
+        self.log.lock().unwrap().clone()
+    }
+
+    /// The access-log lines so far: every stderr line but the `keyhook: ` messages.
+    pub fn access_lines(&self) -> Vec<String> {
+        self.log()
+            .lines()
+            .filter(|l| !l.starts_with("keyhook: "))
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// Waits until the access log has at least `n` lines and returns them.
+    pub fn wait_for_access_lines(&self, n: usize) -> Vec<String> {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let lines = self.access_lines();
+            if lines.len() >= n {
+                return lines;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "expected {n} access-log lines, got {}:\n{}",
+                lines.len(),
+                self.log()
+            );
+            thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Sends `signal` (`TERM`, `INT`) to the server.
+    pub fn signal(&self, signal: &str) {
+        let sent = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(self.pid().to_string())
+            .status()
+            .expect("run kill");
+        assert!(sent.success(), "kill -{signal} {} failed", self.pid());
+    }
+
+    /// Waits for the process to exit; returns its status, how long that took, and its whole
+    /// stderr.
+    pub fn wait(&mut self) -> (ExitStatus, Duration, String) {
+        let started = Instant::now();
+        let status = loop {
+            if let Some(s) = self.child.try_wait().expect("wait for keyhook serve") {
+                break s;
+            }
+            if started.elapsed() > PATIENCE {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                panic!(
+                    "keyhook serve did not exit within {PATIENCE:?}:\n{}",
+                    self.log()
+                );
+            }
+            thread::sleep(Duration::from_millis(10));
+        };
+        let took = started.elapsed();
+        if let Some(r) = self.reader.take() {
+            let _ = r.join();
+        }
+        (status, took, self.log())
+    }
+
+    /// [`Server::signal`], then [`Server::wait`].
+    pub fn stop_with(&mut self, signal: &str) -> (ExitStatus, Duration, String) {
+        self.signal(signal);
+        self.wait()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = Command::new("kill")
+                .arg("-TERM")
+                .arg(self.pid().to_string())
+                .status();
+            let deadline = Instant::now() + PATIENCE;
+            while matches!(self.child.try_wait(), Ok(None)) && Instant::now() < deadline {
+                thread::sleep(Duration::from_millis(10));
+            }
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Reads one response: the head, then `Content-Length` bytes of body (a response without
+/// `Content-Length` is returned with what is left unread). None if the connection closed or
+/// timed out before a complete head.
+pub fn read_response(s: &mut TcpStream) -> Option<RawResp> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let head_end = loop {
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+        match s.read(&mut chunk) {
+            Ok(0) | Err(_) => return None,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status in {head:?}"));
+    let mut r = RawResp {
+        status,
+        head,
+        body: buf[head_end..].to_vec(),
+    };
+    if let Some(len) = r
+        .header("Content-Length")
+        .and_then(|l| l.parse::<usize>().ok())
+    {
+        while r.body.len() < len {
+            match s.read(&mut chunk) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => r.body.extend_from_slice(&chunk[..n]),
+            }
+        }
+    }
+    Some(r)
+}
+
+/// Reads until the server closes the connection and splits what came into responses, each
+/// framed by its `Content-Length` (for pipelined requests).
+pub fn read_all_responses(s: &mut TcpStream) -> Vec<RawResp> {
+    let mut buf = Vec::new();
+    let _ = s.read_to_end(&mut buf);
+    let mut out = Vec::new();
+    let mut rest = &buf[..];
+    while let Some(head_end) = rest.windows(4).position(|w| w == b"\r\n\r\n") {
+        let head = String::from_utf8_lossy(&rest[..head_end + 4]).into_owned();
+        let status = head
+            .split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("no status in {head:?}"));
+        let mut r = RawResp {
+            status,
+            head,
+            body: Vec::new(),
+        };
+        let len = r
+            .header("Content-Length")
+            .and_then(|l| l.parse::<usize>().ok())
+            .unwrap_or(0);
+        let body_end = (head_end + 4 + len).min(rest.len());
+        r.body = rest[head_end + 4..body_end].to_vec();
+        rest = &rest[body_end..];
+        out.push(r);
+    }
+    out
+}
+
+/// An HTTP/1.1 request as bytes, with `Host` and `Connection: close` and, when a body is
+/// given, its `Content-Length`.
+pub fn raw_request(method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
+    let mut out = format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n");
+    for (k, v) in headers {
+        out.push_str(&format!("{k}: {v}\r\n"));
+    }
+    if !body.is_empty() {
+        out.push_str(&format!("Content-Length: {}\r\n", body.len()));
+    }
+    out.push_str("\r\n");
+    let mut bytes = out.into_bytes();
+    bytes.extend_from_slice(body);
+    bytes
+}

@@ -115,13 +115,13 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
                 if list.is_empty() {
                     return Ok(());
                 }
-                writeln!(w, "{}", output::key_list(&list, now, all_users))
+                writeln!(w, "{}", ctx.out.key_list(&list, now, all_users))
             })
         }
         KeysCommand::Show { id } => {
             let key = keys::get(&ctx.store()?, &ctx.actor()?, &id)?;
             ctx.out
-                .data(&key, |w| writeln!(w, "{}", output::key_detail(&key, now)))
+                .data(&key, |w| writeln!(w, "{}", ctx.out.key_detail(&key, now)))
         }
         KeysCommand::Delete { id, yes } => {
             let actor = ctx.actor()?;
@@ -193,7 +193,7 @@ fn print_new_key(
         return Ok(());
     }
     ctx.out.data(key, |w| {
-        writeln!(w, "{}", output::key_detail(key, now))?;
+        writeln!(w, "{}", ctx.out.key_detail(key, now))?;
         writeln!(w, "{plaintext}")
     })?;
     ctx.out

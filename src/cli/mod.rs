@@ -2,6 +2,7 @@
 //! parses its flags, calls one `service` function and prints the result.
 
 mod deliver;
+pub mod docs;
 mod events;
 mod keys;
 mod output;
@@ -48,6 +49,10 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub json: bool,
 
+    /// When tables use color (NO_COLOR turns auto off)
+    #[arg(long, global = true, value_enum, default_value = "auto", value_name = "WHEN")]
+    pub color: output::ColorChoice,
+
     /// Allow webhook deliveries to loopback, private and link-local addresses
     #[arg(long, global = true, env = "KEYHOOK_ALLOW_PRIVATE_TARGETS")]
     pub allow_private_targets: bool,
@@ -76,6 +81,11 @@ pub enum Command {
     Deliver(deliver::DeliverArgs),
     /// Serve the /api/v1 HTTP JSON API (and deliver webhooks)
     Serve(serve::ServeArgs),
+    /// Print the completion script for a shell
+    Completions {
+        /// bash, zsh, fish, elvish or powershell
+        shell: clap_complete::Shell,
+    },
 }
 
 fn timeout_ms(s: &str) -> Result<i64, String> {
@@ -125,7 +135,7 @@ pub fn main() -> i32 {
     let ctx = Context {
         db: cli.db,
         user: cli.user,
-        out: Output::new(cli.json),
+        out: Output::with_color(cli.json, cli.color),
         allow_private: cli.allow_private_targets,
         delivery_timeout: std::time::Duration::from_millis(cli.delivery_timeout.unsigned_abs()),
     };
@@ -135,6 +145,14 @@ pub fn main() -> i32 {
         Command::Events(cmd) => events::run(&ctx, cmd),
         Command::Deliver(args) => deliver::run(&ctx, args),
         Command::Serve(args) => serve::run(&ctx, args),
+        Command::Completions { shell } => {
+            use std::io::Write;
+            let mut stdout = io::stdout().lock();
+            stdout
+                .write_all(&docs::completions(shell))
+                .and_then(|()| stdout.flush())
+                .map_err(anyhow::Error::from)
+        }
     };
     match result {
         Ok(()) => 0,

@@ -1,21 +1,45 @@
 //! Printing: data to stdout, messages to stderr; `--json` prints exactly the HTTP body.
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 
-use comfy_table::{presets, ContentArrangement, Table};
+use comfy_table::{presets, Attribute, Cell, Color, ContentArrangement, Table};
 use serde::Serialize;
 
 use crate::error::Error;
 use crate::model::{ApiKey, Data, DeliveryAttempt, ErrorEnvelope, Webhook};
 use crate::time::Timestamp;
 
+/// `--color`: whether tables use color.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// Color on a terminal, unless NO_COLOR is set
+    Auto,
+    Always,
+    Never,
+}
+
 pub struct Output {
     json: bool,
+    color: bool,
 }
 
 impl Output {
     pub fn new(json: bool) -> Output {
-        Output { json }
+        Output { json, color: false }
+    }
+
+    /// Output with colors decided by `choice`, the terminal and `NO_COLOR`
+    /// (<https://no-color.org>: any non-empty value turns color off unless a flag asks).
+    pub fn with_color(json: bool, choice: ColorChoice) -> Output {
+        let color = match choice {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                io::stdout().is_terminal()
+                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
+        };
+        Output { json, color }
     }
 
     pub fn is_json(&self) -> bool {
@@ -88,11 +112,40 @@ fn flag_name(field: &str) -> String {
     format!("{flag}{index}")
 }
 
-fn table() -> Table {
-    let mut t = Table::new();
-    t.load_preset(presets::UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic);
-    t
+fn yes_no(b: bool) -> &'static str {
+    if b {
+        "yes"
+    } else {
+        "no"
+    }
+}
+
+/// How long ago or ahead `t` is, in the largest whole unit: `in 3 days`, `2 hours ago`.
+pub fn relative(t: Timestamp, now: Timestamp) -> String {
+    let ms = t.millis() - now.millis();
+    let secs = ms.unsigned_abs() / 1000;
+    if secs < 10 {
+        return "just now".into();
+    }
+    let (n, unit) = [
+        (365 * 86_400, "year"),
+        (30 * 86_400, "month"),
+        (7 * 86_400, "week"),
+        (86_400, "day"),
+        (3_600, "hour"),
+        (60, "minute"),
+        (1, "second"),
+    ]
+    .into_iter()
+    .find(|(size, _)| secs >= *size)
+    .map(|(size, unit)| ((secs + size / 2) / size, unit))
+    .unwrap_or((secs, "second"));
+    let plural = if n == 1 { "" } else { "s" };
+    if ms > 0 {
+        format!("in {n} {unit}{plural}")
+    } else {
+        format!("{n} {unit}{plural} ago")
+    }
 }
 
 /// `2026-11-22 03:47 UTC`, or `-` for no time.
@@ -103,11 +156,11 @@ pub fn when(t: Option<Timestamp>) -> String {
     }
 }
 
-fn expiry(key: &ApiKey, now: Timestamp) -> String {
-    match key.expires_at {
-        None => "never".into(),
-        Some(_) if key.is_expired(now) => format!("EXPIRED {}", when(key.expires_at)),
-        t => when(t),
+/// `2026-11-22 03:47 UTC (2 hours ago)`, for detail views.
+fn when_full(t: Option<Timestamp>, now: Timestamp) -> String {
+    match t {
+        None => "-".into(),
+        Some(t) => format!("{} ({})", when(Some(t)), relative(t, now)),
     }
 }
 
@@ -119,118 +172,169 @@ fn scope(key: &ApiKey) -> String {
     }
 }
 
-pub fn key_list(keys: &[ApiKey], now: Timestamp, with_user: bool) -> Table {
-    let mut t = table();
-    let mut header = vec![
-        "ID",
-        "PREFIX",
-        "NAME",
-        "PERMISSION",
-        "SCOPE",
-        "EXPIRES",
-        "LAST USED",
-    ];
-    if with_user {
-        header.insert(0, "USER");
-    }
-    t.set_header(header);
-    for k in keys {
-        let mut row = vec![
-            k.id.clone(),
-            k.key_prefix.clone(),
-            k.name.clone(),
-            k.permission.as_str().to_string(),
-            scope(k),
-            expiry(k, now),
-            when(k.last_used_at),
-        ];
-        if with_user {
-            row.insert(0, k.user_id.clone());
+impl Output {
+    fn table(&self) -> Table {
+        let mut t = Table::new();
+        t.load_preset(presets::UTF8_FULL_CONDENSED)
+            .set_content_arrangement(ContentArrangement::Dynamic);
+        // On a terminal comfy-table fits its width; elsewhere COLUMNS, if set, does.
+        if !io::stdout().is_terminal() {
+            if let Some(w) = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()) {
+                t.set_width(w);
+            }
         }
-        t.add_row(row);
+        if self.color {
+            t.enforce_styling();
+        }
+        t
     }
-    t
+
+    fn header(&self, names: &[&str]) -> Vec<Cell> {
+        names
+            .iter()
+            .map(|n| {
+                let c = Cell::new(n);
+                if self.color {
+                    c.add_attribute(Attribute::Bold)
+                } else {
+                    c
+                }
+            })
+            .collect()
+    }
+
+    /// A cell in green when `good`, red otherwise (plain without color).
+    fn flag(&self, text: impl Into<String>, good: bool) -> Cell {
+        let c = Cell::new(text.into());
+        match (self.color, good) {
+            (false, _) => c,
+            (true, true) => c.fg(Color::Green),
+            (true, false) => c.fg(Color::Red),
+        }
+    }
+
+    fn expiry(&self, key: &ApiKey, now: Timestamp, full: bool) -> Cell {
+        match key.expires_at {
+            None => Cell::new("never"),
+            Some(t) if key.is_expired(now) => {
+                self.flag(format!("EXPIRED {}", relative(t, now)), false)
+            }
+            Some(t) if full => Cell::new(when_full(Some(t), now)),
+            Some(t) => Cell::new(relative(t, now)),
+        }
+    }
+
+    pub fn key_list(&self, keys: &[ApiKey], now: Timestamp, with_user: bool) -> Table {
+        let mut t = self.table();
+        let mut header = vec!["ID", "PREFIX", "NAME", "PERMISSION", "SCOPE", "EXPIRES", "LAST USED"];
+        if with_user {
+            header.insert(0, "USER");
+        }
+        t.set_header(self.header(&header));
+        for k in keys {
+            let mut row = vec![
+                Cell::new(&k.id),
+                Cell::new(&k.key_prefix),
+                Cell::new(&k.name),
+                Cell::new(k.permission.as_str()),
+                Cell::new(scope(k)),
+                self.expiry(k, now, false),
+                Cell::new(k.last_used_at.map_or("never".into(), |t| relative(t, now))),
+            ];
+            if with_user {
+                row.insert(0, Cell::new(&k.user_id));
+            }
+            t.add_row(row);
+        }
+        t
+    }
+
+    pub fn key_detail(&self, k: &ApiKey, now: Timestamp) -> Table {
+        let mut t = self.table();
+        let rows = [
+            ("id", Cell::new(&k.id)),
+            ("user", Cell::new(&k.user_id)),
+            ("name", Cell::new(&k.name)),
+            ("prefix", Cell::new(&k.key_prefix)),
+            ("permission", Cell::new(k.permission.as_str())),
+            ("scope", Cell::new(scope(k))),
+            ("expires", self.expiry(k, now, true)),
+            ("last used", Cell::new(when_full(k.last_used_at, now))),
+            ("created", Cell::new(when_full(Some(k.created_at), now))),
+        ];
+        for (field, value) in rows {
+            t.add_row(vec![Cell::new(field), value]);
+        }
+        t
+    }
+
+    pub fn webhook_list(&self, list: &[Webhook], now: Timestamp) -> Table {
+        let mut t = self.table();
+        t.set_header(self.header(&["ID", "URL", "EVENTS", "ACTIVE", "FAILS", "CREATED"]));
+        for w in list {
+            t.add_row(vec![
+                Cell::new(&w.id),
+                Cell::new(&w.url),
+                Cell::new(w.events.join(", ")),
+                self.flag(yes_no(w.is_active), w.is_active),
+                self.flag(w.fail_count.to_string(), w.fail_count == 0),
+                Cell::new(relative(w.created_at, now)),
+            ]);
+        }
+        t
+    }
+
+    pub fn webhook_detail(&self, w: &Webhook, now: Timestamp) -> Table {
+        let mut t = self.table();
+        let rows = [
+            ("id", Cell::new(&w.id)),
+            ("user", Cell::new(&w.user_id)),
+            ("url", Cell::new(&w.url)),
+            ("events", Cell::new(w.events.join(", "))),
+            ("active", self.flag(yes_no(w.is_active), w.is_active)),
+            ("failures", self.flag(w.fail_count.to_string(), w.fail_count == 0)),
+            ("secret", Cell::new(&w.secret)),
+            ("created", Cell::new(when_full(Some(w.created_at), now))),
+            ("updated", Cell::new(when_full(Some(w.updated_at), now))),
+        ];
+        for (field, value) in rows {
+            t.add_row(vec![Cell::new(field), value]);
+        }
+        t
+    }
+
+    pub fn attempt_list(&self, list: &[DeliveryAttempt], now: Timestamp) -> Table {
+        let mut t = self.table();
+        t.set_header(self.header(&["WHEN", "EVENT", "ATTEMPT", "RESULT", "STATUS", "DURATION"]));
+        for a in list {
+            t.add_row(vec![
+                Cell::new(relative(a.attempted_at, now)),
+                Cell::new(format!("{} {}", a.event, a.event_id)),
+                Cell::new(a.attempt),
+                self.flag(if a.delivered { "delivered" } else { "failed" }, a.delivered),
+                Cell::new(format!("{} {}", a.status_code, a.status_text)),
+                Cell::new(format!("{} ms", a.duration_ms)),
+            ]);
+        }
+        t
+    }
 }
 
-pub fn key_detail(k: &ApiKey, now: Timestamp) -> Table {
-    let mut t = table();
-    let rows = [
-        ("id", k.id.clone()),
-        ("user", k.user_id.clone()),
-        ("name", k.name.clone()),
-        ("prefix", k.key_prefix.clone()),
-        ("permission", k.permission.as_str().to_string()),
-        ("scope", scope(k)),
-        ("expires", expiry(k, now)),
-        ("last used", when(k.last_used_at)),
-        ("created", when(Some(k.created_at))),
-    ];
-    for (field, value) in rows {
-        t.add_row(vec![field.to_string(), value]);
-    }
-    t
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-fn yes_no(b: bool) -> &'static str {
-    if b {
-        "yes"
-    } else {
-        "no"
+    #[test]
+    fn relative_times() {
+        let now = Timestamp(1_800_000_000_000);
+        let at = |ms: i64| relative(now.add_millis(ms), now);
+        assert_eq!(at(0), "just now");
+        assert_eq!(at(-9_000), "just now");
+        assert_eq!(at(-80_000), "1 minute ago");
+        assert_eq!(at(3 * 86_400_000 - 5), "in 3 days");
+        assert_eq!(at(2 * 3_600_000 + 5_000), "in 2 hours");
+        assert_eq!(at(3 * 86_400_000), "in 3 days");
+        assert_eq!(at(-14 * 86_400_000), "2 weeks ago");
+        assert_eq!(at(400 * 86_400_000), "in 1 year");
     }
-}
-
-pub fn webhook_list(list: &[Webhook]) -> Table {
-    let mut t = table();
-    t.set_header(vec!["ID", "URL", "EVENTS", "ACTIVE", "FAILS", "CREATED"]);
-    for w in list {
-        t.add_row(vec![
-            w.id.clone(),
-            w.url.clone(),
-            w.events.join(", "),
-            yes_no(w.is_active).to_string(),
-            w.fail_count.to_string(),
-            when(Some(w.created_at)),
-        ]);
-    }
-    t
-}
-
-pub fn webhook_detail(w: &Webhook) -> Table {
-    let mut t = table();
-    let rows = [
-        ("id", w.id.clone()),
-        ("user", w.user_id.clone()),
-        ("url", w.url.clone()),
-        ("events", w.events.join(", ")),
-        ("active", yes_no(w.is_active).to_string()),
-        ("failures", w.fail_count.to_string()),
-        ("secret", w.secret.clone()),
-        ("created", when(Some(w.created_at))),
-        ("updated", when(Some(w.updated_at))),
-    ];
-    for (field, value) in rows {
-        t.add_row(vec![field.to_string(), value]);
-    }
-    t
-}
-
-pub fn attempt_list(list: &[DeliveryAttempt]) -> Table {
-    let mut t = table();
-    t.set_header(vec![
-        "TIME", "EVENT", "ATTEMPT", "RESULT", "STATUS", "DURATION",
-    ]);
-    for a in list {
-        t.add_row(vec![
-            a.attempted_at
-                .to_datetime()
-                .format("%Y-%m-%d %H:%M:%S UTC")
-                .to_string(),
-            format!("{} {}", a.event, a.event_id),
-            a.attempt.to_string(),
-            if a.delivered { "delivered" } else { "failed" }.to_string(),
-            format!("{} {}", a.status_code, a.status_text),
-            format!("{} ms", a.duration_ms),
-        ]);
-    }
-    t
 }

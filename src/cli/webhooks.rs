@@ -1,6 +1,6 @@
 use clap::Subcommand;
 
-use super::{output, prompt, Context};
+use super::{prompt, Context};
 use crate::service::webhooks::{self, NewWebhook, WebhookPatch};
 use crate::time::Timestamp;
 
@@ -65,7 +65,7 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
             };
             let w = webhooks::create(&store, &actor, input, ctx.allow_private, now)?;
             ctx.out
-                .data(&w, |o| writeln!(o, "{}", output::webhook_detail(&w)))?;
+                .data(&w, |o| writeln!(o, "{}", ctx.out.webhook_detail(&w, now)))?;
             ctx.out.note(
                 "Receivers verify deliveries with the secret (Standard Webhooks signatures).",
             );
@@ -80,13 +80,13 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
                 if list.is_empty() {
                     return Ok(());
                 }
-                writeln!(o, "{}", output::webhook_list(&list))
+                writeln!(o, "{}", ctx.out.webhook_list(&list, now))
             })
         }
         WebhooksCommand::Show { id } => {
             let w = webhooks::get(&store, &actor, &id)?;
             ctx.out
-                .data(&w, |o| writeln!(o, "{}", output::webhook_detail(&w)))
+                .data(&w, |o| writeln!(o, "{}", ctx.out.webhook_detail(&w, now)))
         }
         WebhooksCommand::Test { id } => {
             let sender = ctx.sender();
@@ -127,7 +127,7 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
                 if list.is_empty() {
                     return Ok(());
                 }
-                writeln!(o, "{}", output::attempt_list(&list))
+                writeln!(o, "{}", ctx.out.attempt_list(&list, now))
             })
         }
     }
@@ -147,5 +147,5 @@ fn set_active(
     };
     let w = webhooks::update(store, actor, id, patch, ctx.allow_private, now)?;
     ctx.out
-        .data(&w, |o| writeln!(o, "{}", output::webhook_detail(&w)))
+        .data(&w, |o| writeln!(o, "{}", ctx.out.webhook_detail(&w, now)))
 }

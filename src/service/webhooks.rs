@@ -185,8 +185,11 @@ pub fn update(
     if let Some(e) = &patch.events {
         check_events(&mut p, e);
     }
+    // A field that was sent but refused (`"isActive": "yes"`) was named: its own detail says
+    // what is wrong, without a second one saying that nothing was named.
+    let named = ["url", "events", "isActive"].iter().any(|f| p.has(f));
     let empty = patch.url.is_none() && patch.events.is_none() && patch.is_active.is_none();
-    if empty && !p.has("body") {
+    if empty && !named && !p.has("body") {
         p.add("body", "name at least one of url, events, isActive");
     }
     p.into_result()?;

@@ -471,13 +471,16 @@ fn list_human_table() {
         "readonly",
         "prof-a",
         "all profiles",
-        "2099-01-01",
+        // Tables show times relative to now; `keys show` adds the date.
+        "years",
         "never",
     ] {
         assert!(r.stdout.contains(needle), "{needle:?} in\n{}", r.stdout);
     }
     assert!(!r.stdout.contains("EXPIRED"));
     assert!(!r.stdout.contains("USER"), "no user column for one user");
+    let shown = env.run(&["keys", "show", s(&b, "id")]);
+    assert!(shown.stdout.contains("2099-01-01 00:00 UTC (in "), "{}", shown.stdout);
     // Oldest first.
     assert!(r.stdout.find("first-key") < r.stdout.find("second-key"));
     let r = env.run(&["keys", "list", "--all-users"]);

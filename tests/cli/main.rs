@@ -2,7 +2,9 @@
 //! `KEYHOOK_*` or `NO_COLOR` from the caller's environment).
 
 mod common;
+mod docs;
 mod keys;
+mod openapi;
 mod serve;
 mod server;
 mod store;

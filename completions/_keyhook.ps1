@@ -1,0 +1,538 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'keyhook'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'keyhook' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created on first use, mode 0600)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('keys', 'keys', [CompletionResultType]::ParameterValue, 'Create, list, show, delete, rotate and verify API keys')
+            [CompletionResult]::new('webhooks', 'webhooks', [CompletionResultType]::ParameterValue, 'Create, list, test, enable, disable and delete webhook subscriptions')
+            [CompletionResult]::new('events', 'events', [CompletionResultType]::ParameterValue, 'Emit events to subscribed webhooks')
+            [CompletionResult]::new('deliver', 'deliver', [CompletionResultType]::ParameterValue, 'Send queued webhook deliveries (with --once: what is due now, then exit)')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the /api/v1 HTTP JSON API (and deliver webhooks)')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print the completion script for a shell')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'keyhook;keys' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created on first use, mode 0600)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Create a key and print it; the plaintext is shown this once and never stored')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the user''s keys (never the plaintext)')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one key')
+            [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete a key; requests made with it are refused from then on')
+            [CompletionResult]::new('rotate', 'rotate', [CompletionResultType]::ParameterValue, 'Replace a key with a new one of the same name, permission and scope')
+            [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check a key read from standard input: exit 0 if it may be used, 4 if not')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'keyhook;keys;create' {
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'A label for the key (1 to 100 characters)')
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'A label for the key (1 to 100 characters)')
+            [CompletionResult]::new('--permission', '--permission', [CompletionResultType]::ParameterName, 'What the key may do')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Limit the key to this profile (repeat for several); without it the key has full access')
+            [CompletionResult]::new('--expires-at', '--expires-at', [CompletionResultType]::ParameterName, 'Expiry time, RFC 3339 with an offset (2030-01-01T00:00:00Z)')
+            [CompletionResult]::new('--expires-in', '--expires-in', [CompletionResultType]::ParameterName, 'Expiry as a duration from now (90m, 12h, 30d, 2w)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created on first use, mode 0600)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the plaintext key')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the plaintext key')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'keyhook;keys;list' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created on first use, mode 0600)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--all-users', '--all-users', [CompletionResultType]::ParameterName, 'List the keys of every user')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'keyhook;keys;show' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created on first use, mode 0600)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'keyhook;keys;delete' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created on first use, mode 0600)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (required without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (required without a terminal)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'keyhook;keys;rotate' {
+            [CompletionResult]::new('--grace', '--grace', [CompletionResultType]::ParameterName, 'Keep the old key working this long (e.g. 1h, 7d) instead of deleting it at once')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created on first use, mode 0600)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the new plaintext key')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the new plaintext key')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'keyhook;keys;verify' {
+            [CompletionResult]::new('--method', '--method', [CompletionResultType]::ParameterName, 'The HTTP method the key would be used for')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'A profile the key would touch')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created on first use, mode 0600)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'keyhook;keys;help' {
+            [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Create a key and print it; the plaintext is shown this once and never stored')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the user''s keys (never the plaintext)')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one key')
+            [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete a key; requests made with it are refused from then on')
+            [CompletionResult]::new('rotate', 'rotate', [CompletionResultType]::ParameterValue, 'Replace a key with a new one of the same name, permission and scope')
+            [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check a key read from standard input: exit 0 if it may be used, 4 if not')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'keyhook;keys;help;create' {
+            break
+        }
+        'keyhook;keys;help;list' {
+            break
+        }
+        'keyhook;keys;help;show' {
+            break
+        }
+        'keyhook;keys;help;delete' {
+            break
+        }
+        'keyhook;keys;help;rotate' {
+            break
+        }
+        'keyhook;keys;help;verify' {
+            break
+        }
+        'keyhook;keys;help;help' {
+            break
+        }
+        'keyhook;webhooks' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created on first use, mode 0600)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Subscribe a URL to events (at most 10 webhooks per user)')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the user''s webhooks')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one webhook, its secret included')
+            [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Send a webhook.test delivery now and report what the endpoint answered')
+            [CompletionResult]::new('enable', 'enable', [CompletionResultType]::ParameterValue, 'Re-enable a webhook and reset its failure count')
+            [CompletionResult]::new('disable', 'disable', [CompletionResultType]::ParameterValue, 'Stop event deliveries to a webhook')
+            [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete a webhook and its delivery log')
+            [CompletionResult]::new('deliveries', 'deliveries', [CompletionResultType]::ParameterValue, 'Show the newest delivery attempts to a webhook')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'keyhook;webhooks;create' {
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'The http(s) URL that receives the deliveries')
+            [CompletionResult]::new('--event', '--event', [CompletionResultType]::ParameterName, 'An event to subscribe to (repeat for several), e.g. post.published')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created on first use, mode 0600)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'keyhook;webhooks;list' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created on first use, mode 0600)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'keyhook;webhooks;show' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created on first use, mode 0600)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'keyhook;webhooks;test' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created on first use, mode 0600)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'keyhook;webhooks;enable' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created on first use, mode 0600)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'keyhook;webhooks;disable' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created on first use, mode 0600)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'keyhook;webhooks;delete' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created on first use, mode 0600)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (required without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (required without a terminal)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'keyhook;webhooks;deliveries' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created on first use, mode 0600)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'keyhook;webhooks;help' {
+            [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Subscribe a URL to events (at most 10 webhooks per user)')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the user''s webhooks')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one webhook, its secret included')
+            [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Send a webhook.test delivery now and report what the endpoint answered')
+            [CompletionResult]::new('enable', 'enable', [CompletionResultType]::ParameterValue, 'Re-enable a webhook and reset its failure count')
+            [CompletionResult]::new('disable', 'disable', [CompletionResultType]::ParameterValue, 'Stop event deliveries to a webhook')
+            [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete a webhook and its delivery log')
+            [CompletionResult]::new('deliveries', 'deliveries', [CompletionResultType]::ParameterValue, 'Show the newest delivery attempts to a webhook')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'keyhook;webhooks;help;create' {
+            break
+        }
+        'keyhook;webhooks;help;list' {
+            break
+        }
+        'keyhook;webhooks;help;show' {
+            break
+        }
+        'keyhook;webhooks;help;test' {
+            break
+        }
+        'keyhook;webhooks;help;enable' {
+            break
+        }
+        'keyhook;webhooks;help;disable' {
+            break
+        }
+        'keyhook;webhooks;help;delete' {
+            break
+        }
+        'keyhook;webhooks;help;deliveries' {
+            break
+        }
+        'keyhook;webhooks;help;help' {
+            break
+        }
+        'keyhook;events' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created on first use, mode 0600)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('emit', 'emit', [CompletionResultType]::ParameterValue, 'Queue an event for every active webhook of the user subscribed to it')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'keyhook;events;emit' {
+            [CompletionResult]::new('--data', '--data', [CompletionResultType]::ParameterName, 'The event''s data: a JSON object, @FILE to read it from a file, or - for stdin')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created on first use, mode 0600)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'keyhook;events;help' {
+            [CompletionResult]::new('emit', 'emit', [CompletionResultType]::ParameterValue, 'Queue an event for every active webhook of the user subscribed to it')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'keyhook;events;help;emit' {
+            break
+        }
+        'keyhook;events;help;help' {
+            break
+        }
+        'keyhook;deliver' {
+            [CompletionResult]::new('--retry-schedule', '--retry-schedule', [CompletionResultType]::ParameterName, 'Delays before each retry of a failed delivery, comma-separated')
+            [CompletionResult]::new('--delivery-workers', '--delivery-workers', [CompletionResultType]::ParameterName, 'Deliveries sent at once')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created on first use, mode 0600)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--once', '--once', [CompletionResultType]::ParameterName, 'Send what is due now, then exit (for cron) instead of waiting for more')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'keyhook;serve' {
+            [CompletionResult]::new('--bind', '--bind', [CompletionResultType]::ParameterName, 'Address to listen on (port 0 picks a free port; the address is printed on stderr)')
+            [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Worker threads answering requests')
+            [CompletionResult]::new('--retry-schedule', '--retry-schedule', [CompletionResultType]::ParameterName, 'Delays before each retry of a failed delivery, comma-separated')
+            [CompletionResult]::new('--delivery-workers', '--delivery-workers', [CompletionResultType]::ParameterName, 'Deliveries sent at once')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created on first use, mode 0600)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'keyhook;completions' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created on first use, mode 0600)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'keyhook;help' {
+            [CompletionResult]::new('keys', 'keys', [CompletionResultType]::ParameterValue, 'Create, list, show, delete, rotate and verify API keys')
+            [CompletionResult]::new('webhooks', 'webhooks', [CompletionResultType]::ParameterValue, 'Create, list, test, enable, disable and delete webhook subscriptions')
+            [CompletionResult]::new('events', 'events', [CompletionResultType]::ParameterValue, 'Emit events to subscribed webhooks')
+            [CompletionResult]::new('deliver', 'deliver', [CompletionResultType]::ParameterValue, 'Send queued webhook deliveries (with --once: what is due now, then exit)')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the /api/v1 HTTP JSON API (and deliver webhooks)')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print the completion script for a shell')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'keyhook;help;keys' {
+            [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Create a key and print it; the plaintext is shown this once and never stored')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the user''s keys (never the plaintext)')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one key')
+            [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete a key; requests made with it are refused from then on')
+            [CompletionResult]::new('rotate', 'rotate', [CompletionResultType]::ParameterValue, 'Replace a key with a new one of the same name, permission and scope')
+            [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check a key read from standard input: exit 0 if it may be used, 4 if not')
+            break
+        }
+        'keyhook;help;keys;create' {
+            break
+        }
+        'keyhook;help;keys;list' {
+            break
+        }
+        'keyhook;help;keys;show' {
+            break
+        }
+        'keyhook;help;keys;delete' {
+            break
+        }
+        'keyhook;help;keys;rotate' {
+            break
+        }
+        'keyhook;help;keys;verify' {
+            break
+        }
+        'keyhook;help;webhooks' {
+            [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Subscribe a URL to events (at most 10 webhooks per user)')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the user''s webhooks')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one webhook, its secret included')
+            [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Send a webhook.test delivery now and report what the endpoint answered')
+            [CompletionResult]::new('enable', 'enable', [CompletionResultType]::ParameterValue, 'Re-enable a webhook and reset its failure count')
+            [CompletionResult]::new('disable', 'disable', [CompletionResultType]::ParameterValue, 'Stop event deliveries to a webhook')
+            [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete a webhook and its delivery log')
+            [CompletionResult]::new('deliveries', 'deliveries', [CompletionResultType]::ParameterValue, 'Show the newest delivery attempts to a webhook')
+            break
+        }
+        'keyhook;help;webhooks;create' {
+            break
+        }
+        'keyhook;help;webhooks;list' {
+            break
+        }
+        'keyhook;help;webhooks;show' {
+            break
+        }
+        'keyhook;help;webhooks;test' {
+            break
+        }
+        'keyhook;help;webhooks;enable' {
+            break
+        }
+        'keyhook;help;webhooks;disable' {
+            break
+        }
+        'keyhook;help;webhooks;delete' {
+            break
+        }
+        'keyhook;help;webhooks;deliveries' {
+            break
+        }
+        'keyhook;help;events' {
+            [CompletionResult]::new('emit', 'emit', [CompletionResultType]::ParameterValue, 'Queue an event for every active webhook of the user subscribed to it')
+            break
+        }
+        'keyhook;help;events;emit' {
+            break
+        }
+        'keyhook;help;deliver' {
+            break
+        }
+        'keyhook;help;serve' {
+            break
+        }
+        'keyhook;help;completions' {
+            break
+        }
+        'keyhook;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

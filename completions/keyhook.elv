@@ -1,0 +1,467 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[keyhook] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'keyhook'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'keyhook'= {
+            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand keys 'Create, list, show, delete, rotate and verify API keys'
+            cand webhooks 'Create, list, test, enable, disable and delete webhook subscriptions'
+            cand events 'Emit events to subscribed webhooks'
+            cand deliver 'Send queued webhook deliveries (with --once: what is due now, then exit)'
+            cand serve 'Serve the /api/v1 HTTP JSON API (and deliver webhooks)'
+            cand completions 'Print the completion script for a shell'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'keyhook;keys'= {
+            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand create 'Create a key and print it; the plaintext is shown this once and never stored'
+            cand list 'List the user''s keys (never the plaintext)'
+            cand show 'Show one key'
+            cand delete 'Delete a key; requests made with it are refused from then on'
+            cand rotate 'Replace a key with a new one of the same name, permission and scope'
+            cand verify 'Check a key read from standard input: exit 0 if it may be used, 4 if not'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'keyhook;keys;create'= {
+            cand -n 'A label for the key (1 to 100 characters)'
+            cand --name 'A label for the key (1 to 100 characters)'
+            cand --permission 'What the key may do'
+            cand --profile 'Limit the key to this profile (repeat for several); without it the key has full access'
+            cand --expires-at 'Expiry time, RFC 3339 with an offset (2030-01-01T00:00:00Z)'
+            cand --expires-in 'Expiry as a duration from now (90m, 12h, 30d, 2w)'
+            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand -q 'Print only the plaintext key'
+            cand --quiet 'Print only the plaintext key'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;keys;list'= {
+            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --all-users 'List the keys of every user'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;keys;show'= {
+            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;keys;delete'= {
+            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand -y 'Do not ask for confirmation (required without a terminal)'
+            cand --yes 'Do not ask for confirmation (required without a terminal)'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;keys;rotate'= {
+            cand --grace 'Keep the old key working this long (e.g. 1h, 7d) instead of deleting it at once'
+            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand -q 'Print only the new plaintext key'
+            cand --quiet 'Print only the new plaintext key'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;keys;verify'= {
+            cand --method 'The HTTP method the key would be used for'
+            cand --profile 'A profile the key would touch'
+            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;keys;help'= {
+            cand create 'Create a key and print it; the plaintext is shown this once and never stored'
+            cand list 'List the user''s keys (never the plaintext)'
+            cand show 'Show one key'
+            cand delete 'Delete a key; requests made with it are refused from then on'
+            cand rotate 'Replace a key with a new one of the same name, permission and scope'
+            cand verify 'Check a key read from standard input: exit 0 if it may be used, 4 if not'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'keyhook;keys;help;create'= {
+        }
+        &'keyhook;keys;help;list'= {
+        }
+        &'keyhook;keys;help;show'= {
+        }
+        &'keyhook;keys;help;delete'= {
+        }
+        &'keyhook;keys;help;rotate'= {
+        }
+        &'keyhook;keys;help;verify'= {
+        }
+        &'keyhook;keys;help;help'= {
+        }
+        &'keyhook;webhooks'= {
+            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand create 'Subscribe a URL to events (at most 10 webhooks per user)'
+            cand list 'List the user''s webhooks'
+            cand show 'Show one webhook, its secret included'
+            cand test 'Send a webhook.test delivery now and report what the endpoint answered'
+            cand enable 'Re-enable a webhook and reset its failure count'
+            cand disable 'Stop event deliveries to a webhook'
+            cand delete 'Delete a webhook and its delivery log'
+            cand deliveries 'Show the newest delivery attempts to a webhook'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'keyhook;webhooks;create'= {
+            cand --url 'The http(s) URL that receives the deliveries'
+            cand --event 'An event to subscribe to (repeat for several), e.g. post.published'
+            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;webhooks;list'= {
+            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;webhooks;show'= {
+            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;webhooks;test'= {
+            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;webhooks;enable'= {
+            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;webhooks;disable'= {
+            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;webhooks;delete'= {
+            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand -y 'Do not ask for confirmation (required without a terminal)'
+            cand --yes 'Do not ask for confirmation (required without a terminal)'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;webhooks;deliveries'= {
+            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;webhooks;help'= {
+            cand create 'Subscribe a URL to events (at most 10 webhooks per user)'
+            cand list 'List the user''s webhooks'
+            cand show 'Show one webhook, its secret included'
+            cand test 'Send a webhook.test delivery now and report what the endpoint answered'
+            cand enable 'Re-enable a webhook and reset its failure count'
+            cand disable 'Stop event deliveries to a webhook'
+            cand delete 'Delete a webhook and its delivery log'
+            cand deliveries 'Show the newest delivery attempts to a webhook'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'keyhook;webhooks;help;create'= {
+        }
+        &'keyhook;webhooks;help;list'= {
+        }
+        &'keyhook;webhooks;help;show'= {
+        }
+        &'keyhook;webhooks;help;test'= {
+        }
+        &'keyhook;webhooks;help;enable'= {
+        }
+        &'keyhook;webhooks;help;disable'= {
+        }
+        &'keyhook;webhooks;help;delete'= {
+        }
+        &'keyhook;webhooks;help;deliveries'= {
+        }
+        &'keyhook;webhooks;help;help'= {
+        }
+        &'keyhook;events'= {
+            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand emit 'Queue an event for every active webhook of the user subscribed to it'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'keyhook;events;emit'= {
+            cand --data 'The event''s data: a JSON object, @FILE to read it from a file, or - for stdin'
+            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;events;help'= {
+            cand emit 'Queue an event for every active webhook of the user subscribed to it'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'keyhook;events;help;emit'= {
+        }
+        &'keyhook;events;help;help'= {
+        }
+        &'keyhook;deliver'= {
+            cand --retry-schedule 'Delays before each retry of a failed delivery, comma-separated'
+            cand --delivery-workers 'Deliveries sent at once'
+            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --once 'Send what is due now, then exit (for cron) instead of waiting for more'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;serve'= {
+            cand --bind 'Address to listen on (port 0 picks a free port; the address is printed on stderr)'
+            cand --threads 'Worker threads answering requests'
+            cand --retry-schedule 'Delays before each retry of a failed delivery, comma-separated'
+            cand --delivery-workers 'Deliveries sent at once'
+            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;completions'= {
+            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;help'= {
+            cand keys 'Create, list, show, delete, rotate and verify API keys'
+            cand webhooks 'Create, list, test, enable, disable and delete webhook subscriptions'
+            cand events 'Emit events to subscribed webhooks'
+            cand deliver 'Send queued webhook deliveries (with --once: what is due now, then exit)'
+            cand serve 'Serve the /api/v1 HTTP JSON API (and deliver webhooks)'
+            cand completions 'Print the completion script for a shell'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'keyhook;help;keys'= {
+            cand create 'Create a key and print it; the plaintext is shown this once and never stored'
+            cand list 'List the user''s keys (never the plaintext)'
+            cand show 'Show one key'
+            cand delete 'Delete a key; requests made with it are refused from then on'
+            cand rotate 'Replace a key with a new one of the same name, permission and scope'
+            cand verify 'Check a key read from standard input: exit 0 if it may be used, 4 if not'
+        }
+        &'keyhook;help;keys;create'= {
+        }
+        &'keyhook;help;keys;list'= {
+        }
+        &'keyhook;help;keys;show'= {
+        }
+        &'keyhook;help;keys;delete'= {
+        }
+        &'keyhook;help;keys;rotate'= {
+        }
+        &'keyhook;help;keys;verify'= {
+        }
+        &'keyhook;help;webhooks'= {
+            cand create 'Subscribe a URL to events (at most 10 webhooks per user)'
+            cand list 'List the user''s webhooks'
+            cand show 'Show one webhook, its secret included'
+            cand test 'Send a webhook.test delivery now and report what the endpoint answered'
+            cand enable 'Re-enable a webhook and reset its failure count'
+            cand disable 'Stop event deliveries to a webhook'
+            cand delete 'Delete a webhook and its delivery log'
+            cand deliveries 'Show the newest delivery attempts to a webhook'
+        }
+        &'keyhook;help;webhooks;create'= {
+        }
+        &'keyhook;help;webhooks;list'= {
+        }
+        &'keyhook;help;webhooks;show'= {
+        }
+        &'keyhook;help;webhooks;test'= {
+        }
+        &'keyhook;help;webhooks;enable'= {
+        }
+        &'keyhook;help;webhooks;disable'= {
+        }
+        &'keyhook;help;webhooks;delete'= {
+        }
+        &'keyhook;help;webhooks;deliveries'= {
+        }
+        &'keyhook;help;events'= {
+            cand emit 'Queue an event for every active webhook of the user subscribed to it'
+        }
+        &'keyhook;help;events;emit'= {
+        }
+        &'keyhook;help;deliver'= {
+        }
+        &'keyhook;help;serve'= {
+        }
+        &'keyhook;help;completions'= {
+        }
+        &'keyhook;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

@@ -1,0 +1,141 @@
+//! Shell completions and manual pages, rendered from `Cli::command()`. The committed files in
+//! `completions/` and `man/` are these renderings; a test keeps them in step.
+
+use std::io::Write;
+
+use clap::CommandFactory;
+use clap_complete::Shell;
+use clap_mangen::Man;
+
+use super::Cli;
+
+/// Every shell `completions` supports, with the file name its script is committed under.
+pub const SHELLS: &[(Shell, &str)] = &[
+    (Shell::Bash, "keyhook.bash"),
+    (Shell::Zsh, "_keyhook"),
+    (Shell::Fish, "keyhook.fish"),
+    (Shell::Elvish, "keyhook.elv"),
+    (Shell::PowerShell, "_keyhook.ps1"),
+];
+
+pub fn completions(shell: Shell) -> Vec<u8> {
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "keyhook", &mut out);
+    out
+}
+
+const EXIT_STATUS: &[(&str, &str)] = &[
+    ("0", "Success."),
+    (
+        "1",
+        "Runtime failure: I/O, database or network (also webhooks test when not delivered).",
+    ),
+    ("2", "Usage or validation error."),
+    ("3", "Not found."),
+    ("4", "Authentication or permission refused (keys verify)."),
+    ("5", "Limit reached (a user's eleventh webhook)."),
+];
+
+const FILES: &[(&str, &str)] = &[(
+    "$XDG_DATA_HOME/keyhook/keyhook.db",
+    "The database (default ~/.local/share/keyhook/keyhook.db when XDG_DATA_HOME is unset), \
+     created with mode 0600 in directories created with mode 0700, with its -wal and -shm \
+     files beside it. It holds SHA-256 hashes of keys, never keys.",
+)];
+
+/// Escapes text for roff: backslashes, and a leading dot or quote that would start a request.
+fn roff_text(s: &str) -> String {
+    let s = s.replace('\\', "\\e").replace('-', "\\-");
+    match s.chars().next() {
+        Some('.') | Some('\'') => format!("\\&{s}"),
+        _ => s,
+    }
+}
+
+fn section(out: &mut Vec<u8>, title: &str, items: &[(&str, &str)]) {
+    let _ = writeln!(out, ".SH \"{title}\"");
+    for (tag, text) in items {
+        let _ = writeln!(out, ".TP\n\\fB{}\\fR\n{}", roff_text(tag), roff_text(text));
+    }
+}
+
+fn environment(cmd: &clap::Command) -> Vec<(String, String)> {
+    let mut vars: Vec<(String, String)> = Vec::new();
+    fn walk(cmd: &clap::Command, vars: &mut Vec<(String, String)>) {
+        for arg in cmd.get_arguments() {
+            if let Some(env) = arg.get_env() {
+                let name = env.to_string_lossy().into_owned();
+                if !vars.iter().any(|(n, _)| *n == name) {
+                    let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+                    let flag = arg.get_long().unwrap_or(arg.get_id().as_str());
+                    vars.push((name, format!("{help} (--{flag})")));
+                }
+            }
+        }
+        for sub in cmd.get_subcommands() {
+            walk(sub, vars);
+        }
+    }
+    walk(cmd, &mut vars);
+    vars.push((
+        "NO_COLOR".into(),
+        "When set (to anything), tables are printed without color, as with --color never.".into(),
+    ));
+    vars
+}
+
+/// One page: the standard sections, then EXAMPLES from the command's after-help text.
+fn page(cmd: &clap::Command, extra: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+    let man = Man::new(cmd.clone());
+    let mut out = Vec::new();
+    let _ = man.render_title(&mut out);
+    let _ = man.render_name_section(&mut out);
+    let _ = man.render_synopsis_section(&mut out);
+    let _ = man.render_description_section(&mut out);
+    if cmd.get_arguments().any(|a| !a.is_hide_set()) {
+        let _ = man.render_options_section(&mut out);
+    }
+    if cmd.has_subcommands() {
+        let _ = man.render_subcommands_section(&mut out);
+    }
+    if let Some(after) = cmd.get_after_help() {
+        let _ = writeln!(out, ".SH EXAMPLES\n.nf");
+        for line in after
+            .to_string()
+            .lines()
+            .filter(|l| !l.starts_with("Example"))
+        {
+            let _ = writeln!(out, "{}", roff_text(line));
+        }
+        let _ = writeln!(out, ".fi");
+    }
+    extra(&mut out);
+    let _ = man.render_version_section(&mut out);
+    out
+}
+
+/// `keyhook.1` and a page per subcommand (`keyhook-keys.1`, `keyhook-keys-create.1`, ...).
+pub fn man_pages() -> Vec<(String, Vec<u8>)> {
+    let mut root = Cli::command().disable_help_subcommand(true);
+    root.build();
+    let env: Vec<(String, String)> = environment(&root);
+    let mut pages = vec![(
+        "keyhook.1".to_string(),
+        page(&root, |out| {
+            section(out, "EXIT STATUS", EXIT_STATUS);
+            let env: Vec<(&str, &str)> =
+                env.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+            section(out, "ENVIRONMENT", &env);
+            section(out, "FILES", FILES);
+        }),
+    )];
+    fn walk(cmd: &clap::Command, pages: &mut Vec<(String, Vec<u8>)>) {
+        for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+            let name = sub.get_display_name().unwrap_or(sub.get_name()).to_string();
+            pages.push((format!("{name}.1"), page(sub, |_| {})));
+            walk(sub, pages);
+        }
+    }
+    walk(&root, &mut pages);
+    pages
+}

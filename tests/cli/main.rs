@@ -5,6 +5,8 @@ mod common;
 mod docs;
 mod keys;
 mod openapi;
+mod receiver;
 mod serve;
 mod server;
 mod store;
+mod webhooks;

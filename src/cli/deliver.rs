@@ -32,6 +32,9 @@ impl DeliveryArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  keyhook deliver              # until SIGINT/SIGTERM\n  keyhook deliver --once       # from cron: what is due now"
+)]
 pub struct DeliverArgs {
     /// Send what is due now, then exit (for cron) instead of waiting for more
     #[arg(long)]

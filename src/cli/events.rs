@@ -14,6 +14,9 @@ const MAX_DATA_BYTES: u64 = 64 * 1024;
 #[derive(Debug, Subcommand)]
 pub enum EventsCommand {
     /// Queue an event for every active webhook of the user subscribed to it
+    #[command(
+        after_help = "Examples:\n  keyhook events emit post.published --data '{\"postId\": \"p_1\"}'\n  keyhook events emit profile.created --data @event.json"
+    )]
     Emit {
         /// The event name, e.g. post.published
         name: String,

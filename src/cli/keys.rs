@@ -11,19 +11,27 @@ use crate::time::{parse_duration, Timestamp};
 #[derive(Debug, Subcommand)]
 pub enum KeysCommand {
     /// Create a key and print it; the plaintext is shown this once and never stored
+    #[command(
+        after_help = "Examples:\n  keyhook keys create --name deploy --expires-in 90d\n  KEY=$(keyhook keys create --name ci --permission readonly --quiet)"
+    )]
     Create(CreateArgs),
     /// List the user's keys (never the plaintext)
+    #[command(
+        after_help = "Examples:\n  keyhook keys list\n  keyhook --json keys list --all-users"
+    )]
     List {
         /// List the keys of every user
         #[arg(long)]
         all_users: bool,
     },
     /// Show one key
+    #[command(after_help = "Example:\n  keyhook keys show kp_3f1c9a2b")]
     Show {
         /// Key id or its 11-character prefix (kp_ + 8 hex)
         id: String,
     },
     /// Delete a key; requests made with it are refused from then on
+    #[command(after_help = "Example:\n  keyhook keys delete kp_3f1c9a2b --yes")]
     Delete {
         /// Key id or its 11-character prefix
         id: String,
@@ -32,6 +40,9 @@ pub enum KeysCommand {
         yes: bool,
     },
     /// Replace a key with a new one of the same name, permission and scope
+    #[command(
+        after_help = "Example (cron):\n  keyhook keys rotate kp_3f1c9a2b --grace 1h --quiet > new-key"
+    )]
     Rotate {
         /// Key id or its 11-character prefix
         id: String,
@@ -43,6 +54,9 @@ pub enum KeysCommand {
         quiet: bool,
     },
     /// Check a key read from standard input: exit 0 if it may be used, 4 if not
+    #[command(
+        after_help = "Example:\n  keyhook keys verify --method POST --profile prof_1 < key.txt"
+    )]
     Verify {
         /// The HTTP method the key would be used for
         #[arg(long, default_value = "GET", value_parser = method)]

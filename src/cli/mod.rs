@@ -28,7 +28,8 @@ pub use output::Output;
     name = "keyhook",
     version,
     propagate_version = true,
-    max_term_width = 100
+    max_term_width = 100,
+    after_help = "Examples:\n  keyhook keys create --name deploy --expires-in 90d\n  keyhook webhooks create --url https://example.com/hooks --event post.published\n  keyhook serve --bind 127.0.0.1:8787"
 )]
 pub struct Cli {
     /// The SQLite database file (created on first use, mode 0600)
@@ -50,11 +51,18 @@ pub struct Cli {
     pub json: bool,
 
     /// When tables use color (NO_COLOR turns auto off)
-    #[arg(long, global = true, value_enum, default_value = "auto", value_name = "WHEN")]
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        default_value = "auto",
+        value_name = "WHEN"
+    )]
     pub color: output::ColorChoice,
 
     /// Allow webhook deliveries to loopback, private and link-local addresses
-    #[arg(long, global = true, env = "KEYHOOK_ALLOW_PRIVATE_TARGETS")]
+    #[arg(long, global = true, env = "KEYHOOK_ALLOW_PRIVATE_TARGETS",
+          value_parser = clap::builder::BoolishValueParser::new())]
     pub allow_private_targets: bool,
 
     /// How long one webhook delivery may take before it counts as failed
@@ -69,19 +77,32 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Create, list, show, delete, rotate and verify API keys
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Example:\n  keyhook keys create --name ci --expires-in 30d"
+    )]
     Keys(keys::KeysCommand),
     /// Create, list, test, enable, disable and delete webhook subscriptions
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Example:\n  keyhook webhooks create --url https://example.com/hooks --event post.published"
+    )]
     Webhooks(webhooks::WebhooksCommand),
     /// Emit events to subscribed webhooks
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Example:\n  keyhook events emit post.published --data '{\"postId\": \"p_1\"}'"
+    )]
     Events(events::EventsCommand),
     /// Send queued webhook deliveries (with --once: what is due now, then exit)
     Deliver(deliver::DeliverArgs),
     /// Serve the /api/v1 HTTP JSON API (and deliver webhooks)
+    #[command(after_help = "Example:\n  keyhook serve --bind 127.0.0.1:8787 --threads 4")]
     Serve(serve::ServeArgs),
     /// Print the completion script for a shell
+    #[command(
+        after_help = "Example:\n  keyhook completions bash > ~/.local/share/bash-completion/completions/keyhook"
+    )]
     Completions {
         /// bash, zsh, fish, elvish or powershell
         shell: clap_complete::Shell,

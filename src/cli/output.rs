@@ -2,7 +2,7 @@
 
 use std::io::{self, IsTerminal, Write};
 
-use comfy_table::{presets, Attribute, Cell, Color, ContentArrangement, Table};
+use comfy_table::{presets, Attribute, Cell, Color, ColumnConstraint, ContentArrangement, Table};
 use serde::Serialize;
 
 use crate::error::Error;
@@ -164,6 +164,14 @@ fn when_full(t: Option<Timestamp>, now: Timestamp) -> String {
     }
 }
 
+fn keep_whole(t: &mut Table, columns: &[usize]) {
+    for &i in columns {
+        if let Some(c) = t.column_mut(i) {
+            c.set_constraint(ColumnConstraint::ContentWidth);
+        }
+    }
+}
+
 fn scope(key: &ApiKey) -> String {
     if key.full_access {
         "all profiles".into()
@@ -226,14 +234,21 @@ impl Output {
 
     pub fn key_list(&self, keys: &[ApiKey], now: Timestamp, with_user: bool) -> Table {
         let mut t = self.table();
-        let mut header = vec!["ID", "PREFIX", "NAME", "PERMISSION", "SCOPE", "EXPIRES", "LAST USED"];
+        // The prefix names a key in every command; `keys show` and --json give the id.
+        let mut header = vec![
+            "PREFIX",
+            "NAME",
+            "PERMISSION",
+            "SCOPE",
+            "EXPIRES",
+            "LAST USED",
+        ];
         if with_user {
             header.insert(0, "USER");
         }
         t.set_header(self.header(&header));
         for k in keys {
             let mut row = vec![
-                Cell::new(&k.id),
                 Cell::new(&k.key_prefix),
                 Cell::new(&k.name),
                 Cell::new(k.permission.as_str()),
@@ -246,6 +261,8 @@ impl Output {
             }
             t.add_row(row);
         }
+        // Prefixes are copied into other commands: never wrap them.
+        keep_whole(&mut t, &[usize::from(with_user)]);
         t
     }
 
@@ -281,6 +298,7 @@ impl Output {
                 Cell::new(relative(w.created_at, now)),
             ]);
         }
+        keep_whole(&mut t, &[0]);
         t
     }
 
@@ -292,7 +310,10 @@ impl Output {
             ("url", Cell::new(&w.url)),
             ("events", Cell::new(w.events.join(", "))),
             ("active", self.flag(yes_no(w.is_active), w.is_active)),
-            ("failures", self.flag(w.fail_count.to_string(), w.fail_count == 0)),
+            (
+                "failures",
+                self.flag(w.fail_count.to_string(), w.fail_count == 0),
+            ),
             ("secret", Cell::new(&w.secret)),
             ("created", Cell::new(when_full(Some(w.created_at), now))),
             ("updated", Cell::new(when_full(Some(w.updated_at), now))),
@@ -311,7 +332,10 @@ impl Output {
                 Cell::new(relative(a.attempted_at, now)),
                 Cell::new(format!("{} {}", a.event, a.event_id)),
                 Cell::new(a.attempt),
-                self.flag(if a.delivered { "delivered" } else { "failed" }, a.delivered),
+                self.flag(
+                    if a.delivered { "delivered" } else { "failed" },
+                    a.delivered,
+                ),
                 Cell::new(format!("{} {}", a.status_code, a.status_text)),
                 Cell::new(format!("{} ms", a.duration_ms)),
             ]);

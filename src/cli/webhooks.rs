@@ -7,6 +7,9 @@ use crate::time::Timestamp;
 #[derive(Debug, Subcommand)]
 pub enum WebhooksCommand {
     /// Subscribe a URL to events (at most 10 webhooks per user)
+    #[command(
+        after_help = "Example:\n  keyhook webhooks create --url https://example.com/hooks --event post.published --event post.failed"
+    )]
     Create {
         /// The http(s) URL that receives the deliveries
         #[arg(long)]
@@ -16,28 +19,44 @@ pub enum WebhooksCommand {
         events: Vec<String>,
     },
     /// List the user's webhooks
+    #[command(after_help = "Example:\n  keyhook webhooks list")]
     List,
     /// Show one webhook, its secret included
+    #[command(
+        after_help = "Example:\n  keyhook webhooks show 5b8f0c4e-2d3a-4f7e-9c1b-6a2d8e4f1a3c"
+    )]
     Show {
         /// Webhook id
         id: String,
     },
     /// Send a webhook.test delivery now and report what the endpoint answered
+    #[command(
+        after_help = "Example:\n  keyhook webhooks test 5b8f0c4e-2d3a-4f7e-9c1b-6a2d8e4f1a3c"
+    )]
     Test {
         /// Webhook id
         id: String,
     },
     /// Re-enable a webhook and reset its failure count
+    #[command(
+        after_help = "Example:\n  keyhook webhooks enable 5b8f0c4e-2d3a-4f7e-9c1b-6a2d8e4f1a3c"
+    )]
     Enable {
         /// Webhook id
         id: String,
     },
     /// Stop event deliveries to a webhook
+    #[command(
+        after_help = "Example:\n  keyhook webhooks disable 5b8f0c4e-2d3a-4f7e-9c1b-6a2d8e4f1a3c"
+    )]
     Disable {
         /// Webhook id
         id: String,
     },
     /// Delete a webhook and its delivery log
+    #[command(
+        after_help = "Example:\n  keyhook webhooks delete 5b8f0c4e-2d3a-4f7e-9c1b-6a2d8e4f1a3c --yes"
+    )]
     Delete {
         /// Webhook id
         id: String,
@@ -46,6 +65,9 @@ pub enum WebhooksCommand {
         yes: bool,
     },
     /// Show the newest delivery attempts to a webhook
+    #[command(
+        after_help = "Example:\n  keyhook webhooks deliveries 5b8f0c4e-2d3a-4f7e-9c1b-6a2d8e4f1a3c"
+    )]
     Deliveries {
         /// Webhook id
         id: String,

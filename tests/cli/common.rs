@@ -166,3 +166,14 @@ pub fn millis(s: &str) -> i64 {
         .unwrap_or_else(|e| panic!("{s:?} is not RFC 3339: {e}"))
         .timestamp_millis()
 }
+
+/// Compares `want` with the committed file at `path`; on a difference the file is rewritten
+/// (so the next run passes) and its name is added to `stale` (so the test fails and a stale
+/// file cannot land unnoticed).
+pub fn check_generated(path: &Path, want: &[u8], stale: &mut Vec<String>) {
+    if std::fs::read(path).ok().as_deref() != Some(want) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, want).unwrap();
+        stale.push(path.display().to_string());
+    }
+}

@@ -1,26 +1,16 @@
 //! The committed completions and man pages are what `Cli::command()` renders now; help and
 //! man pages render cleanly.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use clap::CommandFactory;
 use keyhook::cli::{docs, Cli};
 
-use crate::common::bare_cmd;
+use crate::common::{bare_cmd, check_generated};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Compares `want` with the committed file; on a difference the file is rewritten (so the
-/// next run passes) and the test fails (so a stale file cannot land unnoticed).
-fn check_generated(path: &Path, want: &[u8], stale: &mut Vec<String>) {
-    if std::fs::read(path).ok().as_deref() != Some(want) {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, want).unwrap();
-        stale.push(path.display().to_string());
-    }
 }
 
 #[test]

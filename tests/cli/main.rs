@@ -3,6 +3,7 @@
 
 mod common;
 mod docs;
+mod help;
 mod keys;
 mod openapi;
 mod receiver;

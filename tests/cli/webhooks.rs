@@ -766,10 +766,8 @@ fn literal_private_targets_are_refused_at_creation_unless_allowed() {
     );
 }
 
-/// CONTRACT section 1 pins `KEYHOOK_ALLOW_PRIVATE_TARGETS=1`; clap's bool flag takes only
-/// `true`/`false` from the environment and refuses `1` as a usage error.
+/// CONTRACT section 1 pins `KEYHOOK_ALLOW_PRIVATE_TARGETS=1` (and the usual true/false).
 #[test]
-#[ignore = "bug in src/cli/mod.rs: KEYHOOK_ALLOW_PRIVATE_TARGETS=1 is refused (clap wants true/false)"]
 fn allow_private_targets_env_accepts_1() {
     let env = Env::new();
     for value in ["1", "true"] {

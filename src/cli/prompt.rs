@@ -1,6 +1,10 @@
 //! Questions to a person at a terminal. Without one, nothing is asked and nothing is assumed.
 
-use std::io::{self, IsTerminal, Read};
+use std::io::{self, IsTerminal, Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::{self, JoinHandle};
+use std::time::Duration;
 
 use crate::error::Error;
 
@@ -58,4 +62,46 @@ pub fn read_secret(what: &str) -> anyhow::Result<String> {
         );
     }
     Ok(secret)
+}
+
+/// A spinner on stderr while something slow runs; only on a terminal, and never in `--json`
+/// mode. It stops and erases itself when dropped.
+pub struct Spinner {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Spinner {
+    pub fn start(message: &str, enabled: bool) -> Spinner {
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread = (enabled && io::stderr().is_terminal()).then(|| {
+            let (stop, message) = (Arc::clone(&stop), message.to_string());
+            thread::spawn(move || {
+                let frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+                let mut stderr = io::stderr();
+                for frame in frames.iter().cycle() {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let _ = write!(stderr, "\r{frame} {message}");
+                    let _ = stderr.flush();
+                    thread::sleep(Duration::from_millis(80));
+                }
+                // Blank the line out without escape sequences a dumb terminal would show.
+                let blank = " ".repeat(message.chars().count() + 2);
+                let _ = write!(stderr, "\r{blank}\r");
+                let _ = stderr.flush();
+            })
+        });
+        Spinner { stop, thread }
+    }
+}
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }

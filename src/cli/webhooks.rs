@@ -112,7 +112,10 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
         }
         WebhooksCommand::Test { id } => {
             let sender = ctx.sender();
-            let r = webhooks::test(&store, &actor, &id, &sender, now)?;
+            let spinner = prompt::Spinner::start("sending webhook.test", !ctx.out.is_json());
+            let r = webhooks::test(&store, &actor, &id, &sender, now);
+            drop(spinner);
+            let r = r?;
             ctx.out.data(&r, |o| {
                 let verdict = if r.delivered {
                     "delivered"

@@ -177,3 +177,101 @@ pub fn check_generated(path: &Path, want: &[u8], stale: &mut Vec<String>) {
         stale.push(path.display().to_string());
     }
 }
+
+/// Runs `keyhook --db DB ARGS` on a pseudo-terminal through util-linux `script`, and types
+/// `input` once `prompt` is on the screen; `None` when `script` is not installed.
+pub fn on_terminal(env: &Env, args: &[&str], prompt: &str, input: &str) -> Option<Run> {
+    use std::io::{Read, Write};
+    use std::process::Stdio;
+    use std::sync::{Arc, Mutex};
+    use std::time::{Duration, Instant};
+
+    let found = std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        eprintln!("skipped: util-linux `script` is needed to run keyhook on a terminal");
+        return None;
+    }
+    let quote = |s: &str| format!("'{}'", s.replace('\'', r"'\''"));
+    let bin = assert_cmd::cargo::cargo_bin("keyhook");
+    let mut line = format!(
+        "{} --db {}",
+        quote(&bin.to_string_lossy()),
+        quote(&env.db().to_string_lossy())
+    );
+    for a in args {
+        line.push(' ');
+        line.push_str(&quote(a));
+    }
+    let mut cmd = std::process::Command::new("script");
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy().into_owned();
+        if k.starts_with("KEYHOOK_") || k.starts_with("XDG_") {
+            cmd.env_remove(&k);
+        }
+    }
+    let mut child = cmd
+        .env("TERM", "dumb")
+        .args(["-qec", &line, "/dev/null"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn script");
+    let screen = Arc::new(Mutex::new(Vec::new()));
+    let reader = {
+        let screen = Arc::clone(&screen);
+        let mut out = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 1024];
+            while let Ok(n) = out.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                screen.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        })
+    };
+    let shows = |what: &str| String::from_utf8_lossy(&screen.lock().unwrap()).contains(what);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    // Typed-ahead input may be discarded (a password prompt flushes it), so wait for the prompt.
+    while !shows(prompt) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // Keep the terminal's input open until keyhook is done: `script` lingers for two seconds
+    // after an end of input that comes while its command still runs. The prompt is printed
+    // just before the terminal is set up, so input sent in between can be lost: type again
+    // if nothing happens.
+    let mut stdin = child.stdin.take().unwrap();
+    let mut typed_at = None::<Instant>;
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            break;
+        }
+        if typed_at.is_none_or(|t| t.elapsed() > Duration::from_millis(1_000)) {
+            // The command may have ended in the meantime; its exit status tells.
+            let _ = stdin.write_all(input.as_bytes());
+            typed_at = Some(Instant::now());
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    drop(stdin);
+    let status = child.wait().unwrap();
+    reader.join().unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&screen.lock().unwrap()).into_owned();
+    Some(Run {
+        code: status.code().unwrap_or(-1),
+        stdout,
+        stderr,
+    })
+}

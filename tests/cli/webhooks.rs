@@ -1756,3 +1756,31 @@ fn emitting_events_from_the_cli_validates_name_and_data() {
         .unwrap();
     assert_eq!(n, 0, "refused events are not stored");
 }
+
+#[test]
+fn a_spinner_shows_while_a_test_ping_waits_only_on_a_terminal_and_never_with_json() {
+    let env = Env::new();
+    let rx = Receiver::start();
+    rx.set_delay(Duration::from_millis(700));
+    let hook = create(&env, "default", &rx.url("/delay"), &["post.published"]);
+    let id = str_of(&hook, "id");
+    let args = ["--allow-private-targets", "webhooks", "test", id];
+    let Some(r) = crate::common::on_terminal(&env, &args, "", "") else {
+        return;
+    };
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(
+        r.stdout.contains('⠋'),
+        "a spinner frame on the terminal: {r:?}"
+    );
+    assert!(r.stdout.contains("delivered: 200 OK"), "{r:?}");
+    let mut json_args = vec!["--json"];
+    json_args.extend_from_slice(&args);
+    let r = crate::common::on_terminal(&env, &json_args, "", "").unwrap();
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(!r.stdout.contains('⠋'), "no spinner with --json: {r:?}");
+    assert!(r.stdout.contains(r#""delivered":true"#), "{r:?}");
+    // Without a terminal (the other tests) stderr stays free of it too.
+    let (code, v) = ping(&env, "default", id);
+    assert_eq!((code, v["data"]["delivered"].as_bool()), (0, Some(true)));
+}

@@ -40,7 +40,17 @@ pub fn is_well_formed(token: &str) -> bool {
 
 /// SHA-256 of the whole key, lowercase hex: what the store keeps instead of the key.
 pub fn hash_key(key: &str) -> String {
-    hex::encode(Sha256::digest(key.as_bytes()))
+    let mut buf = [0u8; 64];
+    hash_key_into(key, &mut buf).to_string()
+}
+
+/// [`hash_key`] into a buffer on the caller's stack: `authenticate` runs once per request
+/// and needs the hash only for the lookup.
+fn hash_key_into<'a>(key: &str, buf: &'a mut [u8; 64]) -> &'a str {
+    let digest = Sha256::digest(key.as_bytes());
+    // 32 bytes always encode into exactly 64 bytes, so neither call can fail.
+    hex::encode_to_slice(digest, &mut buf[..]).expect("64-byte buffer for a SHA-256 digest");
+    std::str::from_utf8(&buf[..]).expect("hex is ASCII")
 }
 
 pub fn key_prefix(key: &str) -> &str {
@@ -58,8 +68,9 @@ pub fn authenticate(conn: Conn<'_>, token: &str, now: Timestamp) -> Result<ApiKe
             "malformed API key: expected {KEY_PREFIX} followed by 64 lowercase hex characters"
         )));
     }
+    let mut buf = [0u8; 64];
     let key = conn
-        .key_by_hash(&hash_key(token))?
+        .key_by_hash(hash_key_into(token, &mut buf))?
         .ok_or_else(|| Error::Unauthorized("invalid API key".into()))?;
     if key.is_expired(now) {
         return Err(Error::Expired);

@@ -5,21 +5,38 @@ use crate::error::Result;
 use crate::model::{ApiKey, Permission};
 use crate::time::Timestamp;
 
-const COLUMNS: &str = "id, user_id, key_prefix, name, permission, full_access, profile_ids, \
-                       last_used_at, expires_at, created_at";
+/// The columns [`from_row`] reads, as a macro so that constant queries can be built with
+/// `concat!` instead of formatting a string on every call.
+macro_rules! columns {
+    () => {
+        "id, user_id, key_prefix, name, permission, full_access, profile_ids, \
+         last_used_at, expires_at, created_at"
+    };
+}
+
+const COLUMNS: &str = columns!();
+
+/// `authenticate` runs this on every request: a constant, so no string is built per call.
+const BY_HASH: &str = concat!("SELECT ", columns!(), " FROM api_keys WHERE key_hash = ?1");
 
 fn from_row(r: &Row<'_>) -> rusqlite::Result<ApiKey> {
-    let permission: String = r.get(4)?;
-    let profile_ids: String = r.get(6)?;
+    // Borrowed, not copied: neither column is kept as text.
+    let permission = r.get_ref(4)?.as_str()?;
+    let profile_ids = r.get_ref(6)?.as_str()?;
     Ok(ApiKey {
         id: r.get(0)?,
         user_id: r.get(1)?,
         key_prefix: r.get(2)?,
         name: r.get(3)?,
         // The CHECK constraint allows only the two values.
-        permission: Permission::parse(&permission).unwrap_or(Permission::Readonly),
+        permission: Permission::parse(permission).unwrap_or(Permission::Readonly),
         full_access: r.get(5)?,
-        profile_ids: json_strings(&profile_ids)?,
+        // Most keys have full access and no profiles: skip the JSON parser for them.
+        profile_ids: if profile_ids == "[]" {
+            Vec::new()
+        } else {
+            json_strings(profile_ids)?
+        },
         last_used_at: r.get::<_, Option<i64>>(7)?.map(Timestamp),
         expires_at: r.get::<_, Option<i64>>(8)?.map(Timestamp),
         created_at: Timestamp(r.get(9)?),
@@ -60,10 +77,9 @@ impl Conn<'_> {
     }
 
     pub fn key_by_hash(&self, key_hash: &str) -> Result<Option<ApiKey>> {
-        let sql = format!("SELECT {COLUMNS} FROM api_keys WHERE key_hash = ?1");
         Ok(self
             .0
-            .prepare_cached(&sql)?
+            .prepare_cached(BY_HASH)?
             .query_row([key_hash], from_row)
             .optional()?)
     }

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# `keyhook keys create --quiet` as a whole process, against the sqlite3 shell inserting a
+# similar row into a table of the same shape, side by side with hyperfine in the same run
+# (issue 2, "Performance": keyhook's median at most 1.5x sqlite3's).
+#
+# The sqlite3 table has api_keys' columns, STRICT, with the same three indexes (the unique one
+# on key_hash included), in WAL mode like keyhook's file. Two sqlite3 variants are measured:
+# the plain INSERT (the sqlite3 shell's default synchronous=FULL: an fsync of the WAL per
+# commit) and the same INSERT after `PRAGMA synchronous = NORMAL`, which is what keyhook sets,
+# so the same durability. The ratio is reported against both.
+#
+#   bench/cli-create.sh               # RUNS=200 WARMUP=5 are the defaults
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS=${RUNS:-200}
+WARMUP=${WARMUP:-5}
+TARGET=1.5
+
+need=()
+command -v hyperfine >/dev/null || need+=(hyperfine)
+command -v sqlite3 >/dev/null || need+=(sqlite3)
+command -v python3 >/dev/null || need+=(python3)
+if [ ${#need[@]} -gt 0 ]; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+cargo build --release --quiet
+bin=$PWD/target/release/keyhook
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+kdb=$work/k.db
+sdb=$work/s.db
+
+# keyhook's file: created, migrated and holding one key, as after a first use.
+"$bin" --db "$kdb" keys create --name warm --quiet >/dev/null
+
+# The sqlite3 file: api_keys as in src/store/migrations.rs (without the users table and its
+# foreign key, which the sqlite3 shell would not enforce anyway), WAL like keyhook.
+sqlite3 "$sdb" >/dev/null <<'SQL'
+PRAGMA journal_mode = WAL;
+CREATE TABLE api_keys (
+   id           TEXT PRIMARY KEY,
+   user_id      TEXT NOT NULL,
+   name         TEXT NOT NULL,
+   key_hash     TEXT NOT NULL,
+   key_prefix   TEXT NOT NULL,
+   permission   TEXT NOT NULL CHECK (permission IN ('readwrite', 'readonly')),
+   full_access  INTEGER NOT NULL CHECK (full_access IN (0, 1)),
+   profile_ids  TEXT NOT NULL DEFAULT '[]',
+   last_used_at INTEGER,
+   expires_at   INTEGER,
+   created_at   INTEGER NOT NULL
+) STRICT;
+CREATE UNIQUE INDEX api_keys_hash ON api_keys(key_hash);
+CREATE INDEX api_keys_user ON api_keys(user_id, created_at);
+CREATE INDEX api_keys_prefix ON api_keys(key_prefix);
+INSERT INTO api_keys (id, user_id, name, key_hash, key_prefix, permission, full_access,
+                      profile_ids, created_at)
+VALUES (lower(hex(randomblob(16))), 'default', 'warm', lower(hex(randomblob(32))),
+        'kp_' || lower(hex(randomblob(4))), 'readwrite', 1, '[]', 0);
+SQL
+[ "$(sqlite3 "$sdb" 'PRAGMA journal_mode')" = wal ] || { echo "s.db is not in WAL mode" >&2; exit 1; }
+
+insert="INSERT INTO api_keys (id, user_id, name, key_hash, key_prefix, permission, full_access, \
+profile_ids, last_used_at, expires_at, created_at) VALUES (lower(hex(randomblob(16))), 'default', \
+'bench', lower(hex(randomblob(32))), 'kp_' || lower(hex(randomblob(4))), 'readwrite', 1, '[]', \
+NULL, NULL, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))"
+
+json=$work/hyperfine.json
+# --shell=none: no shell start-up in either measurement; the quoted SQL stays one argument.
+hyperfine --shell=none --warmup "$WARMUP" --runs "$RUNS" --export-json "$json" \
+  -n keyhook "$bin --db $kdb keys create --name bench --quiet" \
+  -n sqlite3 "sqlite3 $sdb \"$insert\"" \
+  -n "sqlite3 (synchronous=NORMAL)" "sqlite3 $sdb \"PRAGMA synchronous = NORMAL; $insert\""
+
+# Every run must have written its row.
+krows=$(sqlite3 "$kdb" "SELECT count(*) FROM api_keys WHERE name = 'bench'")
+srows=$(sqlite3 "$sdb" "SELECT count(*) FROM api_keys WHERE name = 'bench'")
+expect=$(( (RUNS + WARMUP) ))
+[ "$krows" -eq "$expect" ] || { echo "keyhook wrote $krows rows, expected $expect" >&2; exit 1; }
+[ "$srows" -eq $(( 2 * expect )) ] || { echo "sqlite3 wrote $srows rows, expected $(( 2 * expect ))" >&2; exit 1; }
+
+python3 - "$json" "$TARGET" <<'PY'
+import json, sys
+results = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
+target = float(sys.argv[2])
+ms = lambda s: s * 1000
+k = results["keyhook"]
+print()
+print(f"{'command':<30} {'median':>9} {'mean':>9} {'stddev':>8} {'min':>8} {'max':>8}  runs")
+for name, r in results.items():
+    print(f"{name:<30} {ms(r['median']):>7.2f}ms {ms(r['mean']):>7.2f}ms {ms(r['stddev']):>6.2f}ms "
+          f"{ms(r['min']):>6.2f}ms {ms(r['max']):>6.2f}ms  {len(r['times'])}")
+print()
+for name in ("sqlite3", "sqlite3 (synchronous=NORMAL)"):
+    ratio = k["median"] / results[name]["median"]
+    verdict = "met" if ratio <= target else "MISSED"
+    print(f"median ratio keyhook / {name:<29} {ratio:5.2f}  (target <= {target}: {verdict})")
+PY

@@ -95,10 +95,20 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 /// migrations. Nothing is written to a file that fails the check.
 pub(super) fn migrate(conn: &Connection) -> Result<()> {
     check_identity(conn)?;
-    enable_wal(conn)?;
+    // A read-only connection (a file on a read-only filesystem) can neither switch modes nor
+    // migrate; it may still read a file that is up to date. Writes fail as SQLITE_READONLY.
+    let read_only = conn.is_readonly(rusqlite::DatabaseName::Main)?;
+    if !read_only {
+        enable_wal(conn)?;
+    }
     conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")?;
     if read_version(conn)? == SCHEMA_VERSION {
         return Ok(());
+    }
+    if read_only {
+        return Err(Error::Unavailable(
+            "database is read-only and its schema needs an upgrade by this keyhook".into(),
+        ));
     }
     apply_pending(conn, MIGRATIONS)
 }

@@ -41,7 +41,54 @@ impl Store {
     /// left untouched.
     pub fn open(path: &Path) -> Result<Store> {
         let store = Self::open_unmigrated(path)?;
-        migrations::migrate(&store.conn).map_err(|e| store.describe(e))?;
+        match migrations::migrate(&store.conn) {
+            Ok(()) => Ok(store),
+            Err(_) if store.wal_index_unavailable() => {
+                drop(store);
+                let store = Self::open_immutable(path)?;
+                migrations::migrate(&store.conn).map_err(|e| store.describe(e))?;
+                Ok(store)
+            }
+            Err(e) => Err(store.describe(e)),
+        }
+    }
+
+    /// A WAL database can be read only with its shared-memory index (`-shm`), which SQLite
+    /// creates beside the file on first use. On a read-only filesystem it cannot, and SQLite
+    /// refuses to open the file at all. If there is also no write-ahead log with content, the
+    /// database file alone holds every committed transaction, and nobody can change it: it is
+    /// read as an immutable file instead. Reads keep working; every write fails with
+    /// `SQLITE_READONLY` (503 / exit 1, "database is read-only"). A directory that is merely
+    /// not ours to write keeps the error: its owner may write the file while we read.
+    fn wal_index_unavailable(&self) -> bool {
+        let read_only = self
+            .conn
+            .is_readonly(rusqlite::DatabaseName::Main)
+            .unwrap_or(false);
+        let cannot_open = || {
+            let probe = self
+                .conn
+                .query_row("PRAGMA schema_version", [], |r| r.get::<_, i64>(0));
+            probe.is_err_and(|e| e.sqlite_error_code() == Some(rusqlite::ErrorCode::CannotOpen))
+        };
+        read_only
+            && cannot_open()
+            && !has_wal_content(&self.path)
+            && on_read_only_filesystem(&self.path)
+    }
+
+    fn open_immutable(path: &Path) -> Result<Store> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let uri = format!("file:{}?immutable=1", uri_path(path));
+        let conn = Connection::open_with_flags(uri, flags)
+            .map_err(|e| Error::Io(format!("cannot open database {}: {e}", path.display())))?;
+        let store = Store {
+            conn,
+            path: path.to_path_buf(),
+        };
+        store.conn.set_prepared_statement_cache_capacity(64);
         Ok(store)
     }
 
@@ -114,6 +161,46 @@ impl Store {
             other => other,
         }
     }
+}
+
+/// Whether `path`'s write-ahead log exists and is not empty. Only the file's metadata is
+/// read: opening and closing a descriptor of a database file (or its WAL) would drop every
+/// POSIX lock this process holds on it.
+fn has_wal_content(path: &Path) -> bool {
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    std::fs::metadata(PathBuf::from(wal)).is_ok_and(|m| m.len() > 0)
+}
+
+/// Whether the directory of `path` is on a read-only filesystem: creating a file there fails
+/// with EROFS. A probe file that could be created is removed again.
+fn on_read_only_filesystem(path: &Path) -> bool {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let probe = dir.join(format!(".keyhook-probe-{}", std::process::id()));
+    match OpenOptions::new().write(true).create_new(true).open(&probe) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            false
+        }
+        Err(e) => e.kind() == ErrorKind::ReadOnlyFilesystem,
+    }
+}
+
+/// `path` for a `file:` URI: every byte but unreserved ones and `/` percent-encoded.
+fn uri_path(path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = String::new();
+    for &b in path.as_os_str().as_bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 /// Reads a JSON array of strings kept in a TEXT column. A damaged value is a storage error,

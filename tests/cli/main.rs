@@ -3,6 +3,7 @@
 
 mod common;
 mod docs;
+mod faults;
 mod help;
 mod keys;
 mod openapi;

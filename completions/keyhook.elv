@@ -369,6 +369,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;serve'= {
             cand --bind 'Address to listen on (port 0 picks a free port; the address is printed on stderr)'
             cand --threads 'Worker threads answering requests'
+            cand --read-timeout 'Disconnect a client that sends nothing for this long (between requests or within one)'
             cand --retry-schedule 'Delays before each retry of a failed delivery, comma-separated'
             cand --delivery-workers 'Deliveries sent at once'
             cand --db 'The SQLite database file (created on first use, mode 0600)'

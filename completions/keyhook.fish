@@ -289,6 +289,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -s h -l help -d
 complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l bind -d 'Address to listen on (port 0 picks a free port; the address is printed on stderr)' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l threads -d 'Worker threads answering requests' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l read-timeout -d 'Disconnect a client that sends nothing for this long (between requests or within one)' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l retry-schedule -d 'Delays before each retry of a failed delivery, comma-separated' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l delivery-workers -d 'Deliveries sent at once' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l db -d 'The SQLite database file (created on first use, mode 0600)' -r -F

@@ -1,5 +1,6 @@
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
+use std::time::Duration;
 
 use clap::Args;
 
@@ -20,6 +21,10 @@ pub struct ServeArgs {
     #[arg(long, env = "KEYHOOK_THREADS", default_value_t = 4,
           value_parser = clap::value_parser!(u16).range(1..=256))]
     threads: u16,
+    /// Disconnect a client that sends nothing for this long (between requests or within one)
+    #[arg(long, env = "KEYHOOK_READ_TIMEOUT", default_value = "30s", value_name = "DUR",
+          value_parser = read_timeout)]
+    read_timeout: Duration,
     #[command(flatten)]
     delivery: super::deliver::DeliveryArgs,
 }
@@ -33,6 +38,7 @@ pub fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<()> {
         bind: args.bind,
         threads: usize::from(args.threads),
         db: crate::config::database_path(ctx.db.clone())?,
+        read_timeout: args.read_timeout,
         delivery: args.delivery.worker_options(ctx, false),
     };
     let db = opts.db.display().to_string();
@@ -44,4 +50,12 @@ pub fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<()> {
     server.run_until_stopped();
     eprintln!("keyhook: stopped");
     Ok(())
+}
+
+fn read_timeout(s: &str) -> Result<Duration, String> {
+    let ms = crate::time::parse_duration(s)?;
+    if ms > 3_600_000 {
+        return Err("at most 1h".into());
+    }
+    Ok(Duration::from_millis(ms.unsigned_abs()))
 }

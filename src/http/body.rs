@@ -1,6 +1,6 @@
 //! Request bodies: media type, size limit and strict JSON.
 
-use std::io::Read;
+use std::io::{ErrorKind, Read};
 
 use serde_json::Value;
 use tiny_http::Request;
@@ -20,13 +20,17 @@ fn header<'a>(rq: &'a Request, name: &'static str) -> Option<&'a str> {
         .map(|h| h.value.as_str())
 }
 
-/// Whether the whole body is already in memory (or there is none), so that handling the
-/// request cannot wait on the client.
-pub fn is_buffered(rq: &Request) -> bool {
+/// Whether handling the request cannot wait on the client, which makes it safe to handle on
+/// a worker: the whole body is already in memory (or there is none), or the declared body is
+/// larger than [`MAX_BODY`] and than what tiny_http drains, so that it is refused from
+/// `Content-Length` alone, no byte of it is ever read, and tiny_http closes the connection
+/// after the answer.
+pub fn needs_no_read(rq: &Request) -> bool {
     let chunked = header(rq, "Transfer-Encoding").is_some();
     let expects_continue = header(rq, "Expect").is_some();
     match rq.body_length() {
         Some(0) => true,
+        Some(n) if n > MAX_BODY.max(tiny_http::DRAIN_LIMIT) => true,
         Some(n) => n <= PREREAD && !expects_continue,
         None => !chunked,
     }
@@ -65,10 +69,13 @@ pub fn json(rq: &mut Request) -> Result<Value, Reply> {
         .take(MAX_BODY as u64 + 1)
         .read_to_end(&mut buf)
     {
-        return Err(reply::error(&Error::validation(
-            "body",
-            format!("could not read the request body: {e}"),
-        )));
+        // A read timeout (`serve --read-timeout`) is WouldBlock on Unix, TimedOut elsewhere.
+        let message = if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) {
+            "the request body stopped arriving (read timeout)".to_string()
+        } else {
+            format!("could not read the request body: {e}")
+        };
+        return Err(reply::error(&Error::validation("body", message)));
     }
     if buf.len() > MAX_BODY {
         return Err(reply::payload_too_large());

@@ -12,7 +12,7 @@ pub use router::ROUTES;
 
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -26,11 +26,18 @@ use crate::store::Store;
 pub const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How often idle workers look at the shutdown flag.
 const POLL: Duration = Duration::from_millis(200);
+/// How long shutdown waits for requests still being handled on body threads (whose client
+/// may still be sending): long enough for a body that is arriving, short enough that a client
+/// that stopped sending does not hold the server up.
+const BODY_GRACE: Duration = Duration::from_secs(3);
 
 pub struct ServeOptions {
     pub bind: String,
     pub threads: usize,
     pub db: PathBuf,
+    /// The read timeout of every accepted connection (`serve --read-timeout`): a client that
+    /// sends nothing for this long, between requests or within one, is disconnected.
+    pub read_timeout: Duration,
     /// The outbox worker that runs beside the server; its client also sends test pings.
     pub delivery: WorkerOptions,
 }
@@ -41,6 +48,8 @@ pub struct Server {
     addr: SocketAddr,
     workers: Vec<thread::JoinHandle<()>>,
     stop: Arc<AtomicBool>,
+    /// Requests being handled on body threads, which nothing joins.
+    in_flight: Arc<AtomicUsize>,
 }
 
 impl Server {
@@ -51,11 +60,12 @@ impl Server {
         let listener = listen(&opts.bind)?;
         let addr = listener.local_addr()?;
         let inner = Arc::new(
-            tiny_http::Server::from_listener(listener, None)
+            tiny_http::Server::from_listener_with_timeout(listener, None, Some(opts.read_timeout))
                 .map_err(|e| Error::Io(format!("cannot serve on {}: {e}", opts.bind)))?,
         );
         let sender = Sender::new(&opts.delivery.client);
         let allow_private = opts.delivery.client.allow_private;
+        let in_flight = Arc::new(AtomicUsize::new(0));
         let mut workers = Vec::with_capacity(opts.threads + 1);
         for i in 0..opts.threads.max(1) {
             let worker = Worker {
@@ -63,6 +73,7 @@ impl Server {
                 sender: sender.clone(),
                 allow_private,
                 db: opts.db.clone(),
+                in_flight: Arc::clone(&in_flight),
             };
             let server = Arc::clone(&inner);
             let stop = Arc::clone(&stop);
@@ -84,6 +95,7 @@ impl Server {
             addr,
             workers,
             stop,
+            in_flight,
         })
     }
 
@@ -92,16 +104,25 @@ impl Server {
     }
 
     /// Waits until the stop flag is raised, then lets every worker finish the request it is
-    /// handling and returns.
+    /// handling, and requests on body threads finish for up to [`BODY_GRACE`], and returns.
     pub fn run_until_stopped(self) {
         while !self.stop.load(Ordering::Relaxed) {
             thread::sleep(POLL);
         }
+        let stopped = Instant::now();
         for _ in 0..self.workers.len() {
             self.inner.unblock();
         }
         for w in self.workers {
             let _ = w.join();
+        }
+        // No worker is left to start a body thread.
+        while self.in_flight.load(Ordering::Acquire) > 0 && stopped.elapsed() < BODY_GRACE {
+            thread::sleep(Duration::from_millis(10));
+        }
+        let left = self.in_flight.load(Ordering::Acquire);
+        if left > 0 {
+            eprintln!("keyhook: {left} request(s) still reading their body; not waiting longer");
         }
     }
 }
@@ -156,6 +177,24 @@ struct Worker {
     sender: Sender,
     allow_private: bool,
     db: PathBuf,
+    in_flight: Arc<AtomicUsize>,
+}
+
+/// Counts a request handled on a body thread from before the thread starts until the thread
+/// is done with it, however it ends (or if it never starts).
+struct InFlight(Arc<AtomicUsize>);
+
+impl InFlight {
+    fn new(count: &Arc<AtomicUsize>) -> InFlight {
+        count.fetch_add(1, Ordering::AcqRel);
+        InFlight(Arc::clone(count))
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 impl Worker {
@@ -169,13 +208,22 @@ impl Worker {
 }
 
 fn work(server: &tiny_http::Server, worker: Worker, stop: &AtomicBool) {
+    let mut complained: Option<Instant> = None;
     while !stop.load(Ordering::Relaxed) {
         let request = match server.recv_timeout(POLL) {
             Ok(Some(r)) => r,
             Ok(None) => continue,
-            Err(_) => break,
+            Err(e) => {
+                // accept() failed (EMFILE, say); the patched tiny_http keeps accepting, every
+                // 50 ms while the failure lasts. Say so at most once a second per worker.
+                if complained.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
+                    eprintln!("keyhook: cannot accept a connection: {e}");
+                    complained = Some(Instant::now());
+                }
+                continue;
+            }
         };
-        if body::is_buffered(&request) {
+        if body::needs_no_read(&request) {
             handle(&worker.ctx(), request);
         } else {
             // A body tiny_http has not read yet comes at the client's pace; read it on a
@@ -185,18 +233,22 @@ fn work(server: &tiny_http::Server, worker: Worker, stop: &AtomicBool) {
                 worker.sender.clone(),
                 worker.allow_private,
             );
+            let in_flight = InFlight::new(&worker.in_flight);
             let spawned = thread::Builder::new()
                 .name("http-body".into())
-                .spawn(move || match Store::open(&db) {
-                    Ok(store) => handle(
-                        &api::Ctx {
-                            store: &store,
-                            sender: &sender,
-                            allow_private,
-                        },
-                        request,
-                    ),
-                    Err(e) => reply::send(request, reply::error(&e), Instant::now(), None),
+                .spawn(move || {
+                    let _in_flight = in_flight;
+                    match Store::open(&db) {
+                        Ok(store) => handle(
+                            &api::Ctx {
+                                store: &store,
+                                sender: &sender,
+                                allow_private,
+                            },
+                            request,
+                        ),
+                        Err(e) => reply::send(request, reply::error(&e), Instant::now(), None),
+                    }
                 });
             if let Err(e) = spawned {
                 eprintln!("keyhook: cannot start a thread for a request body: {e}");

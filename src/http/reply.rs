@@ -9,10 +9,6 @@ use tiny_http::{Header, Request, Response, StatusCode};
 use crate::error::{Error, FieldError};
 use crate::model::{Data, ErrorEnvelope};
 
-/// A request declaring a body larger than this is never drained: tiny_http would allocate a
-/// buffer of the declared size to do it (see `send`).
-const DRAIN_LIMIT: usize = 16 * 1024 * 1024;
-
 pub struct Reply {
     pub status: u16,
     pub body: Vec<u8>,
@@ -127,16 +123,11 @@ pub fn send(request: Request, reply: Reply, started: Instant, key_prefix: Option
         Some(len),
         None,
     );
-    if request.body_length().is_some_and(|n| n > DRAIN_LIMIT) {
-        // tiny_http drains an unread body when the request is dropped, into a buffer the size
-        // of what is left: a declared Content-Length of terabytes would abort the process.
-        // Such a request is answered, then left undropped; its connection is not reused.
-        let stream = request.upgrade("close", response);
-        std::mem::forget(stream);
-    } else {
-        // An error here is the client hanging up; there is nobody left to tell.
-        let _ = request.respond(response);
-    }
+    // An error here is the client hanging up; there is nobody left to tell. The (patched)
+    // tiny_http then drains what is left of an unread body, up to 1 MiB, so that the
+    // connection can serve its next request; a request declaring more is its connection's
+    // last (vendor/tiny_http/PATCHES.md).
+    let _ = request.respond(response);
     eprintln!(
         "{log} {status} {:.1}ms {}",
         started.elapsed().as_secs_f64() * 1000.0,

@@ -84,7 +84,11 @@ impl RawResp {
 
 /// The binary with the environment of `common::bare_cmd` (no `KEYHOOK_*`, `NO_COLOR`, XDG).
 fn keyhook() -> Command {
-    let mut c = Command::new(assert_cmd::cargo::cargo_bin("keyhook"));
+    scrubbed(Command::new(assert_cmd::cargo::cargo_bin("keyhook")))
+}
+
+/// `c` without `KEYHOOK_*`, `NO_COLOR` and `XDG_*` from the caller's environment.
+fn scrubbed(mut c: Command) -> Command {
     for (k, _) in std::env::vars_os() {
         let k = k.to_string_lossy().into_owned();
         if k.starts_with("KEYHOOK_") || k == "NO_COLOR" || k.starts_with("XDG_") {
@@ -102,7 +106,23 @@ impl Server {
 
     /// [`Server::start`] with more `serve` arguments (`--threads N`).
     pub fn start_with(env: &Env, args: &[&str]) -> Server {
-        let mut child = keyhook()
+        Server::spawn(keyhook(), env, args)
+    }
+
+    /// [`Server::start_with`] with the open-file limit (`ulimit -n`) of the process set to
+    /// `limit`, through `sh`, which then `exec`s the binary (so the pid is the server's).
+    pub fn start_with_fd_limit(env: &Env, limit: u32, args: &[&str]) -> Server {
+        let mut sh = scrubbed(Command::new("sh"));
+        sh.arg("-c")
+            .arg(format!("ulimit -n {limit} && exec \"$0\" \"$@\""))
+            .arg(assert_cmd::cargo::cargo_bin("keyhook"));
+        Server::spawn(sh, env, args)
+    }
+
+    /// Runs `program` (the binary, or something that `exec`s it with the arguments that
+    /// follow) with `--db <env's db> serve --bind 127.0.0.1:0` and `args`.
+    fn spawn(mut program: Command, env: &Env, args: &[&str]) -> Server {
+        let mut child = program
             .arg("--db")
             .arg(env.db())
             .args(["serve", "--bind", "127.0.0.1:0"])
@@ -166,6 +186,24 @@ impl Server {
 
     pub fn pid(&self) -> u32 {
         self.child.id()
+    }
+
+    /// The server's thread count (`Threads:` in /proc/PID/status).
+    pub fn threads(&self) -> usize {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
+            .expect("read /proc/PID/status");
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("Threads:"))
+            .and_then(|n| n.trim().parse().ok())
+            .expect("a Threads: line")
+    }
+
+    /// How many file descriptors the server has open (entries of /proc/PID/fd).
+    pub fn open_fds(&self) -> usize {
+        std::fs::read_dir(format!("/proc/{}/fd", self.pid()))
+            .expect("read /proc/PID/fd")
+            .count()
     }
 
     pub fn url(&self, path: &str) -> String {

@@ -1,8 +1,6 @@
 //! `keyhook keys ...`: every command and flag, the validation failures, expiry, and the
 //! `verify` decisions (CONTRACT sections 1 and 3).
 
-use std::io::Write;
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;

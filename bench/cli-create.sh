@@ -39,10 +39,10 @@ sdb=$work/s.db
 sqlite3 "$sdb" >/dev/null <<'SQL'
 PRAGMA journal_mode = WAL;
 CREATE TABLE api_keys (
-   id           TEXT PRIMARY KEY,
+   key_hash     TEXT PRIMARY KEY,
+   id           TEXT NOT NULL UNIQUE,
    user_id      TEXT NOT NULL,
    name         TEXT NOT NULL,
-   key_hash     TEXT NOT NULL,
    key_prefix   TEXT NOT NULL,
    permission   TEXT NOT NULL CHECK (permission IN ('readwrite', 'readonly')),
    full_access  INTEGER NOT NULL CHECK (full_access IN (0, 1)),
@@ -50,8 +50,7 @@ CREATE TABLE api_keys (
    last_used_at INTEGER,
    expires_at   INTEGER,
    created_at   INTEGER NOT NULL
-) STRICT;
-CREATE UNIQUE INDEX api_keys_hash ON api_keys(key_hash);
+) STRICT, WITHOUT ROWID;
 CREATE INDEX api_keys_user ON api_keys(user_id, created_at);
 CREATE INDEX api_keys_prefix ON api_keys(key_prefix);
 INSERT INTO api_keys (id, user_id, name, key_hash, key_prefix, permission, full_access,
@@ -79,6 +78,20 @@ srows=$(sqlite3 "$sdb" "SELECT count(*) FROM api_keys WHERE name = 'bench'")
 expect=$(( (RUNS + WARMUP) ))
 [ "$krows" -eq "$expect" ] || { echo "keyhook wrote $krows rows, expected $expect" >&2; exit 1; }
 [ "$srows" -eq $(( 2 * expect )) ] || { echo "sqlite3 wrote $srows rows, expected $(( 2 * expect ))" >&2; exit 1; }
+
+# Listing: the same user's keys (about RUNS + WARMUP of them) as JSON from both.
+list_json=$work/list.json
+hyperfine --shell=none --warmup "$WARMUP" --runs "$RUNS" --export-json "$list_json" \
+  -n "keyhook keys list" "$bin --db $kdb --json keys list" \
+  -n "sqlite3 select" "sqlite3 -json $sdb \"SELECT id, user_id, key_prefix, name, permission, full_access, profile_ids, last_used_at, expires_at, created_at FROM api_keys WHERE user_id = 'default' ORDER BY created_at, id\"" >/dev/null
+
+python3 - "$list_json" <<'PY'
+import json, sys
+r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
+k, s = r["keyhook keys list"], r["sqlite3 select"]
+print(f"list: keyhook {k['median'] * 1000:.2f}ms, sqlite3 {s['median'] * 1000:.2f}ms median; "
+      f"median ratio keyhook / sqlite3 list {k['median'] / s['median']:.2f}")
+PY
 
 python3 - "$json" "$TARGET" <<'PY'
 import json, sys

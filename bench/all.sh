@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# The one benchmark command. Installs what it needs (hyperfine, wrk, nginx, sqlite3 from
+# Debian's packages), builds the release binary, runs every benchmark with its baseline
+# measured in the same run, prints one table, and writes the figures with a description of
+# the machine to target/bench/results.json (BENCH_OUT to change it).
+#
+#   bench/all.sh
+#
+# The parts can be run alone: bench/cli-create.sh, bench/serve.sh, bench/deliver.sh and
+# `cargo bench --bench authenticate`. Figures are ratios against baselines because shared
+# machines are noisy; run it on an otherwise idle machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${BENCH_OUT:-target/bench/results.json}
+mkdir -p "$(dirname "$out")"
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+
+need=()
+for tool in hyperfine wrk sqlite3 curl; do command -v "$tool" >/dev/null || need+=("$tool"); done
+command -v nginx >/dev/null || need+=(nginx-light)
+[ -x /usr/bin/time ] || need+=(time)
+if [ ${#need[@]} -gt 0 ]; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+cargo build --release --quiet
+
+echo "== CLI: keys create / keys list against sqlite3 (hyperfine)"
+bash bench/cli-create.sh | tee "$logs/cli.txt"
+echo "== serve: GET /api/v1/api-keys against nginx (wrk)"
+bash bench/serve.sh | tee "$logs/serve.txt"
+echo "== authenticate() with 1,000,000 keys"
+cargo bench --quiet --bench authenticate | tee "$logs/auth.txt"
+echo "== webhook deliveries against a loopback nginx"
+bash bench/deliver.sh | tee "$logs/deliver.txt"
+
+python3 - "$logs" "$out" <<'PY'
+import json, os, platform, re, subprocess, sys, time
+logs, out = sys.argv[1], sys.argv[2]
+text = {n: open(os.path.join(logs, f"{n}.txt")).read() for n in ("cli", "serve", "auth", "deliver")}
+def num(name, pattern):
+    m = re.search(pattern, text[name])
+    if not m:
+        sys.exit(f"bench/all.sh: no figure for {pattern!r} in the {name} output")
+    return float(m.group(1))
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return ""
+rows = [
+    # (figure, value, unit, baseline, baseline value, ratio, target, met)
+    ("keys create --quiet, median", num("cli", r"\nkeyhook\s+([\d.]+)ms"), "ms",
+     "sqlite3 INSERT", num("cli", r"\nsqlite3\s+([\d.]+)ms"), None, "ratio <= 1.5"),
+    ("keys list --json, median", num("cli", r"list: keyhook ([\d.]+)ms"), "ms",
+     "sqlite3 SELECT", num("cli", r"sqlite3 ([\d.]+)ms median"), None, "informational"),
+    ("serve GET /api-keys", num("serve", r"keyhook serve\s+([\d.]+)"), "req/s",
+     "nginx static", num("serve", r"nginx static\s+([\d.]+)"), None, "ratio >= 0.33"),
+    ("serve p99", num("serve", r"keyhook p99 ([\d.]+) ms"), "ms", None, None, None, "<= 5 ms"),
+    ("serve peak RSS under load", num("serve", r"peak RSS ([\d.]+) MB"), "MB", None, None, None, "<= 30 MB"),
+    ("serve errors", num("serve", r"errors (\d+) \(target"), "", None, None, None, "0"),
+    ("authenticate(), 1M keys", num("auth", r"authenticate\(\), stored keys\s+(\d+)"), "/s",
+     "bare SELECT by hash", num("auth", r"baseline: SELECT 1 \.\.\. WHERE key_hash = \?\s+(\d+)"), None, ">= 200000/s"),
+    ("webhook deliveries", num("deliver", r"rate: (\d+) deliveries/s"), "/s",
+     "wrk POST to the same nginx", num("deliver", r"\(wrk\): (\d+) req/s"), None, ">= 2000/s"),
+    ("deliver peak RSS, 100k vs 10k queued", num("deliver", r"ratio ([\d.]+), flat"), "x",
+     None, None, None, "~1 (flat)"),
+]
+figures = []
+print()
+print(f"{'figure':<40}{'value':>12} {'unit':<6}{'baseline':<28}{'value':>12}{'ratio':>8}  target")
+for name, value, unit, base, base_value, _, target in rows:
+    ratio = value / base_value if base_value else None
+    figures.append({"figure": name, "value": value, "unit": unit, "baseline": base,
+                    "baseline_value": base_value, "ratio": ratio, "target": target})
+    r = f"{ratio:.2f}" if ratio is not None else ""
+    bv = f"{base_value:.2f}" if base_value is not None else ""
+    print(f"{name:<40}{value:>12.2f} {unit:<6}{(base or ''):<28}{bv:>12}{r:>8}  {target}")
+machine = {
+    "cpus": os.cpu_count(),
+    "cpu_model": sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"),
+    "memory": sh("grep MemTotal /proc/meminfo | awk '{print $2 \" kB\"}'"),
+    "kernel": platform.release(),
+    "os": sh(". /etc/os-release && echo $PRETTY_NAME"),
+    "rustc": sh("rustc --version"),
+    "load_average_at_end": os.getloadavg(),
+    "keyhook": sh("target/release/keyhook --version"),
+    "commit": sh("git rev-parse --short HEAD"),
+    "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+}
+json.dump({"machine": machine, "figures": figures}, open(out, "w"), indent=2)
+print(f"\nwritten: {out}")
+PY

@@ -32,11 +32,21 @@ impl Timestamp {
     }
 
     /// Parses RFC 3339 with an explicit offset (`Z` or `+02:00`); sub-millisecond digits are
-    /// truncated. A time without an offset is refused: it would be ambiguous.
+    /// truncated. A time without an offset is refused: it would be ambiguous. So are the
+    /// space that chrono also takes between date and time (JSON Schema's `date-time` does
+    /// not) and a time whose UTC year is past 9999 (`9999-12-31T23:59:59-23:59`), which could
+    /// not be shown in RFC 3339 again.
     pub fn parse_rfc3339(s: &str) -> Option<Self> {
+        if !matches!(s.as_bytes().get(10), Some(b'T' | b't')) {
+            return None;
+        }
         let dt = DateTime::parse_from_rfc3339(s).ok()?;
-        Some(Timestamp(dt.with_timezone(&Utc).timestamp_millis()))
+        let t = Timestamp(dt.with_timezone(&Utc).timestamp_millis());
+        (t <= Timestamp::MAX_RFC3339).then_some(t)
     }
+
+    /// 9999-12-31T23:59:59.999Z, the last instant RFC 3339 can write.
+    pub const MAX_RFC3339: Timestamp = Timestamp(253_402_300_799_999);
 }
 
 impl Serialize for Timestamp {
@@ -124,6 +134,17 @@ mod tests {
         assert!(Timestamp::parse_rfc3339("2030-01-01T00:00:00").is_none());
         assert!(Timestamp::parse_rfc3339("2030-01-01").is_none());
         assert!(Timestamp::parse_rfc3339("tomorrow").is_none());
+        assert!(Timestamp::parse_rfc3339("2030-01-01 00:00:00Z").is_none());
+        assert_eq!(
+            Timestamp::parse_rfc3339("2030-01-01t00:00:00z"),
+            Some(z),
+            "RFC 3339 allows lower case"
+        );
+        let last = Timestamp::parse_rfc3339("9999-12-31T23:59:59.999Z").unwrap();
+        assert_eq!(last, Timestamp::MAX_RFC3339);
+        assert_eq!(last.to_rfc3339(), "9999-12-31T23:59:59.999Z");
+        assert!(Timestamp::parse_rfc3339("9999-12-31T23:59:59-23:59").is_none());
+        assert!(Timestamp::parse_rfc3339("+10000-01-01T00:00:00Z").is_none());
     }
 
     #[test]

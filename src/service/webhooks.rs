@@ -63,8 +63,9 @@ impl WebhookPatch {
 }
 
 /// An absolute http(s) URL with a host, without credentials or fragment, at most
-/// [`MAX_URL_LEN`] characters, and (unless private targets are allowed) not an IP literal
-/// of a private, loopback or link-local network.
+/// [`MAX_URL_LEN`] characters, written as an RFC 3986 URI (ASCII; anything else
+/// percent-encoded), and (unless private targets are allowed) not an IP literal of a private,
+/// loopback or link-local network.
 fn check_url(p: &mut Problems, raw: &str, allow_private: bool) {
     let mut bad = |m: &str| p.add("url", m);
     if raw.chars().count() > MAX_URL_LEN {
@@ -88,11 +89,96 @@ fn check_url(p: &mut Problems, raw: &str, allow_private: bool) {
     if url.fragment().is_some() {
         return bad("must not contain a fragment (#...)");
     }
+    // The URL parser is lenient (WHATWG): it drops tabs and newlines and percent-encodes
+    // spaces, quotes, non-ASCII and the like, so the URL stored and shown would not be the URL
+    // requested. Only what RFC 3986 allows as written is accepted.
+    if let Err(m) = check_uri_characters(raw, matches!(url.host(), Some(url::Host::Ipv6(_)))) {
+        return bad(&m);
+    }
+    if let Err(m) = check_authority(raw, &url) {
+        return bad(&m);
+    }
     if !allow_private {
         if let Err(m) = guard::check_url_host(&url) {
             bad(&m);
         }
     }
+}
+
+/// Whether every character of `raw` may appear as written in an RFC 3986 URI: ASCII letters,
+/// digits, `-._~`, the delimiters `:/?#[]@!$&'()*+,;=`, and `%` followed by two hex digits;
+/// `[` and `]` only around an IPv6 host.
+fn check_uri_characters(raw: &str, ipv6_host: bool) -> std::result::Result<(), String> {
+    let bytes = raw.as_bytes();
+    for (i, c) in raw.char_indices() {
+        let ok = match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' => true,
+            '-' | '.' | '_' | '~' | ':' | '/' | '?' | '#' | '@' => true,
+            '!' | '$' | '&' | '\'' | '(' | ')' | '*' | '+' | ',' | ';' | '=' => true,
+            '[' | ']' => ipv6_host,
+            '%' => {
+                let hex = |j: usize| bytes.get(j).is_some_and(u8::is_ascii_hexdigit);
+                if !(hex(i + 1) && hex(i + 2)) {
+                    return Err("must not contain % except before two hex digits".into());
+                }
+                true
+            }
+            _ => false,
+        };
+        if !ok {
+            return Err(format!(
+                "must be a URI: {c:?} is not allowed as written (percent-encode it)"
+            ));
+        }
+    }
+    if ipv6_host && (raw.matches('[').count() != 1 || raw.matches(']').count() != 1) {
+        return Err("must not contain [ or ] except around an IPv6 host".into());
+    }
+    Ok(())
+}
+
+/// The host and port as written must be what they are taken to be: a host name (letters,
+/// digits and hyphens in dot-separated labels, the last starting with a letter), a
+/// dotted-quad IPv4 address without leading zeros, or a bracketed IPv6 address; a port in
+/// plain decimal. The URL parser would also take `a.net*`, `%61.net`, `0177.1` (which is
+/// 127.0.0.1) or `host:`, and none of them says plainly where deliveries go.
+fn check_authority(raw: &str, url: &url::Url) -> std::result::Result<(), String> {
+    let bad_host = || {
+        "host must be a host name (letters, digits, hyphens; the last label starting with a \
+         letter), an IPv4 address like 203.0.113.7 or a bracketed IPv6 address"
+            .to_string()
+    };
+    let Some((_, rest)) = raw.split_once("://") else {
+        return Err("must be an absolute http or https URL (scheme://host/...)".into());
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let (host, port) = match authority.rfind(':') {
+        Some(i) if !authority[i..].contains(']') => (&authority[..i], Some(&authority[i + 1..])),
+        _ => (authority, None),
+    };
+    if let Some(port) = port {
+        if port.parse::<u16>().map(|p| p.to_string()).as_deref() != Ok(port) {
+            return Err("port must be a number from 0 to 65535 without leading zeros".into());
+        }
+    }
+    match url.host() {
+        Some(url::Host::Domain(d)) => {
+            let labels: Vec<&str> = d.strip_suffix('.').unwrap_or(d).split('.').collect();
+            let label_ok = |l: &&str| {
+                !l.is_empty() && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            };
+            let last_ok = labels
+                .last()
+                .is_some_and(|l| l.starts_with(|c: char| c.is_ascii_alphabetic()));
+            if !host.eq_ignore_ascii_case(d) || !labels.iter().all(label_ok) || !last_ok {
+                return Err(bad_host());
+            }
+        }
+        Some(url::Host::Ipv4(ip)) if host == ip.to_string() => {}
+        Some(url::Host::Ipv6(_)) if host.starts_with('[') => {}
+        _ => return Err(bad_host()),
+    }
+    Ok(())
 }
 
 fn check_events(p: &mut Problems, events: &[String]) {
@@ -267,4 +353,65 @@ pub fn attempts(store: &Store, actor: &Actor, id: &str) -> Result<Vec<DeliveryAt
     actor.may(Method::Get, None)?;
     let w = find(store.conn(), actor, id)?;
     store.conn().attempts(&w.id, ATTEMPT_LOG_LIMIT)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn url_problem(raw: &str) -> Option<String> {
+        let mut p = Problems::default();
+        check_url(&mut p, raw, true);
+        p.into_result()
+            .err()
+            .map(|e| e.details()[0].message.clone())
+    }
+
+    #[test]
+    fn urls_must_be_written_as_uris() {
+        for ok in [
+            "http://example.com",
+            "https://Example.COM:8443/a/b?c=d&e=%2F;f=(g)*+,!$'~",
+            "http://[2001:db8::1]:80/x",
+            "http://127.0.0.1:9/hook",
+            "HTTP://a/@:",
+            "http://a-1.B2.example./",
+            "http://x:0",
+            "http://x:65535",
+        ] {
+            assert_eq!(url_problem(ok), None, "{ok}");
+        }
+        for bad in [
+            "http://a/b c",
+            "http://exa\tmple.com/",
+            "http://a/\n",
+            "http://a/^",
+            "http://a/>",
+            "http://a/\"",
+            "http://a/{x}",
+            "http://a/b|c",
+            "http://a\\b/",
+            "http://b\u{fc}cher.de/",
+            "http://a/%",
+            "http://a/%4",
+            "http://a/%zz",
+            "http://a/[x]",
+            "http://[::1]/[",
+            "https://o.net*",
+            "http://a_b.example/",
+            "http://%61.net/",
+            "http://a..b/",
+            "http://a.1/",
+            "http://0177.0.0.1/",
+            "http://127.1/",
+            "http://0x7f000001/",
+            "http://a:/",
+            "http://a:080/",
+            "http://a:65536/",
+            "http:example.com",
+            "http:/example.com",
+        ] {
+            assert!(url_problem(bad).is_some(), "{bad:?} was accepted");
+        }
+    }
 }

@@ -275,3 +275,31 @@ pub fn on_terminal(env: &Env, args: &[&str], prompt: &str, input: &str) -> Optio
         stderr,
     })
 }
+
+/// Whether `s` has the shape of a plaintext key: `kp_` and 64 lowercase hex characters.
+pub fn is_key(s: &str) -> bool {
+    s.len() == 67
+        && s.starts_with("kp_")
+        && s[3..]
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// The string field `field` of `v`; fails the test if it is missing or not a string.
+pub fn str_of<'a>(v: &'a Value, field: &str) -> &'a str {
+    v[field]
+        .as_str()
+        .unwrap_or_else(|| panic!("{field} is not a string in {v}"))
+}
+
+/// The field names of the object `v`, sorted.
+pub fn sorted_keys(v: &Value) -> Vec<String> {
+    let mut k: Vec<String> = v
+        .as_object()
+        .unwrap_or_else(|| panic!("not an object: {v}"))
+        .keys()
+        .cloned()
+        .collect();
+    k.sort();
+    k
+}

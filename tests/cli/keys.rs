@@ -5,7 +5,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{self, is_api_timestamp, millis, on_terminal, Env};
+use crate::common::{
+    self, is_api_timestamp, is_key, millis, on_terminal, sorted_keys, str_of as s, Env,
+};
 
 const KEY_FIELDS: [&str; 11] = [
     "id",
@@ -21,35 +23,10 @@ const KEY_FIELDS: [&str; 11] = [
     "key",
 ];
 
-fn field_names(v: &Value) -> Vec<String> {
-    let mut names: Vec<String> = v
-        .as_object()
-        .unwrap_or_else(|| panic!("not an object: {v}"))
-        .keys()
-        .cloned()
-        .collect();
-    names.sort();
-    names
-}
-
 fn sorted(fields: &[&str]) -> Vec<String> {
     let mut v: Vec<String> = fields.iter().map(|s| s.to_string()).collect();
     v.sort();
     v
-}
-
-fn is_key(s: &str) -> bool {
-    s.len() == 67
-        && s.starts_with("kp_")
-        && s[3..]
-            .bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-}
-
-fn s<'a>(v: &'a Value, field: &str) -> &'a str {
-    v[field]
-        .as_str()
-        .unwrap_or_else(|| panic!("{field} is not a string in {v}"))
 }
 
 /// The `details[].field` names of a `--json` error envelope, after checking its shape.
@@ -60,7 +37,7 @@ fn detail_fields(v: &Value) -> Vec<String> {
         .unwrap()
         .iter()
         .map(|d| {
-            assert_eq!(field_names(d), sorted(&["field", "message"]), "{d}");
+            assert_eq!(sorted_keys(d), sorted(&["field", "message"]), "{d}");
             assert!(!s(d, "message").is_empty());
             s(d, "field").to_string()
         })
@@ -69,10 +46,10 @@ fn detail_fields(v: &Value) -> Vec<String> {
 
 /// Checks `{"error": {"code", "message", "details": [...]}}` with `code`; returns the error.
 fn assert_error_envelope(v: &Value, code: &str) -> Value {
-    assert_eq!(field_names(v), ["error"], "{v}");
+    assert_eq!(sorted_keys(v), ["error"], "{v}");
     let err = &v["error"];
     assert_eq!(
-        field_names(err),
+        sorted_keys(err),
         sorted(&["code", "message", "details"]),
         "{v}"
     );
@@ -97,9 +74,9 @@ fn create_json_is_exactly_the_api_key_with_its_plaintext() {
         r.stdout
     );
     let v = r.json();
-    assert_eq!(field_names(&v), ["data"]);
+    assert_eq!(sorted_keys(&v), ["data"]);
     let k = &v["data"];
-    assert_eq!(field_names(k), sorted(&KEY_FIELDS));
+    assert_eq!(sorted_keys(k), sorted(&KEY_FIELDS));
     let key = s(k, "key");
     assert!(is_key(key), "{key}");
     assert_eq!(s(k, "keyPrefix"), &key[..11]);
@@ -167,7 +144,7 @@ fn create_json_wins_over_quiet() {
     let env = Env::new();
     let (code, v) = env.json(&["keys", "create", "--name", "ci", "--quiet"]);
     assert_eq!(code, 0);
-    assert_eq!(field_names(&v["data"]), sorted(&KEY_FIELDS));
+    assert_eq!(sorted_keys(&v["data"]), sorted(&KEY_FIELDS));
 }
 
 #[test]
@@ -428,7 +405,7 @@ fn list_never_shows_the_plaintext() {
         for k in env.list(args) {
             let mut want = KEY_FIELDS.to_vec();
             want.retain(|f| *f != "key");
-            assert_eq!(field_names(&k), sorted(&want), "{k}");
+            assert_eq!(sorted_keys(&k), sorted(&want), "{k}");
         }
         let r = env.run(&[&["keys", "list"], args].concat());
         assert_eq!(r.code, 0);
@@ -732,9 +709,9 @@ fn rotate_replaces_the_key_and_deletes_the_old_one() {
     );
     let (code, v) = env.json(&["keys", "rotate", s(&old, "id")]);
     assert_eq!(code, 0, "{v}");
-    assert_eq!(field_names(&v), ["data"]);
+    assert_eq!(sorted_keys(&v), ["data"]);
     let new = &v["data"];
-    assert_eq!(field_names(new), sorted(&KEY_FIELDS));
+    assert_eq!(sorted_keys(new), sorted(&KEY_FIELDS));
     assert!(is_key(s(new, "key")));
     assert_eq!(s(new, "keyPrefix"), &s(new, "key")[..11]);
     assert_ne!(new["id"], old["id"]);

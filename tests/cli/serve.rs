@@ -10,7 +10,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
 
-use crate::common::Env;
+use crate::common::{is_key, sorted_keys, str_of, Env};
 use crate::server::{raw_request, read_all_responses, read_response, Server};
 
 const KEYS: &str = "/api/v1/api-keys";
@@ -55,30 +55,6 @@ fn millis(s: &str) -> i64 {
     chrono::DateTime::parse_from_rfc3339(s)
         .unwrap_or_else(|e| panic!("{s:?}: {e}"))
         .timestamp_millis()
-}
-
-fn is_key(s: &str) -> bool {
-    s.len() == 67
-        && s.starts_with("kp_")
-        && s[3..]
-            .bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-}
-
-fn str_of<'a>(v: &'a Value, field: &str) -> &'a str {
-    v[field]
-        .as_str()
-        .unwrap_or_else(|| panic!("{field} is not a string in {v}"))
-}
-
-fn sorted_keys(v: &Value) -> Vec<String> {
-    v.as_object()
-        .unwrap_or_else(|| panic!("not an object: {v}"))
-        .keys()
-        .cloned()
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect()
 }
 
 /// Checks every field of an API key object; `with_key` for the creation response.

@@ -18,7 +18,7 @@ use hmac::{Hmac, Mac};
 use serde_json::{json, Value};
 use sha2::Sha256;
 
-use crate::common::{is_api_timestamp, millis, std_cmd, Env, Run};
+use crate::common::{is_api_timestamp, millis, sorted_keys, std_cmd, str_of, Env, Run};
 use crate::receiver::{Receiver, Request};
 use crate::server::{Resp, Server};
 
@@ -54,23 +54,6 @@ const ATTEMPT_FIELDS: [&str; 11] = [
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
-
-fn sorted_keys(v: &Value) -> Vec<String> {
-    let mut k: Vec<String> = v
-        .as_object()
-        .unwrap_or_else(|| panic!("not an object: {v}"))
-        .keys()
-        .cloned()
-        .collect();
-    k.sort();
-    k
-}
-
-fn str_of<'a>(v: &'a Value, field: &str) -> &'a str {
-    v[field]
-        .as_str()
-        .unwrap_or_else(|| panic!("{field} is not a string in {v}"))
-}
 
 fn unix_now() -> i64 {
     SystemTime::now()

@@ -1,0 +1,84 @@
+//! Arbitrary bytes into what a request to keyhook goes through before the database: the
+//! bearer token check, JSON parsing and the decoding of every request body, and the time
+//! parsers (`expiresAt`, `--expires-in`, `--grace`). Nothing may panic, and what the functions
+//! return must keep their promises (asserted below).
+
+#![no_main]
+
+use keyhook::auth;
+use keyhook::error::Error;
+use keyhook::service::events::NewEvent;
+use keyhook::service::keys::NewKey;
+use keyhook::service::webhooks::{NewWebhook, WebhookPatch};
+use keyhook::time::{parse_duration, Timestamp};
+use libfuzzer_sys::fuzz_target;
+use serde_json::Value;
+
+/// 0000-01-01T00:00:00Z: RFC 3339 writes no earlier instant.
+const MIN_RFC3339_MS: i64 = -62_167_219_200_000;
+/// The longest duration `parse_duration` accepts (about 100 years).
+const MAX_DURATION_MS: i64 = 100 * 366 * 86_400_000;
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(s) = std::str::from_utf8(data) {
+        token(s);
+        times(s);
+    }
+    if let Ok(body) = serde_json::from_slice::<Value>(data) {
+        bodies(&body);
+    }
+});
+
+fn token(s: &str) {
+    if auth::is_well_formed(s) {
+        assert_eq!(s.len(), 67, "{s:?}");
+        assert!(s.starts_with("kp_"), "{s:?}");
+        assert!(
+            s[3..]
+                .bytes()
+                .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')),
+            "{s:?}"
+        );
+        assert_eq!(auth::key_prefix(s).len(), 11, "{s:?}");
+        assert_eq!(auth::hash_key(s).len(), 64, "{s:?}");
+    }
+}
+
+fn times(s: &str) {
+    if let Ok(ms) = parse_duration(s) {
+        assert!(ms > 0 && ms <= MAX_DURATION_MS, "{s:?} -> {ms}");
+    }
+    if let Some(t) = Timestamp::parse_rfc3339(s) {
+        assert!(t <= Timestamp::MAX_RFC3339, "{s:?} -> {t:?}");
+        if t.millis() >= MIN_RFC3339_MS {
+            // What the API shows must read back as the same instant.
+            let shown = t.to_rfc3339();
+            assert_eq!(
+                Timestamp::parse_rfc3339(&shown),
+                Some(t),
+                "{s:?} -> {shown}"
+            );
+        }
+    }
+}
+
+/// Every body decoder accepts exactly the JSON objects; anything else is one `body` problem.
+fn bodies(body: &Value) {
+    let results = [
+        NewKey::from_json(body).map(|_| ()),
+        NewWebhook::from_json(body).map(|_| ()),
+        WebhookPatch::from_json(body).map(|_| ()),
+        NewEvent::from_json(body).map(|_| ()),
+    ];
+    for r in results {
+        match r {
+            Ok(()) => assert!(body.is_object()),
+            Err(Error::Validation(details)) => {
+                assert!(!body.is_object());
+                assert_eq!(details.len(), 1);
+                assert_eq!(details[0].field, "body");
+            }
+            Err(e) => panic!("not a validation error: {e:?}"),
+        }
+    }
+}

@@ -51,12 +51,18 @@ fn body(schema: Value) -> Value {
     json!({ "required": true, "content": { "application/json": { "schema": schema } } })
 }
 
-fn id_param(what: &str) -> Value {
+fn id_param(what: &str, pattern: &str) -> Value {
     json!([{
         "name": "id", "in": "path", "required": true,
-        "description": what, "schema": { "type": "string" }
+        "description": what, "schema": { "type": "string", "pattern": pattern }
     }])
 }
+
+/// A webhook id, as the server makes them (a UUID); anything else is 404.
+const WEBHOOK_ID: &str = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$";
+/// A key id (a UUID) or a key prefix; anything else is 404.
+const KEY_ID: &str =
+    "^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|kp_[0-9a-f]{8})$";
 
 /// The error responses every authenticated operation can give, plus `extra`.
 fn errors(extra: &[&str]) -> Vec<(String, Value)> {
@@ -148,7 +154,7 @@ fn paths() -> Value {
                          "requestBody", body(r("CreateApiKey")))
         },
         "/api-keys/{id}": {
-            "parameters": id_param("Key id or its 11-character prefix"),
+            "parameters": id_param("Key id or its 11-character prefix", KEY_ID),
             "get": op("Show an API key", "getApiKey", ("200", ok("The key", r("ApiKey"))), &["403", "404"]),
             "delete": op("Delete an API key at once", "deleteApiKey", no_content("Deleted"), &["400", "403", "404"])
         },
@@ -161,7 +167,7 @@ fn paths() -> Value {
                          "requestBody", body(r("CreateWebhook")))
         },
         "/webhooks/{id}": {
-            "parameters": id_param("Webhook id"),
+            "parameters": id_param("Webhook id", WEBHOOK_ID),
             "get": op("Show a webhook", "getWebhook", ("200", ok("The webhook", r("Webhook"))), &["403", "404"]),
             "patch": with(op("Change url, events or isActive (isActive: true resets failCount)", "updateWebhook",
                              ("200", ok("The webhook as changed", r("Webhook"))), &write),
@@ -169,12 +175,12 @@ fn paths() -> Value {
             "delete": op("Delete a webhook and its delivery log", "deleteWebhook", no_content("Deleted"), &["403", "404"])
         },
         "/webhooks/{id}/test": {
-            "parameters": id_param("Webhook id"),
+            "parameters": id_param("Webhook id", WEBHOOK_ID),
             "post": op("Send a webhook.test delivery now", "testWebhook",
                        ("200", ok("What the endpoint answered (also when delivery failed)", r("TestResult"))), &["403", "404"])
         },
         "/webhooks/{id}/deliveries": {
-            "parameters": id_param("Webhook id"),
+            "parameters": id_param("Webhook id", WEBHOOK_ID),
             "get": op("The newest 100 delivery attempts, newest first", "listDeliveries",
                       ("200", ok("Attempts", json!({"type": "array", "items": r("DeliveryAttempt")}))), &["403", "404"])
         },
@@ -197,7 +203,59 @@ fn paths() -> Value {
     })
 }
 
+/// Rust's `str::trim` removes these (Unicode White_Space).
+const WHITE_SPACE: &str =
+    r"\u0009-\u000d\u0020\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000";
+/// `char::is_control` (Unicode Cc).
+const CONTROL: &str = r"\u0000-\u001f\u007f-\u009f";
+
+/// A string with at least one character that is not white space.
+fn not_blank() -> String {
+    format!("[^{WHITE_SPACE}]")
+}
+
+/// A key name as `keys::validate` takes it: trimmed, 1 to 100 characters without control
+/// characters.
+fn name_pattern() -> String {
+    let edge = format!("[^{CONTROL}{WHITE_SPACE}]");
+    format!("^[{WHITE_SPACE}]*{edge}(?:[^{CONTROL}]{{0,98}}{edge})?[{WHITE_SPACE}]*$")
+}
+
+/// A webhook URL as `webhooks::check_url` takes it: http or https, a host (a host name whose
+/// last label starts with a letter, or a dotted-quad IPv4 address), an optional port, no
+/// credentials, no fragment, only characters RFC 3986 allows. Two rules are left to the
+/// description: bracketed IPv6 hosts are accepted too (a pattern for them would be long and
+/// easy to get wrong), and the SSRF guard refuses IP literals of private, loopback and
+/// link-local networks (unless the server allows private targets).
+fn url_schema() -> Value {
+    let octet = "(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])";
+    let host =
+        format!("(?:(?:[A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*\\.?|(?:{octet}\\.){{3}}{octet})");
+    let port = "(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}|0))?";
+    let rest = r"(?:[/?](?:[A-Za-z0-9._~!$&'()*+,;=:@/?-]|%[0-9A-Fa-f]{2})*)?";
+    json!({
+        "type": "string",
+        "format": "uri",
+        "maxLength": 2048,
+        "pattern": format!("^[Hh][Tt][Tt][Pp][Ss]?://{host}{port}{rest}$"),
+        "description": "http or https; a host name (the last label starting with a letter), a \
+            dotted-quad IPv4 address or a bracketed IPv6 address (which the pattern leaves out); \
+            no credentials, no fragment; written as an RFC 3986 URI (percent-encode anything \
+            else). An IP-literal host of a private, loopback or link-local network is refused \
+            unless the server runs with --allow-private-targets."
+    })
+}
+
+fn nullable(schema: &Value) -> Value {
+    let mut s = schema.clone();
+    s["type"] = json!([s["type"].clone(), "null"]);
+    s
+}
+
 fn schemas() -> Value {
+    let url = url_schema();
+    let name = name_pattern();
+    let not_blank = not_blank();
     let ts = json!({ "type": "string", "format": "date-time" });
     let ts_or_null = json!({ "type": ["string", "null"], "format": "date-time" });
     let mut schemas = json!({
@@ -221,14 +279,28 @@ fn schemas() -> Value {
         "CreateApiKey": {
             "type": "object",
             "additionalProperties": false,
+            "description": "`null` counts as absent for every optional field. `expiresAt` must be in the future.",
             "required": ["name"],
             "properties": {
-                "name": { "type": "string", "minLength": 1, "maxLength": 100 },
-                "permission": { "enum": ["readwrite", "readonly"], "default": "readwrite" },
-                "fullAccess": { "type": "boolean", "default": true },
-                "profileIds": { "type": "array", "items": { "type": "string", "minLength": 1 }, "uniqueItems": true },
+                "name": {
+                    "type": "string",
+                    "description": "Trimmed: 1 to 100 characters, no control characters",
+                    "pattern": name
+                },
+                "permission": { "enum": ["readwrite", "readonly", null], "default": "readwrite" },
+                "fullAccess": { "type": ["boolean", "null"], "default": true },
+                "profileIds": {
+                    "type": ["array", "null"],
+                    "maxItems": 100,
+                    "uniqueItems": true,
+                    "items": { "type": "string", "maxLength": 100, "pattern": not_blank }
+                },
                 "expiresAt": { "type": ["string", "null"], "format": "date-time" }
-            }
+            },
+            // fullAccess false needs profile ids; fullAccess true (the default) allows none.
+            "if": { "required": ["fullAccess"], "properties": { "fullAccess": { "const": false } } },
+            "then": { "required": ["profileIds"], "properties": { "profileIds": { "type": "array", "minItems": 1 } } },
+            "else": { "properties": { "profileIds": { "maxItems": 0 } } }
         },
         "Webhook": {
             "type": "object",
@@ -251,19 +323,24 @@ fn schemas() -> Value {
             "additionalProperties": false,
             "required": ["url", "events"],
             "properties": {
-                "url": { "type": "string", "format": "uri", "maxLength": 2048 },
+                "url": url,
                 "events": { "type": "array", "minItems": 1, "uniqueItems": true, "items": { "enum": CATALOG } }
             }
         },
         "UpdateWebhook": {
             "type": "object",
             "additionalProperties": false,
-            "minProperties": 1,
+            "description": "A field left out or `null` stays as it is; at least one must be given.",
             "properties": {
-                "url": { "type": "string", "format": "uri", "maxLength": 2048 },
-                "events": { "type": "array", "minItems": 1, "uniqueItems": true, "items": { "enum": CATALOG } },
-                "isActive": { "type": "boolean" }
-            }
+                "url": nullable(&url),
+                "events": { "type": ["array", "null"], "minItems": 1, "uniqueItems": true, "items": { "enum": CATALOG } },
+                "isActive": { "type": ["boolean", "null"] }
+            },
+            "anyOf": [
+                { "required": ["url"], "properties": { "url": { "type": "string" } } },
+                { "required": ["events"], "properties": { "events": { "type": "array" } } },
+                { "required": ["isActive"], "properties": { "isActive": { "type": "boolean" } } }
+            ]
         },
         "TestResult": {
             "type": "object",
@@ -297,9 +374,10 @@ fn schemas() -> Value {
             "type": "object",
             "additionalProperties": false,
             "required": ["event"],
+            "description": "`null` counts as absent for `data`.",
             "properties": {
                 "event": { "enum": CATALOG },
-                "data": { "type": "object" }
+                "data": { "type": ["object", "null"] }
             }
         },
         "EventAccepted": {

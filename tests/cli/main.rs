@@ -1,6 +1,7 @@
 //! keyhook's integration tests: the real binary, hermetic (a temporary database, no
 //! `KEYHOOK_*` or `NO_COLOR` from the caller's environment).
 
+mod abuse;
 mod common;
 mod docs;
 mod faults;

@@ -41,7 +41,7 @@ pub enum KeysCommand {
     },
     /// Replace a key with a new one of the same name, permission and scope
     #[command(
-        after_help = "Example (cron):\n  keyhook keys rotate kp_3f1c9a2b --grace 1h --quiet > new-key"
+        after_help = "Example (cron):\n  (umask 077; keyhook keys rotate kp_3f1c9a2b --grace 1h --quiet > new-key)"
     )]
     Rotate {
         /// Key id or its 11-character prefix

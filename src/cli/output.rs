@@ -276,7 +276,13 @@ impl Output {
             ("permission", Cell::new(k.permission.as_str())),
             ("scope", Cell::new(scope(k))),
             ("expires", self.expiry(k, now, true)),
-            ("last used", Cell::new(when_full(k.last_used_at, now))),
+            (
+                "last used",
+                Cell::new(
+                    k.last_used_at
+                        .map_or("never".into(), |t| when_full(Some(t), now)),
+                ),
+            ),
             ("created", Cell::new(when_full(Some(k.created_at), now))),
         ];
         for (field, value) in rows {

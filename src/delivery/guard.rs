@@ -13,7 +13,8 @@ use url::Host;
 
 /// The message for a webhook URL whose literal host is refused.
 pub const FORBIDDEN_TARGET_MESSAGE: &str =
-    "must not point to a private, loopback or link-local address (use --allow-private-targets to allow)";
+    "must not point to a private, loopback or link-local address (allowed only when keyhook \
+     runs with --allow-private-targets)";
 
 /// Whether a delivery to `ip` is refused when private targets are not allowed.
 pub fn is_forbidden(ip: IpAddr) -> bool {

@@ -132,13 +132,19 @@ impl Conn<'_> {
         Ok(())
     }
 
+    /// Records a use of the key, unless another process holds the write lock at this moment:
+    /// a use is worth a timestamp, not seconds of waiting in the middle of a read.
     pub fn set_key_last_used(&self, id: &str, at: Timestamp) -> Result<()> {
-        self.0
+        self.0.busy_timeout(std::time::Duration::ZERO)?;
+        let updated = self
+            .0
             .prepare_cached(
                 "UPDATE api_keys SET last_used_at = ?2
                  WHERE id = ?1 AND (last_used_at IS NULL OR last_used_at < ?2)",
-            )?
-            .execute(params![id, at.0])?;
+            )
+            .and_then(|mut stmt| stmt.execute(params![id, at.0]));
+        self.0.busy_timeout(super::BUSY_TIMEOUT)?;
+        updated?;
         Ok(())
     }
 }

@@ -1333,3 +1333,31 @@ fn running_out_of_file_descriptors_does_not_stop_the_server_for_good() {
     assert_eq!(r.status, 200, "{r:?}");
     assert!(!s.log().contains("panicked"), "{}", s.log());
 }
+
+/// Recording `lastUsedAt` is a write; while another process holds the write lock a read must
+/// not wait for it (the use is simply not recorded that time).
+#[test]
+fn a_read_does_not_wait_for_another_processs_write_lock() {
+    let env = Env::new();
+    let (admin, _, _) = cli_key(&env, "admin", &[]);
+    let s = Server::start(&env);
+    let lock = rusqlite::Connection::open(env.db()).unwrap();
+    lock.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let started = Instant::now();
+    let r = s.get(KEYS, &admin);
+    let took = started.elapsed();
+    lock.execute_batch("ROLLBACK").unwrap();
+    assert_eq!(r.status, 200, "{r:?}");
+    assert_eq!(
+        r.data()[0]["lastUsedAt"],
+        Value::Null,
+        "not recorded under the lock"
+    );
+    assert!(
+        took < Duration::from_secs(3),
+        "the read waited {took:?} for the lock"
+    );
+    // Without the lock the next use is recorded.
+    let r = s.get(KEYS, &admin);
+    assert!(r.data()[0]["lastUsedAt"].is_string(), "{r:?}");
+}

@@ -1,0 +1,99 @@
+"""Schemathesis hooks for bench/schemathesis.sh (loaded through SCHEMATHESIS_HOOKS).
+
+They change no check and drop no failure. They do two things:
+
+1. Keep *positive* cases (those generated to be valid per the document) inside the two rules of
+   keyhook that JSON Schema cannot state, so that `positive_data_acceptance` tests everything
+   else:
+   - `expiresAt` must be in the future: a date-time in the past gets the year 2996 (a leap
+     year, so that a generated 29 February stays a valid date); its format, offset and
+     fractional seconds are kept as generated.
+   - the SSRF guard refuses webhook URLs whose host is an IPv4 literal of a private, loopback,
+     link-local or reserved network (the server runs without --allow-private-targets): such a
+     host becomes 192.0.2.1 (TEST-NET-1, documentation only; inside the script's network
+     namespace nothing is reachable anyway).
+   Negative cases are left alone: whatever makes them invalid is still there.
+
+2. Keep the run's own API key alive: `DELETE /api-keys/{id}` with the id or prefix of the key
+   the run authenticates with gets another id instead (the server then answers 404). Without
+   this, the stateful phase finds the key in `GET /api-keys`, deletes it, and every later
+   request is a 401 that tests nothing.
+"""
+
+import ipaddress
+import os
+import re
+from urllib.parse import urlsplit
+
+import schemathesis
+
+KEY_ID = os.environ.get("KEYHOOK_SCHEMATHESIS_KEY_ID", "")
+KEY_PREFIX = os.environ.get("KEYHOOK_SCHEMATHESIS_KEY_PREFIX", "")
+
+# src/delivery/guard.rs, is_forbidden_v4.
+FORBIDDEN_V4 = [
+    ipaddress.ip_network(n)
+    for n in [
+        "0.0.0.0/8",
+        "10.0.0.0/8",
+        "100.64.0.0/10",
+        "127.0.0.0/8",
+        "169.254.0.0/16",
+        "172.16.0.0/12",
+        "192.0.0.0/24",
+        "192.168.0.0/16",
+        "198.18.0.0/15",
+        "224.0.0.0/3",
+    ]
+]
+DATE_TIME = re.compile(r"^(\d{4})(-.*)$", re.S)
+FUTURE_YEAR = 2996
+
+
+def _is_positive(case) -> bool:
+    meta = getattr(case, "meta", None)
+    return meta is not None and meta.generation.mode.is_positive
+
+
+def _future(value):
+    if isinstance(value, str):
+        m = DATE_TIME.match(value)
+        if m and int(m.group(1)) < FUTURE_YEAR:
+            return f"{FUTURE_YEAR}{m.group(2)}"
+    return value
+
+
+def _public_url(value):
+    if not isinstance(value, str):
+        return value
+    try:
+        host = urlsplit(value).hostname
+        ip = ipaddress.IPv4Address(host) if host else None
+    except ValueError:
+        return value
+    if ip is None or not any(ip in n for n in FORBIDDEN_V4):
+        return value
+    # The host is the first occurrence of its text after "//".
+    start = value.index("//") + 2
+    at = value.index(host, start) if host in value[start:] else -1
+    if at < 0:
+        return value
+    return value[:at] + "192.0.2.1" + value[at + len(host) :]
+
+
+@schemathesis.hook
+def map_case(context, case):
+    op = case.operation
+    method = op.method.upper()
+    if method == "DELETE" and op.path == "/api-keys/{id}":
+        params = case.path_parameters or {}
+        if params.get("id") in {KEY_ID, KEY_PREFIX} - {""}:
+            params["id"] = "not-the-key-of-this-run"
+            case.path_parameters = params
+    if not _is_positive(case) or not isinstance(case.body, dict):
+        return case
+    if method == "POST" and op.path == "/api-keys" and "expiresAt" in case.body:
+        case.body["expiresAt"] = _future(case.body["expiresAt"])
+    if op.path in ("/webhooks", "/webhooks/{id}") and "url" in case.body:
+        case.body["url"] = _public_url(case.body["url"])
+    return case

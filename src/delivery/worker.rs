@@ -14,8 +14,8 @@ use std::time::Duration;
 use super::client::{Attempt, ClientConfig, Sender};
 use super::schedule::Schedule;
 use crate::error::Result;
-use crate::service::webhooks::DISABLE_AFTER_FAILURES;
-use crate::store::{AttemptRecord, Claimed, Conn, Store};
+use crate::service::webhooks::{log_attempt, AttemptOf};
+use crate::store::{Claimed, Conn, Store};
 use crate::time::Timestamp;
 
 /// How often an idle worker looks for due deliveries.
@@ -180,21 +180,17 @@ fn settle(
     summary: &mut Summary,
 ) -> Result<()> {
     let attempt = d.attempts + 1;
-    c.record_attempt(
-        &AttemptRecord {
+    log_attempt(
+        c,
+        AttemptOf {
             webhook_id: &d.webhook_id,
             delivery_id: Some(&d.delivery_id),
             event_id: &d.event_id,
             event: &d.event,
             attempt,
-            attempted_at: at,
-            delivered: a.delivered,
-            status_code: a.status_code,
-            status_text: &a.status_text,
-            duration_ms: a.duration_ms,
-            response_excerpt: &a.response_excerpt,
         },
-        DISABLE_AFTER_FAILURES,
+        at,
+        a,
     )?;
     let now = Timestamp::now();
     if a.delivered {

@@ -7,7 +7,7 @@ use super::events::{self, check_event_name, TEST_EVENT};
 use super::input::{check_unique_non_empty, Object, Problems};
 use super::Actor;
 use crate::auth::Method;
-use crate::delivery::client::Sender;
+use crate::delivery::client::{Attempt, Sender};
 use crate::delivery::{guard, sign};
 use crate::error::{Error, Result};
 use crate::model::{DeliveryAttempt, TestResult, Webhook};
@@ -324,21 +324,17 @@ pub fn test(
     let body = events::payload(&event_id, TEST_EVENT, now, &data);
     let a = sender.send(&w.url, &w.secret, &event_id, &body, now.millis() / 1000);
     store.write(|c| {
-        c.record_attempt(
-            &AttemptRecord {
+        log_attempt(
+            c,
+            AttemptOf {
                 webhook_id: &w.id,
                 delivery_id: None,
                 event_id: &event_id,
                 event: TEST_EVENT,
                 attempt: 1,
-                attempted_at: now,
-                delivered: a.delivered,
-                status_code: a.status_code,
-                status_text: &a.status_text,
-                duration_ms: a.duration_ms,
-                response_excerpt: &a.response_excerpt,
             },
-            DISABLE_AFTER_FAILURES,
+            now,
+            &a,
         )
     })?;
     Ok(TestResult {
@@ -346,6 +342,39 @@ pub fn test(
         status_code: a.status_code,
         status_text: a.status_text,
     })
+}
+
+/// What an attempt was for.
+pub struct AttemptOf<'a> {
+    pub webhook_id: &'a str,
+    /// The outbox entry; `None` for a test ping.
+    pub delivery_id: Option<&'a str>,
+    pub event_id: &'a str,
+    pub event: &'a str,
+    /// 1 for the first attempt of a delivery.
+    pub attempt: i64,
+}
+
+/// Logs an attempt and counts it toward the webhook's `failCount`; the
+/// [`DISABLE_AFTER_FAILURES`]th consecutive failure disables the webhook in the same statement.
+/// Test pings and outbox deliveries both come through here.
+pub fn log_attempt(c: Conn<'_>, of: AttemptOf<'_>, at: Timestamp, a: &Attempt) -> Result<()> {
+    c.record_attempt(
+        &AttemptRecord {
+            webhook_id: of.webhook_id,
+            delivery_id: of.delivery_id,
+            event_id: of.event_id,
+            event: of.event,
+            attempt: of.attempt,
+            attempted_at: at,
+            delivered: a.delivered,
+            status_code: a.status_code,
+            status_text: &a.status_text,
+            duration_ms: a.duration_ms,
+            response_excerpt: &a.response_excerpt,
+        },
+        DISABLE_AFTER_FAILURES,
+    )
 }
 
 /// The newest attempts to deliver to the webhook, newest first.

@@ -61,6 +61,8 @@ rows = [
     ("serve errors", num("serve", r"errors (\d+) \(target"), "", None, None, None, "0"),
     ("authenticate(), 1M keys", num("auth", r"authenticate\(\), stored keys\s+(\d+)"), "/s",
      "bare SELECT by hash", num("auth", r"baseline: SELECT 1 \.\.\. WHERE key_hash = \?\s+(\d+)"), None, ">= 200000/s"),
+    ("authenticate(), first use of a key", num("auth", r"authenticate\(\), first use of a key\s+(\d+)"), "/s",
+     "bare SELECT by hash", num("auth", r"baseline: SELECT 1 \.\.\. WHERE key_hash = \?\s+(\d+)"), None, "informational"),
     ("webhook deliveries", num("deliver", r"rate: (\d+) deliveries/s"), "/s",
      "wrk POST to the same nginx", num("deliver", r"\(wrk\): (\d+) req/s"), None, ">= 2000/s"),
     ("deliver peak RSS, 100k vs 10k queued", num("deliver", r"ratio ([\d.]+), flat"), "x",

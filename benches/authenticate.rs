@@ -1,9 +1,11 @@
 //! `authenticate()` throughput with many keys stored (issue 2, "Performance").
 //!
-//! Fills a temporary database with `KEYHOOK_BENCH_KEYS` keys (default 1,000,000), then calls
-//! `keyhook::auth::authenticate` on one thread for `KEYHOOK_BENCH_SECS` seconds (default 3)
-//! per measurement: over a random sample of the stored keys, and over unknown well-formed
-//! tokens. The same-run baseline is the bare indexed lookup the check cannot avoid,
+//! Fills a temporary database with `KEYHOOK_BENCH_KEYS` keys (default 1,000,000), checkpoints
+//! it (a settled database), then calls `keyhook::auth::authenticate` on one thread for
+//! `KEYHOOK_BENCH_SECS` seconds (default 3) per measurement: over a random sample of 10,000
+//! stored keys (the first use of each, which misses the store's key cache, is timed on its
+//! own; then returning keys, the steady state of clients that reuse their keys), and over
+//! unknown well-formed tokens. The same-run baseline is the bare indexed lookup the check cannot avoid,
 //! `SELECT 1 FROM api_keys WHERE key_hash = ?` through rusqlite with precomputed hashes.
 //!
 //! Run with `cargo bench --bench authenticate`. Target: >= 200,000 verifications per second.
@@ -113,6 +115,14 @@ fn main() {
             .expect("insert batch");
         i = end;
     }
+    // A settled database: everything checkpointed from the WAL into the main file.
+    rusqlite::Connection::open(&path)
+        .and_then(|c| {
+            c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
+                r.get::<_, i64>(0)
+            })
+        })
+        .expect("checkpoint");
     let setup_time = setup.elapsed();
     let db_bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0)
         + std::fs::metadata(path.with_extension("db-wal"))
@@ -134,11 +144,16 @@ fn main() {
         .collect();
     let now = Timestamp::now();
 
-    // --- authenticate() over stored keys. ---
-    let conn = store.conn();
+    // --- authenticate() over stored keys: first use of each (cache misses), then returning
+    // keys. ---
+    let first = Instant::now();
+    for token in &sample {
+        black_box(authenticate(&store, token, now).expect("a stored key authenticates"));
+    }
+    let first_rate = sample.len() as f64 / first.elapsed().as_secs_f64();
     let mut failures = 0u64;
     let auth_rate = rate(&sample, secs, |token| {
-        match authenticate(conn, token, now) {
+        match authenticate(&store, token, now) {
             Ok(key) => {
                 black_box(key);
             }
@@ -150,7 +165,7 @@ fn main() {
     // --- authenticate() over unknown, well-formed tokens. ---
     let mut accepted = 0u64;
     let unknown_rate = rate(&unknown, secs, |token| {
-        match authenticate(conn, token, now) {
+        match authenticate(&store, token, now) {
             Ok(_) => accepted += 1,
             Err(e) => {
                 black_box(e);
@@ -205,6 +220,7 @@ fn main() {
         "measurement (1 thread)", "per second", "µs each"
     );
     for (what, r) in [
+        ("authenticate(), first use of a key", first_rate),
         ("authenticate(), stored keys", auth_rate),
         ("authenticate(), unknown well-formed tokens", unknown_rate),
         ("baseline: SELECT 1 ... WHERE key_hash = ?", bare_rate),
@@ -219,9 +235,8 @@ fn main() {
         bare_rate / auth_rate
     );
     println!(
-        "ratio authenticate/row lookup: {:.2} (keyhook's own share of each call: {:.2} µs)",
-        auth_rate / row_rate,
-        us(auth_rate) - us(row_rate)
+        "ratio first use/baseline: {:.2} (a key not yet in the store's cache)",
+        first_rate / bare_rate
     );
     println!(
         "target >= {TARGET_PER_SEC:.0}/s with {n} keys: {}",

@@ -7,7 +7,7 @@ use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
 use crate::model::{ApiKey, Permission};
-use crate::store::Conn;
+use crate::store::Store;
 use crate::time::Timestamp;
 
 pub const KEY_PREFIX: &str = "kp_";
@@ -62,14 +62,14 @@ pub fn key_prefix(key: &str) -> &str {
 ///
 /// The lookup is by the SHA-256 of the token, so its timing tells an attacker nothing about
 /// any stored key.
-pub fn authenticate(conn: Conn<'_>, token: &str, now: Timestamp) -> Result<ApiKey> {
+pub fn authenticate(store: &Store, token: &str, now: Timestamp) -> Result<ApiKey> {
     if !is_well_formed(token) {
         return Err(Error::Unauthorized(format!(
             "malformed API key: expected {KEY_PREFIX} followed by 64 lowercase hex characters"
         )));
     }
     let mut buf = [0u8; 64];
-    let key = conn
+    let key = store
         .key_by_hash(hash_key_into(token, &mut buf))?
         .ok_or_else(|| Error::Unauthorized("invalid API key".into()))?;
     if key.is_expired(now) {
@@ -79,14 +79,18 @@ pub fn authenticate(conn: Conn<'_>, token: &str, now: Timestamp) -> Result<ApiKe
 }
 
 /// [`authenticate`], then records the use in `lastUsedAt`, at most once a second per key.
-pub fn authenticate_request(conn: Conn<'_>, token: &str, now: Timestamp) -> Result<ApiKey> {
-    let mut key = authenticate(conn, token, now)?;
+pub fn authenticate_request(store: &Store, token: &str, now: Timestamp) -> Result<ApiKey> {
+    let mut key = authenticate(store, token, now)?;
     let stale = key
         .last_used_at
         .is_none_or(|t| now.millis() - t.millis() >= LAST_USED_RESOLUTION_MS);
     if stale {
         // Best effort: a read-only or busy database must not turn a read into a failure.
-        if conn.set_key_last_used(&key.id, now).is_ok() {
+        let mut buf = [0u8; 64];
+        if store
+            .record_key_use(hash_key_into(token, &mut buf), &key.id, now)
+            .is_ok()
+        {
             key.last_used_at = Some(now);
         }
     }

@@ -173,7 +173,7 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
             let token = prompt::read_secret("API key")?;
             let store = ctx.store()?;
             // Checking a key is not a use of it: lastUsedAt stays as it is.
-            let key = auth::authenticate(store.conn(), &token, now)?;
+            let key = auth::authenticate(&store, &token, now)?;
             auth::may(&key, method, profile.as_deref())?;
             let target = profile.map_or(String::new(), |p| format!(" on profile {p}"));
             ctx.out.data(&key, |w| {

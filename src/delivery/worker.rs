@@ -102,7 +102,7 @@ fn settle_loop(
     loop {
         let stopping = stop.load(Ordering::Relaxed);
         let mut claimed = 0;
-        if !stopping && in_flight < capacity {
+        if !stopping && in_flight < capacity && store.conn().any_due(Timestamp::now())? {
             let now = Timestamp::now();
             let batch = store.write(|c| {
                 let batch = c.claim_due(now, capacity - in_flight, now.add_millis(lease_ms))?;

@@ -41,8 +41,7 @@ pub fn dispatch(ctx: &Ctx<'_>, rq: &mut Request) -> (Reply, Option<String>) {
         return (r, None);
     }
     let now = Timestamp::now();
-    let key = match bearer_token(rq).and_then(|t| auth::authenticate_request(store.conn(), t, now))
-    {
+    let key = match bearer_token(rq).and_then(|t| auth::authenticate_request(store, t, now)) {
         Ok(k) => k,
         Err(e) => return (reply::error(&e), None),
     };

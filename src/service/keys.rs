@@ -532,9 +532,9 @@ mod tests {
         let (_d, s) = temp_store();
         let k = create(&s, &op(), named("a"), NOW).unwrap();
         let plain = k.key.clone().unwrap();
-        assert!(auth::authenticate(s.conn(), &plain, NOW).is_ok());
+        assert!(auth::authenticate(&s, &plain, NOW).is_ok());
         delete(&s, &op(), &k.key_prefix).unwrap();
-        let e = auth::authenticate(s.conn(), &plain, NOW).unwrap_err();
+        let e = auth::authenticate(&s, &plain, NOW).unwrap_err();
         assert_eq!(e.code(), "UNAUTHORIZED");
         assert_eq!(delete(&s, &op(), &k.id).unwrap_err().exit_code(), 3);
     }
@@ -553,9 +553,9 @@ mod tests {
         )
         .unwrap();
         let plain = k.key.clone().unwrap();
-        assert!(auth::authenticate(s.conn(), &plain, NOW.add_millis(999)).is_ok());
+        assert!(auth::authenticate(&s, &plain, NOW.add_millis(999)).is_ok());
         // At the boundary itself the key has expired.
-        let e = auth::authenticate(s.conn(), &plain, NOW.add_millis(1000)).unwrap_err();
+        let e = auth::authenticate(&s, &plain, NOW.add_millis(1000)).unwrap_err();
         assert_eq!(e.to_string(), "API key has expired");
         assert_eq!(e.code(), "API_KEY_EXPIRED");
         assert_eq!(list(&s, &op(), false).unwrap().len(), 1);
@@ -566,13 +566,13 @@ mod tests {
         let (_d, s) = temp_store();
         let k = create(&s, &op(), named("a"), NOW).unwrap();
         let plain = k.key.unwrap();
-        auth::authenticate(s.conn(), &plain, NOW).unwrap();
+        auth::authenticate(&s, &plain, NOW).unwrap();
         assert_eq!(get(&s, &op(), &k.id).unwrap().last_used_at, None);
-        auth::authenticate_request(s.conn(), &plain, NOW).unwrap();
+        auth::authenticate_request(&s, &plain, NOW).unwrap();
         assert_eq!(get(&s, &op(), &k.id).unwrap().last_used_at, Some(NOW));
-        auth::authenticate_request(s.conn(), &plain, NOW.add_millis(999)).unwrap();
+        auth::authenticate_request(&s, &plain, NOW.add_millis(999)).unwrap();
         assert_eq!(get(&s, &op(), &k.id).unwrap().last_used_at, Some(NOW));
-        auth::authenticate_request(s.conn(), &plain, NOW.add_millis(1000)).unwrap();
+        auth::authenticate_request(&s, &plain, NOW.add_millis(1000)).unwrap();
         assert_eq!(
             get(&s, &op(), &k.id).unwrap().last_used_at,
             Some(NOW.add_millis(1000))
@@ -603,8 +603,8 @@ mod tests {
         );
         assert_eq!(new.expires_at, Some(later.add_millis(10_000)));
         assert_ne!(new.key, old.key);
-        assert!(auth::authenticate(s.conn(), old.key.as_deref().unwrap(), later).is_err());
-        assert!(auth::authenticate(s.conn(), new.key.as_deref().unwrap(), later).is_ok());
+        assert!(auth::authenticate(&s, old.key.as_deref().unwrap(), later).is_err());
+        assert!(auth::authenticate(&s, new.key.as_deref().unwrap(), later).is_ok());
     }
 
     #[test]
@@ -615,8 +615,8 @@ mod tests {
         let old_now = get(&s, &op(), &old.id).unwrap();
         assert_eq!(old_now.expires_at, Some(NOW.add_millis(60_000)));
         let plain = old.key.unwrap();
-        assert!(auth::authenticate(s.conn(), &plain, NOW.add_millis(59_999)).is_ok());
-        assert!(auth::authenticate(s.conn(), &plain, NOW.add_millis(60_000)).is_err());
+        assert!(auth::authenticate(&s, &plain, NOW.add_millis(59_999)).is_ok());
+        assert!(auth::authenticate(&s, &plain, NOW.add_millis(60_000)).is_err());
         // A second rotation with a longer grace does not push the expiry out.
         rotate(&s, &op(), &old.id, Some(600_000), NOW).unwrap();
         let again = get(&s, &op(), &old.id).unwrap();

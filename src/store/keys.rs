@@ -132,10 +132,10 @@ impl Conn<'_> {
         Ok(())
     }
 
-    /// Records a use of the key, unless another process holds the write lock at this moment:
-    /// a use is worth a timestamp, not seconds of waiting in the middle of a read.
+    /// Records a use of the key, unless another process holds the write lock for longer than
+    /// a moment: a use is worth a timestamp, not seconds of waiting in the middle of a read.
     pub fn set_key_last_used(&self, id: &str, at: Timestamp) -> Result<()> {
-        self.0.busy_timeout(std::time::Duration::ZERO)?;
+        self.0.busy_timeout(std::time::Duration::from_millis(100))?;
         let updated = self
             .0
             .prepare_cached(

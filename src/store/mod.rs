@@ -2,6 +2,7 @@
 //! and offers typed queries over one connection. One `Store` belongs to one thread; a server
 //! opens one per worker.
 
+mod key_cache;
 mod keys;
 mod migrations;
 mod outbox;
@@ -27,6 +28,7 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    key_cache: std::cell::RefCell<key_cache::KeyCache>,
 }
 
 /// A view of the database for queries: the connection itself, or an open transaction.
@@ -87,6 +89,7 @@ impl Store {
         let store = Store {
             conn,
             path: path.to_path_buf(),
+            key_cache: Default::default(),
         };
         store.conn.set_prepared_statement_cache_capacity(64);
         Ok(store)
@@ -125,6 +128,7 @@ impl Store {
         let store = Store {
             conn,
             path: path.to_path_buf(),
+            key_cache: Default::default(),
         };
         store
             .conn
@@ -148,7 +152,10 @@ impl Store {
         // `new_unchecked` takes `&Connection`; a `Store` is never shared between threads and
         // no caller nests `write`, so the checked variant's `&mut` would buy nothing.
         let tx = rusqlite::Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
-        let out = f(Conn(&tx))?;
+        let out = f(Conn(&tx));
+        // Whatever this connection changed, `data_version` will not tell the key cache.
+        self.key_cache.borrow_mut().clear();
+        let out = out?;
         tx.commit()?;
         Ok(out)
     }

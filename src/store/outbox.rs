@@ -63,6 +63,19 @@ impl Conn<'_> {
             .execute(params![event_id, user, now.0, event])?)
     }
 
+    /// Whether any delivery is due and not leased: a read, so that an idle worker does not
+    /// take the write lock on every poll.
+    pub fn any_due(&self, now: Timestamp) -> Result<bool> {
+        Ok(self
+            .0
+            .prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM deliveries
+                 WHERE state = 'pending' AND next_attempt_at <= ?1
+                   AND (lease_until IS NULL OR lease_until <= ?1))",
+            )?
+            .query_row([now.0], |r| r.get(0))?)
+    }
+
     /// Leases up to `limit` due deliveries until `lease_until`. Call inside `Store::write`, so
     /// that two workers never take the same delivery.
     pub fn claim_due(

@@ -1027,7 +1027,7 @@ fn a_key_expires_exactly_at_expires_at() {
     let k = keys::create(&store, &Actor::operator("default").unwrap(), input, now).unwrap();
     assert_eq!(k.expires_at, Some(expires));
     let token = k.key.clone().unwrap();
-    let at = |ms: i64| keyhook::auth::authenticate(store.conn(), &token, Timestamp(ms));
+    let at = |ms: i64| keyhook::auth::authenticate(&store, &token, Timestamp(ms));
     let exp = expires.millis();
     for ms in [now.millis(), exp - 1_000, exp - 1] {
         let got = at(ms).unwrap_or_else(|e| panic!("at expiresAt{:+} ms: {e}", ms - exp));

@@ -124,11 +124,7 @@ pub(super) fn migrate(conn: &Connection) -> Result<()> {
     if !read_only {
         enable_wal(conn)?;
     }
-    // Memory-mapped reads skip a copy of every page out of the OS cache: key lookups touch
-    // scattered pages of a large file. Only pages actually read count toward resident memory.
-    conn.execute_batch(
-        "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA mmap_size = 1073741824;",
-    )?;
+    conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")?;
     if read_version(conn)? == SCHEMA_VERSION {
         return Ok(());
     }

@@ -4,12 +4,12 @@
 # The database holds 100,000 keys of other users. Prints requests/s, p99, errors and the
 # server's peak RSS, with the ratios the serve issue sets as targets.
 #
-#   bench/serve.sh                 # DURATION=10s KEYS=100000 THREADS=4 are the defaults
+#   bench/serve.sh                 # DURATION=10s KEYS=100000 THREADS=64 are the defaults
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-10s}
 KEYS=${KEYS:-100000}
-THREADS=${THREADS:-4}
+THREADS=${THREADS:-64}
 
 need=()
 command -v wrk >/dev/null || need+=(wrk)

@@ -412,7 +412,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
         }
         'keyhook;serve' {
             [CompletionResult]::new('--bind', '--bind', [CompletionResultType]::ParameterName, 'Address to listen on (port 0 picks a free port; the address is printed on stderr)')
-            [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Worker threads answering requests')
+            [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Requests handled at once (each connection has its own thread; more wait their turn)')
             [CompletionResult]::new('--read-timeout', '--read-timeout', [CompletionResultType]::ParameterName, 'Disconnect a client that sends nothing for this long (between requests or within one)')
             [CompletionResult]::new('--retry-schedule', '--retry-schedule', [CompletionResultType]::ParameterName, 'Delays before each retry of a failed delivery, comma-separated')
             [CompletionResult]::new('--delivery-workers', '--delivery-workers', [CompletionResultType]::ParameterName, 'Deliveries sent at once')

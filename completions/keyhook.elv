@@ -368,7 +368,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         }
         &'keyhook;serve'= {
             cand --bind 'Address to listen on (port 0 picks a free port; the address is printed on stderr)'
-            cand --threads 'Worker threads answering requests'
+            cand --threads 'Requests handled at once (each connection has its own thread; more wait their turn)'
             cand --read-timeout 'Disconnect a client that sends nothing for this long (between requests or within one)'
             cand --retry-schedule 'Delays before each retry of a failed delivery, comma-separated'
             cand --delivery-workers 'Deliveries sent at once'

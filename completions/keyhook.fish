@@ -288,7 +288,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -l allow-privat
 complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l bind -d 'Address to listen on (port 0 picks a free port; the address is printed on stderr)' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l threads -d 'Worker threads answering requests' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l threads -d 'Requests handled at once (each connection has its own thread; more wait their turn)' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l read-timeout -d 'Disconnect a client that sends nothing for this long (between requests or within one)' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l retry-schedule -d 'Delays before each retry of a failed delivery, comma-separated' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l delivery-workers -d 'Deliveries sent at once' -r

@@ -17,8 +17,8 @@ pub struct ServeArgs {
         value_name = "ADDR"
     )]
     bind: String,
-    /// Worker threads answering requests
-    #[arg(long, env = "KEYHOOK_THREADS", default_value_t = 4,
+    /// Requests handled at once (each connection has its own thread; more wait their turn)
+    #[arg(long, env = "KEYHOOK_THREADS", default_value_t = 64,
           value_parser = clap::value_parser!(u16).range(1..=256))]
     threads: u16,
     /// Disconnect a client that sends nothing for this long (between requests or within one)

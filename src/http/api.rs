@@ -3,7 +3,7 @@
 
 use tiny_http::Request;
 
-use super::body;
+use super::body::{self, Body};
 use super::reply::{self, Reply};
 use super::router::{self, Match, Route};
 use crate::auth::{self, Method};
@@ -26,7 +26,7 @@ pub struct Ctx<'a> {
 }
 
 /// Handles one request; returns the reply and the prefix of the key that made it, if any.
-pub fn dispatch(ctx: &Ctx<'_>, rq: &mut Request) -> (Reply, Option<String>) {
+pub fn dispatch(ctx: &Ctx<'_>, rq: &Request, body: Body) -> (Reply, Option<String>) {
     let store = ctx.store;
     let url = rq.url().to_string();
     let path = url.split('?').next().unwrap_or("");
@@ -58,7 +58,7 @@ pub fn dispatch(ctx: &Ctx<'_>, rq: &mut Request) -> (Reply, Option<String>) {
         Match::NotFound => return (reply::not_found(), prefix),
     };
     let actor = Actor::Key(key);
-    let result = handle(ctx, &actor, route, rq, now);
+    let result = handle(ctx, &actor, route, rq, body, now);
     (result.unwrap_or_else(|e| reply::error(&e)), prefix)
 }
 
@@ -78,11 +78,12 @@ fn handle(
     ctx: &Ctx<'_>,
     actor: &Actor,
     route: Route<'_>,
-    rq: &mut Request,
+    rq: &Request,
+    body: Body,
     now: Timestamp,
 ) -> Result<Reply> {
     let store = ctx.store;
-    let mut json = || body::json(rq).map_err(Fail::Reply);
+    let json = || body::json(rq, body).map_err(Fail::Reply);
     let out: std::result::Result<Reply, Fail> = (|| {
         Ok(match route {
             Route::ListKeys => reply::data(200, &keys::list(store, actor, false)?),

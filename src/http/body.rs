@@ -10,8 +10,6 @@ use crate::error::Error;
 
 /// The largest request body accepted.
 pub const MAX_BODY: usize = 64 * 1024;
-/// tiny_http reads bodies up to this size itself, before the request reaches a worker.
-const PREREAD: usize = 1024;
 
 fn header<'a>(rq: &'a Request, name: &'static str) -> Option<&'a str> {
     rq.headers()
@@ -20,31 +18,45 @@ fn header<'a>(rq: &'a Request, name: &'static str) -> Option<&'a str> {
         .map(|h| h.value.as_str())
 }
 
-/// Whether handling the request cannot wait on the client, which makes it safe to handle on
-/// a worker: the whole body is already in memory (or there is none), or the declared body is
-/// larger than [`MAX_BODY`] and than what tiny_http drains, so that it is refused from
-/// `Content-Length` alone, no byte of it is ever read, and tiny_http closes the connection
-/// after the answer.
-pub fn needs_no_read(rq: &Request) -> bool {
-    let chunked = header(rq, "Transfer-Encoding").is_some();
-    let expects_continue = header(rq, "Expect").is_some();
+/// A request body as read off the connection, before anything else is done with the request.
+pub enum Body {
+    /// None was sent.
+    Empty,
+    Bytes(Vec<u8>),
+    /// Over [`MAX_BODY`]: declared so (then nothing was read) or found so while reading.
+    TooLarge,
+    /// The client stopped sending or the connection failed.
+    Failed(String),
+}
+
+/// Reads the body of `rq`, at most [`MAX_BODY`] + 1 bytes, at the client's pace.
+pub fn read(rq: &mut Request) -> Body {
     match rq.body_length() {
-        Some(0) => true,
-        Some(n) if n > MAX_BODY.max(tiny_http::DRAIN_LIMIT) => true,
-        Some(n) => n <= PREREAD && !expects_continue,
-        None => !chunked,
+        Some(0) => return Body::Empty,
+        None if header(rq, "Transfer-Encoding").is_none() => return Body::Empty,
+        Some(n) if n > MAX_BODY => return Body::TooLarge,
+        _ => {}
+    }
+    let mut buf = Vec::with_capacity(rq.body_length().unwrap_or(0).min(MAX_BODY));
+    match rq
+        .as_reader()
+        .take(MAX_BODY as u64 + 1)
+        .read_to_end(&mut buf)
+    {
+        Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+            Body::Failed("the request body stopped arriving (read timeout)".to_string())
+        }
+        Err(e) => Body::Failed(format!("could not read the request body: {e}")),
+        Ok(_) if buf.len() > MAX_BODY => Body::TooLarge,
+        Ok(_) if buf.is_empty() => Body::Empty,
+        Ok(_) => Body::Bytes(buf),
     }
 }
 
-fn declares_body(rq: &Request) -> bool {
-    rq.body_length().is_some_and(|n| n > 0) || header(rq, "Transfer-Encoding").is_some()
-}
-
 /// The JSON body of a request to an endpoint that takes one: 415 for another media type,
-/// 413 over [`MAX_BODY`] (refused from `Content-Length` alone, before reading), 400 for
-/// anything that is not a JSON document.
-pub fn json(rq: &mut Request) -> Result<Value, Reply> {
-    let has_body = declares_body(rq);
+/// 413 over [`MAX_BODY`], 400 for anything that is not a JSON document.
+pub fn json(rq: &Request, body: Body) -> Result<Value, Reply> {
+    let has_body = !matches!(body, Body::Empty);
     match header(rq, "Content-Type") {
         Some(ct) if is_json(ct) => {}
         Some(ct) => {
@@ -60,26 +72,12 @@ pub fn json(rq: &mut Request) -> Result<Value, Reply> {
         }
         None => {}
     }
-    if rq.body_length().is_some_and(|n| n > MAX_BODY) {
-        return Err(reply::payload_too_large());
-    }
-    let mut buf = Vec::with_capacity(rq.body_length().unwrap_or(0).min(MAX_BODY));
-    if let Err(e) = rq
-        .as_reader()
-        .take(MAX_BODY as u64 + 1)
-        .read_to_end(&mut buf)
-    {
-        // A read timeout (`serve --read-timeout`) is WouldBlock on Unix, TimedOut elsewhere.
-        let message = if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) {
-            "the request body stopped arriving (read timeout)".to_string()
-        } else {
-            format!("could not read the request body: {e}")
-        };
-        return Err(reply::error(&Error::validation("body", message)));
-    }
-    if buf.len() > MAX_BODY {
-        return Err(reply::payload_too_large());
-    }
+    let buf = match body {
+        Body::TooLarge => return Err(reply::payload_too_large()),
+        Body::Failed(message) => return Err(reply::error(&Error::validation("body", message))),
+        Body::Empty => Vec::new(),
+        Body::Bytes(b) => b,
+    };
     if buf.iter().all(u8::is_ascii_whitespace) {
         return Err(reply::error(&Error::validation(
             "body",

@@ -13,7 +13,7 @@ pub use router::ROUTES;
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -26,10 +26,10 @@ use crate::store::Store;
 pub const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How often idle workers look at the shutdown flag.
 const POLL: Duration = Duration::from_millis(200);
-/// How long shutdown waits for requests still being handled on body threads (whose client
-/// may still be sending): long enough for a body that is arriving, short enough that a client
-/// that stopped sending does not hold the server up.
-const BODY_GRACE: Duration = Duration::from_secs(3);
+/// How long shutdown waits for requests in flight (whose client may still be sending a body):
+/// long enough for a body that is arriving, short enough that a client that stopped sending
+/// does not hold the server up.
+const GRACE: Duration = Duration::from_secs(3);
 
 pub struct ServeOptions {
     pub bind: String,
@@ -44,58 +44,62 @@ pub struct ServeOptions {
 
 /// A running server: its address, and the flag that stops it.
 pub struct Server {
-    inner: Arc<tiny_http::Server>,
+    inner: tiny_http::Server,
     addr: SocketAddr,
-    workers: Vec<thread::JoinHandle<()>>,
+    shared: Arc<Shared>,
+    outbox: thread::JoinHandle<()>,
     stop: Arc<AtomicBool>,
-    /// Requests being handled on body threads, which nothing joins.
-    in_flight: Arc<AtomicUsize>,
+}
+
+/// What every connection thread shares.
+struct Shared {
+    sender: Sender,
+    allow_private: bool,
+    stores: Stores,
+    /// Requests between arrival and reply, for a graceful stop.
+    in_flight: AtomicUsize,
 }
 
 impl Server {
-    /// Binds `opts.bind` and starts the workers. The database is opened (and migrated) once
+    /// Binds `opts.bind` and starts serving. The database is opened (and migrated) once
     /// here, so a bad file fails before anything is served.
+    ///
+    /// tiny_http gives every connection a thread of its own; each request is handled on it
+    /// (`tiny_http::Server::from_listener_with_handler`, a keyhook patch) with one of
+    /// `opts.threads` database connections.
     pub fn start(opts: ServeOptions, stop: Arc<AtomicBool>) -> Result<Server> {
         Store::open(&opts.db)?;
         let listener = listen(&opts.bind)?;
         let addr = listener.local_addr()?;
-        let inner = Arc::new(
-            tiny_http::Server::from_listener_with_timeout(listener, None, Some(opts.read_timeout))
-                .map_err(|e| Error::Io(format!("cannot serve on {}: {e}", opts.bind)))?,
-        );
-        let sender = Sender::new(&opts.delivery.client);
-        let allow_private = opts.delivery.client.allow_private;
-        let in_flight = Arc::new(AtomicUsize::new(0));
-        let mut workers = Vec::with_capacity(opts.threads + 1);
-        for i in 0..opts.threads.max(1) {
-            let worker = Worker {
-                store: Store::open(&opts.db)?,
-                sender: sender.clone(),
-                allow_private,
-                db: opts.db.clone(),
-                in_flight: Arc::clone(&in_flight),
-            };
-            let server = Arc::clone(&inner);
-            let stop = Arc::clone(&stop);
-            let handle = thread::Builder::new()
-                .name(format!("http-{i}"))
-                .spawn(move || work(&server, worker, &stop))?;
-            workers.push(handle);
-        }
+        let shared = Arc::new(Shared {
+            sender: Sender::new(&opts.delivery.client),
+            allow_private: opts.delivery.client.allow_private,
+            stores: Stores::open(&opts.db, opts.threads.max(1))?,
+            in_flight: AtomicUsize::new(0),
+        });
+        let handler: tiny_http::Handler = {
+            let shared = Arc::clone(&shared);
+            Arc::new(move |rq| on_request(&shared, rq))
+        };
+        let inner = tiny_http::Server::from_listener_with_handler(
+            listener,
+            None,
+            Some(opts.read_timeout),
+            Some(handler),
+        )
+        .map_err(|e| Error::Io(format!("cannot serve on {}: {e}", opts.bind)))?;
         let db = opts.db.clone();
         let delivery = opts.delivery;
         let stop_delivery = Arc::clone(&stop);
-        workers.push(
-            thread::Builder::new()
-                .name("outbox".into())
-                .spawn(move || deliver(&db, &delivery, &stop_delivery))?,
-        );
+        let outbox = thread::Builder::new()
+            .name("outbox".into())
+            .spawn(move || deliver(&db, &delivery, &stop_delivery))?;
         Ok(Server {
             inner,
             addr,
-            workers,
+            shared,
+            outbox,
             stop,
-            in_flight,
         })
     }
 
@@ -103,28 +107,128 @@ impl Server {
         self.addr
     }
 
-    /// Waits until the stop flag is raised, then lets every worker finish the request it is
-    /// handling, and requests on body threads finish for up to [`BODY_GRACE`], and returns.
+    /// Logs accept errors until the stop flag is raised; then stops accepting, lets the
+    /// requests in flight finish for up to [`GRACE`] (a client may still be sending its body)
+    /// and returns.
     pub fn run_until_stopped(self) {
+        let mut complained: Option<Instant> = None;
         while !self.stop.load(Ordering::Relaxed) {
-            thread::sleep(POLL);
+            // With a handler, tiny_http's queue carries only accept() failures (EMFILE,
+            // say); the patched tiny_http keeps accepting, every 50 ms while one lasts.
+            if let Err(e) = self.inner.recv_timeout(POLL) {
+                if complained.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
+                    eprintln!("keyhook: cannot accept a connection: {e}");
+                    complained = Some(Instant::now());
+                }
+            }
         }
         let stopped = Instant::now();
-        for _ in 0..self.workers.len() {
-            self.inner.unblock();
-        }
-        for w in self.workers {
-            let _ = w.join();
-        }
-        // No worker is left to start a body thread.
-        while self.in_flight.load(Ordering::Acquire) > 0 && stopped.elapsed() < BODY_GRACE {
+        drop(self.inner);
+        while self.shared.in_flight.load(Ordering::Acquire) > 0 && stopped.elapsed() < GRACE {
             thread::sleep(Duration::from_millis(10));
         }
-        let left = self.in_flight.load(Ordering::Acquire);
+        let left = self.shared.in_flight.load(Ordering::Acquire);
         if left > 0 {
-            eprintln!("keyhook: {left} request(s) still reading their body; not waiting longer");
+            eprintln!("keyhook: {left} request(s) still unfinished; not waiting longer");
+        }
+        let _ = self.outbox.join();
+    }
+}
+
+/// The database connections requests take turns with: at most as many requests use the
+/// database at once, and the number of open connections (and descriptors) stays fixed however
+/// many clients come and go.
+struct Stores {
+    free: Mutex<Vec<Store>>,
+    returned: Condvar,
+}
+
+/// A connection taken from [`Stores`]; it goes back when dropped.
+struct Lease<'a> {
+    pool: &'a Stores,
+    store: Option<Store>,
+}
+
+impl Stores {
+    fn open(db: &std::path::Path, n: usize) -> Result<Stores> {
+        Ok(Stores {
+            free: Mutex::new((0..n).map(|_| Store::open(db)).collect::<Result<_>>()?),
+            returned: Condvar::new(),
+        })
+    }
+
+    fn take(&self) -> Lease<'_> {
+        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(store) = free.pop() {
+                return Lease {
+                    pool: self,
+                    store: Some(store),
+                };
+            }
+            free = self.returned.wait(free).unwrap_or_else(|e| e.into_inner());
         }
     }
+}
+
+impl Drop for Lease<'_> {
+    fn drop(&mut self) {
+        if let Some(store) = self.store.take() {
+            self.pool
+                .free
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(store);
+            self.pool.returned.notify_one();
+        }
+    }
+}
+
+/// Counts a request from arrival until it is answered, however that ends.
+struct InFlight<'a>(&'a AtomicUsize);
+
+impl<'a> InFlight<'a> {
+    fn new(count: &'a AtomicUsize) -> InFlight<'a> {
+        count.fetch_add(1, Ordering::AcqRel);
+        InFlight(count)
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// One request, on its connection's thread. The body is read first, at the client's pace and
+/// holding nothing shared; then a database connection from the pool, and the handler.
+fn on_request(shared: &Shared, mut rq: tiny_http::Request) {
+    let started = Instant::now();
+    let _in_flight = InFlight::new(&shared.in_flight);
+    let body = body::read(&mut rq);
+    // The connection goes back to the pool before the reply is written to a slow client.
+    let (reply, key_prefix) = {
+        let lease = shared.stores.take();
+        let ctx = api::Ctx {
+            store: lease
+                .store
+                .as_ref()
+                .expect("a lease holds a store until dropped"),
+            sender: &shared.sender,
+            allow_private: shared.allow_private,
+        };
+        // A bug must cost one request a 500, never the connection's thread.
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            api::dispatch(&ctx, &rq, body)
+        }))
+        .unwrap_or_else(|_| {
+            (
+                reply::error(&Error::Storage("handler panicked".into())),
+                None,
+            )
+        })
+    };
+    reply::send(rq, reply, started, key_prefix.as_deref());
 }
 
 /// A listening socket whose accepted connections inherit a send timeout and TCP keepalive
@@ -169,105 +273,4 @@ fn deliver(db: &std::path::Path, opts: &WorkerOptions, stop: &AtomicBool) {
             }
         }
     }
-}
-
-/// One HTTP worker thread's own resources.
-struct Worker {
-    store: Store,
-    sender: Sender,
-    allow_private: bool,
-    db: PathBuf,
-    in_flight: Arc<AtomicUsize>,
-}
-
-/// Counts a request handled on a body thread from before the thread starts until the thread
-/// is done with it, however it ends (or if it never starts).
-struct InFlight(Arc<AtomicUsize>);
-
-impl InFlight {
-    fn new(count: &Arc<AtomicUsize>) -> InFlight {
-        count.fetch_add(1, Ordering::AcqRel);
-        InFlight(Arc::clone(count))
-    }
-}
-
-impl Drop for InFlight {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
-    }
-}
-
-impl Worker {
-    fn ctx(&self) -> api::Ctx<'_> {
-        api::Ctx {
-            store: &self.store,
-            sender: &self.sender,
-            allow_private: self.allow_private,
-        }
-    }
-}
-
-fn work(server: &tiny_http::Server, worker: Worker, stop: &AtomicBool) {
-    let mut complained: Option<Instant> = None;
-    while !stop.load(Ordering::Relaxed) {
-        let request = match server.recv_timeout(POLL) {
-            Ok(Some(r)) => r,
-            Ok(None) => continue,
-            Err(e) => {
-                // accept() failed (EMFILE, say); the patched tiny_http keeps accepting, every
-                // 50 ms while the failure lasts. Say so at most once a second per worker.
-                if complained.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
-                    eprintln!("keyhook: cannot accept a connection: {e}");
-                    complained = Some(Instant::now());
-                }
-                continue;
-            }
-        };
-        if body::needs_no_read(&request) {
-            handle(&worker.ctx(), request);
-        } else {
-            // A body tiny_http has not read yet comes at the client's pace; read it on a
-            // thread of its own, so that a slow client never holds a worker.
-            let (db, sender, allow_private) = (
-                worker.db.clone(),
-                worker.sender.clone(),
-                worker.allow_private,
-            );
-            let in_flight = InFlight::new(&worker.in_flight);
-            let spawned = thread::Builder::new()
-                .name("http-body".into())
-                .spawn(move || {
-                    let _in_flight = in_flight;
-                    match Store::open(&db) {
-                        Ok(store) => handle(
-                            &api::Ctx {
-                                store: &store,
-                                sender: &sender,
-                                allow_private,
-                            },
-                            request,
-                        ),
-                        Err(e) => reply::send(request, reply::error(&e), Instant::now(), None),
-                    }
-                });
-            if let Err(e) = spawned {
-                eprintln!("keyhook: cannot start a thread for a request body: {e}");
-            }
-        }
-    }
-}
-
-fn handle(ctx: &api::Ctx<'_>, mut request: tiny_http::Request) {
-    let started = Instant::now();
-    // A bug must cost one request a 500, never a worker.
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        api::dispatch(ctx, &mut request)
-    }));
-    let (reply, key_prefix) = outcome.unwrap_or_else(|_| {
-        (
-            reply::error(&Error::Storage("handler panicked".into())),
-            None,
-        )
-    });
-    reply::send(request, reply, started, key_prefix.as_deref());
 }

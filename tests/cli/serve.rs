@@ -1014,17 +1014,17 @@ fn internal_errors_get_500_without_internals() {
     let env = Env::new();
     let (admin, _, _) = cli_key(&env, "admin", &[]);
     let s = Server::start(&env);
-    // A request body larger than what tiny_http reads ahead is handled on a connection opened
-    // for it; with a directory where the database file was, that open fails.
-    std::fs::rename(env.db(), env.dir.path().join("moved.db")).unwrap();
-    std::fs::create_dir(env.db()).unwrap();
-    let mut body = br#"{"name":"x"}"#.to_vec();
-    body.resize(4096, b' ');
-    let r = s.post(KEYS, Some(&admin), "application/json", &body);
+    // Something else damaged the database under the server: a table it needs is gone.
+    let other = rusqlite::Connection::open(env.db()).unwrap();
+    other.execute_batch("DROP TABLE events").unwrap();
+    let r = s.post_json(
+        "/api/v1/events",
+        &admin,
+        &json!({"event": "post.published"}),
+    );
     let err = assert_plain_error(&r, 500, "INTERNAL_ERROR");
     assert_eq!(err["message"], "internal error");
-    let dir = env.dir.path().to_string_lossy().into_owned();
-    assert!(!r.body.contains(&dir), "{r:?}");
+    assert!(!r.body.contains("events"), "{r:?}");
     // The operator sees the cause.
     let deadline = Instant::now() + Duration::from_secs(5);
     while !s.log().contains("keyhook: internal error: ") && Instant::now() < deadline {
@@ -1032,13 +1032,13 @@ fn internal_errors_get_500_without_internals() {
     }
     let lines = s.wait_for_access_lines(1);
     assert!(
-        lines[0].starts_with(&format!("POST {KEYS} 500 ")),
+        lines[0].starts_with("POST /api/v1/events 500 "),
         "{lines:?}"
     );
     let log = s.log();
     assert!(
         log.lines()
-            .any(|l| l.starts_with("keyhook: internal error: ") && l.contains(&dir)),
+            .any(|l| l.starts_with("keyhook: internal error: ") && l.contains("no such table")),
         "{log}"
     );
 }
@@ -1078,8 +1078,17 @@ fn a_refused_huge_declared_body_is_answered_in_full_and_its_connection_closed() 
         assert!(text.contains(r#""code":"PAYLOAD_TOO_LARGE""#), "{text:?}");
     }
     thread::sleep(Duration::from_millis(500));
-    assert!(fds() <= before + 2, "{before} fds before, {} after", fds());
+    assert!(
+        fds() <= before + KEPT_FDS,
+        "{before} fds before, {} after",
+        fds()
+    );
 }
+
+/// Descriptors a server may keep after serving some connections: tiny_http keeps 4 connection
+/// threads alive for good, and each keeps its database connection (the database and its WAL,
+/// 2 descriptors), plus 2 for timing.
+const KEPT_FDS: usize = 4 * 2 + 2;
 
 #[test]
 fn shutdown_finishes_the_request_in_flight() {
@@ -1199,7 +1208,7 @@ fn many_huge_declared_bodies_leave_no_thread_or_descriptor_behind() {
 
     // tiny_http lets a connection thread it no longer needs idle for 5 s before it exits.
     let settled = Instant::now();
-    let clean = eventually(|| s.threads() <= threads + 4 && s.open_fds() <= fds + 2);
+    let clean = eventually(|| s.threads() <= threads + 4 && s.open_fds() <= fds + KEPT_FDS);
     eprintln!(
         "threads {threads} before, {peak_threads} just after, {} {:?} later; \
          fds {fds} before, {peak_fds} just after, {} later",

@@ -128,6 +128,9 @@ mod ssl;
 mod test;
 mod util;
 
+/// keyhook patch: what `Server::from_listener_with_handler` calls for every request.
+pub type Handler = Arc<dyn Fn(Request) + Send + Sync>;
+
 /// keyhook patch: the read timeout `from_listener` (and so `new`, `http`...) sets on every
 /// accepted socket.
 pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(30);
@@ -263,6 +266,18 @@ impl Server {
         ssl_config: Option<SslConfig>,
         read_timeout: Option<Duration>,
     ) -> Result<Server, Box<dyn Error + Send + Sync + 'static>> {
+        Self::from_listener_with_handler(listener, ssl_config, read_timeout, None)
+    }
+
+    /// keyhook patch: with a `handler`, each request is handled on its connection's thread
+    /// as soon as it is read, instead of being queued for `recv` (one thread switch less per
+    /// request); `recv` then only reports accept errors.
+    pub fn from_listener_with_handler<L: Into<Listener>>(
+        listener: L,
+        ssl_config: Option<SslConfig>,
+        read_timeout: Option<Duration>,
+        handler: Option<Handler>,
+    ) -> Result<Server, Box<dyn Error + Send + Sync + 'static>> {
         if read_timeout == Some(Duration::ZERO) {
             return Err("the read timeout must be greater than zero".into());
         }
@@ -355,8 +370,16 @@ impl Server {
                     Ok(client) => {
                         let messages = inside_messages.clone();
                         let mut client = Some(client);
+                        let handler = handler.clone();
                         tasks_pool.spawn(Box::new(move || {
-                            if let Some(client) = client.take() {
+                            let Some(client) = client.take() else { return };
+                            if let Some(handler) = &handler {
+                                for rq in client {
+                                    handler(rq);
+                                }
+                                return;
+                            }
+                            {
                                 // Synchronization is needed for HTTPS requests to avoid a deadlock
                                 if client.secure() {
                                     let (sender, receiver) = mpsc::channel();

@@ -417,6 +417,17 @@ mod tests {
         })
     }
 
+    /// A signed POST with a fresh secret to the receiver on `port`, with a 5 s timeout.
+    fn post_to(port: u16) -> Attempt {
+        sender(5000).send(
+            &format!("http://127.0.0.1:{port}/"),
+            &generate_secret(),
+            "evt_1",
+            BODY,
+            TS,
+        )
+    }
+
     fn received(rx: &mpsc::Receiver<Received>) -> Received {
         rx.recv_timeout(Duration::from_secs(5))
             .expect("the receiver got the request")
@@ -470,13 +481,7 @@ mod tests {
         let (port, rx) = receiver(answer(
             b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 4\r\n\r\noops",
         ));
-        let a = sender(5000).send(
-            &format!("http://127.0.0.1:{port}/"),
-            &generate_secret(),
-            "evt_1",
-            BODY,
-            TS,
-        );
+        let a = post_to(port);
         received(&rx);
         assert!(!a.delivered);
         assert_eq!(a.status_code, 500);
@@ -497,13 +502,7 @@ mod tests {
         let (port, rx) = receiver(move |s| {
             let _ = s.write_all(raw.as_bytes());
         });
-        let a = sender(5000).send(
-            &format!("http://127.0.0.1:{port}/"),
-            &generate_secret(),
-            "evt_1",
-            BODY,
-            TS,
-        );
+        let a = post_to(port);
         received(&rx);
         assert!(!a.delivered);
         assert_eq!(a.status_code, 302);
@@ -520,13 +519,7 @@ mod tests {
         let (port, rx) = receiver(answer(
             b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 7\r\nContent-Length: 0\r\n\r\n",
         ));
-        let a = sender(5000).send(
-            &format!("http://127.0.0.1:{port}/"),
-            &generate_secret(),
-            "evt_1",
-            BODY,
-            TS,
-        );
+        let a = post_to(port);
         received(&rx);
         assert!(!a.delivered);
         assert_eq!(a.status_code, 503);
@@ -591,13 +584,7 @@ mod tests {
             thread::sleep(Duration::from_secs(4));
             let _ = s.write_all(&vec![b'b'; total - chunk.len()]);
         });
-        let a = sender(5000).send(
-            &format!("http://127.0.0.1:{port}/"),
-            &generate_secret(),
-            "evt_1",
-            BODY,
-            TS,
-        );
+        let a = post_to(port);
         received(&rx);
         assert!(a.delivered, "{a:?}");
         assert_eq!(a.status_code, 200);
@@ -612,13 +599,7 @@ mod tests {
             let _ = write!(s, "HTTP/1.1 200 OK\r\nContent-Length: {total}\r\n\r\n");
             let _ = s.write_all(&vec![b'z'; total]);
         });
-        let a = sender(5000).send(
-            &format!("http://127.0.0.1:{port}/"),
-            &generate_secret(),
-            "evt_1",
-            BODY,
-            TS,
-        );
+        let a = post_to(port);
         received(&rx);
         assert!(a.delivered, "{a:?}");
         assert_eq!(a.response_excerpt, "z".repeat(1024));

@@ -108,16 +108,18 @@ pub enum Method {
 }
 
 impl Method {
+    /// Any letter case; runs on every request, so it compares instead of allocating.
     pub fn parse(s: &str) -> Option<Method> {
-        Some(match s.to_ascii_uppercase().as_str() {
-            "GET" => Method::Get,
-            "HEAD" => Method::Head,
-            "POST" => Method::Post,
-            "PUT" => Method::Put,
-            "PATCH" => Method::Patch,
-            "DELETE" => Method::Delete,
-            _ => return None,
-        })
+        [
+            Method::Get,
+            Method::Head,
+            Method::Post,
+            Method::Put,
+            Method::Patch,
+            Method::Delete,
+        ]
+        .into_iter()
+        .find(|m| m.as_str().eq_ignore_ascii_case(s))
     }
 
     pub fn as_str(self) -> &'static str {
@@ -205,6 +207,14 @@ mod tests {
             hash_key("abc"),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
+    }
+
+    #[test]
+    fn methods_parse_in_any_case() {
+        assert_eq!(Method::parse("pAtCh"), Some(Method::Patch));
+        assert_eq!(Method::parse("GET"), Some(Method::Get));
+        assert_eq!(Method::parse("OPTIONS"), None);
+        assert_eq!(Method::parse(""), None);
     }
 
     #[test]

@@ -18,7 +18,7 @@ use crate::time::Timestamp;
 
 const PREFIX: &str = "/api/v1";
 
-/// What a worker thread brings to every request.
+/// What the server lends each request.
 pub struct Ctx<'a> {
     pub store: &'a Store,
     pub sender: &'a Sender,
@@ -28,8 +28,7 @@ pub struct Ctx<'a> {
 /// Handles one request; returns the reply and the prefix of the key that made it, if any.
 pub fn dispatch(ctx: &Ctx<'_>, rq: &Request, body: Body) -> (Reply, Option<String>) {
     let store = ctx.store;
-    let url = rq.url().to_string();
-    let path = url.split('?').next().unwrap_or("");
+    let path = rq.url().split('?').next().unwrap_or("");
     let Some(path) = path.strip_prefix(PREFIX) else {
         return (reply::not_found(), None);
     };
@@ -51,15 +50,13 @@ pub fn dispatch(ctx: &Ctx<'_>, rq: &Request, body: Body) -> (Reply, Option<Strin
             return (reply::error(&e), prefix);
         }
     }
-    let method = rq.method().clone();
-    let route = match router::route(&method, path) {
+    let route = match router::route(rq.method(), path) {
         Match::Found(r) => r,
         Match::MethodNotAllowed(allow) => return (reply::method_not_allowed(allow), prefix),
         Match::NotFound => return (reply::not_found(), prefix),
     };
     let actor = Actor::Key(key);
-    let result = handle(ctx, &actor, route, rq, body, now);
-    (result.unwrap_or_else(|e| reply::error(&e)), prefix)
+    (handle(ctx, &actor, route, rq, body, now), prefix)
 }
 
 /// A handler either fails with a domain error or replies; a body problem is already a reply.
@@ -81,7 +78,7 @@ fn handle(
     rq: &Request,
     body: Body,
     now: Timestamp,
-) -> Result<Reply> {
+) -> Reply {
     let store = ctx.store;
     let json = || body::json(rq, body).map_err(Fail::Reply);
     let out: std::result::Result<Reply, Fail> = (|| {
@@ -125,9 +122,8 @@ fn handle(
         })
     })();
     match out {
-        Ok(r) => Ok(r),
-        Err(Fail::Reply(r)) => Ok(r),
-        Err(Fail::Domain(e)) => Err(e),
+        Ok(r) | Err(Fail::Reply(r)) => r,
+        Err(Fail::Domain(e)) => reply::error(&e),
     }
 }
 

@@ -1,6 +1,6 @@
-//! The HTTP front end: the only user of tiny_http. A pool of worker threads, each with its own
-//! database connection, takes requests from tiny_http's queue, authenticates them and calls
-//! the same `service` functions as the CLI.
+//! The HTTP front end: the only user of tiny_http. Each request is handled on its connection's
+//! thread with a database connection from a fixed pool: authenticated, then passed to the same
+//! `service` functions as the CLI.
 
 mod api;
 mod body;
@@ -24,7 +24,7 @@ use crate::store::Store;
 
 /// A client that stops reading our response is dropped after this long.
 pub const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
-/// How often idle workers look at the shutdown flag.
+/// How often the main thread looks at the shutdown flag.
 const POLL: Duration = Duration::from_millis(200);
 /// How long shutdown waits for requests in flight (whose client may still be sending a body):
 /// long enough for a body that is arriving, short enough that a client that stopped sending

@@ -86,13 +86,16 @@ impl Store {
         let uri = format!("file:{}?immutable=1", uri_path(path));
         let conn = Connection::open_with_flags(uri, flags)
             .map_err(|e| Error::Io(format!("cannot open database {}: {e}", path.display())))?;
-        let store = Store {
+        Ok(Store::with_connection(conn, path))
+    }
+
+    fn with_connection(conn: Connection, path: &Path) -> Store {
+        conn.set_prepared_statement_cache_capacity(64);
+        Store {
             conn,
             path: path.to_path_buf(),
             key_cache: Default::default(),
-        };
-        store.conn.set_prepared_statement_cache_capacity(64);
-        Ok(store)
+        }
     }
 
     fn open_unmigrated(path: &Path) -> Result<Store> {
@@ -125,16 +128,11 @@ impl Store {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(path, flags)
             .map_err(|e| Error::Io(format!("cannot open database {display}: {e}")))?;
-        let store = Store {
-            conn,
-            path: path.to_path_buf(),
-            key_cache: Default::default(),
-        };
+        let store = Store::with_connection(conn, path);
         store
             .conn
             .busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| store.describe(e.into()))?;
-        store.conn.set_prepared_statement_cache_capacity(64);
         Ok(store)
     }
 
@@ -149,7 +147,7 @@ impl Store {
     /// Runs `f` in a write transaction taken up front (`BEGIN IMMEDIATE`), so that checks and
     /// the writes that depend on them (a limit, a count) see no concurrent writer.
     pub fn write<T>(&self, f: impl FnOnce(Conn<'_>) -> Result<T>) -> Result<T> {
-        // `new_unchecked` takes `&Connection`; a `Store` is never shared between threads and
+        // `new_unchecked` takes `&Connection`; a `Store` is used by one thread at a time and
         // no caller nests `write`, so the checked variant's `&mut` would buy nothing.
         let tx = rusqlite::Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
         let out = f(Conn(&tx));

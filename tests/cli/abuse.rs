@@ -10,6 +10,7 @@
 //! created, and every generated body's `url` that would point anywhere else is replaced by such
 //! a URL before it is sent (see [`keep_on_loopback`]).
 
+use keyhook::service::events::CATALOG;
 use std::cell::RefCell;
 use std::io::Read;
 use std::time::{Duration, Instant};
@@ -49,20 +50,9 @@ const CREATE_WEBHOOK_FIELDS: &[&str] = &["url", "events"];
 const PATCH_WEBHOOK_FIELDS: &[&str] = &["url", "events", "isActive"];
 const EVENT_FIELDS: &[&str] = &["event", "data"];
 
-/// Event names: the catalog, the one that cannot be subscribed to, and some that do not exist.
-const EVENT_NAMES: &[&str] = &[
-    "post.published",
-    "post.failed",
-    "post.deleted",
-    "account.connected",
-    "account.disconnected",
-    "profile.created",
-    "profile.deleted",
-    "webhook.test",
-    "post.*",
-    "POST.PUBLISHED",
-    "",
-];
+/// Names that are not events one may subscribe to or emit: the test event and some that do
+/// not exist. The real ones are keyhook's `CATALOG`.
+const NOT_EVENTS: &[&str] = &["webhook.test", "post.*", "POST.PUBLISHED", ""];
 
 /// Strings with a history of breaking parsers, besides the random ones.
 const NASTY: &[&str] = &[
@@ -230,16 +220,16 @@ fn value_for(field: &'static str, url: &str) -> BoxedStrategy<Value> {
             )
         }
         "events" => (
-            prop::sample::subsequence(&EVENT_NAMES[..7], 1..4)
+            prop::sample::subsequence(CATALOG, 1..4)
                 .prop_map(|v| json!(v))
                 .boxed(),
-            prop::collection::vec(select(EVENT_NAMES), 0..5)
+            prop::collection::vec(select([CATALOG, NOT_EVENTS].concat()), 0..5)
                 .prop_map(|v| json!(v))
                 .boxed(),
         ),
         "event" => (
-            select(&EVENT_NAMES[..7]).prop_map(|e| json!(e)).boxed(),
-            select(&EVENT_NAMES[7..]).prop_map(|e| json!(e)).boxed(),
+            select(CATALOG).prop_map(|e| json!(e)).boxed(),
+            select(NOT_EVENTS).prop_map(|e| json!(e)).boxed(),
         ),
         "data" => (
             json_value()

@@ -157,6 +157,64 @@ pub fn may(key: &ApiKey, method: Method, profile: Option<&str>) -> Result<()> {
     Ok(())
 }
 
+/// What a key reaches: the fields the "no broader than" rule compares. A key to be created is
+/// compared before it exists, so this is not an `ApiKey`.
+#[derive(Debug, Clone, Copy)]
+pub struct Reach<'a> {
+    pub permission: Permission,
+    pub full_access: bool,
+    pub profile_ids: &'a [String],
+    pub expires_at: Option<Timestamp>,
+}
+
+impl ApiKey {
+    pub fn reach(&self) -> Reach<'_> {
+        Reach {
+            permission: self.permission,
+            full_access: self.full_access,
+            profile_ids: &self.profile_ids,
+            expires_at: self.expires_at,
+        }
+    }
+}
+
+/// The first way in which a key reaches further than another.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Excess {
+    /// Full access, where the other key is limited to profiles.
+    FullAccess,
+    /// A profile outside the other key's list.
+    Profile(String),
+    /// `readwrite`, where the other key is `readonly`.
+    Permission,
+    /// No expiry, or a later one, where the other key expires at this time.
+    Lifetime(Timestamp),
+}
+
+/// Is a key reaching `a` no broader than `b`? Scope within `b`'s (a full-access `b` covers
+/// anything; a scoped one covers scoped keys whose profiles are all in its list), permission
+/// no higher, and `b` never expires or `a` expires no later than `b`. The one rule behind "a
+/// key creates, deletes and rotates only keys no broader than itself".
+pub fn no_broader(a: Reach<'_>, b: Reach<'_>) -> std::result::Result<(), Excess> {
+    if !b.full_access {
+        if a.full_access {
+            return Err(Excess::FullAccess);
+        }
+        if let Some(p) = a.profile_ids.iter().find(|p| !b.profile_ids.contains(p)) {
+            return Err(Excess::Profile(p.clone()));
+        }
+    }
+    if a.permission == Permission::Readwrite && b.permission == Permission::Readonly {
+        return Err(Excess::Permission);
+    }
+    if let Some(limit) = b.expires_at {
+        if a.expires_at.is_none_or(|t| t > limit) {
+            return Err(Excess::Lifetime(limit));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -239,5 +297,59 @@ mod tests {
         let e = may(&k, Method::Get, Some("p3")).unwrap_err();
         assert_eq!(e.exit_code(), 4);
         assert!(e.to_string().contains("p3"));
+    }
+
+    fn reach<'a>(k: &'a ApiKey, expires: Option<i64>) -> Reach<'a> {
+        Reach {
+            expires_at: expires.map(Timestamp),
+            ..k.reach()
+        }
+    }
+
+    #[test]
+    fn no_broader_compares_scope_permission_and_lifetime() {
+        let full_rw = key(Permission::Readwrite, &[]);
+        let full_ro = key(Permission::Readonly, &[]);
+        let p12 = key(Permission::Readwrite, &["p1", "p2"]);
+        let p1 = key(Permission::Readwrite, &["p1"]);
+        let p3 = key(Permission::Readwrite, &["p3"]);
+        let ok = |a: Reach<'_>, b: Reach<'_>| no_broader(a, b);
+        // A key is no broader than itself, whatever it is.
+        for k in [&full_rw, &full_ro, &p12] {
+            assert_eq!(ok(k.reach(), k.reach()), Ok(()));
+            assert_eq!(ok(reach(k, Some(5)), reach(k, Some(5))), Ok(()));
+        }
+        // Scope.
+        assert_eq!(ok(p1.reach(), full_rw.reach()), Ok(()));
+        assert_eq!(ok(p1.reach(), p12.reach()), Ok(()));
+        assert_eq!(ok(full_rw.reach(), p12.reach()), Err(Excess::FullAccess));
+        assert_eq!(
+            ok(p12.reach(), p1.reach()),
+            Err(Excess::Profile("p2".into()))
+        );
+        assert_eq!(
+            ok(p3.reach(), p12.reach()),
+            Err(Excess::Profile("p3".into()))
+        );
+        // Permission.
+        assert_eq!(ok(full_ro.reach(), full_rw.reach()), Ok(()));
+        assert_eq!(
+            ok(full_rw.reach(), full_ro.reach()),
+            Err(Excess::Permission)
+        );
+        // Lifetime: a key that never expires covers any expiry; one that expires covers only
+        // keys that expire, and no later than it does.
+        assert_eq!(ok(reach(&p1, None), reach(&p12, None)), Ok(()));
+        assert_eq!(ok(reach(&p1, Some(9)), reach(&p12, None)), Ok(()));
+        assert_eq!(ok(reach(&p1, Some(9)), reach(&p12, Some(9))), Ok(()));
+        assert_eq!(ok(reach(&p1, Some(8)), reach(&p12, Some(9))), Ok(()));
+        assert_eq!(
+            ok(reach(&p1, Some(10)), reach(&p12, Some(9))),
+            Err(Excess::Lifetime(Timestamp(9)))
+        );
+        assert_eq!(
+            ok(reach(&p1, None), reach(&p12, Some(9))),
+            Err(Excess::Lifetime(Timestamp(9)))
+        );
     }
 }

@@ -31,6 +31,13 @@ pub enum Error {
     Expired,
     #[error("{0}")]
     Forbidden(String),
+    /// A 403 that names the request fields behind it (`expiresAt` of a key that would outlive
+    /// the key creating it).
+    #[error("{message}")]
+    ForbiddenFields {
+        message: String,
+        details: Vec<FieldError>,
+    },
     #[error("{0}")]
     NotFound(String),
     #[error("{0}")]
@@ -70,7 +77,7 @@ impl Error {
             Error::Validation(_) => "VALIDATION_ERROR",
             Error::Unauthorized(_) => "UNAUTHORIZED",
             Error::Expired => "API_KEY_EXPIRED",
-            Error::Forbidden(_) => "FORBIDDEN",
+            Error::Forbidden(_) | Error::ForbiddenFields { .. } => "FORBIDDEN",
             Error::NotFound(_) => "NOT_FOUND",
             Error::LimitReached(_) => "WEBHOOK_LIMIT_REACHED",
             Error::Unavailable(_) => "SERVICE_UNAVAILABLE",
@@ -82,7 +89,7 @@ impl Error {
         match self {
             Error::Validation(_) => 400,
             Error::Unauthorized(_) | Error::Expired => 401,
-            Error::Forbidden(_) => 403,
+            Error::Forbidden(_) | Error::ForbiddenFields { .. } => 403,
             Error::NotFound(_) => 404,
             Error::LimitReached(_) => 409,
             Error::Unavailable(_) => 503,
@@ -95,7 +102,10 @@ impl Error {
         match self {
             Error::Validation(_) => 2,
             Error::NotFound(_) => 3,
-            Error::Unauthorized(_) | Error::Expired | Error::Forbidden(_) => 4,
+            Error::Unauthorized(_)
+            | Error::Expired
+            | Error::Forbidden(_)
+            | Error::ForbiddenFields { .. } => 4,
             Error::LimitReached(_) => 5,
             Error::Unavailable(_) | Error::Storage(_) | Error::Io(_) => 1,
         }
@@ -103,7 +113,7 @@ impl Error {
 
     pub fn details(&self) -> &[FieldError] {
         match self {
-            Error::Validation(d) => d,
+            Error::Validation(d) | Error::ForbiddenFields { details: d, .. } => d,
             _ => &[],
         }
     }

@@ -53,6 +53,16 @@ pub enum KeysCommand {
         #[arg(long, short = 'q')]
         quiet: bool,
     },
+    /// Delete the user's keys that expired more than DUR ago (default 30 days)
+    #[command(after_help = "Example (cron):\n  keyhook keys prune --expired-for 30d --yes")]
+    Prune {
+        /// How long ago a key must have expired to be deleted (e.g. 7d, 12h)
+        #[arg(long, value_name = "DUR", value_parser = age, default_value = "30d")]
+        expired_for: Age,
+        /// Do not ask for confirmation (required without a terminal)
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
     /// Check a key read from standard input: exit 0 if it may be used, 4 if not
     #[command(
         after_help = "Example:\n  keyhook keys verify --method POST --profile prof_1 < key.txt"
@@ -93,6 +103,20 @@ fn duration_ms(s: &str) -> Result<i64, String> {
     parse_duration(s)
 }
 
+/// A duration as given (`30d`) and in milliseconds.
+#[derive(Debug, Clone)]
+pub struct Age {
+    ms: i64,
+    text: String,
+}
+
+fn age(s: &str) -> Result<Age, String> {
+    Ok(Age {
+        ms: parse_duration(s)?,
+        text: s.trim().to_string(),
+    })
+}
+
 fn method(s: &str) -> Result<Method, String> {
     Method::parse(s).ok_or_else(|| "expected GET, HEAD, POST, PUT, PATCH or DELETE".to_string())
 }
@@ -116,8 +140,12 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
                 ..NewKey::default()
             };
             let store = ctx.store()?;
-            let key = keys::create(&store, &actor, input, now)?;
-            print_new_key(ctx, &key, args.quiet, now)
+            keys::create_publishing(&store, &actor, input, now, |key| {
+                publish_new_key(ctx, key, args.quiet, now, "no key was created")
+            })?;
+            ctx.out
+                .note("Store this key now: keyhook keeps only its hash and cannot show it again.");
+            Ok(())
         }
         KeysCommand::List { all_users } => {
             let actor = ctx.actor()?;
@@ -157,17 +185,54 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
         KeysCommand::Rotate { id, grace, quiet } => {
             let actor = ctx.actor()?;
             let store = ctx.store()?;
-            let key = keys::rotate(&store, &actor, &id, grace, now)?;
+            let old = keys::get(&store, &actor, &id)?;
+            keys::rotate_publishing(&store, &actor, &id, grace, now, |key| {
+                publish_new_key(ctx, key, quiet, now, "no new key; the old key is unchanged")
+            })?;
+            // Only after the commit: until then nothing was rotated.
             if !quiet {
                 ctx.out.note(&match grace {
-                    Some(ms) => format!(
-                        "Rotated {id}: the old key keeps working until {}.",
-                        output::when(Some(now.add_millis(ms)))
-                    ),
+                    Some(ms) => {
+                        let until = now.add_millis(ms);
+                        let until = old.expires_at.map_or(until, |t| t.min(until));
+                        format!(
+                            "Rotated {id}: the old key keeps working until {}.",
+                            output::when(Some(until))
+                        )
+                    }
                     None => format!("Rotated {id}: the old key was deleted."),
                 });
+                ctx.out.note(
+                    "Store this key now: keyhook keeps only its hash and cannot show it again.",
+                );
             }
-            print_new_key(ctx, &key, quiet, now)
+            Ok(())
+        }
+        KeysCommand::Prune { expired_for, yes } => {
+            let actor = ctx.actor()?;
+            let store = ctx.store()?;
+            let Age {
+                ms: expired_for,
+                text: ago,
+            } = expired_for;
+            let due = keys::prunable(&store, &actor, expired_for, now)?;
+            prompt::confirm(
+                &format!(
+                    "Delete {} of user {} that expired more than {ago} ago?",
+                    count_keys(due.len()),
+                    ctx.user
+                ),
+                yes,
+            )?;
+            let deleted = keys::prune(&store, &actor, expired_for, now)?.len();
+            let data = serde_json::json!({ "deleted": deleted });
+            ctx.out.data(&data, |w| {
+                writeln!(
+                    w,
+                    "Deleted {} that expired more than {ago} ago.",
+                    count_keys(deleted)
+                )
+            })
         }
         KeysCommand::Verify { method, profile } => {
             let token = prompt::read_secret("API key")?;
@@ -190,7 +255,30 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
     }
 }
 
-fn print_new_key(
+fn count_keys(n: usize) -> String {
+    format!("{n} key{}", if n == 1 { "" } else { "s" })
+}
+
+/// Writes and flushes the output that carries a new key, inside the transaction that stores
+/// it. This output is the only copy of the key, so a failed write (a closed pipe, a full
+/// disk) is not a broken pipe to shrug off: it becomes an `Error::Io`, which rolls the change
+/// back, and exits 1. Its message comes from the write error, never from the key.
+fn publish_new_key(
+    ctx: &Context,
+    key: &crate::model::ApiKey,
+    quiet: bool,
+    now: Timestamp,
+    unchanged: &str,
+) -> Result<(), Error> {
+    write_new_key(ctx, key, quiet, now).map_err(|e| {
+        Error::Io(format!(
+            "cannot write the new key to standard output ({}); {unchanged}",
+            e.root_cause()
+        ))
+    })
+}
+
+fn write_new_key(
     ctx: &Context,
     key: &crate::model::ApiKey,
     quiet: bool,
@@ -209,8 +297,5 @@ fn print_new_key(
     ctx.out.data(key, |w| {
         writeln!(w, "{}", ctx.out.key_detail(key, now))?;
         writeln!(w, "{plaintext}")
-    })?;
-    ctx.out
-        .note("Store this key now: keyhook keeps only its hash and cannot show it again.");
-    Ok(())
+    })
 }

@@ -4,8 +4,8 @@ use serde_json::Value;
 
 use super::input::{check_unique_non_empty, Object, Problems};
 use super::Actor;
-use crate::auth::{self, Method};
-use crate::error::{Error, Result};
+use crate::auth::{self, Excess, Method, Reach};
+use crate::error::{Error, FieldError, Result};
 use crate::model::{ApiKey, Permission};
 use crate::store::Store;
 use crate::time::Timestamp;
@@ -148,26 +148,70 @@ fn validate(input: NewKey, now: Timestamp) -> Result<KeySpec> {
     })
 }
 
-/// A key may only create keys no broader than itself: a scoped key only scoped keys within
-/// its own profiles. The operator may create anything.
+/// A key may only create keys no broader than itself (`auth::no_broader`): a scoped key only
+/// scoped keys within its own profiles, a key that expires only keys that expire no later.
+/// The operator may create anything.
 fn check_not_broader(actor: &Actor, spec: &KeySpec) -> Result<()> {
-    if let Actor::Key(parent) = actor {
-        if spec.full_access && !parent.full_access {
-            return Err(Error::Forbidden(
-                "a key limited to profiles cannot create a full-access key".into(),
-            ));
-        }
-        for profile in &spec.profile_ids {
-            auth::may(parent, Method::Post, Some(profile))?;
+    let Actor::Key(parent) = actor else {
+        return Ok(());
+    };
+    let reach = Reach {
+        permission: spec.permission,
+        full_access: spec.full_access,
+        profile_ids: &spec.profile_ids,
+        expires_at: spec.expires_at,
+    };
+    match auth::no_broader(reach, parent.reach()) {
+        Ok(()) => Ok(()),
+        Err(Excess::FullAccess) => Err(Error::Forbidden(
+            "a key limited to profiles cannot create a full-access key".into(),
+        )),
+        Err(Excess::Profile(p)) => Err(Error::Forbidden(format!(
+            "key is not scoped to profile {p}"
+        ))),
+        Err(Excess::Permission) => Err(Error::Forbidden(
+            "a readonly key cannot create a readwrite key".into(),
+        )),
+        Err(Excess::Lifetime(limit)) => {
+            let limit = limit.to_rfc3339();
+            let detail = match spec.expires_at {
+                None => format!(
+                    "is required: this key expires at {limit}, and may only create keys that \
+                     expire no later"
+                ),
+                Some(_) => format!("must be no later than {limit}, when this key expires"),
+            };
+            Err(Error::ForbiddenFields {
+                message: "a key that expires cannot create a key that outlives it".into(),
+                details: vec![FieldError::new("expiresAt", detail)],
+            })
         }
     }
-    Ok(())
 }
 
-/// Stores a new key from `spec` for `user` and returns it with its plaintext, which exists
-/// nowhere else.
-fn insert(store: &Store, user: &str, spec: KeySpec, now: Timestamp) -> Result<ApiKey> {
-    store.write(|c| insert_in(c, user, spec, now))
+/// Over HTTP a key acts (deletes, rotates) only on keys no broader than itself, so a leaked
+/// scoped or short-lived key cannot revoke or replace the keys above it. A key may always act
+/// on itself. The operator is not limited.
+fn check_may_act_on(actor: &Actor, target: &ApiKey, verb: &str) -> Result<()> {
+    let Actor::Key(key) = actor else {
+        return Ok(());
+    };
+    if key.id == target.id {
+        return Ok(());
+    }
+    let refused = |why: String| Err(Error::Forbidden(format!("this key cannot {verb} {why}")));
+    match auth::no_broader(target.reach(), key.reach()) {
+        Ok(()) => Ok(()),
+        Err(Excess::FullAccess) => refused("a full-access key: it is limited to profiles".into()),
+        Err(Excess::Profile(p)) => refused(format!(
+            "a key scoped to profile {p}, which is outside its own profiles"
+        )),
+        Err(Excess::Permission) => refused("a readwrite key: it is readonly".into()),
+        Err(Excess::Lifetime(limit)) => refused(format!(
+            "a key that outlives it: it expires at {}",
+            limit.to_rfc3339()
+        )),
+    }
 }
 
 fn insert_in(
@@ -195,11 +239,31 @@ fn insert_in(
     Ok(key)
 }
 
+/// Creates a key and returns it with its plaintext, which exists nowhere else. The response
+/// carries it after the commit: over HTTP a lost response is the client's to retry.
 pub fn create(store: &Store, actor: &Actor, input: NewKey, now: Timestamp) -> Result<ApiKey> {
+    create_publishing(store, actor, input, now, |_| Ok(()))
+}
+
+/// [`create`], handing the new key (with its plaintext) to `publish` inside the transaction,
+/// after the insert and before the commit. If `publish` fails, nothing is stored: a front end
+/// whose output is the only copy of the key (the CLI's stdout) writes and flushes it there,
+/// so a key that could not be delivered never exists.
+pub fn create_publishing(
+    store: &Store,
+    actor: &Actor,
+    input: NewKey,
+    now: Timestamp,
+    publish: impl FnOnce(&ApiKey) -> Result<()>,
+) -> Result<ApiKey> {
     actor.may(Method::Post, None)?;
     let spec = validate(input, now)?;
     check_not_broader(actor, &spec)?;
-    insert(store, actor.user_id(), spec, now)
+    store.write(|c| {
+        let key = insert_in(c, actor.user_id(), spec, now)?;
+        publish(&key)?;
+        Ok(key)
+    })
 }
 
 /// Keys of the actor's user; with `all_users`, every user's (operators only).
@@ -240,11 +304,13 @@ fn find(conn: crate::store::Conn<'_>, actor: &Actor, id: &str) -> Result<ApiKey>
     }
 }
 
-/// Deletes the key at once: the next request made with it is refused.
+/// Deletes the key at once: the next request made with it is refused. A key may delete only
+/// keys no broader than itself (another user's key stays "not found").
 pub fn delete(store: &Store, actor: &Actor, id: &str) -> Result<ApiKey> {
     actor.may(Method::Delete, None)?;
     store.write(|c| {
         let key = find(c, actor, id)?;
+        check_may_act_on(actor, &key, "delete")?;
         c.delete_key(&key.id)?;
         Ok(key)
     })
@@ -252,7 +318,9 @@ pub fn delete(store: &Store, actor: &Actor, id: &str) -> Result<ApiKey> {
 
 /// Replaces a key with a new one of the same name, permission and scope. The old key is
 /// deleted at once or, with `grace_ms`, expires after that long (never later than it already
-/// would). A key that had an expiry gets a new one the same length of time from now.
+/// would). A key that had an expiry gets a new one the same length of time from now (the
+/// operator's cron rotation); when a key rotates, the new key's expiry is also clamped to the
+/// acting key's own, and the key rotated must be no broader than the acting key.
 pub fn rotate(
     store: &Store,
     actor: &Actor,
@@ -260,17 +328,37 @@ pub fn rotate(
     grace_ms: Option<i64>,
     now: Timestamp,
 ) -> Result<ApiKey> {
+    rotate_publishing(store, actor, id, grace_ms, now, |_| Ok(()))
+}
+
+/// [`rotate`], handing the new key to `publish` before the commit, as in
+/// [`create_publishing`]: if `publish` fails, no new key exists and the old key is untouched.
+pub fn rotate_publishing(
+    store: &Store,
+    actor: &Actor,
+    id: &str,
+    grace_ms: Option<i64>,
+    now: Timestamp,
+    publish: impl FnOnce(&ApiKey) -> Result<()>,
+) -> Result<ApiKey> {
     actor.may(Method::Post, None)?;
     store.write(|c| {
         let old = find(c, actor, id)?;
+        check_may_act_on(actor, &old, "rotate")?;
+        let same_lifetime = old
+            .expires_at
+            .map(|t| now.add_millis((t.millis() - old.created_at.millis()).max(1)));
+        let expires_at = match (actor, same_lifetime) {
+            (Actor::Key(k), Some(t)) => Some(k.expires_at.map_or(t, |limit| t.min(limit))),
+            (Actor::Key(k), None) => k.expires_at,
+            (Actor::Operator { .. }, t) => t,
+        };
         let spec = KeySpec {
             name: old.name.clone(),
             permission: old.permission,
             full_access: old.full_access,
             profile_ids: old.profile_ids.clone(),
-            expires_at: old
-                .expires_at
-                .map(|t| now.add_millis((t.millis() - old.created_at.millis()).max(1))),
+            expires_at,
         };
         check_not_broader(actor, &spec)?;
         let new = insert_in(c, &old.user_id, spec, now)?;
@@ -284,7 +372,54 @@ pub fn rotate(
                 c.set_key_expiry(&old.id, until)?;
             }
         }
+        publish(&new)?;
         Ok(new)
+    })
+}
+
+/// Keys of the actor's user that expired more than `expired_for_ms` ago: what [`prune`]
+/// would delete now.
+pub fn prunable(
+    store: &Store,
+    actor: &Actor,
+    expired_for_ms: i64,
+    now: Timestamp,
+) -> Result<Vec<ApiKey>> {
+    actor.may(Method::Get, None)?;
+    prunable_in(store.conn(), actor, expired_for_ms, now)
+}
+
+fn prunable_in(
+    conn: crate::store::Conn<'_>,
+    actor: &Actor,
+    expired_for_ms: i64,
+    now: Timestamp,
+) -> Result<Vec<ApiKey>> {
+    if expired_for_ms <= 0 {
+        return Err(Error::validation("expiredFor", "must be greater than zero"));
+    }
+    let cutoff = now.add_millis(-expired_for_ms);
+    let mut keys = conn.keys_expired_before(actor.user_id(), cutoff)?;
+    // A key pruning (no route does today) removes only keys it may delete one by one.
+    keys.retain(|k| check_may_act_on(actor, k, "delete").is_ok());
+    Ok(keys)
+}
+
+/// Deletes the actor's user's keys that expired more than `expired_for_ms` ago (nightly
+/// rotation with a grace period leaves one behind per night) and returns them.
+pub fn prune(
+    store: &Store,
+    actor: &Actor,
+    expired_for_ms: i64,
+    now: Timestamp,
+) -> Result<Vec<ApiKey>> {
+    actor.may(Method::Delete, None)?;
+    store.write(|c| {
+        let keys = prunable_in(c, actor, expired_for_ms, now)?;
+        for k in &keys {
+            c.delete_key(&k.id)?;
+        }
+        Ok(keys)
     })
 }
 

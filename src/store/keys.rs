@@ -116,6 +116,18 @@ impl Conn<'_> {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// Keys of `user` whose `expires_at` is before `cutoff`, oldest first.
+    pub fn keys_expired_before(&self, user: &str, cutoff: Timestamp) -> Result<Vec<ApiKey>> {
+        let mut stmt = self.0.prepare_cached(concat!(
+            "SELECT ",
+            columns!(),
+            " FROM api_keys WHERE user_id = ?1 AND expires_at IS NOT NULL AND expires_at < ?2
+             ORDER BY expires_at, id"
+        ))?;
+        let rows = stmt.query_map(params![user, cutoff.0], from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// Returns whether a key was deleted.
     pub fn delete_key(&self, id: &str) -> Result<bool> {
         let n = self

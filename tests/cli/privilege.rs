@@ -1,0 +1,507 @@
+//! Keys cannot reach past the key that acts (CONTRACT §3): no lifetime escalation on create,
+//! no revoking up over HTTP. A new key is written and flushed before it is committed, so a
+//! failed write leaves nothing behind. `keys prune` removes keys expired long ago.
+
+use std::process::Stdio;
+
+use serde_json::{json, Value};
+
+use crate::common::{is_key, millis, on_terminal, std_cmd, str_of as s, Env, Run};
+use crate::server::Server;
+
+/// A key made by the operator, with `extra` flags; returns (plaintext, data).
+fn key(env: &Env, name: &str, extra: &[&str]) -> (String, Value) {
+    let data = env.create_key(name, extra);
+    (s(&data, "key").to_string(), data)
+}
+
+fn expires_in(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(chrono::Utc::now().timestamp_millis() + ms)
+        .unwrap()
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+fn at_ms(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .unwrap()
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+fn prefixes(env: &Env) -> Vec<String> {
+    let mut p: Vec<String> = env
+        .list(&[])
+        .iter()
+        .map(|k| s(k, "keyPrefix").to_string())
+        .collect();
+    p.sort();
+    p
+}
+
+fn assert_forbidden(r: &crate::server::Resp) -> Value {
+    assert_eq!(r.status, 403, "{r:?}");
+    let e = r.json()["error"].clone();
+    assert_eq!(e["code"], "FORBIDDEN", "{r:?}");
+    assert!(e["details"].is_array(), "{r:?}");
+    e
+}
+
+// --- No lifetime escalation -------------------------------------------------------------
+
+#[test]
+fn an_expiring_key_creates_only_keys_that_expire_no_later() {
+    let env = Env::new();
+    let (short, data) = key(&env, "short", &["--expires-in", "1h"]);
+    let own = millis(s(&data, "expiresAt"));
+    let server = Server::start(&env);
+
+    for body in [
+        json!({"name": "forever"}),
+        json!({"name": "later", "expiresAt": at_ms(own + 1)}),
+        json!({"name": "2099", "expiresAt": "2099-01-01T00:00:00Z"}),
+    ] {
+        let r = server.post_json("/api/v1/api-keys", &short, &body);
+        let e = assert_forbidden(&r);
+        assert_eq!(e["details"][0]["field"], "expiresAt", "{body}: {r:?}");
+        assert!(!r.body.contains("kp_"), "{r:?}");
+    }
+    assert_eq!(env.list(&[]).len(), 1, "nothing was created");
+
+    for (name, at) in [("same", at_ms(own)), ("earlier", at_ms(own - 60_000))] {
+        let r = server.post_json(
+            "/api/v1/api-keys",
+            &short,
+            &json!({"name": name, "expiresAt": at}),
+        );
+        assert_eq!(r.status, 201, "{r:?}");
+        assert_eq!(millis(s(&r.data(), "expiresAt")), millis(&at));
+    }
+    // A key that never expires may still create one that never expires.
+    let (forever, _) = key(&env, "forever", &[]);
+    let r = server.post_json("/api/v1/api-keys", &forever, &json!({"name": "child"}));
+    assert_eq!(r.status, 201, "{r:?}");
+    assert_eq!(r.data()["expiresAt"], Value::Null);
+}
+
+#[test]
+fn the_lifetime_rule_holds_with_the_scope_rule() {
+    let env = Env::new();
+    let (scoped, _) = key(&env, "scoped", &["--profile", "p1", "--expires-in", "1h"]);
+    let server = Server::start(&env);
+    // Within scope, too late: 403 on expiresAt.
+    let r = server.post_json(
+        "/api/v1/api-keys",
+        &scoped,
+        &json!({"name": "x", "fullAccess": false, "profileIds": ["p1"]}),
+    );
+    assert_eq!(assert_forbidden(&r)["details"][0]["field"], "expiresAt");
+    // In time, out of scope: still 403.
+    let r = server.post_json(
+        "/api/v1/api-keys",
+        &scoped,
+        &json!({"name": "x", "fullAccess": false, "profileIds": ["p2"], "expiresAt": expires_in(60_000)}),
+    );
+    assert_forbidden(&r);
+    let r = server.post_json(
+        "/api/v1/api-keys",
+        &scoped,
+        &json!({"name": "x", "fullAccess": false, "profileIds": ["p1"], "expiresAt": expires_in(60_000)}),
+    );
+    assert_eq!(r.status, 201, "{r:?}");
+}
+
+// --- No revoking up -------------------------------------------------------------------------
+
+#[test]
+fn a_scoped_key_cannot_delete_a_full_access_key() {
+    let env = Env::new();
+    let (full, full_data) = key(&env, "full", &[]);
+    let (scoped, _) = key(&env, "scoped", &["--profile", "p1"]);
+    let server = Server::start(&env);
+    for id in [s(&full_data, "id"), s(&full_data, "keyPrefix")] {
+        let r = server.delete(&format!("/api/v1/api-keys/{id}"), &scoped);
+        assert_forbidden(&r);
+    }
+    assert_eq!(server.get("/api/v1/api-keys", &full).status, 200);
+    assert_eq!(env.verify(&full, &[]).code, 0);
+}
+
+#[test]
+fn a_key_cannot_delete_a_key_in_profiles_outside_its_own() {
+    let env = Env::new();
+    let (_, wide) = key(&env, "wide", &["--profile", "p1", "--profile", "p2"]);
+    let (narrow, _) = key(&env, "narrow", &["--profile", "p1"]);
+    let server = Server::start(&env);
+    let r = server.delete(&format!("/api/v1/api-keys/{}", s(&wide, "id")), &narrow);
+    assert_forbidden(&r);
+    assert_eq!(env.list(&[]).len(), 2);
+}
+
+#[test]
+fn an_expiring_key_cannot_delete_a_key_that_outlives_it() {
+    let env = Env::new();
+    let (forever, forever_data) = key(&env, "forever", &[]);
+    let (_, later) = key(&env, "later", &["--expires-in", "2h"]);
+    let (short, _) = key(&env, "short", &["--expires-in", "1h"]);
+    let server = Server::start(&env);
+    for target in [&forever_data, &later] {
+        let r = server.delete(&format!("/api/v1/api-keys/{}", s(target, "id")), &short);
+        assert_forbidden(&r);
+    }
+    assert_eq!(server.get("/api/v1/api-keys", &forever).status, 200);
+    assert_eq!(env.list(&[]).len(), 3);
+}
+
+#[test]
+fn a_readonly_key_deletes_nothing() {
+    let env = Env::new();
+    let (_, rw) = key(&env, "rw", &["--permission", "readonly", "--profile", "p1"]);
+    let (ro, ro_data) = key(&env, "ro", &["--permission", "readonly"]);
+    let server = Server::start(&env);
+    for target in [&rw, &ro_data] {
+        let r = server.delete(&format!("/api/v1/api-keys/{}", s(target, "id")), &ro);
+        assert_forbidden(&r);
+    }
+    assert_eq!(env.list(&[]).len(), 2);
+}
+
+#[test]
+fn a_key_deletes_keys_no_broader_than_itself() {
+    let env = Env::new();
+    let (actor, actor_data) = key(
+        &env,
+        "actor",
+        &["--profile", "p1", "--profile", "p2", "--expires-in", "2h"],
+    );
+    let own = s(&actor_data, "expiresAt").to_string();
+    let (_, equal) = key(
+        &env,
+        "equal",
+        &[
+            "--profile",
+            "p2",
+            "--profile",
+            "p1",
+            "--expires-at",
+            own.as_str(),
+        ],
+    );
+    let (_, narrower) = key(
+        &env,
+        "narrower",
+        &[
+            "--profile",
+            "p1",
+            "--permission",
+            "readonly",
+            "--expires-in",
+            "1h",
+        ],
+    );
+    let server = Server::start(&env);
+    for target in [&equal, &narrower] {
+        let r = server.delete(&format!("/api/v1/api-keys/{}", s(target, "id")), &actor);
+        assert_eq!(r.status, 204, "{r:?}");
+    }
+    // A key may always delete itself.
+    let r = server.delete(
+        &format!("/api/v1/api-keys/{}", s(&actor_data, "id")),
+        &actor,
+    );
+    assert_eq!(r.status, 204, "{r:?}");
+    assert_eq!(server.get("/api/v1/api-keys", &actor).status, 401);
+    assert!(env.list(&[]).is_empty());
+}
+
+#[test]
+fn unknown_and_other_users_keys_stay_not_found() {
+    let env = Env::new();
+    let (short, _) = key(&env, "short", &["--profile", "p1", "--expires-in", "1h"]);
+    let bob = env.run(&["--user", "bob", "--json", "keys", "create", "--name", "bob"]);
+    assert_eq!(bob.code, 0, "{bob:#?}");
+    let bob = bob.json()["data"].clone();
+    let server = Server::start(&env);
+    for id in [
+        s(&bob, "id"),
+        s(&bob, "keyPrefix"),
+        "kp_00000000",
+        "00000000-0000-4000-8000-000000000000",
+    ] {
+        let r = server.delete(&format!("/api/v1/api-keys/{id}"), &short);
+        assert_eq!(r.status, 404, "{id}: {r:?}");
+        assert_eq!(r.json()["error"]["code"], "NOT_FOUND");
+    }
+    assert_eq!(env.list(&["--all-users"]).len(), 2);
+}
+
+#[test]
+fn the_operator_deletes_any_key() {
+    let env = Env::new();
+    let (full, data) = key(&env, "full", &[]);
+    key(&env, "short", &["--profile", "p1", "--expires-in", "1h"]);
+    let r = env.run(&["keys", "delete", s(&data, "keyPrefix"), "--yes"]);
+    assert_eq!(r.code, 0, "{r:#?}");
+    assert_eq!(env.verify(&full, &[]).code, 4);
+    assert_eq!(env.list(&[]).len(), 1);
+}
+
+// --- A new key is written before it is committed -----------------------------------------
+
+/// Where stdout goes in a write-failure test.
+#[derive(Debug, Clone, Copy)]
+enum Sink {
+    /// `/dev/full`: every write fails with ENOSPC.
+    Full,
+    /// A pipe whose reader has exited before keyhook starts: every write fails with EPIPE.
+    ClosedPipe,
+}
+
+impl Sink {
+    fn stdio(self) -> Stdio {
+        match self {
+            Sink::Full => Stdio::from(
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .open("/dev/full")
+                    .expect("/dev/full"),
+            ),
+            Sink::ClosedPipe => {
+                // `true` holds the only read end and exits at once; waiting for it makes sure
+                // the pipe has no reader before keyhook writes.
+                let mut reader = std::process::Command::new("true")
+                    .stdin(Stdio::piped())
+                    .spawn()
+                    .expect("spawn true");
+                let write_end = reader.stdin.take().unwrap();
+                reader.wait().unwrap();
+                Stdio::from(write_end)
+            }
+        }
+    }
+}
+
+const SINKS: [Sink; 2] = [Sink::Full, Sink::ClosedPipe];
+/// `--quiet`, `--json` and the human table.
+const MODES: [&[&str]; 3] = [&["--quiet"], &["--json"], &[]];
+
+fn run_into(env: &Env, sink: Sink, args: &[&str]) -> Run {
+    let out = std_cmd()
+        .arg("--db")
+        .arg(env.db())
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(sink.stdio())
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run keyhook");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::new(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Exit 1 with one clear `keyhook: ` line that names standard output and holds no key.
+fn assert_write_failure(r: &Run, what: &str) {
+    assert_eq!(r.code, 1, "{what}: {r:#?}");
+    assert!(
+        r.stderr.starts_with("keyhook: ") && r.stderr.contains("standard output"),
+        "{what}: {r:#?}"
+    );
+    assert!(!r.stderr.contains("panicked"), "{what}: {r:#?}");
+    let key_shaped = regex::Regex::new("kp_[0-9a-f]{12}").unwrap();
+    assert!(!key_shaped.is_match(&r.stderr), "{what}: {r:#?}");
+}
+
+#[test]
+fn a_created_key_that_cannot_be_written_is_not_created() {
+    let env = Env::new();
+    for sink in SINKS {
+        for mode in MODES {
+            let mut args = vec!["keys", "create", "--name", "lost"];
+            let json = mode.contains(&"--json");
+            if json {
+                args.insert(0, "--json");
+            } else {
+                args.extend_from_slice(mode);
+            }
+            let r = run_into(&env, sink, &args);
+            assert_write_failure(&r, &format!("{sink:?} {mode:?}"));
+            assert!(
+                env.list(&[]).is_empty(),
+                "{sink:?} {mode:?}: a key was kept"
+            );
+        }
+    }
+    // And the same command into a working stdout succeeds.
+    let r = env.run(&["keys", "create", "--name", "kept", "--quiet"]);
+    assert_eq!(r.code, 0, "{r:#?}");
+    assert!(is_key(r.stdout.trim()));
+    assert_eq!(env.list(&[]).len(), 1);
+}
+
+#[test]
+fn a_rotated_key_that_cannot_be_written_leaves_the_old_key_alone() {
+    let env = Env::new();
+    let (old, data) = key(&env, "cron", &["--expires-in", "1h"]);
+    let prefix = s(&data, "keyPrefix").to_string();
+    let expires = s(&data, "expiresAt").to_string();
+    for sink in SINKS {
+        for mode in MODES {
+            for grace in [None, Some("10m")] {
+                let mut args = vec!["keys", "rotate", prefix.as_str()];
+                if mode.contains(&"--json") {
+                    args.insert(0, "--json");
+                } else {
+                    args.extend_from_slice(mode);
+                }
+                if let Some(g) = grace {
+                    args.extend(["--grace", g]);
+                }
+                let what = format!("{sink:?} {mode:?} grace {grace:?}");
+                let r = run_into(&env, sink, &args);
+                assert_write_failure(&r, &what);
+                let keys = env.list(&[]);
+                assert_eq!(keys.len(), 1, "{what}: {keys:?}");
+                assert_eq!(s(&keys[0], "keyPrefix"), prefix, "{what}");
+                assert_eq!(s(&keys[0], "expiresAt"), expires, "{what}");
+                assert_eq!(env.verify(&old, &[]).code, 0, "{what}: old key refused");
+            }
+        }
+    }
+    // Into a working stdout the rotation happens.
+    let r = env.run(&["keys", "rotate", &prefix, "--quiet"]);
+    assert_eq!(r.code, 0, "{r:#?}");
+    assert_eq!(env.verify(r.stdout.trim(), &[]).code, 0);
+    assert_eq!(env.verify(&old, &[]).code, 4);
+}
+
+#[test]
+fn listings_into_a_closed_pipe_still_exit_0() {
+    let env = Env::new();
+    key(&env, "a", &[]);
+    for args in [&["keys", "list"][..], &["--json", "keys", "list"][..]] {
+        let r = run_into(&env, Sink::ClosedPipe, args);
+        assert_eq!(r.code, 0, "{args:?}: {r:#?}");
+        assert_eq!(r.stderr, "", "{args:?}");
+    }
+}
+
+// --- keys prune ------------------------------------------------------------------------------
+
+const DAY: i64 = 86_400_000;
+
+/// Sets the expiry of the key with `prefix` to `ms` straight in the database: the API accepts
+/// only future expiries, and waiting a month is not a test.
+fn set_expiry(env: &Env, prefix: &str, ms: i64) {
+    let c = rusqlite::Connection::open(env.db()).unwrap();
+    let n = c
+        .execute(
+            "UPDATE api_keys SET expires_at = ?1 WHERE key_prefix = ?2",
+            rusqlite::params![ms, prefix],
+        )
+        .unwrap();
+    assert_eq!(n, 1);
+}
+
+/// Keys that expired 40 days, 31 days, 29 days and one minute ago, one that expires in an
+/// hour and one that never does; returns their prefixes in that order.
+fn prune_fixture(env: &Env) -> Vec<String> {
+    let now = chrono::Utc::now().timestamp_millis();
+    let mut out = Vec::new();
+    for (name, ago) in [
+        ("d40", Some(40 * DAY)),
+        ("d31", Some(31 * DAY)),
+        ("d29", Some(29 * DAY)),
+        ("m1", Some(60_000)),
+    ] {
+        let (_, d) = key(env, name, &["--expires-in", "1h"]);
+        let p = s(&d, "keyPrefix").to_string();
+        if let Some(ago) = ago {
+            set_expiry(env, &p, now - ago);
+        }
+        out.push(p);
+    }
+    out.push(s(&key(env, "h1", &["--expires-in", "1h"]).1, "keyPrefix").to_string());
+    out.push(s(&key(env, "never", &[]).1, "keyPrefix").to_string());
+    out
+}
+
+#[test]
+fn prune_deletes_only_keys_expired_longer_than_dur() {
+    let env = Env::new();
+    let p = prune_fixture(&env);
+    // Another user's long-expired key is not --user's to prune.
+    let bob = env.run(&[
+        "--user",
+        "bob",
+        "--json",
+        "keys",
+        "create",
+        "--name",
+        "b",
+        "--expires-in",
+        "1h",
+    ]);
+    let bob_prefix = s(&bob.json()["data"], "keyPrefix").to_string();
+    set_expiry(
+        &env,
+        &bob_prefix,
+        chrono::Utc::now().timestamp_millis() - 90 * DAY,
+    );
+
+    let r = env.run(&["keys", "prune", "--yes"]);
+    assert_eq!(r.code, 0, "{r:#?}");
+    assert!(r.stdout.contains("Deleted 2 keys"), "{r:#?}");
+    let mut left = p[2..].to_vec();
+    left.sort();
+    assert_eq!(prefixes(&env), left);
+
+    let (code, v) = env.json(&["keys", "prune", "--expired-for", "30s", "--yes"]);
+    assert_eq!((code, v), (0, json!({"data": {"deleted": 2}})));
+    let mut left = p[4..].to_vec();
+    left.sort();
+    assert_eq!(prefixes(&env), left);
+
+    let (code, v) = env.json(&["keys", "prune", "--expired-for", "1ms", "--yes"]);
+    assert_eq!((code, v), (0, json!({"data": {"deleted": 0}})));
+    assert_eq!(env.list(&["--all-users"]).len(), 3, "bob's key stays");
+}
+
+#[test]
+fn prune_without_yes_off_a_terminal_deletes_nothing() {
+    let env = Env::new();
+    prune_fixture(&env);
+    for args in [&["keys", "prune"][..], &["--json", "keys", "prune"][..]] {
+        let r = env.run(args);
+        r.assert_error(2);
+        assert!(r.stderr.contains("--yes"), "{r:#?}");
+    }
+    assert_eq!(env.list(&[]).len(), 6);
+}
+
+#[test]
+fn prune_refuses_a_bad_duration() {
+    let env = Env::new();
+    prune_fixture(&env);
+    for bad in ["soon", "0s", "-5d", "", "30", "1000000w"] {
+        let r = env.run(&["keys", "prune", "--expired-for", bad, "--yes"]);
+        assert_eq!(r.code, 2, "{bad:?}: {r:#?}");
+        assert!(r.stderr.contains("--expired-for"), "{bad:?}: {r:#?}");
+    }
+    assert_eq!(env.list(&[]).len(), 6);
+}
+
+#[test]
+fn prune_asks_on_a_terminal() {
+    let env = Env::new();
+    prune_fixture(&env);
+    let Some(r) = on_terminal(&env, &["keys", "prune"], "[y/N]", "n\n") else {
+        return;
+    };
+    assert!(r.stdout.contains("Delete 2 keys"), "the question: {r:#?}");
+    assert_ne!(r.code, 0, "{r:#?}");
+    assert_eq!(env.list(&[]).len(), 6);
+    let r = on_terminal(&env, &["keys", "prune"], "[y/N]", "y\n").unwrap();
+    assert_eq!(r.code, 0, "{r:#?}");
+    assert_eq!(env.list(&[]).len(), 4);
+}

@@ -757,4 +757,198 @@ mod tests {
         let again = get(&s, &op(), &old.id).unwrap();
         assert_eq!(again.expires_at, Some(NOW.add_millis(60_000)));
     }
+
+    fn make(s: &Store, name: &str, profiles: &[&str], expires: Option<i64>) -> ApiKey {
+        let input = NewKey {
+            full_access: Some(profiles.is_empty()),
+            profile_ids: Some(profiles.iter().map(|p| p.to_string()).collect()),
+            expires_at: expires.map(|ms| NOW.add_millis(ms).to_rfc3339()),
+            ..named(name)
+        };
+        create(s, &op(), input, NOW).unwrap()
+    }
+
+    fn expiring_at(ms: i64) -> NewKey {
+        NewKey {
+            expires_at: Some(NOW.add_millis(ms).to_rfc3339()),
+            ..named("child")
+        }
+    }
+
+    #[test]
+    fn an_expiring_key_cannot_create_a_key_that_outlives_it() {
+        let (_d, s) = temp_store();
+        let actor = Actor::Key(make(&s, "short", &[], Some(10_000)));
+        for input in [named("forever"), expiring_at(10_001)] {
+            let e = create(&s, &actor, input, NOW).unwrap_err();
+            assert_eq!((e.http_status(), e.code()), (403, "FORBIDDEN"));
+            assert_eq!(e.details().len(), 1, "{e:?}");
+            assert_eq!(e.details()[0].field, "expiresAt");
+            assert!(e.details()[0]
+                .message
+                .contains(&NOW.add_millis(10_000).to_rfc3339()));
+        }
+        assert_eq!(list(&s, &op(), false).unwrap().len(), 1);
+        for ms in [10_000, 1] {
+            let k = create(&s, &actor, expiring_at(ms), NOW).unwrap();
+            assert_eq!(k.expires_at, Some(NOW.add_millis(ms)));
+        }
+        // A key without an expiry is not limited in lifetime.
+        let forever = Actor::Key(make(&s, "forever", &[], None));
+        assert!(create(&s, &forever, named("child"), NOW).is_ok());
+    }
+
+    #[test]
+    fn a_key_deletes_only_keys_no_broader_than_itself() {
+        let (_d, s) = temp_store();
+        let full = make(&s, "full", &[], None);
+        let wide = make(&s, "wide", &["p1", "p2"], None);
+        let late = make(&s, "late", &["p1"], Some(20_000));
+        let narrow = make(&s, "narrow", &["p1"], Some(5_000));
+        let actor = make(&s, "actor", &["p1"], Some(10_000));
+        let as_actor = Actor::Key(actor.clone());
+        for target in [&full, &wide, &late] {
+            let e = delete(&s, &as_actor, &target.id).unwrap_err();
+            assert_eq!(e.http_status(), 403, "{}: {e:?}", target.name);
+        }
+        assert_eq!(list(&s, &op(), false).unwrap().len(), 5);
+        delete(&s, &as_actor, &narrow.id).unwrap();
+        delete(&s, &as_actor, &actor.key_prefix).unwrap();
+        // The operator is not limited.
+        delete(&s, &op(), &full.id).unwrap();
+        // Another user's key is not found, however broad the acting key.
+        let alice_full = Actor::Key(make(&s, "b", &[], None));
+        let other = create(&s, &Actor::operator("bob").unwrap(), named("x"), NOW).unwrap();
+        assert_eq!(
+            delete(&s, &alice_full, &other.id)
+                .unwrap_err()
+                .http_status(),
+            404
+        );
+    }
+
+    #[test]
+    fn a_key_rotates_only_keys_no_broader_than_itself() {
+        let (_d, s) = temp_store();
+        let full = make(&s, "full", &[], None);
+        let forever = make(&s, "forever", &["p1"], None);
+        let actor = Actor::Key(make(&s, "actor", &["p1"], Some(10_000)));
+        for target in [&full, &forever] {
+            for grace in [None, Some(1_000)] {
+                let e = rotate(&s, &actor, &target.id, grace, NOW).unwrap_err();
+                assert_eq!(e.http_status(), 403, "{}: {e:?}", target.name);
+                let still = get(&s, &op(), &target.id).unwrap();
+                assert_eq!(still.expires_at, target.expires_at, "{}", target.name);
+            }
+        }
+        assert_eq!(list(&s, &op(), false).unwrap().len(), 3);
+        let other = create(&s, &Actor::operator("bob").unwrap(), named("x"), NOW).unwrap();
+        assert_eq!(
+            rotate(&s, &actor, &other.id, None, NOW)
+                .unwrap_err()
+                .http_status(),
+            404
+        );
+    }
+
+    #[test]
+    fn a_key_rotating_never_outlives_itself() {
+        let (_d, s) = temp_store();
+        let me = make(&s, "me", &["p1"], Some(10_000));
+        let actor = Actor::Key(me.clone());
+        // A 5 s key rotated at +4 s gets +9 s, within the acting key's +10 s.
+        let target = make(&s, "target", &["p1"], Some(5_000));
+        let later = NOW.add_millis(4_000);
+        let new = rotate(&s, &actor, &target.id, Some(600_000), later).unwrap();
+        assert_eq!(new.expires_at, Some(NOW.add_millis(9_000)));
+        // With a grace period the old key still ends when it would have.
+        let old = get(&s, &op(), &target.id).unwrap();
+        assert_eq!(old.expires_at, target.expires_at);
+        let later = NOW.add_millis(8_000);
+        // Rotated at +8 s it would get +13 s; the acting key ends at +10 s.
+        let newer = rotate(&s, &actor, &new.id, None, later).unwrap();
+        assert_eq!(newer.expires_at, me.expires_at, "clamped to the acting key");
+        // Rotating itself, again and again, a key cannot push its end out.
+        let mut current = me.clone();
+        for step in 1..=3 {
+            let at = NOW.add_millis(step * 2_000);
+            let next = rotate(
+                &s,
+                &Actor::Key(current.clone()),
+                &current.id,
+                Some(60_000),
+                at,
+            )
+            .unwrap();
+            assert_eq!(next.expires_at, me.expires_at, "step {step}");
+            let old = get(&s, &op(), &current.id).unwrap();
+            assert!(old.expires_at <= me.expires_at, "step {step}");
+            current = next;
+        }
+        // The operator's cron rotation keeps the lifetime: the same length from now.
+        let cron = rotate(&s, &op(), &me.id, None, NOW.add_millis(9_000)).unwrap();
+        assert_eq!(cron.expires_at, Some(NOW.add_millis(19_000)));
+    }
+
+    #[test]
+    fn a_failed_publish_leaves_nothing_behind() {
+        let (_d, s) = temp_store();
+        let fail = |_: &ApiKey| Err(Error::Io("stdout is gone".into()));
+        let e = create_publishing(&s, &op(), named("lost"), NOW, fail).unwrap_err();
+        assert_eq!(e.exit_code(), 1);
+        assert!(list(&s, &op(), false).unwrap().is_empty());
+
+        let old = make(&s, "old", &[], Some(10_000));
+        for grace in [None, Some(1_000)] {
+            let mut seen = None;
+            let e = rotate_publishing(&s, &op(), &old.id, grace, NOW, |k| {
+                seen = k.key.clone();
+                Err(Error::Io("stdout is gone".into()))
+            })
+            .unwrap_err();
+            assert_eq!(e.exit_code(), 1);
+            assert!(seen.is_some(), "publish gets the plaintext");
+            let keys = list(&s, &op(), false).unwrap();
+            assert_eq!(keys.len(), 1);
+            assert_eq!(keys[0].expires_at, old.expires_at);
+            assert!(auth::authenticate(&s, old.key.as_deref().unwrap(), NOW).is_ok());
+        }
+        // A publish that succeeds sees the key stored, and it stays.
+        let mut published = None;
+        let k = create_publishing(&s, &op(), named("kept"), NOW, |k| {
+            published = Some(k.id.clone());
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(published.as_deref(), Some(k.id.as_str()));
+        assert!(get(&s, &op(), &k.id).is_ok());
+    }
+
+    #[test]
+    fn prune_deletes_keys_expired_longer_than_the_age() {
+        let (_d, s) = temp_store();
+        let gone = make(&s, "gone", &[], Some(1_000));
+        let edge = make(&s, "edge", &[], Some(2_000));
+        make(&s, "recent", &[], Some(5_000));
+        make(&s, "forever", &[], None);
+        create(
+            &s,
+            &Actor::operator("bob").unwrap(),
+            expiring_at(1_000),
+            NOW,
+        )
+        .unwrap();
+        // At +12 s with a 10 s age: expired before +2 s. The key that expired exactly then
+        // has not been expired for more than 10 s.
+        let at = NOW.add_millis(12_000);
+        let due = prunable(&s, &op(), 10_000, at).unwrap();
+        assert_eq!(due.len(), 1);
+        let deleted = prune(&s, &op(), 10_000, at).unwrap();
+        assert_eq!(deleted.len(), 1);
+        assert_eq!(deleted[0].id, gone.id);
+        assert!(get(&s, &op(), &edge.id).is_ok());
+        assert_eq!(list(&s, &op(), false).unwrap().len(), 3);
+        assert_eq!(list(&s, &op(), true).unwrap().len(), 4, "bob's key stays");
+        assert_eq!(prune(&s, &op(), 0, at).unwrap_err().exit_code(), 2);
+    }
 }

@@ -82,6 +82,9 @@ _keyhook() {
             keyhook__subcmd__help__subcmd__keys,list)
                 cmd="keyhook__subcmd__help__subcmd__keys__subcmd__list"
                 ;;
+            keyhook__subcmd__help__subcmd__keys,prune)
+                cmd="keyhook__subcmd__help__subcmd__keys__subcmd__prune"
+                ;;
             keyhook__subcmd__help__subcmd__keys,rotate)
                 cmd="keyhook__subcmd__help__subcmd__keys__subcmd__rotate"
                 ;;
@@ -127,6 +130,9 @@ _keyhook() {
             keyhook__subcmd__keys,list)
                 cmd="keyhook__subcmd__keys__subcmd__list"
                 ;;
+            keyhook__subcmd__keys,prune)
+                cmd="keyhook__subcmd__keys__subcmd__prune"
+                ;;
             keyhook__subcmd__keys,rotate)
                 cmd="keyhook__subcmd__keys__subcmd__rotate"
                 ;;
@@ -147,6 +153,9 @@ _keyhook() {
                 ;;
             keyhook__subcmd__keys__subcmd__help,list)
                 cmd="keyhook__subcmd__keys__subcmd__help__subcmd__list"
+                ;;
+            keyhook__subcmd__keys__subcmd__help,prune)
+                cmd="keyhook__subcmd__keys__subcmd__help__subcmd__prune"
                 ;;
             keyhook__subcmd__keys__subcmd__help,rotate)
                 cmd="keyhook__subcmd__keys__subcmd__help__subcmd__rotate"
@@ -506,7 +515,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__help__subcmd__keys)
-            opts="create list show delete rotate verify"
+            opts="create list show delete rotate prune verify"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -548,6 +557,20 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__help__subcmd__keys__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__help__subcmd__keys__subcmd__prune)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -744,7 +767,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__keys)
-            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version create list show delete rotate verify help"
+            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version create list show delete rotate prune verify help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -858,7 +881,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__keys__subcmd__help)
-            opts="create list show delete rotate verify help"
+            opts="create list show delete rotate prune verify help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -927,6 +950,20 @@ _keyhook() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        keyhook__subcmd__keys__subcmd__help__subcmd__prune)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         keyhook__subcmd__keys__subcmd__help__subcmd__rotate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -976,6 +1013,40 @@ _keyhook() {
                 return 0
             fi
             case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --delivery-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__keys__subcmd__prune)
+            opts="-y -h -V --expired-for --yes --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --expired-for)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

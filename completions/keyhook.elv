@@ -52,6 +52,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand show 'Show one key'
             cand delete 'Delete a key; requests made with it are refused from then on'
             cand rotate 'Replace a key with a new one of the same name, permission and scope'
+            cand prune 'Delete the user''s keys that expired more than DUR ago (default 30 days)'
             cand verify 'Check a key read from standard input: exit 0 if it may be used, 4 if not'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -129,6 +130,21 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'keyhook;keys;prune'= {
+            cand --expired-for 'How long ago a key must have expired to be deleted (e.g. 7d, 12h)'
+            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand -y 'Do not ask for confirmation (required without a terminal)'
+            cand --yes 'Do not ask for confirmation (required without a terminal)'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'keyhook;keys;verify'= {
             cand --method 'The HTTP method the key would be used for'
             cand --profile 'A profile the key would touch'
@@ -149,6 +165,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand show 'Show one key'
             cand delete 'Delete a key; requests made with it are refused from then on'
             cand rotate 'Replace a key with a new one of the same name, permission and scope'
+            cand prune 'Delete the user''s keys that expired more than DUR ago (default 30 days)'
             cand verify 'Check a key read from standard input: exit 0 if it may be used, 4 if not'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -161,6 +178,8 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;keys;help;delete'= {
         }
         &'keyhook;keys;help;rotate'= {
+        }
+        &'keyhook;keys;help;prune'= {
         }
         &'keyhook;keys;help;verify'= {
         }
@@ -410,6 +429,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand show 'Show one key'
             cand delete 'Delete a key; requests made with it are refused from then on'
             cand rotate 'Replace a key with a new one of the same name, permission and scope'
+            cand prune 'Delete the user''s keys that expired more than DUR ago (default 30 days)'
             cand verify 'Check a key read from standard input: exit 0 if it may be used, 4 if not'
         }
         &'keyhook;help;keys;create'= {
@@ -421,6 +441,8 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;help;keys;delete'= {
         }
         &'keyhook;help;keys;rotate'= {
+        }
+        &'keyhook;help;keys;prune'= {
         }
         &'keyhook;help;keys;verify'= {
         }

@@ -41,23 +41,24 @@ complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "deliver" -d 'Send q
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "serve" -d 'Serve the /api/v1 HTTP JSON API (and deliver webhooks)'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "completions" -d 'Print the completion script for a shell'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate verify help" -l db -d 'The SQLite database file (created on first use, mode 0600)' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate verify help" -l user -d 'The user that owns what is created and listed' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate verify help" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -l db -d 'The SQLite database file (created on first use, mode 0600)' -r -F
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate verify help" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate verify help" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate verify help" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate verify help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate verify help" -s V -l version -d 'Print version'
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate verify help" -f -a "create" -d 'Create a key and print it; the plaintext is shown this once and never stored'
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate verify help" -f -a "list" -d 'List the user\'s keys (never the plaintext)'
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate verify help" -f -a "show" -d 'Show one key'
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate verify help" -f -a "delete" -d 'Delete a key; requests made with it are refused from then on'
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate verify help" -f -a "rotate" -d 'Replace a key with a new one of the same name, permission and scope'
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate verify help" -f -a "verify" -d 'Check a key read from standard input: exit 0 if it may be used, 4 if not'
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate verify help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -s V -l version -d 'Print version'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -f -a "create" -d 'Create a key and print it; the plaintext is shown this once and never stored'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -f -a "list" -d 'List the user\'s keys (never the plaintext)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -f -a "show" -d 'Show one key'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -f -a "delete" -d 'Delete a key; requests made with it are refused from then on'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -f -a "rotate" -d 'Replace a key with a new one of the same name, permission and scope'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -f -a "prune" -d 'Delete the user\'s keys that expired more than DUR ago (default 30 days)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -f -a "verify" -d 'Check a key read from standard input: exit 0 if it may be used, 4 if not'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -s n -l name -d 'A label for the key (1 to 100 characters)' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -l permission -d 'What the key may do' -r -f -a "readwrite\t''
 readonly\t''"
@@ -119,6 +120,18 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_su
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from rotate" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from rotate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from rotate" -s V -l version -d 'Print version'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from prune" -l expired-for -d 'How long ago a key must have expired to be deleted (e.g. 7d, 12h)' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from prune" -l db -d 'The SQLite database file (created on first use, mode 0600)' -r -F
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from prune" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from prune" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
+always\t''
+never\t''"
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from prune" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from prune" -s y -l yes -d 'Do not ask for confirmation (required without a terminal)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from prune" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from prune" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from prune" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from prune" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from verify" -l method -d 'The HTTP method the key would be used for' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from verify" -l profile -d 'A profile the key would touch' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from verify" -l db -d 'The SQLite database file (created on first use, mode 0600)' -r -F
@@ -136,6 +149,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_su
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show one key'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete a key; requests made with it are refused from then on'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "rotate" -d 'Replace a key with a new one of the same name, permission and scope'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "prune" -d 'Delete the user\'s keys that expired more than DUR ago (default 30 days)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "verify" -d 'Check a key read from standard input: exit 0 if it may be used, 4 if not'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete deliveries help" -l db -d 'The SQLite database file (created on first use, mode 0600)' -r -F
@@ -324,6 +338,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_su
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "show" -d 'Show one key'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "delete" -d 'Delete a key; requests made with it are refused from then on'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "rotate" -d 'Replace a key with a new one of the same name, permission and scope'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "prune" -d 'Delete the user\'s keys that expired more than DUR ago (default 30 days)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "verify" -d 'Check a key read from standard input: exit 0 if it may be used, 4 if not'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "create" -d 'Subscribe a URL to events (at most 10 webhooks per user)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "list" -d 'List the user\'s webhooks'

@@ -143,8 +143,11 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
             keys::create_publishing(&store, &actor, input, now, |key| {
                 publish_new_key(ctx, key, args.quiet, now, "no key was created")
             })?;
-            ctx.out
-                .note("Store this key now: keyhook keeps only its hash and cannot show it again.");
+            if !args.quiet {
+                ctx.out.note(
+                    "Store this key now: keyhook keeps only its hash and cannot show it again.",
+                );
+            }
             Ok(())
         }
         KeysCommand::List { all_users } => {

@@ -129,7 +129,7 @@ fn build() -> Value {
             "responses": {
                 "ValidationError": error_response("VALIDATION_ERROR: one detail per problem"),
                 "Unauthorized": error_response("UNAUTHORIZED, or API_KEY_EXPIRED with message `API key has expired`"),
-                "Forbidden": error_response("FORBIDDEN: a readonly key writing, or a key creating a key broader than itself"),
+                "Forbidden": error_response("FORBIDDEN: a readonly key writing; a key creating a key broader than itself, or one that outlives it (details: `expiresAt`); a key deleting a key broader than itself (wider scope, higher permission or a later expiry)"),
                 "NotFound": error_response("NOT_FOUND: no such path or id for the caller's user"),
                 "MethodNotAllowed": error_response("METHOD_NOT_ALLOWED, with an Allow header"),
                 "LimitReached": error_response("WEBHOOK_LIMIT_REACHED: the user has 10 webhooks"),

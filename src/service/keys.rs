@@ -261,6 +261,7 @@ pub fn create_publishing(
     check_not_broader(actor, &spec)?;
     store.write(|c| {
         let key = insert_in(c, actor.user_id(), spec, now)?;
+        c.stage()?;
         publish(&key)?;
         Ok(key)
     })
@@ -372,6 +373,7 @@ pub fn rotate_publishing(
                 c.set_key_expiry(&old.id, until)?;
             }
         }
+        c.stage()?;
         publish(&new)?;
         Ok(new)
     })

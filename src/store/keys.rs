@@ -16,6 +16,11 @@ macro_rules! columns {
 
 const COLUMNS: &str = columns!();
 
+/// Frames of room [`Conn::stage`] reserves at the end of the write-ahead log for the commit.
+const STAGE_RESERVE_FRAMES: i64 = 2;
+/// Each WAL frame is a page with a 24-byte header.
+const WAL_FRAME_HEADER: i64 = 24;
+
 /// `authenticate` runs this on every request: a constant, so no string is built per call.
 const BY_HASH: &str = concat!("SELECT ", columns!(), " FROM api_keys WHERE key_hash = ?1");
 
@@ -116,6 +121,21 @@ impl Conn<'_> {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// Makes the commit of this transaction as unlikely to fail as SQLite allows, before
+    /// anything is shown that depends on it (a new key): the pages it changed are written to
+    /// the write-ahead log now, and disk space is reserved past the log's end for the frames
+    /// the commit still writes (page 1 and the commit frame). A full disk then fails here,
+    /// while the transaction can still be rolled back and nothing was printed.
+    pub fn stage(&self) -> Result<()> {
+        self.0.cache_flush()?;
+        let page_size: i64 = self.0.query_row("PRAGMA page_size", [], |r| r.get(0))?;
+        let Some(db) = self.0.path().filter(|p| !p.is_empty()) else {
+            return Ok(());
+        };
+        let len = STAGE_RESERVE_FRAMES * (page_size + WAL_FRAME_HEADER);
+        reserve_past_end(std::path::Path::new(&format!("{db}-wal")), len)
+    }
+
     /// Keys of `user` whose `expires_at` is before `cutoff`, oldest first.
     pub fn keys_expired_before(&self, user: &str, cutoff: Timestamp) -> Result<Vec<ApiKey>> {
         let mut stmt = self.0.prepare_cached(concat!(
@@ -159,4 +179,34 @@ impl Conn<'_> {
         updated?;
         Ok(())
     }
+}
+
+/// Reserves `len` bytes of disk past the end of `path` without changing its size
+/// (`fallocate` with `FALLOC_FL_KEEP_SIZE`), so that the next writes appending to it cannot
+/// fail for lack of space. Calling it again reserves the same range: nothing accumulates. The
+/// WAL holds no POSIX lock (SQLite locks the database and the -shm file), so opening and
+/// closing a descriptor of it drops none. A filesystem without `fallocate`, or a database not
+/// in WAL mode, gets no reservation.
+fn reserve_past_end(path: &std::path::Path, len: i64) -> Result<()> {
+    let Ok(file) = std::fs::OpenOptions::new().write(true).open(path) else {
+        return Ok(());
+    };
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let end = file.metadata().map(|m| m.len()).unwrap_or(0) as i64;
+        // SAFETY: a plain system call on a descriptor this function owns.
+        let rc = unsafe { libc::fallocate(file.as_raw_fd(), libc::FALLOC_FL_KEEP_SIZE, end, len) };
+        if rc != 0 {
+            let e = std::io::Error::last_os_error();
+            return match e.raw_os_error() {
+                Some(libc::ENOSPC) | Some(libc::EDQUOT) => Err(crate::error::Error::Unavailable(
+                    "database or disk is full".into(),
+                )),
+                _ => Ok(()),
+            };
+        }
+    }
+    drop(file);
+    Ok(())
 }

@@ -56,6 +56,7 @@ fn an_expiring_key_creates_only_keys_that_expire_no_later() {
 
     for body in [
         json!({"name": "forever"}),
+        json!({"name": "null", "expiresAt": null}),
         json!({"name": "later", "expiresAt": at_ms(own + 1)}),
         json!({"name": "2099", "expiresAt": "2099-01-01T00:00:00Z"}),
     ] {
@@ -484,7 +485,8 @@ fn prune_refuses_a_bad_duration() {
     let env = Env::new();
     prune_fixture(&env);
     for bad in ["soon", "0s", "-5d", "", "30", "1000000w"] {
-        let r = env.run(&["keys", "prune", "--expired-for", bad, "--yes"]);
+        // `--expired-for=-5d`: as a separate word, clap would read `-5d` as flags.
+        let r = env.run(&["keys", "prune", &format!("--expired-for={bad}"), "--yes"]);
         assert_eq!(r.code, 2, "{bad:?}: {r:#?}");
         assert!(r.stderr.contains("--expired-for"), "{bad:?}: {r:#?}");
     }

@@ -242,11 +242,12 @@ fn insert_in(
 /// Creates a key and returns it with its plaintext, which exists nowhere else. The response
 /// carries it after the commit: over HTTP a lost response is the client's to retry.
 pub fn create(store: &Store, actor: &Actor, input: NewKey, now: Timestamp) -> Result<ApiKey> {
-    create_publishing(store, actor, input, now, |_| Ok(()))
+    create_then(store, actor, input, now, None::<Publish>)
 }
 
 /// [`create`], handing the new key (with its plaintext) to `publish` inside the transaction,
-/// after the insert and before the commit. If `publish` fails, nothing is stored: a front end
+/// after the insert and before the commit, which is first made as sure as the store can
+/// (`Conn::stage`). If `publish` fails, nothing is stored: a front end
 /// whose output is the only copy of the key (the CLI's stdout) writes and flushes it there,
 /// so a key that could not be delivered never exists.
 pub fn create_publishing(
@@ -256,13 +257,28 @@ pub fn create_publishing(
     now: Timestamp,
     publish: impl FnOnce(&ApiKey) -> Result<()>,
 ) -> Result<ApiKey> {
+    create_then(store, actor, input, now, Some(publish))
+}
+
+/// What a front end does with a new key inside its transaction; see [`create_publishing`].
+type Publish = fn(&ApiKey) -> Result<()>;
+
+fn create_then(
+    store: &Store,
+    actor: &Actor,
+    input: NewKey,
+    now: Timestamp,
+    publish: Option<impl FnOnce(&ApiKey) -> Result<()>>,
+) -> Result<ApiKey> {
     actor.may(Method::Post, None)?;
     let spec = validate(input, now)?;
     check_not_broader(actor, &spec)?;
     store.write(|c| {
         let key = insert_in(c, actor.user_id(), spec, now)?;
-        c.stage()?;
-        publish(&key)?;
+        if let Some(publish) = publish {
+            c.stage()?;
+            publish(&key)?;
+        }
         Ok(key)
     })
 }
@@ -329,7 +345,7 @@ pub fn rotate(
     grace_ms: Option<i64>,
     now: Timestamp,
 ) -> Result<ApiKey> {
-    rotate_publishing(store, actor, id, grace_ms, now, |_| Ok(()))
+    rotate_then(store, actor, id, grace_ms, now, None::<Publish>)
 }
 
 /// [`rotate`], handing the new key to `publish` before the commit, as in
@@ -341,6 +357,17 @@ pub fn rotate_publishing(
     grace_ms: Option<i64>,
     now: Timestamp,
     publish: impl FnOnce(&ApiKey) -> Result<()>,
+) -> Result<ApiKey> {
+    rotate_then(store, actor, id, grace_ms, now, Some(publish))
+}
+
+fn rotate_then(
+    store: &Store,
+    actor: &Actor,
+    id: &str,
+    grace_ms: Option<i64>,
+    now: Timestamp,
+    publish: Option<impl FnOnce(&ApiKey) -> Result<()>>,
 ) -> Result<ApiKey> {
     actor.may(Method::Post, None)?;
     store.write(|c| {
@@ -373,8 +400,10 @@ pub fn rotate_publishing(
                 c.set_key_expiry(&old.id, until)?;
             }
         }
-        c.stage()?;
-        publish(&new)?;
+        if let Some(publish) = publish {
+            c.stage()?;
+            publish(&new)?;
+        }
         Ok(new)
     })
 }

@@ -195,12 +195,14 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
             // Only after the commit: until then nothing was rotated.
             if !quiet {
                 ctx.out.note(&match grace {
-                    Some(ms) => {
-                        let until = now.add_millis(ms);
-                        let until = old.expires_at.map_or(until, |t| t.min(until));
+                    Some(_) => {
+                        // As the rotation set it, never later than the key would have ended.
+                        let until = keys::get(&store, &actor, &old.id)
+                            .ok()
+                            .and_then(|k| k.expires_at);
                         format!(
                             "Rotated {id}: the old key keeps working until {}.",
-                            output::when(Some(until))
+                            output::when(until)
                         )
                     }
                     None => format!("Rotated {id}: the old key was deleted."),

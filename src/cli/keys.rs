@@ -1,4 +1,4 @@
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 
 use clap::{Args, Subcommand};
 
@@ -221,13 +221,16 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
                 text: ago,
             } = expired_for;
             let due = keys::prunable(&store, &actor, expired_for, now)?;
+            // Nothing to ask about at a terminal; without one, --yes is needed all the same,
+            // so a script that lacks it fails every time, not only on nights with work.
+            let nothing_to_ask = due.is_empty() && std::io::stdin().is_terminal();
             prompt::confirm(
                 &format!(
                     "Delete {} of user {} that expired more than {ago} ago?",
                     count_keys(due.len()),
                     ctx.user
                 ),
-                yes,
+                yes || nothing_to_ask,
             )?;
             let deleted = keys::prune(&store, &actor, expired_for, now)?.len();
             let data = serde_json::json!({ "deleted": deleted });
@@ -297,10 +300,24 @@ fn write_new_key(
         let mut stdout = std::io::stdout().lock();
         writeln!(stdout, "{plaintext}")?;
         stdout.flush()?;
-        return Ok(());
+    } else {
+        ctx.out.data(key, |w| {
+            writeln!(w, "{}", ctx.out.key_detail(key, now))?;
+            writeln!(w, "{plaintext}")
+        })?;
     }
-    ctx.out.data(key, |w| {
-        writeln!(w, "{}", ctx.out.key_detail(key, now))?;
-        writeln!(w, "{plaintext}")
-    })
+    sync_stdout_file()?;
+    Ok(())
+}
+
+/// When standard output is a file (`> new-key`), its bytes reach the disk before the commit:
+/// a crash just after the commit must not leave the only copy of a key in a lost page cache
+/// (a rotation has deleted the old key by then). Pipes and terminals have nothing to sync.
+fn sync_stdout_file() -> std::io::Result<()> {
+    use std::os::fd::AsFd;
+    let file = std::fs::File::from(std::io::stdout().as_fd().try_clone_to_owned()?);
+    if file.metadata()?.is_file() {
+        file.sync_data()?;
+    }
+    Ok(())
 }

@@ -377,6 +377,36 @@ fn a_rotated_key_that_cannot_be_written_leaves_the_old_key_alone() {
 }
 
 #[test]
+fn a_new_key_written_to_a_file_is_synced_and_kept() {
+    // `keys rotate ... --quiet > new-key`, the cron way: stdout is a regular file, which is
+    // synced before the commit.
+    let env = Env::new();
+    let path = env.dir.path().join("new-key");
+    let to_file = |args: &[&str]| {
+        let file = std::fs::File::create(&path).unwrap();
+        let out = std_cmd()
+            .arg("--db")
+            .arg(env.db())
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(file)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        std::fs::read_to_string(&path).unwrap().trim().to_string()
+    };
+    let first = to_file(&["keys", "create", "--name", "cron", "--quiet"]);
+    assert!(is_key(&first), "{first}");
+    let second = to_file(&["keys", "rotate", &first[..11], "--quiet"]);
+    assert!(is_key(&second), "{second}");
+    assert_eq!(env.verify(&second, &[]).code, 0);
+    assert_eq!(env.verify(&first, &[]).code, 4);
+    let json = to_file(&["--json", "keys", "rotate", &second[..11]]);
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(env.verify(s(&v["data"], "key"), &[]).code, 0);
+}
+
+#[test]
 fn listings_into_a_closed_pipe_still_exit_0() {
     let env = Env::new();
     key(&env, "a", &[]);

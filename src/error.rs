@@ -41,6 +41,10 @@ pub enum Error {
     Unavailable(String),
     #[error("{0}")]
     Storage(String),
+    /// A command that needs an existing database was pointed at a path with none (the CLI's
+    /// read-only commands never create one).
+    #[error("{0}")]
+    NoDatabase(String),
     #[error("{0}")]
     Io(String),
 }
@@ -74,6 +78,7 @@ impl Error {
             Error::NotFound(_) => "NOT_FOUND",
             Error::LimitReached(_) => "WEBHOOK_LIMIT_REACHED",
             Error::Unavailable(_) => "SERVICE_UNAVAILABLE",
+            Error::NoDatabase(_) => "DATABASE_NOT_FOUND",
             Error::Storage(_) | Error::Io(_) => "INTERNAL_ERROR",
         }
     }
@@ -85,7 +90,7 @@ impl Error {
             Error::Forbidden(_) => 403,
             Error::NotFound(_) => 404,
             Error::LimitReached(_) => 409,
-            Error::Unavailable(_) => 503,
+            Error::Unavailable(_) | Error::NoDatabase(_) => 503,
             Error::Storage(_) | Error::Io(_) => 500,
         }
     }
@@ -98,6 +103,7 @@ impl Error {
             Error::Unauthorized(_) | Error::Expired | Error::Forbidden(_) => 4,
             Error::LimitReached(_) => 5,
             Error::Unavailable(_) | Error::Storage(_) | Error::Io(_) => 1,
+            Error::NoDatabase(_) => 1,
         }
     }
 

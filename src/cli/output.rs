@@ -148,6 +148,17 @@ pub fn relative(t: Timestamp, now: Timestamp) -> String {
     }
 }
 
+/// An attempt's outcome: `500 Internal Server Error`, or only the reason when no response
+/// came (status 0: `blocked: private address`, `timed out`).
+pub fn status(code: u16, text: &str) -> String {
+    match (code, text.trim()) {
+        (0, "") => "no response".into(),
+        (0, text) => text.into(),
+        (code, "") => code.to_string(),
+        (code, text) => format!("{code} {text}"),
+    }
+}
+
 /// `2026-11-22 03:47 UTC`, or `-` for no time.
 pub fn when(t: Option<Timestamp>) -> String {
     match t {
@@ -342,7 +353,7 @@ impl Output {
                     if a.delivered { "delivered" } else { "failed" },
                     a.delivered,
                 ),
-                Cell::new(format!("{} {}", a.status_code, a.status_text)),
+                Cell::new(status(a.status_code, &a.status_text)),
                 Cell::new(format!("{} ms", a.duration_ms)),
             ]);
         }

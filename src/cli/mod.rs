@@ -32,8 +32,8 @@ pub use output::Output;
     after_help = "Examples:\n  keyhook keys create --name deploy --expires-in 90d\n  keyhook webhooks create --url https://example.com/hooks --event post.published\n  keyhook serve --bind 127.0.0.1:8787"
 )]
 pub struct Cli {
-    /// The SQLite database file (created, mode 0600, by the commands that create keys, webhooks
-    /// or events; the others need it to exist)
+    /// The SQLite database file (commands that only read need it to exist; the others create
+    /// it, mode 0600)
     #[arg(
         long,
         global = true,

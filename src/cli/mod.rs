@@ -195,11 +195,9 @@ impl Context {
 
 /// Runs the command line and returns the process exit status.
 pub fn main() -> i32 {
-    let cli = match runtime_command()
-        .try_get_matches()
-        .and_then(|mut m| {
-            Cli::from_arg_matches_mut(&mut m).map_err(|e| e.format(&mut runtime_command()))
-        }) {
+    let cli = match runtime_command().try_get_matches().and_then(|mut m| {
+        Cli::from_arg_matches_mut(&mut m).map_err(|e| e.format(&mut runtime_command()))
+    }) {
         Ok(cli) => cli,
         Err(e) => return usage_error(&e),
     };

@@ -230,8 +230,8 @@ fn width(s: &str) -> usize {
 /// The narrowest a column that may give way is made (unless its content is narrower), so
 /// that a cut cell still shows something.
 const MIN_COLUMN: usize = 6;
-/// A word that wraps is cut only if its column must be narrower than this.
-const MAX_WORD: usize = 20;
+/// Words up to this long (ids: 36 characters) are kept whole while other columns can give way.
+const MAX_WORD: usize = 40;
 /// Ids are shortened only if the other columns would be narrower than this.
 const COMFORTABLE: usize = 24;
 
@@ -280,7 +280,8 @@ fn fit_widths(total: usize, header: &[&str], rows: &[Vec<Text>]) -> Option<Vec<u
     if natural.iter().sum::<usize>() <= budget {
         return None;
     }
-    let cap = |v: &[usize]| -> Vec<usize> { v.iter().zip(&natural).map(|(&l, &n)| l.min(n)).collect() };
+    let cap =
+        |v: &[usize]| -> Vec<usize> { v.iter().zip(&natural).map(|(&l, &n)| l.min(n)).collect() };
     let comfortable = |v: &[usize]| -> Vec<usize> {
         v.iter()
             .zip(&natural)
@@ -299,18 +300,26 @@ fn fit_widths(total: usize, header: &[&str], rows: &[Vec<Text>]) -> Option<Vec<u
             })
             .collect()
     };
+    let whole_words: Vec<usize> = whole_ids
+        .iter()
+        .zip(&words)
+        .map(|(&a, &b)| a.max(b))
+        .collect();
     let stages = [
-        comfortable(&whole_ids),
-        short(comfortable(&whole_ids)),
-        short(cap(&words)),
+        comfortable(&whole_words),
+        short(comfortable(&whole_words)),
+        short(cap(&whole_words)),
         cap(&short_ids),
     ];
     let mut widths = natural.clone();
     for least in &stages {
+        // Each stage starts afresh, with ids as short as the stage makes them.
         for i in 0..n {
-            if short_ids[i] < whole_ids[i] {
-                widths[i] = widths[i].min(least[i].max(short_ids[i]));
-            }
+            widths[i] = if short_ids[i] < whole_ids[i] {
+                natural[i].min(least[i])
+            } else {
+                natural[i]
+            };
         }
         // The widest column narrowed by one until the table fits or none may give way.
         while widths.iter().sum::<usize>() > budget {
@@ -325,6 +334,32 @@ fn fit_widths(total: usize, header: &[&str], rows: &[Vec<Text>]) -> Option<Vec<u
         if widths.iter().sum::<usize>() <= budget {
             break;
         }
+    }
+    // Wrapped at spaces, a column may use less than it was given: what is left goes to the
+    // columns still narrowed (an id only if it then fits whole).
+    let used = |i: usize, w: usize| {
+        rows.iter()
+            .filter_map(|r| r.get(i))
+            .map(|c| width(&fit_text(&c.text, w, c.fit)))
+            .chain(header.get(i).map(|h| width(h)))
+            .max()
+            .unwrap_or(0)
+    };
+    for i in 0..n {
+        widths[i] = used(i, widths[i]);
+    }
+    let cut_first = (0..n).filter(|&i| {
+        rows.iter()
+            .any(|r| r.get(i).is_some_and(|c| c.fit == Fit::Cut))
+    });
+    let order: Vec<usize> = cut_first.chain(0..n).collect();
+    for i in order {
+        let slack = budget.saturating_sub(widths.iter().sum::<usize>());
+        let missing = natural[i].saturating_sub(widths[i]);
+        if missing == 0 || (short_ids[i] < whole_ids[i] && missing > slack) {
+            continue;
+        }
+        widths[i] += missing.min(slack);
     }
     Some(widths)
 }
@@ -527,7 +562,12 @@ impl Output {
     pub fn webhook_list(&self, list: &[Webhook], now: Timestamp) -> Table {
         // Narrowed, the id column shows prefixes long enough to tell the webhooks apart.
         let unique = |a: &Webhook, b: &Webhook| {
-            1 + a.id.chars().zip(b.id.chars()).take_while(|(x, y)| x == y).count()
+            1 + a
+                .id
+                .chars()
+                .zip(b.id.chars())
+                .take_while(|(x, y)| x == y)
+                .count()
         };
         let mut shortest = 8;
         for (i, a) in list.iter().enumerate() {

@@ -345,8 +345,8 @@ fn fit_widths(total: usize, header: &[&str], rows: &[Vec<Text>]) -> Option<Vec<u
             .max()
             .unwrap_or(0)
     };
-    for i in 0..n {
-        widths[i] = used(i, widths[i]);
+    for (i, w) in widths.iter_mut().enumerate() {
+        *w = used(i, *w);
     }
     let cut_first = (0..n).filter(|&i| {
         rows.iter()
@@ -382,6 +382,7 @@ fn fit_text(s: &str, max: usize, fit: Fit) -> String {
             Fit::Whole => lines.push(line.to_string()),
             Fit::Cut => lines.push(cut_to(line, max)),
             Fit::Prefix(min) => lines.push(line.chars().take(max.max(min)).collect()),
+            Fit::Wrap if line.chars().count() <= max => lines.push(line.to_string()),
             Fit::Wrap => {
                 let mut current = String::new();
                 for word in line.split(' ').filter(|w| !w.is_empty()) {
@@ -667,5 +668,86 @@ mod tests {
         assert_eq!(at(3 * 86_400_000), "in 3 days");
         assert_eq!(at(-14 * 86_400_000), "2 weeks ago");
         assert_eq!(at(400 * 86_400_000), "in 1 year");
+    }
+
+    #[test]
+    fn status_without_a_response_is_only_the_reason() {
+        assert_eq!(
+            status(0, "blocked: private address"),
+            "blocked: private address"
+        );
+        assert_eq!(status(0, ""), "no response");
+        assert_eq!(
+            status(500, "Internal Server Error"),
+            "500 Internal Server Error"
+        );
+        assert_eq!(status(418, " "), "418");
+    }
+
+    #[test]
+    fn text_is_wrapped_between_words_and_cut_with_an_ellipsis() {
+        assert_eq!(
+            fit_text("post.published, post.failed", 16, Fit::Wrap),
+            "post.published,\npost.failed"
+        );
+        assert_eq!(fit_text("a  b", 10, Fit::Wrap), "a  b", "fits: as it is");
+        assert_eq!(
+            fit_text("https://example.com/a/b", 10, Fit::Cut),
+            "https://e…"
+        );
+        assert_eq!(fit_text("short", 10, Fit::Cut), "short");
+        assert_eq!(
+            fit_text("averyveryverylongword x", 8, Fit::Wrap),
+            "averyve…\nx"
+        );
+        assert_eq!(
+            fit_text("5b8f0c4e-2d3a-4f7e-9c1b-6a2d8e4f1a3c", 4, Fit::Prefix(8)),
+            "5b8f0c4e"
+        );
+        assert_eq!(fit_text("kp_12345678", 3, Fit::Whole), "kp_12345678");
+    }
+
+    #[test]
+    fn widths_fit_the_screen_and_keep_whole_cells_whole() {
+        let row = |url: &str| {
+            vec![
+                Text {
+                    fit: Fit::Prefix(8),
+                    ..whole("5b8f0c4e-2d3a-4f7e-9c1b-6a2d8e4f1a3c")
+                },
+                cut(url),
+                wrap("post.published, post.failed, account.connected"),
+                whole("yes"),
+            ]
+        };
+        let header = ["ID", "URL", "EVENTS", "ACTIVE"];
+        let rows = vec![row(&format!("https://example.com/{}", "x".repeat(80)))];
+        assert!(fit_widths(400, &header, &rows).is_none(), "fits as it is");
+        for total in [60, 80, 100, 120, 160] {
+            let w = fit_widths(total, &header, &rows).unwrap();
+            assert!(
+                w.iter().sum::<usize>() + 3 * 4 + 1 <= total,
+                "{total}: {w:?}"
+            );
+            assert!(
+                w[0] == 8 || w[0] == 36,
+                "{total}: an id whole or a prefix: {w:?}"
+            );
+            assert!(
+                w[2] >= "account.connected".len(),
+                "{total}: words whole: {w:?}"
+            );
+            assert_eq!(w[3], "ACTIVE".len());
+        }
+        assert_eq!(
+            fit_widths(160, &header, &rows).unwrap()[0],
+            36,
+            "room for the id"
+        );
+        assert_eq!(
+            fit_widths(80, &header, &rows).unwrap()[0],
+            8,
+            "no room for the id"
+        );
     }
 }

@@ -309,9 +309,19 @@ fn with_suggestion(message: String, e: &clap::Error) -> String {
             _ => {}
         }
     }
+    // `key` is no better a guess than `keys`, which it stands for.
+    let root = Cli::command();
+    let is_alias_of_another = |n: &String| {
+        root.find_subcommand(n)
+            .is_some_and(|c| c.get_name() != n && names.iter().any(|m| m == c.get_name()))
+    };
+    let names: Vec<String> = names
+        .iter()
+        .filter(|n| !is_alias_of_another(n))
+        .map(|n| format!("'{n}'"))
+        .collect();
     if names.is_empty() {
         return message;
     }
-    let names: Vec<String> = names.iter().map(|n| format!("'{n}'")).collect();
     format!("{message}; did you mean {}?", names.join(" or "))
 }

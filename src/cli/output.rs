@@ -254,7 +254,9 @@ fn fit_widths(total: usize, header: &[&str], rows: &[Vec<Text>]) -> Option<Vec<u
     let mut words = vec![0; n];
     for (i, h) in header.iter().enumerate() {
         natural[i] = width(h);
-        whole_ids[i] = width(h).max(MIN_COLUMN);
+        // A header wraps between its words (`LAST USED`).
+        let word = h.split(' ').map(width).max().unwrap_or(0);
+        whole_ids[i] = word.max(MIN_COLUMN);
         short_ids[i] = whole_ids[i];
         words[i] = whole_ids[i];
     }
@@ -341,12 +343,23 @@ fn fit_widths(total: usize, header: &[&str], rows: &[Vec<Text>]) -> Option<Vec<u
         rows.iter()
             .filter_map(|r| r.get(i))
             .map(|c| width(&fit_text(&c.text, w, c.fit)))
-            .chain(header.get(i).map(|h| width(h)))
+            .chain(header.get(i).map(|h| width(&fit_text(h, w, Fit::Wrap))))
             .max()
             .unwrap_or(0)
     };
     for (i, w) in widths.iter_mut().enumerate() {
         *w = used(i, *w);
+    }
+    // First to the columns that then cut no word, those that need least first.
+    let slack = |widths: &[usize]| budget.saturating_sub(widths.iter().sum::<usize>());
+    let need =
+        |widths: &[usize], i: usize| whole_words[i].min(natural[i]).saturating_sub(widths[i]);
+    let mut uncut: Vec<usize> = (0..n).filter(|&i| need(&widths, i) > 0).collect();
+    uncut.sort_by_key(|&i| need(&widths, i));
+    for i in uncut {
+        if need(&widths, i) <= slack(&widths) {
+            widths[i] += need(&widths, i);
+        }
     }
     let cut_first = (0..n).filter(|&i| {
         rows.iter()
@@ -438,7 +451,16 @@ impl Output {
             .width()
             .and_then(|w| fit_widths(usize::from(w), header, &rows));
         if !header.is_empty() {
-            t.set_header(self.header(header));
+            let names: Vec<String> = header
+                .iter()
+                .enumerate()
+                .map(|(i, h)| match &widths {
+                    Some(w) => fit_text(h, w[i], Fit::Wrap),
+                    None => h.to_string(),
+                })
+                .collect();
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            t.set_header(self.header(&names));
         }
         for row in rows {
             let cells: Vec<Cell> = row
@@ -522,7 +544,7 @@ impl Output {
                     wrap(k.last_used_at.map_or("never".into(), |t| relative(t, now))),
                 ];
                 if with_user {
-                    row.insert(0, whole(&k.user_id));
+                    row.insert(0, wrap(&k.user_id));
                 }
                 row
             })

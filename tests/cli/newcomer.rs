@@ -577,17 +577,63 @@ fn narrow_tables_never_break_a_url_or_a_word() {
 #[test]
 fn narrow_key_tables_wrap_names_between_words() {
     let env = Env::new();
-    let name = "a rather long key name for the nightly reporting pipeline";
-    env.create_key(name, &["--profile", "prof_1", "--profile", "prof_2"]);
-    for columns in ["80", "100"] {
-        let r = run(env.cmd().args(["keys", "list"]).env("COLUMNS", columns));
+    let name = "deploy key for the nightly-reporting-pipeline of the analytics team";
+    let words: Vec<&str> = name.split(' ').collect();
+    env.create_key(
+        name,
+        &[
+            "--profile",
+            "prof_1",
+            "--profile",
+            "prof_2",
+            "--expires-in",
+            "30d",
+        ],
+    );
+    env.create_key("second", &["--user", "someone-with-a-long-user-id"]);
+    for (columns, args) in [
+        ("80", vec!["keys", "list"]),
+        ("80", vec!["keys", "list", "--all-users"]),
+        ("100", vec!["keys", "list", "--all-users"]),
+    ] {
+        let r = run(env.cmd().args(&args).env("COLUMNS", columns));
         assert_eq!(r.code, 0);
-        let words: Vec<String> = column_lines(&r.stdout, 1)
+        let col = usize::from(args.len() == 3) + 1;
+        let lines: Vec<String> = column_lines(&r.stdout, col)
             .into_iter()
             .skip(1)
-            .filter(|c| !c.is_empty())
+            .filter(|c| !c.is_empty() && c != "second")
             .collect();
-        assert_eq!(words.join(" "), name, "{columns}:\n{}", r.stdout);
+        // Every line is whole words of the name, the last maybe cut with `…`: never a piece
+        // of a word without the mark.
+        let mut rest = name;
+        for line in &lines {
+            let line = line.as_str();
+            match line.strip_suffix('…') {
+                None => {
+                    assert!(
+                        rest.starts_with(line)
+                            && (rest.len() == line.len() || rest[line.len()..].starts_with(' ')),
+                        "{columns} {args:?}: {line:?} is not whole words of {rest:?}\n{}",
+                        r.stdout
+                    );
+                    rest = rest[line.len()..].trim_start();
+                }
+                Some(start) => {
+                    let word = rest.split(' ').next().unwrap();
+                    assert!(
+                        word.starts_with(start) && words.contains(&word),
+                        "{columns} {args:?}: {line:?}\n{}",
+                        r.stdout
+                    );
+                    rest = rest[word.len()..].trim_start();
+                }
+            }
+        }
+        assert_eq!(rest, "", "{columns} {args:?}: the whole name is shown");
+        for line in r.stdout.lines() {
+            assert!(line.chars().count() <= columns.parse().unwrap(), "{line}");
+        }
     }
 }
 

@@ -50,7 +50,9 @@ impl Store {
     /// only read (or act on records that must already exist) use this, so that a mistyped
     /// `--db` is reported instead of answered from a new, empty database.
     pub fn open_existing(path: &Path) -> Result<Store> {
-        if std::fs::symlink_metadata(path).is_err() {
+        let missing =
+            std::fs::symlink_metadata(path).is_err_and(|e| e.kind() == ErrorKind::NotFound);
+        if missing {
             return Err(Error::NoDatabase(format!(
                 "no database at {}; create one with 'keyhook keys create --name NAME' \
                  (or pass --db with the path of an existing one)",

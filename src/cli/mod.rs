@@ -136,15 +136,26 @@ fn runtime_command() -> clap::Command {
             // Once per process: clap keeps `'static` defaults.
             let path: &'static std::ffi::OsStr =
                 Box::leak(path.into_os_string().into_boxed_os_str());
-            cmd.mut_arg("db", |a| a.default_value(path))
+            with_db_default(cmd, path)
         }
         Err(_) => cmd,
     }
 }
 
+/// `cmd` with `--db` defaulting to `path` (in place: the order of the arguments is kept).
+fn with_db_default(cmd: clap::Command, path: &'static std::ffi::OsStr) -> clap::Command {
+    cmd.mut_args(|a| {
+        if a.get_id() == "db" {
+            a.default_value(path)
+        } else {
+            a
+        }
+    })
+}
+
 /// `Cli::command()` with `--db`'s default written as [`DB_DEFAULT_DOC`], for man pages.
 pub fn documented_command() -> clap::Command {
-    Cli::command().mut_arg("db", |a| a.default_value(DB_DEFAULT_DOC))
+    with_db_default(Cli::command(), std::ffi::OsStr::new(DB_DEFAULT_DOC))
 }
 
 fn timeout_ms(s: &str) -> Result<i64, String> {

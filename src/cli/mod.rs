@@ -181,9 +181,9 @@ impl Context {
         Store::open(&crate::config::database_path(self.db.clone())?)
     }
 
-    /// The database, which must already exist: for the commands that read, or act on records
-    /// that would have to be in it. A mistyped `--db` fails (exit 1) instead of creating an
-    /// empty database that answers "no keys".
+    /// The database, which must already exist: for the commands that only read. A mistyped
+    /// `--db` fails (exit 1, naming the path) instead of creating an empty database that
+    /// answers "no keys".
     pub fn existing_store(&self) -> Result<Store, Error> {
         Store::open_existing(&crate::config::database_path(self.db.clone())?)
     }

@@ -47,8 +47,8 @@ impl Store {
 
     /// Opens the keyhook database at `path` like [`Store::open`], but only if the file is
     /// already there: nothing is created, neither the file nor its directory. Commands that
-    /// only read (or act on records that must already exist) use this, so that a mistyped
-    /// `--db` is reported instead of answered from a new, empty database.
+    /// only read use this, so that a mistyped `--db` is reported (`Error::NoDatabase`, exit 1)
+    /// instead of answered from a new, empty database.
     pub fn open_existing(path: &Path) -> Result<Store> {
         let missing =
             std::fs::symlink_metadata(path).is_err_and(|e| e.kind() == ErrorKind::NotFound);

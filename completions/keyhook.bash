@@ -28,11 +28,17 @@ _keyhook() {
             keyhook,help)
                 cmd="keyhook__subcmd__help"
                 ;;
+            keyhook,key)
+                cmd="keyhook__subcmd__keys"
+                ;;
             keyhook,keys)
                 cmd="keyhook__subcmd__keys"
                 ;;
             keyhook,serve)
                 cmd="keyhook__subcmd__serve"
+                ;;
+            keyhook,webhook)
+                cmd="keyhook__subcmd__webhooks"
                 ;;
             keyhook,webhooks)
                 cmd="keyhook__subcmd__webhooks"
@@ -227,7 +233,7 @@ _keyhook() {
 
     case "${cmd}" in
         keyhook)
-            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version keys webhooks events deliver serve completions help"
+            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version keys key webhooks webhook events deliver serve completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -18,7 +18,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
     }
     var completions = [
         &'keyhook'= {
-            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -29,7 +29,9 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand keys 'Create, list, show, delete, rotate and verify API keys'
+            cand key 'Create, list, show, delete, rotate and verify API keys'
             cand webhooks 'Create, list, test, enable, disable and delete webhook subscriptions'
+            cand webhook 'Create, list, test, enable, disable and delete webhook subscriptions'
             cand events 'Emit events to subscribed webhooks'
             cand deliver 'Send queued webhook deliveries (with --once: what is due now, then exit)'
             cand serve 'Serve the /api/v1 HTTP JSON API (and deliver webhooks)'
@@ -37,7 +39,27 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'keyhook;keys'= {
-            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand create 'Create a key and print it; the plaintext is shown this once and never stored'
+            cand list 'List the user''s keys (never the plaintext)'
+            cand show 'Show one key'
+            cand delete 'Delete a key; requests made with it are refused from then on'
+            cand rotate 'Replace a key with a new one of the same name, permission and scope'
+            cand prune 'Delete the user''s keys that expired more than DUR ago (default 30 days)'
+            cand verify 'Check a key read from standard input: exit 0 if it may be used, 4 if not'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'keyhook;key'= {
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -63,7 +85,27 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --profile 'Limit the key to this profile (repeat for several); without it the key has full access'
             cand --expires-at 'Expiry time, RFC 3339 with an offset (2030-01-01T00:00:00Z)'
             cand --expires-in 'Expiry as a duration from now (90m, 12h, 30d, 2w)'
-            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand -q 'Print only the plaintext key'
+            cand --quiet 'Print only the plaintext key'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;key;create'= {
+            cand -n 'A label for the key (1 to 100 characters)'
+            cand --name 'A label for the key (1 to 100 characters)'
+            cand --permission 'What the key may do'
+            cand --profile 'Limit the key to this profile (repeat for several); without it the key has full access'
+            cand --expires-at 'Expiry time, RFC 3339 with an offset (2030-01-01T00:00:00Z)'
+            cand --expires-in 'Expiry as a duration from now (90m, 12h, 30d, 2w)'
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -77,7 +119,20 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;keys;list'= {
-            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --all-users 'List the keys of every user'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;key;list'= {
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -90,7 +145,19 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;keys;show'= {
-            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;key;show'= {
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -102,7 +169,21 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;keys;delete'= {
-            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand -y 'Do not ask for confirmation (required without a terminal)'
+            cand --yes 'Do not ask for confirmation (required without a terminal)'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;key;delete'= {
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -117,7 +198,22 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         }
         &'keyhook;keys;rotate'= {
             cand --grace 'Keep the old key working this long (e.g. 1h, 7d) instead of deleting it at once'
-            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand -q 'Print only the new plaintext key'
+            cand --quiet 'Print only the new plaintext key'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;key;rotate'= {
+            cand --grace 'Keep the old key working this long (e.g. 1h, 7d) instead of deleting it at once'
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -132,7 +228,22 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         }
         &'keyhook;keys;prune'= {
             cand --expired-for 'How long ago a key must have expired to be deleted (e.g. 7d, 12h)'
-            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand -y 'Do not ask for confirmation (required without a terminal)'
+            cand --yes 'Do not ask for confirmation (required without a terminal)'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;key;prune'= {
+            cand --expired-for 'How long ago a key must have expired to be deleted (e.g. 7d, 12h)'
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -148,7 +259,21 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;keys;verify'= {
             cand --method 'The HTTP method the key would be used for'
             cand --profile 'A profile the key would touch'
-            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;key;verify'= {
+            cand --method 'The HTTP method the key would be used for'
+            cand --profile 'A profile the key would touch'
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -185,8 +310,55 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         }
         &'keyhook;keys;help;help'= {
         }
+        &'keyhook;key;help'= {
+            cand create 'Create a key and print it; the plaintext is shown this once and never stored'
+            cand list 'List the user''s keys (never the plaintext)'
+            cand show 'Show one key'
+            cand delete 'Delete a key; requests made with it are refused from then on'
+            cand rotate 'Replace a key with a new one of the same name, permission and scope'
+            cand prune 'Delete the user''s keys that expired more than DUR ago (default 30 days)'
+            cand verify 'Check a key read from standard input: exit 0 if it may be used, 4 if not'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'keyhook;key;help;create'= {
+        }
+        &'keyhook;key;help;list'= {
+        }
+        &'keyhook;key;help;show'= {
+        }
+        &'keyhook;key;help;delete'= {
+        }
+        &'keyhook;key;help;rotate'= {
+        }
+        &'keyhook;key;help;prune'= {
+        }
+        &'keyhook;key;help;verify'= {
+        }
+        &'keyhook;key;help;help'= {
+        }
         &'keyhook;webhooks'= {
-            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand create 'Subscribe a URL to events (at most 10 webhooks per user)'
+            cand list 'List the user''s webhooks'
+            cand show 'Show one webhook, its secret included'
+            cand test 'Send a webhook.test delivery now and report what the endpoint answered'
+            cand enable 'Re-enable a webhook and reset its failure count'
+            cand disable 'Stop event deliveries to a webhook'
+            cand delete 'Delete a webhook and its delivery log'
+            cand deliveries 'Show the newest delivery attempts to a webhook'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'keyhook;webhook'= {
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -209,7 +381,21 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;webhooks;create'= {
             cand --url 'The http(s) URL that receives the deliveries'
             cand --event 'An event to subscribe to (repeat for several), e.g. post.published'
-            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;webhook;create'= {
+            cand --url 'The http(s) URL that receives the deliveries'
+            cand --event 'An event to subscribe to (repeat for several), e.g. post.published'
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -221,7 +407,19 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhooks;list'= {
-            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;webhook;list'= {
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -233,7 +431,19 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhooks;show'= {
-            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;webhook;show'= {
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -245,7 +455,19 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhooks;test'= {
-            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;webhook;test'= {
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -257,7 +479,19 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhooks;enable'= {
-            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;webhook;enable'= {
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -269,7 +503,19 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhooks;disable'= {
-            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;webhook;disable'= {
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -281,7 +527,21 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhooks;delete'= {
-            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand -y 'Do not ask for confirmation (required without a terminal)'
+            cand --yes 'Do not ask for confirmation (required without a terminal)'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;webhook;delete'= {
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -295,7 +555,19 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhooks;deliveries'= {
-            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;webhook;deliveries'= {
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -335,8 +607,37 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         }
         &'keyhook;webhooks;help;help'= {
         }
+        &'keyhook;webhook;help'= {
+            cand create 'Subscribe a URL to events (at most 10 webhooks per user)'
+            cand list 'List the user''s webhooks'
+            cand show 'Show one webhook, its secret included'
+            cand test 'Send a webhook.test delivery now and report what the endpoint answered'
+            cand enable 'Re-enable a webhook and reset its failure count'
+            cand disable 'Stop event deliveries to a webhook'
+            cand delete 'Delete a webhook and its delivery log'
+            cand deliveries 'Show the newest delivery attempts to a webhook'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'keyhook;webhook;help;create'= {
+        }
+        &'keyhook;webhook;help;list'= {
+        }
+        &'keyhook;webhook;help;show'= {
+        }
+        &'keyhook;webhook;help;test'= {
+        }
+        &'keyhook;webhook;help;enable'= {
+        }
+        &'keyhook;webhook;help;disable'= {
+        }
+        &'keyhook;webhook;help;delete'= {
+        }
+        &'keyhook;webhook;help;deliveries'= {
+        }
+        &'keyhook;webhook;help;help'= {
+        }
         &'keyhook;events'= {
-            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -351,7 +652,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         }
         &'keyhook;events;emit'= {
             cand --data 'The event''s data: a JSON object, @FILE to read it from a file, or - for stdin'
-            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -373,7 +674,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;deliver'= {
             cand --retry-schedule 'Delays before each retry of a failed delivery, comma-separated'
             cand --delivery-workers 'Deliveries sent at once'
-            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -391,7 +692,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --read-timeout 'Disconnect a client that sends nothing for this long (between requests or within one)'
             cand --retry-schedule 'Delays before each retry of a failed delivery, comma-separated'
             cand --delivery-workers 'Deliveries sent at once'
-            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -403,7 +704,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;completions'= {
-            cand --db 'The SQLite database file (created on first use, mode 0600)'
+            cand --db 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'

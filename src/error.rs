@@ -48,6 +48,10 @@ pub enum Error {
     Unavailable(String),
     #[error("{0}")]
     Storage(String),
+    /// A command that needs an existing database was pointed at a path with none (the CLI's
+    /// read-only commands never create one).
+    #[error("{0}")]
+    NoDatabase(String),
     #[error("{0}")]
     Io(String),
 }
@@ -81,6 +85,7 @@ impl Error {
             Error::NotFound(_) => "NOT_FOUND",
             Error::LimitReached(_) => "WEBHOOK_LIMIT_REACHED",
             Error::Unavailable(_) => "SERVICE_UNAVAILABLE",
+            Error::NoDatabase(_) => "DATABASE_NOT_FOUND",
             Error::Storage(_) | Error::Io(_) => "INTERNAL_ERROR",
         }
     }
@@ -92,7 +97,7 @@ impl Error {
             Error::Forbidden(_) | Error::ForbiddenFields { .. } => 403,
             Error::NotFound(_) => 404,
             Error::LimitReached(_) => 409,
-            Error::Unavailable(_) => 503,
+            Error::Unavailable(_) | Error::NoDatabase(_) => 503,
             Error::Storage(_) | Error::Io(_) => 500,
         }
     }
@@ -108,6 +113,7 @@ impl Error {
             | Error::ForbiddenFields { .. } => 4,
             Error::LimitReached(_) => 5,
             Error::Unavailable(_) | Error::Storage(_) | Error::Io(_) => 1,
+            Error::NoDatabase(_) => 1,
         }
     }
 

@@ -40,7 +40,8 @@ const FILES: &[(&str, &str)] = &[(
     "$XDG_DATA_HOME/keyhook/keyhook.db",
     "The database (default ~/.local/share/keyhook/keyhook.db when XDG_DATA_HOME is unset), \
      created with mode 0600 in directories created with mode 0700, with its -wal and -shm \
-     files beside it. It holds SHA-256 hashes of keys, never keys.",
+     files beside it, by the first command that writes; commands that only read exit 1 when \
+     it is missing. It holds SHA-256 hashes of keys, never keys.",
 )];
 
 /// Escapes text for roff: backslashes, and a leading dot or quote that would start a request.
@@ -116,7 +117,8 @@ fn page(cmd: &clap::Command, extra: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
 
 /// `keyhook.1` and a page per subcommand (`keyhook-keys.1`, `keyhook-keys-create.1`, ...).
 pub fn man_pages() -> Vec<(String, Vec<u8>)> {
-    let mut root = Cli::command().disable_help_subcommand(true);
+    // `--db`'s default as a variable, not this machine's path: the pages are committed.
+    let mut root = super::documented_command().disable_help_subcommand(true);
     root.build();
     let env: Vec<(String, String)> = environment(&root);
     let mut pages = vec![(

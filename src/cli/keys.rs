@@ -152,7 +152,7 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
         }
         KeysCommand::List { all_users } => {
             let actor = ctx.actor()?;
-            let list = keys::list(&ctx.store()?, &actor, all_users)?;
+            let list = keys::list(&ctx.existing_store()?, &actor, all_users)?;
             if list.is_empty() {
                 ctx.out.note(&format!("No API keys for user {}.", ctx.user));
             }
@@ -164,7 +164,7 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
             })
         }
         KeysCommand::Show { id } => {
-            let key = keys::get(&ctx.store()?, &ctx.actor()?, &id)?;
+            let key = keys::get(&ctx.existing_store()?, &ctx.actor()?, &id)?;
             ctx.out
                 .data(&key, |w| writeln!(w, "{}", ctx.out.key_detail(&key, now)))
         }
@@ -243,8 +243,9 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
             })
         }
         KeysCommand::Verify { method, profile } => {
+            // Before the prompt: a missing database fails without asking for a key.
+            let store = ctx.existing_store()?;
             let token = prompt::read_secret("API key")?;
-            let store = ctx.store()?;
             // Checking a key is not a use of it: lastUsedAt stays as it is.
             let key = auth::authenticate(&store, &token, now)?;
             auth::may(&key, method, profile.as_deref())?;

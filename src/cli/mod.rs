@@ -13,7 +13,7 @@ mod webhooks;
 use std::io;
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::delivery::client::{ClientConfig, Sender};
 use crate::error::Error;
@@ -32,14 +32,22 @@ pub use output::Output;
     after_help = "Examples:\n  keyhook keys create --name deploy --expires-in 90d\n  keyhook webhooks create --url https://example.com/hooks --event post.published\n  keyhook serve --bind 127.0.0.1:8787"
 )]
 pub struct Cli {
-    /// The SQLite database file (created on first use, mode 0600)
-    #[arg(long, global = true, env = "KEYHOOK_DB", value_name = "PATH")]
+    /// The SQLite database file (commands that only read need it to exist; the others create
+    /// it, mode 0600)
+    #[arg(
+        long,
+        global = true,
+        env = "KEYHOOK_DB",
+        value_name = "PATH",
+        help_heading = GLOBAL
+    )]
     pub db: Option<PathBuf>,
 
     /// The user that owns what is created and listed
     #[arg(
         long,
         global = true,
+        help_heading = GLOBAL,
         env = "KEYHOOK_USER",
         default_value = "default",
         value_name = "ID"
@@ -47,13 +55,14 @@ pub struct Cli {
     pub user: String,
 
     /// Print exactly the HTTP API's response body ({"data": ...} or {"error": ...})
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub json: bool,
 
     /// When tables use color (NO_COLOR turns auto off)
     #[arg(
         long,
         global = true,
+        help_heading = GLOBAL,
         value_enum,
         default_value = "auto",
         value_name = "WHEN"
@@ -61,12 +70,12 @@ pub struct Cli {
     pub color: output::ColorChoice,
 
     /// Allow webhook deliveries to loopback, private and link-local addresses
-    #[arg(long, global = true, env = "KEYHOOK_ALLOW_PRIVATE_TARGETS",
+    #[arg(long, global = true, help_heading = GLOBAL, env = "KEYHOOK_ALLOW_PRIVATE_TARGETS",
           value_parser = clap::builder::BoolishValueParser::new())]
     pub allow_private_targets: bool,
 
     /// How long one webhook delivery may take before it counts as failed
-    #[arg(long, global = true, env = "KEYHOOK_DELIVERY_TIMEOUT", default_value = "10s",
+    #[arg(long, global = true, help_heading = GLOBAL, env = "KEYHOOK_DELIVERY_TIMEOUT", default_value = "10s",
           value_name = "DUR", value_parser = timeout_ms)]
     pub delivery_timeout: i64,
 
@@ -79,12 +88,14 @@ pub enum Command {
     /// Create, list, show, delete, rotate and verify API keys
     #[command(
         subcommand,
+        visible_alias = "key",
         after_help = "Example:\n  keyhook keys create --name ci --expires-in 30d"
     )]
     Keys(keys::KeysCommand),
     /// Create, list, test, enable, disable and delete webhook subscriptions
     #[command(
         subcommand,
+        visible_alias = "webhook",
         after_help = "Example:\n  keyhook webhooks create --url https://example.com/hooks --event post.published"
     )]
     Webhooks(webhooks::WebhooksCommand),
@@ -109,6 +120,44 @@ pub enum Command {
     },
 }
 
+/// The heading of the options every command takes, listed after the command's own.
+const GLOBAL: &str = "Global Options";
+
+/// How `--db`'s default is written where it must not depend on this machine (man pages).
+pub const DB_DEFAULT_DOC: &str = "$XDG_DATA_HOME/keyhook/keyhook.db";
+
+/// `Cli::command()` with the default of `--db` resolved as on this machine (XDG_DATA_HOME,
+/// else HOME), so that `--help` shows the path a command would use. Without a resolvable
+/// default there is none, and a command needing the database says how to name one.
+fn runtime_command() -> clap::Command {
+    let cmd = Cli::command();
+    match crate::config::database_path(None) {
+        Ok(path) => {
+            // Once per process: clap keeps `'static` defaults.
+            let path: &'static std::ffi::OsStr =
+                Box::leak(path.into_os_string().into_boxed_os_str());
+            with_db_default(cmd, path)
+        }
+        Err(_) => cmd,
+    }
+}
+
+/// `cmd` with `--db` defaulting to `path` (in place: the order of the arguments is kept).
+fn with_db_default(cmd: clap::Command, path: &'static std::ffi::OsStr) -> clap::Command {
+    cmd.mut_args(|a| {
+        if a.get_id() == "db" {
+            a.default_value(path)
+        } else {
+            a
+        }
+    })
+}
+
+/// `Cli::command()` with `--db`'s default written as [`DB_DEFAULT_DOC`], for man pages.
+pub fn documented_command() -> clap::Command {
+    with_db_default(Cli::command(), std::ffi::OsStr::new(DB_DEFAULT_DOC))
+}
+
 fn timeout_ms(s: &str) -> Result<i64, String> {
     let ms = crate::time::parse_duration(s)?;
     if ms > 600_000 {
@@ -127,8 +176,16 @@ pub struct Context {
 }
 
 impl Context {
+    /// The database, created if it is not there: for the commands that create something.
     pub fn store(&self) -> Result<Store, Error> {
         Store::open(&crate::config::database_path(self.db.clone())?)
+    }
+
+    /// The database, which must already exist: for the commands that only read. A mistyped
+    /// `--db` fails (exit 1, naming the path) instead of creating an empty database that
+    /// answers "no keys".
+    pub fn existing_store(&self) -> Result<Store, Error> {
+        Store::open_existing(&crate::config::database_path(self.db.clone())?)
     }
 
     pub fn actor(&self) -> Result<Actor, Error> {
@@ -149,7 +206,9 @@ impl Context {
 
 /// Runs the command line and returns the process exit status.
 pub fn main() -> i32 {
-    let cli = match Cli::try_parse() {
+    let cli = match runtime_command().try_get_matches().and_then(|mut m| {
+        Cli::from_arg_matches_mut(&mut m).map_err(|e| e.format(&mut runtime_command()))
+    }) {
         Ok(cli) => cli,
         Err(e) => return usage_error(&e),
     };
@@ -203,6 +262,7 @@ fn usage_error(e: &clap::Error) -> i32 {
         .join(" ")
         .trim_start_matches("error: ")
         .to_string();
+    let message = with_suggestion(message, e);
     let field = match e.get(ContextKind::InvalidArg) {
         // "--permission <PERMISSION>" names the flag "--permission".
         Some(clap::error::ContextValue::String(arg)) => {
@@ -242,4 +302,37 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
         c.downcast_ref::<io::Error>()
             .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
     })
+}
+
+/// `message` with clap's suggestion, which it prints as a separate `tip:` paragraph that the
+/// one-line report would drop: `unrecognized subcommand 'kyes'; did you mean 'keys'?`.
+fn with_suggestion(message: String, e: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue};
+    let mut names = Vec::new();
+    for kind in [
+        ContextKind::SuggestedSubcommand,
+        ContextKind::SuggestedArg,
+        ContextKind::SuggestedValue,
+    ] {
+        match e.get(kind) {
+            Some(ContextValue::String(s)) => names.push(s.clone()),
+            Some(ContextValue::Strings(v)) => names.extend(v.iter().cloned()),
+            _ => {}
+        }
+    }
+    // `key` is no better a guess than `keys`, which it stands for.
+    let root = Cli::command();
+    let is_alias_of_another = |n: &String| {
+        root.find_subcommand(n)
+            .is_some_and(|c| c.get_name() != n && names.iter().any(|m| m == c.get_name()))
+    };
+    let names: Vec<String> = names
+        .iter()
+        .filter(|n| !is_alias_of_another(n))
+        .map(|n| format!("'{n}'"))
+        .collect();
+    if names.is_empty() {
+        return message;
+    }
+    format!("{message}; did you mean {}?", names.join(" or "))
 }

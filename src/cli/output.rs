@@ -2,7 +2,7 @@
 
 use std::io::{self, IsTerminal, Write};
 
-use comfy_table::{presets, Attribute, Cell, Color, ColumnConstraint, ContentArrangement, Table};
+use comfy_table::{presets, Attribute, Cell, Color, ContentArrangement, Table};
 use serde::Serialize;
 
 use crate::error::Error;
@@ -148,6 +148,17 @@ pub fn relative(t: Timestamp, now: Timestamp) -> String {
     }
 }
 
+/// An attempt's outcome: `500 Internal Server Error`, or only the reason when no response
+/// came (status 0: `blocked: private address`, `timed out`).
+pub fn status(code: u16, text: &str) -> String {
+    match (code, text.trim()) {
+        (0, "") => "no response".into(),
+        (0, text) => text.into(),
+        (code, "") => code.to_string(),
+        (code, text) => format!("{code} {text}"),
+    }
+}
+
 /// `2026-11-22 03:47 UTC`, or `-` for no time.
 pub fn when(t: Option<Timestamp>) -> String {
     match t {
@@ -164,12 +175,245 @@ fn when_full(t: Option<Timestamp>, now: Timestamp) -> String {
     }
 }
 
-fn keep_whole(t: &mut Table, columns: &[usize]) {
-    for &i in columns {
-        if let Some(c) = t.column_mut(i) {
-            c.set_constraint(ColumnConstraint::ContentWidth);
+/// How a cell gives way when its table is wider than the screen. Nothing is ever broken
+/// mid-word: a URL or an id split over two lines can no longer be copied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fit {
+    /// Never narrowed: ids, prefixes and secrets are copied into other commands.
+    Whole,
+    /// Wrapped at spaces; a single word longer than the column is cut with `…`.
+    Wrap,
+    /// Cut with `…` (URLs; `--json` shows them whole).
+    Cut,
+    /// Shortened to no fewer than this many characters, without `…`: a webhook id, whose
+    /// unique prefix every command takes in its place.
+    Prefix(usize),
+}
+
+/// One cell: its text, how it may be narrowed, and its color (`Some(true)` green,
+/// `Some(false)` red; only with color on).
+struct Text {
+    text: String,
+    fit: Fit,
+    good: Option<bool>,
+}
+
+fn whole(text: impl Into<String>) -> Text {
+    Text {
+        text: text.into(),
+        fit: Fit::Whole,
+        good: None,
+    }
+}
+
+fn wrap(text: impl Into<String>) -> Text {
+    Text {
+        text: text.into(),
+        fit: Fit::Wrap,
+        good: None,
+    }
+}
+
+fn cut(text: impl Into<String>) -> Text {
+    Text {
+        text: text.into(),
+        fit: Fit::Cut,
+        good: None,
+    }
+}
+
+/// Width of `s` on the screen, in characters.
+fn width(s: &str) -> usize {
+    s.lines().map(|l| l.chars().count()).max().unwrap_or(0)
+}
+
+/// The narrowest a column that may give way is made (unless its content is narrower), so
+/// that a cut cell still shows something.
+const MIN_COLUMN: usize = 6;
+/// Words up to this long (ids: 36 characters) are kept whole while other columns can give way.
+const MAX_WORD: usize = 40;
+/// Ids are shortened only if the other columns would be narrower than this.
+const COMFORTABLE: usize = 24;
+
+/// Column content widths that fit `total` characters (borders and padding included, as
+/// UTF8_FULL_CONDENSED draws them: 3 per column and 1). The widest column that may give way is
+/// narrowed first, by stages: while every column keeps a comfortable width; then with ids
+/// shortened to their prefixes; then down to each column's longest word; then as far as it
+/// takes. `None` when the table fits as it is.
+fn fit_widths(total: usize, header: &[&str], rows: &[Vec<Text>]) -> Option<Vec<usize>> {
+    let n = rows
+        .iter()
+        .map(Vec::len)
+        .chain([header.len()])
+        .max()
+        .unwrap_or(0);
+    let mut natural = vec![0; n];
+    // Per column: the least width keeping ids whole, with ids shortened, and keeping words.
+    let mut whole_ids = vec![0; n];
+    let mut short_ids = vec![0; n];
+    let mut words = vec![0; n];
+    for (i, h) in header.iter().enumerate() {
+        natural[i] = width(h);
+        // A header wraps between its words (`LAST USED`).
+        let word = h.split(' ').map(width).max().unwrap_or(0);
+        whole_ids[i] = word.max(MIN_COLUMN);
+        short_ids[i] = whole_ids[i];
+        words[i] = whole_ids[i];
+    }
+    for row in rows {
+        for (i, c) in row.iter().enumerate() {
+            let w = width(&c.text);
+            natural[i] = natural[i].max(w);
+            let (full, short, word) = match c.fit {
+                Fit::Whole => (w, w, w),
+                Fit::Prefix(min) => (w, min, min),
+                Fit::Wrap => {
+                    let word = c.text.split_whitespace().map(width).max().unwrap_or(0);
+                    (0, 0, word.min(MAX_WORD))
+                }
+                Fit::Cut => (0, 0, 0),
+            };
+            whole_ids[i] = whole_ids[i].max(full);
+            short_ids[i] = short_ids[i].max(short);
+            words[i] = words[i].max(word);
         }
     }
+    let budget = total.saturating_sub(3 * n + 1);
+    if natural.iter().sum::<usize>() <= budget {
+        return None;
+    }
+    let cap =
+        |v: &[usize]| -> Vec<usize> { v.iter().zip(&natural).map(|(&l, &n)| l.min(n)).collect() };
+    let comfortable = |v: &[usize]| -> Vec<usize> {
+        v.iter()
+            .zip(&natural)
+            .map(|(&l, &n)| l.max(COMFORTABLE.min(n)))
+            .collect()
+    };
+    // Shortened ids are as short as they may be at once: a few more characters help no one.
+    let short = |v: Vec<usize>| -> Vec<usize> {
+        (0..n)
+            .map(|i| {
+                if short_ids[i] < whole_ids[i] {
+                    short_ids[i].min(natural[i])
+                } else {
+                    v[i]
+                }
+            })
+            .collect()
+    };
+    let whole_words: Vec<usize> = whole_ids
+        .iter()
+        .zip(&words)
+        .map(|(&a, &b)| a.max(b))
+        .collect();
+    let stages = [
+        comfortable(&whole_words),
+        short(comfortable(&whole_words)),
+        short(cap(&whole_words)),
+        cap(&short_ids),
+    ];
+    let mut widths = natural.clone();
+    for least in &stages {
+        // Each stage starts afresh, with ids as short as the stage makes them.
+        for i in 0..n {
+            widths[i] = if short_ids[i] < whole_ids[i] {
+                natural[i].min(least[i])
+            } else {
+                natural[i]
+            };
+        }
+        // The widest column narrowed by one until the table fits or none may give way.
+        while widths.iter().sum::<usize>() > budget {
+            let widest = (0..n)
+                .filter(|&i| widths[i] > least[i])
+                .max_by_key(|&i| (widths[i], std::cmp::Reverse(i)));
+            match widest {
+                Some(i) => widths[i] -= 1,
+                None => break,
+            }
+        }
+        if widths.iter().sum::<usize>() <= budget {
+            break;
+        }
+    }
+    // Wrapped at spaces, a column may use less than it was given: what is left goes to the
+    // columns still narrowed (an id only if it then fits whole).
+    let used = |i: usize, w: usize| {
+        rows.iter()
+            .filter_map(|r| r.get(i))
+            .map(|c| width(&fit_text(&c.text, w, c.fit)))
+            .chain(header.get(i).map(|h| width(&fit_text(h, w, Fit::Wrap))))
+            .max()
+            .unwrap_or(0)
+    };
+    for (i, w) in widths.iter_mut().enumerate() {
+        *w = used(i, *w);
+    }
+    // First to the columns that then cut no word, those that need least first.
+    let slack = |widths: &[usize]| budget.saturating_sub(widths.iter().sum::<usize>());
+    let need =
+        |widths: &[usize], i: usize| whole_words[i].min(natural[i]).saturating_sub(widths[i]);
+    let mut uncut: Vec<usize> = (0..n).filter(|&i| need(&widths, i) > 0).collect();
+    uncut.sort_by_key(|&i| need(&widths, i));
+    for i in uncut {
+        if need(&widths, i) <= slack(&widths) {
+            widths[i] += need(&widths, i);
+        }
+    }
+    let cut_first = (0..n).filter(|&i| {
+        rows.iter()
+            .any(|r| r.get(i).is_some_and(|c| c.fit == Fit::Cut))
+    });
+    let order: Vec<usize> = cut_first.chain(0..n).collect();
+    for i in order {
+        let slack = budget.saturating_sub(widths.iter().sum::<usize>());
+        let missing = natural[i].saturating_sub(widths[i]);
+        if missing == 0 || (short_ids[i] < whole_ids[i] && missing > slack) {
+            continue;
+        }
+        widths[i] += missing.min(slack);
+    }
+    Some(widths)
+}
+
+/// `s` cut to `max` characters, the last of them `…`.
+fn cut_to(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// `s` made to fit `max` characters a line, as `fit` allows.
+fn fit_text(s: &str, max: usize, fit: Fit) -> String {
+    let mut lines = Vec::new();
+    for line in s.lines() {
+        match fit {
+            Fit::Whole => lines.push(line.to_string()),
+            Fit::Cut => lines.push(cut_to(line, max)),
+            Fit::Prefix(min) => lines.push(line.chars().take(max.max(min)).collect()),
+            Fit::Wrap if line.chars().count() <= max => lines.push(line.to_string()),
+            Fit::Wrap => {
+                let mut current = String::new();
+                for word in line.split(' ').filter(|w| !w.is_empty()) {
+                    let word = cut_to(word, max);
+                    let len = current.chars().count();
+                    if len > 0 && len + 1 + word.chars().count() > max {
+                        lines.push(std::mem::take(&mut current));
+                    }
+                    if !current.is_empty() {
+                        current.push(' ');
+                    }
+                    current.push_str(&word);
+                }
+                lines.push(current);
+            }
+        }
+    }
+    lines.join("\n")
 }
 
 fn scope(key: &ApiKey) -> String {
@@ -183,9 +427,11 @@ fn scope(key: &ApiKey) -> String {
 impl Output {
     fn table(&self) -> Table {
         let mut t = Table::new();
+        // The cells are fitted to the width beforehand (see `fitted`), at word boundaries;
+        // comfy-table's own wrapping would split URLs and ids anywhere.
         t.load_preset(presets::UTF8_FULL_CONDENSED)
-            .set_content_arrangement(ContentArrangement::Dynamic);
-        // On a terminal comfy-table fits its width; elsewhere COLUMNS, if set, does.
+            .set_content_arrangement(ContentArrangement::Disabled);
+        // On a terminal comfy-table knows its width; elsewhere COLUMNS, if set, is the width.
         if !io::stdout().is_terminal() {
             if let Some(w) = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()) {
                 t.set_width(w);
@@ -193,6 +439,45 @@ impl Output {
         }
         if self.color {
             t.enforce_styling();
+        }
+        t
+    }
+
+    /// A table of `rows` under `header` (none for a detail view), each cell narrowed as its
+    /// [`Fit`] allows when the table is wider than the screen.
+    fn fitted(&self, header: &[&str], rows: Vec<Vec<Text>>) -> Table {
+        let mut t = self.table();
+        let widths = t
+            .width()
+            .and_then(|w| fit_widths(usize::from(w), header, &rows));
+        if !header.is_empty() {
+            let names: Vec<String> = header
+                .iter()
+                .enumerate()
+                .map(|(i, h)| match &widths {
+                    Some(w) => fit_text(h, w[i], Fit::Wrap),
+                    None => h.to_string(),
+                })
+                .collect();
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            t.set_header(self.header(&names));
+        }
+        for row in rows {
+            let cells: Vec<Cell> = row
+                .into_iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let text = match &widths {
+                        Some(w) => fit_text(&c.text, w[i], c.fit),
+                        None => c.text,
+                    };
+                    match c.good {
+                        Some(good) => self.flag(text, good),
+                        None => Cell::new(text),
+                    }
+                })
+                .collect();
+            t.add_row(cells);
         }
         t
     }
@@ -221,19 +506,19 @@ impl Output {
         }
     }
 
-    fn expiry(&self, key: &ApiKey, now: Timestamp, full: bool) -> Cell {
+    fn expiry(&self, key: &ApiKey, now: Timestamp, full: bool) -> Text {
         match key.expires_at {
-            None => Cell::new("never"),
-            Some(t) if key.is_expired(now) => {
-                self.flag(format!("EXPIRED {}", relative(t, now)), false)
-            }
-            Some(t) if full => Cell::new(when_full(Some(t), now)),
-            Some(t) => Cell::new(relative(t, now)),
+            None => wrap("never"),
+            Some(t) if key.is_expired(now) => Text {
+                good: Some(false),
+                ..wrap(format!("EXPIRED {}", relative(t, now)))
+            },
+            Some(t) if full => wrap(when_full(Some(t), now)),
+            Some(t) => wrap(relative(t, now)),
         }
     }
 
     pub fn key_list(&self, keys: &[ApiKey], now: Timestamp, with_user: bool) -> Table {
-        let mut t = self.table();
         // The prefix names a key in every command; `keys show` and --json give the id.
         let mut header = vec![
             "PREFIX",
@@ -246,107 +531,146 @@ impl Output {
         if with_user {
             header.insert(0, "USER");
         }
-        t.set_header(self.header(&header));
-        for k in keys {
-            let mut row = vec![
-                Cell::new(&k.key_prefix),
-                Cell::new(&k.name),
-                Cell::new(k.permission.as_str()),
-                Cell::new(scope(k)),
-                self.expiry(k, now, false),
-                Cell::new(k.last_used_at.map_or("never".into(), |t| relative(t, now))),
-            ];
-            if with_user {
-                row.insert(0, Cell::new(&k.user_id));
-            }
-            t.add_row(row);
-        }
-        // Prefixes are copied into other commands: never wrap them.
-        keep_whole(&mut t, &[usize::from(with_user)]);
-        t
+        let rows = keys
+            .iter()
+            .map(|k| {
+                // Prefixes are copied into other commands: never narrowed.
+                let mut row = vec![
+                    whole(&k.key_prefix),
+                    wrap(&k.name),
+                    whole(k.permission.as_str()),
+                    wrap(scope(k)),
+                    self.expiry(k, now, false),
+                    wrap(k.last_used_at.map_or("never".into(), |t| relative(t, now))),
+                ];
+                if with_user {
+                    row.insert(0, wrap(&k.user_id));
+                }
+                row
+            })
+            .collect();
+        self.fitted(&header, rows)
     }
 
     pub fn key_detail(&self, k: &ApiKey, now: Timestamp) -> Table {
-        let mut t = self.table();
-        let rows = [
-            ("id", Cell::new(&k.id)),
-            ("user", Cell::new(&k.user_id)),
-            ("name", Cell::new(&k.name)),
-            ("prefix", Cell::new(&k.key_prefix)),
-            ("permission", Cell::new(k.permission.as_str())),
-            ("scope", Cell::new(scope(k))),
+        let rows = vec![
+            ("id", whole(&k.id)),
+            ("user", whole(&k.user_id)),
+            ("name", wrap(&k.name)),
+            ("prefix", whole(&k.key_prefix)),
+            ("permission", whole(k.permission.as_str())),
+            ("scope", wrap(scope(k))),
             ("expires", self.expiry(k, now, true)),
             (
                 "last used",
-                Cell::new(
+                wrap(
                     k.last_used_at
                         .map_or("never".into(), |t| when_full(Some(t), now)),
                 ),
             ),
-            ("created", Cell::new(when_full(Some(k.created_at), now))),
+            ("created", wrap(when_full(Some(k.created_at), now))),
         ];
-        for (field, value) in rows {
-            t.add_row(vec![Cell::new(field), value]);
-        }
-        t
+        self.detail(rows)
+    }
+
+    /// A two-column view of one record: field names, then values.
+    fn detail(&self, rows: Vec<(&str, Text)>) -> Table {
+        let rows = rows
+            .into_iter()
+            .map(|(field, value)| vec![whole(field), value])
+            .collect();
+        self.fitted(&[], rows)
     }
 
     pub fn webhook_list(&self, list: &[Webhook], now: Timestamp) -> Table {
-        let mut t = self.table();
-        t.set_header(self.header(&["ID", "URL", "EVENTS", "ACTIVE", "FAILS", "CREATED"]));
-        for w in list {
-            t.add_row(vec![
-                Cell::new(&w.id),
-                Cell::new(&w.url),
-                Cell::new(w.events.join(", ")),
-                self.flag(yes_no(w.is_active), w.is_active),
-                self.flag(w.fail_count.to_string(), w.fail_count == 0),
-                Cell::new(relative(w.created_at, now)),
-            ]);
+        // Narrowed, the id column shows prefixes long enough to tell the webhooks apart.
+        let unique = |a: &Webhook, b: &Webhook| {
+            1 + a
+                .id
+                .chars()
+                .zip(b.id.chars())
+                .take_while(|(x, y)| x == y)
+                .count()
+        };
+        let mut shortest = 8;
+        for (i, a) in list.iter().enumerate() {
+            for b in &list[i + 1..] {
+                shortest = shortest.max(unique(a, b));
+            }
         }
-        keep_whole(&mut t, &[0]);
-        t
+        let rows = list
+            .iter()
+            .map(|w| {
+                vec![
+                    Text {
+                        fit: Fit::Prefix(shortest),
+                        ..whole(&w.id)
+                    },
+                    cut(&w.url),
+                    wrap(w.events.join(", ")),
+                    Text {
+                        good: Some(w.is_active),
+                        ..whole(yes_no(w.is_active))
+                    },
+                    Text {
+                        good: Some(w.fail_count == 0),
+                        ..whole(w.fail_count.to_string())
+                    },
+                    wrap(relative(w.created_at, now)),
+                ]
+            })
+            .collect();
+        self.fitted(&["ID", "URL", "EVENTS", "ACTIVE", "FAILS", "CREATED"], rows)
     }
 
     pub fn webhook_detail(&self, w: &Webhook, now: Timestamp) -> Table {
-        let mut t = self.table();
-        let rows = [
-            ("id", Cell::new(&w.id)),
-            ("user", Cell::new(&w.user_id)),
-            ("url", Cell::new(&w.url)),
-            ("events", Cell::new(w.events.join(", "))),
-            ("active", self.flag(yes_no(w.is_active), w.is_active)),
+        let rows = vec![
+            ("id", whole(&w.id)),
+            ("user", whole(&w.user_id)),
+            ("url", cut(&w.url)),
+            ("events", wrap(w.events.join(", "))),
+            (
+                "active",
+                Text {
+                    good: Some(w.is_active),
+                    ..whole(yes_no(w.is_active))
+                },
+            ),
             (
                 "failures",
-                self.flag(w.fail_count.to_string(), w.fail_count == 0),
+                Text {
+                    good: Some(w.fail_count == 0),
+                    ..whole(w.fail_count.to_string())
+                },
             ),
-            ("secret", Cell::new(&w.secret)),
-            ("created", Cell::new(when_full(Some(w.created_at), now))),
-            ("updated", Cell::new(when_full(Some(w.updated_at), now))),
+            ("secret", whole(&w.secret)),
+            ("created", wrap(when_full(Some(w.created_at), now))),
+            ("updated", wrap(when_full(Some(w.updated_at), now))),
         ];
-        for (field, value) in rows {
-            t.add_row(vec![Cell::new(field), value]);
-        }
-        t
+        self.detail(rows)
     }
 
     pub fn attempt_list(&self, list: &[DeliveryAttempt], now: Timestamp) -> Table {
-        let mut t = self.table();
-        t.set_header(self.header(&["WHEN", "EVENT", "ATTEMPT", "RESULT", "STATUS", "DURATION"]));
-        for a in list {
-            t.add_row(vec![
-                Cell::new(relative(a.attempted_at, now)),
-                Cell::new(format!("{} {}", a.event, a.event_id)),
-                Cell::new(a.attempt),
-                self.flag(
-                    if a.delivered { "delivered" } else { "failed" },
-                    a.delivered,
-                ),
-                Cell::new(format!("{} {}", a.status_code, a.status_text)),
-                Cell::new(format!("{} ms", a.duration_ms)),
-            ]);
-        }
-        t
+        let rows = list
+            .iter()
+            .map(|a| {
+                vec![
+                    wrap(relative(a.attempted_at, now)),
+                    wrap(format!("{} {}", a.event, a.event_id)),
+                    whole(a.attempt.to_string()),
+                    Text {
+                        good: Some(a.delivered),
+                        ..whole(if a.delivered { "delivered" } else { "failed" })
+                    },
+                    wrap(status(a.status_code, &a.status_text)),
+                    wrap(format!("{} ms", a.duration_ms)),
+                ]
+            })
+            .collect();
+        self.fitted(
+            &["WHEN", "EVENT", "ATTEMPT", "RESULT", "STATUS", "DURATION"],
+            rows,
+        )
     }
 }
 
@@ -366,5 +690,83 @@ mod tests {
         assert_eq!(at(3 * 86_400_000), "in 3 days");
         assert_eq!(at(-14 * 86_400_000), "2 weeks ago");
         assert_eq!(at(400 * 86_400_000), "in 1 year");
+    }
+
+    #[test]
+    fn status_without_a_response_is_only_the_reason() {
+        assert_eq!(
+            status(0, "blocked: private address"),
+            "blocked: private address"
+        );
+        assert_eq!(status(0, ""), "no response");
+        assert_eq!(
+            status(500, "Internal Server Error"),
+            "500 Internal Server Error"
+        );
+        assert_eq!(status(418, " "), "418");
+    }
+
+    #[test]
+    fn text_is_wrapped_between_words_and_cut_with_an_ellipsis() {
+        assert_eq!(
+            fit_text("post.published, post.failed", 16, Fit::Wrap),
+            "post.published,\npost.failed"
+        );
+        assert_eq!(fit_text("a  b", 10, Fit::Wrap), "a  b", "fits: as it is");
+        assert_eq!(
+            fit_text("https://example.com/a/b", 10, Fit::Cut),
+            "https://e…"
+        );
+        assert_eq!(fit_text("short", 10, Fit::Cut), "short");
+        assert_eq!(
+            fit_text("averyveryverylongword x", 8, Fit::Wrap),
+            "averyve…\nx"
+        );
+        assert_eq!(
+            fit_text("5b8f0c4e-2d3a-4f7e-9c1b-6a2d8e4f1a3c", 4, Fit::Prefix(8)),
+            "5b8f0c4e"
+        );
+        assert_eq!(fit_text("kp_12345678", 3, Fit::Whole), "kp_12345678");
+    }
+
+    #[test]
+    fn widths_fit_the_screen_and_keep_whole_cells_whole() {
+        let row = |url: &str| {
+            vec![
+                Text {
+                    fit: Fit::Prefix(8),
+                    ..whole("5b8f0c4e-2d3a-4f7e-9c1b-6a2d8e4f1a3c")
+                },
+                cut(url),
+                wrap("post.published, post.failed, account.connected"),
+                whole("yes"),
+            ]
+        };
+        let header = ["ID", "URL", "EVENTS", "ACTIVE"];
+        let rows = vec![row(&format!("https://example.com/{}", "x".repeat(80)))];
+        assert!(fit_widths(400, &header, &rows).is_none(), "fits as it is");
+        for total in [60, 80, 100, 120, 160] {
+            let w = fit_widths(total, &header, &rows).unwrap();
+            assert!(w.iter().sum::<usize>() + 3 * 4 < total, "{total}: {w:?}");
+            assert!(
+                w[0] == 8 || w[0] == 36,
+                "{total}: an id whole or a prefix: {w:?}"
+            );
+            assert!(
+                w[2] >= "account.connected".len(),
+                "{total}: words whole: {w:?}"
+            );
+            assert_eq!(w[3], "ACTIVE".len());
+        }
+        assert_eq!(
+            fit_widths(160, &header, &rows).unwrap()[0],
+            36,
+            "room for the id"
+        );
+        assert_eq!(
+            fit_widths(80, &header, &rows).unwrap()[0],
+            8,
+            "no room for the id"
+        );
     }
 }

@@ -1,5 +1,6 @@
 use clap::Subcommand;
 
+use super::output::status;
 use super::{prompt, Context};
 use crate::service::webhooks::{self, NewWebhook, WebhookPatch};
 use crate::time::Timestamp;
@@ -77,7 +78,16 @@ pub enum WebhooksCommand {
 pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
     let now = Timestamp::now();
     let actor = ctx.actor()?;
-    let store = ctx.store()?;
+    // Commands that only read need the database to exist; the others create it.
+    let read_only = matches!(
+        cmd,
+        WebhooksCommand::List | WebhooksCommand::Show { .. } | WebhooksCommand::Deliveries { .. }
+    );
+    let store = if read_only {
+        ctx.existing_store()?
+    } else {
+        ctx.store()?
+    };
     match cmd {
         WebhooksCommand::Create { url, events } => {
             let input = NewWebhook {
@@ -122,7 +132,7 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
                 } else {
                     "not delivered"
                 };
-                writeln!(o, "{verdict}: {} {}", r.status_code, r.status_text)
+                writeln!(o, "{verdict}: {}", status(r.status_code, &r.status_text))
             })?;
             if r.delivered {
                 Ok(())
@@ -130,7 +140,7 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
                 // The result is printed; the exit status tells a script it failed.
                 Err(anyhow::anyhow!(
                     "the test delivery failed: {}",
-                    r.status_text
+                    status(r.status_code, &r.status_text)
                 ))
             }
         }

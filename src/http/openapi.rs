@@ -58,8 +58,11 @@ fn id_param(what: &str, pattern: &str) -> Value {
     }])
 }
 
-/// A webhook id, as the server makes them (a UUID); anything else is 404.
-const WEBHOOK_ID: &str = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$";
+/// A webhook id (a UUID), or a prefix of one; anything else is 404.
+const WEBHOOK_ID: &str = "^[0-9A-Fa-f-]{1,36}$";
+/// How `/webhooks/{id}` names a webhook (`service::webhooks::find`).
+const WEBHOOK_ID_HELP: &str = "Webhook id, or a prefix of it (at least 4 characters, any case) \
+    that only one of the caller's webhooks has; a prefix several have is 400, listing them";
 /// A key id (a UUID) or a key prefix; anything else is 404.
 const KEY_ID: &str =
     "^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|kp_[0-9a-f]{8})$";
@@ -167,22 +170,22 @@ fn paths() -> Value {
                          "requestBody", body(r("CreateWebhook")))
         },
         "/webhooks/{id}": {
-            "parameters": id_param("Webhook id", WEBHOOK_ID),
-            "get": op("Show a webhook", "getWebhook", ("200", ok("The webhook", r("Webhook"))), &["403", "404"]),
+            "parameters": id_param(WEBHOOK_ID_HELP, WEBHOOK_ID),
+            "get": op("Show a webhook", "getWebhook", ("200", ok("The webhook", r("Webhook"))), &["400", "403", "404"]),
             "patch": with(op("Change url, events or isActive (isActive: true resets failCount)", "updateWebhook",
                              ("200", ok("The webhook as changed", r("Webhook"))), &write),
                           "requestBody", body(r("UpdateWebhook"))),
-            "delete": op("Delete a webhook and its delivery log", "deleteWebhook", no_content("Deleted"), &["403", "404"])
+            "delete": op("Delete a webhook and its delivery log", "deleteWebhook", no_content("Deleted"), &["400", "403", "404"])
         },
         "/webhooks/{id}/test": {
-            "parameters": id_param("Webhook id", WEBHOOK_ID),
+            "parameters": id_param(WEBHOOK_ID_HELP, WEBHOOK_ID),
             "post": op("Send a webhook.test delivery now", "testWebhook",
-                       ("200", ok("What the endpoint answered (also when delivery failed)", r("TestResult"))), &["403", "404"])
+                       ("200", ok("What the endpoint answered (also when delivery failed)", r("TestResult"))), &["400", "403", "404"])
         },
         "/webhooks/{id}/deliveries": {
-            "parameters": id_param("Webhook id", WEBHOOK_ID),
+            "parameters": id_param(WEBHOOK_ID_HELP, WEBHOOK_ID),
             "get": op("The newest 100 delivery attempts, newest first", "listDeliveries",
-                      ("200", ok("Attempts", json!({"type": "array", "items": r("DeliveryAttempt")}))), &["403", "404"])
+                      ("200", ok("Attempts", json!({"type": "array", "items": r("DeliveryAttempt")}))), &["400", "403", "404"])
         },
         "/events": {
             "post": with(op("Emit an event to the caller's subscribed, active webhooks", "emitEvent",

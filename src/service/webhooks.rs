@@ -244,9 +244,50 @@ pub fn list(store: &Store, actor: &Actor) -> Result<Vec<Webhook>> {
     store.conn().list_webhooks(actor.user_id())
 }
 
+/// The shortest id prefix that names a webhook: 4 of the 32 hex digits of a UUID, as short as
+/// git's short ids. A user has at most ten webhooks, so 4 digits almost always name one, while
+/// a character or two typed by mistake (or an id like `1` in a script) never silently picks a
+/// webhook: they name none, as before, unless they match several.
+pub const MIN_ID_PREFIX: usize = 4;
+
+/// The actor's webhook whose id is `id`, or whose id starts with `id` (at least
+/// [`MIN_ID_PREFIX`] characters, case-insensitive) when exactly one does. A prefix of any
+/// length that matches several is refused (validation error listing them); another user's
+/// webhooks are never matched. The CLI and the HTTP `{id}` path parameter both come through
+/// here.
 fn find(conn: Conn<'_>, actor: &Actor, id: &str) -> Result<Webhook> {
-    conn.webhook(actor.user_id(), id)?
-        .ok_or_else(|| Error::NotFound(format!("no webhook with id {id:?}")))
+    if let Some(w) = conn.webhook(actor.user_id(), id)? {
+        return Ok(w);
+    }
+    let not_found =
+        |hint: &str| Error::NotFound(format!("no webhook with id or id prefix {id:?}{hint}"));
+    // Only what can begin a UUID is looked up as a prefix.
+    let prefix = id.to_ascii_lowercase();
+    if prefix.is_empty()
+        || prefix.len() > 36
+        || !prefix.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-')
+    {
+        return Err(not_found(""));
+    }
+    // Ten at most per user; a few more are fetched only to say how many match.
+    let mut found = conn.webhooks_by_id_prefix(actor.user_id(), &prefix, 20)?;
+    match found.len() {
+        0 => Err(not_found("")),
+        1 if prefix.len() >= MIN_ID_PREFIX => Ok(found.remove(0)),
+        1 => Err(not_found(&format!(
+            " (a prefix needs at least {MIN_ID_PREFIX} characters)"
+        ))),
+        n => {
+            let ids: Vec<&str> = found.iter().map(|w| w.id.as_str()).collect();
+            Err(Error::validation(
+                "id",
+                format!(
+                    "id prefix {id:?} matches {n} webhooks: {}; give more characters",
+                    ids.join(", ")
+                ),
+            ))
+        }
+    }
 }
 
 pub fn get(store: &Store, actor: &Actor, id: &str) -> Result<Webhook> {

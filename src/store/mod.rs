@@ -42,7 +42,28 @@ impl Store {
     /// file that is not a keyhook database, or one written by a newer keyhook, is refused and
     /// left untouched.
     pub fn open(path: &Path) -> Result<Store> {
-        let store = Self::open_unmigrated(path)?;
+        Self::open_with(path, true)
+    }
+
+    /// Opens the keyhook database at `path` like [`Store::open`], but only if the file is
+    /// already there: nothing is created, neither the file nor its directory. Commands that
+    /// only read use this, so that a mistyped `--db` is reported (`Error::NoDatabase`, exit 1)
+    /// instead of answered from a new, empty database.
+    pub fn open_existing(path: &Path) -> Result<Store> {
+        let missing =
+            std::fs::symlink_metadata(path).is_err_and(|e| e.kind() == ErrorKind::NotFound);
+        if missing {
+            return Err(Error::NoDatabase(format!(
+                "no database at {}; create one with 'keyhook keys create --name NAME' \
+                 (or pass --db with the path of an existing one)",
+                path.display()
+            )));
+        }
+        Self::open_with(path, false)
+    }
+
+    fn open_with(path: &Path, create: bool) -> Result<Store> {
+        let store = Self::open_unmigrated(path, create)?;
         match migrations::migrate(&store.conn) {
             Ok(()) => Ok(store),
             Err(_) if store.wal_index_unavailable() => {
@@ -98,10 +119,15 @@ impl Store {
         }
     }
 
-    fn open_unmigrated(path: &Path) -> Result<Store> {
+    fn open_unmigrated(path: &Path, create: bool) -> Result<Store> {
         let display = path.display();
         if path.is_dir() {
             return Err(Error::Io(format!("database path {display} is a directory")));
+        }
+        if !create {
+            // SQLite opens without SQLITE_OPEN_CREATE below: a file removed meanwhile is an
+            // error, not a new database.
+            return Self::open_connection(path);
         }
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             if !parent.exists() {
@@ -125,6 +151,11 @@ impl Store {
             Err(e) => return Err(Error::Io(format!("cannot create database {display}: {e}"))),
         }
         // The file exists now; SQLite must not create it with its own (0644) mode.
+        Self::open_connection(path)
+    }
+
+    fn open_connection(path: &Path) -> Result<Store> {
+        let display = path.display();
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(path, flags)
             .map_err(|e| Error::Io(format!("cannot open database {display}: {e}")))?;

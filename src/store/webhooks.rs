@@ -86,6 +86,23 @@ impl Conn<'_> {
             .optional()?)
     }
 
+    /// The webhooks of `user` whose id starts with `prefix` (compared byte for byte, no
+    /// pattern characters), at most `limit` of them, in id order.
+    pub fn webhooks_by_id_prefix(
+        &self,
+        user: &str,
+        prefix: &str,
+        limit: i64,
+    ) -> Result<Vec<Webhook>> {
+        let sql = format!(
+            "SELECT {COLUMNS} FROM webhooks
+             WHERE user_id = ?1 AND substr(id, 1, length(?2)) = ?2 ORDER BY id LIMIT ?3"
+        );
+        let mut stmt = self.0.prepare_cached(&sql)?;
+        let rows = stmt.query_map(params![user, prefix, limit], from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// Writes the mutable fields of `w`.
     pub fn update_webhook(&self, w: &Webhook) -> Result<()> {
         self.0

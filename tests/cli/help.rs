@@ -35,6 +35,9 @@ fn help_snapshots_and_every_command_ends_with_an_example() {
             .args(&path)
             .arg("--help")
             .env_remove("COLUMNS")
+            // `--db`'s default is resolved from XDG_DATA_HOME: fixed, so help is the same
+            // on every machine.
+            .env("XDG_DATA_HOME", "/xdg-data")
             .output()
             .unwrap();
         assert!(out.status.success(), "{path:?}");
@@ -80,7 +83,10 @@ fn normalize(s: &str) -> String {
     let uuid =
         regex::Regex::new(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}").unwrap();
     let prefix = regex::Regex::new(r"kp_[0-9a-f]{8}").unwrap();
+    // A narrow webhook list shows ids as 8-character prefixes.
+    let short_id = regex::Regex::new(r"│ [0-9a-f]{8} ┆").unwrap();
     let s = uuid.replace_all(s, "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx");
+    let s = short_id.replace_all(&s, "│ xxxxxxxx ┆");
     prefix.replace_all(&s, "kp_xxxxxxxx").into_owned()
 }
 
@@ -101,6 +107,30 @@ fn table_snapshots() {
             "30d",
         ],
     );
+    let (code, _) = env.json(&[
+        "webhooks",
+        "create",
+        "--url",
+        "https://hooks.example.com/services/T0000/B0000/a-rather-long-path?token=abcdef",
+        "--event",
+        "post.published",
+        "--event",
+        "post.failed",
+        "--event",
+        "account.connected",
+        "--event",
+        "profile.created",
+    ]);
+    assert_eq!(code, 0);
+    let (code, _) = env.json(&[
+        "webhooks",
+        "create",
+        "--url",
+        "https://example.com/h",
+        "--event",
+        "post.published",
+    ]);
+    assert_eq!(code, 0);
     let run = |args: &[&str], columns: &str| {
         let out = env
             .cmd()
@@ -116,6 +146,9 @@ fn table_snapshots() {
     for (name, args, columns) in [
         ("keys-list-wide", vec!["keys", "list"], "200"),
         ("keys-list-80", vec!["keys", "list"], "80"),
+        ("webhooks-list-wide", vec!["webhooks", "list"], "250"),
+        ("webhooks-list-100", vec!["webhooks", "list"], "100"),
+        ("webhooks-list-80", vec!["webhooks", "list"], "80"),
     ] {
         let text = run(&args, columns);
         for line in text.lines() {

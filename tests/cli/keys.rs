@@ -339,9 +339,14 @@ fn bad_user_is_a_validation_error() {
             .args(["keys", "create", "--name", "k"]),
     );
     r.assert_error(2);
-    assert!(env.list(&["--all-users"]).is_empty(), "nothing was created");
+    // Refused before the database is opened: not even the database was created.
+    assert!(!env.db().exists(), "nothing was created");
     // A long but valid user id is fine.
     let long_ok = "u".repeat(100);
+    let create = [
+        "--user", &long_ok, "keys", "create", "--name", "k", "--quiet",
+    ];
+    assert_eq!(env.run(&create).code, 0);
     assert_eq!(env.run(&["--user", &long_ok, "keys", "list"]).code, 0);
 }
 
@@ -469,6 +474,8 @@ fn list_human_table() {
 #[test]
 fn list_empty() {
     let env = Env::new();
+    // The database exists (read-only commands do not create one); this user has no keys.
+    env.create_key("someone-else's", &["--user", "other"]);
     let (code, v) = env.json(&["keys", "list"]);
     assert_eq!(code, 0);
     assert_eq!(v, serde_json::json!({"data": []}));

@@ -7,6 +7,7 @@ mod docs;
 mod faults;
 mod help;
 mod keys;
+mod newcomer;
 mod openapi;
 mod privilege;
 mod receiver;

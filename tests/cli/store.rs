@@ -98,7 +98,12 @@ fn existing_directory_modes_are_left_alone() {
     fs::create_dir(&dir).unwrap();
     fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
     let db = dir.join("k.db");
-    let r = common::run(bare_cmd().arg("--db").arg(&db).args(["keys", "list"]));
+    let r = common::run(
+        bare_cmd()
+            .arg("--db")
+            .arg(&db)
+            .args(["keys", "create", "--name", "k", "--quiet"]),
+    );
     assert_eq!(r.code, 0, "{r:#?}");
     assert_eq!(mode(&dir), 0o755);
     assert_eq!(mode(&db), 0o600);
@@ -187,10 +192,18 @@ fn keyhook_db_env_and_db_flag() {
             .env("KEYHOOK_DB", &from_env)
             .arg("--db")
             .arg(&from_flag)
+            .args(["keys", "create", "--name", "k", "--quiet"]),
+    );
+    assert_eq!(r.code, 0, "{r:#?}");
+    assert!(from_flag.is_file());
+    let r = common::run(
+        bare_cmd()
+            .env("KEYHOOK_DB", &from_env)
+            .arg("--db")
+            .arg(&from_flag)
             .args(["--json", "keys", "list"]),
     );
-    assert_eq!(r.json(), serde_json::json!({"data": []}));
-    assert!(from_flag.is_file());
+    assert_eq!(r.json()["data"].as_array().map(Vec::len), Some(1));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -35,6 +35,9 @@ pub enum Error {
     NotFound(String),
     #[error("{0}")]
     LimitReached(String),
+    /// Too many of the caller's requests of one kind are running at once; try again shortly.
+    #[error("{0}")]
+    RateLimited(String),
     /// The database is there but cannot take writes now (read-only file, full disk, locked past
     /// the busy timeout). Not the client's fault, and worth retrying later.
     #[error("{0}")]
@@ -73,6 +76,7 @@ impl Error {
             Error::Forbidden(_) => "FORBIDDEN",
             Error::NotFound(_) => "NOT_FOUND",
             Error::LimitReached(_) => "WEBHOOK_LIMIT_REACHED",
+            Error::RateLimited(_) => "RATE_LIMITED",
             Error::Unavailable(_) => "SERVICE_UNAVAILABLE",
             Error::Storage(_) | Error::Io(_) => "INTERNAL_ERROR",
         }
@@ -85,6 +89,7 @@ impl Error {
             Error::Forbidden(_) => 403,
             Error::NotFound(_) => 404,
             Error::LimitReached(_) => 409,
+            Error::RateLimited(_) => 429,
             Error::Unavailable(_) => 503,
             Error::Storage(_) | Error::Io(_) => 500,
         }
@@ -96,7 +101,7 @@ impl Error {
             Error::Validation(_) => 2,
             Error::NotFound(_) => 3,
             Error::Unauthorized(_) | Error::Expired | Error::Forbidden(_) => 4,
-            Error::LimitReached(_) => 5,
+            Error::LimitReached(_) | Error::RateLimited(_) => 5,
             Error::Unavailable(_) | Error::Storage(_) | Error::Io(_) => 1,
         }
     }

@@ -8,6 +8,7 @@ mod faults;
 mod help;
 mod keys;
 mod openapi;
+mod pings;
 mod receiver;
 mod serve;
 mod server;

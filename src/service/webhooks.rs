@@ -419,6 +419,41 @@ pub fn attempts(store: &Store, actor: &Actor, id: &str) -> Result<Vec<DeliveryAt
 mod tests {
     use super::*;
 
+    /// Attempts are recorded after the request, outside any transaction: by then the webhook
+    /// (and its deliveries) may be gone. Recording must then write nothing and not fail, or the
+    /// outbox worker's whole settling batch would be rolled back.
+    #[test]
+    fn an_attempt_for_a_deleted_webhook_is_dropped_without_error() {
+        let (_dir, store) = crate::store::testing::temp_store();
+        let actor = Actor::operator("alice").unwrap();
+        let input = NewWebhook {
+            url: Some("http://127.0.0.1:9/hook".into()),
+            events: Some(vec!["post.published".into()]),
+            ..NewWebhook::default()
+        };
+        let w = create(&store, &actor, input, true, Timestamp::now()).unwrap();
+        delete(&store, &actor, &w.id).unwrap();
+        let attempt = Attempt {
+            delivered: false,
+            status_code: 0,
+            status_text: "timed out".into(),
+            duration_ms: 10_000,
+            response_excerpt: String::new(),
+            retry_after_ms: None,
+        };
+        let of = AttemptOf {
+            webhook_id: &w.id,
+            delivery_id: None,
+            event_id: "evt_1",
+            event: TEST_EVENT,
+            attempt: 1,
+        };
+        store
+            .write(|c| log_attempt(c, of, Timestamp::now(), &attempt))
+            .unwrap();
+        assert!(store.conn().attempts(&w.id, 10).unwrap().is_empty());
+    }
+
     fn url_problem(raw: &str) -> Option<String> {
         let mut p = Problems::default();
         check_url(&mut p, raw, true);

@@ -42,6 +42,9 @@ pub enum Error {
     NotFound(String),
     #[error("{0}")]
     LimitReached(String),
+    /// Too many of the caller's requests of one kind are running at once; try again shortly.
+    #[error("{0}")]
+    RateLimited(String),
     /// The database is there but cannot take writes now (read-only file, full disk, locked past
     /// the busy timeout). Not the client's fault, and worth retrying later.
     #[error("{0}")]
@@ -84,6 +87,7 @@ impl Error {
             Error::Forbidden(_) | Error::ForbiddenFields { .. } => "FORBIDDEN",
             Error::NotFound(_) => "NOT_FOUND",
             Error::LimitReached(_) => "WEBHOOK_LIMIT_REACHED",
+            Error::RateLimited(_) => "RATE_LIMITED",
             Error::Unavailable(_) => "SERVICE_UNAVAILABLE",
             Error::NoDatabase(_) => "DATABASE_NOT_FOUND",
             Error::Storage(_) | Error::Io(_) => "INTERNAL_ERROR",
@@ -97,6 +101,7 @@ impl Error {
             Error::Forbidden(_) | Error::ForbiddenFields { .. } => 403,
             Error::NotFound(_) => 404,
             Error::LimitReached(_) => 409,
+            Error::RateLimited(_) => 429,
             Error::Unavailable(_) | Error::NoDatabase(_) => 503,
             Error::Storage(_) | Error::Io(_) => 500,
         }
@@ -111,7 +116,7 @@ impl Error {
             | Error::Expired
             | Error::Forbidden(_)
             | Error::ForbiddenFields { .. } => 4,
-            Error::LimitReached(_) => 5,
+            Error::LimitReached(_) | Error::RateLimited(_) => 5,
             Error::Unavailable(_) | Error::Storage(_) | Error::Io(_) => 1,
             Error::NoDatabase(_) => 1,
         }

@@ -4,30 +4,30 @@
 use tiny_http::Request;
 
 use super::body::{self, Body};
+use super::db::RequestDb;
+use super::pings::PingSlots;
 use super::reply::{self, Reply};
 use super::router::{self, Match, Route};
 use crate::auth::{self, Method};
-use crate::delivery::client::Sender;
 use crate::error::{Error, Result};
 use crate::service::events::{self, NewEvent};
 use crate::service::keys::{self, NewKey};
 use crate::service::webhooks::{self, NewWebhook, WebhookPatch};
 use crate::service::Actor;
-use crate::store::Store;
 use crate::time::Timestamp;
 
 const PREFIX: &str = "/api/v1";
 
-/// What the server lends each request.
+/// What the server lends each request. The database connection (`db`) is held until the
+/// request is answered, unless a handler gives it back to call the network.
 pub struct Ctx<'a> {
-    pub store: &'a Store,
-    pub sender: &'a Sender,
+    pub db: RequestDb<'a>,
     pub allow_private: bool,
+    pub pings: &'a PingSlots,
 }
 
 /// Handles one request; returns the reply and the prefix of the key that made it, if any.
-pub fn dispatch(ctx: &Ctx<'_>, rq: &Request, body: Body) -> (Reply, Option<String>) {
-    let store = ctx.store;
+pub fn dispatch(mut ctx: Ctx<'_>, rq: &Request, body: Body) -> (Reply, Option<String>) {
     let path = rq.url().split('?').next().unwrap_or("");
     let Some(path) = path.strip_prefix(PREFIX) else {
         return (reply::not_found(), None);
@@ -40,6 +40,7 @@ pub fn dispatch(ctx: &Ctx<'_>, rq: &Request, body: Body) -> (Reply, Option<Strin
         return (r, None);
     }
     let now = Timestamp::now();
+    let store = ctx.db.store();
     let key = match bearer_token(rq).and_then(|t| auth::authenticate_request(store, t, now)) {
         Ok(k) => k,
         Err(e) => return (reply::error(&e), None),
@@ -72,16 +73,16 @@ impl From<Error> for Fail {
 }
 
 fn handle(
-    ctx: &Ctx<'_>,
+    mut ctx: Ctx<'_>,
     actor: &Actor,
     route: Route<'_>,
     rq: &Request,
     body: Body,
     now: Timestamp,
 ) -> Reply {
-    let store = ctx.store;
     let json = || body::json(rq, body).map_err(Fail::Reply);
     let out: std::result::Result<Reply, Fail> = (|| {
+        let store = ctx.db.store();
         Ok(match route {
             Route::ListKeys => reply::data(200, &keys::list(store, actor, false)?),
             Route::CreateKey => {
@@ -110,7 +111,10 @@ fn handle(
                 reply::no_content()
             }
             Route::TestWebhook(id) => {
-                reply::data(200, &webhooks::test(store, actor, id, ctx.sender, now)?)
+                // A network call: the request's connection goes back to the pool first.
+                let _slot = ctx.pings.take(actor.user_id())?;
+                let (db, sender) = ctx.db.for_network();
+                reply::data(200, &webhooks::test(&db, actor, id, sender, now)?)
             }
             Route::WebhookDeliveries(id) => {
                 reply::data(200, &webhooks::attempts(store, actor, id)?)

@@ -4,7 +4,9 @@
 
 mod api;
 mod body;
+mod db;
 pub mod openapi;
+mod pings;
 mod reply;
 mod router;
 
@@ -56,6 +58,8 @@ struct Shared {
     sender: Sender,
     allow_private: bool,
     stores: Stores,
+    /// Test pings running per user.
+    pings: pings::PingSlots,
     /// Requests between arrival and reply, for a graceful stop.
     in_flight: AtomicUsize,
 }
@@ -75,6 +79,7 @@ impl Server {
             sender: Sender::new(&opts.delivery.client),
             allow_private: opts.delivery.client.allow_private,
             stores: Stores::open(&opts.db, opts.threads.max(1))?,
+            pings: pings::PingSlots::new(pings::MAX_PINGS_PER_USER),
             in_flight: AtomicUsize::new(0),
         });
         let handler: tiny_http::Handler = {
@@ -171,6 +176,14 @@ impl Stores {
     }
 }
 
+impl Lease<'_> {
+    fn store(&self) -> &Store {
+        self.store
+            .as_ref()
+            .expect("a lease holds a store until dropped")
+    }
+}
+
 impl Drop for Lease<'_> {
     fn drop(&mut self) {
         if let Some(store) = self.store.take() {
@@ -201,25 +214,22 @@ impl Drop for InFlight<'_> {
 }
 
 /// One request, on its connection's thread. The body is read first, at the client's pace and
-/// holding nothing shared; then a database connection from the pool, and the handler.
+/// holding nothing shared; then the handler, which takes a database connection from the pool
+/// at its first database use (`db::RequestDb`) and gives it back before a network call.
 fn on_request(shared: &Shared, mut rq: tiny_http::Request) {
     let started = Instant::now();
     let _in_flight = InFlight::new(&shared.in_flight);
     let body = body::read(&mut rq);
     // The connection goes back to the pool before the reply is written to a slow client.
     let (reply, key_prefix) = {
-        let lease = shared.stores.take();
         let ctx = api::Ctx {
-            store: lease
-                .store
-                .as_ref()
-                .expect("a lease holds a store until dropped"),
-            sender: &shared.sender,
+            db: db::RequestDb::new(&shared.stores, &shared.sender),
             allow_private: shared.allow_private,
+            pings: &shared.pings,
         };
         // A bug must cost one request a 500, never the connection's thread.
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            api::dispatch(&ctx, &rq, body)
+            api::dispatch(ctx, &rq, body)
         }))
         .unwrap_or_else(|_| {
             (

@@ -83,6 +83,7 @@ fn errors(extra: &[&str]) -> Vec<(String, Value)> {
             "409" => "LimitReached",
             "413" => "PayloadTooLarge",
             "415" => "UnsupportedMediaType",
+            "429" => "RateLimited",
             other => other,
         };
         out.push(((*code).into(), err(name)));
@@ -138,6 +139,8 @@ fn build() -> Value {
                 "LimitReached": error_response("WEBHOOK_LIMIT_REACHED: the user has 10 webhooks"),
                 "PayloadTooLarge": error_response("PAYLOAD_TOO_LARGE: body over 64 KiB"),
                 "UnsupportedMediaType": error_response("UNSUPPORTED_MEDIA_TYPE: the body is not application/json"),
+                "RateLimited": with(error_response(&format!("RATE_LIMITED: the user already has {} test pings running, the most at once; try again after Retry-After seconds", super::pings::MAX_PINGS_PER_USER)),
+                                    "headers", json!({ "Retry-After": { "description": "Seconds to wait before trying again", "schema": { "type": "integer", "minimum": 0 } } })),
                 "InternalError": error_response("INTERNAL_ERROR"),
                 "Unavailable": error_response("SERVICE_UNAVAILABLE: the database cannot take writes now")
             },
@@ -180,7 +183,7 @@ fn paths() -> Value {
         "/webhooks/{id}/test": {
             "parameters": id_param(WEBHOOK_ID_HELP, WEBHOOK_ID),
             "post": op("Send a webhook.test delivery now", "testWebhook",
-                       ("200", ok("What the endpoint answered (also when delivery failed)", r("TestResult"))), &["400", "403", "404"])
+                       ("200", ok("What the endpoint answered (also when delivery failed)", r("TestResult"))), &["400", "403", "404", "429"])
         },
         "/webhooks/{id}/deliveries": {
             "parameters": id_param(WEBHOOK_ID_HELP, WEBHOOK_ID),

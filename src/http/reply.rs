@@ -115,6 +115,9 @@ pub fn send(request: Request, reply: Reply, started: Instant, key_prefix: Option
     if status == 401 {
         headers.push(header("WWW-Authenticate", "Bearer realm=\"keyhook\""));
     }
+    if status == 429 {
+        headers.push(header("Retry-After", "1"));
+    }
     let len = reply.body.len();
     let response = Response::new(
         StatusCode(status),

@@ -10,6 +10,7 @@ pub mod webhooks;
 use crate::auth::{self, Method};
 use crate::error::{Error, Result};
 use crate::model::ApiKey;
+use crate::store::Store;
 
 /// Who is asking. The operator at the shell owns the database file and may do anything for
 /// the user it names; an API key acts for its own user within its permission and scope.
@@ -55,5 +56,20 @@ impl Actor {
             Actor::Operator { .. } => Ok(()),
             Actor::Key(key) => auth::may(key, method, profile),
         }
+    }
+}
+
+/// The database of an operation that also calls the network (a test ping), taken one step at
+/// a time. A step's `&Store`, and any transaction opened on it, ends with the step: the
+/// borrow checker keeps it from reaching the network call between steps, so no connection,
+/// pool slot or lock is held while a remote endpoint takes its time. The CLI's own connection
+/// is one step after another; `serve` lends a pooled connection for each step.
+pub trait Database {
+    fn step<T>(&self, f: impl FnOnce(&Store) -> Result<T>) -> Result<T>;
+}
+
+impl Database for Store {
+    fn step<T>(&self, f: impl FnOnce(&Store) -> Result<T>) -> Result<T> {
+        f(self)
     }
 }

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::events::{self, check_event_name, TEST_EVENT};
 use super::input::{check_unique_non_empty, Object, Problems};
-use super::Actor;
+use super::{Actor, Database};
 use crate::auth::Method;
 use crate::delivery::client::{Attempt, Sender};
 use crate::delivery::{guard, sign};
@@ -350,39 +350,70 @@ pub fn delete(store: &Store, actor: &Actor, id: &str) -> Result<Webhook> {
 }
 
 /// Sends one `webhook.test` delivery now, even to a disabled webhook, and counts it toward
-/// `failCount` like any attempt. No transaction is open while the request is in flight.
+/// `failCount` like any attempt. Three phases: look the webhook up (one database step), send
+/// (holding nothing of the database: no connection, pool slot or transaction), record the
+/// attempt (another step). A webhook deleted while its ping was in flight gets no attempt
+/// logged; the caller still learns what the endpoint answered.
 pub fn test(
-    store: &Store,
+    db: &impl Database,
     actor: &Actor,
     id: &str,
     sender: &Sender,
     now: Timestamp,
 ) -> Result<TestResult> {
     actor.may(Method::Post, None)?;
-    let w = find(store.conn(), actor, id)?;
-    let event_id = events::new_event_id();
-    let data = serde_json::json!({ "webhookId": w.id });
-    let body = events::payload(&event_id, TEST_EVENT, now, &data);
-    let a = sender.send(&w.url, &w.secret, &event_id, &body, now.millis() / 1000);
-    store.write(|c| {
-        log_attempt(
-            c,
-            AttemptOf {
-                webhook_id: &w.id,
-                delivery_id: None,
-                event_id: &event_id,
-                event: TEST_EVENT,
-                attempt: 1,
-            },
-            now,
-            &a,
-        )
-    })?;
+    let ping = db.step(|store| Ping::prepare(store, actor, id, now))?;
+    let a = ping.send(sender);
+    db.step(|store| ping.record(store, &a))?;
     Ok(TestResult {
         delivered: a.delivered,
         status_code: a.status_code,
         status_text: a.status_text,
     })
+}
+
+/// A test ping ready to go: everything the network call needs, owned, so that sending it
+/// borrows nothing from the database.
+struct Ping {
+    webhook_id: String,
+    url: String,
+    secret: String,
+    event_id: String,
+    body: Vec<u8>,
+    at: Timestamp,
+}
+
+impl Ping {
+    fn prepare(store: &Store, actor: &Actor, id: &str, now: Timestamp) -> Result<Ping> {
+        let w = find(store.conn(), actor, id)?;
+        let event_id = events::new_event_id();
+        let data = serde_json::json!({ "webhookId": w.id });
+        let body = events::payload(&event_id, TEST_EVENT, now, &data);
+        Ok(Ping {
+            webhook_id: w.id,
+            url: w.url,
+            secret: w.secret,
+            event_id,
+            body,
+            at: now,
+        })
+    }
+
+    fn send(&self, sender: &Sender) -> Attempt {
+        let ts = self.at.millis() / 1000;
+        sender.send(&self.url, &self.secret, &self.event_id, &self.body, ts)
+    }
+
+    fn record(&self, store: &Store, a: &Attempt) -> Result<()> {
+        let of = AttemptOf {
+            webhook_id: &self.webhook_id,
+            delivery_id: None,
+            event_id: &self.event_id,
+            event: TEST_EVENT,
+            attempt: 1,
+        };
+        store.write(|c| log_attempt(c, of, self.at, a))
+    }
 }
 
 /// What an attempt was for.
@@ -428,6 +459,41 @@ pub fn attempts(store: &Store, actor: &Actor, id: &str) -> Result<Vec<DeliveryAt
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Attempts are recorded after the request, outside any transaction: by then the webhook
+    /// (and its deliveries) may be gone. Recording must then write nothing and not fail, or the
+    /// outbox worker's whole settling batch would be rolled back.
+    #[test]
+    fn an_attempt_for_a_deleted_webhook_is_dropped_without_error() {
+        let (_dir, store) = crate::store::testing::temp_store();
+        let actor = Actor::operator("alice").unwrap();
+        let input = NewWebhook {
+            url: Some("http://127.0.0.1:9/hook".into()),
+            events: Some(vec!["post.published".into()]),
+            ..NewWebhook::default()
+        };
+        let w = create(&store, &actor, input, true, Timestamp::now()).unwrap();
+        delete(&store, &actor, &w.id).unwrap();
+        let attempt = Attempt {
+            delivered: false,
+            status_code: 0,
+            status_text: "timed out".into(),
+            duration_ms: 10_000,
+            response_excerpt: String::new(),
+            retry_after_ms: None,
+        };
+        let of = AttemptOf {
+            webhook_id: &w.id,
+            delivery_id: None,
+            event_id: "evt_1",
+            event: TEST_EVENT,
+            attempt: 1,
+        };
+        store
+            .write(|c| log_attempt(c, of, Timestamp::now(), &attempt))
+            .unwrap();
+        assert!(store.conn().attempts(&w.id, 10).unwrap().is_empty());
+    }
 
     fn url_problem(raw: &str) -> Option<String> {
         let mut p = Problems::default();

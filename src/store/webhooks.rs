@@ -131,14 +131,17 @@ impl Conn<'_> {
 
     /// Logs an attempt and counts it: a success resets `fail_count`, a failure adds one, and
     /// the `disable_after`-th consecutive failure disables the webhook, all in one statement
-    /// so that no interleaving can skip the threshold.
+    /// so that no interleaving can skip the threshold. The request was sent with no
+    /// transaction open, so the webhook may have been deleted meanwhile (its deliveries with
+    /// it): then there is nothing left to log to, and nothing is written.
     pub fn record_attempt(&self, a: &AttemptRecord<'_>, disable_after: i64) -> Result<()> {
         self.0
             .prepare_cached(
                 "INSERT INTO delivery_attempts (webhook_id, delivery_id, event_id, event, attempt,
                     attempted_at, delivered, status_code, status_text, duration_ms,
                     response_excerpt)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                 SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11
+                 WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = ?1)",
             )?
             .execute(params![
                 a.webhook_id,

@@ -9,6 +9,7 @@ mod help;
 mod keys;
 mod newcomer;
 mod openapi;
+mod pings;
 mod privilege;
 mod receiver;
 mod serve;

@@ -214,7 +214,7 @@ fn usage_error(e: &clap::Error) -> i32 {
     let err = Error::Validation(vec![crate::error::FieldError::new(field, message)]);
     Output::new(json).error(&err);
     if let Some(usage) = rendered.lines().find(|l| l.starts_with("Usage:")) {
-        eprintln!("{usage}\n\nFor more information, try '--help'.");
+        output::say(&format!("{usage}\n\nFor more information, try '--help'."));
     }
     2
 }
@@ -230,7 +230,7 @@ fn report(out: &Output, e: &anyhow::Error) -> i32 {
             err.exit_code()
         }
         None => {
-            eprintln!("keyhook: {e:#}");
+            output::say(&format!("keyhook: {e:#}"));
             1
         }
     }

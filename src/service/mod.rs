@@ -37,6 +37,7 @@ impl Actor {
                 ),
             ));
         }
+        input::visible(user).map_err(|m| Error::validation("user", m))?;
         Ok(Actor::Operator {
             user: user.to_string(),
         })

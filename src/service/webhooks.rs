@@ -98,6 +98,10 @@ fn check_url(p: &mut Problems, raw: &str, allow_private: bool) {
     if let Err(m) = check_authority(raw, &url) {
         return bad(&m);
     }
+    // Port 0 means "any port" to a socket API: no receiver listens there.
+    if url.port() == Some(0) {
+        return bad("port must be from 1 to 65535");
+    }
     if !allow_private {
         if let Err(m) = guard::check_url_host(&url) {
             bad(&m);
@@ -158,7 +162,7 @@ fn check_authority(raw: &str, url: &url::Url) -> std::result::Result<(), String>
     };
     if let Some(port) = port {
         if port.parse::<u16>().map(|p| p.to_string()).as_deref() != Ok(port) {
-            return Err("port must be a number from 0 to 65535 without leading zeros".into());
+            return Err("port must be a number from 1 to 65535 without leading zeros".into());
         }
     }
     match url.host() {

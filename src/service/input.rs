@@ -307,3 +307,140 @@ pub fn visible(s: &str) -> std::result::Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repeated_keys_are_refused_at_any_depth() {
+        for doc in [
+            r#"{"permission":"readonly","permission":"readwrite"}"#,
+            r#"{"data":{"a":1,"b":{"x":1,"x":1}}}"#,
+            r#"[1,{"a":[{"k":null,"k":null}]}]"#,
+            r#"{"a":1,"b":2,"a":3}"#,
+        ] {
+            let e = parse_json(doc.as_bytes()).unwrap_err();
+            assert!(e.starts_with("duplicate key \""), "{doc}: {e}");
+        }
+        let e = parse_json(br#"{"name":"a","name":"b"}"#).unwrap_err();
+        assert!(e.contains("\"name\""), "{e}");
+    }
+
+    #[test]
+    fn anything_else_parses_as_serde_json_does() {
+        for doc in [
+            r#"{"a":1,"b":[1,2.5,-3,18446744073709551615,1e400],"c":{"a":{"a":null}},"d":"\u00e9"}"#,
+            r#"[]"#,
+            r#"  "s"  "#,
+            r#"{"a":{},"A":{}}"#,
+            "123456789012345678901234567890",
+        ] {
+            let want: std::result::Result<Value, _> = serde_json::from_str(doc);
+            assert_eq!(parse_json(doc.as_bytes()).ok(), want.ok(), "{doc}");
+        }
+        for bad in ["", "{", "{}x", "{\"a\":}", "nul", "{\"a\":1,}"] {
+            let e = parse_json(bad.as_bytes()).unwrap_err();
+            assert!(e.starts_with("invalid JSON: "), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn nesting_stops_at_serde_json_s_limit() {
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        for n in [1, 126, 127, 128, 129] {
+            let want = serde_json::from_str::<Value>(&deep(n)).is_ok();
+            assert_eq!(parse_json(deep(n).as_bytes()).is_ok(), want, "depth {n}");
+        }
+        assert!(parse_json(deep(127).as_bytes()).is_ok());
+        let e = parse_json(deep(128).as_bytes()).unwrap_err();
+        assert!(e.contains("recursion limit"), "{e}");
+        // Far deeper input fails the same way, without exhausting the stack.
+        assert!(parse_json(deep(100_000).as_bytes()).is_err());
+    }
+
+    #[test]
+    fn invisible_characters_are_found_and_visible_text_passes() {
+        for c in [
+            '\u{0}',
+            '\t',
+            '\n',
+            '\u{7f}',
+            '\u{85}',
+            '\u{9f}',
+            '\u{ad}',
+            '\u{34f}',
+            '\u{61c}',
+            '\u{115f}',
+            '\u{1160}',
+            '\u{17b4}',
+            '\u{17b5}',
+            '\u{180b}',
+            '\u{180e}',
+            '\u{180f}',
+            '\u{200b}',
+            '\u{200c}',
+            '\u{200d}',
+            '\u{200e}',
+            '\u{200f}',
+            '\u{2028}',
+            '\u{2029}',
+            '\u{202a}',
+            '\u{202b}',
+            '\u{202c}',
+            '\u{202d}',
+            '\u{202e}',
+            '\u{2060}',
+            '\u{2066}',
+            '\u{2067}',
+            '\u{2068}',
+            '\u{2069}',
+            '\u{206f}',
+            '\u{3164}',
+            '\u{fe00}',
+            '\u{fe0f}',
+            '\u{feff}',
+            '\u{ffa0}',
+            '\u{fff0}',
+            '\u{fffb}',
+            '\u{fdd0}',
+            '\u{fffe}',
+            '\u{ffff}',
+            '\u{1d173}',
+            '\u{1d17a}',
+            '\u{e0001}',
+            '\u{e0041}',
+            '\u{e0100}',
+            '\u{e0fff}',
+            '\u{1fffe}',
+            '\u{10ffff}',
+        ] {
+            let s = format!("ab{c}d");
+            assert_eq!(invisible_char(&s), Some((3, c)), "U+{:04X}", u32::from(c));
+            let m = visible(&s).unwrap_err();
+            assert!(
+                m.contains(&format!("U+{:04X} at character 3", u32::from(c))),
+                "{m}"
+            );
+        }
+        for ok in [
+            "ci",
+            "déploiement",
+            "日本語のキー",
+            "🚀 deploy",
+            "Ωμέγα",
+            "a b",
+            "x-1_2.3",
+        ] {
+            assert_eq!(invisible_char(ok), None, "{ok}");
+            assert_eq!(visible(ok), Ok(()), "{ok}");
+        }
+    }
+
+    #[test]
+    fn a_plaintext_key_is_not_visible_text() {
+        let key = format!("kp_{}", "ab".repeat(32));
+        let m = visible(&format!("my {key}")).unwrap_err();
+        assert!(m.contains("kp_abababab…") && !m.contains(&key), "{m}");
+    }
+}

@@ -409,12 +409,14 @@ mod tests {
             "http://127.0.0.1:9/hook",
             "HTTP://a/@:",
             "http://a-1.B2.example./",
-            "http://x:0",
+            "http://x:1",
             "http://x:65535",
         ] {
             assert_eq!(url_problem(ok), None, "{ok}");
         }
         for bad in [
+            "http://x:0",
+            "http://example.com:0/",
             "http://a/b c",
             "http://exa\tmple.com/",
             "http://a/\n",

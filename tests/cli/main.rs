@@ -9,6 +9,7 @@ mod help;
 mod keys;
 mod openapi;
 mod receiver;
+mod secrets;
 mod serve;
 mod server;
 mod store;

@@ -6,6 +6,7 @@ mod common;
 mod docs;
 mod faults;
 mod help;
+mod input_policy;
 mod keys;
 mod openapi;
 mod receiver;

@@ -249,11 +249,7 @@ fn the_server_never_echoes_a_key_in_replies_or_the_access_log() {
             b"",
         ))
         .expect("an answer to an unknown method");
-    check(
-        "method",
-        raw.status,
-        &String::from_utf8_lossy(&raw.body).into_owned(),
-    );
+    check("method", raw.status, &String::from_utf8_lossy(&raw.body));
     let log = s.wait_for_access_lines(requests).join("\n");
     assert!(!s.log().contains(h), "the access log holds the key:\n{log}");
     assert!(

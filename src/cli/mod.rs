@@ -149,6 +149,7 @@ impl Context {
 
 /// Runs the command line and returns the process exit status.
 pub fn main() -> i32 {
+    redact_panics();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return usage_error(&e),
@@ -242,4 +243,18 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
         c.downcast_ref::<io::Error>()
             .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
     })
+}
+
+/// A panic message can quote the data it failed on; it goes through the same redaction as
+/// every other line on stderr. (The server turns a handler's panic into a 500 and goes on.)
+fn redact_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        let thread = std::thread::current();
+        let name = thread.name().unwrap_or("<unnamed>");
+        output::say(&format!("thread '{name}' {info}"));
+        let backtrace = std::backtrace::Backtrace::capture();
+        if backtrace.status() == std::backtrace::BacktraceStatus::Captured {
+            output::say(&backtrace.to_string());
+        }
+    }));
 }

@@ -62,8 +62,9 @@ pub fn json(rq: &Request, body: Body) -> Result<Value, Reply> {
         Some(ct) => {
             return Err(reply::unsupported_media_type(&format!(
                 "Content-Type must be application/json, not {}",
-                printable(ct)
-            )))
+                // Redacted before it is cut short, so that no part of a key survives the cut.
+                printable(&crate::redact::keys(ct))
+            )));
         }
         None if has_body => {
             return Err(reply::unsupported_media_type(

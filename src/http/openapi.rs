@@ -127,7 +127,7 @@ fn build() -> Value {
                 "bearer": { "type": "http", "scheme": "bearer", "description": "kp_ followed by 64 lowercase hex characters" }
             },
             "responses": {
-                "ValidationError": error_response("VALIDATION_ERROR: one detail per problem"),
+                "ValidationError": error_response("VALIDATION_ERROR: one detail per problem. A body that is not one JSON document, or in which an object repeats a key (at any depth), gets one detail on `body`"),
                 "Unauthorized": error_response("UNAUTHORIZED, or API_KEY_EXPIRED with message `API key has expired`"),
                 "Forbidden": error_response("FORBIDDEN: a readonly key writing, or a key creating a key broader than itself"),
                 "NotFound": error_response("NOT_FOUND: no such path or id for the caller's user"),

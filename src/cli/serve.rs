@@ -48,7 +48,7 @@ pub fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<()> {
         server.addr()
     ));
     server.run_until_stopped();
-    eprintln!("keyhook: stopped");
+    super::output::say("keyhook: stopped");
     Ok(())
 }
 

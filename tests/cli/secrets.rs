@@ -269,3 +269,49 @@ fn the_server_never_echoes_a_key_in_replies_or_the_access_log() {
     // The key that authenticated is still listed: nothing above deleted it.
     assert_eq!(env.list(&[]).len(), 1);
 }
+
+/// Every line keyhook writes to stderr goes through one of the redacting sinks
+/// (`cli::output::say`, `http::reply::log`, the access-log line in `http::reply::send`): a new
+/// `eprintln!` elsewhere would bypass `redact::keys`.
+#[test]
+fn every_message_and_log_line_goes_through_a_redacting_sink() {
+    let allowed: &[(&str, usize)] = &[("src/cli/output.rs", 1), ("src/http/reply.rs", 2)];
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![root.join("src")];
+    let mut found = Vec::new();
+    while let Some(path) = files.pop() {
+        if path.is_dir() {
+            files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+            continue;
+        }
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        // Printing macros and raw writes to stderr; `#[cfg(test)]` code is not shipped.
+        let shipped = text.split("#[cfg(test)]").next().unwrap_or("");
+        let n = ["eprintln!(", "eprint!(", "println!(", "print!(", "io::stderr().write"]
+            .iter()
+            .map(|m| shipped.matches(m).count())
+            .sum::<usize>()
+            // "eprintln!(" also contains "println!(", and "eprint!(" "print!(".
+            - shipped.matches("eprintln!(").count()
+            - shipped.matches("eprint!(").count();
+        let rel = path
+            .strip_prefix(root)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let ok = allowed
+            .iter()
+            .find(|(f, _)| *f == rel)
+            .map_or(0, |(_, n)| *n);
+        if n != ok {
+            found.push(format!("{rel}: {n} (allowed {ok})"));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "print through cli::output::say or http::reply::log instead: {found:?}"
+    );
+}

@@ -95,6 +95,7 @@ fn a_key_in_the_wrong_place_on_the_command_line_is_shown_as_its_prefix() {
     let as_flag = format!("--{key}");
     let as_flag_value = format!("--name={key}");
     let data_file = format!("@{key}");
+    let dup_data = format!(r#"{{"{key}":1,"{key}":2}}"#);
     for args in [
         // As an unknown flag, an unknown flag's value, an extra argument.
         &["keys", "list", as_flag.as_str()][..],
@@ -126,6 +127,13 @@ fn a_key_in_the_wrong_place_on_the_command_line_is_shown_as_its_prefix() {
             "post.published",
             "--data",
             data_file.as_str(),
+        ],
+        &[
+            "events",
+            "emit",
+            "post.published",
+            "--data",
+            dup_data.as_str(),
         ],
     ] {
         check(&env, args, k, &payload, 2);
@@ -235,6 +243,20 @@ fn the_server_never_echoes_a_key_in_replies_or_the_access_log() {
     check("body", r.status, &r.body);
     assert_eq!(r.status, 400, "{r:?}");
     assert!(r.body.contains(&shown(&key)), "{r:?}");
+    let dup = format!(r#"{{"name":"x","{key}":1,"{key}":2}}"#);
+    let r = s.post(
+        "/api/v1/api-keys",
+        Some(&key),
+        "application/json",
+        dup.as_bytes(),
+    );
+    check("repeated key", r.status, &r.body);
+    assert_eq!(r.status, 400, "{r:?}");
+    assert!(
+        r.body
+            .contains(&format!("duplicate key \\\"{}", shown(&key))),
+        "{r:?}"
+    );
     let r = s.post_json("/api/v1/events", &key, &json!({ "event": key.clone() }));
     check("event", r.status, &r.body);
     assert_eq!(r.status, 400, "{r:?}");

@@ -11,6 +11,9 @@ pub const SHOWN: usize = 11;
 /// Hex digits of a plaintext key after `kp_`.
 const KEY_HEX: usize = 64;
 
+/// The fewest bytes a key-shaped token takes: `kp_` and 64 hex digits, none encoded.
+const MIN_LEN: usize = 3 + KEY_HEX;
+
 /// How deep percent-encodings are unwrapped while matching (`%6b` is one level, `%256b` two).
 const MAX_NESTING: u8 = 3;
 
@@ -25,7 +28,8 @@ pub fn keys(s: &str) -> Cow<'_, str> {
     let mut out: Option<String> = None;
     let mut copied = 0;
     let mut i = 0;
-    while i < b.len() {
+    // A token takes at least MIN_LEN bytes (more when encoded): nothing can start later.
+    while i + MIN_LEN <= b.len() {
         if matches!(b[i], b'k' | b'K' | b'%') {
             if let Some((end, shown)) = key_at(b, i) {
                 let o = out.get_or_insert_with(|| String::with_capacity(s.len()));

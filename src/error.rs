@@ -1,6 +1,8 @@
 //! The one domain error. Every front end maps it: the CLI to an exit code, the HTTP layer to a
 //! status and an error object. The two mappings sit side by side so they cannot drift apart.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 /// One problem with one input field, named as in the request (`name`, `events[1]`, `body`).
@@ -17,6 +19,27 @@ impl FieldError {
             message: message.into(),
         }
     }
+}
+
+/// `details` with key-shaped strings in fields and messages redacted (`crate::redact`);
+/// borrowed when there are none.
+pub fn redact_details(details: &[FieldError]) -> Cow<'_, [FieldError]> {
+    use crate::redact::has_key;
+    if !details
+        .iter()
+        .any(|d| has_key(&d.field) || has_key(&d.message))
+    {
+        return Cow::Borrowed(details);
+    }
+    Cow::Owned(
+        details
+            .iter()
+            .map(|d| FieldError {
+                field: crate::redact::keys(&d.field).into_owned(),
+                message: crate::redact::keys(&d.message).into_owned(),
+            })
+            .collect(),
+    )
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -129,12 +152,13 @@ impl Error {
         }
     }
 
-    /// The message an API client may see. Internal failures never expose their cause.
+    /// The message an API client may see. Internal failures never expose their cause; a
+    /// key-shaped string is shown as its prefix (`crate::redact`).
     pub fn public_message(&self) -> String {
         match self {
             Error::Storage(_) | Error::Io(_) => "internal error".to_string(),
             Error::Validation(d) if d.len() > 1 => "request validation failed".to_string(),
-            _ => self.to_string(),
+            _ => crate::redact::owned(self.to_string()),
         }
     }
 }

@@ -9,6 +9,7 @@ pub mod delivery;
 pub mod error;
 pub mod http;
 pub mod model;
+pub mod redact;
 pub mod service;
 pub mod store;
 pub mod time;

@@ -1,6 +1,8 @@
 //! The resources of the API, in the exact serde shape of the spec. The CLI's `--json` output
 //! and the HTTP layer serialize these same values.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 use crate::error::{Error, FieldError};
@@ -123,16 +125,18 @@ pub struct ErrorEnvelope<'a> {
 pub struct ErrorBody<'a> {
     pub code: &'a str,
     pub message: String,
-    pub details: &'a [FieldError],
+    pub details: Cow<'a, [FieldError]>,
 }
 
 impl<'a> ErrorEnvelope<'a> {
+    /// The error object, with key-shaped strings in the message and the details redacted
+    /// (`crate::redact`): both front ends print it, so it is the one place that needs it.
     pub fn new(code: &'a str, message: String, details: &'a [FieldError]) -> Self {
         ErrorEnvelope {
             error: ErrorBody {
                 code,
-                message,
-                details,
+                message: crate::redact::owned(message),
+                details: crate::error::redact_details(details),
             },
         }
     }

@@ -73,9 +73,10 @@ fn read_data(arg: &str) -> anyhow::Result<Vec<u8>> {
 }
 
 fn parse_data(bytes: &[u8]) -> Result<serde_json::Map<String, Value>, Error> {
-    match serde_json::from_slice(bytes) {
+    // The same strict parser as the server's: a repeated key is refused.
+    match crate::service::input::parse_json(bytes) {
         Ok(Value::Object(m)) => Ok(m),
         Ok(_) => Err(Error::validation("data", "must be a JSON object")),
-        Err(e) => Err(Error::validation("data", format!("invalid JSON: {e}"))),
+        Err(message) => Err(Error::validation("data", message)),
     }
 }

@@ -249,7 +249,10 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
             // Checking a key is not a use of it: lastUsedAt stays as it is.
             let key = auth::authenticate(&store, &token, now)?;
             auth::may(&key, method, profile.as_deref())?;
-            let target = profile.map_or(String::new(), |p| format!(" on profile {p}"));
+            // The profile is echoed from argv: a key pasted there is shown as its prefix.
+            let target = profile.map_or(String::new(), |p| {
+                format!(" on profile {}", crate::redact::keys(&p))
+            });
             ctx.out.data(&key, |w| {
                 writeln!(
                     w,

@@ -206,6 +206,7 @@ impl Context {
 
 /// Runs the command line and returns the process exit status.
 pub fn main() -> i32 {
+    redact_panics();
     let cli = match runtime_command().try_get_matches().and_then(|mut m| {
         Cli::from_arg_matches_mut(&mut m).map_err(|e| e.format(&mut runtime_command()))
     }) {
@@ -274,7 +275,7 @@ fn usage_error(e: &clap::Error) -> i32 {
     let err = Error::Validation(vec![crate::error::FieldError::new(field, message)]);
     Output::new(json).error(&err);
     if let Some(usage) = rendered.lines().find(|l| l.starts_with("Usage:")) {
-        eprintln!("{usage}\n\nFor more information, try '--help'.");
+        output::say(&format!("{usage}\n\nFor more information, try '--help'."));
     }
     2
 }
@@ -290,7 +291,7 @@ fn report(out: &Output, e: &anyhow::Error) -> i32 {
             err.exit_code()
         }
         None => {
-            eprintln!("keyhook: {e:#}");
+            output::say(&format!("keyhook: {e:#}"));
             1
         }
     }
@@ -335,4 +336,18 @@ fn with_suggestion(message: String, e: &clap::Error) -> String {
         return message;
     }
     format!("{message}; did you mean {}?", names.join(" or "))
+}
+
+/// A panic message can quote the data it failed on; it goes through the same redaction as
+/// every other line on stderr. (The server turns a handler's panic into a 500 and goes on.)
+fn redact_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        let thread = std::thread::current();
+        let name = thread.name().unwrap_or("<unnamed>");
+        output::say(&format!("thread '{name}' {info}"));
+        let backtrace = std::backtrace::Backtrace::capture();
+        if backtrace.status() == std::backtrace::BacktraceStatus::Captured {
+            output::say(&backtrace.to_string());
+        }
+    }));
 }

@@ -68,7 +68,7 @@ impl Output {
     /// A message for the person at the shell, on stderr; silent with `--json`.
     pub fn note(&self, message: &str) {
         if !self.json {
-            eprintln!("{message}");
+            say(message);
         }
     }
 
@@ -84,12 +84,18 @@ impl Output {
         match e {
             Error::Validation(details) if !details.is_empty() => {
                 for d in details {
-                    eprintln!("keyhook: {}: {}", flag_name(&d.field), d.message);
+                    say(&format!("keyhook: {}: {}", flag_name(&d.field), d.message));
                 }
             }
-            _ => eprintln!("keyhook: {e}"),
+            _ => say(&format!("keyhook: {e}")),
         }
     }
+}
+
+/// Writes `line` to stderr, with every key-shaped string in it shown as its prefix
+/// (`crate::redact`): the one way the CLI prints a message.
+pub fn say(line: &str) {
+    eprintln!("{}", crate::redact::keys(line));
 }
 
 /// The command-line flag behind a field of the API, for messages at the shell.

@@ -21,7 +21,7 @@ pub fn confirm(question: &str, yes: bool) -> anyhow::Result<()> {
         .into());
     }
     let confirmed = dialoguer::Confirm::new()
-        .with_prompt(question)
+        .with_prompt(crate::redact::keys(question))
         .default(false)
         .interact()?;
     if confirmed {

@@ -43,12 +43,12 @@ pub fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<()> {
     };
     let db = opts.db.display().to_string();
     let server = Server::start(opts, Arc::clone(&stop))?;
-    eprintln!(
+    super::output::say(&format!(
         "keyhook: listening on http://{} (database {db})",
         server.addr()
-    );
+    ));
     server.run_until_stopped();
-    eprintln!("keyhook: stopped");
+    super::output::say("keyhook: stopped");
     Ok(())
 }
 

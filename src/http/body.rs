@@ -1,4 +1,4 @@
-//! Request bodies: media type, size limit and strict JSON.
+//! Request bodies: media type, size limit and strict JSON (no repeated object keys).
 
 use std::io::{ErrorKind, Read};
 
@@ -62,8 +62,9 @@ pub fn json(rq: &Request, body: Body) -> Result<Value, Reply> {
         Some(ct) => {
             return Err(reply::unsupported_media_type(&format!(
                 "Content-Type must be application/json, not {}",
-                printable(ct)
-            )))
+                // Redacted before it is cut short, so that no part of a key survives the cut.
+                printable(&crate::redact::keys(ct))
+            )));
         }
         None if has_body => {
             return Err(reply::unsupported_media_type(
@@ -84,8 +85,8 @@ pub fn json(rq: &Request, body: Body) -> Result<Value, Reply> {
             "a JSON object is required",
         )));
     }
-    serde_json::from_slice(&buf)
-        .map_err(|e| reply::error(&Error::validation("body", format!("invalid JSON: {e}"))))
+    crate::service::input::parse_json(&buf)
+        .map_err(|message| reply::error(&Error::validation("body", message)))
 }
 
 fn is_json(content_type: &str) -> bool {
@@ -95,8 +96,12 @@ fn is_json(content_type: &str) -> bool {
         .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
 }
 
-/// A client-supplied string made safe to echo in a message or a log line.
-pub fn printable(s: &str) -> String {
+/// A client-supplied string made safe to echo in a message or a log line: at most 200
+/// characters, control characters as `?`. Borrows `s` when it is already so.
+pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.len() <= 200 && !s.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(s);
+    }
     s.chars()
         .take(200)
         .map(|c| if c.is_control() { '?' } else { c })

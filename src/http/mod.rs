@@ -122,7 +122,7 @@ impl Server {
             // say); the patched tiny_http keeps accepting, every 50 ms while one lasts.
             if let Err(e) = self.inner.recv_timeout(POLL) {
                 if complained.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
-                    eprintln!("keyhook: cannot accept a connection: {e}");
+                    reply::log(&format!("keyhook: cannot accept a connection: {e}"));
                     complained = Some(Instant::now());
                 }
             }
@@ -134,7 +134,9 @@ impl Server {
         }
         let left = self.shared.in_flight.load(Ordering::Acquire);
         if left > 0 {
-            eprintln!("keyhook: {left} request(s) still unfinished; not waiting longer");
+            reply::log(&format!(
+                "keyhook: {left} request(s) still unfinished; not waiting longer"
+            ));
         }
         let _ = self.outbox.join();
     }
@@ -278,7 +280,9 @@ fn deliver(db: &std::path::Path, opts: &WorkerOptions, stop: &AtomicBool) {
         match worker::run(db, opts, stop) {
             Ok(_) => return,
             Err(e) => {
-                eprintln!("keyhook: delivery worker: {e}; starting again in 1s");
+                reply::log(&format!(
+                    "keyhook: delivery worker: {e}; starting again in 1s"
+                ));
                 thread::sleep(Duration::from_secs(1));
             }
         }

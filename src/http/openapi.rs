@@ -131,7 +131,7 @@ fn build() -> Value {
                 "bearer": { "type": "http", "scheme": "bearer", "description": "kp_ followed by 64 lowercase hex characters" }
             },
             "responses": {
-                "ValidationError": error_response("VALIDATION_ERROR: one detail per problem"),
+                "ValidationError": error_response("VALIDATION_ERROR: one detail per problem. A body that is not one JSON document, or in which an object repeats a key (at any depth), gets one detail on `body`"),
                 "Unauthorized": error_response("UNAUTHORIZED, or API_KEY_EXPIRED with message `API key has expired`"),
                 "Forbidden": error_response("FORBIDDEN: a readonly key writing; a key creating a key broader than itself, or one that outlives it (details: `expiresAt`); a key deleting a key broader than itself (wider scope, higher permission or a later expiry)"),
                 "NotFound": error_response("NOT_FOUND: no such path or id for the caller's user"),
@@ -215,16 +215,38 @@ const WHITE_SPACE: &str =
 /// `char::is_control` (Unicode Cc).
 const CONTROL: &str = r"\u0000-\u001f\u007f-\u009f";
 
-/// A string with at least one character that is not white space.
+/// `service::input::invisible_char` (with the noncharacters of planes 1 to 16 left to the
+/// description): format (Cf) characters, line and paragraph separators and the characters
+/// that render as nothing. The astral ones are written `\u{...}` (ECMA-262 with the `u` flag).
+const INVISIBLE: &str = concat!(
+    r"\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u115f\u1160",
+    r"\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164",
+    r"\ufdd0-\ufdef\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\ufffe\uffff",
+    r"\u{110bd}\u{110cd}\u{13430}-\u{1343f}\u{1bca0}-\u{1bca3}\u{1d173}-\u{1d17a}",
+    r"\u{e0000}-\u{e0fff}"
+);
+/// The white space that `str::trim` removes and a name may have around it: WHITE_SPACE
+/// without the control characters and the line and paragraph separators.
+const SPACE: &str = r"\u0020\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000";
+
+/// What the description of human-visible text says beyond its pattern.
+const VISIBLE_RULE: &str = "No control characters (Cc), no format characters (Cf: bidi \
+    overrides and isolates, zero-width characters, U+FEFF...), no line or paragraph separators, \
+    no other invisible characters (U+034F, Hangul and Khmer fillers, variation selectors, \
+    tags) and no noncharacters; not a plaintext API key.";
+
+/// A profile id as `keys::validate` takes it: at least one character that is not white
+/// space, and none that is invisible.
 fn not_blank() -> String {
-    format!("[^{WHITE_SPACE}]")
+    let middle = format!("[^{CONTROL}{WHITE_SPACE}{INVISIBLE}]");
+    format!("^[^{CONTROL}{INVISIBLE}]*{middle}[^{CONTROL}{INVISIBLE}]*$")
 }
 
-/// A key name as `keys::validate` takes it: trimmed, 1 to 100 characters without control
-/// characters.
+/// A key name as `keys::validate` takes it: trimmed, 1 to 100 characters without control or
+/// invisible characters.
 fn name_pattern() -> String {
-    let edge = format!("[^{CONTROL}{WHITE_SPACE}]");
-    format!("^[{WHITE_SPACE}]*{edge}(?:[^{CONTROL}]{{0,98}}{edge})?[{WHITE_SPACE}]*$")
+    let edge = format!("[^{CONTROL}{WHITE_SPACE}{INVISIBLE}]");
+    format!("^[{SPACE}]*{edge}(?:[^{CONTROL}{INVISIBLE}]{{0,98}}{edge})?[{SPACE}]*$")
 }
 
 /// A webhook URL as `webhooks::check_url` takes it: http or https, a host (a host name whose
@@ -237,7 +259,7 @@ fn url_schema() -> Value {
     let octet = "(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])";
     let host =
         format!("(?:(?:[A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*\\.?|(?:{octet}\\.){{3}}{octet})");
-    let port = "(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}|0))?";
+    let port = "(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?";
     let rest = r"(?:[/?](?:[A-Za-z0-9._~!$&'()*+,;=:@/?-]|%[0-9A-Fa-f]{2})*)?";
     json!({
         "type": "string",
@@ -290,7 +312,7 @@ fn schemas() -> Value {
             "properties": {
                 "name": {
                     "type": "string",
-                    "description": "Trimmed: 1 to 100 characters, no control characters",
+                    "description": format!("Trimmed: 1 to 100 characters. {VISIBLE_RULE}"),
                     "pattern": name
                 },
                 "permission": { "enum": ["readwrite", "readonly", null], "default": "readwrite" },
@@ -299,7 +321,10 @@ fn schemas() -> Value {
                     "type": ["array", "null"],
                     "maxItems": 100,
                     "uniqueItems": true,
-                    "items": { "type": "string", "maxLength": 100, "pattern": not_blank }
+                    "items": {
+                        "type": "string", "maxLength": 100, "pattern": not_blank,
+                        "description": format!("Not blank. {VISIBLE_RULE}")
+                    }
                 },
                 "expiresAt": { "type": ["string", "null"], "format": "date-time" }
             },

@@ -46,7 +46,7 @@ pub fn no_content() -> Reply {
 pub fn error(e: &Error) -> Reply {
     if matches!(e, Error::Storage(_) | Error::Io(_)) {
         // The operator sees the cause; the client only that something failed.
-        eprintln!("keyhook: internal error: {e}");
+        log(&format!("keyhook: internal error: {e}"));
     }
     envelope(e.http_status(), e.code(), e.public_message(), e.details())
 }
@@ -95,14 +95,21 @@ fn header(name: &'static str, value: &str) -> Header {
     Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("static header is valid")
 }
 
+/// Writes a line of the server's log to stderr, with every key-shaped string in it shown as
+/// its prefix (`crate::redact`): the one way the server logs.
+pub fn log(line: &str) {
+    eprintln!("{}", crate::redact::keys(line));
+}
+
 /// Sends `reply` and writes the access log line: method, path, status, duration, key prefix.
-/// Never a key, a secret or a query string.
+/// Never a key, a secret or a query string: a key in the path (`DELETE /api-keys/kp_…`), also
+/// percent-encoded, is shown as its prefix.
 pub fn send(request: Request, reply: Reply, started: Instant, key_prefix: Option<&str>) {
     let status = reply.status;
-    let log = format!(
+    let request_line = format!(
         "{} {}",
         request.method(),
-        super::body::printable(request.url().split('?').next().unwrap_or(""))
+        request.url().split('?').next().unwrap_or("")
     );
     let mut headers = Vec::with_capacity(4);
     if !reply.body.is_empty() {
@@ -131,8 +138,10 @@ pub fn send(request: Request, reply: Reply, started: Instant, key_prefix: Option
     // connection can serve its next request; a request declaring more is its connection's
     // last (vendor/tiny_http/PATCHES.md).
     let _ = request.respond(response);
+    // Redacted before it is cut short, so that no part of a key survives the cut.
     eprintln!(
-        "{log} {status} {:.1}ms {}",
+        "{} {status} {:.1}ms {}",
+        super::body::printable(&crate::redact::keys(&request_line)),
         started.elapsed().as_secs_f64() * 1000.0,
         key_prefix.unwrap_or("-")
     );

@@ -116,3 +116,331 @@ pub fn check_unique_non_empty(problems: &mut Problems, field: &str, items: &[Str
         }
     }
 }
+
+/// Parses a JSON document as `serde_json::from_slice` does (the same recursion limit of 128),
+/// but refuses an object that repeats a key, at any depth: serde_json would keep the last
+/// value, so `{"permission":"readonly","permission":"readwrite"}` would mean different things
+/// to different readers. The message names the repeated key; syntax errors start with
+/// `invalid JSON: `.
+pub fn parse_json(bytes: &[u8]) -> std::result::Result<Value, String> {
+    use serde::de::DeserializeSeed;
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let parsed = UniqueKeys
+        .deserialize(&mut de)
+        .and_then(|v| de.end().map(|()| v));
+    parsed.map_err(|e| match e.classify() {
+        // Data errors come only from the visitor below: a repeated key.
+        serde_json::error::Category::Data => e.to_string(),
+        _ => format!("invalid JSON: {e}"),
+    })
+}
+
+/// Builds a `serde_json::Value`, failing on a repeated object key.
+struct UniqueKeys;
+
+impl<'de> serde::de::DeserializeSeed<'de> for UniqueKeys {
+    type Value = Value;
+
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for UniqueKeys {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> std::result::Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> std::result::Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> std::result::Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> std::result::Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> std::result::Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+
+    fn visit_string<E>(self, v: String) -> std::result::Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> std::result::Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> std::result::Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> std::result::Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> std::result::Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
+        while let Some(v) = seq.next_element_seed(UniqueKeys)? {
+            items.push(v);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<Value, A::Error> {
+        let mut m = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if m.contains_key(&key) {
+                return Err(serde::de::Error::custom(format!(
+                    "duplicate key {key:?} in a JSON object"
+                )));
+            }
+            let v = map.next_value_seed(UniqueKeys)?;
+            m.insert(key, v);
+        }
+        Ok(Value::Object(m))
+    }
+}
+
+/// The first character of `s` that must not appear in human-visible text (a name, a profile
+/// id, a user id), with its position in characters from 1. Such characters are invisible,
+/// or reorder or break the text around them, so that what an operator reads in a table is not
+/// what is stored: every control character (Unicode Cc) and format character (Cf, which
+/// includes the bidi overrides and isolates, zero-width characters and the BOM), the line and
+/// paragraph separators, the other characters that render as nothing (the combining grapheme
+/// joiner, Hangul and Khmer fillers, variation selectors, the Mongolian free variation
+/// selectors), tags, and noncharacters.
+pub fn invisible_char(s: &str) -> Option<(usize, char)> {
+    s.chars()
+        .enumerate()
+        .find(|&(_, c)| is_invisible(c))
+        .map(|(i, c)| (i + 1, c))
+}
+
+fn is_invisible(c: char) -> bool {
+    let u = u32::from(c);
+    // Printable ASCII: the common case, decided at once.
+    if (0x20..0x7f).contains(&u) {
+        return false;
+    }
+    c.is_control()
+        || matches!(
+            u,
+            0x00AD
+                | 0x034F
+                | 0x0600..=0x0605
+                | 0x061C
+                | 0x06DD
+                | 0x070F
+                | 0x0890..=0x0891
+                | 0x08E2
+                | 0x115F..=0x1160
+                | 0x17B4..=0x17B5
+                | 0x180B..=0x180F
+                | 0x200B..=0x200F
+                | 0x2028..=0x202E
+                | 0x2060..=0x206F
+                | 0x3164
+                | 0xFE00..=0xFE0F
+                | 0xFEFF
+                | 0xFFA0
+                | 0xFFF0..=0xFFFB
+                | 0x110BD
+                | 0x110CD
+                | 0x13430..=0x1343F
+                | 0x1BCA0..=0x1BCA3
+                | 0x1D173..=0x1D17A
+                | 0xE0000..=0xE0FFF
+        )
+        // Noncharacters: U+FDD0..U+FDEF and the last two code points of every plane.
+        || (0xFDD0..=0xFDEF).contains(&u)
+        || u & 0xFFFE == 0xFFFE
+}
+
+/// Checks human-visible text (a key name, a profile id, a user id): no invisible, control or
+/// reordering character ([`invisible_char`]), and not a plaintext key, which is never stored
+/// (shown in the message as its prefix). Reports a problem on `field` and returns false if
+/// `s` fails.
+pub fn check_visible(p: &mut Problems, field: &str, s: &str) -> bool {
+    match visible(s) {
+        Ok(()) => true,
+        Err(m) => {
+            p.add(field, m);
+            false
+        }
+    }
+}
+
+/// [`check_visible`] as a result: the message of the problem.
+pub fn visible(s: &str) -> std::result::Result<(), String> {
+    if let Some((at, c)) = invisible_char(s) {
+        return Err(format!(
+            "must not contain control, invisible or reordering characters: U+{:04X} at \
+             character {at}",
+            u32::from(c)
+        ));
+    }
+    if crate::redact::has_key(s) {
+        return Err(format!(
+            "must not contain an API key ({}): a plaintext key is never stored",
+            crate::redact::keys(s)
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repeated_keys_are_refused_at_any_depth() {
+        for doc in [
+            r#"{"permission":"readonly","permission":"readwrite"}"#,
+            r#"{"data":{"a":1,"b":{"x":1,"x":1}}}"#,
+            r#"[1,{"a":[{"k":null,"k":null}]}]"#,
+            r#"{"a":1,"b":2,"a":3}"#,
+        ] {
+            let e = parse_json(doc.as_bytes()).unwrap_err();
+            assert!(e.starts_with("duplicate key \""), "{doc}: {e}");
+        }
+        let e = parse_json(br#"{"name":"a","name":"b"}"#).unwrap_err();
+        assert!(e.contains("\"name\""), "{e}");
+    }
+
+    #[test]
+    fn anything_else_parses_as_serde_json_does() {
+        for doc in [
+            r#"{"a":1,"b":[1,2.5,-3,18446744073709551615,1e400],"c":{"a":{"a":null}},"d":"\u00e9"}"#,
+            r#"[]"#,
+            r#"  "s"  "#,
+            r#"{"a":{},"A":{}}"#,
+            "123456789012345678901234567890",
+        ] {
+            let want: std::result::Result<Value, _> = serde_json::from_str(doc);
+            assert_eq!(parse_json(doc.as_bytes()).ok(), want.ok(), "{doc}");
+        }
+        for bad in ["", "{", "{}x", "{\"a\":}", "nul", "{\"a\":1,}"] {
+            let e = parse_json(bad.as_bytes()).unwrap_err();
+            assert!(e.starts_with("invalid JSON: "), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn nesting_stops_at_serde_json_s_limit() {
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        for n in [1, 126, 127, 128, 129] {
+            let want = serde_json::from_str::<Value>(&deep(n)).is_ok();
+            assert_eq!(parse_json(deep(n).as_bytes()).is_ok(), want, "depth {n}");
+        }
+        assert!(parse_json(deep(127).as_bytes()).is_ok());
+        let e = parse_json(deep(128).as_bytes()).unwrap_err();
+        assert!(e.contains("recursion limit"), "{e}");
+        // Far deeper input fails the same way, without exhausting the stack.
+        assert!(parse_json(deep(100_000).as_bytes()).is_err());
+    }
+
+    #[test]
+    fn invisible_characters_are_found_and_visible_text_passes() {
+        for c in [
+            '\u{0}',
+            '\t',
+            '\n',
+            '\u{7f}',
+            '\u{85}',
+            '\u{9f}',
+            '\u{ad}',
+            '\u{34f}',
+            '\u{61c}',
+            '\u{115f}',
+            '\u{1160}',
+            '\u{17b4}',
+            '\u{17b5}',
+            '\u{180b}',
+            '\u{180e}',
+            '\u{180f}',
+            '\u{200b}',
+            '\u{200c}',
+            '\u{200d}',
+            '\u{200e}',
+            '\u{200f}',
+            '\u{2028}',
+            '\u{2029}',
+            '\u{202a}',
+            '\u{202b}',
+            '\u{202c}',
+            '\u{202d}',
+            '\u{202e}',
+            '\u{2060}',
+            '\u{2066}',
+            '\u{2067}',
+            '\u{2068}',
+            '\u{2069}',
+            '\u{206f}',
+            '\u{3164}',
+            '\u{fe00}',
+            '\u{fe0f}',
+            '\u{feff}',
+            '\u{ffa0}',
+            '\u{fff0}',
+            '\u{fffb}',
+            '\u{fdd0}',
+            '\u{fffe}',
+            '\u{ffff}',
+            '\u{1d173}',
+            '\u{1d17a}',
+            '\u{e0001}',
+            '\u{e0041}',
+            '\u{e0100}',
+            '\u{e0fff}',
+            '\u{1fffe}',
+            '\u{10ffff}',
+        ] {
+            let s = format!("ab{c}d");
+            assert_eq!(invisible_char(&s), Some((3, c)), "U+{:04X}", u32::from(c));
+            let m = visible(&s).unwrap_err();
+            assert!(
+                m.contains(&format!("U+{:04X} at character 3", u32::from(c))),
+                "{m}"
+            );
+        }
+        for ok in [
+            "ci",
+            "déploiement",
+            "日本語のキー",
+            "🚀 deploy",
+            "Ωμέγα",
+            "a b",
+            "x-1_2.3",
+        ] {
+            assert_eq!(invisible_char(ok), None, "{ok}");
+            assert_eq!(visible(ok), Ok(()), "{ok}");
+        }
+    }
+
+    #[test]
+    fn a_plaintext_key_is_not_visible_text() {
+        let key = format!("kp_{}", "ab".repeat(32));
+        let m = visible(&format!("my {key}")).unwrap_err();
+        assert!(m.contains("kp_abababab…") && !m.contains(&key), "{m}");
+    }
+}

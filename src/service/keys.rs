@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::input::{check_unique_non_empty, Object, Problems};
+use super::input::{check_unique_non_empty, check_visible, Object, Problems};
 use super::Actor;
 use crate::auth::{self, Excess, Method, Reach};
 use crate::error::{Error, FieldError, Result};
@@ -78,8 +78,8 @@ fn validate(input: NewKey, now: Timestamp) -> Result<KeySpec> {
             );
             String::new()
         }
-        Some(n) if n.chars().any(char::is_control) => {
-            p.add("name", "must not contain control characters");
+        // The name as sent: trimming must not hide a U+2028 or a tab at its end.
+        Some(_) if !check_visible(&mut p, "name", input.name.as_deref().unwrap_or("")) => {
             String::new()
         }
         Some(n) => n.to_string(),
@@ -101,6 +101,7 @@ fn validate(input: NewKey, now: Timestamp) -> Result<KeySpec> {
                 format!("must be at most {MAX_PROFILE_ID_CHARS} characters"),
             );
         }
+        check_visible(&mut p, &format!("profileIds[{i}]"), id);
     }
     if profile_ids.len() > MAX_PROFILE_IDS {
         p.add(
@@ -559,7 +560,11 @@ mod tests {
             (NewKey::default(), "is required"),
             (named("   "), "must not be empty"),
             (named(&long), "must be at most 100 characters"),
-            (named("a\nb"), "must not contain control characters"),
+            (
+                named("a\nb"),
+                "must not contain control, invisible or reordering characters: U+000A at \
+                 character 2",
+            ),
         ] {
             let got = fields(create(&s, &op(), input, NOW).unwrap_err());
             assert_eq!(got, [("name".to_string(), msg.to_string())]);

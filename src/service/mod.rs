@@ -26,6 +26,8 @@ pub const MAX_USER_ID_CHARS: usize = 100;
 impl Actor {
     /// An operator acting for `user`, which must be a non-empty printable id.
     pub fn operator(user: &str) -> Result<Actor> {
+        // First, so that the message names an invisible character (U+2028 is white space too).
+        input::visible(user).map_err(|m| Error::validation("user", m))?;
         if user.is_empty()
             || user.chars().count() > MAX_USER_ID_CHARS
             || user.chars().any(|c| c.is_control() || c.is_whitespace())

@@ -98,6 +98,10 @@ fn check_url(p: &mut Problems, raw: &str, allow_private: bool) {
     if let Err(m) = check_authority(raw, &url) {
         return bad(&m);
     }
+    // Port 0 means "any port" to a socket API: no receiver listens there.
+    if url.port() == Some(0) {
+        return bad("port must be from 1 to 65535");
+    }
     if !allow_private {
         if let Err(m) = guard::check_url_host(&url) {
             bad(&m);
@@ -158,7 +162,7 @@ fn check_authority(raw: &str, url: &url::Url) -> std::result::Result<(), String>
     };
     if let Some(port) = port {
         if port.parse::<u16>().map(|p| p.to_string()).as_deref() != Ok(port) {
-            return Err("port must be a number from 0 to 65535 without leading zeros".into());
+            return Err("port must be a number from 1 to 65535 without leading zeros".into());
         }
     }
     match url.host() {
@@ -512,12 +516,14 @@ mod tests {
             "http://127.0.0.1:9/hook",
             "HTTP://a/@:",
             "http://a-1.B2.example./",
-            "http://x:0",
+            "http://x:1",
             "http://x:65535",
         ] {
             assert_eq!(url_problem(ok), None, "{ok}");
         }
         for bad in [
+            "http://x:0",
+            "http://example.com:0/",
             "http://a/b c",
             "http://exa\tmple.com/",
             "http://a/\n",

@@ -54,7 +54,9 @@ enum ReadError {
     ReadIoError(IoError),
     /// keyhook patch: the head did not arrive within the header deadline (or a read within
     /// it timed out); `started` is true when some of it had arrived.
-    HeadTimeout { started: bool },
+    HeadTimeout {
+        started: bool,
+    },
 }
 
 /// keyhook patch: an error response tiny_http sends itself, in keyhook's JSON envelope.
@@ -421,8 +423,7 @@ fn check_framing(version: &HTTPVersion, headers: &[crate::Header]) -> Result<(),
     let mut content_length: Option<&str> = None;
     for h in headers.iter().filter(|h| h.field.equiv("Content-Length")) {
         let v = h.value.as_str();
-        if v.is_empty() || !v.bytes().all(|b| b.is_ascii_digit()) || v.parse::<usize>().is_err()
-        {
+        if v.is_empty() || !v.bytes().all(|b| b.is_ascii_digit()) || v.parse::<usize>().is_err() {
             return Err(Reject::bad_request("malformed Content-Length"));
         }
         if content_length.is_some_and(|first| first != v) {
@@ -432,7 +433,10 @@ fn check_framing(version: &HTTPVersion, headers: &[crate::Header]) -> Result<(),
     }
     let mut codings = 0;
     let mut unknown = false;
-    for h in headers.iter().filter(|h| h.field.equiv("Transfer-Encoding")) {
+    for h in headers
+        .iter()
+        .filter(|h| h.field.equiv("Transfer-Encoding"))
+    {
         if content_length.is_some() {
             return Err(Reject::bad_request(
                 "Content-Length and Transfer-Encoding together",
@@ -493,7 +497,10 @@ fn parse_header(line: &[u8]) -> Result<crate::Header, ReadError> {
     }
     let is_ows = |b: &u8| *b == b' ' || *b == b'\t';
     let start = value.iter().position(|b| !is_ows(b)).unwrap_or(value.len());
-    let end = value.iter().rposition(|b| !is_ows(b)).map_or(start, |i| i + 1);
+    let end = value
+        .iter()
+        .rposition(|b| !is_ows(b))
+        .map_or(start, |i| i + 1);
     let mut out = Vec::with_capacity(end - start);
     for &b in &value[start..end] {
         out.push(match b {

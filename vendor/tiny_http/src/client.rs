@@ -181,10 +181,14 @@ impl ClientConnection {
     /// keyhook patch: sets the socket's read timeout, if it is not that already.
     fn set_socket_timeout(&mut self, timeout: Option<Duration>) {
         if timeout != self.socket_timeout {
+            // Through the reading half, which this connection's thread holds while it reads a
+            // head (the writing half's lock may be held by a response being written).
             // Fails only for a socket that is already unusable; the read then fails too.
             let _ = self
-                .sink
-                .with_inner(|w| w.get_ref().set_read_timeout(timeout));
+                .next_header_source
+                .get_mut()
+                .get_ref()
+                .set_read_timeout(timeout);
             self.socket_timeout = timeout;
         }
     }

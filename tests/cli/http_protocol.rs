@@ -255,7 +255,8 @@ fn a_malformed_request_line_or_header_is_a_400_envelope() {
         b"GET  /api/v1/api-keys HTTP/1.1\r\nHost: x\r\n\r\n",
         b"GET /api/v1/api-keys HTTX/1.1\r\nHost: x\r\n\r\n",
         b"G(T /api/v1/api-keys HTTP/1.1\r\nHost: x\r\n\r\n",
-        b"GET /api/v1/\xc3\xa9 HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"GET /api/v1/\x7f HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"GET /api/v1/a\tb HTTP/1.1\r\nHost: x\r\n\r\n",
         b"\x00\xff garbage\r\n\r\n",
     ] {
         refused(&s, line, 400, "BAD_REQUEST");
@@ -394,6 +395,14 @@ fn the_api_prefix_is_a_whole_path_segment() {
         assert_eq!(r.json()["error"]["code"], "NOT_FOUND", "{path}");
     }
     assert_eq!(s.get(KEYS, &key).status, 200);
+    // Bytes over 0x7F in a path are opaque (percent-encoded): an unknown path, not a failure.
+    let rq = format!(
+        "GET /api/v1/webhooks/\u{e9}t\u{e9} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\n\r\n"
+    );
+    let mut c = s.connect();
+    c.write_all(rq.as_bytes()).unwrap();
+    let r = read_response(&mut c).expect("an answer to a UTF-8 path");
+    assert_envelope(&r, 404, "NOT_FOUND");
 }
 
 #[test]
@@ -557,5 +566,50 @@ fn bad_limit_flags_exit_2() {
             .args(["serve", "--bind", "127.0.0.1:0"])
             .timeout(PATIENCE));
         assert_eq!(r.code, 2, "{var}={value}: {r:?}");
+    }
+}
+
+#[test]
+fn the_openapi_document_lists_the_http_layer_errors() {
+    let (_env, s, _key) = serve(&[]);
+    let doc = s.send("GET", "/api/v1/openapi.json", &[], None).json();
+    let codes = doc["components"]["schemas"]["Error"]["properties"]["error"]["properties"]["code"]
+        ["enum"]
+        .as_array()
+        .expect("the error codes")
+        .clone();
+    for code in [
+        "BAD_REQUEST",
+        "REQUEST_TIMEOUT",
+        "EXPECTATION_FAILED",
+        "HEADERS_TOO_LARGE",
+        "NOT_IMPLEMENTED",
+        "SERVICE_UNAVAILABLE",
+        "HTTP_VERSION_NOT_SUPPORTED",
+    ] {
+        assert!(
+            codes.contains(&Value::from(code)),
+            "{code} not in {codes:?}"
+        );
+    }
+    let described = doc["components"]["responses"]["HeadersTooLarge"]["description"]
+        .as_str()
+        .expect("HeadersTooLarge");
+    assert!(
+        described.contains("8 KiB") && described.contains("64 KiB") && described.contains("100")
+    );
+    // Every operation lists the errors any request can get.
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            if method == "parameters" {
+                continue;
+            }
+            for status in ["400", "408", "431", "501", "503", "505"] {
+                assert!(
+                    op["responses"].get(status).is_some(),
+                    "{method} {path} does not list {status}"
+                );
+            }
+        }
     }
 }

@@ -632,7 +632,8 @@ fn parse_http_version(version: &[u8]) -> Result<HTTPVersion, ReadError> {
 /// eg. GET / HTTP/1.1
 ///
 /// keyhook patch: strictly `method SP request-target SP HTTP-version` (RFC 9112 section 3),
-/// the method a token, the target visible ASCII; anything else is a 400.
+/// the method a token, the target visible ASCII (bytes over 0x7F percent-encoded); anything
+/// else is a 400.
 fn parse_request_line(line: &[u8]) -> Result<(Method, String, HTTPVersion), ReadError> {
     let bad = || Reject::bad_request("malformed request line");
     let mut parts = line.split(|&b| b == b' ');
@@ -644,16 +645,26 @@ fn parse_request_line(line: &[u8]) -> Result<(Method, String, HTTPVersion), Read
     if method.is_empty() || !method.iter().all(|&b| is_tchar(b)) {
         return Err(bad());
     }
-    if target.is_empty() || !target.iter().all(|&b| b.is_ascii_graphic()) {
+    // Bytes over 0x7F (a UTF-8 path, say) are opaque: percent-encoded, as a client should
+    // have sent them, so they route as an unknown path instead of failing the request.
+    let mut path = String::with_capacity(target.len());
+    for &b in target {
+        match b {
+            0x21..=0x7e => path.push(char::from(b)),
+            0x80..=0xff => path.push_str(&format!("%{b:02X}")),
+            _ => return Err(bad()),
+        }
+    }
+    if path.is_empty() {
         return Err(bad());
     }
     let version = parse_http_version(version)?;
-    // both are ASCII, checked above
+    // ASCII, checked above
     let method = std::str::from_utf8(method)
         .ok()
         .and_then(|m| m.parse().ok())
         .ok_or_else(bad)?;
-    let target = String::from_utf8(target.to_vec()).map_err(|_| bad())?;
+    let target = path;
     Ok((method, target, version))
 }
 

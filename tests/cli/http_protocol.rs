@@ -226,7 +226,7 @@ fn utf8_in_an_unrelated_header_is_served() {
 fn a_non_ascii_bearer_token_is_401() {
     let (_env, s, key) = serve(&[]);
     // A lookalike: the key with its last hex digit replaced by a Cyrillic "а" (U+0430).
-    let mut lookalike = key[..key.len() - 1].as_bytes().to_vec();
+    let mut lookalike = key.as_bytes()[..key.len() - 1].to_vec();
     lookalike.extend_from_slice("а".as_bytes());
     for token in [
         lookalike,

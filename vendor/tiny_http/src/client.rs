@@ -86,7 +86,7 @@ impl Reject {
 }
 
 /// keyhook patch: `{"error":{"code","message","details":[]}}` with `status`, as
-/// `application/json`, marked `Connection: close` (every such error ends its connection).
+/// `application/json`.
 pub(crate) fn error_response(
     status: u16,
     code: &str,
@@ -104,7 +104,6 @@ pub(crate) fn error_response(
         .with_status_code(StatusCode(status))
         .with_header(header("Content-Type", "application/json"))
         .with_header(header("Cache-Control", "no-store"))
-        .with_connection_close()
 }
 
 fn json_escape(s: &str, out: &mut String) {
@@ -381,6 +380,7 @@ impl ClientConnection {
     fn answer_and_close(&mut self, response: crate::Response<std::io::Cursor<Vec<u8>>>) {
         let mut writer = self.sink.next().unwrap();
         let sent = response
+            .with_connection_close()
             .raw_print(&mut writer, HTTPVersion(1, 1), &[], false, None)
             .and_then(|()| writer.flush());
         drop(writer);

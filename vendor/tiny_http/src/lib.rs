@@ -575,7 +575,8 @@ fn refuse(mut sock: Connection) {
         "SERVICE_UNAVAILABLE",
         "too many connections; try again later",
     )
-    .with_header(Header::from_bytes(&b"Retry-After"[..], &b"1"[..]).unwrap());
+    .with_header(Header::from_bytes(&b"Retry-After"[..], &b"1"[..]).unwrap())
+    .with_connection_close();
     let mut bytes = Vec::with_capacity(256);
     if response
         .raw_print(&mut bytes, HTTPVersion(1, 1), &[], false, None)

@@ -2,7 +2,7 @@ use ascii::AsciiString;
 
 use std::io::Error as IoError;
 use std::io::Result as IoResult;
-use std::io::{BufRead, BufReader, BufWriter, ErrorKind, Write};
+use std::io::{BufRead, BufReader, BufWriter, ErrorKind, Read, Write};
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -133,7 +133,10 @@ const MAX_LEADING_EMPTY_LINES: usize = 8;
 /// client still sends is read and discarded before the connection is closed, so that
 /// closing with unread data (which sends a TCP reset) does not destroy the response before
 /// the client has read it.
+/// The client is assumed done once it has sent nothing for `LINGER_QUIET`, so that a slow
+/// client does not hold its thread for all of `LINGER_TIME`.
 const LINGER_TIME: Duration = Duration::from_secs(1);
+const LINGER_QUIET: Duration = Duration::from_millis(200);
 const LINGER_BYTES: usize = 1024 * 1024;
 
 /// keyhook patch: how a connection reads request heads.
@@ -393,20 +396,20 @@ impl ClientConnection {
         }
         let started = Instant::now();
         let mut dropped = 0;
-        while dropped < LINGER_BYTES {
-            let left = LINGER_TIME.saturating_sub(started.elapsed());
-            if left.is_zero() {
-                break;
-            }
-            self.set_socket_timeout(Some(left));
+        let mut scratch = [0u8; 8192];
+        self.set_socket_timeout(Some(LINGER_QUIET));
+        while dropped < LINGER_BYTES && started.elapsed() < LINGER_TIME {
+            // what is buffered first, then straight from the socket
             let reader = self.next_header_source.get_mut();
-            match reader.fill_buf() {
-                Ok([]) | Err(_) => break,
-                Ok(buf) => {
-                    let n = buf.len();
-                    reader.consume(n);
-                    dropped += n;
-                }
+            let buffered = reader.buffer().len();
+            if buffered > 0 {
+                reader.consume(buffered);
+                dropped += buffered;
+                continue;
+            }
+            match reader.read(&mut scratch) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => dropped += n,
             }
         }
     }

@@ -5,6 +5,7 @@
 # server's peak RSS, with the ratios the serve issue sets as targets.
 #
 #   bench/serve.sh                 # DURATION=10s KEYS=100000 THREADS=64 are the defaults
+#   BIN=/tmp/keyhook-old bench/serve.sh   # the same against another binary
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-10s}
@@ -19,8 +20,8 @@ command -v curl >/dev/null || need+=(curl)
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
-cargo build --release --quiet
-bin=$PWD/target/release/keyhook
+# BIN=path/to/keyhook runs another build (a baseline) instead of this tree's release build.
+if [ -n "${BIN:-}" ]; then bin=$BIN; else cargo build --release --quiet; bin=$PWD/target/release/keyhook; fi
 
 work=$(mktemp -d)
 pids=()

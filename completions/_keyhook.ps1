@@ -772,6 +772,8 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('--bind', '--bind', [CompletionResultType]::ParameterName, 'Address to listen on (port 0 picks a free port; the address is printed on stderr)')
             [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Requests handled at once (each connection has its own thread; more wait their turn)')
             [CompletionResult]::new('--read-timeout', '--read-timeout', [CompletionResultType]::ParameterName, 'Disconnect a client that sends nothing for this long (between requests or within one)')
+            [CompletionResult]::new('--header-timeout', '--header-timeout', [CompletionResultType]::ParameterName, 'Disconnect a client whose request head (request line and headers) takes longer than this: from connecting for the first request, from its first byte for later ones')
+            [CompletionResult]::new('--max-connections', '--max-connections', [CompletionResultType]::ParameterName, 'Connections served at once; a connection over the limit is answered 503 and closed')
             [CompletionResult]::new('--retry-schedule', '--retry-schedule', [CompletionResultType]::ParameterName, 'Delays before each retry of a failed delivery, comma-separated')
             [CompletionResult]::new('--delivery-workers', '--delivery-workers', [CompletionResultType]::ParameterName, 'Deliveries sent at once')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (commands that only read need it to exist; the others create it, mode 0600)')

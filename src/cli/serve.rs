@@ -25,6 +25,15 @@ pub struct ServeArgs {
     #[arg(long, env = "KEYHOOK_READ_TIMEOUT", default_value = "30s", value_name = "DUR",
           value_parser = read_timeout)]
     read_timeout: Duration,
+    /// Disconnect a client whose request head (request line and headers) takes longer than
+    /// this: from connecting for the first request, from its first byte for later ones
+    #[arg(long, env = "KEYHOOK_HEADER_TIMEOUT", default_value = "10s", value_name = "DUR",
+          value_parser = read_timeout)]
+    header_timeout: Duration,
+    /// Connections served at once; a connection over the limit is answered 503 and closed
+    #[arg(long, env = "KEYHOOK_MAX_CONNECTIONS", default_value_t = 1024, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    max_connections: u32,
     #[command(flatten)]
     delivery: super::deliver::DeliveryArgs,
 }
@@ -39,6 +48,8 @@ pub fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<()> {
         threads: usize::from(args.threads),
         db: crate::config::database_path(ctx.db.clone())?,
         read_timeout: args.read_timeout,
+        header_timeout: args.header_timeout,
+        max_connections: args.max_connections as usize,
         delivery: args.delivery.worker_options(ctx, false),
     };
     let db = opts.db.display().to_string();

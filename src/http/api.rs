@@ -28,8 +28,7 @@ pub struct Ctx<'a> {
 
 /// Handles one request; returns the reply and the prefix of the key that made it, if any.
 pub fn dispatch(mut ctx: Ctx<'_>, rq: &Request, body: Body) -> (Reply, Option<String>) {
-    let path = rq.url().split('?').next().unwrap_or("");
-    let Some(path) = path.strip_prefix(PREFIX) else {
+    let Some(path) = api_path(rq.url()) else {
         return (reply::not_found(), None);
     };
     if path == "/openapi.json" {
@@ -58,6 +57,25 @@ pub fn dispatch(mut ctx: Ctx<'_>, rq: &Request, body: Body) -> (Reply, Option<St
     };
     let actor = Actor::Key(key);
     (handle(ctx, &actor, route, rq, body, now), prefix)
+}
+
+/// The path under `/api/v1` of a request target (`""` for `/api/v1` itself), or None for a
+/// target outside it. The prefix must end at a segment boundary (`/api/v1api-keys` is not
+/// under it), and an absolute-form target (`http://host:port/api/v1/...`, RFC 9112 section
+/// 3.2.2) is routed by its path. The query is not part of the path.
+fn api_path(target: &str) -> Option<&str> {
+    let target = match target.split_once("://") {
+        Some((scheme, rest))
+            if scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https") =>
+        {
+            // the authority ends at the path or the query
+            rest.find(['/', '?']).map_or("/", |i| &rest[i..])
+        }
+        _ => target,
+    };
+    let path = target.split('?').next().unwrap_or("");
+    let rest = path.strip_prefix(PREFIX)?;
+    (rest.is_empty() || rest.starts_with('/')).then_some(rest)
 }
 
 /// A handler either fails with a domain error or replies; a body problem is already a reply.
@@ -150,4 +168,32 @@ fn bearer_token(rq: &Request) -> Result<&str> {
         ));
     }
     Ok(token.trim())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::api_path;
+
+    #[test]
+    fn the_prefix_is_a_whole_path_segment() {
+        assert_eq!(api_path("/api/v1/api-keys"), Some("/api-keys"));
+        assert_eq!(api_path("/api/v1/api-keys?x=1"), Some("/api-keys"));
+        assert_eq!(api_path("/api/v1"), Some(""));
+        assert_eq!(api_path("/api/v1?x"), Some(""));
+        assert_eq!(api_path("/api/v1api-keys"), None);
+        assert_eq!(api_path("/api/v10/api-keys"), None);
+        assert_eq!(api_path("/api/v"), None);
+        assert_eq!(api_path("api/v1/api-keys"), None);
+    }
+
+    #[test]
+    fn an_absolute_form_target_is_routed_by_its_path() {
+        assert_eq!(api_path("http://h:1/api/v1/api-keys"), Some("/api-keys"));
+        assert_eq!(api_path("HTTP://h/api/v1/api-keys?a=b"), Some("/api-keys"));
+        assert_eq!(api_path("https://h/api/v1/webhooks"), Some("/webhooks"));
+        assert_eq!(api_path("http://h"), None);
+        assert_eq!(api_path("http://h?/api/v1/x"), None);
+        assert_eq!(api_path("http://h/api/v1api-keys"), None);
+        assert_eq!(api_path("ftp://h/api/v1/api-keys"), None);
+    }
 }

@@ -40,6 +40,11 @@ pub struct ServeOptions {
     /// The read timeout of every accepted connection (`serve --read-timeout`): a client that
     /// sends nothing for this long, between requests or within one, is disconnected.
     pub read_timeout: Duration,
+    /// How long a whole request head may take (`serve --header-timeout`): from accept for a
+    /// connection's first request, from the first byte of each later one.
+    pub header_timeout: Duration,
+    /// The most connections served at once (`serve --max-connections`); more get a 503.
+    pub max_connections: usize,
     /// The outbox worker that runs beside the server; its client also sends test pings.
     pub delivery: WorkerOptions,
 }
@@ -86,13 +91,14 @@ impl Server {
             let shared = Arc::clone(&shared);
             Arc::new(move |rq| on_request(&shared, rq))
         };
-        let inner = tiny_http::Server::from_listener_with_handler(
-            listener,
-            None,
-            Some(opts.read_timeout),
-            Some(handler),
-        )
-        .map_err(|e| Error::Io(format!("cannot serve on {}: {e}", opts.bind)))?;
+        let limits = tiny_http::ConnectionOptions {
+            read_timeout: Some(opts.read_timeout),
+            header_timeout: Some(opts.header_timeout),
+            max_connections: Some(opts.max_connections),
+        };
+        let inner =
+            tiny_http::Server::from_listener_with_options(listener, None, limits, Some(handler))
+                .map_err(|e| Error::Io(format!("cannot serve on {}: {e}", opts.bind)))?;
         let db = opts.db.clone();
         let delivery = opts.delivery;
         let stop_delivery = Arc::clone(&stop);

@@ -75,6 +75,8 @@ fn errors(extra: &[&str]) -> Vec<(String, Value)> {
         ("500".into(), err("InternalError")),
         ("503".into(), err("Unavailable")),
     ];
+    // Answered by the HTTP layer itself, before routing (vendor/tiny_http/PATCHES.md, e).
+    out.extend(protocol_errors(!extra.contains(&"400")));
     for code in extra {
         let name = match *code {
             "400" => "ValidationError",
@@ -87,6 +89,27 @@ fn errors(extra: &[&str]) -> Vec<(String, Value)> {
             other => other,
         };
         out.push(((*code).into(), err(name)));
+    }
+    out
+}
+
+/// The errors any request can get from the HTTP layer (its head too large, too slow,
+/// malformed or framed ambiguously; an HTTP version or transfer coding the server does not
+/// speak). `bad_request`: list 400 (operations that validate a body list it already, as
+/// `ValidationError`, whose description names BAD_REQUEST too).
+fn protocol_errors(bad_request: bool) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    if bad_request {
+        out.push(("400".into(), err("BadRequest")));
+    }
+    for (code, name) in [
+        ("408", "RequestTimeout"),
+        ("417", "ExpectationFailed"),
+        ("431", "HeadersTooLarge"),
+        ("501", "NotImplemented"),
+        ("505", "HttpVersionNotSupported"),
+    ] {
+        out.push((code.into(), err(name)));
     }
     out
 }
@@ -131,7 +154,13 @@ fn build() -> Value {
                 "bearer": { "type": "http", "scheme": "bearer", "description": "kp_ followed by 64 lowercase hex characters" }
             },
             "responses": {
-                "ValidationError": error_response("VALIDATION_ERROR: one detail per problem. A body that is not one JSON document, or in which an object repeats a key (at any depth), gets one detail on `body`"),
+                "ValidationError": error_response("VALIDATION_ERROR: one detail per problem. A body that is not one JSON document, or in which an object repeats a key (at any depth), gets one detail on `body`; or BAD_REQUEST (see BadRequest)"),
+                "BadRequest": error_response("BAD_REQUEST: a malformed request line or header line (control characters, whitespace before the colon, line folding), not exactly one Host in HTTP/1.1, a malformed or conflicting Content-Length, Content-Length with Transfer-Encoding, or a malformed Transfer-Encoding; the connection is closed"),
+                "RequestTimeout": error_response("REQUEST_TIMEOUT: the request line and headers did not all arrive within the header timeout (serve --header-timeout, default 10 s; from connecting for a connection's first request, from the first byte for later ones); the connection is closed"),
+                "HeadersTooLarge": error_response("HEADERS_TOO_LARGE: the request line or a header line over 8 KiB (8192 bytes), the header lines over 64 KiB in all, or more than 100 header lines; the connection is closed"),
+                "ExpectationFailed": error_response("EXPECTATION_FAILED: an Expect header other than 100-continue; the connection is closed"),
+                "NotImplemented": error_response("NOT_IMPLEMENTED: a Transfer-Encoding other than chunked; the connection is closed"),
+                "HttpVersionNotSupported": error_response("HTTP_VERSION_NOT_SUPPORTED: only HTTP/1.0 and HTTP/1.1 are served; the connection is closed"),
                 "Unauthorized": error_response("UNAUTHORIZED, or API_KEY_EXPIRED with message `API key has expired`"),
                 "Forbidden": error_response("FORBIDDEN: a readonly key writing; a key creating a key broader than itself, or one that outlives it (details: `expiresAt`); a key deleting a key broader than itself (wider scope, higher permission or a later expiry)"),
                 "NotFound": error_response("NOT_FOUND: no such path or id for the caller's user"),
@@ -142,7 +171,7 @@ fn build() -> Value {
                 "RateLimited": with(error_response(&format!("RATE_LIMITED: the user already has {} test pings running, the most at once; try again after Retry-After seconds", super::pings::MAX_PINGS_PER_USER)),
                                     "headers", json!({ "Retry-After": { "description": "Seconds to wait before trying again", "schema": { "type": "integer", "minimum": 0 } } })),
                 "InternalError": error_response("INTERNAL_ERROR"),
-                "Unavailable": error_response("SERVICE_UNAVAILABLE: the database cannot take writes now")
+                "Unavailable": error_response("SERVICE_UNAVAILABLE: the database cannot take writes now; or the server already serves its maximum of connections (serve --max-connections, default 1024), with Retry-After: 1, and closes the connection")
             },
             "schemas": schemas()
         }
@@ -151,7 +180,7 @@ fn build() -> Value {
 
 fn paths() -> Value {
     let write = ["400", "403", "404", "413", "415"];
-    json!({
+    let mut paths = json!({
         "/api-keys": {
             "get": op("List the caller's API keys", "listApiKeys",
                       ("200", ok("The keys of the caller's user", json!({"type": "array", "items": r("ApiKey")}))), &["403"]),
@@ -202,11 +231,16 @@ fn paths() -> Value {
                 "security": [],
                 "responses": {
                     "200": { "description": "OpenAPI 3.1", "content": { "application/json": { "schema": { "type": "object" } } } },
-                    "405": err("MethodNotAllowed")
+                    "405": err("MethodNotAllowed"),
+                    "503": err("Unavailable")
                 }
             }
         }
-    })
+    });
+    for (code, v) in protocol_errors(true) {
+        paths["/openapi.json"]["get"]["responses"][code] = v;
+    }
+    paths
 }
 
 /// Rust's `str::trim` removes these (Unicode White_Space).
@@ -432,7 +466,7 @@ fn schemas() -> Value {
                     "additionalProperties": false,
                     "required": ["code", "message", "details"],
                     "properties": {
-                        "code": { "enum": ["VALIDATION_ERROR", "UNAUTHORIZED", "API_KEY_EXPIRED", "FORBIDDEN", "NOT_FOUND", "METHOD_NOT_ALLOWED", "WEBHOOK_LIMIT_REACHED", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"] },
+                        "code": { "enum": ["VALIDATION_ERROR", "UNAUTHORIZED", "API_KEY_EXPIRED", "FORBIDDEN", "NOT_FOUND", "METHOD_NOT_ALLOWED", "WEBHOOK_LIMIT_REACHED", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE", "BAD_REQUEST", "REQUEST_TIMEOUT", "HEADERS_TOO_LARGE", "NOT_IMPLEMENTED", "HTTP_VERSION_NOT_SUPPORTED", "EXPECTATION_FAILED"] },
                         "message": { "type": "string" },
                         "details": {
                             "type": "array",

@@ -2,10 +2,10 @@ use ascii::AsciiString;
 
 use std::io::Error as IoError;
 use std::io::Result as IoResult;
-use std::io::{BufReader, BufWriter, ErrorKind, Read};
+use std::io::{BufRead, BufReader, BufWriter, ErrorKind, Read, Write};
 
 use std::net::SocketAddr;
-use std::str::FromStr;
+use std::time::{Duration, Instant};
 
 use crate::common::{HTTPVersion, Method};
 use crate::util::RefinedTcpStream;
@@ -34,16 +34,118 @@ pub struct ClientConnection {
 
     // true if the connection goes through SSL
     secure: bool,
+
+    // keyhook patch: the header deadline and timeouts, the socket's current read timeout,
+    // when the connection was accepted (until its first head is read), the line buffer
+    options: HeadOptions,
+    socket_timeout: Option<Duration>,
+    accepted: Option<Instant>,
+    line: Vec<u8>,
 }
 
 /// Error that can happen when reading a request.
 #[derive(Debug)]
 enum ReadError {
-    WrongRequestLine,
-    WrongHeader(HTTPVersion),
+    /// keyhook patch: the head breaks a rule (malformed, over a limit, ambiguous framing);
+    /// answered with an error envelope, then the connection is closed.
+    Reject(Reject),
     /// the client sent an unrecognized `Expect` header
     ExpectationFailed(HTTPVersion),
     ReadIoError(IoError),
+    /// keyhook patch: the head did not arrive within the header deadline (or a read within
+    /// it timed out); `started` is true when some of it had arrived.
+    HeadTimeout {
+        started: bool,
+    },
+}
+
+/// keyhook patch: an error response tiny_http sends itself, in keyhook's JSON envelope.
+#[derive(Debug)]
+struct Reject {
+    status: u16,
+    code: &'static str,
+    message: String,
+}
+
+impl Reject {
+    fn bad_request(message: impl Into<String>) -> ReadError {
+        ReadError::Reject(Reject {
+            status: 400,
+            code: "BAD_REQUEST",
+            message: message.into(),
+        })
+    }
+
+    fn too_large(message: impl Into<String>) -> ReadError {
+        ReadError::Reject(Reject {
+            status: 431,
+            code: "HEADERS_TOO_LARGE",
+            message: message.into(),
+        })
+    }
+}
+
+/// keyhook patch: `{"error":{"code","message","details":[]}}` with `status`, as
+/// `application/json`.
+pub(crate) fn error_response(
+    status: u16,
+    code: &str,
+    message: &str,
+) -> crate::Response<std::io::Cursor<Vec<u8>>> {
+    use crate::{Header, Response, StatusCode};
+    let mut body = String::with_capacity(64 + message.len());
+    body.push_str("{\"error\":{\"code\":\"");
+    json_escape(code, &mut body);
+    body.push_str("\",\"message\":\"");
+    json_escape(message, &mut body);
+    body.push_str("\",\"details\":[]}}");
+    let header = |k: &str, v: &str| Header::from_bytes(k.as_bytes(), v.as_bytes()).unwrap();
+    Response::from_data(body.into_bytes())
+        .with_status_code(StatusCode(status))
+        .with_header(header("Content-Type", "application/json"))
+        .with_header(header("Cache-Control", "no-store"))
+}
+
+fn json_escape(s: &str, out: &mut String) {
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                out.push_str(&format!("\\u{:04x}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+}
+
+/// keyhook patch: the longest request line, in bytes (without its CRLF).
+pub const MAX_REQUEST_LINE: usize = 8 * 1024;
+/// keyhook patch: the longest header line, in bytes (without its CRLF).
+pub const MAX_HEADER_LINE: usize = 8 * 1024;
+/// keyhook patch: the most bytes of all header lines of a request together (CRLFs included).
+pub const MAX_HEADERS_SIZE: usize = 64 * 1024;
+/// keyhook patch: the most header lines in a request.
+pub const MAX_HEADERS: usize = 100;
+/// keyhook patch: empty lines ignored before a request line (RFC 9112 section 2.2).
+const MAX_LEADING_EMPTY_LINES: usize = 8;
+/// keyhook patch: after an error response, at most this long and this much of what the
+/// client still sends is read and discarded before the connection is closed, so that
+/// closing with unread data (which sends a TCP reset) does not destroy the response before
+/// the client has read it.
+/// The client is assumed done once it has sent nothing for `LINGER_QUIET`, so that a slow
+/// client does not hold its thread for all of `LINGER_TIME`.
+const LINGER_TIME: Duration = Duration::from_secs(1);
+const LINGER_QUIET: Duration = Duration::from_millis(200);
+const LINGER_BYTES: usize = 1024 * 1024;
+
+/// keyhook patch: how a connection reads request heads.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct HeadOptions {
+    /// the read timeout the socket was given at accept (and has between heads)
+    pub read_timeout: Option<Duration>,
+    /// how long a whole request head may take (see `ClientConnection::read`)
+    pub header_timeout: Option<Duration>,
 }
 
 impl ClientConnection {
@@ -51,6 +153,7 @@ impl ClientConnection {
     pub fn new(
         write_socket: RefinedTcpStream,
         mut read_socket: RefinedTcpStream,
+        options: HeadOptions,
     ) -> ClientConnection {
         let remote_addr = read_socket.peer_addr();
         let secure = read_socket.secure();
@@ -65,6 +168,10 @@ impl ClientConnection {
             next_header_source: first_header,
             no_more_requests: false,
             secure,
+            options,
+            socket_timeout: options.read_timeout,
+            accepted: Some(Instant::now()),
+            line: Vec::new(),
         }
     }
 
@@ -73,68 +180,170 @@ impl ClientConnection {
         self.secure
     }
 
-    /// Reads the next line from self.next_header_source.
-    ///
-    /// Reads until `CRLF` is reached. The next read will start
-    ///  at the first byte of the new line.
-    fn read_next_line(&mut self) -> IoResult<AsciiString> {
-        let mut buf = Vec::new();
-        let mut prev_byte_was_cr = false;
-
-        loop {
-            let byte = self.next_header_source.by_ref().bytes().next();
-
-            let byte = match byte {
-                Some(b) => b?,
-                None => return Err(IoError::new(ErrorKind::ConnectionAborted, "Unexpected EOF")),
-            };
-
-            if byte == b'\n' && prev_byte_was_cr {
-                buf.pop(); // removing the '\r'
-                return AsciiString::from_ascii(buf)
-                    .map_err(|_| IoError::new(ErrorKind::InvalidInput, "Header is not in ASCII"));
-            }
-
-            prev_byte_was_cr = byte == b'\r';
-
-            buf.push(byte);
+    /// keyhook patch: sets the socket's read timeout, if it is not that already.
+    fn set_socket_timeout(&mut self, timeout: Option<Duration>) {
+        if timeout != self.socket_timeout {
+            // Through the reading half, which this connection's thread holds while it reads a
+            // head (the writing half's lock may be held by a response being written).
+            // Fails only for a socket that is already unusable; the read then fails too.
+            let _ = self
+                .next_header_source
+                .get_mut()
+                .get_ref()
+                .set_read_timeout(timeout);
+            self.socket_timeout = timeout;
         }
+    }
+
+    /// keyhook patch (replaces upstream's unbounded, byte-at-a-time `read_next_line`):
+    /// reads the next line of the head into `self.line`, without its LF or CRLF. A line
+    /// longer than `max` bytes is `Ok(false)`, with at most `max + 1` bytes of it read, so
+    /// memory stays bounded whatever the client sends.
+    ///
+    /// `deadline` is the end of the header deadline (None: not started yet; it starts with
+    /// the first byte, see `read`); `started` becomes true with the first byte.
+    fn read_line(
+        &mut self,
+        max: usize,
+        deadline: &mut Option<Instant>,
+        started: &mut bool,
+    ) -> Result<bool, ReadError> {
+        self.line.clear();
+        loop {
+            if self.next_header_source.get_mut().buffer().is_empty() {
+                // A read from the socket: its timeout is what is left of the deadline (or
+                // the read timeout while waiting for the first byte of a kept-alive
+                // connection's next request).
+                let timeout = match *deadline {
+                    None => self.options.read_timeout,
+                    Some(end) => {
+                        let left = end.saturating_duration_since(Instant::now());
+                        if left.is_zero() {
+                            return Err(ReadError::HeadTimeout { started: *started });
+                        }
+                        Some(match self.options.read_timeout {
+                            Some(t) => t.min(left),
+                            None => left,
+                        })
+                    }
+                };
+                self.set_socket_timeout(timeout);
+            }
+            let reader = self.next_header_source.get_mut();
+            let buf = match reader.fill_buf() {
+                Ok(buf) => buf,
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(e) if matches!(e.kind(), ErrorKind::TimedOut | ErrorKind::WouldBlock) => {
+                    return Err(ReadError::HeadTimeout { started: *started })
+                }
+                Err(e) => return Err(ReadError::ReadIoError(e)),
+            };
+            if buf.is_empty() {
+                return Err(ReadError::ReadIoError(IoError::new(
+                    ErrorKind::ConnectionAborted,
+                    "Unexpected EOF",
+                )));
+            }
+            if !*started {
+                *started = true;
+                if deadline.is_none() {
+                    *deadline = self.options.header_timeout.map(|t| Instant::now() + t);
+                }
+            }
+            // `max + 1`: room for the CR of a CRLF.
+            let room = (max + 1).saturating_sub(self.line.len());
+            match buf.iter().position(|&b| b == b'\n') {
+                Some(i) if i <= room => {
+                    self.line.extend_from_slice(&buf[..i]);
+                    reader.consume(i + 1);
+                    break;
+                }
+                _ if buf.len() > room => {
+                    let n = room.min(buf.len());
+                    self.line.extend_from_slice(&buf[..n]);
+                    reader.consume(n);
+                    return Ok(false);
+                }
+                _ => {
+                    let n = buf.len();
+                    self.line.extend_from_slice(buf);
+                    reader.consume(n);
+                }
+            }
+        }
+        if self.line.last() == Some(&b'\r') {
+            self.line.pop();
+        }
+        Ok(self.line.len() <= max)
     }
 
     /// Reads a request from the stream.
     /// Blocks until the header has been read.
+    ///
+    /// keyhook patch: the head is read with bounded lines and limits (`MAX_REQUEST_LINE`,
+    /// `MAX_HEADER_LINE`, `MAX_HEADERS_SIZE`, `MAX_HEADERS`; over one: 431), parsed strictly
+    /// (a malformed request line or header line: 400), with header values as opaque bytes
+    /// (obs-text, bytes 0x80 to 0xFF, becomes DEL, 0x7F, which cannot otherwise appear), and
+    /// its framing checked (RFC 9112 section 6.3). The whole head must arrive within
+    /// `header_timeout`: counted from accept for a connection's first request, and from the
+    /// first byte of the request for the next ones (until then, a kept-alive connection may
+    /// be idle for the read timeout).
     fn read(&mut self) -> Result<Request, ReadError> {
-        let (method, path, version, headers) = {
-            // reading the request line
-            let (method, path, version) = {
-                let line = self.read_next_line().map_err(ReadError::ReadIoError)?;
-
-                parse_request_line(
-                    line.as_str().trim(), // TODO: remove this conversion
-                )?
-            };
-
-            // getting all headers
-            let headers = {
-                let mut headers = Vec::new();
-                loop {
-                    let line = self.read_next_line().map_err(ReadError::ReadIoError)?;
-
-                    if line.is_empty() {
-                        break;
-                    };
-                    headers.push(match FromStr::from_str(line.as_str().trim()) {
-                        // TODO: remove this conversion
-                        Ok(h) => h,
-                        _ => return Err(ReadError::WrongHeader(version)),
-                    });
-                }
-
-                headers
-            };
-
-            (method, path, version, headers)
+        let mut deadline = match self.accepted.take() {
+            Some(at) => self.options.header_timeout.map(|t| at + t),
+            None => None,
         };
+        let mut started = false;
+
+        // the request line, after at most a few empty lines
+        let mut empty_lines = 0;
+        loop {
+            if !self.read_line(MAX_REQUEST_LINE, &mut deadline, &mut started)? {
+                return Err(Reject::too_large(format!(
+                    "the request line is longer than {MAX_REQUEST_LINE} bytes"
+                )));
+            }
+            if !self.line.is_empty() {
+                break;
+            }
+            empty_lines += 1;
+            if empty_lines > MAX_LEADING_EMPTY_LINES {
+                return Err(Reject::bad_request("malformed request line"));
+            }
+        }
+        let (method, path, version) = parse_request_line(&self.line)?;
+
+        // the header lines
+        let mut headers = Vec::new();
+        let mut total = 0;
+        loop {
+            let max = MAX_HEADER_LINE.min(MAX_HEADERS_SIZE.saturating_sub(total + 2));
+            if !self.read_line(max, &mut deadline, &mut started)? {
+                return Err(Reject::too_large(if max < MAX_HEADER_LINE {
+                    format!("the header lines are longer than {MAX_HEADERS_SIZE} bytes in all")
+                } else {
+                    format!("a header line is longer than {MAX_HEADER_LINE} bytes")
+                }));
+            }
+            if self.line.is_empty() {
+                break;
+            }
+            if headers.len() == MAX_HEADERS {
+                return Err(Reject::too_large(format!(
+                    "more than {MAX_HEADERS} header lines"
+                )));
+            }
+            total += self.line.len() + 2;
+            headers.push(parse_header(&self.line)?);
+        }
+
+        // the read timeout again, for the body and the wait for the next request
+        self.set_socket_timeout(self.options.read_timeout);
+        if self.line.capacity() > 1024 {
+            self.line = Vec::new();
+        }
+
+        check_framing(&version, &headers)?;
 
         // building the writer for the request
         let writer = self.sink.next().unwrap();
@@ -167,6 +376,150 @@ impl ClientConnection {
         // return the request
         Ok(request)
     }
+
+    /// keyhook patch: sends `response` as this connection's last, then closes the sending
+    /// side and reads (and drops) what the client still sends for a moment, so that the
+    /// client gets to read the response (see `LINGER_TIME`).
+    fn answer_and_close(&mut self, response: crate::Response<std::io::Cursor<Vec<u8>>>) {
+        let mut writer = self.sink.next().unwrap();
+        let sent = response
+            .with_connection_close()
+            .raw_print(&mut writer, HTTPVersion(1, 1), &[], false, None)
+            .and_then(|()| writer.flush());
+        drop(writer);
+        let closed = self.sink.with_inner(|w| {
+            w.flush()?;
+            w.get_mut().shutdown_write()
+        });
+        if sent.is_err() || closed.is_err() {
+            return;
+        }
+        let started = Instant::now();
+        let mut dropped = 0;
+        let mut scratch = [0u8; 8192];
+        self.set_socket_timeout(Some(LINGER_QUIET));
+        while dropped < LINGER_BYTES && started.elapsed() < LINGER_TIME {
+            // what is buffered first, then straight from the socket
+            let reader = self.next_header_source.get_mut();
+            let buffered = reader.buffer().len();
+            if buffered > 0 {
+                reader.consume(buffered);
+                dropped += buffered;
+                continue;
+            }
+            match reader.read(&mut scratch) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => dropped += n,
+            }
+        }
+    }
+}
+
+/// keyhook patch: the framing rules of RFC 9112 section 6 that upstream does not check.
+/// Two different `Content-Length`s, or `Content-Length` with `Transfer-Encoding`, make the
+/// body's length ambiguous (request smuggling behind a proxy that reads it differently):
+/// 400. A transfer coding other than one `chunked`: 501 (unknown coding) or 400 (malformed).
+/// RFC 9112 section 3.2: an HTTP/1.1 request needs exactly one `Host`.
+fn check_framing(version: &HTTPVersion, headers: &[crate::Header]) -> Result<(), ReadError> {
+    let hosts = headers.iter().filter(|h| h.field.equiv("Host")).count();
+    if hosts > 1 || (hosts == 0 && *version == HTTPVersion(1, 1)) {
+        return Err(Reject::bad_request(
+            "an HTTP/1.1 request needs exactly one Host header",
+        ));
+    }
+    let mut content_length: Option<&str> = None;
+    for h in headers.iter().filter(|h| h.field.equiv("Content-Length")) {
+        let v = h.value.as_str();
+        if v.is_empty() || !v.bytes().all(|b| b.is_ascii_digit()) || v.parse::<usize>().is_err() {
+            return Err(Reject::bad_request("malformed Content-Length"));
+        }
+        if content_length.is_some_and(|first| first != v) {
+            return Err(Reject::bad_request("conflicting Content-Length headers"));
+        }
+        content_length = Some(v);
+    }
+    let mut codings = 0;
+    let mut unknown = false;
+    for h in headers
+        .iter()
+        .filter(|h| h.field.equiv("Transfer-Encoding"))
+    {
+        if content_length.is_some() {
+            return Err(Reject::bad_request(
+                "Content-Length and Transfer-Encoding together",
+            ));
+        }
+        if *version == HTTPVersion(1, 0) {
+            return Err(Reject::bad_request(
+                "Transfer-Encoding in an HTTP/1.0 request",
+            ));
+        }
+        for coding in h.value.as_str().split(',') {
+            let coding = coding.trim_matches(|c| c == ' ' || c == '\t');
+            if coding.is_empty() {
+                continue; // empty list elements are allowed (RFC 9110 section 5.6.1)
+            }
+            let name = coding
+                .split(';')
+                .next()
+                .unwrap_or("")
+                .trim_matches(|c| c == ' ' || c == '\t');
+            if name.is_empty() || !name.bytes().all(is_tchar) {
+                return Err(Reject::bad_request("malformed Transfer-Encoding"));
+            }
+            codings += 1;
+            unknown |= !coding.eq_ignore_ascii_case("chunked");
+        }
+    }
+    let te_present = headers.iter().any(|h| h.field.equiv("Transfer-Encoding"));
+    if unknown {
+        return Err(ReadError::Reject(Reject {
+            status: 501,
+            code: "NOT_IMPLEMENTED",
+            message: "unsupported Transfer-Encoding; only chunked is supported".into(),
+        }));
+    }
+    if te_present && codings != 1 {
+        return Err(Reject::bad_request("malformed Transfer-Encoding"));
+    }
+    Ok(())
+}
+
+/// keyhook patch: a `tchar` of RFC 9110 section 5.6.2 (field names, methods, codings).
+fn is_tchar(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
+/// keyhook patch: one header line (`name: value`), strictly: the name a token with no
+/// whitespace before the colon, no line folding, no control characters in the value.
+/// The value is trimmed of spaces and tabs; its obs-text bytes (0x80 to 0xFF, such as
+/// UTF-8) are kept as opaque octets, each stored as DEL (0x7F), so that the value stays an
+/// ASCII string that no check can mistake for a valid token or number.
+fn parse_header(line: &[u8]) -> Result<crate::Header, ReadError> {
+    let bad = || Reject::bad_request("malformed header line");
+    let colon = line.iter().position(|&b| b == b':').ok_or_else(bad)?;
+    let (name, value) = (&line[..colon], &line[colon + 1..]);
+    if name.is_empty() || !name.iter().all(|&b| is_tchar(b)) {
+        return Err(bad());
+    }
+    let is_ows = |b: &u8| *b == b' ' || *b == b'\t';
+    let start = value.iter().position(|b| !is_ows(b)).unwrap_or(value.len());
+    let end = value
+        .iter()
+        .rposition(|b| !is_ows(b))
+        .map_or(start, |i| i + 1);
+    let mut out = Vec::with_capacity(end - start);
+    for &b in &value[start..end] {
+        out.push(match b {
+            b'\t' | 0x20..=0x7e => b,
+            0x80..=0xff => 0x7f,
+            _ => return Err(bad()),
+        });
+    }
+    Ok(crate::Header {
+        field: crate::HeaderField::from_bytes(name.to_vec()).map_err(|_| bad())?,
+        value: AsciiString::from_ascii(out).map_err(|_| bad())?,
+    })
 }
 
 impl Iterator for ClientConnection {
@@ -175,8 +528,6 @@ impl Iterator for ClientConnection {
     /// Blocks until the next Request is available.
     /// Returns None when no new Requests will come from the client.
     fn next(&mut self) -> Option<Request> {
-        use crate::{Response, StatusCode};
-
         // the client sent a "connection: close" header in this previous request
         //  or is using HTTP 1.0, meaning that no new request will come
         if self.no_more_requests {
@@ -185,38 +536,33 @@ impl Iterator for ClientConnection {
 
         loop {
             let rq = match self.read() {
-                Err(ReadError::WrongRequestLine) => {
-                    let writer = self.sink.next().unwrap();
-                    let response = Response::new_empty(StatusCode(400));
-                    response
-                        .raw_print(writer, HTTPVersion(1, 1), &[], false, None)
-                        .ok();
-                    return None; // we don't know where the next request would start,
-                                 // se we have to close
+                // keyhook patch: every error tiny_http answers itself is a JSON envelope,
+                // and ends the connection: we don't know where the next request would start.
+                Err(ReadError::Reject(r)) => {
+                    self.answer_and_close(error_response(r.status, r.code, &r.message));
+                    return None;
                 }
 
-                Err(ReadError::WrongHeader(ver)) => {
-                    let writer = self.sink.next().unwrap();
-                    let response = Response::new_empty(StatusCode(400));
-                    response.raw_print(writer, ver, &[], false, None).ok();
-                    return None; // we don't know where the next request would start,
-                                 // se we have to close
+                // keyhook patch: a head that stopped arriving gets a 408 (upstream: only
+                // where the platform reports `TimedOut`); a connection that sent nothing of a
+                // new request is closed without one.
+                Err(ReadError::HeadTimeout { started }) => {
+                    if started {
+                        self.answer_and_close(error_response(
+                            408,
+                            "REQUEST_TIMEOUT",
+                            "the request head did not arrive in time",
+                        ));
+                    }
+                    return None;
                 }
 
-                Err(ReadError::ReadIoError(ref err)) if err.kind() == ErrorKind::TimedOut => {
-                    // request timeout
-                    let writer = self.sink.next().unwrap();
-                    let response = Response::new_empty(StatusCode(408));
-                    response
-                        .raw_print(writer, HTTPVersion(1, 1), &[], false, None)
-                        .ok();
-                    return None; // closing the connection
-                }
-
-                Err(ReadError::ExpectationFailed(ver)) => {
-                    let writer = self.sink.next().unwrap();
-                    let response = Response::new_empty(StatusCode(417));
-                    response.raw_print(writer, ver, &[], true, None).ok();
+                Err(ReadError::ExpectationFailed(_)) => {
+                    self.answer_and_close(error_response(
+                        417,
+                        "EXPECTATION_FAILED",
+                        "unsupported Expect header; only 100-continue is supported",
+                    ));
                     return None; // TODO: should be recoverable, but needs handling in case of body
                 }
 
@@ -224,19 +570,6 @@ impl Iterator for ClientConnection {
 
                 Ok(rq) => rq,
             };
-
-            // checking HTTP version
-            if *rq.http_version() > (1, 1) {
-                let writer = self.sink.next().unwrap();
-                let response = Response::from_string(
-                    "This server only supports HTTP versions 1.0 and 1.1".to_owned(),
-                )
-                .with_status_code(StatusCode(505));
-                response
-                    .raw_print(writer, HTTPVersion(1, 1), &[], false, None)
-                    .ok();
-                continue;
-            }
 
             // updating the status of the connection
             let connection_header = rq
@@ -276,44 +609,79 @@ impl Iterator for ClientConnection {
 }
 
 /// Parses a "HTTP/1.1" string.
-fn parse_http_version(version: &str) -> Result<HTTPVersion, ReadError> {
-    let (major, minor) = match version {
-        "HTTP/0.9" => (0, 9),
-        "HTTP/1.0" => (1, 0),
-        "HTTP/1.1" => (1, 1),
-        "HTTP/2.0" => (2, 0),
-        "HTTP/3.0" => (3, 0),
-        _ => return Err(ReadError::WrongRequestLine),
-    };
-
-    Ok(HTTPVersion(major, minor))
+///
+/// keyhook patch: any `HTTP/d.d`; 1.x is read as 1.0 or 1.1 (a higher minor version is
+/// answered as 1.1, RFC 9110 section 2.5), other majors get 505; anything else is malformed.
+fn parse_http_version(version: &[u8]) -> Result<HTTPVersion, ReadError> {
+    match version {
+        [b'H', b'T', b'T', b'P', b'/', major, b'.', minor]
+            if major.is_ascii_digit() && minor.is_ascii_digit() =>
+        {
+            match (major - b'0', minor - b'0') {
+                (1, 0) => Ok(HTTPVersion(1, 0)),
+                (1, _) => Ok(HTTPVersion(1, 1)),
+                _ => Err(ReadError::Reject(Reject {
+                    status: 505,
+                    code: "HTTP_VERSION_NOT_SUPPORTED",
+                    message: "this server only supports HTTP/1.0 and HTTP/1.1".into(),
+                })),
+            }
+        }
+        _ => Err(Reject::bad_request("malformed request line")),
+    }
 }
 
 /// Parses the request line of the request.
 /// eg. GET / HTTP/1.1
-fn parse_request_line(line: &str) -> Result<(Method, String, HTTPVersion), ReadError> {
-    let mut parts = line.split(' ');
-
-    let method = parts.next().and_then(|w| w.parse().ok());
-    let path = parts.next().map(ToOwned::to_owned);
-    let version = parts.next().and_then(|w| parse_http_version(w).ok());
-
-    method
-        .and_then(|method| Some((method, path?, version?)))
-        .ok_or(ReadError::WrongRequestLine)
+///
+/// keyhook patch: strictly `method SP request-target SP HTTP-version` (RFC 9112 section 3),
+/// the method a token, the target visible ASCII (bytes over 0x7F percent-encoded); anything
+/// else is a 400.
+fn parse_request_line(line: &[u8]) -> Result<(Method, String, HTTPVersion), ReadError> {
+    let bad = || Reject::bad_request("malformed request line");
+    let mut parts = line.split(|&b| b == b' ');
+    let (Some(method), Some(target), Some(version), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return Err(bad());
+    };
+    if method.is_empty() || !method.iter().all(|&b| is_tchar(b)) {
+        return Err(bad());
+    }
+    // Bytes over 0x7F (a UTF-8 path, say) are opaque: percent-encoded, as a client should
+    // have sent them, so they route as an unknown path instead of failing the request.
+    let mut path = String::with_capacity(target.len());
+    for &b in target {
+        match b {
+            0x21..=0x7e => path.push(char::from(b)),
+            0x80..=0xff => path.push_str(&format!("%{b:02X}")),
+            _ => return Err(bad()),
+        }
+    }
+    if path.is_empty() {
+        return Err(bad());
+    }
+    let version = parse_http_version(version)?;
+    // ASCII, checked above
+    let method = std::str::from_utf8(method)
+        .ok()
+        .and_then(|m| m.parse().ok())
+        .ok_or_else(bad)?;
+    let target = path;
+    Ok((method, target, version))
 }
 
 #[cfg(test)]
 mod test {
     #[test]
     fn test_parse_request_line() {
-        let (method, path, ver) = super::parse_request_line("GET /hello HTTP/1.1").unwrap();
+        let (method, path, ver) = super::parse_request_line(b"GET /hello HTTP/1.1").unwrap();
 
         assert!(method == crate::Method::Get);
         assert!(path == "/hello");
         assert!(ver == crate::common::HTTPVersion(1, 1));
 
-        assert!(super::parse_request_line("GET /hello").is_err());
-        assert!(super::parse_request_line("qsd qsd qsd").is_err());
+        assert!(super::parse_request_line(b"GET /hello").is_err());
+        assert!(super::parse_request_line(b"qsd qsd qsd").is_err());
     }
 }

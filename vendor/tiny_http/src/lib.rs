@@ -99,8 +99,8 @@ use std::io::Error as IoError;
 use std::io::ErrorKind as IoErrorKind;
 use std::io::Result as IoResult;
 use std::net::{Shutdown, TcpStream, ToSocketAddrs};
-use std::sync::atomic::AtomicBool;
 use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicBool, AtomicUsize};
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::thread;
@@ -134,6 +134,42 @@ pub type Handler = Arc<dyn Fn(Request) + Send + Sync>;
 /// keyhook patch: the read timeout `from_listener` (and so `new`, `http`...) sets on every
 /// accepted socket.
 pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// keyhook patch: how long `from_listener` (and so `new`, `http`...) gives a client for a
+/// whole request head.
+pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// keyhook patch: how many connections `from_listener` (and so `new`, `http`...) serves at
+/// once.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+
+// keyhook patch: the limits on a request head (over one: 431).
+pub use client::{MAX_HEADERS, MAX_HEADERS_SIZE, MAX_HEADER_LINE, MAX_REQUEST_LINE};
+
+/// keyhook patch: the limits `Server::from_listener_with_options` applies to connections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConnectionOptions {
+    /// The read timeout of every accepted socket (`None`: none, as upstream): a client that
+    /// sends nothing for this long between requests, or in a body, is disconnected.
+    pub read_timeout: Option<Duration>,
+    /// How long a whole request head may take: from accept for a connection's first request,
+    /// from its first byte for the next ones (`None`: no limit, as upstream). Over it: 408
+    /// (if any of the head arrived) and the connection is closed.
+    pub header_timeout: Option<Duration>,
+    /// The most connections served at once (`None`: no limit, as upstream). A connection
+    /// over it is answered 503 at once and closed.
+    pub max_connections: Option<usize>,
+}
+
+impl Default for ConnectionOptions {
+    fn default() -> Self {
+        ConnectionOptions {
+            read_timeout: Some(DEFAULT_READ_TIMEOUT),
+            header_timeout: Some(DEFAULT_HEADER_TIMEOUT),
+            max_connections: Some(DEFAULT_MAX_CONNECTIONS),
+        }
+    }
+}
 
 /// The main class of this library.
 ///
@@ -278,9 +314,36 @@ impl Server {
         read_timeout: Option<Duration>,
         handler: Option<Handler>,
     ) -> Result<Server, Box<dyn Error + Send + Sync + 'static>> {
+        let options = ConnectionOptions {
+            read_timeout,
+            ..ConnectionOptions::default()
+        };
+        Self::from_listener_with_options(listener, ssl_config, options, handler)
+    }
+
+    /// keyhook patch: `from_listener_with_handler`, with all the limits of `options`.
+    pub fn from_listener_with_options<L: Into<Listener>>(
+        listener: L,
+        ssl_config: Option<SslConfig>,
+        options: ConnectionOptions,
+        handler: Option<Handler>,
+    ) -> Result<Server, Box<dyn Error + Send + Sync + 'static>> {
+        let read_timeout = options.read_timeout;
         if read_timeout == Some(Duration::ZERO) {
             return Err("the read timeout must be greater than zero".into());
         }
+        if options.header_timeout == Some(Duration::ZERO) {
+            return Err("the header timeout must be greater than zero".into());
+        }
+        if options.max_connections == Some(0) {
+            return Err("the connection limit must be at least 1".into());
+        }
+        let head_options = client::HeadOptions {
+            read_timeout,
+            header_timeout: options.header_timeout,
+        };
+        // keyhook patch: the connections being served, against `max_connections`.
+        let live = Arc::new(AtomicUsize::new(0));
         let listener = listener.into();
         // building the "close" variable
         let close_trigger = Arc::new(AtomicBool::new(false));
@@ -330,6 +393,15 @@ impl Server {
             log::debug!("Running accept thread");
             while !inside_close_trigger.load(Relaxed) {
                 let new_client = match server.accept() {
+                    // keyhook patch: over the connection limit, a 503 and close, at once.
+                    Ok((sock, _))
+                        if options
+                            .max_connections
+                            .is_some_and(|max| live.load(Relaxed) >= max) =>
+                    {
+                        refuse(sock);
+                        continue;
+                    }
                     Ok((sock, _)) => {
                         // keyhook patch: a read timeout, so that an idle or stalled client
                         // cannot hold its connection thread forever. Setting it only fails for
@@ -360,7 +432,7 @@ impl Server {
                         };
 
                         streams.map(|(read_closable, write_closable)| {
-                            ClientConnection::new(write_closable, read_closable)
+                            ClientConnection::new(write_closable, read_closable, head_options)
                         })
                     }
                     Err(e) => Err(e),
@@ -371,7 +443,10 @@ impl Server {
                         let messages = inside_messages.clone();
                         let mut client = Some(client);
                         let handler = handler.clone();
+                        let live = LiveConnection::new(&live);
+                        let mut live = Some(live);
                         tasks_pool.spawn(Box::new(move || {
+                            let _live = live.take();
                             let Some(client) = client.take() else { return };
                             if let Some(handler) = &handler {
                                 for rq in client {
@@ -469,6 +544,62 @@ impl Server {
     /// This method allows graceful shutdown of server.
     pub fn unblock(&self) {
         self.messages.unblock();
+    }
+}
+
+/// keyhook patch: counts a connection from accept until its thread is done with it.
+struct LiveConnection(Arc<AtomicUsize>);
+
+impl LiveConnection {
+    fn new(count: &Arc<AtomicUsize>) -> LiveConnection {
+        count.fetch_add(1, Relaxed);
+        LiveConnection(Arc::clone(count))
+    }
+}
+
+impl Drop for LiveConnection {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Relaxed);
+    }
+}
+
+/// keyhook patch: answers a connection over the limit with a 503 envelope and closes it,
+/// without blocking the accept thread: the socket is non-blocking, the response is written
+/// with one `write` (a new socket's send buffer has room for it), the sending side is shut
+/// (so the response is followed by a FIN, not lost to a reset), and whatever request bytes
+/// have already arrived are read and dropped before the socket is closed.
+fn refuse(mut sock: Connection) {
+    use std::io::{Read, Write};
+    let response = client::error_response(
+        503,
+        "SERVICE_UNAVAILABLE",
+        "too many connections; try again later",
+    )
+    .with_header(Header::from_bytes(&b"Retry-After"[..], &b"1"[..]).unwrap())
+    .with_connection_close();
+    let mut bytes = Vec::with_capacity(256);
+    if response
+        .raw_print(&mut bytes, HTTPVersion(1, 1), &[], false, None)
+        .is_err()
+    {
+        return;
+    }
+    let nonblocking = match &sock {
+        Connection::Tcp(s) => s.set_nonblocking(true),
+        #[cfg(unix)]
+        Connection::Unix(s) => s.set_nonblocking(true),
+    };
+    if nonblocking.is_err() {
+        return;
+    }
+    let _ = sock.write(&bytes);
+    let _ = sock.shutdown(Shutdown::Write);
+    let mut buf = [0u8; 4096];
+    for _ in 0..16 {
+        match sock.read(&mut buf) {
+            Ok(n) if n > 0 => continue,
+            _ => break,
+        }
     }
 }
 

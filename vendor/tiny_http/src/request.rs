@@ -488,7 +488,8 @@ impl fmt::Debug for Request {
 impl Drop for Request {
     fn drop(&mut self) {
         if self.response_writer.is_some() {
-            let response = Response::empty(500);
+            // keyhook patch: the JSON error envelope (upstream: an empty 500).
+            let response = crate::client::error_response(500, "INTERNAL_ERROR", "internal error");
             let _ = self.respond_impl(response); // ignoring any potential error
             if let Some(sender) = self.notify_when_responded.take() {
                 sender.send(()).unwrap();

@@ -285,6 +285,14 @@ where
         self.headers.push(header);
     }
 
+    /// keyhook patch: adds `Connection: close`, which `add_header` refuses, for the error
+    /// responses after which tiny_http closes the connection.
+    pub(crate) fn with_connection_close(mut self) -> Response<R> {
+        self.headers
+            .push(Header::from_bytes(&b"Connection"[..], &b"close"[..]).unwrap());
+        self
+    }
+
     /// Returns the same request, but with an additional header.
     ///
     /// Some headers cannot be modified and some other have a

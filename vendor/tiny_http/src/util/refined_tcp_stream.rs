@@ -1,6 +1,7 @@
 use std::io::Result as IoResult;
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr};
+use std::time::Duration;
 
 use crate::connection::Connection;
 #[cfg(any(feature = "ssl-openssl", feature = "ssl-rustls"))]
@@ -53,6 +54,17 @@ impl Stream {
             Stream::Http(tcp_stream) => tcp_stream.peer_addr(),
             #[cfg(any(feature = "ssl-openssl", feature = "ssl-rustls"))]
             Stream::Https(ssl_stream) => ssl_stream.peer_addr(),
+        }
+    }
+
+    // keyhook patch: the socket's read timeout, changed while a request head is read.
+    fn set_read_timeout(&self, timeout: Option<Duration>) -> IoResult<()> {
+        match self {
+            Stream::Http(Connection::Tcp(s)) => s.set_read_timeout(timeout),
+            #[cfg(unix)]
+            Stream::Http(Connection::Unix(s)) => s.set_read_timeout(timeout),
+            #[cfg(any(feature = "ssl-openssl", feature = "ssl-rustls"))]
+            Stream::Https(_) => Ok(()),
         }
     }
 
@@ -132,6 +144,17 @@ impl RefinedTcpStream {
 
     pub(crate) fn peer_addr(&mut self) -> IoResult<Option<SocketAddr>> {
         self.stream.peer_addr()
+    }
+
+    /// keyhook patch: sets the read timeout of the socket (both halves share it).
+    pub(crate) fn set_read_timeout(&self, timeout: Option<Duration>) -> IoResult<()> {
+        self.stream.set_read_timeout(timeout)
+    }
+
+    /// keyhook patch: ends the sending side (a FIN after what was written), so that the
+    /// client reads an error response to its end before the connection is closed.
+    pub(crate) fn shutdown_write(&mut self) -> IoResult<()> {
+        self.stream.shutdown(Shutdown::Write)
     }
 }
 

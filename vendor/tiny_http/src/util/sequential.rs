@@ -73,6 +73,14 @@ impl<W: Write + Send> SequentialWriterBuilder<W> {
     }
 }
 
+impl<W: Write + Send> SequentialWriterBuilder<W> {
+    /// keyhook patch: runs `f` on the writer shared by this connection's responses (to set
+    /// socket options through it).
+    pub fn with_inner<T>(&self, f: impl FnOnce(&mut W) -> T) -> T {
+        f(&mut self.writer.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
 impl<R: Read + Send> Iterator for SequentialReaderBuilder<R> {
     type Item = SequentialReader<R>;
 
@@ -107,6 +115,21 @@ impl<W: Write + Send> Iterator for SequentialWriterBuilder<W> {
             writer: self.writer.clone(),
             on_finish: tx,
         })
+    }
+}
+
+impl<R: Read + Send> SequentialReader<R> {
+    /// keyhook patch: the reader itself (once it is this reader's turn), so that the request
+    /// head can be read through `BufRead` with bounded lines instead of a byte at a time.
+    pub fn get_mut(&mut self) -> &mut R {
+        if let SequentialReaderInner::Waiting(ref mut recv) = self.inner {
+            let reader = recv.recv().unwrap();
+            self.inner = SequentialReaderInner::MyTurn(reader);
+        }
+        match self.inner {
+            SequentialReaderInner::MyTurn(ref mut reader) => reader,
+            _ => unreachable!(),
+        }
     }
 }
 

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# keyhook serve under hostile clients (issue 9, section 3), on loopback only:
+#  (a) RSS idle, and peak while 30 connections each send an 8 MB unterminated header line;
+#  (b) wrk p99 on an authenticated GET /api/v1/api-keys alone, then with 500 slowloris
+#      connections (each sends a request head a byte every second, and reconnects when cut
+#      off), as a ratio of the two runs.
+# Prints one summary line per binary. BIN defaults to this tree's release build; BASE, if set,
+# is a second binary (say, main's) measured the same way in the same run.
+#
+#   bench/hostile.sh
+#   BASE=/tmp/keyhook-main bench/hostile.sh        # DURATION=10s SLOW=500 FLOOD=30 by default
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION=${DURATION:-10s}
+SLOW=${SLOW:-500}
+FLOOD=${FLOOD:-30}
+
+command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
+if [ -n "${BIN:-}" ]; then bin=$BIN; else cargo build --release --quiet; bin=$PWD/target/release/keyhook; fi
+ulimit -n 8192 2>/dev/null || true
+
+work=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+
+cat >"$work/hostile.py" <<'PY'
+# python3 hostile.py flood PORT N MB   -> N connections, each an unterminated header of MB MB
+# python3 hostile.py slow PORT N SECS  -> N slowloris connections for SECS seconds
+import socket, sys, threading, time
+mode, port, n, arg = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+head = b"GET /api/v1/api-keys HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Filler: "
+def flood():
+    try:
+        s = socket.create_connection(("127.0.0.1", port)); s.settimeout(30)
+        s.sendall(head)
+        chunk, left = b"a" * 65536, int(arg * 1024 * 1024)
+        while left > 0:
+            s.sendall(chunk[:left]); left -= len(chunk)
+        s.recv(1)  # the old server never answers: hold the connection until it gives up
+    except OSError:
+        pass
+def slow(stop):
+    while time.time() < stop:
+        try:
+            s = socket.create_connection(("127.0.0.1", port)); s.settimeout(2)
+            for b in head + b"x" * 100000:
+                if time.time() >= stop:
+                    break
+                s.send(bytes([b])); time.sleep(1)
+        except OSError:
+            time.sleep(0.2)  # cut off: reconnect, as a real slowloris does
+if mode == "flood":
+    ts = [threading.Thread(target=flood, daemon=True) for _ in range(n)]
+else:
+    stop = time.time() + arg
+    ts = [threading.Thread(target=slow, args=(stop,), daemon=True) for _ in range(n)]
+for t in ts: t.start()
+for t in ts: t.join(timeout=max(arg, 60) if mode == "slow" else 120)
+PY
+
+port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+rss() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
+p99() { python3 -c '
+import re,sys
+m = re.search(r"99%\s+([\d.]+)(us|ms|s)\b", open(sys.argv[1]).read())
+print("%.2f" % (float(m.group(1)) * {"us": 0.001, "ms": 1, "s": 1000}[m.group(2)]))' "$1"; }
+
+measure() {
+  local name=$1 b=$2 db=$work/$1.db p kpid
+  local key; key=$("$b" --db "$db" keys create --name bench --quiet)
+  p=$(port)
+  "$b" --db "$db" serve --bind "127.0.0.1:$p" 2>"$work/$name.log" &
+  kpid=$!; pids+=("$kpid")
+  for _ in $(seq 50); do grep -q listening "$work/$name.log" && break; sleep 0.1; done
+  local url="http://127.0.0.1:$p/api/v1/api-keys"
+  curl -sf -H "Authorization: Bearer $key" "$url" >/dev/null
+  sleep 1
+  local idle; idle=$(rss "$kpid")
+
+  # (a) the flood, sampling RSS every 100 ms
+  python3 "$work/hostile.py" flood "$p" "$FLOOD" 8 &
+  local fpid=$! peak=$idle r
+  for _ in $(seq 150); do
+    kill -0 "$fpid" 2>/dev/null || break
+    r=$(rss "$kpid"); [ "$r" -gt "$peak" ] && peak=$r
+    sleep 0.1
+  done
+  kill "$fpid" 2>/dev/null || true; wait "$fpid" 2>/dev/null || true
+  local after; after=$(rss "$kpid")
+
+  # (b) wrk alone, then wrk with the slowloris connections (started 3 s before it)
+  wrk -t2 -c32 -d"$DURATION" --latency -H "Authorization: Bearer $key" "$url" >"$work/$name-alone.txt"
+  local secs=${DURATION%s}
+  python3 "$work/hostile.py" slow "$p" "$SLOW" $((secs + 5)) &
+  local spid=$!
+  sleep 3
+  local conns; conns=$(ls "/proc/$kpid/fd" | wc -l)
+  wrk -t2 -c32 -d"$DURATION" --latency -H "Authorization: Bearer $key" "$url" >"$work/$name-slow.txt"
+  wait "$spid" 2>/dev/null || true
+  local a s; a=$(p99 "$work/$name-alone.txt"); s=$(p99 "$work/$name-slow.txt")
+  local ra rs
+  ra=$(awk '/Requests\/sec/ {print $2}' "$work/$name-alone.txt")
+  rs=$(awk '/Requests\/sec/ {print $2}' "$work/$name-slow.txt")
+  kill "$kpid" 2>/dev/null || true
+  echo "== $name ($b)"
+  echo "  RSS idle $((idle / 1024)) MB; peak under $FLOOD x 8 MB headers $((peak / 1024)) MB (+$(((peak - idle) / 1024)) MB); after $((after / 1024)) MB"
+  echo "  wrk alone: p99 $a ms, $ra req/s; with $SLOW slowloris ($conns server fds when wrk started): p99 $s ms, $rs req/s; p99 ratio $(python3 -c "print('%.2f' % ($s / $a))")"
+}
+
+measure this "$bin"
+if [ -n "${BASE:-}" ]; then measure base "$BASE"; fi

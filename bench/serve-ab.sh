@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Two keyhook binaries on the serve hot path, in the same run: both serve one database (the
+# caller's key and 100,000 other users' keys, as bench/serve.sh), and wrk (2 threads, 32
+# connections) drives an authenticated GET /api/v1/api-keys against each in turn, ROUNDS
+# times, so that the machine's drift falls on both alike. Prints each round and the ratio of
+# the mean request rates (B/A): the check for "no slower than N%" rules. Loopback only.
+#
+#   bench/serve-ab.sh A_BINARY B_BINARY          # ROUNDS=4 DURATION=5s by default
+set -euo pipefail
+A=${1:?usage: bench/serve-ab.sh A_BINARY B_BINARY}
+B=${2:?usage: bench/serve-ab.sh A_BINARY B_BINARY}
+ROUNDS=${ROUNDS:-4}
+DURATION=${DURATION:-5s}
+
+need=()
+command -v wrk >/dev/null || need+=(wrk)
+command -v sqlite3 >/dev/null || need+=(sqlite3)
+if [ ${#need[@]} -gt 0 ]; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+work=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+db=$work/k.db
+key=$("$A" --db "$db" --user bench keys create --name bench --quiet)
+sqlite3 "$db" <<SQL
+PRAGMA foreign_keys = ON;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
+INSERT INTO users (id, created_at) SELECT 'user-' || i, 0 FROM n;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000)
+INSERT INTO api_keys (id, user_id, name, key_hash, key_prefix, permission, full_access,
+                      profile_ids, created_at)
+SELECT lower(hex(randomblob(16))), 'user-' || (i % 1000 + 1), 'key ' || i,
+       lower(hex(randomblob(32))), 'kp_' || lower(hex(randomblob(4))), 'readwrite', 1, '[]',
+       1700000000000 + i
+FROM n;
+SQL
+
+port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+start() {
+  "$1" --db "$db" serve --bind "127.0.0.1:$2" 2>"$work/$2.log" &
+  pids+=($!)
+  for _ in $(seq 50); do grep -q listening "$work/$2.log" && break; sleep 0.1; done
+}
+pa=$(port); start "$A" "$pa"
+pb=$(port); start "$B" "$pb"
+for r in $(seq "$ROUNDS"); do
+  for side in A B; do
+    p=$pa; [ "$side" = B ] && p=$pb
+    out=$(wrk -t2 -c32 -d"$DURATION" --latency -H "Authorization: Bearer $key" "http://127.0.0.1:$p/api/v1/api-keys")
+    rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
+    p99=$(echo "$out" | awk '$1 == "99%" {print $2}')
+    echo "round $r $side $rps req/s p99 $p99"
+  done
+done | tee "$work/rounds.txt"
+awk '{ s[$3] += $4; n[$3]++ }
+     END { a = s["A"] / n["A"]; b = s["B"] / n["B"];
+           printf "A %.0f req/s, B %.0f req/s (means of %d rounds); B/A %.3f\n", a, b, n["A"], b / a }' \
+  "$work/rounds.txt"

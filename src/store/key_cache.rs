@@ -70,26 +70,13 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use crate::auth::{generate_key, hash_key, key_prefix};
-    use crate::model::{ApiKey, Permission};
     use crate::store::testing::temp_store;
     use crate::store::Store;
     use crate::time::Timestamp;
 
     fn insert(store: &Store, id: &str) -> String {
         let plaintext = generate_key();
-        let key = ApiKey {
-            id: id.into(),
-            user_id: "u".into(),
-            key_prefix: key_prefix(&plaintext).into(),
-            name: "n".into(),
-            permission: Permission::Readwrite,
-            full_access: true,
-            profile_ids: vec![],
-            last_used_at: None,
-            expires_at: None,
-            created_at: Timestamp(1),
-            key: None,
-        };
+        let key = crate::store::testing::plain_key(id, key_prefix(&plaintext));
         let hash = hash_key(&plaintext);
         store.write(|c| c.insert_key(&key, &hash)).unwrap();
         hash

@@ -217,19 +217,7 @@ mod tests {
     use crate::store::testing::temp_store;
 
     fn key(id: &str) -> ApiKey {
-        ApiKey {
-            id: id.into(),
-            user_id: "u".into(),
-            key_prefix: format!("kp_{id:0>8}"),
-            name: "n".into(),
-            permission: Permission::Readwrite,
-            full_access: true,
-            profile_ids: vec![],
-            last_used_at: None,
-            expires_at: None,
-            created_at: Timestamp(1),
-            key: None,
-        }
+        crate::store::testing::plain_key(id, &format!("kp_{id:0>8}"))
     }
 
     #[test]

@@ -261,4 +261,21 @@ pub(crate) mod testing {
         let store = Store::open(&dir.path().join("k.db")).unwrap();
         (dir, store)
     }
+
+    /// A readwrite, full-access key of user `u` that never expires, for store tests.
+    pub fn plain_key(id: &str, key_prefix: &str) -> crate::model::ApiKey {
+        crate::model::ApiKey {
+            id: id.into(),
+            user_id: "u".into(),
+            key_prefix: key_prefix.into(),
+            name: "n".into(),
+            permission: crate::model::Permission::Readwrite,
+            full_access: true,
+            profile_ids: vec![],
+            last_used_at: None,
+            expires_at: None,
+            created_at: crate::time::Timestamp(1),
+            key: None,
+        }
+    }
 }

@@ -1,9 +1,12 @@
-//! Redaction of key-shaped strings. Every sink that prints a message or a log line (the CLI's
-//! error printer and notes, the HTTP error object, the access log, the server's own log lines)
-//! passes its text through [`keys`], so a plaintext key that a user put where it does not
-//! belong (an id argument, a URL path, a JSON field name) is never repeated whole.
+//! Redaction of secret-shaped strings. Every sink that prints a message or a log line (the
+//! CLI's error printer and notes, the HTTP error object, the access log, the server's own log
+//! lines) passes its text through [`keys`], so a plaintext key or a webhook secret that a user
+//! put where it does not belong (an id argument, a URL path, a JSON field name) is never
+//! repeated whole. Lines for a terminal or a log file go out through [`to_stderr`], which also
+//! escapes control characters and never fails.
 
 use std::borrow::Cow;
+use std::io::Write;
 
 /// Characters of a key shown in place of the whole: `kp_` and 8 hex digits.
 pub const SHOWN: usize = 11;
@@ -11,18 +14,32 @@ pub const SHOWN: usize = 11;
 /// Hex digits of a plaintext key after `kp_`.
 const KEY_HEX: usize = 64;
 
-/// The fewest bytes a key-shaped token takes: `kp_` and 64 hex digits, none encoded.
-const MIN_LEN: usize = 3 + KEY_HEX;
+/// Hex digits of a bare hex run shown in place of the whole.
+const HEX_SHOWN: usize = 8;
+
+/// A webhook secret's prefix, and the fewest base64 characters after it that make a
+/// secret-shaped token (a secret has 44).
+const SECRET_PREFIX: &[u8] = b"whsec_";
+const SECRET_MIN: usize = 32;
+
+/// The fewest bytes any token takes, none encoded: a secret-shaped one.
+const MIN_LEN: usize = 6 + SECRET_MIN;
 
 /// How deep percent-encodings are unwrapped while matching (`%6b` is one level, `%256b` two).
 const MAX_NESTING: u8 = 3;
 
-/// `s` with every key-shaped token replaced by its first [`SHOWN`] characters and `…`.
+/// `s` with every secret-shaped token replaced by what may be shown of it and `…`:
 ///
-/// A key-shaped token is `kp_` followed by at least 64 hex digits (a longer hex run is one
-/// token); letters in any case. Each of its characters may also be percent-encoded (`%6bp_`,
-/// `kp%5F…`, `%256b` for `%6b`), as a URL path carries them; the prefix shown is the decoded
-/// one. Borrows `s`, allocating nothing, when there is nothing to redact.
+/// - a key-shaped token, `kp_` followed by at least 64 hex digits (a longer hex run is one
+///   token), letters in any case, becomes its first [`SHOWN`] characters;
+/// - a bare run of at least 64 hex digits (a key's payload without its `kp_`, or glued to other
+///   text) becomes its first 8 digits;
+/// - a secret-shaped token, `whsec_` followed by at least 32 base64 characters, becomes
+///   `whsec_`, with nothing of the secret.
+///
+/// Each character may also be percent-encoded (`%6bp_`, `kp%5F…`, `%256b` for `%6b`), as a URL
+/// path carries them; what is shown is decoded. Borrows `s`, allocating nothing, when there is
+/// nothing to redact.
 pub fn keys(s: &str) -> Cow<'_, str> {
     let b = s.as_bytes();
     let mut out: Option<String> = None;
@@ -30,17 +47,33 @@ pub fn keys(s: &str) -> Cow<'_, str> {
     let mut i = 0;
     // A token takes at least MIN_LEN bytes (more when encoded): nothing can start later.
     while i + MIN_LEN <= b.len() {
-        if matches!(b[i], b'k' | b'K' | b'%') {
-            if let Some((end, shown)) = key_at(b, i) {
-                let o = out.get_or_insert_with(|| String::with_capacity(s.len()));
-                // `i` and `end` sit on ASCII bytes, so both are char boundaries.
-                o.push_str(&s[copied..i]);
-                o.extend(shown.iter().map(|&c| char::from(c)));
-                o.push('…');
-                copied = end;
-                i = end;
-                continue;
-            }
+        let c = b[i];
+        // A hex run is tried where it starts, so a long one is scanned once, not from each
+        // of its digits.
+        let run_start = i == 0 || !b[i - 1].is_ascii_hexdigit();
+        let found = match c {
+            b'k' | b'K' => key_at(b, i),
+            b'w' | b'W' => secret_at(b, i),
+            b'%' => key_at(b, i)
+                .or_else(|| secret_at(b, i))
+                .or_else(|| run_start.then(|| hex_at(b, i)).flatten()),
+            _ if run_start && c.is_ascii_hexdigit() => hex_at(b, i),
+            _ => None,
+        };
+        if let Some((end, shown)) = found {
+            let o = out.get_or_insert_with(|| String::with_capacity(s.len()));
+            // `i` and `end` sit on ASCII bytes, so both are char boundaries.
+            o.push_str(&s[copied..i]);
+            o.extend(
+                shown
+                    .iter()
+                    .take_while(|&&c| c != 0)
+                    .map(|&c| char::from(c)),
+            );
+            o.push('…');
+            copied = end;
+            i = end;
+            continue;
         }
         i += 1;
     }
@@ -53,6 +86,41 @@ pub fn keys(s: &str) -> Cow<'_, str> {
     }
 }
 
+/// A line as it may go to a terminal or a log file: secret-shaped tokens redacted ([`keys`]),
+/// and control characters other than a newline and a tab (an escape sequence that would
+/// recolour or rewrite the operator's screen, a carriage return that would hide what came
+/// before it) and the bidi controls shown as `\u{..}`.
+pub fn display(s: &str) -> Cow<'_, str> {
+    let redacted = keys(s);
+    let unsafe_char = |c: char| {
+        (c.is_control() && c != '\n' && c != '\t')
+            || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !redacted.chars().any(unsafe_char) {
+        return redacted;
+    }
+    let mut o = String::with_capacity(redacted.len() + 8);
+    for c in redacted.chars() {
+        if unsafe_char(c) {
+            o.push_str(&c.escape_unicode().to_string());
+        } else {
+            o.push(c);
+        }
+    }
+    Cow::Owned(o)
+}
+
+/// Writes `line` and a newline to standard error through [`display`]. A standard error that
+/// cannot be written (closed, a full disk, a reader that went away) loses the line and nothing
+/// else: no panic, no abort, and a server goes on serving.
+pub fn to_stderr(line: &str) {
+    let shown = display(line);
+    let mut err = std::io::stderr().lock();
+    let _ = err
+        .write_all(shown.as_bytes())
+        .and_then(|()| err.write_all(b"\n"));
+}
+
 /// [`keys`] for an owned string: `s` itself when there is nothing to redact.
 pub fn owned(s: String) -> String {
     match keys(&s) {
@@ -61,9 +129,51 @@ pub fn owned(s: String) -> String {
     }
 }
 
-/// Whether `s` holds a key-shaped token.
+/// Whether `s` holds a secret-shaped token (see [`keys`]).
 pub fn has_key(s: &str) -> bool {
     matches!(keys(s), Cow::Owned(_))
+}
+
+/// The secret-shaped token starting at `i`: where it ends (`whsec_` is all that is shown).
+fn secret_at(b: &[u8], i: usize) -> Option<(usize, [u8; SHOWN])> {
+    let mut shown = [0u8; SHOWN];
+    let mut at = i;
+    for (n, &want) in SECRET_PREFIX.iter().enumerate() {
+        let (c, next) = unit(b, at, MAX_NESTING)?;
+        if c.to_ascii_lowercase() != want {
+            return None;
+        }
+        shown[n] = c;
+        at = next;
+    }
+    let mut len = 0;
+    while let Some((c, next)) = unit(b, at, MAX_NESTING) {
+        if !(c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=' | b'-' | b'_')) {
+            break;
+        }
+        len += 1;
+        at = next;
+    }
+    (len >= SECRET_MIN).then_some((at, shown))
+}
+
+/// The bare hex run of at least 64 digits starting at `i`: where it ends and its first 8
+/// digits.
+fn hex_at(b: &[u8], i: usize) -> Option<(usize, [u8; SHOWN])> {
+    let mut shown = [0u8; SHOWN];
+    let mut at = i;
+    let mut hex = 0;
+    while let Some((c, next)) = unit(b, at, MAX_NESTING) {
+        if !c.is_ascii_hexdigit() {
+            break;
+        }
+        if hex < HEX_SHOWN {
+            shown[hex] = c;
+        }
+        hex += 1;
+        at = next;
+    }
+    (hex >= KEY_HEX).then_some((at, shown))
 }
 
 /// The key-shaped token starting at `i`: where it ends and its first [`SHOWN`] characters.
@@ -178,6 +288,34 @@ mod tests {
         }
         assert!(!has_key("kp_"));
         assert!(has_key(&key()));
+    }
+
+    #[test]
+    fn a_bare_payload_and_a_webhook_secret_are_redacted_too() {
+        assert_eq!(keys(&format!("id {HEX} x")), "id 01234567… x");
+        assert_eq!(keys(&format!("kp-{HEX}")), "kp-01234567…");
+        assert_eq!(keys(&format!("{}_{HEX}", key())), "kp_01234567…_01234567…");
+        assert_eq!(keys(&format!("/x/%30%31{}", &HEX[2..])), "/x/01234567…");
+        let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwmore+/abc=";
+        assert_eq!(
+            keys(&format!("no webhook {secret:?}")),
+            "no webhook \"whsec_…\""
+        );
+        assert_eq!(
+            keys("/webhooks/whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2La%2BSw%3D"),
+            "/webhooks/whsec_…"
+        );
+        // Shorter runs are ordinary text.
+        let short = format!("{} whsec_short {}", &HEX[..63], "a".repeat(31));
+        assert!(matches!(keys(&short), Cow::Borrowed(_)), "{short}");
+    }
+
+    #[test]
+    fn display_escapes_control_characters_and_keeps_lines() {
+        assert_eq!(display("a\u{1b}[31mred\rb"), "a\\u{1b}[31mred\\u{d}b");
+        assert_eq!(display("a\u{202e}b"), "a\\u{202e}b");
+        assert!(matches!(display("two\nlines\tand tab é"), Cow::Borrowed(_)));
+        assert_eq!(display(&format!("\u{7}{}", key())), "\\u{7}kp_01234567…");
     }
 
     #[test]

@@ -95,7 +95,7 @@ impl Output {
 /// Writes `line` to stderr, with every key-shaped string in it shown as its prefix
 /// (`crate::redact`): the one way the CLI prints a message.
 pub fn say(line: &str) {
-    eprintln!("{}", crate::redact::keys(line));
+    crate::redact::to_stderr(line);
 }
 
 /// The command-line flag behind a field of the API, for messages at the shell.

@@ -75,7 +75,10 @@ impl Spinner {
     pub fn start(message: &str, enabled: bool) -> Spinner {
         let stop = Arc::new(AtomicBool::new(false));
         let thread = (enabled && io::stderr().is_terminal()).then(|| {
-            let (stop, message) = (Arc::clone(&stop), message.to_string());
+            let (stop, message) = (
+                Arc::clone(&stop),
+                crate::redact::display(message).into_owned(),
+            );
             thread::spawn(move || {
                 let frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
                 let mut stderr = io::stderr();

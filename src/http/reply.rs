@@ -98,7 +98,7 @@ fn header(name: &'static str, value: &str) -> Header {
 /// Writes a line of the server's log to stderr, with every key-shaped string in it shown as
 /// its prefix (`crate::redact`): the one way the server logs.
 pub fn log(line: &str) {
-    eprintln!("{}", crate::redact::keys(line));
+    crate::redact::to_stderr(line);
 }
 
 /// Sends `reply` and writes the access log line: method, path, status, duration, key prefix.
@@ -139,10 +139,10 @@ pub fn send(request: Request, reply: Reply, started: Instant, key_prefix: Option
     // last (vendor/tiny_http/PATCHES.md).
     let _ = request.respond(response);
     // Redacted before it is cut short, so that no part of a key survives the cut.
-    eprintln!(
+    log(&format!(
         "{} {status} {:.1}ms {}",
         super::body::printable(&crate::redact::keys(&request_line)),
         started.elapsed().as_secs_f64() * 1000.0,
         key_prefix.unwrap_or("-")
-    );
+    ));
 }

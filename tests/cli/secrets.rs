@@ -292,12 +292,14 @@ fn the_server_never_echoes_a_key_in_replies_or_the_access_log() {
     assert_eq!(env.list(&[]).len(), 1);
 }
 
-/// Every line keyhook writes to stderr goes through one of the redacting sinks
-/// (`cli::output::say`, `http::reply::log`, the access-log line in `http::reply::send`): a new
-/// `eprintln!` elsewhere would bypass `redact::keys`.
+/// Every line keyhook writes to stderr goes through the one sink, `redact::to_stderr` (behind
+/// `cli::output::say`, `http::reply::log` and the access-log line): a new `eprintln!`
+/// elsewhere would bypass the redaction and the control-character escaping, and would panic
+/// (an abort, exit 134, from inside the panic hook) when stderr cannot be written.
 #[test]
 fn every_message_and_log_line_goes_through_a_redacting_sink() {
-    let allowed: &[(&str, usize)] = &[("src/cli/output.rs", 1), ("src/http/reply.rs", 2)];
+    // The spinner draws on the terminal (its message passes through `redact::display`).
+    let allowed: &[(&str, usize)] = &[("src/redact.rs", 1), ("src/cli/prompt.rs", 1)];
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = vec![root.join("src")];
     let mut found = Vec::new();
@@ -312,13 +314,15 @@ fn every_message_and_log_line_goes_through_a_redacting_sink() {
         let text = std::fs::read_to_string(&path).unwrap();
         // Printing macros and raw writes to stderr; `#[cfg(test)]` code is not shipped.
         let shipped = text.split("#[cfg(test)]").next().unwrap_or("");
-        let n = ["eprintln!(", "eprint!(", "println!(", "print!(", "io::stderr().write"]
+        let n = ["eprintln!(", "eprint!(", "println!(", "print!(", "io::stderr()"]
             .iter()
             .map(|m| shipped.matches(m).count())
             .sum::<usize>()
             // "eprintln!(" also contains "println!(", and "eprint!(" "print!(".
             - shipped.matches("eprintln!(").count()
-            - shipped.matches("eprint!(").count();
+            - shipped.matches("eprint!(").count()
+            // Asking whether stderr is a terminal writes nothing.
+            - shipped.matches("io::stderr().is_terminal()").count();
         let rel = path
             .strip_prefix(root)
             .unwrap()
@@ -334,6 +338,72 @@ fn every_message_and_log_line_goes_through_a_redacting_sink() {
     }
     assert!(
         found.is_empty(),
-        "print through cli::output::say or http::reply::log instead: {found:?}"
+        "print through redact::to_stderr (cli::output::say, http::reply::log) instead: {found:?}"
     );
+}
+
+/// A standard error that cannot be written (a full disk, a log reader that went away) loses
+/// its lines and nothing else: each command exits with its own status (never 134, the abort
+/// of a panic inside the panic hook), and `serve` goes on answering.
+#[test]
+fn an_unwritable_stderr_changes_no_exit_status_and_stops_no_server() {
+    let env = Env::new();
+    let (key, _) = real_key(&env);
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    let status = |args: &[&str]| {
+        crate::common::std_cmd()
+            .arg("--db")
+            .arg(env.db())
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .stderr(full())
+            .status()
+            .unwrap()
+            .code()
+    };
+    assert_eq!(status(&["keys", "show", "nope"]), Some(3));
+    assert_eq!(status(&["kyes", "list"]), Some(2));
+    assert_eq!(status(&["keys", "list"]), Some(0));
+    assert_eq!(status(&["webhooks", "show", "nope"]), Some(3));
+
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let mut serve = crate::common::std_cmd()
+        .arg("--db")
+        .arg(env.db())
+        .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
+        .stderr(full())
+        .spawn()
+        .unwrap();
+    let get = || {
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+        let auth = format!("Bearer {key}");
+        std::io::Write::write_all(
+            &mut s,
+            &raw_request("GET", "/api/v1/api-keys", &[("Authorization", &auth)], b""),
+        )
+        .ok()?;
+        crate::server::read_response(&mut s).map(|r| r.status)
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while get().is_none() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // Each request writes an access-log line that fails; the server answers every one.
+    for _ in 0..5 {
+        assert_eq!(get(), Some(200));
+    }
+    assert!(
+        serve.try_wait().unwrap().is_none(),
+        "serve exited with an unwritable stderr"
+    );
+    let _ = serve.kill();
+    let _ = serve.wait();
 }

@@ -227,7 +227,7 @@ impl<'de> serde::de::Visitor<'de> for UniqueKeys {
 /// what is stored: every control character (Unicode Cc) and format character (Cf, which
 /// includes the bidi overrides and isolates, zero-width characters and the BOM), the line and
 /// paragraph separators, the other characters that render as nothing (the combining grapheme
-/// joiner, Hangul and Khmer fillers, variation selectors, the Mongolian free variation
+/// joiner, Hangul and Khmer fillers, the blank Braille pattern, variation selectors, the Mongolian free variation
 /// selectors), tags, and noncharacters.
 pub fn invisible_char(s: &str) -> Option<(usize, char)> {
     s.chars()
@@ -259,6 +259,7 @@ fn is_invisible(c: char) -> bool {
                 | 0x200B..=0x200F
                 | 0x2028..=0x202E
                 | 0x2060..=0x206F
+                | 0x2800
                 | 0x3164
                 | 0xFE00..=0xFE0F
                 | 0xFEFF
@@ -373,6 +374,7 @@ mod tests {
             '\u{61c}',
             '\u{115f}',
             '\u{1160}',
+            '\u{2800}',
             '\u{17b4}',
             '\u{17b5}',
             '\u{180b}',

@@ -98,6 +98,15 @@ fn handle(
     body: Body,
     now: Timestamp,
 ) -> Reply {
+    // A route either decodes its body or takes none, and then a body sent anyway is refused.
+    let body = if route.takes_body() {
+        body
+    } else {
+        if let Err(r) = body::none(rq, body) {
+            return r;
+        }
+        Body::Empty
+    };
     let json = || body::json(rq, body).map_err(Fail::Reply);
     let out: std::result::Result<Reply, Fail> = (|| {
         let store = ctx.db.store();

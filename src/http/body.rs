@@ -89,6 +89,23 @@ pub fn json(rq: &Request, body: Body) -> Result<Value, Reply> {
         .map_err(|message| reply::error(&Error::validation("body", message)))
 }
 
+/// The body of a request to an endpoint that takes none: none, or an empty JSON object (which
+/// some clients send with every POST). Anything else is refused as [`json`] would refuse it
+/// (415, 413, 400), or with 400 on `body` when it is a JSON document with something in it, so
+/// that a client that thinks it sent data learns that it was not read.
+pub fn none(rq: &Request, body: Body) -> Result<(), Reply> {
+    if matches!(body, Body::Empty) {
+        return Ok(());
+    }
+    match json(rq, body)? {
+        Value::Object(o) if o.is_empty() => Ok(()),
+        _ => Err(reply::error(&Error::validation(
+            "body",
+            "this endpoint takes no request body (send none, or {})",
+        ))),
+    }
+}
+
 fn is_json(content_type: &str) -> bool {
     content_type
         .split(';')

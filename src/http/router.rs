@@ -18,6 +18,16 @@ pub enum Route<'a> {
     EmitEvent,
 }
 
+impl Route<'_> {
+    /// Whether the operation reads a JSON body; the others take none.
+    pub fn takes_body(&self) -> bool {
+        matches!(
+            self,
+            Route::CreateKey | Route::CreateWebhook | Route::UpdateWebhook(_) | Route::EmitEvent
+        )
+    }
+}
+
 pub enum Match<'a> {
     Found(Route<'a>),
     /// The path exists, the method does not: the methods it allows.

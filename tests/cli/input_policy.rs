@@ -397,3 +397,51 @@ fn the_openapi_document_states_the_rules() {
     assert!(url.is_match("http://example.com:1/"));
     assert!(url.is_match("http://example.com:65535/"));
 }
+
+/// An endpoint that takes no body (DELETE, the test ping, the reads) refuses one that says
+/// something: a client that thinks it sent data learns that it was not read. Nothing sent, or
+/// `{}`, is fine; a body that is not JSON gets 415 or 400 as anywhere else.
+#[test]
+fn endpoints_that_take_no_body_refuse_one_that_says_something() {
+    let env = Env::new();
+    let key = env.create_key("root", &[])["key"].as_str().unwrap().to_string();
+    let victim = env.create_key("victim", &[])["id"].as_str().unwrap().to_string();
+    let s = Server::start_with(&env, &["--allow-private-targets"]);
+    let auth = format!("Bearer {key}");
+    let hook = s.post_json(
+        HOOKS,
+        &key,
+        &json!({"url": "http://127.0.0.1:9/h", "events": ["post.published"]}),
+    );
+    assert_eq!(hook.status, 201, "{hook:?}");
+    let test = format!("{HOOKS}/{}/test", str_of(&hook.data(), "id"));
+    let send = |method: &str, path: &str, ct: &str, body: &str| {
+        s.send(
+            method,
+            path,
+            &[("Authorization", &auth), ("Content-Type", ct)],
+            Some(body.as_bytes()),
+        )
+    };
+    for (method, path) in [
+        ("POST", test.as_str()),
+        ("DELETE", &format!("{KEYS}/{victim}")),
+        ("GET", KEYS),
+    ] {
+        for body in [r#"{"a":1}"#, r#"{"a":1,"a":2}"#, "[]", "null"] {
+            let r = send(method, path, "application/json", body);
+            let (field, _) = only_detail(&r);
+            assert_eq!(field, "body", "{method} {path} {body}: {r:?}");
+        }
+        let r = send(method, path, "text/plain", "hello");
+        assert_eq!(r.status, 415, "{method} {path}: {r:?}");
+        assert_eq!(r.json()["error"]["code"], "UNSUPPORTED_MEDIA_TYPE");
+    }
+    assert_eq!(count(&env, "api_keys"), 2, "a refused DELETE deleted nothing");
+    assert_eq!(count(&env, "delivery_attempts"), 0, "a refused ping sent nothing");
+    // Nothing, or an empty object, is no body.
+    assert_eq!(send("POST", &test, "application/json", "{}").status, 200);
+    assert_eq!(s.get(KEYS, &key).status, 200);
+    let r = send("DELETE", &format!("{KEYS}/{victim}"), "application/json", " {} ");
+    assert_eq!(r.status, 204, "{r:?}");
+}

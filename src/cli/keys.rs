@@ -2,7 +2,7 @@ use std::io::{IsTerminal, Write};
 
 use clap::{Args, Subcommand};
 
-use super::{output, prompt, Context};
+use super::{output, prompt, secret_out, Context};
 use crate::auth::{self, Method};
 use crate::error::Error;
 use crate::service::keys::{self, NewKey};
@@ -272,9 +272,8 @@ fn count_keys(n: usize) -> String {
 }
 
 /// Writes and flushes the output that carries a new key, inside the transaction that stores
-/// it. This output is the only copy of the key, so a failed write (a closed pipe, a full
-/// disk) is not a broken pipe to shrug off: it becomes an `Error::Io`, which rolls the change
-/// back, and exits 1. Its message comes from the write error, never from the key.
+/// it (`secret_out::publish`): a failed write (a closed pipe, a full disk) or a standard output
+/// that is /dev/null rolls the change back and exits 1.
 fn publish_new_key(
     ctx: &Context,
     key: &crate::model::ApiKey,
@@ -282,12 +281,7 @@ fn publish_new_key(
     now: Timestamp,
     unchanged: &str,
 ) -> Result<(), Error> {
-    write_new_key(ctx, key, quiet, now).map_err(|e| {
-        Error::Io(format!(
-            "cannot write the new key to standard output ({}); {unchanged}",
-            e.root_cause()
-        ))
-    })
+    secret_out::publish("key", unchanged, || write_new_key(ctx, key, quiet, now))
 }
 
 fn write_new_key(
@@ -309,19 +303,6 @@ fn write_new_key(
             writeln!(w, "{}", ctx.out.key_detail(key, now))?;
             writeln!(w, "{plaintext}")
         })?;
-    }
-    sync_stdout_file()?;
-    Ok(())
-}
-
-/// When standard output is a file (`> new-key`), its bytes reach the disk before the commit:
-/// a crash just after the commit must not leave the only copy of a key in a lost page cache
-/// (a rotation has deleted the old key by then). Pipes and terminals have nothing to sync.
-fn sync_stdout_file() -> std::io::Result<()> {
-    use std::os::fd::AsFd;
-    let file = std::fs::File::from(std::io::stdout().as_fd().try_clone_to_owned()?);
-    if file.metadata()?.is_file() {
-        file.sync_data()?;
     }
     Ok(())
 }

@@ -7,6 +7,7 @@ mod events;
 mod keys;
 mod output;
 mod prompt;
+mod secret_out;
 mod serve;
 mod webhooks;
 

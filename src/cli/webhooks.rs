@@ -1,7 +1,7 @@
 use clap::Subcommand;
 
 use super::output::status;
-use super::{prompt, Context};
+use super::{prompt, secret_out, Context};
 use crate::service::webhooks::{self, NewWebhook, WebhookPatch};
 use crate::time::Timestamp;
 
@@ -95,9 +95,14 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
                 events: Some(events),
                 ..NewWebhook::default()
             };
-            let w = webhooks::create(&store, &actor, input, ctx.allow_private, now)?;
-            ctx.out
-                .data(&w, |o| writeln!(o, "{}", ctx.out.webhook_detail(&w, now)))?;
+            // The output carries the new secret: written and flushed before the commit, or
+            // no webhook (`secret_out::publish`).
+            webhooks::create_publishing(&store, &actor, input, ctx.allow_private, now, |w| {
+                secret_out::publish("webhook secret", "no webhook was created", || {
+                    ctx.out
+                        .data(w, |o| writeln!(o, "{}", ctx.out.webhook_detail(w, now)))
+                })
+            })?;
             ctx.out.note(
                 "Receivers verify deliveries with the secret (Standard Webhooks signatures).",
             );

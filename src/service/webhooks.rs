@@ -206,6 +206,36 @@ pub fn create(
     allow_private: bool,
     now: Timestamp,
 ) -> Result<Webhook> {
+    create_then(store, actor, input, allow_private, now, None::<Publish>)
+}
+
+/// [`create`], handing the new webhook (with its secret) to `publish` inside the transaction
+/// that checks the limit and inserts it, before the commit, which is first made as sure as the
+/// store can (`Conn::stage`). If `publish` fails, nothing is stored: the CLI writes and
+/// flushes its output (the only copy the operator is handed of the secret) there, so a webhook
+/// whose secret could not be delivered never exists (as `keys::create_publishing`).
+pub fn create_publishing(
+    store: &Store,
+    actor: &Actor,
+    input: NewWebhook,
+    allow_private: bool,
+    now: Timestamp,
+    publish: impl FnOnce(&Webhook) -> Result<()>,
+) -> Result<Webhook> {
+    create_then(store, actor, input, allow_private, now, Some(publish))
+}
+
+/// What a front end does with a new webhook inside its transaction; see [`create_publishing`].
+type Publish = fn(&Webhook) -> Result<()>;
+
+fn create_then(
+    store: &Store,
+    actor: &Actor,
+    input: NewWebhook,
+    allow_private: bool,
+    now: Timestamp,
+    publish: Option<impl FnOnce(&Webhook) -> Result<()>>,
+) -> Result<Webhook> {
     actor.may(Method::Post, None)?;
     let mut p = input.problems;
     match &input.url {
@@ -238,6 +268,10 @@ pub fn create(
             )));
         }
         c.insert_webhook(&webhook)?;
+        if let Some(publish) = publish {
+            c.stage()?;
+            publish(&webhook)?;
+        }
         Ok(())
     })?;
     Ok(webhook)

@@ -247,13 +247,19 @@ fn the_operator_deletes_any_key() {
 
 // --- A new key is written before it is committed -----------------------------------------
 
-/// Where stdout goes in a write-failure test.
+/// Where stdout goes in a write-failure test. Shared with the webhook tests, whose
+/// `webhooks create` prints a new secret too.
 #[derive(Debug, Clone, Copy)]
-enum Sink {
+pub(crate) enum Sink {
     /// `/dev/full`: every write fails with ENOSPC.
     Full,
     /// A pipe whose reader has exited before keyhook starts: every write fails with EPIPE.
     ClosedPipe,
+    /// `> /dev/null`: every write succeeds and the bytes are gone.
+    DevNull,
+    /// `>&-`: standard output closed when keyhook starts; the Rust runtime reopens it as
+    /// /dev/null, so the writes "succeed" too.
+    Closed,
 }
 
 impl Sink {
@@ -276,16 +282,37 @@ impl Sink {
                 reader.wait().unwrap();
                 Stdio::from(write_end)
             }
+            Sink::DevNull => Stdio::null(),
+            // Closed by the shell that execs keyhook (see `run_into`); this end is never used.
+            Sink::Closed => Stdio::piped(),
         }
     }
 }
 
-const SINKS: [Sink; 2] = [Sink::Full, Sink::ClosedPipe];
+pub(crate) const SINKS: [Sink; 4] = [Sink::Full, Sink::ClosedPipe, Sink::DevNull, Sink::Closed];
 /// `--quiet`, `--json` and the human table.
 const MODES: [&[&str]; 3] = [&["--quiet"], &["--json"], &[]];
 
-fn run_into(env: &Env, sink: Sink, args: &[&str]) -> Run {
-    let out = std_cmd()
+/// `keyhook --db <env's db> ARGS` with standard output going to `sink`.
+pub(crate) fn run_into(env: &Env, sink: Sink, args: &[&str]) -> Run {
+    let mut cmd = match sink {
+        Sink::Closed => {
+            // bash closes fd 1, then becomes keyhook (with std_cmd's environment).
+            let keyhook = std_cmd();
+            let mut c = std::process::Command::new("bash");
+            c.args(["-c", r#"exec "$0" "$@" >&-"#])
+                .arg(keyhook.get_program());
+            for (k, v) in keyhook.get_envs() {
+                match v {
+                    Some(v) => c.env(k, v),
+                    None => c.env_remove(k),
+                };
+            }
+            c
+        }
+        _ => std_cmd(),
+    };
+    let out = cmd
         .arg("--db")
         .arg(env.db())
         .args(args)
@@ -302,7 +329,7 @@ fn run_into(env: &Env, sink: Sink, args: &[&str]) -> Run {
 }
 
 /// Exit 1 with one clear `keyhook: ` line that names standard output and holds no key.
-fn assert_write_failure(r: &Run, what: &str) {
+pub(crate) fn assert_write_failure(r: &Run, what: &str) {
     assert_eq!(r.code, 1, "{what}: {r:#?}");
     assert!(
         r.stderr.starts_with("keyhook: ") && r.stderr.contains("standard output"),
@@ -374,6 +401,29 @@ fn a_rotated_key_that_cannot_be_written_leaves_the_old_key_alone() {
     assert_eq!(r.code, 0, "{r:#?}");
     assert_eq!(env.verify(r.stdout.trim(), &[]).code, 0);
     assert_eq!(env.verify(&old, &[]).code, 4);
+}
+
+#[test]
+fn a_new_key_is_not_sent_to_dev_null_or_a_closed_stdout() {
+    // `keys rotate ID --quiet >&-` used to exit 0 with the old key deleted and the new one
+    // gone: the runtime had reopened fd 1 as /dev/null. Both are refused, saying why.
+    let env = Env::new();
+    let (old, data) = key(&env, "cron", &[]);
+    let prefix = s(&data, "keyPrefix").to_string();
+    for sink in [Sink::DevNull, Sink::Closed] {
+        let r = run_into(&env, sink, &["keys", "rotate", &prefix, "--quiet"]);
+        assert_write_failure(&r, &format!("rotate {sink:?}"));
+        assert!(r.stderr.contains("/dev/null"), "{sink:?}: {r:#?}");
+        assert!(
+            r.stderr.contains("the old key is unchanged"),
+            "{sink:?}: {r:#?}"
+        );
+        assert_eq!(env.verify(&old, &[]).code, 0, "{sink:?}: old key refused");
+        let r = run_into(&env, sink, &["keys", "create", "--name", "x", "--quiet"]);
+        assert_write_failure(&r, &format!("create {sink:?}"));
+        assert!(r.stderr.contains("no key was created"), "{sink:?}: {r:#?}");
+        assert_eq!(prefixes(&env), vec![prefix.clone()], "{sink:?}");
+    }
 }
 
 #[test]

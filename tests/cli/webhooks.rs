@@ -1767,3 +1767,66 @@ fn a_spinner_shows_while_a_test_ping_waits_only_on_a_terminal_and_never_with_jso
     let (code, v) = ping(&env, "default", id);
     assert_eq!((code, v["data"]["delivered"].as_bool()), (0, Some(true)));
 }
+
+// ---------------------------------------------------------------------------------------------
+// The new secret is written before the webhook is committed
+
+#[test]
+fn a_webhook_whose_output_cannot_be_written_is_not_created() {
+    use crate::privilege::{assert_write_failure, run_into, SINKS};
+    let env = Env::new();
+    let ids = |env: &Env| -> Vec<String> {
+        let (code, v) = kh(env, false, &["webhooks", "list"]);
+        assert_eq!(code, 0, "{v}");
+        v["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| str_of(w, "id").to_string())
+            .collect()
+    };
+    let kept = create(
+        &env,
+        "default",
+        "http://example.com/kept",
+        &["post.published"],
+    );
+    let kept_id = str_of(&kept, "id").to_string();
+    let create_args = ["webhooks", "create", "--url", "http://example.com/a"];
+    for sink in SINKS {
+        for json in [false, true] {
+            let mut args = vec![];
+            if json {
+                args.push("--json");
+            }
+            args.extend_from_slice(&create_args);
+            args.extend_from_slice(&["--event", "post.published"]);
+            let what = format!("{sink:?} json {json}");
+            let r = run_into(&env, sink, &args);
+            assert_write_failure(&r, &what);
+            assert!(
+                r.stderr.contains("no webhook was created"),
+                "{what}: {r:#?}"
+            );
+            assert!(!r.stderr.contains("whsec_"), "{what}: {r:#?}");
+            assert_eq!(
+                ids(&env),
+                vec![kept_id.clone()],
+                "{what}: a webhook was kept"
+            );
+        }
+    }
+    // Into a working stdout the webhook is created, table or JSON.
+    let r = env.run(&[
+        "webhooks",
+        "create",
+        "--url",
+        "http://example.com/b",
+        "--event",
+        "post.published",
+    ]);
+    assert_eq!(r.code, 0, "{r:#?}");
+    assert!(r.stdout.contains("whsec_"), "{r:#?}");
+    create(&env, "default", "http://example.com/c", &["post.published"]);
+    assert_eq!(ids(&env).len(), 3);
+}

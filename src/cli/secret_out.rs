@@ -1,0 +1,71 @@
+//! Output that carries a new secret (a new API key, a new webhook's signing secret). It is the
+//! only copy the operator gets of it, so it is written and flushed inside the transaction that
+//! stores the secret, before the commit (CONTRACT §3): a write that fails, or a standard output
+//! that throws everything away, rolls the change back and the command exits 1.
+
+use std::os::fd::AsFd;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+
+use crate::error::Error;
+
+/// Runs `write` (which writes and flushes the whole output to standard output), then makes
+/// sure the bytes are where they were sent, and turns any failure into an `Error::Io` that
+/// rolls the transaction back. `what` names the secret ("key", "webhook secret"); `unchanged`
+/// says what did not happen ("no key was created"). The message comes from the failure, never
+/// from the secret.
+pub fn publish(
+    what: &str,
+    unchanged: &str,
+    write: impl FnOnce() -> anyhow::Result<()>,
+) -> Result<(), Error> {
+    // Checked before writing: a write to /dev/null "succeeds", and the secret is gone.
+    if stdout_is_dev_null() {
+        return Err(Error::Io(format!(
+            "standard output is /dev/null (or was closed): the new {what} would be lost; \
+             {unchanged}"
+        )));
+    }
+    write().and_then(|()| Ok(sync_stdout_file()?)).map_err(|e| {
+        Error::Io(format!(
+            "cannot write the new {what} to standard output ({}); {unchanged}",
+            e.root_cause()
+        ))
+    })
+}
+
+/// Whether standard output is /dev/null: redirected there (`> /dev/null`), or closed when
+/// keyhook started (`>&-`), which the Rust runtime reopens as /dev/null. The open file is
+/// compared with /dev/null itself (same file, or a character device with the same device
+/// number, as a copy of /dev/null in a container's /dev would be). If either cannot be
+/// examined, the answer is no, and the write itself has the last word.
+pub fn stdout_is_dev_null() -> bool {
+    let Ok(out) = stdout_file().and_then(|f| f.metadata()) else {
+        return false;
+    };
+    let Ok(null) = std::fs::metadata("/dev/null") else {
+        return false;
+    };
+    (out.dev() == null.dev() && out.ino() == null.ino())
+        || (out.file_type().is_char_device()
+            && null.file_type().is_char_device()
+            && out.rdev() == null.rdev())
+}
+
+/// A second descriptor of standard output, to examine or sync it.
+fn stdout_file() -> std::io::Result<std::fs::File> {
+    Ok(std::fs::File::from(
+        std::io::stdout().as_fd().try_clone_to_owned()?,
+    ))
+}
+
+/// When standard output is a regular file (`> new-key`), its bytes reach the disk before the
+/// commit: a crash just after the commit must not leave the only copy of a secret in a lost
+/// page cache (a rotation has deleted the old key by then). Pipes and terminals have nothing
+/// to sync.
+fn sync_stdout_file() -> std::io::Result<()> {
+    let file = stdout_file()?;
+    if file.metadata()?.is_file() {
+        file.sync_data()?;
+    }
+    Ok(())
+}

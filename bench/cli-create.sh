@@ -32,7 +32,8 @@ kdb=$work/k.db
 sdb=$work/s.db
 
 # keyhook's file: created, migrated and holding one key, as after a first use.
-"$bin" --db "$kdb" keys create --name warm --quiet >/dev/null
+# (Into a file: keyhook refuses to send a new key to /dev/null, where it would be lost.)
+"$bin" --db "$kdb" keys create --name warm --quiet >"$work/unused-key"
 
 # The sqlite3 file: api_keys as in src/store/migrations.rs (without the users table and its
 # foreign key, which the sqlite3 shell would not enforce anyway), WAL like keyhook.
@@ -67,7 +68,10 @@ NULL, NULL, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))"
 
 json=$work/hyperfine.json
 # --shell=none: no shell start-up in either measurement; the quoted SQL stays one argument.
-hyperfine --shell=none --warmup "$WARMUP" --runs "$RUNS" --export-json "$json" \
+# --output=pipe: hyperfine's default sends a command's output to /dev/null, where keyhook
+# refuses to print a new key (it would be lost); a pipe that hyperfine drains is what
+# `KEY=$(keyhook keys create --quiet)` does. sqlite3's INSERT prints nothing either way.
+hyperfine --shell=none --output=pipe --warmup "$WARMUP" --runs "$RUNS" --export-json "$json" \
   -n keyhook "$bin --db $kdb keys create --name bench --quiet" \
   -n sqlite3 "sqlite3 $sdb \"$insert\"" \
   -n "sqlite3 (synchronous=NORMAL)" "sqlite3 $sdb \"PRAGMA synchronous = NORMAL; $insert\""

@@ -55,7 +55,7 @@ prepare() {
   local db=$1 events=$2
   for i in $(seq $HOOKS); do
     "$bin" --db "$db" --user bench --allow-private-targets webhooks create \
-      --url "http://127.0.0.1:$port/hook/$i" --event post.published >/dev/null 2>&1
+      --url "http://127.0.0.1:$port/hook/$i" --event post.published >"$work/unused-webhook" 2>&1
   done
   sqlite3 "$db" <<SQL
 PRAGMA foreign_keys = ON;

@@ -32,7 +32,7 @@ db=$work/k.db
 # The caller's key, then other users' keys written straight into the table (a key per process
 # would take minutes): random hashes, as real keys would have.
 key=$("$bin" --db "$db" --user bench keys create --name bench --quiet)
-for i in 1 2 3; do "$bin" --db "$db" --user bench keys create --name "ci-$i" --quiet >/dev/null; done
+for i in 1 2 3; do "$bin" --db "$db" --user bench keys create --name "ci-$i" --quiet >"$work/unused-key"; done
 sqlite3 "$db" <<SQL
 PRAGMA foreign_keys = ON;
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)

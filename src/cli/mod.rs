@@ -131,7 +131,7 @@ pub const DB_DEFAULT_DOC: &str = "$XDG_DATA_HOME/keyhook/keyhook.db";
 /// else HOME), so that `--help` shows the path a command would use. Without a resolvable
 /// default there is none, and a command needing the database says how to name one.
 fn runtime_command() -> clap::Command {
-    let cmd = Cli::command();
+    let cmd = hide_env_values(Cli::command());
     match crate::config::database_path(None) {
         Ok(path) => {
             // Once per process: clap keeps `'static` defaults.
@@ -156,7 +156,18 @@ fn with_db_default(cmd: clap::Command, path: &'static std::ffi::OsStr) -> clap::
 
 /// `Cli::command()` with `--db`'s default written as [`DB_DEFAULT_DOC`], for man pages.
 pub fn documented_command() -> clap::Command {
-    with_db_default(Cli::command(), std::ffi::OsStr::new(DB_DEFAULT_DOC))
+    with_db_default(
+        hide_env_values(Cli::command()),
+        std::ffi::OsStr::new(DB_DEFAULT_DOC),
+    )
+}
+
+/// `cmd` and every subcommand with help naming each environment variable but not its value
+/// (`[env: KEYHOOK_DB]`): a value may be a URL with a password in it, or a key set by mistake,
+/// and help is printed where anyone may read it.
+fn hide_env_values(cmd: clap::Command) -> clap::Command {
+    cmd.mut_args(|a| a.hide_env_values(true))
+        .mut_subcommands(hide_env_values)
 }
 
 fn timeout_ms(s: &str) -> Result<i64, String> {

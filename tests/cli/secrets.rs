@@ -407,3 +407,34 @@ fn an_unwritable_stderr_changes_no_exit_status_and_stops_no_server() {
     let _ = serve.kill();
     let _ = serve.wait();
 }
+
+/// Help names each environment variable but never shows its value: a key set by mistake, a
+/// database URL with a password, whatever an operator's environment holds.
+#[test]
+fn help_never_shows_environment_values() {
+    let env = Env::new();
+    let (key, payload) = real_key(&env);
+    for args in [
+        &["--help"][..],
+        &["keys", "create", "--help"],
+        &["serve", "--help"],
+        &["webhooks", "test", "--help"],
+    ] {
+        let r = run(bare_cmd()
+            .env("KEYHOOK_USER", &key)
+            .env("KEYHOOK_DB", "postgres://u:s3cretpw@127.0.0.1/db")
+            .env("KEYHOOK_DELIVERY_TIMEOUT", &key)
+            .env("KEYHOOK_BIND", &key)
+            .args(args));
+        assert_eq!(r.code, 0, "{args:?}: {r:?}");
+        assert!(
+            r.stdout.contains("[env: KEYHOOK_USER]"),
+            "{args:?}: {}",
+            r.stdout
+        );
+        for secret in [payload.as_str(), "s3cretpw"] {
+            assert!(!r.stdout.contains(secret), "{args:?}: {}", r.stdout);
+            assert!(!r.stderr.contains(secret), "{args:?}: {}", r.stderr);
+        }
+    }
+}

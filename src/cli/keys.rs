@@ -72,7 +72,7 @@ pub enum KeysCommand {
         #[arg(long, default_value = "GET", value_parser = method)]
         method: Method,
         /// A profile the key would touch
-        #[arg(long, value_name = "ID")]
+        #[arg(long, value_name = "ID", value_parser = profile_id)]
         profile: Option<String>,
     },
 }
@@ -115,6 +115,12 @@ fn age(s: &str) -> Result<Age, String> {
         ms: parse_duration(s)?,
         text: s.trim().to_string(),
     })
+}
+
+/// A profile id as the key rules take one: visible text only (`service::input::visible`), so
+/// that what is echoed back is what the operator typed.
+fn profile_id(s: &str) -> Result<String, String> {
+    crate::service::input::visible(s).map(|()| s.to_string())
 }
 
 fn method(s: &str) -> Result<Method, String> {

@@ -292,6 +292,8 @@ fn invisible_characters_are_refused_on_the_command_line() {
                 &["keys", "create", "--name", text.as_str()][..],
                 &["keys", "create", "--name", "ok", "--profile", text.as_str()],
                 &["--user", text.as_str(), "keys", "create", "--name", "ok"],
+                // Checked before anything is read, so the echo is never the raw text.
+                &["keys", "verify", "--profile", text.as_str()],
             ] {
                 let r = env.run(args);
                 r.assert_error(2);
@@ -404,8 +406,14 @@ fn the_openapi_document_states_the_rules() {
 #[test]
 fn endpoints_that_take_no_body_refuse_one_that_says_something() {
     let env = Env::new();
-    let key = env.create_key("root", &[])["key"].as_str().unwrap().to_string();
-    let victim = env.create_key("victim", &[])["id"].as_str().unwrap().to_string();
+    let key = env.create_key("root", &[])["key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let victim = env.create_key("victim", &[])["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let s = Server::start_with(&env, &["--allow-private-targets"]);
     let auth = format!("Bearer {key}");
     let hook = s.post_json(
@@ -437,11 +445,24 @@ fn endpoints_that_take_no_body_refuse_one_that_says_something() {
         assert_eq!(r.status, 415, "{method} {path}: {r:?}");
         assert_eq!(r.json()["error"]["code"], "UNSUPPORTED_MEDIA_TYPE");
     }
-    assert_eq!(count(&env, "api_keys"), 2, "a refused DELETE deleted nothing");
-    assert_eq!(count(&env, "delivery_attempts"), 0, "a refused ping sent nothing");
+    assert_eq!(
+        count(&env, "api_keys"),
+        2,
+        "a refused DELETE deleted nothing"
+    );
+    assert_eq!(
+        count(&env, "delivery_attempts"),
+        0,
+        "a refused ping sent nothing"
+    );
     // Nothing, or an empty object, is no body.
     assert_eq!(send("POST", &test, "application/json", "{}").status, 200);
     assert_eq!(s.get(KEYS, &key).status, 200);
-    let r = send("DELETE", &format!("{KEYS}/{victim}"), "application/json", " {} ");
+    let r = send(
+        "DELETE",
+        &format!("{KEYS}/{victim}"),
+        "application/json",
+        " {} ",
+    );
     assert_eq!(r.status, 204, "{r:?}");
 }

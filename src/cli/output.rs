@@ -155,8 +155,10 @@ pub fn relative(t: Timestamp, now: Timestamp) -> String {
 }
 
 /// An attempt's outcome: `500 Internal Server Error`, or only the reason when no response
-/// came (status 0: `blocked: private address`, `timed out`).
+/// came (status 0: `blocked: private address`, `timed out`). The receiver wrote `text` (a reason phrase): secret-shaped strings in it are redacted and
+/// control characters escaped, as in any message (`redact::display`).
 pub fn status(code: u16, text: &str) -> String {
+    let text = crate::redact::display(text);
     match (code, text.trim()) {
         (0, "") => "no response".into(),
         (0, text) => text.into(),
@@ -710,6 +712,11 @@ mod tests {
             "500 Internal Server Error"
         );
         assert_eq!(status(418, " "), "418");
+        let key = format!("kp_{}", "ab".repeat(32));
+        assert_eq!(
+            status(500, &format!("leak {key}\u{1b}[2J")),
+            "500 leak kp_abababab…\\u{1b}[2J"
+        );
     }
 
     #[test]

@@ -40,7 +40,7 @@ const FILES: &[(&str, &str)] = &[(
     "$XDG_DATA_HOME/keyhook/keyhook.db",
     "The database (default ~/.local/share/keyhook/keyhook.db when XDG_DATA_HOME is unset), \
      created with mode 0600 in directories created with mode 0700, with its -wal and -shm \
-     files beside it, by the first command that writes; commands that only read exit 1 when \
+     files beside it, by the first command that creates something; the others exit 1 when \
      it is missing. It holds SHA-256 hashes of keys, never keys.",
 )];
 

@@ -176,7 +176,8 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
         }
         KeysCommand::Delete { id, yes } => {
             let actor = ctx.actor()?;
-            let store = ctx.store()?;
+            // It acts on keys that exist: a missing database is an error, not created.
+            let store = ctx.existing_store()?;
             // Look the key up first, so a typo fails before the question.
             let key = keys::get(&store, &actor, &id)?;
             prompt::confirm(
@@ -193,7 +194,8 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
         }
         KeysCommand::Rotate { id, grace, quiet } => {
             let actor = ctx.actor()?;
-            let store = ctx.store()?;
+            // It acts on keys that exist: a missing database is an error, not created.
+            let store = ctx.existing_store()?;
             let old = keys::get(&store, &actor, &id)?;
             keys::rotate_publishing(&store, &actor, &id, grace, now, |key| {
                 publish_new_key(ctx, key, quiet, now, "no new key; the old key is unchanged")
@@ -221,7 +223,8 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
         }
         KeysCommand::Prune { expired_for, yes } => {
             let actor = ctx.actor()?;
-            let store = ctx.store()?;
+            // It acts on keys that exist: a missing database is an error, not created.
+            let store = ctx.existing_store()?;
             let Age {
                 ms: expired_for,
                 text: ago,

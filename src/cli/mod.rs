@@ -33,8 +33,8 @@ pub use output::Output;
     after_help = "Examples:\n  keyhook keys create --name deploy --expires-in 90d\n  keyhook webhooks create --url https://example.com/hooks --event post.published\n  keyhook serve --bind 127.0.0.1:8787"
 )]
 pub struct Cli {
-    /// The SQLite database file (commands that only read need it to exist; the others create
-    /// it, mode 0600)
+    /// The SQLite database file (created, mode 0600, by commands that create something; the
+    /// others need it to exist)
     #[arg(
         long,
         global = true,
@@ -193,7 +193,8 @@ impl Context {
         Store::open(&crate::config::database_path(self.db.clone())?)
     }
 
-    /// The database, which must already exist: for the commands that only read. A mistyped
+    /// The database, which must already exist: for the commands that read or act on what is
+    /// there (list, show, verify, delete, rotate, prune, test, enable, disable). A mistyped
     /// `--db` fails (exit 1, naming the path) instead of creating an empty database that
     /// answers "no keys".
     pub fn existing_store(&self) -> Result<Store, Error> {

@@ -78,15 +78,12 @@ pub enum WebhooksCommand {
 pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
     let now = Timestamp::now();
     let actor = ctx.actor()?;
-    // Commands that only read need the database to exist; the others create it.
-    let read_only = matches!(
-        cmd,
-        WebhooksCommand::List | WebhooksCommand::Show { .. } | WebhooksCommand::Deliveries { .. }
-    );
-    let store = if read_only {
-        ctx.existing_store()?
-    } else {
+    // Only `create` makes something new; every other command reads or acts on a webhook that
+    // exists, so it needs the database to exist and never creates an empty one.
+    let store = if matches!(cmd, WebhooksCommand::Create { .. }) {
         ctx.store()?
+    } else {
+        ctx.existing_store()?
     };
     match cmd {
         WebhooksCommand::Create { url, events } => {

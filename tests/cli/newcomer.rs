@@ -201,6 +201,16 @@ fn read_only_commands() -> Vec<(Vec<&'static str>, &'static str)> {
         (vec!["webhooks", "list"], ""),
         (vec!["webhooks", "show", id], ""),
         (vec!["webhooks", "deliveries", id], ""),
+        // Commands that act on what exists: on a missing database they could only fail after
+        // creating it.
+        (vec!["keys", "delete", "kp_12345678", "--yes"], ""),
+        (vec!["keys", "rotate", "kp_12345678"], ""),
+        (vec!["keys", "prune", "--yes"], ""),
+        (vec!["keys", "prune"], ""),
+        (vec!["webhooks", "test", id], ""),
+        (vec!["webhooks", "enable", id], ""),
+        (vec!["webhooks", "disable", id], ""),
+        (vec!["webhooks", "delete", id, "--yes"], ""),
     ]
 }
 

@@ -181,11 +181,12 @@ fn keys_verify_never_echoes_its_standard_input() {
         r.assert_error(4);
         assert!(!r.stderr.contains(&key[..11]), "{r:#?}");
     }
-    // A key given as the profile to check is echoed as its prefix.
+    // A key given as the profile to check is refused (a profile id never holds a key), and
+    // echoed as its prefix.
     let r = env.verify(&key, &["--profile", &key]);
-    assert_eq!(r.code, 0, "{r:#?}");
+    r.assert_error(2);
     assert_no_payload("verify --profile", &r, &payload);
-    assert!(r.stdout.contains(&shown(&key)), "{r:#?}");
+    assert!(r.stderr.contains(&shown(&key)), "{r:#?}");
 }
 
 #[test]

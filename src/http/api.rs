@@ -162,14 +162,22 @@ fn method(m: &tiny_http::Method) -> Option<Method> {
     Method::parse(m.as_str())
 }
 
-/// The token of `Authorization: Bearer <token>`.
+/// The token of `Authorization: Bearer <token>`. Authorization is a singleton: with more
+/// than one, which is meant is ambiguous, so none is used.
 fn bearer_token(rq: &Request) -> Result<&str> {
-    let value = rq
+    let mut all = rq
         .headers()
         .iter()
-        .find(|h| h.field.equiv("Authorization"))
+        .filter(|h| h.field.equiv("Authorization"));
+    let value = all
+        .next()
         .map(|h| h.value.as_str())
         .ok_or_else(|| Error::Unauthorized("missing Authorization header".into()))?;
+    if all.next().is_some() {
+        return Err(Error::Unauthorized(
+            "more than one Authorization header".into(),
+        ));
+    }
     let (scheme, token) = value.trim().split_once(' ').unwrap_or((value, ""));
     if !scheme.eq_ignore_ascii_case("bearer") || token.trim().is_empty() {
         return Err(Error::Unauthorized(

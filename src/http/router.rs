@@ -35,9 +35,16 @@ pub enum Match<'a> {
     NotFound,
 }
 
-/// Matches `path` (already without `/api/v1`). HEAD is answered as GET.
+/// Matches `path` (already without `/api/v1`). HEAD is answered as GET. A path with an
+/// empty segment (`//`, a trailing `/`) names no resource.
 pub fn route<'a>(method: &Method, path: &'a str) -> Match<'a> {
-    let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+    let Some(path) = path.strip_prefix('/') else {
+        return Match::NotFound;
+    };
+    let segments: Vec<&str> = path.split('/').collect();
+    if segments.iter().any(|s| s.is_empty()) {
+        return Match::NotFound;
+    }
     let get = matches!(method, Method::Get | Method::Head);
     let (found, allow) = match segments.as_slice() {
         ["api-keys"] => (

@@ -7,6 +7,7 @@ mod docs;
 mod faults;
 mod help;
 mod http_protocol;
+mod http_target;
 mod input_policy;
 mod keys;
 mod newcomer;

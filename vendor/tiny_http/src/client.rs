@@ -196,9 +196,12 @@ impl ClientConnection {
     }
 
     /// keyhook patch (replaces upstream's unbounded, byte-at-a-time `read_next_line`):
-    /// reads the next line of the head into `self.line`, without its LF or CRLF. A line
-    /// longer than `max` bytes is `Ok(false)`, with at most `max + 1` bytes of it read, so
-    /// memory stays bounded whatever the client sends.
+    /// reads the next line of the head into `self.line`, without its LF or CRLF, and
+    /// returns the length of that line ending (1 or 2: the bytes are counted as received).
+    /// A line longer than `max` bytes is `Ok(None)`, with at most `max + 1` bytes of it
+    /// read, so memory stays bounded whatever the client sends. A CR not followed by LF
+    /// (a bare CR, RFC 9112 section 2.2) is a 400 at once, rather than a wait for an LF
+    /// that may never come.
     ///
     /// `deadline` is the end of the header deadline (None: not started yet; it starts with
     /// the first byte, see `read`); `started` becomes true with the first byte.
@@ -207,8 +210,10 @@ impl ClientConnection {
         max: usize,
         deadline: &mut Option<Instant>,
         started: &mut bool,
-    ) -> Result<bool, ReadError> {
+    ) -> Result<Option<usize>, ReadError> {
         self.line.clear();
+        // keyhook patch g: a CR ended the previous buffer; the next byte must be its LF
+        let mut pending_cr = false;
         loop {
             if self.next_header_source.get_mut().buffer().is_empty() {
                 // A read from the socket: its timeout is what is left of the deadline (or
@@ -250,19 +255,38 @@ impl ClientConnection {
                     *deadline = self.options.header_timeout.map(|t| Instant::now() + t);
                 }
             }
-            // `max + 1`: room for the CR of a CRLF.
-            let room = (max + 1).saturating_sub(self.line.len());
-            match buf.iter().position(|&b| b == b'\n') {
+            if pending_cr {
+                if buf[0] != b'\n' {
+                    return Err(bare_cr());
+                }
+                reader.consume(1);
+                return Ok(Some(2));
+            }
+            let room = max.saturating_sub(self.line.len());
+            match buf.iter().position(|&b| b == b'\n' || b == b'\r') {
                 Some(i) if i <= room => {
                     self.line.extend_from_slice(&buf[..i]);
-                    reader.consume(i + 1);
-                    break;
+                    if buf[i] == b'\n' {
+                        reader.consume(i + 1);
+                        return Ok(Some(1));
+                    }
+                    match buf.get(i + 1) {
+                        Some(b'\n') => {
+                            reader.consume(i + 2);
+                            return Ok(Some(2));
+                        }
+                        Some(_) => return Err(bare_cr()),
+                        None => {
+                            reader.consume(i + 1);
+                            pending_cr = true;
+                        }
+                    }
                 }
                 _ if buf.len() > room => {
-                    let n = room.min(buf.len());
+                    let n = (room + 1).min(buf.len());
                     self.line.extend_from_slice(&buf[..n]);
                     reader.consume(n);
-                    return Ok(false);
+                    return Ok(None);
                 }
                 _ => {
                     let n = buf.len();
@@ -271,10 +295,6 @@ impl ClientConnection {
                 }
             }
         }
-        if self.line.last() == Some(&b'\r') {
-            self.line.pop();
-        }
-        Ok(self.line.len() <= max)
     }
 
     /// Reads a request from the stream.
@@ -298,7 +318,10 @@ impl ClientConnection {
         // the request line, after at most a few empty lines
         let mut empty_lines = 0;
         loop {
-            if !self.read_line(MAX_REQUEST_LINE, &mut deadline, &mut started)? {
+            if self
+                .read_line(MAX_REQUEST_LINE, &mut deadline, &mut started)?
+                .is_none()
+            {
                 return Err(Reject::too_large(format!(
                     "the request line is longer than {MAX_REQUEST_LINE} bytes"
                 )));
@@ -317,23 +340,32 @@ impl ClientConnection {
         let mut headers = Vec::new();
         let mut total = 0;
         loop {
-            let max = MAX_HEADER_LINE.min(MAX_HEADERS_SIZE.saturating_sub(total + 2));
-            if !self.read_line(max, &mut deadline, &mut started)? {
-                return Err(Reject::too_large(if max < MAX_HEADER_LINE {
-                    format!("the header lines are longer than {MAX_HEADERS_SIZE} bytes in all")
-                } else {
-                    format!("a header line is longer than {MAX_HEADER_LINE} bytes")
-                }));
-            }
-            if self.line.is_empty() {
+            // keyhook patch g: line endings counted as received (LF or CRLF); a line that
+            // would not fit with at least an LF is over the total.
+            let max = MAX_HEADER_LINE.min(MAX_HEADERS_SIZE.saturating_sub(total + 1));
+            let ending = self.read_line(max, &mut deadline, &mut started)?;
+            if self.line.is_empty() && ending.is_some() {
                 break;
+            }
+            let too_long = match ending {
+                None => true,
+                Some(n) => total + self.line.len() + n > MAX_HEADERS_SIZE,
+            };
+            if too_long {
+                return Err(Reject::too_large(
+                    if max < MAX_HEADER_LINE || ending.is_some() {
+                        format!("the header lines are longer than {MAX_HEADERS_SIZE} bytes in all")
+                    } else {
+                        format!("a header line is longer than {MAX_HEADER_LINE} bytes")
+                    },
+                ));
             }
             if headers.len() == MAX_HEADERS {
                 return Err(Reject::too_large(format!(
                     "more than {MAX_HEADERS} header lines"
                 )));
             }
-            total += self.line.len() + 2;
+            total += self.line.len() + ending.unwrap_or(0);
             headers.push(parse_header(&self.line)?);
         }
 
@@ -415,17 +447,137 @@ impl ClientConnection {
     }
 }
 
+/// keyhook patch g: a CR that does not end a line with an LF.
+fn bare_cr() -> ReadError {
+    Reject::bad_request("a bare CR in the request head; lines end with CRLF or LF")
+}
+
+/// keyhook patch g: `host [":" port]` of RFC 9110 section 4.2 (an absolute-form target's
+/// authority, a `Host` value): the host a reg-name (unreserved, pct-encoded and sub-delims
+/// characters; an IPv4 address is one), or an IPv6 literal in brackets; the port, if
+/// present, 1 to 5 digits, at most 65535. No userinfo (`u@h`, deprecated), no empty
+/// host, no empty port, no IPvFuture literal (`[v1.x]`). Only a scan, no allocation.
+fn is_valid_host(authority: &[u8]) -> bool {
+    let (host, port) = if let Some(rest) = authority.strip_prefix(b"[") {
+        let Some(end) = rest.iter().position(|&b| b == b']') else {
+            return false;
+        };
+        let literal = &rest[..end];
+        let ipv6 = literal
+            .iter()
+            .all(|&b| b.is_ascii_hexdigit() || b == b':' || b == b'.')
+            && std::str::from_utf8(literal)
+                .ok()
+                .and_then(|l| l.parse::<std::net::Ipv6Addr>().ok())
+                .is_some();
+        if !ipv6 {
+            return false;
+        }
+        match &rest[end + 1..] {
+            [] => return true,
+            [b':', port @ ..] => (&b""[..], Some(port)),
+            _ => return false,
+        }
+    } else {
+        match authority.iter().position(|&b| b == b':') {
+            Some(i) => (&authority[..i], Some(&authority[i + 1..])),
+            None => (authority, None),
+        }
+    };
+    if let Some(port) = port {
+        let digits = port.len();
+        if !(1..=5).contains(&digits)
+            || !port.iter().all(u8::is_ascii_digit)
+            || port.iter().fold(0u32, |n, &d| n * 10 + u32::from(d - b'0')) > 65535
+        {
+            return false;
+        }
+        if host.is_empty() {
+            // an IPv6 literal (checked above) and its port
+            return authority.starts_with(b"[");
+        }
+    }
+    if host.is_empty() {
+        return false;
+    }
+    let mut i = 0;
+    while i < host.len() {
+        match host[i] {
+            b'%' => {
+                let hex = |j: usize| host.get(j).is_some_and(u8::is_ascii_hexdigit);
+                if !(hex(i + 1) && hex(i + 2)) {
+                    return false;
+                }
+                i += 3;
+            }
+            b if b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=".contains(&b) => i += 1,
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// keyhook patch g: the request target's form (RFC 9112 section 3.2). Never a `#` (a
+/// fragment is not sent); origin-form (`/path`), asterisk-form (`*`) or an absolute-form
+/// `http://` or `https://` URI with a valid authority (see `is_valid_host`); anything else
+/// (other schemes, authority-form, a relative path) is a 400.
+fn check_target(target: &[u8]) -> Result<(), ReadError> {
+    if target.contains(&b'#') {
+        return Err(Reject::bad_request(
+            "a request target cannot contain '#' (a fragment)",
+        ));
+    }
+    if target.first() == Some(&b'/') || target == b"*" {
+        return Ok(());
+    }
+    let scheme_end = target.iter().position(|&b| b == b':').unwrap_or(0);
+    let scheme = &target[..scheme_end];
+    if !scheme.eq_ignore_ascii_case(b"http") && !scheme.eq_ignore_ascii_case(b"https") {
+        return Err(Reject::bad_request(
+            "a request target must be a path (/...) or an http:// or https:// URI",
+        ));
+    }
+    let Some(rest) = target[scheme_end + 1..].strip_prefix(b"//") else {
+        return Err(Reject::bad_request(
+            "an absolute-form request target needs an authority (http://host/...)",
+        ));
+    };
+    let end = rest
+        .iter()
+        .position(|&b| b == b'/' || b == b'?')
+        .unwrap_or(rest.len());
+    if !is_valid_host(&rest[..end]) {
+        return Err(Reject::bad_request(
+            "invalid host or port in the request target",
+        ));
+    }
+    Ok(())
+}
+
 /// keyhook patch: the framing rules of RFC 9112 section 6 that upstream does not check.
 /// Two different `Content-Length`s, or `Content-Length` with `Transfer-Encoding`, make the
 /// body's length ambiguous (request smuggling behind a proxy that reads it differently):
 /// 400. A transfer coding other than one `chunked`: 501 (unknown coding) or 400 (malformed).
-/// RFC 9112 section 3.2: an HTTP/1.1 request needs exactly one `Host`.
+/// RFC 9112 section 3.2: an HTTP/1.1 request needs exactly one `Host`, any request at most
+/// one, and its value must be valid (keyhook patch g: `is_valid_host`, or empty, which a
+/// client sends when the target has no authority).
 fn check_framing(version: &HTTPVersion, headers: &[crate::Header]) -> Result<(), ReadError> {
-    let hosts = headers.iter().filter(|h| h.field.equiv("Host")).count();
-    if hosts > 1 || (hosts == 0 && *version == HTTPVersion(1, 1)) {
-        return Err(Reject::bad_request(
-            "an HTTP/1.1 request needs exactly one Host header",
-        ));
+    let mut hosts = headers.iter().filter(|h| h.field.equiv("Host"));
+    match (hosts.next(), hosts.next()) {
+        (Some(_), Some(_)) => {
+            return Err(Reject::bad_request(
+                "a request may have at most one Host header",
+            ))
+        }
+        (None, _) if *version == HTTPVersion(1, 1) => {
+            return Err(Reject::bad_request(
+                "an HTTP/1.1 request needs exactly one Host header",
+            ))
+        }
+        (Some(h), None) if !h.value.is_empty() && !is_valid_host(h.value.as_bytes()) => {
+            return Err(Reject::bad_request("invalid Host header"))
+        }
+        _ => {}
     }
     let mut content_length: Option<&str> = None;
     for h in headers.iter().filter(|h| h.field.equiv("Content-Length")) {
@@ -648,6 +800,9 @@ fn parse_request_line(line: &[u8]) -> Result<(Method, String, HTTPVersion), Read
     if method.is_empty() || !method.iter().all(|&b| is_tchar(b)) {
         return Err(bad());
     }
+    if target.is_empty() {
+        return Err(bad());
+    }
     // Bytes over 0x7F (a UTF-8 path, say) are opaque: percent-encoded, as a client should
     // have sent them, so they route as an unknown path instead of failing the request.
     let mut path = String::with_capacity(target.len());
@@ -658,10 +813,8 @@ fn parse_request_line(line: &[u8]) -> Result<(Method, String, HTTPVersion), Read
             _ => return Err(bad()),
         }
     }
-    if path.is_empty() {
-        return Err(bad());
-    }
     let version = parse_http_version(version)?;
+    check_target(target)?;
     // ASCII, checked above
     let method = std::str::from_utf8(method)
         .ok()
@@ -683,5 +836,93 @@ mod test {
 
         assert!(super::parse_request_line(b"GET /hello").is_err());
         assert!(super::parse_request_line(b"qsd qsd qsd").is_err());
+    }
+
+    // keyhook patch g
+    #[test]
+    fn host_grammar() {
+        for ok in [
+            &b"h"[..],
+            b"127.0.0.1:8080",
+            b"localhost:65535",
+            b"a-b.c_d~e:0",
+            b"%41b",
+            b"!$&'()*+,;=",
+            b"[::1]",
+            b"[::1]:443",
+            b"[2001:db8::192.0.2.1]",
+        ] {
+            assert!(
+                super::is_valid_host(ok),
+                "{:?}",
+                String::from_utf8_lossy(ok)
+            );
+        }
+        for bad in [
+            &b""[..],
+            b":80",
+            b"h:",
+            b"h:99999",
+            b"h:123456",
+            b"h:xyz",
+            b"h:-1",
+            b"a b",
+            b"a/b",
+            b"u@a",
+            b"u:pw@h",
+            b"h\x7f",
+            b"h%4",
+            b"h%zz",
+            b"[::1",
+            b"[::1]x",
+            b"[::1]:",
+            b"[v1.x]",
+            b"[1::2::3]",
+            b"a:1:2",
+        ] {
+            assert!(
+                !super::is_valid_host(bad),
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
+
+    // keyhook patch g
+    #[test]
+    fn request_targets() {
+        for ok in [
+            &b"/"[..],
+            b"/api/v1/api-keys?a=b",
+            b"*",
+            b"http://h/api",
+            b"HTTPS://[::1]:8443/x",
+            b"http://h",
+            b"http://h?x",
+        ] {
+            assert!(
+                super::check_target(ok).is_ok(),
+                "{:?}",
+                String::from_utf8_lossy(ok)
+            );
+        }
+        for bad in [
+            &b"/a#b"[..],
+            b"http://h#/api",
+            b"http:///api",
+            b"http://u:pw@h/",
+            b"http://h:99999/",
+            b"http://[::1/",
+            b"ftp://h/",
+            b"http:/api",
+            b"h:80",
+            b"api/v1",
+        ] {
+            assert!(
+                super::check_target(bad).is_err(),
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
+        }
     }
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # keyhook serve under hostile clients (issue 9, section 3), on loopback only:
 #  (a) RSS idle, and peak while 30 connections each send an 8 MB unterminated header line;
+#      then the same with an 8 MB chunk-size line of '0's after a chunked request head;
 #  (b) wrk p99 on an authenticated GET /api/v1/api-keys alone, then with 500 slowloris
 #      connections (each sends a request head a byte every second, and reconnects when cut
 #      off), as a ratio of the two runs.
@@ -26,6 +27,7 @@ trap cleanup EXIT
 
 cat >"$work/hostile.py" <<'PY'
 # python3 hostile.py flood PORT N MB   -> N connections, each an unterminated header of MB MB
+# python3 hostile.py chunked PORT N MB -> N connections, each an unterminated chunk-size line
 # python3 hostile.py slow PORT N SECS  -> N slowloris connections for SECS seconds
 import socket, sys, threading, time
 mode, port, n, arg = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
@@ -33,8 +35,13 @@ head = b"GET /api/v1/api-keys HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Filler: "
 def flood():
     try:
         s = socket.create_connection(("127.0.0.1", port)); s.settimeout(30)
-        s.sendall(head)
-        chunk, left = b"a" * 65536, int(arg * 1024 * 1024)
+        if mode == "chunked":
+            s.sendall(b"GET /nope HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+            chunk = b"0" * 65536
+        else:
+            s.sendall(head)
+            chunk = b"a" * 65536
+        left = int(arg * 1024 * 1024)
         while left > 0:
             s.sendall(chunk[:left]); left -= len(chunk)
         s.recv(1)  # the old server never answers: hold the connection until it gives up
@@ -50,7 +57,7 @@ def slow(stop):
                 s.send(bytes([b])); time.sleep(1)
         except OSError:
             time.sleep(0.2)  # cut off: reconnect, as a real slowloris does
-if mode == "flood":
+if mode in ("flood", "chunked"):
     ts = [threading.Thread(target=flood, daemon=True) for _ in range(n)]
 else:
     stop = time.time() + arg
@@ -89,6 +96,16 @@ measure() {
   kill "$fpid" 2>/dev/null || true; wait "$fpid" 2>/dev/null || true
   local after; after=$(rss "$kpid")
 
+  # (a') the same with endless chunk-size lines
+  python3 "$work/hostile.py" chunked "$p" "$FLOOD" 8 &
+  local cpid=$! cpeak=$after
+  for _ in $(seq 150); do
+    kill -0 "$cpid" 2>/dev/null || break
+    r=$(rss "$kpid"); [ "$r" -gt "$cpeak" ] && cpeak=$r
+    sleep 0.1
+  done
+  kill "$cpid" 2>/dev/null || true; wait "$cpid" 2>/dev/null || true
+
   # (b) for each load shape: wrk alone, then wrk with the slowloris connections (started 3 s
   # before it). -t2 -c32 saturates both cores (wrk and keyhook share them), where p99 swings
   # with the scheduler whatever else runs; -t1 -c4 leaves headroom, so what it shows is the
@@ -113,6 +130,7 @@ measure() {
   kill "$kpid" 2>/dev/null || true
   echo "== $name ($b)"
   echo "  RSS idle $((idle / 1024)) MB; peak under $FLOOD x 8 MB headers $((peak / 1024)) MB (+$(((peak - idle) / 1024)) MB); after $((after / 1024)) MB"
+  echo "  RSS peak under $FLOOD x 8 MB chunk-size lines $((cpeak / 1024)) MB (+$(((cpeak - idle) / 1024)) MB over idle)"
   printf '%s\n' "${lines[@]}"
 }
 

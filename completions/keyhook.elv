@@ -690,7 +690,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --bind 'Address to listen on (port 0 picks a free port; the address is printed on stderr)'
             cand --threads 'Requests handled at once (each connection has its own thread; more wait their turn)'
             cand --read-timeout 'Disconnect a client that sends nothing for this long (between requests or within one)'
-            cand --header-timeout 'Disconnect a client whose request head (request line and headers) takes longer than this: from connecting for the first request, from its first byte for later ones'
+            cand --header-timeout 'Disconnect a client whose request head (request line and headers) takes longer than this (from connecting for the first request, from its first byte for later ones), or whose request body takes longer than this after the head'
             cand --max-connections 'Connections served at once; a connection over the limit is answered 503 and closed'
             cand --retry-schedule 'Delays before each retry of a failed delivery, comma-separated'
             cand --delivery-workers 'Deliveries sent at once'

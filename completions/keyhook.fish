@@ -528,7 +528,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -s V -l version
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l bind -d 'Address to listen on (port 0 picks a free port; the address is printed on stderr)' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l threads -d 'Requests handled at once (each connection has its own thread; more wait their turn)' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l read-timeout -d 'Disconnect a client that sends nothing for this long (between requests or within one)' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l header-timeout -d 'Disconnect a client whose request head (request line and headers) takes longer than this: from connecting for the first request, from its first byte for later ones' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l header-timeout -d 'Disconnect a client whose request head (request line and headers) takes longer than this (from connecting for the first request, from its first byte for later ones), or whose request body takes longer than this after the head' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l max-connections -d 'Connections served at once; a connection over the limit is answered 503 and closed' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l retry-schedule -d 'Delays before each retry of a failed delivery, comma-separated' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l delivery-workers -d 'Deliveries sent at once' -r

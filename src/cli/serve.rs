@@ -26,7 +26,8 @@ pub struct ServeArgs {
           value_parser = read_timeout)]
     read_timeout: Duration,
     /// Disconnect a client whose request head (request line and headers) takes longer than
-    /// this: from connecting for the first request, from its first byte for later ones
+    /// this (from connecting for the first request, from its first byte for later ones), or
+    /// whose request body takes longer than this after the head
     #[arg(long, env = "KEYHOOK_HEADER_TIMEOUT", default_value = "10s", value_name = "DUR",
           value_parser = read_timeout)]
     header_timeout: Duration,

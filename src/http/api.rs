@@ -59,6 +59,12 @@ pub fn dispatch(mut ctx: Ctx<'_>, rq: &Request, body: Body) -> (Reply, Option<St
     (handle(ctx, &actor, route, rq, body, now), prefix)
 }
 
+/// Whether `rq` is answered 401 before its body could matter: under `/api/v1` (not the
+/// OpenAPI document) without a well-formed `Authorization: Bearer` header.
+pub fn refused_unread(rq: &Request) -> bool {
+    api_path(rq.url()).is_some_and(|p| p != "/openapi.json") && bearer_token(rq).is_err()
+}
+
 /// The path under `/api/v1` of a request target (`""` for `/api/v1` itself), or None for a
 /// target outside it. The prefix must end at a segment boundary (`/api/v1api-keys` is not
 /// under it), and an absolute-form target (`http://host:port/api/v1/...`, RFC 9112 section

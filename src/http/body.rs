@@ -25,16 +25,35 @@ pub enum Body {
     Bytes(Vec<u8>),
     /// Over [`MAX_BODY`]: declared so (then nothing was read) or found so while reading.
     TooLarge,
-    /// The client stopped sending or the connection failed.
-    Failed(String),
+    /// The body is malformed (chunked framing), incomplete (the connection ended early), or
+    /// did not arrive in time (`timed_out`). The request is not acted on: 400 or 408, and
+    /// the connection is closed (the patched tiny_http sees to that).
+    Failed {
+        timed_out: bool,
+        message: String,
+    },
 }
 
-/// Reads the body of `rq`, at most [`MAX_BODY`] + 1 bytes, at the client's pace.
+/// Whether `rq` declares a body (a `Content-Length` over 0, or chunked).
+pub fn declared(rq: &Request) -> bool {
+    match rq.body_length() {
+        Some(n) => n > 0,
+        None => header(rq, "Transfer-Encoding").is_some(),
+    }
+}
+
+/// Reads the body of `rq`, at most [`MAX_BODY`] bytes, within the body deadline (the
+/// patched tiny_http's, `serve --header-timeout` after the head). A body that is not read
+/// to its end (too large) ends the connection after the response.
 pub fn read(rq: &mut Request) -> Body {
     match rq.body_length() {
         Some(0) => return Body::Empty,
         None if header(rq, "Transfer-Encoding").is_none() => return Body::Empty,
-        Some(n) if n > MAX_BODY => return Body::TooLarge,
+        Some(n) if n > MAX_BODY => {
+            rq.close_connection();
+            return Body::TooLarge;
+        }
+        None => rq.set_body_limit(MAX_BODY),
         _ => {}
     }
     let mut buf = Vec::with_capacity(rq.body_length().unwrap_or(0).min(MAX_BODY));
@@ -43,11 +62,28 @@ pub fn read(rq: &mut Request) -> Body {
         .take(MAX_BODY as u64 + 1)
         .read_to_end(&mut buf)
     {
-        Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
-            Body::Failed("the request body stopped arriving (read timeout)".to_string())
+        Err(e) => match tiny_http::body_error(&e) {
+            Some(tiny_http::BodyError::TooLarge) => {
+                rq.close_connection();
+                Body::TooLarge
+            }
+            Some(tiny_http::BodyError::TimedOut) => Body::Failed {
+                timed_out: true,
+                message: "the request body did not arrive in time".to_string(),
+            },
+            Some(tiny_http::BodyError::Malformed(m)) => Body::Failed {
+                timed_out: false,
+                message: format!("malformed chunked body: {m}"),
+            },
+            Some(tiny_http::BodyError::Truncated) | None => Body::Failed {
+                timed_out: matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut),
+                message: "the request body ended before it was complete".to_string(),
+            },
+        },
+        Ok(_) if buf.len() > MAX_BODY => {
+            rq.close_connection();
+            Body::TooLarge
         }
-        Err(e) => Body::Failed(format!("could not read the request body: {e}")),
-        Ok(_) if buf.len() > MAX_BODY => Body::TooLarge,
         Ok(_) if buf.is_empty() => Body::Empty,
         Ok(_) => Body::Bytes(buf),
     }
@@ -75,7 +111,7 @@ pub fn json(rq: &Request, body: Body) -> Result<Value, Reply> {
     }
     let buf = match body {
         Body::TooLarge => return Err(reply::payload_too_large()),
-        Body::Failed(message) => return Err(reply::error(&Error::validation("body", message))),
+        Body::Failed { timed_out, message } => return Err(reply::bad_body(timed_out, message)),
         Body::Empty => Vec::new(),
         Body::Bytes(b) => b,
     };

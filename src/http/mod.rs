@@ -227,7 +227,20 @@ impl Drop for InFlight<'_> {
 fn on_request(shared: &Shared, mut rq: tiny_http::Request) {
     let started = Instant::now();
     let _in_flight = InFlight::new(&shared.in_flight);
-    let body = body::read(&mut rq);
+    // A request under /api/v1 without a well-formed Authorization header gets a 401 whatever
+    // its body: it is not read (the connection then ends after the 401), so that an
+    // unauthenticated client cannot hold a connection with a slow body.
+    let body = if body::declared(&rq) && api::refused_unread(&rq) {
+        rq.close_connection();
+        body::Body::Empty
+    } else {
+        body::read(&mut rq)
+    };
+    // A body that is malformed, incomplete or late is never acted on (RFC 9112 section 8).
+    if let body::Body::Failed { timed_out, message } = body {
+        reply::send(rq, reply::bad_body(timed_out, message), started, None);
+        return;
+    }
     // The connection goes back to the pool before the reply is written to a slow client.
     let (reply, key_prefix) = {
         let ctx = api::Ctx {

@@ -87,6 +87,16 @@ pub fn payload_too_large() -> Reply {
     )
 }
 
+/// A body that could not be read whole: 408 `REQUEST_TIMEOUT` if it did not arrive in
+/// time, else 400 `BAD_REQUEST`. The connection is closed after it.
+pub fn bad_body(timed_out: bool, message: String) -> Reply {
+    if timed_out {
+        envelope(408, "REQUEST_TIMEOUT", message, &[])
+    } else {
+        envelope(400, "BAD_REQUEST", message, &[])
+    }
+}
+
 pub fn unsupported_media_type(message: &str) -> Reply {
     envelope(415, "UNSUPPORTED_MEDIA_TYPE", message.to_string(), &[])
 }

@@ -6,6 +6,7 @@ mod common;
 mod docs;
 mod faults;
 mod help;
+mod http_body;
 mod http_protocol;
 mod http_target;
 mod input_policy;

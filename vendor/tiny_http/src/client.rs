@@ -41,6 +41,10 @@ pub struct ClientConnection {
     socket_timeout: Option<Duration>,
     accepted: Option<Instant>,
     line: Vec<u8>,
+
+    // keyhook patch: shared with each request's body reader: set when the connection must
+    // end after the response (a body error), see util/body_reader.rs
+    body_guard: std::sync::Arc<crate::util::BodyGuard>,
 }
 
 /// Error that can happen when reading a request.
@@ -172,6 +176,7 @@ impl ClientConnection {
             socket_timeout: options.read_timeout,
             accepted: Some(Instant::now()),
             line: Vec::new(),
+            body_guard: Default::default(),
         }
     }
 
@@ -394,6 +399,12 @@ impl ClientConnection {
             *self.remote_addr.as_ref().unwrap(),
             data_source,
             writer,
+            // keyhook patch: the body must arrive within the header timeout after the head
+            crate::request::BodyOptions {
+                guard: std::sync::Arc::clone(&self.body_guard),
+                deadline: self.options.header_timeout.map(|t| Instant::now() + t),
+                read_timeout: self.options.read_timeout,
+            },
         )
         .map_err(|e| {
             use crate::request;
@@ -419,11 +430,19 @@ impl ClientConnection {
             .raw_print(&mut writer, HTTPVersion(1, 1), &[], false, None)
             .and_then(|()| writer.flush());
         drop(writer);
+        if sent.is_ok() {
+            self.linger();
+        }
+    }
+
+    /// keyhook patch: closes the sending side once the last response is out, then reads
+    /// and drops what the client still sends for a moment (see `LINGER_TIME`).
+    fn linger(&mut self) {
         let closed = self.sink.with_inner(|w| {
             w.flush()?;
             w.get_mut().shutdown_write()
         });
-        if sent.is_err() || closed.is_err() {
+        if closed.is_err() {
             return;
         }
         let started = Instant::now();
@@ -680,6 +699,25 @@ impl Iterator for ClientConnection {
     /// Blocks until the next Request is available.
     /// Returns None when no new Requests will come from the client.
     fn next(&mut self) -> Option<Request> {
+        // keyhook patch: the body reader changed the socket's read timeout (the cache is
+        // stale); a body failed (or was left unread): we don't know where the next request
+        // would start, so the connection ends here.
+        if self
+            .body_guard
+            .timeout_changed
+            .swap(false, std::sync::atomic::Ordering::Relaxed)
+        {
+            self.socket_timeout = Some(Duration::ZERO);
+        }
+        if self
+            .body_guard
+            .close
+            .load(std::sync::atomic::Ordering::Acquire)
+        {
+            self.linger();
+            return None;
+        }
+
         // the client sent a "connection: close" header in this previous request
         //  or is using HTTP 1.0, meaning that no new request will come
         if self.no_more_requests {
@@ -734,7 +772,8 @@ impl Iterator for ClientConnection {
 
             match lowercase {
                 Some(ref val) if val.contains("close") => self.no_more_requests = true,
-                Some(ref val) if val.contains("upgrade") => self.no_more_requests = true,
+                // keyhook patch: `Connection: upgrade` no longer ends the connection: keyhook
+                // never upgrades, and the body is framed as any other (request.rs).
                 Some(ref val)
                     if !val.contains("keep-alive") && *rq.http_version() == HTTPVersion(1, 0) =>
                 {

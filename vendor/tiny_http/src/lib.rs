@@ -118,6 +118,8 @@ pub use test::TestRequest;
 // keyhook patch: exported, so that a user knows which requests are not drained (and end
 // their connection).
 pub use util::DRAIN_LIMIT;
+// keyhook patch: what a failed body read reports.
+pub use util::{body_error, BodyError, MAX_CHUNK_LINE};
 
 mod client;
 mod common;

@@ -7,9 +7,20 @@ use std::str::FromStr;
 
 use std::sync::mpsc::Sender;
 
-use crate::util::{EqualReader, FusedReader};
 use crate::{HTTPVersion, Header, Method, Response, StatusCode};
-use chunked_transfer::Decoder;
+use crate::util::{BodyGuard, BodyReader, BodySource, Framing};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// keyhook patch: how a request's body is read: the connection's guard, the deadline of
+/// the whole body, the socket's usual read timeout.
+#[derive(Default)]
+pub(crate) struct BodyOptions {
+    pub guard: Arc<BodyGuard>,
+    pub deadline: Option<Instant>,
+    pub read_timeout: Option<Duration>,
+}
 
 /// Represents an HTTP request made by a client.
 ///
@@ -74,6 +85,10 @@ pub struct Request {
 
     // If Some, a message must be sent after responding
     notify_when_responded: Option<Sender<()>>,
+
+    // keyhook patch: shared with the connection (and the body reader): whether it ends
+    // after this request's response
+    guard: Arc<BodyGuard>,
 }
 
 struct NotifyOnDrop<R> {
@@ -133,11 +148,12 @@ pub fn new_request<R, W>(
     version: HTTPVersion,
     headers: Vec<Header>,
     remote_addr: Option<SocketAddr>,
-    mut source_data: R,
+    source_data: R,
     writer: W,
+    body: BodyOptions,
 ) -> Result<Request, RequestCreationError>
 where
-    R: Read + Send + 'static,
+    R: BodySource,
     W: Write + Send + 'static,
 {
     // finding the transfer-encoding header
@@ -159,6 +175,7 @@ where
     };
 
     // true if the client sent a `Expect: 100-continue` header
+    // keyhook patch: an HTTP/1.0 client's expectation is ignored (RFC 9110 section 10.1.1).
     let expects_continue = {
         match headers
             .iter()
@@ -166,59 +183,37 @@ where
             .map(|h| h.value.as_str())
         {
             None => false,
+            Some(_) if version == HTTPVersion(1, 0) => false,
             Some(v) if v.eq_ignore_ascii_case("100-continue") => true,
             _ => return Err(RequestCreationError::ExpectationFailed),
         }
     };
 
-    // true if the client sent a `Connection: upgrade` header
-    let connection_upgrade = {
-        match headers
-            .iter()
-            .find(|h: &&Header| h.field.equiv("Connection"))
-            .map(|h| h.value.as_str())
-        {
-            Some(v) if v.to_ascii_lowercase().contains("upgrade") => true,
-            _ => false,
-        }
-    };
-
-    // we wrap `source_data` around a reading whose nature depends on the transfer-encoding and
-    // content-length headers
-    let reader = if connection_upgrade {
-        // if we have a `Connection: upgrade`, always keeping the whole reader
-        Box::new(source_data) as Box<dyn Read + Send + 'static>
-    } else if let Some(content_length) = content_length {
+    // keyhook patch: the body is framed by Content-Length or chunked, whatever `Connection`
+    // says (upstream handed the raw stream over for `Connection: upgrade`, and pre-read
+    // bodies up to 1 KiB at head time); see util/body_reader.rs.
+    let reader = if let Some(content_length) = content_length {
         if content_length == 0 {
             Box::new(io::empty()) as Box<dyn Read + Send + 'static>
-        } else if content_length <= 1024 && !expects_continue {
-            // if the content-length is small enough, we just read everything into a buffer
-
-            let mut buffer = vec![0; content_length];
-            let mut offset = 0;
-
-            while offset != content_length {
-                let read = source_data.read(&mut buffer[offset..])?;
-                if read == 0 {
-                    // the socket returned EOF, but we were before the expected content-length
-                    // aborting
-                    let info = "Connection has been closed before we received enough data";
-                    let err = IoError::new(ErrorKind::ConnectionAborted, info);
-                    return Err(RequestCreationError::CreationIoError(err));
-                }
-
-                offset += read;
-            }
-
-            Box::new(Cursor::new(buffer)) as Box<dyn Read + Send + 'static>
         } else {
-            let (data_reader, _) = EqualReader::new(source_data, content_length); // TODO:
-            Box::new(FusedReader::new(data_reader)) as Box<dyn Read + Send + 'static>
+            Box::new(BodyReader::new(
+                source_data,
+                Framing::Length(content_length),
+                Arc::clone(&body.guard),
+                body.deadline,
+                body.read_timeout,
+            )) as Box<dyn Read + Send + 'static>
         }
     } else if transfer_encoding.is_some() {
         // if a transfer-encoding was specified, then "chunked" is ALWAYS applied
         // over the message (RFC2616 #3.6)
-        Box::new(FusedReader::new(Decoder::new(source_data))) as Box<dyn Read + Send + 'static>
+        Box::new(BodyReader::new(
+            source_data,
+            Framing::Chunked,
+            Arc::clone(&body.guard),
+            body.deadline,
+            body.read_timeout,
+        )) as Box<dyn Read + Send + 'static>
     } else {
         // if we have neither a Content-Length nor a Transfer-Encoding,
         // assuming that we have no data
@@ -238,6 +233,7 @@ where
         body_length: content_length,
         must_send_continue: expects_continue,
         notify_when_responded: None,
+        guard: body.guard,
     })
 }
 
@@ -270,6 +266,25 @@ impl Request {
     #[inline]
     pub fn http_version(&self) -> &HTTPVersion {
         &self.http_version
+    }
+
+    /// keyhook patch: ends the connection after this request's response (which then says
+    /// `Connection: close`), without reading what is left of the body. For a request whose
+    /// body is not read (refused before it was): the next request cannot be found then.
+    pub fn close_connection(&self) {
+        self.guard.close.store(true, Ordering::Release);
+    }
+
+    /// keyhook patch: whether the connection ends after this request's response (a body
+    /// that failed, or `close_connection`).
+    pub fn closes_connection(&self) -> bool {
+        self.guard.close.load(Ordering::Acquire)
+    }
+
+    /// keyhook patch: a chunked body larger than `limit` bytes is refused as soon as a chunk
+    /// size says so (`BodyError::TooLarge`), before its data is read. 0: no limit.
+    pub fn set_body_limit(&self, limit: usize) {
+        self.guard.limit.store(limit, Ordering::Relaxed);
     }
 
     /// Returns the length of the body in bytes.
@@ -447,6 +462,13 @@ impl Request {
         let mut writer = self.extract_writer_impl();
 
         let do_not_send_body = self.method == Method::Head;
+
+        // keyhook patch: a connection that ends after this response says so.
+        let response = if self.guard.close.load(Ordering::Acquire) {
+            response.with_connection_close()
+        } else {
+            response
+        };
 
         Self::ignore_client_closing_errors(response.raw_print(
             writer.by_ref(),

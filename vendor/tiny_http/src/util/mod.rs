@@ -1,3 +1,6 @@
+// keyhook patch: the strict, bounded body reader.
+pub(crate) use self::body_reader::{BodyGuard, BodyReader, BodySource, Framing};
+pub use self::body_reader::{body_error, BodyError, MAX_CHUNK_LINE};
 pub use self::custom_stream::CustomStream;
 // keyhook patch: DRAIN_LIMIT is also used by client.rs.
 pub use self::equal_reader::{EqualReader, DRAIN_LIMIT};
@@ -10,6 +13,7 @@ pub use self::task_pool::TaskPool;
 
 use std::str::FromStr;
 
+mod body_reader;
 mod custom_stream;
 mod equal_reader;
 mod fused_reader;

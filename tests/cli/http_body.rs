@@ -1,0 +1,459 @@
+//! `keyhook serve` reading request bodies from hostile and sloppy clients, over raw loopback
+//! sockets: bounded chunk lines, strict chunked framing, trailers, a deadline for the whole
+//! body, truncated bodies, `Connection: upgrade`, `Expect: 100-continue`. Any body that
+//! cannot be read whole is answered (400, 408 or 413 envelope, `Connection: close`) and its
+//! connection closed: nothing after it is read as a request.
+
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::common::{str_of, Env};
+use crate::server::{read_all_responses, read_response, RawResp, Server, PATIENCE};
+
+const KEYS: &str = "/api/v1/api-keys";
+
+fn serve(args: &[&str]) -> (Env, Server, String) {
+    let env = Env::new();
+    let key = str_of(&env.create_key("admin", &[]), "key").to_string();
+    let s = Server::start_with(&env, args);
+    (env, s, key)
+}
+
+fn assert_envelope(r: &RawResp, status: u16, code: &str) -> Value {
+    assert_eq!(r.status, status, "{r:?}");
+    assert_eq!(r.header("Content-Type"), Some("application/json"), "{r:?}");
+    let v = r.json();
+    assert_eq!(v["error"]["code"], code, "{v}");
+    assert!(v["error"]["message"].is_string(), "{v}");
+    assert_eq!(v["error"]["details"], serde_json::json!([]), "{v}");
+    v["error"].clone()
+}
+
+/// The server closes `s` within [`PATIENCE`], sending nothing more.
+fn assert_closed(s: &mut TcpStream) {
+    let mut buf = [0u8; 1024];
+    let mut extra = Vec::new();
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => extra.extend_from_slice(&buf[..n]),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                panic!("the connection is still open after {PATIENCE:?}")
+            }
+            Err(_) => break,
+        }
+    }
+    assert!(
+        extra.is_empty(),
+        "more after the response: {:?}",
+        String::from_utf8_lossy(&extra)
+    );
+}
+
+/// Writes `bytes` on a new connection; the one answer is the envelope `status`/`code` with
+/// `Connection: close`, and the connection is then closed.
+fn refused(s: &Server, bytes: &[u8], status: u16, code: &str) -> Value {
+    let mut c = s.connect();
+    let _ = c.write_all(bytes);
+    let r = read_response(&mut c)
+        .unwrap_or_else(|| panic!("no answer to {:?}", String::from_utf8_lossy(bytes)));
+    let err = assert_envelope(&r, status, code);
+    assert_eq!(r.header("Connection"), Some("close"), "{r:?}");
+    assert_closed(&mut c);
+    err
+}
+
+/// `POST /api/v1/api-keys` with `framing` headers, then `body` as sent.
+fn create_with(key: &str, framing: &str, body: &str) -> Vec<u8> {
+    format!(
+        "POST {KEYS} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\n\
+         Content-Type: application/json\r\n{framing}\r\n{body}"
+    )
+    .into_bytes()
+}
+
+/// A complete request creating the key `smuggled`, to follow a broken body.
+fn smuggled(key: &str) -> String {
+    format!(
+        "POST {KEYS} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\n\
+         Content-Type: application/json\r\nContent-Length: 19\r\nConnection: close\r\n\r\n\
+         {{\"name\":\"smuggled\"}}"
+    )
+}
+
+fn key_names(s: &Server, key: &str) -> Vec<String> {
+    let r = s.get(KEYS, key);
+    assert_eq!(r.status, 200, "{r:?}");
+    r.data()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Rule: nothing is buffered without a bound. A chunk-size line that never ends is refused
+/// after its first KiB (1 KiB with extensions), while the client is still sending.
+#[test]
+fn an_endless_chunk_size_line_is_refused_after_its_first_kib() {
+    let (_env, s, _key) = serve(&[]);
+    let mut c = s.connect();
+    let mut w = c.try_clone().unwrap();
+    let done = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let done = Arc::clone(&done);
+        thread::spawn(move || {
+            let total: usize = 64 << 20;
+            let mut sent = 0;
+            let head = b"GET /nope HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
+            if w.write_all(head).is_err() {
+                return (sent, false);
+            }
+            let chunk = vec![b'0'; 64 * 1024];
+            while sent < total && !done.load(Ordering::Relaxed) {
+                match w.write(&chunk) {
+                    Ok(n) => sent += n,
+                    Err(_) => return (sent, false),
+                }
+            }
+            (sent, sent >= total)
+        })
+    };
+    let r = read_response(&mut c).expect("an answer while the line is still arriving");
+    done.store(true, Ordering::Relaxed);
+    assert_envelope(&r, 400, "BAD_REQUEST");
+    assert_eq!(r.header("Connection"), Some("close"), "{r:?}");
+    let (sent, finished) = writer.join().unwrap();
+    assert!(
+        !finished,
+        "the client sent all {sent} bytes before the answer"
+    );
+    assert_closed(&mut c);
+}
+
+/// Rule: a body framing error is a 400 and the end of the connection; what follows it is
+/// never served as a request (request smuggling).
+#[test]
+fn a_malformed_chunked_body_is_400_and_nothing_after_it_is_served() {
+    let (_env, s, key) = serve(&[]);
+    let smuggle = smuggled(&key);
+    for body in [
+        "zz\r\n",                           // not a size
+        "3\r\nabcd\r\n0\r\n\r\n",           // a chunk longer than its size
+        "c\n{\"name\":\"z\"}\r\n0\r\n\r\n", // an LF-only size line
+        "1\r\na\r\n0\r\nX",                 // a trailer line that is not one
+    ] {
+        let mut bytes = create_with(&key, "Transfer-Encoding: chunked\r\n", body);
+        bytes.extend_from_slice(smuggle.as_bytes());
+        refused(&s, &bytes, 400, "BAD_REQUEST");
+    }
+    // Without a key: 401, not read, closed.
+    let mut bytes =
+        b"POST /api/v1/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+Transfer-Encoding: chunked\r\n\r\nzz\r\n"
+            .to_vec();
+    bytes.extend_from_slice(smuggle.as_bytes());
+    let mut c = s.connect();
+    c.write_all(&bytes).unwrap();
+    let all = read_all_responses(&mut c);
+    assert_eq!(all.len(), 1, "{all:?}");
+    assert_envelope(&all[0], 401, "UNAUTHORIZED");
+    assert_eq!(all[0].header("Connection"), Some("close"), "{all:?}");
+    assert!(!key_names(&s, &key).contains(&"smuggled".to_string()));
+}
+
+/// Rule: a body that stops arriving mid-chunk is a 408 at the deadline, and what the client
+/// sends after it is not a request.
+#[test]
+fn a_body_read_timeout_mid_chunk_is_408_and_closes() {
+    let (_env, s, key) = serve(&["--header-timeout", "1s"]);
+    let mut c = s.connect();
+    let started = Instant::now();
+    c.write_all(&create_with(
+        &key,
+        "Transfer-Encoding: chunked\r\n",
+        "5\r\nab",
+    ))
+    .unwrap();
+    thread::sleep(Duration::from_millis(1500));
+    let _ = c.write_all(smuggled(&key).as_bytes());
+    let r = read_response(&mut c).expect("a 408");
+    assert_envelope(&r, 408, "REQUEST_TIMEOUT");
+    assert_eq!(r.header("Connection"), Some("close"), "{r:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_closed(&mut c);
+    assert!(!key_names(&s, &key).contains(&"smuggled".to_string()));
+}
+
+/// Rule: the body must arrive within `--header-timeout` after the head; an unauthenticated
+/// body is not waited for at all (401 and close), so slow bodies cannot hold the
+/// connection slots.
+#[test]
+fn a_slow_body_is_cut_at_the_deadline_and_an_unauthenticated_one_is_not_read() {
+    let (_env, s, key) = serve(&["--header-timeout", "1s", "--max-connections", "3"]);
+
+    // Authenticated, one byte every 100 ms of a 60000-byte body: 408 at about 1 s.
+    let c = s.connect();
+    let started = Instant::now();
+    let mut w = c.try_clone().unwrap();
+    w.write_all(&create_with(&key, "Content-Length: 60000\r\n", ""))
+        .unwrap();
+    let writer = thread::spawn(move || {
+        for _ in 0..60 {
+            if w.write_all(b" ").is_err() {
+                return;
+            }
+            thread::sleep(Duration::from_millis(100));
+        }
+    });
+    let mut c = c;
+    let r = read_response(&mut c).expect("a 408");
+    let took = started.elapsed();
+    assert_envelope(&r, 408, "REQUEST_TIMEOUT");
+    assert_eq!(r.header("Connection"), Some("close"), "{r:?}");
+    assert!(
+        (Duration::from_millis(900)..Duration::from_secs(4)).contains(&took),
+        "answered after {took:?}"
+    );
+    writer.join().unwrap();
+
+    // Unauthenticated slow bodies on every slot: each is a prompt 401, and the slots free.
+    let started = Instant::now();
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        let mut h = s.connect();
+        h.write_all(b"POST /api/v1/events HTTP/1.1\r\nHost: x\r\nContent-Length: 60000\r\n\r\n{")
+            .unwrap();
+        let r = read_response(&mut h).expect("a 401");
+        assert_envelope(&r, 401, "UNAUTHORIZED");
+        assert_eq!(r.header("Connection"), Some("close"), "{r:?}");
+        held.push(h);
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    for h in &mut held {
+        assert_closed(h);
+    }
+    // The slots are free again (a connection's thread lets go just after the close).
+    let mut status = 0;
+    for _ in 0..20 {
+        status = s.get(KEYS, &key).status;
+        if status == 200 {
+            break;
+        }
+        thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(status, 200);
+}
+
+/// Rule: `Connection: upgrade` changes nothing: the body is framed by its length, and the
+/// connection serves its next request.
+#[test]
+fn connection_upgrade_is_ignored() {
+    let (_env, s, key) = serve(&[]);
+    let started = Instant::now();
+    let r = s
+        .raw(&create_with(
+            &key,
+            "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\nContent-Length: 12\r\n",
+            "{\"name\":\"u\"}",
+        ))
+        .expect("an answer");
+    assert_eq!(r.status, 201, "{r:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+
+    let get = |conn: &str| {
+        format!("GET {KEYS} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\nConnection: {conn}\r\n\r\n")
+    };
+    let mut c = s.connect();
+    c.write_all(format!("{}{}", get("upgrade"), get("close")).as_bytes())
+        .unwrap();
+    let all = read_all_responses(&mut c);
+    let statuses: Vec<u16> = all.iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [200, 200], "{all:?}");
+}
+
+/// Rule: an incomplete message is never acted on (RFC 9112 section 8): 400, nothing created.
+#[test]
+fn a_truncated_body_is_400_and_not_acted_on() {
+    let (_env, s, key) = serve(&[]);
+    for (framing, body) in [
+        ("Content-Length: 5000\r\n", "{\"name\":\"z\"}"),
+        ("Content-Length: 100\r\n", "{\"name\":\"z\"}"),
+        ("Transfer-Encoding: chunked\r\n", "100\r\n{\"name\":\"z\"}"),
+    ] {
+        let mut c = s.connect();
+        c.write_all(&create_with(&key, framing, body)).unwrap();
+        c.shutdown(Shutdown::Write).unwrap();
+        let r = read_response(&mut c).unwrap_or_else(|| panic!("no answer for {framing}"));
+        assert_envelope(&r, 400, "BAD_REQUEST");
+        assert_eq!(r.header("Connection"), Some("close"), "{r:?}");
+        assert_closed(&mut c);
+    }
+    assert!(!key_names(&s, &key).contains(&"z".to_string()));
+}
+
+/// Rule: a trailer section is read and dropped, within the header limits.
+#[test]
+fn chunked_trailers_are_accepted_and_bounded() {
+    let (_env, s, key) = serve(&[]);
+    let r = s
+        .raw(&create_with(
+            &key,
+            "Transfer-Encoding: chunked\r\nConnection: close\r\n",
+            "c\r\n{\"name\":\"t\"}\r\n0\r\nX-T: 1\r\nX-U: 2\r\n\r\n",
+        ))
+        .expect("an answer");
+    assert_eq!(r.status, 201, "{r:?}");
+    assert!(key_names(&s, &key).contains(&"t".to_string()));
+
+    let many = "X-T: 1\r\n".repeat(101);
+    refused(
+        &s,
+        &create_with(
+            &key,
+            "Transfer-Encoding: chunked\r\n",
+            &format!("c\r\n{{\"name\":\"m\"}}\r\n0\r\n{many}\r\n"),
+        ),
+        400,
+        "BAD_REQUEST",
+    );
+    let long = format!("X-T: {}\r\n", "a".repeat(9000));
+    refused(
+        &s,
+        &create_with(
+            &key,
+            "Transfer-Encoding: chunked\r\n",
+            &format!("c\r\n{{\"name\":\"m\"}}\r\n0\r\n{long}\r\n"),
+        ),
+        400,
+        "BAD_REQUEST",
+    );
+}
+
+/// Rule: chunk sizes are `1*HEXDIG [";" ext]` and CRLF, nothing else; a chunk larger than
+/// what is left of the 64 KiB body is 413 at once.
+#[test]
+fn lenient_or_huge_chunk_sizes_are_refused() {
+    let (_env, s, key) = serve(&[]);
+    for size in ["+c", " c", "c ", "0x0c", "c;\u{1}", ""] {
+        refused(
+            &s,
+            &create_with(
+                &key,
+                "Transfer-Encoding: chunked\r\n",
+                &format!("{size}\r\n{{\"name\":\"z\"}}\r\n0\r\n\r\n"),
+            ),
+            400,
+            "BAD_REQUEST",
+        );
+    }
+    for size in ["10001", "1ffffffffffffffff", "ffffffffffffffffffff"] {
+        refused(
+            &s,
+            &create_with(
+                &key,
+                "Transfer-Encoding: chunked\r\n",
+                &format!("{size}\r\n{{"),
+            ),
+            413,
+            "PAYLOAD_TOO_LARGE",
+        );
+    }
+    // What the grammar allows: an extension, leading zeros.
+    let r = s
+        .raw(&create_with(
+            &key,
+            "Transfer-Encoding: chunked\r\nConnection: close\r\n",
+            "000c;a=b\r\n{\"name\":\"e\"}\r\n0\r\n\r\n",
+        ))
+        .expect("an answer");
+    assert_eq!(r.status, 201, "{r:?}");
+}
+
+/// Rule: an HTTP/1.0 client's `Expect` is ignored (no `100 Continue`); a body declared over
+/// the limit with `Expect: 100-continue` gets its 413 and the connection closes at once.
+#[test]
+fn expect_100_continue_is_for_http_1_1_and_a_refused_body_closes() {
+    let (_env, s, key) = serve(&[]);
+    let mut c = s.connect();
+    c.write_all(
+        format!(
+            "POST {KEYS} HTTP/1.0\r\nAuthorization: Bearer {key}\r\nContent-Type: application/json\r\n\
+             Expect: 100-continue\r\nContent-Length: 12\r\n\r\n{{\"name\":\"o\"}}"
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    let r = read_response(&mut c).expect("an answer");
+    assert_eq!(r.status, 201, "{r:?}");
+    assert!(!r.head.contains("100 Continue"), "{r:?}");
+
+    let started = Instant::now();
+    let mut c = s.connect();
+    c.write_all(&create_with(
+        &key,
+        "Expect: 100-continue\r\nContent-Length: 100000\r\n",
+        "",
+    ))
+    .unwrap();
+    let r = read_response(&mut c).expect("a 413");
+    assert_envelope(&r, 413, "PAYLOAD_TOO_LARGE");
+    assert_eq!(r.header("Connection"), Some("close"), "{r:?}");
+    assert_closed(&mut c);
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+/// The hot path is unchanged: a kept-alive connection serves small JSON POSTs (length and
+/// chunked) and GETs in a row.
+#[test]
+fn well_formed_bodies_keep_the_connection() {
+    let (_env, s, key) = serve(&[]);
+    let mut c = s.connect();
+    c.write_all(&create_with(
+        &key,
+        "Content-Length: 12\r\n",
+        "{\"name\":\"a\"}",
+    ))
+    .unwrap();
+    c.write_all(&create_with(
+        &key,
+        "Transfer-Encoding: chunked\r\n",
+        "6\r\n{\"name\r\n6\r\n\":\"b\"}\r\n0\r\n\r\n",
+    ))
+    .unwrap();
+    c.write_all(
+        format!("GET {KEYS} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\nConnection: close\r\n\r\n")
+            .as_bytes(),
+    )
+    .unwrap();
+    let all = read_all_responses(&mut c);
+    let statuses: Vec<u16> = all.iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [201, 201, 200], "{all:?}");
+}

@@ -10,6 +10,7 @@
 # so the same durability. The ratio is reported against both.
 #
 #   bench/cli-create.sh               # RUNS=200 WARMUP=5 are the defaults
+#   BIN=/path/to/keyhook bench/cli-create.sh   # measure another build (an older one, say)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-200}
@@ -24,7 +25,7 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 cargo build --release --quiet
-bin=$PWD/target/release/keyhook
+bin=${BIN:-$PWD/target/release/keyhook}
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -4,75 +4,15 @@
 //! cannot be read whole is answered (400, 408 or 413 envelope, `Connection: close`) and its
 //! connection closed: nothing after it is read as a request.
 
-use std::io::{Read, Write};
-use std::net::{Shutdown, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::io::Write;
+use std::net::Shutdown;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-
-use crate::common::{str_of, Env};
-use crate::server::{read_all_responses, read_response, RawResp, Server, PATIENCE};
+use crate::raw_http::{assert_closed, assert_envelope, refused, serve, Endless};
+use crate::server::{read_all_responses, read_response, Server};
 
 const KEYS: &str = "/api/v1/api-keys";
-
-fn serve(args: &[&str]) -> (Env, Server, String) {
-    let env = Env::new();
-    let key = str_of(&env.create_key("admin", &[]), "key").to_string();
-    let s = Server::start_with(&env, args);
-    (env, s, key)
-}
-
-fn assert_envelope(r: &RawResp, status: u16, code: &str) -> Value {
-    assert_eq!(r.status, status, "{r:?}");
-    assert_eq!(r.header("Content-Type"), Some("application/json"), "{r:?}");
-    let v = r.json();
-    assert_eq!(v["error"]["code"], code, "{v}");
-    assert!(v["error"]["message"].is_string(), "{v}");
-    assert_eq!(v["error"]["details"], serde_json::json!([]), "{v}");
-    v["error"].clone()
-}
-
-/// The server closes `s` within [`PATIENCE`], sending nothing more.
-fn assert_closed(s: &mut TcpStream) {
-    let mut buf = [0u8; 1024];
-    let mut extra = Vec::new();
-    loop {
-        match s.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => extra.extend_from_slice(&buf[..n]),
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) =>
-            {
-                panic!("the connection is still open after {PATIENCE:?}")
-            }
-            Err(_) => break,
-        }
-    }
-    assert!(
-        extra.is_empty(),
-        "more after the response: {:?}",
-        String::from_utf8_lossy(&extra)
-    );
-}
-
-/// Writes `bytes` on a new connection; the one answer is the envelope `status`/`code` with
-/// `Connection: close`, and the connection is then closed.
-fn refused(s: &Server, bytes: &[u8], status: u16, code: &str) -> Value {
-    let mut c = s.connect();
-    let _ = c.write_all(bytes);
-    let r = read_response(&mut c)
-        .unwrap_or_else(|| panic!("no answer to {:?}", String::from_utf8_lossy(bytes)));
-    let err = assert_envelope(&r, status, code);
-    assert_eq!(r.header("Connection"), Some("close"), "{r:?}");
-    assert_closed(&mut c);
-    err
-}
 
 /// `POST /api/v1/api-keys` with `framing` headers, then `body` as sent.
 fn create_with(key: &str, framing: &str, body: &str) -> Vec<u8> {
@@ -109,32 +49,15 @@ fn key_names(s: &Server, key: &str) -> Vec<String> {
 fn an_endless_chunk_size_line_is_refused_after_its_first_kib() {
     let (_env, s, _key) = serve(&[]);
     let mut c = s.connect();
-    let mut w = c.try_clone().unwrap();
-    let done = Arc::new(AtomicBool::new(false));
-    let writer = {
-        let done = Arc::clone(&done);
-        thread::spawn(move || {
-            let total: usize = 64 << 20;
-            let mut sent = 0;
-            let head = b"GET /nope HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
-            if w.write_all(head).is_err() {
-                return (sent, false);
-            }
-            let chunk = vec![b'0'; 64 * 1024];
-            while sent < total && !done.load(Ordering::Relaxed) {
-                match w.write(&chunk) {
-                    Ok(n) => sent += n,
-                    Err(_) => return (sent, false),
-                }
-            }
-            (sent, sent >= total)
-        })
-    };
+    let writer = Endless::start(
+        &c,
+        b"GET /nope HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n",
+        b'0',
+    );
     let r = read_response(&mut c).expect("an answer while the line is still arriving");
-    done.store(true, Ordering::Relaxed);
     assert_envelope(&r, 400, "BAD_REQUEST");
     assert_eq!(r.header("Connection"), Some("close"), "{r:?}");
-    let (sent, finished) = writer.join().unwrap();
+    let (sent, finished) = writer.stop();
     assert!(
         !finished,
         "the client sent all {sent} bytes before the answer"

@@ -5,81 +5,16 @@
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{run, str_of, Env};
+use crate::common::{run, Env};
+use crate::raw_http::{assert_closed, assert_envelope, refused, serve, Endless};
 use crate::server::{raw_request, read_response, RawResp, Server, PATIENCE};
 
 const KEYS: &str = "/api/v1/api-keys";
-
-/// A server with one admin key; returns the key.
-fn serve(args: &[&str]) -> (Env, Server, String) {
-    let env = Env::new();
-    let key = str_of(&env.create_key("admin", &[]), "key").to_string();
-    let s = Server::start_with(&env, args);
-    (env, s, key)
-}
-
-/// `r` is an error envelope with `status` and `code`, sent as `application/json`.
-fn assert_envelope(r: &RawResp, status: u16, code: &str) -> Value {
-    assert_eq!(r.status, status, "{r:?}");
-    assert_eq!(
-        r.header("Content-Type"),
-        Some("application/json"),
-        "content type of {r:?}"
-    );
-    let v = r.json();
-    let keys: Vec<&String> = v.as_object().expect("an object").keys().collect();
-    assert_eq!(keys, ["error"], "{v}");
-    assert_eq!(v["error"]["code"], code, "{v}");
-    assert!(v["error"]["message"].is_string(), "{v}");
-    assert!(v["error"]["details"].is_array(), "{v}");
-    v["error"].clone()
-}
-
-/// The server closes `s` (EOF or reset) within [`PATIENCE`], sending nothing more.
-fn assert_closed(s: &mut TcpStream) {
-    let mut buf = [0u8; 1024];
-    let mut extra = Vec::new();
-    loop {
-        match s.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => extra.extend_from_slice(&buf[..n]),
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) =>
-            {
-                panic!("the connection is still open after {PATIENCE:?}")
-            }
-            Err(_) => break, // reset
-        }
-    }
-    assert!(
-        extra.is_empty(),
-        "more after the response: {:?}",
-        String::from_utf8_lossy(&extra)
-    );
-}
-
-/// Sends `bytes` on a new connection; the answer must be the envelope `status`/`code`,
-/// and the connection must then be closed.
-fn refused(s: &Server, bytes: &[u8], status: u16, code: &str) -> Value {
-    let mut c = s.connect();
-    let _ = c.write_all(bytes);
-    let r = read_response(&mut c)
-        .unwrap_or_else(|| panic!("no answer to {:?}", String::from_utf8_lossy(bytes)));
-    let err = assert_envelope(&r, status, code);
-    assert_eq!(r.header("Connection"), Some("close"), "{r:?}");
-    assert_closed(&mut c);
-    err
-}
 
 /// `GET /api/v1/api-keys` with the key and `headers`, as bytes (header values may be any
 /// bytes).
@@ -172,32 +107,15 @@ fn more_than_100_header_lines_are_431_and_close() {
 fn an_endless_header_line_is_refused_after_its_first_8_kib() {
     let (_env, s, _key) = serve(&[]);
     let mut c = s.connect();
-    let mut w = c.try_clone().unwrap();
-    let done = Arc::new(AtomicBool::new(false));
-    let writer = {
-        let done = Arc::clone(&done);
-        thread::spawn(move || {
-            let total: usize = 64 << 20;
-            let mut sent = 0;
-            let head = b"GET /api/v1/api-keys HTTP/1.1\r\nHost: x\r\nX-Endless: ";
-            if w.write_all(head).is_err() {
-                return (sent, false);
-            }
-            let chunk = vec![b'a'; 64 * 1024];
-            while sent < total && !done.load(Ordering::Relaxed) {
-                match w.write(&chunk) {
-                    Ok(n) => sent += n,
-                    Err(_) => return (sent, false),
-                }
-            }
-            (sent, sent >= total)
-        })
-    };
+    let writer = Endless::start(
+        &c,
+        b"GET /api/v1/api-keys HTTP/1.1\r\nHost: x\r\nX-Endless: ",
+        b'a',
+    );
     let r = read_response(&mut c).expect("an answer while the header is still arriving");
-    done.store(true, Ordering::Relaxed);
     let err = assert_envelope(&r, 431, "HEADERS_TOO_LARGE");
     assert!(err["message"].as_str().unwrap().contains("8192"), "{err}");
-    let (sent, finished) = writer.join().unwrap();
+    let (sent, finished) = writer.stop();
     assert!(
         !finished,
         "the client sent all {sent} bytes before the answer"

@@ -3,82 +3,14 @@
 //! no empty path segment, line endings counted as received and a bare CR refused at once,
 //! and one `Authorization` at most.
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
+use std::io::Write;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-
-use crate::common::{str_of, Env};
-use crate::server::{raw_request, read_response, RawResp, Server, PATIENCE};
+use crate::common::str_of;
+use crate::raw_http::{assert_envelope, refused, serve};
+use crate::server::{raw_request, read_response, Server};
 
 const KEYS: &str = "/api/v1/api-keys";
-
-/// A server with one admin key; returns the key.
-fn serve(args: &[&str]) -> (Env, Server, String) {
-    let env = Env::new();
-    let key = str_of(&env.create_key("admin", &[]), "key").to_string();
-    let s = Server::start_with(&env, args);
-    (env, s, key)
-}
-
-/// `r` is an error envelope with `status` and `code`, sent as `application/json`; returns
-/// its `error` object.
-fn assert_envelope(r: &RawResp, status: u16, code: &str) -> Value {
-    assert_eq!(r.status, status, "{r:?}");
-    assert_eq!(
-        r.header("Content-Type"),
-        Some("application/json"),
-        "content type of {r:?}"
-    );
-    let v = r.json();
-    let keys: Vec<&String> = v.as_object().expect("an object").keys().collect();
-    assert_eq!(keys, ["error"], "{v}");
-    assert_eq!(v["error"]["code"], code, "{v}");
-    assert!(v["error"]["message"].is_string(), "{v}");
-    assert_eq!(v["error"]["details"], serde_json::json!([]), "{v}");
-    v["error"].clone()
-}
-
-/// The server closes `s` (EOF or reset) within [`PATIENCE`], sending nothing more.
-fn assert_closed(s: &mut TcpStream) {
-    let mut buf = [0u8; 1024];
-    let mut extra = Vec::new();
-    loop {
-        match s.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => extra.extend_from_slice(&buf[..n]),
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) =>
-            {
-                panic!("the connection is still open after {PATIENCE:?}")
-            }
-            Err(_) => break, // reset
-        }
-        assert!(extra.len() < 1 << 20, "the server keeps sending");
-    }
-    assert!(
-        extra.is_empty(),
-        "more after the response: {:?}",
-        String::from_utf8_lossy(&extra)
-    );
-}
-
-/// Sends `bytes` on a new connection: the answer must be the envelope `status`/`code`
-/// with `Connection: close`, and the connection must then be closed. Returns the `error`.
-fn refused(s: &Server, bytes: &[u8], status: u16, code: &str) -> Value {
-    let mut c = s.connect();
-    let _ = c.write_all(bytes);
-    let r = read_response(&mut c)
-        .unwrap_or_else(|| panic!("no answer to {:?}", String::from_utf8_lossy(bytes)));
-    let err = assert_envelope(&r, status, code);
-    assert_eq!(r.header("Connection"), Some("close"), "{r:?}");
-    assert_closed(&mut c);
-    err
-}
 
 /// `GET target` with the key, `Host: host` (bytes as given) and `Connection: close`.
 fn get_with_host(key: &str, target: &str, host: &[u8]) -> Vec<u8> {

@@ -15,6 +15,7 @@ mod newcomer;
 mod openapi;
 mod pings;
 mod privilege;
+mod raw_http;
 mod receiver;
 mod secrets;
 mod serve;

@@ -1,0 +1,119 @@
+//! What the raw-socket tests of `keyhook serve` share (`http_protocol`, `http_target`,
+//! `http_body`): a server with an admin key, the error envelope, a connection the server must
+//! close, and a client that sends without end.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::{self, JoinHandle};
+
+use serde_json::Value;
+
+use crate::common::{str_of, Env};
+use crate::server::{read_response, RawResp, Server, PATIENCE};
+
+/// A server with one admin key (made with the CLI); returns the key.
+pub fn serve(args: &[&str]) -> (Env, Server, String) {
+    let env = Env::new();
+    let key = str_of(&env.create_key("admin", &[]), "key").to_string();
+    let s = Server::start_with(&env, args);
+    (env, s, key)
+}
+
+/// `r` is an error envelope with `status` and `code` (and no details), sent as
+/// `application/json`; returns its `error` object.
+pub fn assert_envelope(r: &RawResp, status: u16, code: &str) -> Value {
+    assert_eq!(r.status, status, "{r:?}");
+    assert_eq!(
+        r.header("Content-Type"),
+        Some("application/json"),
+        "content type of {r:?}"
+    );
+    let v = r.json();
+    let keys: Vec<&String> = v.as_object().expect("an object").keys().collect();
+    assert_eq!(keys, ["error"], "{v}");
+    assert_eq!(v["error"]["code"], code, "{v}");
+    assert!(v["error"]["message"].is_string(), "{v}");
+    assert_eq!(v["error"]["details"], serde_json::json!([]), "{v}");
+    v["error"].clone()
+}
+
+/// The server closes `s` (EOF or reset) within [`PATIENCE`], sending nothing more.
+pub fn assert_closed(s: &mut TcpStream) {
+    let mut buf = [0u8; 1024];
+    let mut extra = Vec::new();
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => extra.extend_from_slice(&buf[..n]),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                panic!("the connection is still open after {PATIENCE:?}")
+            }
+            Err(_) => break, // reset
+        }
+        assert!(extra.len() < 1 << 20, "the server keeps sending");
+    }
+    assert!(
+        extra.is_empty(),
+        "more after the response: {:?}",
+        String::from_utf8_lossy(&extra)
+    );
+}
+
+/// Sends `bytes` on a new connection: the answer must be the envelope `status`/`code` with
+/// `Connection: close`, and the connection must then be closed. Returns the `error`.
+pub fn refused(s: &Server, bytes: &[u8], status: u16, code: &str) -> Value {
+    let mut c = s.connect();
+    let _ = c.write_all(bytes);
+    let r = read_response(&mut c)
+        .unwrap_or_else(|| panic!("no answer to {:?}", String::from_utf8_lossy(bytes)));
+    let err = assert_envelope(&r, status, code);
+    assert_eq!(r.header("Connection"), Some("close"), "{r:?}");
+    assert_closed(&mut c);
+    err
+}
+
+/// A client writing `head`, then 64 MiB of one byte, 64 KiB at a time, on a clone of a
+/// connection: for limits that must answer while the client is still sending.
+pub struct Endless {
+    done: Arc<AtomicBool>,
+    writer: JoinHandle<(usize, bool)>,
+}
+
+impl Endless {
+    pub fn start(c: &TcpStream, head: &'static [u8], filler: u8) -> Endless {
+        let mut w = c.try_clone().unwrap();
+        let done = Arc::new(AtomicBool::new(false));
+        let writer = {
+            let done = Arc::clone(&done);
+            thread::spawn(move || {
+                let total: usize = 64 << 20;
+                let mut sent = 0;
+                if w.write_all(head).is_err() {
+                    return (sent, false);
+                }
+                let chunk = vec![filler; 64 * 1024];
+                while sent < total && !done.load(Ordering::Relaxed) {
+                    match w.write(&chunk) {
+                        Ok(n) => sent += n,
+                        Err(_) => return (sent, false),
+                    }
+                }
+                (sent, sent >= total)
+            })
+        };
+        Endless { done, writer }
+    }
+
+    /// Stops sending; returns how much was sent and whether all 64 MiB were.
+    pub fn stop(self) -> (usize, bool) {
+        self.done.store(true, Ordering::Relaxed);
+        self.writer.join().unwrap()
+    }
+}

@@ -108,6 +108,7 @@ fn an_invalid_host_header_is_400_and_closes() {
         b"a/b",
         b"u@a",
         b"a:xyz",
+        b"a:0",
         b"a:",
         b"a:99999",
         b"[::1",

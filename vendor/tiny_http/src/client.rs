@@ -507,7 +507,7 @@ fn is_valid_host(authority: &[u8]) -> bool {
         let digits = port.len();
         if !(1..=5).contains(&digits)
             || !port.iter().all(u8::is_ascii_digit)
-            || port.iter().fold(0u32, |n, &d| n * 10 + u32::from(d - b'0')) > 65535
+            || !(1..=65535).contains(&port.iter().fold(0u32, |n, &d| n * 10 + u32::from(d - b'0')))
         {
             return false;
         }
@@ -884,7 +884,7 @@ mod test {
             &b"h"[..],
             b"127.0.0.1:8080",
             b"localhost:65535",
-            b"a-b.c_d~e:0",
+            b"a-b.c_d~e:1",
             b"%41b",
             b"!$&'()*+,;=",
             b"[::1]",
@@ -902,6 +902,8 @@ mod test {
             b":80",
             b"h:",
             b"h:99999",
+            b"h:0",
+            b"h:00000",
             b"h:123456",
             b"h:xyz",
             b"h:-1",

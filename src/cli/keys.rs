@@ -120,6 +120,9 @@ fn age(s: &str) -> Result<Age, String> {
 /// A profile id as the key rules take one: visible text only (`service::input::visible`), so
 /// that what is echoed back is what the operator typed.
 fn profile_id(s: &str) -> Result<String, String> {
+    if s.trim().is_empty() {
+        return Err("a profile id must not be empty".into());
+    }
     crate::service::input::visible(s).map(|()| s.to_string())
 }
 

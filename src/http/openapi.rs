@@ -254,10 +254,10 @@ const CONTROL: &str = r"\u0000-\u001f\u007f-\u009f";
 /// that render as nothing. The astral ones are written `\u{...}` (ECMA-262 with the `u` flag).
 const INVISIBLE: &str = concat!(
     r"\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u115f\u1160",
-    r"\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u2800\u3164",
-    r"\ufdd0-\ufdef\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\ufffe\uffff",
-    r"\u{110bd}\u{110cd}\u{13430}-\u{1343f}\u{1bca0}-\u{1bca3}\u{1d173}-\u{1d17a}",
-    r"\u{e0000}-\u{e0fff}"
+    r"\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u2800\u3164\ue000-\uf8ff",
+    r"\ufdd0-\ufdef\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffc\ufffe\uffff",
+    r"\u{110bd}\u{110cd}\u{13430}-\u{1343f}\u{1bca0}-\u{1bca3}\u{1d159}\u{1d173}-\u{1d17a}",
+    r"\u{e0000}-\u{e0fff}\u{f0000}-\u{10ffff}"
 );
 /// The white space that `str::trim` removes and a name may have around it: WHITE_SPACE
 /// without the control characters and the line and paragraph separators.
@@ -266,7 +266,7 @@ const SPACE: &str = r"\u0020\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000";
 /// What the description of human-visible text says beyond its pattern.
 const VISIBLE_RULE: &str = "No control characters (Cc), no format characters (Cf: bidi \
     overrides and isolates, zero-width characters, U+FEFF...), no line or paragraph separators, \
-    no other invisible characters (U+034F, Hangul and Khmer fillers, U+2800, variation selectors, \
+    no other invisible characters (U+034F, Hangul and Khmer fillers, U+2800, U+FFFC, private-use characters, variation selectors, \
     tags) and no noncharacters; not a plaintext API key.";
 
 /// A profile id as `keys::validate` takes it: at least one character that is not white

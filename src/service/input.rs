@@ -227,7 +227,7 @@ impl<'de> serde::de::Visitor<'de> for UniqueKeys {
 /// what is stored: every control character (Unicode Cc) and format character (Cf, which
 /// includes the bidi overrides and isolates, zero-width characters and the BOM), the line and
 /// paragraph separators, the other characters that render as nothing (the combining grapheme
-/// joiner, Hangul and Khmer fillers, the blank Braille pattern, variation selectors, the Mongolian free variation
+/// joiner, Hangul and Khmer fillers, the blank Braille pattern, the object replacement character, private-use characters (which render as whatever a font makes of them, often nothing), variation selectors, the Mongolian free variation
 /// selectors), tags, and noncharacters.
 pub fn invisible_char(s: &str) -> Option<(usize, char)> {
     s.chars()
@@ -261,16 +261,19 @@ fn is_invisible(c: char) -> bool {
                 | 0x2060..=0x206F
                 | 0x2800
                 | 0x3164
+                | 0xE000..=0xF8FF
                 | 0xFE00..=0xFE0F
                 | 0xFEFF
                 | 0xFFA0
-                | 0xFFF0..=0xFFFB
+                | 0xFFF0..=0xFFFC
                 | 0x110BD
                 | 0x110CD
                 | 0x13430..=0x1343F
                 | 0x1BCA0..=0x1BCA3
+                | 0x1D159
                 | 0x1D173..=0x1D17A
                 | 0xE0000..=0xE0FFF
+                | 0xF0000..=0x10FFFF
         )
         // Noncharacters: U+FDD0..U+FDEF and the last two code points of every plane.
         || (0xFDD0..=0xFDEF).contains(&u)
@@ -375,6 +378,12 @@ mod tests {
             '\u{115f}',
             '\u{1160}',
             '\u{2800}',
+            '\u{e000}',
+            '\u{f8ff}',
+            '\u{fffc}',
+            '\u{1d159}',
+            '\u{f0000}',
+            '\u{10fffd}',
             '\u{17b4}',
             '\u{17b5}',
             '\u{180b}',

@@ -223,6 +223,10 @@ const INVISIBLE: &[char] = &[
     '\u{34f}',
     '\u{115f}',
     '\u{2800}',
+    '\u{e000}',
+    '\u{fffc}',
+    '\u{1d159}',
+    '\u{f0000}',
     '\u{3164}',
     '\u{ffa0}',
     '\u{17b4}',
@@ -311,6 +315,11 @@ fn invisible_characters_are_refused_on_the_command_line() {
     }
     let (code, v) = env.json(&["--user", "josé", "keys", "create", "--name", "ok"]);
     assert_eq!(code, 0, "{v}");
+    // An empty profile is no profile: a usage error, not a refusal of the key.
+    for empty in ["", "  "] {
+        env.run(&["keys", "verify", "--profile", empty])
+            .assert_error(2);
+    }
 }
 
 #[test]

@@ -24,10 +24,10 @@ impl FieldError {
 /// `details` with key-shaped strings in fields and messages redacted (`crate::redact`);
 /// borrowed when there are none.
 pub fn redact_details(details: &[FieldError]) -> Cow<'_, [FieldError]> {
-    use crate::redact::has_key;
+    use crate::redact::has_secret;
     if !details
         .iter()
-        .any(|d| has_key(&d.field) || has_key(&d.message))
+        .any(|d| has_secret(&d.field) || has_secret(&d.message))
     {
         return Cow::Borrowed(details);
     }

@@ -17,6 +17,11 @@ const KEY_HEX: usize = 64;
 /// Hex digits of a bare hex run shown in place of the whole.
 const HEX_SHOWN: usize = 8;
 
+/// A webhook secret's key without its `whsec_`: 32 bytes, 43 base64 characters and a `=`.
+/// What is shown of it.
+const B64_MIN: usize = 43;
+const B64_SHOWN: usize = 4;
+
 /// A webhook secret's prefix, and the fewest base64 characters after it that make a
 /// secret-shaped token (a secret has 44).
 const SECRET_PREFIX: &[u8] = b"whsec_";
@@ -35,7 +40,9 @@ const MAX_NESTING: u8 = 3;
 /// - a bare run of at least 64 hex digits (a key's payload without its `kp_`, or glued to other
 ///   text) becomes its first 8 digits;
 /// - a secret-shaped token, `whsec_` followed by at least 32 base64 characters, becomes
-///   `whsec_`, with nothing of the secret.
+///   `whsec_`, with nothing of the secret;
+/// - 43 base64 characters and a `=` (also `%3D`), the shape of a webhook secret's key without
+///   its `whsec_` (32 bytes), become their first 4 characters.
 ///
 /// Each character may also be percent-encoded (`%6bp_`, `kp%5F…`, `%256b` for `%6b`), as a URL
 /// path carries them; what is shown is decoded. Borrows `s`, allocating nothing, when there is
@@ -45,9 +52,24 @@ pub fn keys(s: &str) -> Cow<'_, str> {
     let mut out: Option<String> = None;
     let mut copied = 0;
     let mut i = 0;
-    // A token takes at least MIN_LEN bytes (more when encoded): nothing can start later.
-    while i + MIN_LEN <= b.len() {
+    while i < b.len() {
         let c = b[i];
+        // A bare secret key is found from its `=`, looking back: it may be the tail of a
+        // longer run (`/webhooks/<key>=`).
+        if let Some((start, end)) = b64_key_ending_at(b, i).filter(|&(start, _)| start >= copied) {
+            let o = out.get_or_insert_with(|| String::with_capacity(s.len()));
+            o.push_str(&s[copied..start]);
+            o.push_str(&s[start..start + B64_SHOWN]);
+            o.push('…');
+            copied = end;
+            i = end;
+            continue;
+        }
+        // The other tokens take at least MIN_LEN bytes (more when encoded): none starts later.
+        if i + MIN_LEN > b.len() {
+            i += 1;
+            continue;
+        }
         // A hex run is tried where it starts, so a long one is scanned once, not from each
         // of its digits.
         let run_start = i == 0 || !b[i - 1].is_ascii_hexdigit();
@@ -129,9 +151,39 @@ pub fn owned(s: String) -> String {
     }
 }
 
-/// Whether `s` holds a secret-shaped token (see [`keys`]).
-pub fn has_key(s: &str) -> bool {
+/// Whether `s` holds a secret-shaped token of any kind (see [`keys`]).
+pub fn has_secret(s: &str) -> bool {
     matches!(keys(s), Cow::Owned(_))
+}
+
+/// Whether `s` holds a key-shaped token (`kp_` and 64 hex digits, also percent-encoded).
+pub fn has_key(s: &str) -> bool {
+    let b = s.as_bytes();
+    (0..b.len()).any(|i| matches!(b[i], b'k' | b'K' | b'%') && key_at(b, i).is_some())
+}
+
+fn is_b64(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'+' || c == b'/'
+}
+
+/// A `=` (or `%3D`) at `i` closing [`B64_MIN`] base64 characters: where they start, and
+/// where the padding ends.
+fn b64_key_ending_at(b: &[u8], i: usize) -> Option<(usize, usize)> {
+    let pad = match b[i] {
+        b'=' => 1,
+        b'%' if b
+            .get(i + 1..i + 3)
+            .is_some_and(|h| h.eq_ignore_ascii_case(b"3D")) =>
+        {
+            3
+        }
+        _ => return None,
+    };
+    let start = i.checked_sub(B64_MIN)?;
+    b[start..i]
+        .iter()
+        .all(|&c| is_b64(c))
+        .then_some((start, i + pad))
 }
 
 /// The secret-shaped token starting at `i`: where it ends (`whsec_` is all that is shown).
@@ -304,6 +356,26 @@ mod tests {
         assert_eq!(
             keys("/webhooks/whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2La%2BSw%3D"),
             "/webhooks/whsec_…"
+        );
+        // Without its prefix, a secret is a long base64 run.
+        let bare = "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8+/Tw=";
+        assert_eq!(
+            keys(&format!("no webhook {bare:?}")),
+            "no webhook \"MfKQ…\""
+        );
+        assert_eq!(
+            keys(&format!("/webhooks/{bare}/test")),
+            "/webhooks/MfKQ…/test"
+        );
+        assert_eq!(
+            keys("/x/MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8+/Tw%3D"),
+            "/x/MfKQ…"
+        );
+        // A long word or path is not a secret without its `=`.
+        let long = format!("/api/v1/{}/x", "a".repeat(60));
+        assert!(matches!(keys(&long), Cow::Borrowed(_)), "{long}");
+        assert!(
+            !has_key(bare) && has_secret(bare) && !has_key("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2La")
         );
         // Shorter runs are ordinary text.
         let short = format!("{} whsec_short {}", &HEX[..63], "a".repeat(31));

@@ -49,6 +49,9 @@ pub fn run(ctx: &Context, args: DeliverArgs) -> anyhow::Result<()> {
         signal_hook::flag::register(signal, Arc::clone(&stop))?;
     }
     let db = crate::config::database_path(ctx.db.clone())?;
+    // Deliveries come from events in a database that exists: a mistyped --db is an error,
+    // not a new empty database with nothing to send.
+    drop(ctx.existing_store()?);
     let opts = args.delivery.worker_options(ctx, args.once);
     let s = worker::run(&db, &opts, &stop)?;
     ctx.out.note(&format!(

@@ -37,7 +37,14 @@ pub fn run(ctx: &Context, cmd: EventsCommand) -> anyhow::Result<()> {
         data,
         ..NewEvent::default()
     };
-    let accepted = events::emit(&ctx.store()?, &ctx.actor()?, input, Timestamp::now())?;
+    // An event goes to webhooks that exist: on a missing database (a mistyped --db) it would
+    // be queued for none, so that is an error, and nothing is created.
+    let accepted = events::emit(
+        &ctx.existing_store()?,
+        &ctx.actor()?,
+        input,
+        Timestamp::now(),
+    )?;
     ctx.out.data(&accepted, |o| {
         writeln!(
             o,

@@ -211,6 +211,9 @@ fn read_only_commands() -> Vec<(Vec<&'static str>, &'static str)> {
         (vec!["webhooks", "enable", id], ""),
         (vec!["webhooks", "disable", id], ""),
         (vec!["webhooks", "delete", id, "--yes"], ""),
+        // Events go to webhooks that exist, and deliveries come from them.
+        (vec!["events", "emit", "post.published"], ""),
+        (vec!["deliver", "--once"], ""),
     ]
 }
 

@@ -439,3 +439,53 @@ fn help_never_shows_environment_values() {
         }
     }
 }
+
+/// A webhook secret, with or without its `whsec_`, passed where an id is expected is never
+/// repeated: the CLI error and the server's reply and access log show at most its first
+/// characters.
+#[test]
+fn a_webhook_secret_given_as_an_id_is_never_repeated() {
+    let env = Env::new();
+    let (key, _) = real_key(&env);
+    let (code, w) = env.json(&[
+        "--allow-private-targets",
+        "webhooks",
+        "create",
+        "--url",
+        "http://127.0.0.1:9/h",
+        "--event",
+        "post.published",
+    ]);
+    assert_eq!(code, 0, "{w}");
+    let secret = w["data"]["secret"].as_str().unwrap().to_string();
+    let bare = secret.strip_prefix("whsec_").unwrap().to_string();
+    let secret_part = &bare[4..];
+    for id in [secret.as_str(), bare.as_str()] {
+        for json in [false, true] {
+            let mut c = env.cmd();
+            if json {
+                c.arg("--json");
+            }
+            let r = run(c.args(["webhooks", "show", id]));
+            r.assert_error(3);
+            assert!(!r.stdout.contains(secret_part), "{r:#?}");
+            assert!(!r.stderr.contains(secret_part), "{r:#?}");
+        }
+    }
+    let s = Server::start(&env);
+    for id in [secret.as_str(), bare.as_str()] {
+        let encoded = id
+            .replace('/', "%2F")
+            .replace('+', "%2B")
+            .replace('=', "%3D");
+        for path in [
+            format!("/api/v1/webhooks/{id}"),
+            format!("/api/v1/webhooks/{encoded}"),
+        ] {
+            let r = s.get(&path, &key);
+            assert!(!r.body.contains(secret_part), "{path}: {r:?}");
+        }
+    }
+    let log = s.log();
+    assert!(!log.contains(secret_part), "{log}");
+}

@@ -37,14 +37,11 @@ pub fn run(ctx: &Context, cmd: EventsCommand) -> anyhow::Result<()> {
         data,
         ..NewEvent::default()
     };
-    // An event goes to webhooks that exist: on a missing database (a mistyped --db) it would
-    // be queued for none, so that is an error, and nothing is created.
-    let accepted = events::emit(
-        &ctx.existing_store()?,
-        &ctx.actor()?,
-        input,
-        Timestamp::now(),
-    )?;
+    // The event's own problems first (exit 2); then the database, which must exist: on a
+    // missing one (a mistyped --db) the event would be queued for no webhook.
+    let actor = ctx.actor()?;
+    let checked = events::check(&actor, input)?;
+    let accepted = events::emit_checked(&ctx.existing_store()?, &actor, checked, Timestamp::now())?;
     ctx.out.data(&accepted, |o| {
         writeln!(
             o,

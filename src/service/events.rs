@@ -100,6 +100,18 @@ pub fn emit(
     input: NewEvent,
     now: Timestamp,
 ) -> Result<EventAccepted> {
+    emit_checked(store, actor, check(actor, input)?, now)
+}
+
+/// An event that [`check`] accepted: its name and data.
+pub struct CheckedEvent {
+    event: String,
+    data: Value,
+}
+
+/// The rules an event must meet before it touches the database (the actor's permission, the
+/// name, the data), so that a front end can report them before it opens one.
+pub fn check(actor: &Actor, input: NewEvent) -> Result<CheckedEvent> {
     actor.may(Method::Post, None)?;
     let mut p = input.problems;
     let event = match input.event {
@@ -113,7 +125,20 @@ pub fn emit(
         }
     };
     p.into_result()?;
-    let data = Value::Object(input.data.unwrap_or_default());
+    Ok(CheckedEvent {
+        event,
+        data: Value::Object(input.data.unwrap_or_default()),
+    })
+}
+
+/// [`emit`] of an event already checked.
+pub fn emit_checked(
+    store: &Store,
+    actor: &Actor,
+    checked: CheckedEvent,
+    now: Timestamp,
+) -> Result<EventAccepted> {
+    let CheckedEvent { event, data } = checked;
     let id = new_event_id();
     let body = payload(&id, &event, now, &data);
     let user = actor.user_id();

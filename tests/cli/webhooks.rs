@@ -1700,6 +1700,8 @@ fn events_posted_over_http_are_delivered_by_the_worker_in_serve() {
 #[test]
 fn emitting_events_from_the_cli_validates_name_and_data() {
     let env = Env::new();
+    // Events are emitted into a database that exists (a missing one is refused).
+    env.create_key("setup", &[]);
     for (args, field) in [
         (vec!["events", "emit", "no.such"], "event"),
         (vec!["events", "emit", "webhook.test"], "event"),

@@ -9,8 +9,8 @@ use std::net::Shutdown;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::raw_http::{assert_closed, assert_envelope, refused, serve, Endless};
-use crate::server::{read_all_responses, read_response, Server};
+use crate::raw_http::{assert_closed, assert_envelope, key_names, refused, serve, Endless};
+use crate::server::{read_all_responses, read_response};
 
 const KEYS: &str = "/api/v1/api-keys";
 
@@ -30,17 +30,6 @@ fn smuggled(key: &str) -> String {
          Content-Type: application/json\r\nContent-Length: 19\r\nConnection: close\r\n\r\n\
          {{\"name\":\"smuggled\"}}"
     )
-}
-
-fn key_names(s: &Server, key: &str) -> Vec<String> {
-    let r = s.get(KEYS, key);
-    assert_eq!(r.status, 200, "{r:?}");
-    r.data()
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|k| k["name"].as_str().unwrap().to_string())
-        .collect()
 }
 
 /// Rule: nothing is buffered without a bound. A chunk-size line that never ends is refused

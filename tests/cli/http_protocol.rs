@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::common::{run, Env};
-use crate::raw_http::{assert_closed, assert_envelope, refused, serve, Endless};
+use crate::raw_http::{assert_closed, assert_envelope, key_names, refused, serve, Endless};
 use crate::server::{raw_request, read_response, RawResp, Server, PATIENCE};
 
 const KEYS: &str = "/api/v1/api-keys";
@@ -221,17 +221,6 @@ fn create_with(key: &str, framing: &str, body: &str) -> Vec<u8> {
          Content-Type: application/json\r\n{framing}\r\n{body}"
     )
     .into_bytes()
-}
-
-fn key_names(s: &Server, key: &str) -> Vec<String> {
-    let r = s.get(KEYS, key);
-    assert_eq!(r.status, 200, "{r:?}");
-    r.data()
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|k| k["name"].as_str().unwrap().to_string())
-        .collect()
 }
 
 #[test]

@@ -79,6 +79,18 @@ pub fn refused(s: &Server, bytes: &[u8], status: u16, code: &str) -> Value {
     err
 }
 
+/// The names of the keys `key` lists: what a request created, or did not.
+pub fn key_names(s: &Server, key: &str) -> Vec<String> {
+    let r = s.get("/api/v1/api-keys", key);
+    assert_eq!(r.status, 200, "{r:?}");
+    r.data()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
 /// A client writing `head`, then 64 MiB of one byte, 64 KiB at a time, on a clone of a
 /// connection: for limits that must answer while the client is still sending.
 pub struct Endless {

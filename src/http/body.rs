@@ -46,9 +46,10 @@ pub fn declared(rq: &Request) -> bool {
 /// patched tiny_http's, `serve --header-timeout` after the head). A body that is not read
 /// to its end (too large) ends the connection after the response.
 pub fn read(rq: &mut Request) -> Body {
+    if !declared(rq) {
+        return Body::Empty;
+    }
     match rq.body_length() {
-        Some(0) => return Body::Empty,
-        None if header(rq, "Transfer-Encoding").is_none() => return Body::Empty,
         Some(n) if n > MAX_BODY => {
             rq.close_connection();
             return Body::TooLarge;
@@ -98,8 +99,7 @@ pub fn json(rq: &Request, body: Body) -> Result<Value, Reply> {
         Some(ct) => {
             return Err(reply::unsupported_media_type(&format!(
                 "Content-Type must be application/json, not {}",
-                // Redacted before it is cut short, so that no part of a key survives the cut.
-                printable(&crate::redact::keys(ct))
+                printable(ct)
             )));
         }
         None if has_body => {
@@ -149,11 +149,14 @@ fn is_json(content_type: &str) -> bool {
         .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
 }
 
-/// A client-supplied string made safe to echo in a message or a log line: at most 200
-/// characters, control characters as `?`. Borrows `s` when it is already so.
+/// A client-supplied string made safe to echo in a message or a log line: secret-shaped
+/// strings redacted (`crate::redact`) before it is cut to at most 200 characters, so that no
+/// part of a key survives the cut; control characters as `?`. Borrows `s` when it is
+/// already so.
 pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
+    let s = crate::redact::keys(s);
     if s.len() <= 200 && !s.chars().any(char::is_control) {
-        return std::borrow::Cow::Borrowed(s);
+        return s;
     }
     s.chars()
         .take(200)

@@ -148,10 +148,9 @@ pub fn send(request: Request, reply: Reply, started: Instant, key_prefix: Option
     // connection can serve its next request; a request declaring more is its connection's
     // last (vendor/tiny_http/PATCHES.md).
     let _ = request.respond(response);
-    // Redacted before it is cut short, so that no part of a key survives the cut.
     log(&format!(
         "{} {status} {:.1}ms {}",
-        super::body::printable(&crate::redact::keys(&request_line)),
+        super::body::printable(&request_line),
         started.elapsed().as_secs_f64() * 1000.0,
         key_prefix.unwrap_or("-")
     ));

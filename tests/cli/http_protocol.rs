@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::common::{run, Env};
-use crate::raw_http::{assert_closed, assert_envelope, key_names, refused, serve, Endless};
+use crate::raw_http::{
+    assert_closed, assert_envelope, key_names, refused, refused_while_sending, serve,
+};
 use crate::server::{raw_request, read_response, RawResp, Server, PATIENCE};
 
 const KEYS: &str = "/api/v1/api-keys";
@@ -106,21 +108,15 @@ fn more_than_100_header_lines_are_431_and_close() {
 #[test]
 fn an_endless_header_line_is_refused_after_its_first_8_kib() {
     let (_env, s, _key) = serve(&[]);
-    let mut c = s.connect();
-    let writer = Endless::start(
-        &c,
+    let r = refused_while_sending(
+        &s,
         b"GET /api/v1/api-keys HTTP/1.1\r\nHost: x\r\nX-Endless: ",
         b'a',
+        431,
+        "HEADERS_TOO_LARGE",
     );
-    let r = read_response(&mut c).expect("an answer while the header is still arriving");
-    let err = assert_envelope(&r, 431, "HEADERS_TOO_LARGE");
-    assert!(err["message"].as_str().unwrap().contains("8192"), "{err}");
-    let (sent, finished) = writer.stop();
-    assert!(
-        !finished,
-        "the client sent all {sent} bytes before the answer"
-    );
-    assert_closed(&mut c);
+    let message = r.json()["error"]["message"].as_str().unwrap().to_string();
+    assert!(message.contains("8192"), "{message}");
 }
 
 #[test]

@@ -91,15 +91,40 @@ pub fn key_names(s: &Server, key: &str) -> Vec<String> {
         .collect()
 }
 
+/// Sends `head`, then `filler` bytes without end (up to 64 MiB), on a new connection: the
+/// answer must be the envelope `status`/`code` with `Connection: close` while the client is
+/// still sending (the server read only a bounded part), and the connection is then closed.
+/// Returns the answer.
+pub fn refused_while_sending(
+    s: &Server,
+    head: &'static [u8],
+    filler: u8,
+    status: u16,
+    code: &str,
+) -> RawResp {
+    let mut c = s.connect();
+    let writer = Endless::start(&c, head, filler);
+    let r = read_response(&mut c).expect("an answer while the client is still sending");
+    assert_envelope(&r, status, code);
+    assert_eq!(r.header("Connection"), Some("close"), "{r:?}");
+    let (sent, finished) = writer.stop();
+    assert!(
+        !finished,
+        "the client sent all {sent} bytes before the answer"
+    );
+    assert_closed(&mut c);
+    r
+}
+
 /// A client writing `head`, then 64 MiB of one byte, 64 KiB at a time, on a clone of a
-/// connection: for limits that must answer while the client is still sending.
-pub struct Endless {
+/// connection.
+struct Endless {
     done: Arc<AtomicBool>,
     writer: JoinHandle<(usize, bool)>,
 }
 
 impl Endless {
-    pub fn start(c: &TcpStream, head: &'static [u8], filler: u8) -> Endless {
+    fn start(c: &TcpStream, head: &'static [u8], filler: u8) -> Endless {
         let mut w = c.try_clone().unwrap();
         let done = Arc::new(AtomicBool::new(false));
         let writer = {
@@ -124,7 +149,7 @@ impl Endless {
     }
 
     /// Stops sending; returns how much was sent and whether all 64 MiB were.
-    pub fn stop(self) -> (usize, bool) {
+    fn stop(self) -> (usize, bool) {
         self.done.store(true, Ordering::Relaxed);
         self.writer.join().unwrap()
     }

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use keyhook::auth::{authenticate, generate_key, hash_key, key_prefix};
 use keyhook::model::{ApiKey, Permission};
-use keyhook::store::Store;
+use keyhook::sqlite::SqliteStore as Store;
 use keyhook::time::Timestamp;
 use rusqlite::{Connection, OpenFlags};
 

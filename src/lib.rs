@@ -1,17 +1,9 @@
-//! keyhook: API keys and webhook subscriptions over an embedded SQLite file, administered
-//! from a shell (`cli`) and served as the `/api/v1` HTTP JSON API (`http`). Both front ends
-//! call the same `service` functions; see ARCHITECTURE.md.
+//! The crates of keyhook under one name, for the integration tests and benches: the binary
+//! itself is src/main.rs. See ARCHITECTURE.md for what each crate holds.
 
-pub mod auth;
-pub mod cli;
-pub mod config;
-pub mod delivery;
-pub mod error;
-pub mod http;
-pub mod model;
-pub mod redact;
-pub mod service;
-pub mod store;
-pub mod time;
-
-pub use error::{Error, FieldError, Result};
+pub use keyhook_cli as cli;
+pub use keyhook_core::{auth, error, model, redact, service, store, time};
+pub use keyhook_core::{Error, FieldError, Result};
+pub use keyhook_delivery as delivery;
+pub use keyhook_http as http;
+pub use keyhook_sqlite as sqlite;

@@ -1,3 +1,57 @@
+//! The keyhook binary: it wires the crates together and does nothing else. The command line
+//! (keyhook-cli) gets the SQLite backend (keyhook-sqlite) and, for `serve`, the HTTP front end
+//! (keyhook-http) with the outbox worker (keyhook-delivery) beside it.
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use keyhook_cli::serve::ServeConfig;
+use keyhook_core::store::Backend;
+use keyhook_core::Error;
+use keyhook_delivery::client::Sender;
+use keyhook_delivery::worker;
+use keyhook_http::{ServeOptions, Server};
+use keyhook_sqlite::SqliteBackend;
+
+struct Wiring;
+
+impl keyhook_cli::Wiring for Wiring {
+    fn backend(&self, path: &Path, create: bool) -> Arc<dyn Backend> {
+        Arc::new(SqliteBackend {
+            path: path.to_path_buf(),
+            create,
+        })
+    }
+
+    fn serve(
+        &self,
+        config: ServeConfig,
+        stop: Arc<AtomicBool>,
+        listening: &dyn Fn(SocketAddr),
+    ) -> Result<(), Error> {
+        let server = Server::start(
+            ServeOptions {
+                bind: config.bind,
+                threads: config.threads,
+                db: Arc::clone(&config.db),
+                read_timeout: config.read_timeout,
+                header_timeout: config.header_timeout,
+                max_connections: config.max_connections,
+                transport: Arc::new(Sender::new(&config.delivery.client)),
+                allow_private: config.delivery.client.allow_private,
+            },
+            Arc::clone(&stop),
+        )?;
+        let outbox = worker::spawn(config.db, config.delivery, stop, keyhook_http::log)?;
+        listening(server.addr());
+        server.run_until_stopped();
+        let _ = outbox.join();
+        Ok(())
+    }
+}
+
 fn main() {
-    std::process::exit(keyhook::cli::main());
+    std::process::exit(keyhook_cli::main(&Wiring));
 }

@@ -630,7 +630,7 @@ fn kill_9_of_deliver_loses_no_delivery() {
     let mut ids = HashSet::new();
     {
         use keyhook::service::{events, Actor};
-        let store = keyhook::store::Store::open(&env.db()).unwrap();
+        let store = keyhook::sqlite::SqliteStore::open(&env.db()).unwrap();
         let actor = Actor::operator("default").unwrap();
         for n in 0..EVENTS {
             let input =
@@ -1035,7 +1035,7 @@ fn a_key_expires_exactly_at_expires_at() {
     use keyhook::time::Timestamp;
 
     let env = Env::new();
-    let store = keyhook::store::Store::open(&env.db()).unwrap();
+    let store = keyhook::sqlite::SqliteStore::open(&env.db()).unwrap();
     let now = Timestamp::now();
     let expires = Timestamp(now.millis() + 60_000);
     let input =

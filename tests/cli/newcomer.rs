@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use keyhook::model::Webhook;
-use keyhook::store::Store;
+use keyhook::sqlite::SqliteStore as Store;
 use keyhook::time::Timestamp;
 use serde_json::Value;
 
@@ -54,7 +54,8 @@ fn insert_webhook(db: &Path, id: &str, user: &str) {
                 fail_count: 0,
                 created_at: now,
                 updated_at: now,
-            })
+            })?;
+            Ok(())
         })
         .unwrap();
 }

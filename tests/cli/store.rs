@@ -311,7 +311,7 @@ fn sixteen_processes_create_keys_at_once() {
     assert_eq!(ids, created);
     let names: HashSet<&str> = list.iter().map(|k| k["name"].as_str().unwrap()).collect();
     assert_eq!(names.len(), 16);
-    assert_eq!(user_version(&env.db()), keyhook::store::SCHEMA_VERSION);
+    assert_eq!(user_version(&env.db()), keyhook::sqlite::SCHEMA_VERSION);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -322,7 +322,7 @@ fn an_empty_file_is_migrated() {
     let env = Env::new();
     fs::write(env.db(), b"").unwrap();
     assert_eq!(env.list(&[]).len(), 0);
-    assert_eq!(user_version(&env.db()), keyhook::store::SCHEMA_VERSION);
+    assert_eq!(user_version(&env.db()), keyhook::sqlite::SCHEMA_VERSION);
     let conn = rusqlite::Connection::open(env.db()).unwrap();
     let app_id: i64 = conn
         .query_row("PRAGMA application_id", [], |r| r.get(0))
@@ -337,7 +337,7 @@ fn an_empty_file_is_migrated() {
     let k = env.create_key("k", &[]);
     assert_eq!(env.verify(k["key"].as_str().unwrap(), &[]).code, 0);
     assert_eq!(env.list(&[]).len(), 1);
-    assert_eq!(user_version(&env.db()), keyhook::store::SCHEMA_VERSION);
+    assert_eq!(user_version(&env.db()), keyhook::sqlite::SCHEMA_VERSION);
 }
 
 #[test]
@@ -385,13 +385,13 @@ fn a_database_from_a_newer_keyhook_is_refused_and_untouched() {
     env.create_key("k", &[]);
     {
         let conn = rusqlite::Connection::open(env.db()).unwrap();
-        conn.pragma_update(None, "user_version", keyhook::store::SCHEMA_VERSION + 1)
+        conn.pragma_update(None, "user_version", keyhook::sqlite::SCHEMA_VERSION + 1)
             .unwrap();
         conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
             .unwrap();
     }
     assert_refused(&env.db(), "newer keyhook");
-    assert_eq!(user_version(&env.db()), keyhook::store::SCHEMA_VERSION + 1);
+    assert_eq!(user_version(&env.db()), keyhook::sqlite::SCHEMA_VERSION + 1);
 }
 
 #[test]

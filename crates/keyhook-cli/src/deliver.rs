@@ -1,0 +1,61 @@
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use clap::Args;
+
+use super::Context;
+use keyhook_delivery::schedule::{Schedule, DEFAULT_SCHEDULE};
+use keyhook_delivery::worker::{self, WorkerOptions};
+
+/// How the outbox worker sends (shared by `deliver` and `serve`).
+#[derive(Debug, Args)]
+pub struct DeliveryArgs {
+    /// Delays before each retry of a failed delivery, comma-separated
+    #[arg(long, env = "KEYHOOK_RETRY_SCHEDULE", default_value = DEFAULT_SCHEDULE,
+          value_name = "DURS", value_parser = Schedule::parse)]
+    pub retry_schedule: Schedule,
+    /// Deliveries sent at once
+    #[arg(long, env = "KEYHOOK_DELIVERY_WORKERS", default_value_t = 16, value_name = "N",
+          value_parser = clap::value_parser!(u16).range(1..=512))]
+    pub delivery_workers: u16,
+}
+
+impl DeliveryArgs {
+    pub fn worker_options(&self, ctx: &Context, once: bool) -> WorkerOptions {
+        WorkerOptions {
+            client: ctx.client_config(),
+            schedule: self.retry_schedule.clone(),
+            concurrency: usize::from(self.delivery_workers),
+            once,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  keyhook deliver              # until SIGINT/SIGTERM\n  keyhook deliver --once       # from cron: what is due now"
+)]
+pub struct DeliverArgs {
+    /// Send what is due now, then exit (for cron) instead of waiting for more
+    #[arg(long)]
+    once: bool,
+    #[command(flatten)]
+    delivery: DeliveryArgs,
+}
+
+pub fn run(ctx: &Context, args: DeliverArgs) -> anyhow::Result<()> {
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(signal, Arc::clone(&stop))?;
+    }
+    // Deliveries come from events in a database that exists: a mistyped --db is an error,
+    // not a new empty database with nothing to send.
+    let db = ctx.backend(false)?;
+    let opts = args.delivery.worker_options(ctx, args.once);
+    let s = worker::run(&*db, &opts, &stop)?;
+    ctx.out.note(&format!(
+        "delivered {}, to retry {}, given up {}, cancelled {}",
+        s.delivered, s.retrying, s.failed, s.cancelled
+    ));
+    Ok(())
+}

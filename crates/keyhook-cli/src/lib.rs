@@ -1,0 +1,395 @@
+//! The command-line front end: the only user of clap, dialoguer and comfy-table. Each command
+//! parses its flags, calls one `service` function and prints the result. The binary plugs in
+//! the database backend and the HTTP server through [`Wiring`]; this crate names neither.
+
+mod config;
+mod deliver;
+pub mod docs;
+mod events;
+mod keys;
+pub mod output;
+mod prompt;
+mod secret_out;
+pub mod serve;
+mod webhooks;
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+
+use crate::error::Error;
+use crate::service::Actor;
+use crate::store::{Backend, Store};
+use keyhook_delivery::client::{ClientConfig, Sender};
+// The core's modules under the names the front end's files use.
+use keyhook_core::{auth, error, model, redact, service, store, time};
+pub use output::Output;
+
+/// What the binary plugs into the command line: the database backend and the HTTP server.
+pub trait Wiring: Sync {
+    /// The database at `path`. With `create`, connecting creates it (mode 0600, in
+    /// directories of mode 0700) if it is missing; without, a missing database is an error.
+    fn backend(&self, path: &Path, create: bool) -> Arc<dyn Backend>;
+    /// Runs `keyhook serve` as `config` says until `stop` is raised, calling `listening`
+    /// once the socket is bound.
+    fn serve(
+        &self,
+        config: serve::ServeConfig,
+        stop: Arc<std::sync::atomic::AtomicBool>,
+        listening: &dyn Fn(std::net::SocketAddr),
+    ) -> Result<(), Error>;
+}
+
+/// Issue, rotate and revoke API keys and manage webhook subscriptions over an embedded SQLite
+/// file.
+#[derive(Debug, Parser)]
+#[command(
+    name = "keyhook",
+    version,
+    propagate_version = true,
+    max_term_width = 100,
+    after_help = "Examples:\n  keyhook keys create --name deploy --expires-in 90d\n  keyhook webhooks create --url https://example.com/hooks --event post.published\n  keyhook serve --bind 127.0.0.1:8787"
+)]
+pub struct Cli {
+    /// The SQLite database file (created, mode 0600, by commands that create something; the
+    /// others need it to exist)
+    #[arg(
+        long,
+        global = true,
+        env = "KEYHOOK_DB",
+        value_name = "PATH",
+        help_heading = GLOBAL
+    )]
+    pub db: Option<PathBuf>,
+
+    /// The user that owns what is created and listed
+    #[arg(
+        long,
+        global = true,
+        help_heading = GLOBAL,
+        env = "KEYHOOK_USER",
+        default_value = "default",
+        value_name = "ID"
+    )]
+    pub user: String,
+
+    /// Print exactly the HTTP API's response body ({"data": ...} or {"error": ...})
+    #[arg(long, global = true, help_heading = GLOBAL)]
+    pub json: bool,
+
+    /// When tables use color (NO_COLOR turns auto off)
+    #[arg(
+        long,
+        global = true,
+        help_heading = GLOBAL,
+        value_enum,
+        default_value = "auto",
+        value_name = "WHEN"
+    )]
+    pub color: output::ColorChoice,
+
+    /// Allow webhook deliveries to loopback, private and link-local addresses
+    #[arg(long, global = true, help_heading = GLOBAL, env = "KEYHOOK_ALLOW_PRIVATE_TARGETS",
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub allow_private_targets: bool,
+
+    /// How long one webhook delivery may take before it counts as failed
+    #[arg(long, global = true, help_heading = GLOBAL, env = "KEYHOOK_DELIVERY_TIMEOUT", default_value = "10s",
+          value_name = "DUR", value_parser = timeout_ms)]
+    pub delivery_timeout: i64,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create, list, show, delete, rotate and verify API keys
+    #[command(
+        subcommand,
+        visible_alias = "key",
+        after_help = "Example:\n  keyhook keys create --name ci --expires-in 30d"
+    )]
+    Keys(keys::KeysCommand),
+    /// Create, list, test, enable, disable and delete webhook subscriptions
+    #[command(
+        subcommand,
+        visible_alias = "webhook",
+        after_help = "Example:\n  keyhook webhooks create --url https://example.com/hooks --event post.published"
+    )]
+    Webhooks(webhooks::WebhooksCommand),
+    /// Emit events to subscribed webhooks
+    #[command(
+        subcommand,
+        after_help = "Example:\n  keyhook events emit post.published --data '{\"postId\": \"p_1\"}'"
+    )]
+    Events(events::EventsCommand),
+    /// Send queued webhook deliveries (with --once: what is due now, then exit)
+    Deliver(deliver::DeliverArgs),
+    /// Serve the /api/v1 HTTP JSON API (and deliver webhooks)
+    #[command(after_help = "Example:\n  keyhook serve --bind 127.0.0.1:8787 --threads 4")]
+    Serve(serve::ServeArgs),
+    /// Print the completion script for a shell
+    #[command(
+        after_help = "Example:\n  keyhook completions bash > ~/.local/share/bash-completion/completions/keyhook"
+    )]
+    Completions {
+        /// bash, zsh, fish, elvish or powershell
+        shell: clap_complete::Shell,
+    },
+}
+
+/// The heading of the options every command takes, listed after the command's own.
+const GLOBAL: &str = "Global Options";
+
+/// How `--db`'s default is written where it must not depend on this machine (man pages).
+pub const DB_DEFAULT_DOC: &str = "$XDG_DATA_HOME/keyhook/keyhook.db";
+
+/// `Cli::command()` with the default of `--db` resolved as on this machine (XDG_DATA_HOME,
+/// else HOME), so that `--help` shows the path a command would use. Without a resolvable
+/// default there is none, and a command needing the database says how to name one.
+fn runtime_command() -> clap::Command {
+    let cmd = hide_env_values(Cli::command());
+    match crate::config::database_path(None) {
+        Ok(path) => {
+            // Once per process: clap keeps `'static` defaults.
+            let path: &'static std::ffi::OsStr =
+                Box::leak(path.into_os_string().into_boxed_os_str());
+            with_db_default(cmd, path)
+        }
+        Err(_) => cmd,
+    }
+}
+
+/// `cmd` with `--db` defaulting to `path` (in place: the order of the arguments is kept).
+fn with_db_default(cmd: clap::Command, path: &'static std::ffi::OsStr) -> clap::Command {
+    cmd.mut_args(|a| {
+        if a.get_id() == "db" {
+            a.default_value(path)
+        } else {
+            a
+        }
+    })
+}
+
+/// `Cli::command()` with `--db`'s default written as [`DB_DEFAULT_DOC`], for man pages.
+pub fn documented_command() -> clap::Command {
+    with_db_default(
+        hide_env_values(Cli::command()),
+        std::ffi::OsStr::new(DB_DEFAULT_DOC),
+    )
+}
+
+/// `cmd` and every subcommand with help naming each environment variable but not its value
+/// (`[env: KEYHOOK_DB]`): a value may be a URL with a password in it, or a key set by mistake,
+/// and help is printed where anyone may read it.
+fn hide_env_values(cmd: clap::Command) -> clap::Command {
+    cmd.mut_args(|a| a.hide_env_values(true))
+        .mut_subcommands(hide_env_values)
+}
+
+fn timeout_ms(s: &str) -> Result<i64, String> {
+    let ms = crate::time::parse_duration(s)?;
+    if ms > 600_000 {
+        return Err("at most 10m".into());
+    }
+    Ok(ms)
+}
+
+/// What every command gets: the parsed global flags and how to print.
+pub struct Context {
+    pub wiring: &'static dyn Wiring,
+    pub db: Option<PathBuf>,
+    pub user: String,
+    pub out: Output,
+    pub allow_private: bool,
+    pub delivery_timeout: std::time::Duration,
+}
+
+impl Context {
+    /// The database, created if it is not there: for the commands that create something.
+    pub fn store(&self) -> Result<Box<Store>, Error> {
+        self.backend(true)?.connect()
+    }
+
+    /// The database, which must already exist: for the commands that read or act on what is
+    /// there (list, show, verify, delete, rotate, prune, test, enable, disable). A mistyped
+    /// `--db` fails (exit 1, naming the path) instead of creating an empty database that
+    /// answers "no keys".
+    pub fn existing_store(&self) -> Result<Box<Store>, Error> {
+        self.backend(false)?.connect()
+    }
+
+    /// The database that `--db` (or `KEYHOOK_DB`, or the default path) names.
+    pub fn backend(&self, create: bool) -> Result<Arc<dyn Backend>, Error> {
+        let path = crate::config::database_path(self.db.clone())?;
+        Ok(self.wiring.backend(&path, create))
+    }
+
+    pub fn actor(&self) -> Result<Actor, Error> {
+        Actor::operator(&self.user)
+    }
+
+    pub fn client_config(&self) -> ClientConfig {
+        ClientConfig {
+            timeout: self.delivery_timeout,
+            allow_private: self.allow_private,
+        }
+    }
+
+    pub fn sender(&self) -> Sender {
+        Sender::new(&self.client_config())
+    }
+}
+
+/// Runs the command line with the backend and server `wiring` provides, and returns the
+/// process exit status.
+pub fn main(wiring: &'static dyn Wiring) -> i32 {
+    redact_panics();
+    let cli = match runtime_command().try_get_matches().and_then(|mut m| {
+        Cli::from_arg_matches_mut(&mut m).map_err(|e| e.format(&mut runtime_command()))
+    }) {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(&e),
+    };
+    let ctx = Context {
+        wiring,
+        db: cli.db,
+        user: cli.user,
+        out: Output::with_color(cli.json, cli.color),
+        allow_private: cli.allow_private_targets,
+        delivery_timeout: std::time::Duration::from_millis(cli.delivery_timeout.unsigned_abs()),
+    };
+    let result = match cli.command {
+        Command::Keys(cmd) => keys::run(&ctx, cmd),
+        Command::Webhooks(cmd) => webhooks::run(&ctx, cmd),
+        Command::Events(cmd) => events::run(&ctx, cmd),
+        Command::Deliver(args) => deliver::run(&ctx, args),
+        Command::Serve(args) => serve::run(&ctx, args),
+        Command::Completions { shell } => {
+            use std::io::Write;
+            let mut stdout = io::stdout().lock();
+            stdout
+                .write_all(&docs::completions(shell))
+                .and_then(|()| stdout.flush())
+                .map_err(anyhow::Error::from)
+        }
+    };
+    match result {
+        Ok(()) => 0,
+        Err(e) => report(&ctx.out, &e),
+    }
+}
+
+/// Help and version go to stdout with status 0; a usage error is reported like any other
+/// validation error (`keyhook: ...`, and the error object on stdout with `--json`), status 2.
+fn usage_error(e: &clap::Error) -> i32 {
+    use clap::error::{ContextKind, ErrorKind};
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        let _ = e.print();
+        return 0;
+    }
+    if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        let _ = e.print();
+        return 2;
+    }
+    let rendered = e.render().to_string();
+    // The message runs from "error: " to the first blank line (it may list possible values).
+    let message = rendered
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join(" ")
+        .trim_start_matches("error: ")
+        .to_string();
+    let message = with_suggestion(message, e);
+    let field = match e.get(ContextKind::InvalidArg) {
+        // "--permission <PERMISSION>" names the flag "--permission".
+        Some(clap::error::ContextValue::String(arg)) => {
+            arg.split(' ').next().unwrap_or(arg).to_string()
+        }
+        _ => "command".to_string(),
+    };
+    let json = std::env::args().any(|a| a == "--json");
+    let err = Error::Validation(vec![crate::error::FieldError::new(field, message)]);
+    Output::new(json).error(&err);
+    if let Some(usage) = rendered.lines().find(|l| l.starts_with("Usage:")) {
+        output::say(&format!("{usage}\n\nFor more information, try '--help'."));
+    }
+    2
+}
+
+/// Prints `e` (as the error object on stdout too with `--json`) and returns its exit status.
+fn report(out: &Output, e: &anyhow::Error) -> i32 {
+    if is_broken_pipe(e) {
+        return 0;
+    }
+    match e.downcast_ref::<Error>() {
+        Some(err) => {
+            out.error(err);
+            err.exit_code()
+        }
+        None => {
+            output::say(&format!("keyhook: {e:#}"));
+            1
+        }
+    }
+}
+
+/// A reader that went away (`keyhook keys list | head -1`) is not an error.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// `message` with clap's suggestion, which it prints as a separate `tip:` paragraph that the
+/// one-line report would drop: `unrecognized subcommand 'kyes'; did you mean 'keys'?`.
+fn with_suggestion(message: String, e: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue};
+    let mut names = Vec::new();
+    for kind in [
+        ContextKind::SuggestedSubcommand,
+        ContextKind::SuggestedArg,
+        ContextKind::SuggestedValue,
+    ] {
+        match e.get(kind) {
+            Some(ContextValue::String(s)) => names.push(s.clone()),
+            Some(ContextValue::Strings(v)) => names.extend(v.iter().cloned()),
+            _ => {}
+        }
+    }
+    // `key` is no better a guess than `keys`, which it stands for.
+    let root = Cli::command();
+    let is_alias_of_another = |n: &String| {
+        root.find_subcommand(n)
+            .is_some_and(|c| c.get_name() != n && names.iter().any(|m| m == c.get_name()))
+    };
+    let names: Vec<String> = names
+        .iter()
+        .filter(|n| !is_alias_of_another(n))
+        .map(|n| format!("'{n}'"))
+        .collect();
+    if names.is_empty() {
+        return message;
+    }
+    format!("{message}; did you mean {}?", names.join(" or "))
+}
+
+/// A panic message can quote the data it failed on; it goes through the same redaction as
+/// every other line on stderr. (The server turns a handler's panic into a 500 and goes on.)
+fn redact_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        let thread = std::thread::current();
+        let name = thread.name().unwrap_or("<unnamed>");
+        output::say(&format!("thread '{name}' {info}"));
+        let backtrace = std::backtrace::Backtrace::capture();
+        if backtrace.status() == std::backtrace::BacktraceStatus::Captured {
+            output::say(&backtrace.to_string());
+        }
+    }));
+}

@@ -1,0 +1,86 @@
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Args;
+
+use super::Context;
+use crate::store::Backend;
+use keyhook_delivery::worker::WorkerOptions;
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on (port 0 picks a free port; the address is printed on stderr)
+    #[arg(
+        long,
+        env = "KEYHOOK_BIND",
+        default_value = "127.0.0.1:8787",
+        value_name = "ADDR"
+    )]
+    bind: String,
+    /// Requests handled at once (each connection has its own thread; more wait their turn)
+    #[arg(long, env = "KEYHOOK_THREADS", default_value_t = 64,
+          value_parser = clap::value_parser!(u16).range(1..=256))]
+    threads: u16,
+    /// Disconnect a client that sends nothing for this long (between requests or within one)
+    #[arg(long, env = "KEYHOOK_READ_TIMEOUT", default_value = "30s", value_name = "DUR",
+          value_parser = read_timeout)]
+    read_timeout: Duration,
+    /// Disconnect a client whose request head (request line and headers) takes longer than
+    /// this (from connecting for the first request, from its first byte for later ones), or
+    /// whose request body takes longer than this after the head
+    #[arg(long, env = "KEYHOOK_HEADER_TIMEOUT", default_value = "10s", value_name = "DUR",
+          value_parser = read_timeout)]
+    header_timeout: Duration,
+    /// Connections served at once; a connection over the limit is answered 503 and closed
+    #[arg(long, env = "KEYHOOK_MAX_CONNECTIONS", default_value_t = 1024, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    max_connections: u32,
+    #[command(flatten)]
+    delivery: super::deliver::DeliveryArgs,
+}
+
+/// What `keyhook serve` was asked to do, for the [`Wiring`](super::Wiring) that runs it.
+pub struct ServeConfig {
+    pub bind: String,
+    pub threads: usize,
+    pub db: Arc<dyn Backend>,
+    pub read_timeout: Duration,
+    pub header_timeout: Duration,
+    pub max_connections: usize,
+    /// The outbox worker that runs beside the server; its client also sends test pings.
+    pub delivery: WorkerOptions,
+}
+
+pub fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<()> {
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(signal, Arc::clone(&stop))?;
+    }
+    let db = ctx.backend(true)?;
+    let shown = db.describe();
+    let config = ServeConfig {
+        bind: args.bind,
+        threads: usize::from(args.threads),
+        db,
+        read_timeout: args.read_timeout,
+        header_timeout: args.header_timeout,
+        max_connections: args.max_connections as usize,
+        delivery: args.delivery.worker_options(ctx, false),
+    };
+    ctx.wiring.serve(config, stop, &|addr| {
+        super::output::say(&format!(
+            "keyhook: listening on http://{addr} (database {shown})"
+        ))
+    })?;
+    super::output::say("keyhook: stopped");
+    Ok(())
+}
+
+fn read_timeout(s: &str) -> Result<Duration, String> {
+    let ms = crate::time::parse_duration(s)?;
+    if ms > 3_600_000 {
+        return Err("at most 1h".into());
+    }
+    Ok(Duration::from_millis(ms.unsigned_abs()))
+}

@@ -1,0 +1,16 @@
+//! keyhook's core: the model, every rule of the spec and the contract, the services both
+//! front ends call, and the storage boundary each backend implements. It prints nothing,
+//! reads no environment, and knows no SQL, clap or HTTP server; see ARCHITECTURE.md.
+
+pub mod auth;
+pub mod error;
+pub mod guard;
+pub mod model;
+pub mod redact;
+pub mod service;
+pub mod sign;
+pub mod store;
+pub mod time;
+pub mod transport;
+
+pub use error::{Error, FieldError, Result};

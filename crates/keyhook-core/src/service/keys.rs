@@ -1,0 +1,456 @@
+//! API key operations: create, list, show, delete, rotate.
+
+use serde_json::Value;
+
+use super::input::{check_unique_non_empty, check_visible, Object, Problems};
+use super::Actor;
+use crate::auth::{self, Excess, Method, Reach};
+use crate::error::{Error, FieldError, Result};
+use crate::model::{ApiKey, Permission};
+use crate::store::Store;
+use crate::time::Timestamp;
+
+pub const MAX_NAME_CHARS: usize = 100;
+pub const MAX_PROFILE_IDS: usize = 100;
+pub const MAX_PROFILE_ID_CHARS: usize = 100;
+
+/// The request to create a key, as the client sent it; [`create`] validates it.
+#[derive(Debug, Default, Clone)]
+pub struct NewKey {
+    pub name: Option<String>,
+    pub permission: Option<String>,
+    pub full_access: Option<bool>,
+    pub profile_ids: Option<Vec<String>>,
+    pub expires_at: Option<String>,
+    /// Problems found while decoding the request (wrong types, unknown fields).
+    pub problems: Problems,
+}
+
+impl NewKey {
+    /// Decodes a `POST /api-keys` body.
+    pub fn from_json(body: &Value) -> Result<NewKey> {
+        let mut o = Object::new(
+            body,
+            &[
+                "name",
+                "permission",
+                "fullAccess",
+                "profileIds",
+                "expiresAt",
+            ],
+        )?;
+        Ok(NewKey {
+            name: o.string("name"),
+            permission: o.string("permission"),
+            full_access: o.bool("fullAccess"),
+            profile_ids: o.strings("profileIds"),
+            expires_at: o.string("expiresAt"),
+            problems: o.problems,
+        })
+    }
+}
+
+/// The validated fields of a key to be created.
+struct KeySpec {
+    name: String,
+    permission: Permission,
+    full_access: bool,
+    profile_ids: Vec<String>,
+    expires_at: Option<Timestamp>,
+}
+
+fn validate(input: NewKey, now: Timestamp) -> Result<KeySpec> {
+    let mut p = input.problems;
+    let name = match input.name.as_deref().map(str::trim) {
+        None if !p.has("name") => {
+            p.add("name", "is required");
+            String::new()
+        }
+        None => String::new(),
+        Some("") => {
+            p.add("name", "must not be empty");
+            String::new()
+        }
+        Some(n) if n.chars().count() > MAX_NAME_CHARS => {
+            p.add(
+                "name",
+                format!("must be at most {MAX_NAME_CHARS} characters"),
+            );
+            String::new()
+        }
+        // The name as sent: trimming must not hide a U+2028 or a tab at its end.
+        Some(_) if !check_visible(&mut p, "name", input.name.as_deref().unwrap_or("")) => {
+            String::new()
+        }
+        Some(n) => n.to_string(),
+    };
+    let permission = match input.permission.as_deref() {
+        None => Permission::Readwrite,
+        Some(s) => Permission::parse(s).unwrap_or_else(|| {
+            p.add("permission", "must be readwrite or readonly");
+            Permission::Readwrite
+        }),
+    };
+    let full_access = input.full_access.unwrap_or(true);
+    let profile_ids = input.profile_ids.unwrap_or_default();
+    check_unique_non_empty(&mut p, "profileIds", &profile_ids);
+    for (i, id) in profile_ids.iter().enumerate() {
+        if id.chars().count() > MAX_PROFILE_ID_CHARS {
+            p.add(
+                format!("profileIds[{i}]"),
+                format!("must be at most {MAX_PROFILE_ID_CHARS} characters"),
+            );
+        }
+        check_visible(&mut p, &format!("profileIds[{i}]"), id);
+    }
+    if profile_ids.len() > MAX_PROFILE_IDS {
+        p.add(
+            "profileIds",
+            format!("at most {MAX_PROFILE_IDS} profile ids"),
+        );
+    }
+    if !p.has("fullAccess") && !p.has("profileIds") {
+        if full_access && !profile_ids.is_empty() {
+            p.add(
+                "profileIds",
+                "must be empty when fullAccess is true (set fullAccess to false to limit the key)",
+            );
+        } else if !full_access && profile_ids.is_empty() {
+            p.add(
+                "profileIds",
+                "at least one profile id is required when fullAccess is false",
+            );
+        }
+    }
+    let expires_at = match input.expires_at.as_deref() {
+        None => None,
+        Some(s) => match Timestamp::parse_rfc3339(s) {
+            None => {
+                p.add(
+                    "expiresAt",
+                    "must be an RFC 3339 date-time with an offset, e.g. 2030-01-01T00:00:00Z",
+                );
+                None
+            }
+            Some(t) if t <= now => {
+                p.add("expiresAt", "must be in the future");
+                None
+            }
+            Some(t) => Some(t),
+        },
+    };
+    p.into_result()?;
+    Ok(KeySpec {
+        name,
+        permission,
+        full_access,
+        profile_ids,
+        expires_at,
+    })
+}
+
+/// A key may only create keys no broader than itself (`auth::no_broader`): a scoped key only
+/// scoped keys within its own profiles, a key that expires only keys that expire no later.
+/// The operator may create anything.
+fn check_not_broader(actor: &Actor, spec: &KeySpec) -> Result<()> {
+    let Actor::Key(parent) = actor else {
+        return Ok(());
+    };
+    let reach = Reach {
+        permission: spec.permission,
+        full_access: spec.full_access,
+        profile_ids: &spec.profile_ids,
+        expires_at: spec.expires_at,
+    };
+    match auth::no_broader(reach, parent.reach()) {
+        Ok(()) => Ok(()),
+        Err(Excess::FullAccess) => Err(Error::Forbidden(
+            "a key limited to profiles cannot create a full-access key".into(),
+        )),
+        Err(Excess::Profile(p)) => Err(Error::Forbidden(format!(
+            "key is not scoped to profile {p}"
+        ))),
+        Err(Excess::Permission) => Err(Error::Forbidden(
+            "a readonly key cannot create a readwrite key".into(),
+        )),
+        Err(Excess::Lifetime(limit)) => {
+            let limit = limit.to_rfc3339();
+            let detail = match spec.expires_at {
+                None => format!(
+                    "is required: this key expires at {limit}, and may only create keys that \
+                     expire no later"
+                ),
+                Some(_) => format!("must be no later than {limit}, when this key expires"),
+            };
+            Err(Error::ForbiddenFields {
+                message: "a key that expires cannot create a key that outlives it".into(),
+                details: vec![FieldError::new("expiresAt", detail)],
+            })
+        }
+    }
+}
+
+/// Over HTTP a key acts (deletes, rotates) only on keys no broader than itself, so a leaked
+/// scoped or short-lived key cannot revoke or replace the keys above it. A key may always act
+/// on itself. The operator is not limited.
+fn check_may_act_on(actor: &Actor, target: &ApiKey, verb: &str) -> Result<()> {
+    let Actor::Key(key) = actor else {
+        return Ok(());
+    };
+    if key.id == target.id {
+        return Ok(());
+    }
+    let refused = |why: String| Err(Error::Forbidden(format!("this key cannot {verb} {why}")));
+    match auth::no_broader(target.reach(), key.reach()) {
+        Ok(()) => Ok(()),
+        Err(Excess::FullAccess) => refused("a full-access key: it is limited to profiles".into()),
+        Err(Excess::Profile(p)) => refused(format!(
+            "a key scoped to profile {p}, which is outside its own profiles"
+        )),
+        Err(Excess::Permission) => refused("a readwrite key: it is readonly".into()),
+        Err(Excess::Lifetime(limit)) => refused(format!(
+            "a key that outlives it: it expires at {}",
+            limit.to_rfc3339()
+        )),
+    }
+}
+
+fn insert_in(
+    conn: crate::store::Conn<'_>,
+    user: &str,
+    spec: KeySpec,
+    now: Timestamp,
+) -> Result<ApiKey> {
+    let plaintext = auth::generate_key();
+    let mut key = ApiKey {
+        id: uuid::Uuid::new_v4().to_string(),
+        user_id: user.to_string(),
+        key_prefix: auth::key_prefix(&plaintext).to_string(),
+        name: spec.name,
+        permission: spec.permission,
+        full_access: spec.full_access,
+        profile_ids: spec.profile_ids,
+        last_used_at: None,
+        expires_at: spec.expires_at,
+        created_at: now,
+        key: None,
+    };
+    conn.insert_key(&key, &auth::hash_key(&plaintext))?;
+    key.key = Some(plaintext);
+    Ok(key)
+}
+
+/// Creates a key and returns it with its plaintext, which exists nowhere else. The response
+/// carries it after the commit: over HTTP a lost response is the client's to retry.
+pub fn create(store: &Store, actor: &Actor, input: NewKey, now: Timestamp) -> Result<ApiKey> {
+    create_then(store, actor, input, now, None::<Publish>)
+}
+
+/// [`create`], handing the new key (with its plaintext) to `publish` inside the transaction,
+/// after the insert and before the commit, which is first made as sure as the store can
+/// (`Conn::stage`). If `publish` fails, nothing is stored: a front end
+/// whose output is the only copy of the key (the CLI's stdout) writes and flushes it there,
+/// so a key that could not be delivered never exists.
+pub fn create_publishing(
+    store: &Store,
+    actor: &Actor,
+    input: NewKey,
+    now: Timestamp,
+    publish: impl FnOnce(&ApiKey) -> Result<()>,
+) -> Result<ApiKey> {
+    create_then(store, actor, input, now, Some(publish))
+}
+
+/// What a front end does with a new key inside its transaction; see [`create_publishing`].
+type Publish = fn(&ApiKey) -> Result<()>;
+
+fn create_then(
+    store: &Store,
+    actor: &Actor,
+    input: NewKey,
+    now: Timestamp,
+    publish: Option<impl FnOnce(&ApiKey) -> Result<()>>,
+) -> Result<ApiKey> {
+    actor.may(Method::Post, None)?;
+    let spec = validate(input, now)?;
+    check_not_broader(actor, &spec)?;
+    store.write(|c| {
+        let key = insert_in(c, actor.user_id(), spec, now)?;
+        if let Some(publish) = publish {
+            c.stage()?;
+            publish(&key)?;
+        }
+        Ok(key)
+    })
+}
+
+/// Keys of the actor's user; with `all_users`, every user's (operators only).
+pub fn list(store: &Store, actor: &Actor, all_users: bool) -> Result<Vec<ApiKey>> {
+    actor.may(Method::Get, None)?;
+    let user = match (actor, all_users) {
+        (Actor::Operator { .. }, true) => None,
+        (Actor::Key(_), true) => {
+            return Err(Error::Forbidden(
+                "only the operator can list every user's keys".into(),
+            ))
+        }
+        (_, false) => Some(actor.user_id()),
+    };
+    Ok(store.conn().list_keys(user)?)
+}
+
+/// The actor's key whose id or 11-character prefix is `id`. Another user's key is reported
+/// as not found, never as existing.
+pub fn get(store: &Store, actor: &Actor, id: &str) -> Result<ApiKey> {
+    actor.may(Method::Get, None)?;
+    find(store.conn(), actor, id)
+}
+
+fn find(conn: crate::store::Conn<'_>, actor: &Actor, id: &str) -> Result<ApiKey> {
+    let not_found = || Error::NotFound(format!("no API key with id or prefix {id:?}"));
+    if id.is_empty() || id.len() > 64 {
+        return Err(not_found());
+    }
+    let mut found = conn.keys_by_id_or_prefix(Some(actor.user_id()), id)?;
+    match found.len() {
+        0 => Err(not_found()),
+        1 => Ok(found.remove(0)),
+        n => Err(Error::validation(
+            "id",
+            format!("prefix {id} matches {n} keys; use the key id instead"),
+        )),
+    }
+}
+
+/// Deletes the key at once: the next request made with it is refused. A key may delete only
+/// keys no broader than itself (another user's key stays "not found").
+pub fn delete(store: &Store, actor: &Actor, id: &str) -> Result<ApiKey> {
+    actor.may(Method::Delete, None)?;
+    store.write(|c| {
+        let key = find(c, actor, id)?;
+        check_may_act_on(actor, &key, "delete")?;
+        c.delete_key(&key.id)?;
+        Ok(key)
+    })
+}
+
+/// Replaces a key with a new one of the same name, permission and scope. The old key is
+/// deleted at once or, with `grace_ms`, expires after that long (never later than it already
+/// would). A key that had an expiry gets a new one the same length of time from now (the
+/// operator's cron rotation); when a key rotates, the new key's expiry is also clamped to the
+/// acting key's own, and the key rotated must be no broader than the acting key.
+pub fn rotate(
+    store: &Store,
+    actor: &Actor,
+    id: &str,
+    grace_ms: Option<i64>,
+    now: Timestamp,
+) -> Result<ApiKey> {
+    rotate_then(store, actor, id, grace_ms, now, None::<Publish>)
+}
+
+/// [`rotate`], handing the new key to `publish` before the commit, as in
+/// [`create_publishing`]: if `publish` fails, no new key exists and the old key is untouched.
+pub fn rotate_publishing(
+    store: &Store,
+    actor: &Actor,
+    id: &str,
+    grace_ms: Option<i64>,
+    now: Timestamp,
+    publish: impl FnOnce(&ApiKey) -> Result<()>,
+) -> Result<ApiKey> {
+    rotate_then(store, actor, id, grace_ms, now, Some(publish))
+}
+
+fn rotate_then(
+    store: &Store,
+    actor: &Actor,
+    id: &str,
+    grace_ms: Option<i64>,
+    now: Timestamp,
+    publish: Option<impl FnOnce(&ApiKey) -> Result<()>>,
+) -> Result<ApiKey> {
+    actor.may(Method::Post, None)?;
+    store.write(|c| {
+        let old = find(c, actor, id)?;
+        check_may_act_on(actor, &old, "rotate")?;
+        let same_lifetime = old
+            .expires_at
+            .map(|t| now.add_millis((t.millis() - old.created_at.millis()).max(1)));
+        let expires_at = match (actor, same_lifetime) {
+            (Actor::Key(k), Some(t)) => Some(k.expires_at.map_or(t, |limit| t.min(limit))),
+            (Actor::Key(k), None) => k.expires_at,
+            (Actor::Operator { .. }, t) => t,
+        };
+        let spec = KeySpec {
+            name: old.name.clone(),
+            permission: old.permission,
+            full_access: old.full_access,
+            profile_ids: old.profile_ids.clone(),
+            expires_at,
+        };
+        check_not_broader(actor, &spec)?;
+        let new = insert_in(c, &old.user_id, spec, now)?;
+        match grace_ms {
+            None => {
+                c.delete_key(&old.id)?;
+            }
+            Some(ms) => {
+                let until = now.add_millis(ms);
+                let until = old.expires_at.map_or(until, |t| t.min(until));
+                c.set_key_expiry(&old.id, until)?;
+            }
+        }
+        if let Some(publish) = publish {
+            c.stage()?;
+            publish(&new)?;
+        }
+        Ok(new)
+    })
+}
+
+/// Keys of the actor's user that expired more than `expired_for_ms` ago: what [`prune`]
+/// would delete now.
+pub fn prunable(
+    store: &Store,
+    actor: &Actor,
+    expired_for_ms: i64,
+    now: Timestamp,
+) -> Result<Vec<ApiKey>> {
+    actor.may(Method::Get, None)?;
+    prunable_in(store.conn(), actor, expired_for_ms, now)
+}
+
+fn prunable_in(
+    conn: crate::store::Conn<'_>,
+    actor: &Actor,
+    expired_for_ms: i64,
+    now: Timestamp,
+) -> Result<Vec<ApiKey>> {
+    if expired_for_ms <= 0 {
+        return Err(Error::validation("expiredFor", "must be greater than zero"));
+    }
+    let cutoff = now.add_millis(-expired_for_ms);
+    let mut keys = conn.keys_expired_before(actor.user_id(), cutoff)?;
+    // A key pruning (no route does today) removes only keys it may delete one by one.
+    keys.retain(|k| check_may_act_on(actor, k, "delete").is_ok());
+    Ok(keys)
+}
+
+/// Deletes the actor's user's keys that expired more than `expired_for_ms` ago (nightly
+/// rotation with a grace period leaves one behind per night) and returns them.
+pub fn prune(
+    store: &Store,
+    actor: &Actor,
+    expired_for_ms: i64,
+    now: Timestamp,
+) -> Result<Vec<ApiKey>> {
+    actor.may(Method::Delete, None)?;
+    store.write(|c| {
+        let keys = prunable_in(c, actor, expired_for_ms, now)?;
+        for k in &keys {
+            c.delete_key(&k.id)?;
+        }
+        Ok(keys)
+    })
+}

@@ -1,0 +1,559 @@
+//! Webhook subscriptions: create (at most ten per user, enforced under the write lock), list,
+//! show, update, delete, the test ping and the attempt log.
+
+use serde_json::Value;
+
+use super::events::{self, check_event_name, TEST_EVENT};
+use super::input::{check_unique_non_empty, Object, Problems};
+use super::{Actor, Database};
+use crate::auth::Method;
+use crate::error::{Error, Result};
+use crate::model::{DeliveryAttempt, TestResult, Webhook};
+use crate::store::{AttemptRecord, Conn, Store};
+use crate::time::Timestamp;
+use crate::transport::{Attempt, Transport};
+use crate::{guard, sign};
+
+pub const MAX_WEBHOOKS_PER_USER: i64 = 10;
+/// Consecutive failed attempts after which a webhook is disabled.
+pub const DISABLE_AFTER_FAILURES: i64 = 10;
+pub const MAX_URL_LEN: usize = 2048;
+/// How many attempts `deliveries` shows, newest first.
+pub const ATTEMPT_LOG_LIMIT: i64 = 100;
+
+/// A new subscription, as the client sent it.
+#[derive(Debug, Default, Clone)]
+pub struct NewWebhook {
+    pub url: Option<String>,
+    pub events: Option<Vec<String>>,
+    pub problems: Problems,
+}
+
+impl NewWebhook {
+    /// Decodes a `POST /webhooks` body.
+    pub fn from_json(body: &Value) -> Result<NewWebhook> {
+        let mut o = Object::new(body, &["url", "events"])?;
+        Ok(NewWebhook {
+            url: o.string("url"),
+            events: o.strings("events"),
+            problems: o.problems,
+        })
+    }
+}
+
+/// A change to a subscription (`PATCH /webhooks/{id}`); absent fields stay as they are.
+#[derive(Debug, Default, Clone)]
+pub struct WebhookPatch {
+    pub url: Option<String>,
+    pub events: Option<Vec<String>>,
+    pub is_active: Option<bool>,
+    pub problems: Problems,
+}
+
+impl WebhookPatch {
+    pub fn from_json(body: &Value) -> Result<WebhookPatch> {
+        let mut o = Object::new(body, &["url", "events", "isActive"])?;
+        Ok(WebhookPatch {
+            url: o.string("url"),
+            events: o.strings("events"),
+            is_active: o.bool("isActive"),
+            problems: o.problems,
+        })
+    }
+}
+
+/// An absolute http(s) URL with a host, without credentials or fragment, at most
+/// [`MAX_URL_LEN`] characters, written as an RFC 3986 URI (ASCII; anything else
+/// percent-encoded), and (unless private targets are allowed) not an IP literal of a private,
+/// loopback or link-local network.
+fn check_url(p: &mut Problems, raw: &str, allow_private: bool) {
+    let mut bad = |m: &str| p.add("url", m);
+    if raw.chars().count() > MAX_URL_LEN {
+        return bad("must be at most 2048 characters");
+    }
+    if raw.trim() != raw || raw.is_empty() {
+        return bad("must be an absolute http or https URL without surrounding spaces");
+    }
+    let Ok(url) = url::Url::parse(raw) else {
+        return bad("must be an absolute http or https URL");
+    };
+    if !matches!(url.scheme(), "http" | "https") {
+        return bad("scheme must be http or https");
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return bad("must have a host");
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return bad("must not contain credentials (user:password@)");
+    }
+    if url.fragment().is_some() {
+        return bad("must not contain a fragment (#...)");
+    }
+    // The URL parser is lenient (WHATWG): it drops tabs and newlines and percent-encodes
+    // spaces, quotes, non-ASCII and the like, so the URL stored and shown would not be the URL
+    // requested. Only what RFC 3986 allows as written is accepted.
+    if let Err(m) = check_uri_characters(raw, matches!(url.host(), Some(url::Host::Ipv6(_)))) {
+        return bad(&m);
+    }
+    if let Err(m) = check_authority(raw, &url) {
+        return bad(&m);
+    }
+    // Port 0 means "any port" to a socket API: no receiver listens there.
+    if url.port() == Some(0) {
+        return bad("port must be from 1 to 65535");
+    }
+    if !allow_private {
+        if let Err(m) = guard::check_url_host(&url) {
+            bad(&m);
+        }
+    }
+}
+
+/// Whether every character of `raw` may appear as written in an RFC 3986 URI: ASCII letters,
+/// digits, `-._~`, the delimiters `:/?#[]@!$&'()*+,;=`, and `%` followed by two hex digits;
+/// `[` and `]` only around an IPv6 host.
+fn check_uri_characters(raw: &str, ipv6_host: bool) -> std::result::Result<(), String> {
+    let bytes = raw.as_bytes();
+    for (i, c) in raw.char_indices() {
+        let ok = match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' => true,
+            '-' | '.' | '_' | '~' | ':' | '/' | '?' | '#' | '@' => true,
+            '!' | '$' | '&' | '\'' | '(' | ')' | '*' | '+' | ',' | ';' | '=' => true,
+            '[' | ']' => ipv6_host,
+            '%' => {
+                let hex = |j: usize| bytes.get(j).is_some_and(u8::is_ascii_hexdigit);
+                if !(hex(i + 1) && hex(i + 2)) {
+                    return Err("must not contain % except before two hex digits".into());
+                }
+                true
+            }
+            _ => false,
+        };
+        if !ok {
+            return Err(format!(
+                "must be a URI: {c:?} is not allowed as written (percent-encode it)"
+            ));
+        }
+    }
+    if ipv6_host && (raw.matches('[').count() != 1 || raw.matches(']').count() != 1) {
+        return Err("must not contain [ or ] except around an IPv6 host".into());
+    }
+    Ok(())
+}
+
+/// The host and port as written must be what they are taken to be: a host name (letters,
+/// digits and hyphens in dot-separated labels, the last starting with a letter), a
+/// dotted-quad IPv4 address without leading zeros, or a bracketed IPv6 address; a port in
+/// plain decimal. The URL parser would also take `a.net*`, `%61.net`, `0177.1` (which is
+/// 127.0.0.1) or `host:`, and none of them says plainly where deliveries go.
+fn check_authority(raw: &str, url: &url::Url) -> std::result::Result<(), String> {
+    let bad_host = || {
+        "host must be a host name (letters, digits, hyphens; the last label starting with a \
+         letter), an IPv4 address like 203.0.113.7 or a bracketed IPv6 address"
+            .to_string()
+    };
+    let Some((_, rest)) = raw.split_once("://") else {
+        return Err("must be an absolute http or https URL (scheme://host/...)".into());
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let (host, port) = match authority.rfind(':') {
+        Some(i) if !authority[i..].contains(']') => (&authority[..i], Some(&authority[i + 1..])),
+        _ => (authority, None),
+    };
+    if let Some(port) = port {
+        if port.parse::<u16>().map(|p| p.to_string()).as_deref() != Ok(port) {
+            return Err("port must be a number from 1 to 65535 without leading zeros".into());
+        }
+    }
+    match url.host() {
+        Some(url::Host::Domain(d)) => {
+            let labels: Vec<&str> = d.strip_suffix('.').unwrap_or(d).split('.').collect();
+            let label_ok = |l: &&str| {
+                !l.is_empty() && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            };
+            let last_ok = labels
+                .last()
+                .is_some_and(|l| l.starts_with(|c: char| c.is_ascii_alphabetic()));
+            if !host.eq_ignore_ascii_case(d) || !labels.iter().all(label_ok) || !last_ok {
+                return Err(bad_host());
+            }
+        }
+        Some(url::Host::Ipv4(ip)) if host == ip.to_string() => {}
+        Some(url::Host::Ipv6(_)) if host.starts_with('[') => {}
+        _ => return Err(bad_host()),
+    }
+    Ok(())
+}
+
+fn check_events(p: &mut Problems, events: &[String]) {
+    if events.is_empty() {
+        p.add("events", "must name at least one event");
+        return;
+    }
+    check_unique_non_empty(p, "events", events);
+    for (i, e) in events.iter().enumerate() {
+        let field = format!("events[{i}]");
+        if !p.has(&field) {
+            check_event_name(p, &field, e);
+        }
+    }
+}
+
+pub fn create(
+    store: &Store,
+    actor: &Actor,
+    input: NewWebhook,
+    allow_private: bool,
+    now: Timestamp,
+) -> Result<Webhook> {
+    create_then(store, actor, input, allow_private, now, None::<Publish>)
+}
+
+/// [`create`], handing the new webhook (with its secret) to `publish` inside the transaction
+/// that checks the limit and inserts it, before the commit, which is first made as sure as the
+/// store can (`Conn::stage`). If `publish` fails, nothing is stored: the CLI writes and
+/// flushes its output (the only copy the operator is handed of the secret) there, so a webhook
+/// whose secret could not be delivered never exists (as `keys::create_publishing`).
+pub fn create_publishing(
+    store: &Store,
+    actor: &Actor,
+    input: NewWebhook,
+    allow_private: bool,
+    now: Timestamp,
+    publish: impl FnOnce(&Webhook) -> Result<()>,
+) -> Result<Webhook> {
+    create_then(store, actor, input, allow_private, now, Some(publish))
+}
+
+/// What a front end does with a new webhook inside its transaction; see [`create_publishing`].
+type Publish = fn(&Webhook) -> Result<()>;
+
+fn create_then(
+    store: &Store,
+    actor: &Actor,
+    input: NewWebhook,
+    allow_private: bool,
+    now: Timestamp,
+    publish: Option<impl FnOnce(&Webhook) -> Result<()>>,
+) -> Result<Webhook> {
+    actor.may(Method::Post, None)?;
+    let mut p = input.problems;
+    match &input.url {
+        Some(u) => check_url(&mut p, u, allow_private),
+        None => p.add("url", "is required"),
+    }
+    match &input.events {
+        Some(e) => check_events(&mut p, e),
+        None => p.add("events", "is required"),
+    }
+    p.into_result()?;
+    let user = actor.user_id().to_string();
+    let webhook = Webhook {
+        id: uuid::Uuid::new_v4().to_string(),
+        user_id: user.clone(),
+        url: input.url.unwrap_or_default(),
+        events: input.events.unwrap_or_default(),
+        secret: sign::generate_secret(),
+        is_active: true,
+        fail_count: 0,
+        created_at: now,
+        updated_at: now,
+    };
+    // BEGIN IMMEDIATE: the count and the insert see no other writer, so N processes
+    // creating at once never make an eleventh.
+    store.write(|c| {
+        if c.count_webhooks(&user)? >= MAX_WEBHOOKS_PER_USER {
+            return Err(Error::LimitReached(format!(
+                "webhook limit reached: a user may have at most {MAX_WEBHOOKS_PER_USER} webhooks"
+            )));
+        }
+        c.insert_webhook(&webhook)?;
+        if let Some(publish) = publish {
+            c.stage()?;
+            publish(&webhook)?;
+        }
+        Ok(())
+    })?;
+    Ok(webhook)
+}
+
+pub fn list(store: &Store, actor: &Actor) -> Result<Vec<Webhook>> {
+    actor.may(Method::Get, None)?;
+    Ok(store.conn().list_webhooks(actor.user_id())?)
+}
+
+/// The shortest id prefix that names a webhook: 4 of the 32 hex digits of a UUID, as short as
+/// git's short ids. A user has at most ten webhooks, so 4 digits almost always name one, while
+/// a character or two typed by mistake (or an id like `1` in a script) never silently picks a
+/// webhook: they name none, as before, unless they match several.
+pub const MIN_ID_PREFIX: usize = 4;
+
+/// The actor's webhook whose id is `id`, or whose id starts with `id` (at least
+/// [`MIN_ID_PREFIX`] characters, case-insensitive) when exactly one does. A prefix of any
+/// length that matches several is refused (validation error listing them); another user's
+/// webhooks are never matched. The CLI and the HTTP `{id}` path parameter both come through
+/// here.
+fn find(conn: Conn<'_>, actor: &Actor, id: &str) -> Result<Webhook> {
+    if let Some(w) = conn.webhook(actor.user_id(), id)? {
+        return Ok(w);
+    }
+    let not_found =
+        |hint: &str| Error::NotFound(format!("no webhook with id or id prefix {id:?}{hint}"));
+    // Only what can begin a UUID is looked up as a prefix.
+    let prefix = id.to_ascii_lowercase();
+    if prefix.is_empty()
+        || prefix.len() > 36
+        || !prefix.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-')
+    {
+        return Err(not_found(""));
+    }
+    // Ten at most per user; a few more are fetched only to say how many match.
+    let mut found = conn.webhooks_by_id_prefix(actor.user_id(), &prefix, 20)?;
+    match found.len() {
+        0 => Err(not_found("")),
+        1 if prefix.len() >= MIN_ID_PREFIX => Ok(found.remove(0)),
+        1 => Err(not_found(&format!(
+            " (a prefix needs at least {MIN_ID_PREFIX} characters)"
+        ))),
+        n => {
+            let ids: Vec<&str> = found.iter().map(|w| w.id.as_str()).collect();
+            Err(Error::validation(
+                "id",
+                format!(
+                    "id prefix {id:?} matches {n} webhooks: {}; give more characters",
+                    ids.join(", ")
+                ),
+            ))
+        }
+    }
+}
+
+pub fn get(store: &Store, actor: &Actor, id: &str) -> Result<Webhook> {
+    actor.may(Method::Get, None)?;
+    find(store.conn(), actor, id)
+}
+
+/// Applies `patch`. Re-enabling (`isActive: true`) also resets `failCount`.
+pub fn update(
+    store: &Store,
+    actor: &Actor,
+    id: &str,
+    patch: WebhookPatch,
+    allow_private: bool,
+    now: Timestamp,
+) -> Result<Webhook> {
+    actor.may(Method::Patch, None)?;
+    let mut p = patch.problems;
+    if let Some(u) = &patch.url {
+        check_url(&mut p, u, allow_private);
+    }
+    if let Some(e) = &patch.events {
+        check_events(&mut p, e);
+    }
+    // A field that was sent but refused (`"isActive": "yes"`) was named: its own detail says
+    // what is wrong, without a second one saying that nothing was named.
+    let named = ["url", "events", "isActive"].iter().any(|f| p.has(f));
+    let empty = patch.url.is_none() && patch.events.is_none() && patch.is_active.is_none();
+    if empty && !named && !p.has("body") {
+        p.add("body", "name at least one of url, events, isActive");
+    }
+    p.into_result()?;
+    store.write(|c| {
+        let mut w = find(c, actor, id)?;
+        if let Some(u) = patch.url {
+            w.url = u;
+        }
+        if let Some(e) = patch.events {
+            w.events = e;
+        }
+        if let Some(active) = patch.is_active {
+            if active {
+                w.fail_count = 0;
+            }
+            w.is_active = active;
+        }
+        w.updated_at = now;
+        c.update_webhook(&w)?;
+        Ok(w)
+    })
+}
+
+pub fn delete(store: &Store, actor: &Actor, id: &str) -> Result<Webhook> {
+    actor.may(Method::Delete, None)?;
+    store.write(|c| {
+        let w = find(c, actor, id)?;
+        c.delete_webhook(&w.id)?;
+        Ok(w)
+    })
+}
+
+/// Sends one `webhook.test` delivery now, even to a disabled webhook, and counts it toward
+/// `failCount` like any attempt. Three phases: look the webhook up (one database step), send
+/// (holding nothing of the database: no connection, pool slot or transaction), record the
+/// attempt (another step). A webhook deleted while its ping was in flight gets no attempt
+/// logged; the caller still learns what the endpoint answered.
+pub fn test(
+    db: &(impl Database + ?Sized),
+    actor: &Actor,
+    id: &str,
+    sender: &dyn Transport,
+    now: Timestamp,
+) -> Result<TestResult> {
+    actor.may(Method::Post, None)?;
+    let ping = db.step(|store| Ping::prepare(store, actor, id, now))?;
+    let a = ping.send(sender);
+    db.step(|store| ping.record(store, &a))?;
+    Ok(TestResult {
+        delivered: a.delivered,
+        status_code: a.status_code,
+        status_text: a.status_text,
+    })
+}
+
+/// A test ping ready to go: everything the network call needs, owned, so that sending it
+/// borrows nothing from the database.
+struct Ping {
+    webhook_id: String,
+    url: String,
+    secret: String,
+    event_id: String,
+    body: Vec<u8>,
+    at: Timestamp,
+}
+
+impl Ping {
+    fn prepare(store: &Store, actor: &Actor, id: &str, now: Timestamp) -> Result<Ping> {
+        let w = find(store.conn(), actor, id)?;
+        let event_id = events::new_event_id();
+        let data = serde_json::json!({ "webhookId": w.id });
+        let body = events::payload(&event_id, TEST_EVENT, now, &data);
+        Ok(Ping {
+            webhook_id: w.id,
+            url: w.url,
+            secret: w.secret,
+            event_id,
+            body,
+            at: now,
+        })
+    }
+
+    fn send(&self, sender: &dyn Transport) -> Attempt {
+        let ts = self.at.millis() / 1000;
+        sender.send(&self.url, &self.secret, &self.event_id, &self.body, ts)
+    }
+
+    fn record(&self, store: &Store, a: &Attempt) -> Result<()> {
+        let of = AttemptOf {
+            webhook_id: &self.webhook_id,
+            delivery_id: None,
+            event_id: &self.event_id,
+            event: TEST_EVENT,
+            attempt: 1,
+        };
+        store.write(|c| log_attempt(c, of, self.at, a))
+    }
+}
+
+/// What an attempt was for.
+pub struct AttemptOf<'a> {
+    pub webhook_id: &'a str,
+    /// The outbox entry; `None` for a test ping.
+    pub delivery_id: Option<&'a str>,
+    pub event_id: &'a str,
+    pub event: &'a str,
+    /// 1 for the first attempt of a delivery.
+    pub attempt: i64,
+}
+
+/// Logs an attempt and counts it toward the webhook's `failCount`; the
+/// [`DISABLE_AFTER_FAILURES`]th consecutive failure disables the webhook in the same statement.
+/// Test pings and outbox deliveries both come through here.
+pub fn log_attempt(c: Conn<'_>, of: AttemptOf<'_>, at: Timestamp, a: &Attempt) -> Result<()> {
+    c.record_attempt(
+        &AttemptRecord {
+            webhook_id: of.webhook_id,
+            delivery_id: of.delivery_id,
+            event_id: of.event_id,
+            event: of.event,
+            attempt: of.attempt,
+            attempted_at: at,
+            delivered: a.delivered,
+            status_code: a.status_code,
+            status_text: &a.status_text,
+            duration_ms: a.duration_ms,
+            response_excerpt: &a.response_excerpt,
+        },
+        DISABLE_AFTER_FAILURES,
+    )?;
+    Ok(())
+}
+
+/// The newest attempts to deliver to the webhook, newest first.
+pub fn attempts(store: &Store, actor: &Actor, id: &str) -> Result<Vec<DeliveryAttempt>> {
+    actor.may(Method::Get, None)?;
+    let w = find(store.conn(), actor, id)?;
+    Ok(store.conn().attempts(&w.id, ATTEMPT_LOG_LIMIT)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn url_problem(raw: &str) -> Option<String> {
+        let mut p = Problems::default();
+        check_url(&mut p, raw, true);
+        p.into_result()
+            .err()
+            .map(|e| e.details()[0].message.clone())
+    }
+
+    #[test]
+    fn urls_must_be_written_as_uris() {
+        for ok in [
+            "http://example.com",
+            "https://Example.COM:8443/a/b?c=d&e=%2F;f=(g)*+,!$'~",
+            "http://[2001:db8::1]:80/x",
+            "http://127.0.0.1:9/hook",
+            "HTTP://a/@:",
+            "http://a-1.B2.example./",
+            "http://x:1",
+            "http://x:65535",
+        ] {
+            assert_eq!(url_problem(ok), None, "{ok}");
+        }
+        for bad in [
+            "http://x:0",
+            "http://example.com:0/",
+            "http://a/b c",
+            "http://exa\tmple.com/",
+            "http://a/\n",
+            "http://a/^",
+            "http://a/>",
+            "http://a/\"",
+            "http://a/{x}",
+            "http://a/b|c",
+            "http://a\\b/",
+            "http://b\u{fc}cher.de/",
+            "http://a/%",
+            "http://a/%4",
+            "http://a/%zz",
+            "http://a/[x]",
+            "http://[::1]/[",
+            "https://o.net*",
+            "http://a_b.example/",
+            "http://%61.net/",
+            "http://a..b/",
+            "http://a.1/",
+            "http://0177.0.0.1/",
+            "http://127.1/",
+            "http://0x7f000001/",
+            "http://a:/",
+            "http://a:080/",
+            "http://a:65536/",
+            "http:example.com",
+            "http:/example.com",
+        ] {
+            assert!(url_problem(bad).is_some(), "{bad:?} was accepted");
+        }
+    }
+}

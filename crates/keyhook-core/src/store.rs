@@ -1,0 +1,254 @@
+//! The storage boundary. The services speak to a database only through these two traits;
+//! each backend crate (keyhook-sqlite today) implements them, and nothing in the core knows
+//! which one it has.
+//!
+//! - [`Storage`] is one connection to the database: the reads a request makes outside a
+//!   transaction ([`Storage::conn`]), write transactions ([`dyn Storage::write`]), and the
+//!   key lookups of authentication, which a backend may cache.
+//! - [`Queries`] is every query, the same methods in and out of a transaction.
+//!
+//! Both are object safe: the services take `&Store` (`&dyn Storage`), so the front ends and
+//! the services compile once, whatever backend the binary wires in.
+
+use crate::error::{Error, Result};
+use crate::model::{ApiKey, DeliveryAttempt, Webhook};
+use crate::time::Timestamp;
+
+/// What a backend reports when a query or a transaction fails. The core maps it to
+/// [`Error`] (and from there to an exit code or an HTTP status); nothing of the backend's own
+/// error types crosses the boundary.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    /// The database cannot take this now but may later: busy past the timeout, read-only,
+    /// out of space. 503 / exit 1.
+    #[error("{0}")]
+    Unavailable(String),
+    /// The database is not what it should be: corrupt, not keyhook's, from a newer keyhook,
+    /// or an unexpected failure. 500 / exit 1.
+    #[error("{0}")]
+    Broken(String),
+    /// The operating system refused (a directory, a file, its mode). 500 / exit 1.
+    #[error("{0}")]
+    Io(String),
+    /// There is no database where one was expected (and none was to be created).
+    /// 503 / exit 1, `DATABASE_NOT_FOUND`.
+    #[error("{0}")]
+    Missing(String),
+}
+
+impl From<StoreError> for Error {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::Unavailable(m) => Error::Unavailable(m),
+            StoreError::Broken(m) => Error::Storage(m),
+            StoreError::Io(m) => Error::Io(m),
+            StoreError::Missing(m) => Error::NoDatabase(m),
+        }
+    }
+}
+
+/// The result of a storage call.
+pub type StoreResult<T> = std::result::Result<T, StoreError>;
+
+/// One connection to the database, used by one thread at a time.
+pub trait Storage: Send {
+    /// The database for reads outside a transaction.
+    fn conn(&self) -> Conn<'_>;
+
+    /// Runs `f` in a write transaction that holds the write lock from its start, so that a
+    /// check and the write that depends on it (a limit, a count) see no concurrent writer.
+    /// `f`'s error rolls the transaction back and is returned as it is. Callers use the
+    /// generic [`write`](Store::write).
+    fn write_dyn(&self, f: &mut dyn FnMut(Conn<'_>) -> Result<()>) -> Result<()>;
+
+    /// The key whose SHA-256 (lowercase hex) is `key_hash`, as last committed by anyone. A
+    /// backend may answer from a cache only if it knows the cache is current.
+    fn key_by_hash(&self, key_hash: &str) -> StoreResult<Option<ApiKey>>;
+
+    /// Records a use of the key (see [`Queries::set_key_last_used`]) and keeps any cached
+    /// copy in step.
+    fn record_key_use(&self, key_hash: &str, key_id: &str, at: Timestamp) -> StoreResult<()>;
+}
+
+/// Opens connections to one database. The binary picks the backend; the front ends and the
+/// delivery worker only ever see this.
+pub trait Backend: Send + Sync {
+    /// A new connection. The database is created if the backend was made to create it, and
+    /// must exist otherwise ([`StoreError::Missing`]).
+    fn connect(&self) -> Result<Box<Store>>;
+    /// The database, for messages: a path (or, for a server, its address without a password).
+    fn describe(&self) -> String;
+}
+
+/// A database handle as the services hold it.
+pub type Store = dyn Storage;
+
+/// A boxed connection (what [`Backend::connect`] returns) is a connection.
+impl<S: Storage + ?Sized> Storage for Box<S> {
+    fn conn(&self) -> Conn<'_> {
+        (**self).conn()
+    }
+
+    fn write_dyn(&self, f: &mut dyn FnMut(Conn<'_>) -> Result<()>) -> Result<()> {
+        (**self).write_dyn(f)
+    }
+
+    fn key_by_hash(&self, key_hash: &str) -> StoreResult<Option<ApiKey>> {
+        (**self).key_by_hash(key_hash)
+    }
+
+    fn record_key_use(&self, key_hash: &str, key_id: &str, at: Timestamp) -> StoreResult<()> {
+        (**self).record_key_use(key_hash, key_id, at)
+    }
+}
+
+/// A view of the database for queries: outside a transaction, or inside one.
+pub type Conn<'a> = &'a dyn Queries;
+
+impl Store {
+    /// Runs `f` in a write transaction (see [`Storage::write_dyn`]) and returns its value.
+    pub fn write<T>(&self, f: impl FnOnce(Conn<'_>) -> Result<T>) -> Result<T> {
+        let mut f = Some(f);
+        let mut out = None;
+        self.write_dyn(&mut |c| {
+            let f = f.take().expect("write_dyn calls its closure once");
+            out = Some(f(c)?);
+            Ok(())
+        })?;
+        Ok(out.expect("write_dyn returned Ok after its closure succeeded"))
+    }
+}
+
+/// Every query keyhook makes, in three groups. Implementations keep the rows exactly as
+/// given: the rules are the services' business, not the backend's.
+pub trait Queries: KeyQueries + WebhookQueries + OutboxQueries {}
+
+impl<T: KeyQueries + WebhookQueries + OutboxQueries> Queries for T {}
+
+/// Users and API keys.
+pub trait KeyQueries {
+    /// Adds the user if it is not there yet.
+    fn ensure_user(&self, user_id: &str, now: Timestamp) -> StoreResult<()>;
+    /// Inserts a key (and its user); `key_hash` is the SHA-256 of the plaintext, which is
+    /// never stored.
+    fn insert_key(&self, key: &ApiKey, key_hash: &str) -> StoreResult<()>;
+    /// The key whose hash is `key_hash`, uncached.
+    fn key_by_hash(&self, key_hash: &str) -> StoreResult<Option<ApiKey>>;
+    /// Keys of `user` (or of every user) whose id or prefix is `id_or_prefix`, oldest first.
+    fn keys_by_id_or_prefix(
+        &self,
+        user: Option<&str>,
+        id_or_prefix: &str,
+    ) -> StoreResult<Vec<ApiKey>>;
+    /// Keys of `user`, or of every user when `None`, oldest first.
+    fn list_keys(&self, user: Option<&str>) -> StoreResult<Vec<ApiKey>>;
+    /// Inside a write transaction: makes its commit as unlikely to fail as the backend
+    /// allows, before anything that depends on it (a new key or secret) is shown. A failure
+    /// here rolls back with nothing shown.
+    fn stage(&self) -> StoreResult<()>;
+    /// Keys of `user` whose expiry is before `cutoff`, oldest expiry first.
+    fn keys_expired_before(&self, user: &str, cutoff: Timestamp) -> StoreResult<Vec<ApiKey>>;
+    /// Returns whether a key was deleted.
+    fn delete_key(&self, id: &str) -> StoreResult<bool>;
+    fn set_key_expiry(&self, id: &str, expires_at: Timestamp) -> StoreResult<()>;
+    /// Records a use of the key, never moving `lastUsedAt` back; gives up quickly rather than
+    /// wait long for another writer.
+    fn set_key_last_used(&self, id: &str, at: Timestamp) -> StoreResult<()>;
+}
+
+/// Webhooks and their attempt logs.
+pub trait WebhookQueries {
+    fn count_webhooks(&self, user: &str) -> StoreResult<i64>;
+    fn insert_webhook(&self, w: &Webhook) -> StoreResult<()>;
+    /// Webhooks of `user`, oldest first.
+    fn list_webhooks(&self, user: &str) -> StoreResult<Vec<Webhook>>;
+    fn webhook(&self, user: &str, id: &str) -> StoreResult<Option<Webhook>>;
+    /// At most `limit` webhooks of `user` whose id starts with `prefix`.
+    fn webhooks_by_id_prefix(
+        &self,
+        user: &str,
+        prefix: &str,
+        limit: i64,
+    ) -> StoreResult<Vec<Webhook>>;
+    fn update_webhook(&self, w: &Webhook) -> StoreResult<()>;
+    /// Returns whether a webhook was deleted (its deliveries and attempts go with it).
+    fn delete_webhook(&self, id: &str) -> StoreResult<bool>;
+    /// Logs an attempt and counts it toward the webhook's `failCount`; the
+    /// `disable_after`th consecutive failure disables it. Nothing is written for a webhook
+    /// that no longer exists.
+    fn record_attempt(&self, a: &AttemptRecord<'_>, disable_after: i64) -> StoreResult<()>;
+    /// The newest `limit` attempts to deliver to the webhook, newest first.
+    fn attempts(&self, webhook_id: &str, limit: i64) -> StoreResult<Vec<DeliveryAttempt>>;
+}
+
+/// Events and the deliveries queued for them.
+pub trait OutboxQueries {
+    fn insert_event(
+        &self,
+        id: &str,
+        user: &str,
+        event: &str,
+        payload: &[u8],
+        now: Timestamp,
+    ) -> StoreResult<()>;
+    /// Queues the event for every active webhook of `user` subscribed to it; returns how many
+    /// deliveries were queued.
+    fn enqueue_deliveries(
+        &self,
+        event_id: &str,
+        user: &str,
+        event: &str,
+        now: Timestamp,
+    ) -> StoreResult<usize>;
+    /// Whether any delivery is due at `now`.
+    fn any_due(&self, now: Timestamp) -> StoreResult<bool>;
+    /// Leases up to `limit` due deliveries until `lease_until`.
+    fn claim_due(
+        &self,
+        now: Timestamp,
+        limit: usize,
+        lease_until: Timestamp,
+    ) -> StoreResult<Vec<Claimed>>;
+    /// Ends a delivery in `state` (`delivered`, `failed` or `cancelled`); `attempted` says
+    /// whether an attempt was made.
+    fn finish_delivery(
+        &self,
+        id: &str,
+        state: &str,
+        attempted: bool,
+        now: Timestamp,
+    ) -> StoreResult<()>;
+    fn retry_delivery(&self, id: &str, next_at: Timestamp, now: Timestamp) -> StoreResult<()>;
+    /// Deliveries per state.
+    fn delivery_counts(&self) -> StoreResult<Vec<(String, i64)>>;
+}
+
+/// What one attempt did, to be logged and counted.
+pub struct AttemptRecord<'a> {
+    pub webhook_id: &'a str,
+    pub delivery_id: Option<&'a str>,
+    pub event_id: &'a str,
+    pub event: &'a str,
+    pub attempt: i64,
+    pub attempted_at: Timestamp,
+    pub delivered: bool,
+    pub status_code: u16,
+    pub status_text: &'a str,
+    pub duration_ms: i64,
+    pub response_excerpt: &'a str,
+}
+
+/// A delivery taken by a worker, with what it needs to send it.
+#[derive(Debug, Clone)]
+pub struct Claimed {
+    pub delivery_id: String,
+    pub event_id: String,
+    pub event: String,
+    pub payload: Vec<u8>,
+    /// Attempts made before this one.
+    pub attempts: i64,
+    pub webhook_id: String,
+    pub url: String,
+    pub secret: String,
+    pub webhook_active: bool,
+}

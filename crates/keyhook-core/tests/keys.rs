@@ -1,0 +1,546 @@
+//! The key services over a real (SQLite) store: validation, scope, lifetime, rotation, prune.
+//! Integration tests of the core, since a store comes from a backend crate.
+
+use keyhook_core::auth;
+use keyhook_core::error::Error;
+use keyhook_core::model::{ApiKey, Permission};
+use keyhook_core::service::keys::*;
+use keyhook_core::service::Actor;
+use keyhook_core::store::Store;
+use keyhook_core::time::Timestamp;
+use keyhook_sqlite::SqliteStore;
+
+/// A store in a fresh temporary directory; the directory lives as long as the guard.
+fn temp_store() -> (tempfile::TempDir, Box<Store>) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(&dir.path().join("k.db")).unwrap();
+    (dir, Box::new(store))
+}
+use serde_json::json;
+
+const NOW: Timestamp = Timestamp(1_800_000_000_000);
+
+fn op() -> Actor {
+    Actor::operator("alice").unwrap()
+}
+
+fn named(name: &str) -> NewKey {
+    NewKey {
+        name: Some(name.into()),
+        ..Default::default()
+    }
+}
+
+fn fields(e: Error) -> Vec<(String, String)> {
+    match e {
+        Error::Validation(d) => d.into_iter().map(|f| (f.field, f.message)).collect(),
+        other => panic!("expected a validation error, got {other:?}"),
+    }
+}
+
+#[test]
+fn creates_with_defaults_and_stores_only_the_hash() {
+    let (_d, s) = temp_store();
+    let k = create(&s, &op(), named("  ci  "), NOW).unwrap();
+    assert_eq!(k.name, "ci");
+    assert_eq!(k.permission, Permission::Readwrite);
+    assert!(k.full_access);
+    assert!(k.profile_ids.is_empty());
+    assert_eq!(k.expires_at, None);
+    assert_eq!(k.last_used_at, None);
+    assert_eq!(k.user_id, "alice");
+    let plain = k.key.clone().unwrap();
+    assert!(auth::is_well_formed(&plain));
+    assert_eq!(k.key_prefix, &plain[..11]);
+    let stored = s
+        .conn()
+        .key_by_hash(&auth::hash_key(&plain))
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.id, k.id);
+    assert_eq!(stored.key, None);
+}
+
+#[test]
+fn validation_reports_every_field() {
+    let (_d, s) = temp_store();
+    let body = json!({
+        "name": "", "permission": "admin", "fullAccess": false,
+        "profileIds": ["a", "", "a"], "expiresAt": "2001-01-01T00:00:00Z", "extra": 1
+    });
+    let got = fields(create(&s, &op(), NewKey::from_json(&body).unwrap(), NOW).unwrap_err());
+    let names: Vec<&str> = got.iter().map(|(f, _)| f.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "extra",
+            "name",
+            "permission",
+            "profileIds[1]",
+            "profileIds[2]",
+            "expiresAt"
+        ]
+    );
+}
+
+#[test]
+fn type_errors_and_value_errors_come_together() {
+    let (_d, s) = temp_store();
+    let body = json!({"name": 5, "permission": "x", "profileIds": ["a", 3]});
+    let got = fields(create(&s, &op(), NewKey::from_json(&body).unwrap(), NOW).unwrap_err());
+    assert_eq!(
+        got,
+        [
+            ("name".to_string(), "must be a string".to_string()),
+            ("profileIds[1]".to_string(), "must be a string".to_string()),
+            (
+                "permission".to_string(),
+                "must be readwrite or readonly".to_string()
+            ),
+            (
+                "profileIds".to_string(),
+                "must be empty when fullAccess is true (set fullAccess to false to limit \
+                 the key)"
+                    .to_string()
+            ),
+        ]
+    );
+    let e = NewKey::from_json(&json!([1])).unwrap_err();
+    assert_eq!(fields(e)[0].0, "body");
+}
+
+#[test]
+fn name_rules() {
+    let (_d, s) = temp_store();
+    let long = "x".repeat(101);
+    for (input, msg) in [
+        (NewKey::default(), "is required"),
+        (named("   "), "must not be empty"),
+        (named(&long), "must be at most 100 characters"),
+        (
+            named("a\nb"),
+            "must not contain control, invisible or reordering characters: U+000A at \
+             character 2",
+        ),
+    ] {
+        let got = fields(create(&s, &op(), input, NOW).unwrap_err());
+        assert_eq!(got, [("name".to_string(), msg.to_string())]);
+    }
+    assert!(create(&s, &op(), named(&"é".repeat(100)), NOW).is_ok());
+}
+
+#[test]
+fn scope_and_full_access_must_agree() {
+    let (_d, s) = temp_store();
+    let both = NewKey {
+        profile_ids: Some(vec!["p".into()]),
+        ..named("k")
+    };
+    assert_eq!(
+        fields(create(&s, &op(), both, NOW).unwrap_err())[0].0,
+        "profileIds"
+    );
+    let none = NewKey {
+        full_access: Some(false),
+        ..named("k")
+    };
+    assert_eq!(
+        fields(create(&s, &op(), none, NOW).unwrap_err())[0].0,
+        "profileIds"
+    );
+    let scoped = NewKey {
+        full_access: Some(false),
+        profile_ids: Some(vec!["p1".into(), "p2".into()]),
+        ..named("k")
+    };
+    let k = create(&s, &op(), scoped, NOW).unwrap();
+    assert_eq!(k.profile_ids, ["p1", "p2"]);
+    assert!(!k.full_access);
+}
+
+#[test]
+fn expiry_must_be_future_rfc3339_with_offset() {
+    let (_d, s) = temp_store();
+    let at = |t: &str| NewKey {
+        expires_at: Some(t.into()),
+        ..named("k")
+    };
+    for bad in ["2030-01-01T00:00:00", "soon", "2020-01-01T00:00:00Z"] {
+        assert_eq!(
+            fields(create(&s, &op(), at(bad), NOW).unwrap_err())[0].0,
+            "expiresAt"
+        );
+    }
+    // Exactly now is not in the future.
+    let now = NOW.to_rfc3339();
+    assert!(create(&s, &op(), at(&now), NOW).is_err());
+    let k = create(&s, &op(), at("2030-01-01T02:00:00+02:00"), NOW).unwrap();
+    assert_eq!(
+        k.expires_at.unwrap().to_rfc3339(),
+        "2030-01-01T00:00:00.000Z"
+    );
+}
+
+#[test]
+fn scoped_key_cannot_create_broader_keys() {
+    let (_d, s) = temp_store();
+    let parent = create(
+        &s,
+        &op(),
+        NewKey {
+            full_access: Some(false),
+            profile_ids: Some(vec!["p1".into(), "p2".into()]),
+            ..named("parent")
+        },
+        NOW,
+    )
+    .unwrap();
+    let actor = Actor::Key(parent);
+    let e = create(&s, &actor, named("full"), NOW).unwrap_err();
+    assert_eq!(e.http_status(), 403);
+    let outside = NewKey {
+        full_access: Some(false),
+        profile_ids: Some(vec!["p1".into(), "p3".into()]),
+        ..named("outside")
+    };
+    assert_eq!(
+        create(&s, &actor, outside, NOW).unwrap_err().http_status(),
+        403
+    );
+    let inside = NewKey {
+        full_access: Some(false),
+        profile_ids: Some(vec!["p2".into()]),
+        ..named("inside")
+    };
+    let child = create(&s, &actor, inside, NOW).unwrap();
+    assert_eq!(child.user_id, "alice");
+}
+
+#[test]
+fn readonly_key_cannot_create_or_delete() {
+    let (_d, s) = temp_store();
+    let ro = create(
+        &s,
+        &op(),
+        NewKey {
+            permission: Some("readonly".into()),
+            ..named("ro")
+        },
+        NOW,
+    )
+    .unwrap();
+    let actor = Actor::Key(ro.clone());
+    assert_eq!(
+        create(&s, &actor, named("x"), NOW)
+            .unwrap_err()
+            .http_status(),
+        403
+    );
+    assert_eq!(delete(&s, &actor, &ro.id).unwrap_err().http_status(), 403);
+    assert_eq!(list(&s, &actor, false).unwrap().len(), 1);
+}
+
+#[test]
+fn users_are_isolated() {
+    let (_d, s) = temp_store();
+    let a = create(&s, &op(), named("a"), NOW).unwrap();
+    let bob = Actor::operator("bob").unwrap();
+    create(&s, &bob, named("b"), NOW).unwrap();
+    assert_eq!(list(&s, &bob, false).unwrap().len(), 1);
+    assert_eq!(list(&s, &bob, true).unwrap().len(), 2);
+    assert_eq!(get(&s, &bob, &a.id).unwrap_err().exit_code(), 3);
+    assert_eq!(delete(&s, &bob, &a.key_prefix).unwrap_err().exit_code(), 3);
+    assert!(get(&s, &op(), &a.key_prefix).is_ok());
+    let as_key = Actor::Key(a);
+    assert_eq!(list(&s, &as_key, true).unwrap_err().http_status(), 403);
+}
+
+#[test]
+fn delete_takes_effect_at_once() {
+    let (_d, s) = temp_store();
+    let k = create(&s, &op(), named("a"), NOW).unwrap();
+    let plain = k.key.clone().unwrap();
+    assert!(auth::authenticate(&s, &plain, NOW).is_ok());
+    delete(&s, &op(), &k.key_prefix).unwrap();
+    let e = auth::authenticate(&s, &plain, NOW).unwrap_err();
+    assert_eq!(e.code(), "UNAUTHORIZED");
+    assert_eq!(delete(&s, &op(), &k.id).unwrap_err().exit_code(), 3);
+}
+
+#[test]
+fn expired_keys_are_refused_but_listed() {
+    let (_d, s) = temp_store();
+    let k = create(
+        &s,
+        &op(),
+        NewKey {
+            expires_at: Some(NOW.add_millis(1000).to_rfc3339()),
+            ..named("a")
+        },
+        NOW,
+    )
+    .unwrap();
+    let plain = k.key.clone().unwrap();
+    assert!(auth::authenticate(&s, &plain, NOW.add_millis(999)).is_ok());
+    // At the boundary itself the key has expired.
+    let e = auth::authenticate(&s, &plain, NOW.add_millis(1000)).unwrap_err();
+    assert_eq!(e.to_string(), "API key has expired");
+    assert_eq!(e.code(), "API_KEY_EXPIRED");
+    assert_eq!(list(&s, &op(), false).unwrap().len(), 1);
+}
+
+#[test]
+fn last_used_is_coalesced_to_once_a_second() {
+    let (_d, s) = temp_store();
+    let k = create(&s, &op(), named("a"), NOW).unwrap();
+    let plain = k.key.unwrap();
+    auth::authenticate(&s, &plain, NOW).unwrap();
+    assert_eq!(get(&s, &op(), &k.id).unwrap().last_used_at, None);
+    auth::authenticate_request(&s, &plain, NOW).unwrap();
+    assert_eq!(get(&s, &op(), &k.id).unwrap().last_used_at, Some(NOW));
+    auth::authenticate_request(&s, &plain, NOW.add_millis(999)).unwrap();
+    assert_eq!(get(&s, &op(), &k.id).unwrap().last_used_at, Some(NOW));
+    auth::authenticate_request(&s, &plain, NOW.add_millis(1000)).unwrap();
+    assert_eq!(
+        get(&s, &op(), &k.id).unwrap().last_used_at,
+        Some(NOW.add_millis(1000))
+    );
+}
+
+#[test]
+fn rotate_keeps_name_scope_and_lifetime() {
+    let (_d, s) = temp_store();
+    let old = create(
+        &s,
+        &op(),
+        NewKey {
+            permission: Some("readonly".into()),
+            full_access: Some(false),
+            profile_ids: Some(vec!["p".into()]),
+            expires_at: Some(NOW.add_millis(10_000).to_rfc3339()),
+            ..named("ci")
+        },
+        NOW,
+    )
+    .unwrap();
+    let later = NOW.add_millis(4_000);
+    let new = rotate(&s, &op(), &old.key_prefix, None, later).unwrap();
+    assert_eq!(
+        (&new.name, new.permission, new.full_access, &new.profile_ids),
+        (&old.name, old.permission, old.full_access, &old.profile_ids)
+    );
+    assert_eq!(new.expires_at, Some(later.add_millis(10_000)));
+    assert_ne!(new.key, old.key);
+    assert!(auth::authenticate(&s, old.key.as_deref().unwrap(), later).is_err());
+    assert!(auth::authenticate(&s, new.key.as_deref().unwrap(), later).is_ok());
+}
+
+#[test]
+fn rotate_with_grace_expires_the_old_key_later_never_extends_it() {
+    let (_d, s) = temp_store();
+    let old = create(&s, &op(), named("ci"), NOW).unwrap();
+    rotate(&s, &op(), &old.id, Some(60_000), NOW).unwrap();
+    let old_now = get(&s, &op(), &old.id).unwrap();
+    assert_eq!(old_now.expires_at, Some(NOW.add_millis(60_000)));
+    let plain = old.key.unwrap();
+    assert!(auth::authenticate(&s, &plain, NOW.add_millis(59_999)).is_ok());
+    assert!(auth::authenticate(&s, &plain, NOW.add_millis(60_000)).is_err());
+    // A second rotation with a longer grace does not push the expiry out.
+    rotate(&s, &op(), &old.id, Some(600_000), NOW).unwrap();
+    let again = get(&s, &op(), &old.id).unwrap();
+    assert_eq!(again.expires_at, Some(NOW.add_millis(60_000)));
+}
+
+fn make(s: &Store, name: &str, profiles: &[&str], expires: Option<i64>) -> ApiKey {
+    let input = NewKey {
+        full_access: Some(profiles.is_empty()),
+        profile_ids: Some(profiles.iter().map(|p| p.to_string()).collect()),
+        expires_at: expires.map(|ms| NOW.add_millis(ms).to_rfc3339()),
+        ..named(name)
+    };
+    create(s, &op(), input, NOW).unwrap()
+}
+
+fn expiring_at(ms: i64) -> NewKey {
+    NewKey {
+        expires_at: Some(NOW.add_millis(ms).to_rfc3339()),
+        ..named("child")
+    }
+}
+
+#[test]
+fn an_expiring_key_cannot_create_a_key_that_outlives_it() {
+    let (_d, s) = temp_store();
+    let actor = Actor::Key(make(&s, "short", &[], Some(10_000)));
+    for input in [named("forever"), expiring_at(10_001)] {
+        let e = create(&s, &actor, input, NOW).unwrap_err();
+        assert_eq!((e.http_status(), e.code()), (403, "FORBIDDEN"));
+        assert_eq!(e.details().len(), 1, "{e:?}");
+        assert_eq!(e.details()[0].field, "expiresAt");
+        assert!(e.details()[0]
+            .message
+            .contains(&NOW.add_millis(10_000).to_rfc3339()));
+    }
+    assert_eq!(list(&s, &op(), false).unwrap().len(), 1);
+    for ms in [10_000, 1] {
+        let k = create(&s, &actor, expiring_at(ms), NOW).unwrap();
+        assert_eq!(k.expires_at, Some(NOW.add_millis(ms)));
+    }
+    // A key without an expiry is not limited in lifetime.
+    let forever = Actor::Key(make(&s, "forever", &[], None));
+    assert!(create(&s, &forever, named("child"), NOW).is_ok());
+}
+
+#[test]
+fn a_key_deletes_only_keys_no_broader_than_itself() {
+    let (_d, s) = temp_store();
+    let full = make(&s, "full", &[], None);
+    let wide = make(&s, "wide", &["p1", "p2"], None);
+    let late = make(&s, "late", &["p1"], Some(20_000));
+    let narrow = make(&s, "narrow", &["p1"], Some(5_000));
+    let actor = make(&s, "actor", &["p1"], Some(10_000));
+    let as_actor = Actor::Key(actor.clone());
+    for target in [&full, &wide, &late] {
+        let e = delete(&s, &as_actor, &target.id).unwrap_err();
+        assert_eq!(e.http_status(), 403, "{}: {e:?}", target.name);
+    }
+    assert_eq!(list(&s, &op(), false).unwrap().len(), 5);
+    delete(&s, &as_actor, &narrow.id).unwrap();
+    delete(&s, &as_actor, &actor.key_prefix).unwrap();
+    // The operator is not limited.
+    delete(&s, &op(), &full.id).unwrap();
+    // Another user's key is not found, however broad the acting key.
+    let alice_full = Actor::Key(make(&s, "b", &[], None));
+    let other = create(&s, &Actor::operator("bob").unwrap(), named("x"), NOW).unwrap();
+    assert_eq!(
+        delete(&s, &alice_full, &other.id)
+            .unwrap_err()
+            .http_status(),
+        404
+    );
+}
+
+#[test]
+fn a_key_rotates_only_keys_no_broader_than_itself() {
+    let (_d, s) = temp_store();
+    let full = make(&s, "full", &[], None);
+    let forever = make(&s, "forever", &["p1"], None);
+    let actor = Actor::Key(make(&s, "actor", &["p1"], Some(10_000)));
+    for target in [&full, &forever] {
+        for grace in [None, Some(1_000)] {
+            let e = rotate(&s, &actor, &target.id, grace, NOW).unwrap_err();
+            assert_eq!(e.http_status(), 403, "{}: {e:?}", target.name);
+            let still = get(&s, &op(), &target.id).unwrap();
+            assert_eq!(still.expires_at, target.expires_at, "{}", target.name);
+        }
+    }
+    assert_eq!(list(&s, &op(), false).unwrap().len(), 3);
+    let other = create(&s, &Actor::operator("bob").unwrap(), named("x"), NOW).unwrap();
+    assert_eq!(
+        rotate(&s, &actor, &other.id, None, NOW)
+            .unwrap_err()
+            .http_status(),
+        404
+    );
+}
+
+#[test]
+fn a_key_rotating_never_outlives_itself() {
+    let (_d, s) = temp_store();
+    let me = make(&s, "me", &["p1"], Some(10_000));
+    let actor = Actor::Key(me.clone());
+    // A 5 s key rotated at +4 s gets +9 s, within the acting key's +10 s.
+    let target = make(&s, "target", &["p1"], Some(5_000));
+    let later = NOW.add_millis(4_000);
+    let new = rotate(&s, &actor, &target.id, Some(600_000), later).unwrap();
+    assert_eq!(new.expires_at, Some(NOW.add_millis(9_000)));
+    // With a grace period the old key still ends when it would have.
+    let old = get(&s, &op(), &target.id).unwrap();
+    assert_eq!(old.expires_at, target.expires_at);
+    let later = NOW.add_millis(8_000);
+    // Rotated at +8 s it would get +13 s; the acting key ends at +10 s.
+    let newer = rotate(&s, &actor, &new.id, None, later).unwrap();
+    assert_eq!(newer.expires_at, me.expires_at, "clamped to the acting key");
+    // Rotating itself, again and again, a key cannot push its end out.
+    let mut current = me.clone();
+    for step in 1..=3 {
+        let at = NOW.add_millis(step * 2_000);
+        let next = rotate(
+            &s,
+            &Actor::Key(current.clone()),
+            &current.id,
+            Some(60_000),
+            at,
+        )
+        .unwrap();
+        assert_eq!(next.expires_at, me.expires_at, "step {step}");
+        let old = get(&s, &op(), &current.id).unwrap();
+        assert!(old.expires_at <= me.expires_at, "step {step}");
+        current = next;
+    }
+    // The operator's cron rotation keeps the lifetime: the same length from now.
+    let cron = rotate(&s, &op(), &me.id, None, NOW.add_millis(9_000)).unwrap();
+    assert_eq!(cron.expires_at, Some(NOW.add_millis(19_000)));
+}
+
+#[test]
+fn a_failed_publish_leaves_nothing_behind() {
+    let (_d, s) = temp_store();
+    let fail = |_: &ApiKey| Err(Error::Io("stdout is gone".into()));
+    let e = create_publishing(&s, &op(), named("lost"), NOW, fail).unwrap_err();
+    assert_eq!(e.exit_code(), 1);
+    assert!(list(&s, &op(), false).unwrap().is_empty());
+
+    let old = make(&s, "old", &[], Some(10_000));
+    for grace in [None, Some(1_000)] {
+        let mut seen = None;
+        let e = rotate_publishing(&s, &op(), &old.id, grace, NOW, |k| {
+            seen = k.key.clone();
+            Err(Error::Io("stdout is gone".into()))
+        })
+        .unwrap_err();
+        assert_eq!(e.exit_code(), 1);
+        assert!(seen.is_some(), "publish gets the plaintext");
+        let keys = list(&s, &op(), false).unwrap();
+        assert_eq!(keys.len(), 1);
+        assert_eq!(keys[0].expires_at, old.expires_at);
+        assert!(auth::authenticate(&s, old.key.as_deref().unwrap(), NOW).is_ok());
+    }
+    // A publish that succeeds sees the key stored, and it stays.
+    let mut published = None;
+    let k = create_publishing(&s, &op(), named("kept"), NOW, |k| {
+        published = Some(k.id.clone());
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(published.as_deref(), Some(k.id.as_str()));
+    assert!(get(&s, &op(), &k.id).is_ok());
+}
+
+#[test]
+fn prune_deletes_keys_expired_longer_than_the_age() {
+    let (_d, s) = temp_store();
+    let gone = make(&s, "gone", &[], Some(1_000));
+    let edge = make(&s, "edge", &[], Some(2_000));
+    make(&s, "recent", &[], Some(5_000));
+    make(&s, "forever", &[], None);
+    create(
+        &s,
+        &Actor::operator("bob").unwrap(),
+        expiring_at(1_000),
+        NOW,
+    )
+    .unwrap();
+    // At +12 s with a 10 s age: expired before +2 s. The key that expired exactly then
+    // has not been expired for more than 10 s.
+    let at = NOW.add_millis(12_000);
+    let due = prunable(&s, &op(), 10_000, at).unwrap();
+    assert_eq!(due.len(), 1);
+    let deleted = prune(&s, &op(), 10_000, at).unwrap();
+    assert_eq!(deleted.len(), 1);
+    assert_eq!(deleted[0].id, gone.id);
+    assert!(get(&s, &op(), &edge.id).is_ok());
+    assert_eq!(list(&s, &op(), false).unwrap().len(), 3);
+    assert_eq!(list(&s, &op(), true).unwrap().len(), 4, "bob's key stays");
+    assert_eq!(prune(&s, &op(), 0, at).unwrap_err().exit_code(), 2);
+}

@@ -1,0 +1,45 @@
+//! The webhook services over a real (SQLite) store.
+
+use keyhook_core::service::events::TEST_EVENT;
+use keyhook_core::service::webhooks::*;
+use keyhook_core::service::Actor;
+use keyhook_core::store::Store;
+use keyhook_core::time::Timestamp;
+use keyhook_core::transport::Attempt;
+use keyhook_sqlite::SqliteStore;
+
+/// Attempts are recorded after the request, outside any transaction: by then the webhook
+/// (and its deliveries) may be gone. Recording must then write nothing and not fail, or the
+/// outbox worker's whole settling batch would be rolled back.
+#[test]
+fn an_attempt_for_a_deleted_webhook_is_dropped_without_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let store: Box<Store> = Box::new(SqliteStore::open(&dir.path().join("k.db")).unwrap());
+    let actor = Actor::operator("alice").unwrap();
+    let input = NewWebhook {
+        url: Some("http://127.0.0.1:9/hook".into()),
+        events: Some(vec!["post.published".into()]),
+        ..NewWebhook::default()
+    };
+    let w = create(&store, &actor, input, true, Timestamp::now()).unwrap();
+    delete(&store, &actor, &w.id).unwrap();
+    let attempt = Attempt {
+        delivered: false,
+        status_code: 0,
+        status_text: "timed out".into(),
+        duration_ms: 10_000,
+        response_excerpt: String::new(),
+        retry_after_ms: None,
+    };
+    let of = AttemptOf {
+        webhook_id: &w.id,
+        delivery_id: None,
+        event_id: "evt_1",
+        event: TEST_EVENT,
+        attempt: 1,
+    };
+    store
+        .write(|c| log_attempt(c, of, Timestamp::now(), &attempt))
+        .unwrap();
+    assert!(store.conn().attempts(&w.id, 10).unwrap().is_empty());
+}

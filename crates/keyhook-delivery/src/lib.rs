@@ -1,0 +1,10 @@
+//! Webhook delivery: the HTTP client that posts one signed attempt to a vetted address
+//! (`client`, the core's `Transport`), the retry schedule (`schedule`) and the outbox worker
+//! (`worker`) that `serve` runs beside the API and `deliver` runs alone.
+
+pub mod client;
+pub mod schedule;
+pub mod worker;
+
+// The core's modules under the names the delivery files use.
+use keyhook_core::{error, service, store, time};

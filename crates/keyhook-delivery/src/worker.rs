@@ -1,0 +1,236 @@
+//! The outbox worker: leases due deliveries, sends them on a pool of threads, and records
+//! each attempt, its retry or its end in batched transactions.
+//!
+//! At-least-once: a delivery is leased before it is sent and settled after; if the process
+//! dies in between, the lease runs out and the delivery is claimed and sent again.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender as Tx};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::Duration;
+
+use super::client::{ClientConfig, Sender};
+use super::schedule::Schedule;
+use crate::error::Result;
+use crate::service::webhooks::{log_attempt, AttemptOf};
+use crate::store::{Backend, Claimed, Conn, Store};
+use crate::time::Timestamp;
+use keyhook_core::transport::Attempt;
+
+/// How often an idle worker looks for due deliveries.
+const POLL: Duration = Duration::from_millis(100);
+
+pub struct WorkerOptions {
+    pub client: ClientConfig,
+    pub schedule: Schedule,
+    /// Deliveries in flight at once (sender threads).
+    pub concurrency: usize,
+    /// Stop when nothing is due instead of waiting for more.
+    pub once: bool,
+}
+
+/// What a run did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Summary {
+    pub delivered: u64,
+    pub retrying: u64,
+    pub failed: u64,
+    pub cancelled: u64,
+}
+
+type Done = (Claimed, Attempt, Timestamp);
+
+/// Works the outbox until `stop` is raised (or, with `once`, until nothing is due), then
+/// waits for the deliveries in flight and records them.
+pub fn run(db: &dyn Backend, opts: &WorkerOptions, stop: &AtomicBool) -> Result<Summary> {
+    let store = db.connect()?;
+    let sender = Sender::new(&opts.client);
+    let concurrency = opts.concurrency.max(1);
+    let (job_tx, job_rx) = mpsc::channel::<Claimed>();
+    let job_rx = Arc::new(Mutex::new(job_rx));
+    let (done_tx, done_rx) = mpsc::channel::<Done>();
+    let senders: Vec<_> = (0..concurrency)
+        .map(|i| {
+            let (rx, tx, sender) = (Arc::clone(&job_rx), done_tx.clone(), sender.clone());
+            thread::Builder::new()
+                .name(format!("deliver-{i}"))
+                .spawn(move || send_loop(&rx, &tx, &sender))
+        })
+        .collect::<std::io::Result<_>>()?;
+    drop(done_tx);
+    let result = settle_loop(&*store, opts, stop, concurrency * 2, &job_tx, &done_rx);
+    drop(job_tx);
+    for s in senders {
+        let _ = s.join();
+    }
+    result
+}
+
+fn send_loop(jobs: &Mutex<Receiver<Claimed>>, done: &Tx<Done>, sender: &Sender) {
+    loop {
+        let job = match jobs.lock() {
+            Ok(rx) => rx.recv(),
+            Err(_) => return,
+        };
+        let Ok(c) = job else { return };
+        let now = Timestamp::now();
+        let a = sender.send(
+            &c.url,
+            &c.secret,
+            &c.event_id,
+            &c.payload,
+            now.millis() / 1000,
+        );
+        if done.send((c, a, now)).is_err() {
+            return;
+        }
+    }
+}
+
+fn settle_loop(
+    store: &Store,
+    opts: &WorkerOptions,
+    stop: &AtomicBool,
+    capacity: usize,
+    jobs: &Tx<Claimed>,
+    done: &Receiver<Done>,
+) -> Result<Summary> {
+    let lease_ms = i64::try_from(opts.client.timeout.as_millis()).unwrap_or(i64::MAX / 2) + 60_000;
+    let mut summary = Summary::default();
+    let mut in_flight = 0usize;
+    loop {
+        let stopping = stop.load(Ordering::Relaxed);
+        let mut claimed = 0;
+        if !stopping && in_flight < capacity && store.conn().any_due(Timestamp::now())? {
+            let now = Timestamp::now();
+            let batch = store.write(|c| {
+                let batch = c.claim_due(now, capacity - in_flight, now.add_millis(lease_ms))?;
+                let mut live = Vec::with_capacity(batch.len());
+                for d in batch {
+                    if d.webhook_active {
+                        live.push(d);
+                    } else {
+                        // A disabled webhook gets no event deliveries.
+                        c.finish_delivery(&d.delivery_id, "cancelled", false, now)?;
+                        summary.cancelled += 1;
+                    }
+                }
+                Ok(live)
+            })?;
+            claimed = batch.len();
+            for d in batch {
+                if jobs.send(d).is_ok() {
+                    in_flight += 1;
+                }
+            }
+        }
+        if in_flight == 0 {
+            if claimed == 0 && (opts.once || stopping) {
+                return Ok(summary);
+            }
+            if claimed == 0 {
+                sleep_unless_stopped(stop);
+            }
+            continue;
+        }
+        // Wait for a result when there is nothing more to claim; otherwise take what is
+        // ready and go back to claiming.
+        let wait = if claimed > 0 && in_flight < capacity {
+            Duration::ZERO
+        } else {
+            POLL
+        };
+        let mut finished = Vec::new();
+        match done.recv_timeout(wait) {
+            Ok(d) => finished.push(d),
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => return Ok(summary),
+        }
+        finished.extend(done.try_iter());
+        if finished.is_empty() {
+            continue;
+        }
+        in_flight -= finished.len();
+        store.write(|c| {
+            for (d, a, at) in &finished {
+                settle(c, &opts.schedule, d, a, *at, &mut summary)?;
+            }
+            Ok(())
+        })?;
+    }
+}
+
+fn sleep_unless_stopped(stop: &AtomicBool) {
+    let mut slept = Duration::ZERO;
+    while slept < POLL && !stop.load(Ordering::Relaxed) {
+        thread::sleep(Duration::from_millis(20));
+        slept += Duration::from_millis(20);
+    }
+}
+
+/// Logs the attempt, counts it toward the webhook's `failCount`, and settles the delivery:
+/// delivered, retried later, or given up.
+fn settle(
+    c: Conn<'_>,
+    schedule: &Schedule,
+    d: &Claimed,
+    a: &Attempt,
+    at: Timestamp,
+    summary: &mut Summary,
+) -> Result<()> {
+    let attempt = d.attempts + 1;
+    log_attempt(
+        c,
+        AttemptOf {
+            webhook_id: &d.webhook_id,
+            delivery_id: Some(&d.delivery_id),
+            event_id: &d.event_id,
+            event: &d.event,
+            attempt,
+        },
+        at,
+        a,
+    )?;
+    let now = Timestamp::now();
+    if a.delivered {
+        summary.delivered += 1;
+        c.finish_delivery(&d.delivery_id, "delivered", true, now)?;
+        return Ok(());
+    }
+    match schedule.next_delay(attempt, a.retry_after_ms) {
+        Some(delay) => {
+            summary.retrying += 1;
+            c.retry_delivery(&d.delivery_id, now.add_millis(delay), now)?;
+        }
+        None => {
+            summary.failed += 1;
+            c.finish_delivery(&d.delivery_id, "failed", true, now)?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs the worker on a thread of its own until `stop` is raised, the way `serve` runs it
+/// beside the API: a failure (the database busy past its timeout, say) is passed to `log` and
+/// the worker starts again a second later, since leases keep deliveries safe.
+pub fn spawn(
+    db: Arc<dyn Backend>,
+    opts: WorkerOptions,
+    stop: Arc<AtomicBool>,
+    log: fn(&str),
+) -> std::io::Result<thread::JoinHandle<()>> {
+    thread::Builder::new().name("outbox".into()).spawn(move || {
+        while !stop.load(Ordering::Relaxed) {
+            match run(&*db, &opts, &stop) {
+                Ok(_) => return,
+                Err(e) => {
+                    log(&format!(
+                        "keyhook: delivery worker: {e}; starting again in 1s"
+                    ));
+                    thread::sleep(Duration::from_secs(1));
+                }
+            }
+        }
+    })
+}

@@ -1,0 +1,288 @@
+//! The HTTP front end: the only user of tiny_http. Each request is handled on its connection's
+//! thread with a database connection from a fixed pool: authenticated, then passed to the same
+//! `service` functions as the CLI. The binary hands it the database ([`Backend`]) and the
+//! client that sends test pings ([`Transport`]); it knows neither SQL nor the outbox worker.
+
+mod api;
+mod body;
+mod db;
+pub mod openapi;
+mod pings;
+mod reply;
+mod router;
+
+pub use reply::log;
+pub use router::ROUTES;
+
+use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::error::{Error, Result};
+use crate::store::{Backend, Store};
+use keyhook_core::transport::Transport;
+// The core's modules under the names the front end's files use.
+use keyhook_core::{auth, error, model, redact, service, store, time};
+
+/// A client that stops reading our response is dropped after this long.
+pub const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How often the main thread looks at the shutdown flag.
+const POLL: Duration = Duration::from_millis(200);
+/// How long shutdown waits for requests in flight (whose client may still be sending a body):
+/// long enough for a body that is arriving, short enough that a client that stopped sending
+/// does not hold the server up.
+const GRACE: Duration = Duration::from_secs(3);
+
+pub struct ServeOptions {
+    pub bind: String,
+    pub threads: usize,
+    pub db: Arc<dyn Backend>,
+    /// The read timeout of every accepted connection (`serve --read-timeout`): a client that
+    /// sends nothing for this long, between requests or within one, is disconnected.
+    pub read_timeout: Duration,
+    /// How long a whole request head may take (`serve --header-timeout`): from accept for a
+    /// connection's first request, from the first byte of each later one.
+    pub header_timeout: Duration,
+    /// The most connections served at once (`serve --max-connections`); more get a 503.
+    pub max_connections: usize,
+    /// Sends test pings (the outbox worker's client).
+    pub transport: Arc<dyn Transport>,
+    /// Webhook URLs may name private addresses (`--allow-private-targets`).
+    pub allow_private: bool,
+}
+
+/// A running server: its address, and the flag that stops it.
+pub struct Server {
+    inner: tiny_http::Server,
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    stop: Arc<AtomicBool>,
+}
+
+/// What every connection thread shares.
+struct Shared {
+    sender: Arc<dyn Transport>,
+    allow_private: bool,
+    stores: Stores,
+    /// Test pings running per user.
+    pings: pings::PingSlots,
+    /// Requests between arrival and reply, for a graceful stop.
+    in_flight: AtomicUsize,
+}
+
+impl Server {
+    /// Binds `opts.bind` and starts serving. The database is opened (and migrated) once
+    /// here, so a bad file fails before anything is served.
+    ///
+    /// tiny_http gives every connection a thread of its own; each request is handled on it
+    /// (`tiny_http::Server::from_listener_with_handler`, a keyhook patch) with one of
+    /// `opts.threads` database connections.
+    pub fn start(opts: ServeOptions, stop: Arc<AtomicBool>) -> Result<Server> {
+        drop(opts.db.connect()?);
+        let listener = listen(&opts.bind)?;
+        let addr = listener.local_addr()?;
+        let shared = Arc::new(Shared {
+            sender: opts.transport,
+            allow_private: opts.allow_private,
+            stores: Stores::open(&*opts.db, opts.threads.max(1))?,
+            pings: pings::PingSlots::new(pings::MAX_PINGS_PER_USER),
+            in_flight: AtomicUsize::new(0),
+        });
+        let handler: tiny_http::Handler = {
+            let shared = Arc::clone(&shared);
+            Arc::new(move |rq| on_request(&shared, rq))
+        };
+        let limits = tiny_http::ConnectionOptions {
+            read_timeout: Some(opts.read_timeout),
+            header_timeout: Some(opts.header_timeout),
+            max_connections: Some(opts.max_connections),
+        };
+        let inner =
+            tiny_http::Server::from_listener_with_options(listener, None, limits, Some(handler))
+                .map_err(|e| Error::Io(format!("cannot serve on {}: {e}", opts.bind)))?;
+        Ok(Server {
+            inner,
+            addr,
+            shared,
+            stop,
+        })
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Logs accept errors until the stop flag is raised; then stops accepting, lets the
+    /// requests in flight finish for up to [`GRACE`] (a client may still be sending its body)
+    /// and returns.
+    pub fn run_until_stopped(self) {
+        let mut complained: Option<Instant> = None;
+        while !self.stop.load(Ordering::Relaxed) {
+            // With a handler, tiny_http's queue carries only accept() failures (EMFILE,
+            // say); the patched tiny_http keeps accepting, every 50 ms while one lasts.
+            if let Err(e) = self.inner.recv_timeout(POLL) {
+                if complained.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
+                    reply::log(&format!("keyhook: cannot accept a connection: {e}"));
+                    complained = Some(Instant::now());
+                }
+            }
+        }
+        let stopped = Instant::now();
+        drop(self.inner);
+        while self.shared.in_flight.load(Ordering::Acquire) > 0 && stopped.elapsed() < GRACE {
+            thread::sleep(Duration::from_millis(10));
+        }
+        let left = self.shared.in_flight.load(Ordering::Acquire);
+        if left > 0 {
+            reply::log(&format!(
+                "keyhook: {left} request(s) still unfinished; not waiting longer"
+            ));
+        }
+    }
+}
+
+/// The database connections requests take turns with: at most as many requests use the
+/// database at once, and the number of open connections (and descriptors) stays fixed however
+/// many clients come and go.
+struct Stores {
+    free: Mutex<Vec<Box<Store>>>,
+    returned: Condvar,
+}
+
+/// A connection taken from [`Stores`]; it goes back when dropped.
+struct Lease<'a> {
+    pool: &'a Stores,
+    store: Option<Box<Store>>,
+}
+
+impl Stores {
+    fn open(db: &dyn Backend, n: usize) -> Result<Stores> {
+        Ok(Stores {
+            free: Mutex::new((0..n).map(|_| db.connect()).collect::<Result<_>>()?),
+            returned: Condvar::new(),
+        })
+    }
+
+    fn take(&self) -> Lease<'_> {
+        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(store) = free.pop() {
+                return Lease {
+                    pool: self,
+                    store: Some(store),
+                };
+            }
+            free = self.returned.wait(free).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+impl Lease<'_> {
+    fn store(&self) -> &Store {
+        self.store
+            .as_deref()
+            .expect("a lease holds a store until dropped")
+    }
+}
+
+impl Drop for Lease<'_> {
+    fn drop(&mut self) {
+        if let Some(store) = self.store.take() {
+            self.pool
+                .free
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(store);
+            self.pool.returned.notify_one();
+        }
+    }
+}
+
+/// Counts a request from arrival until it is answered, however that ends.
+struct InFlight<'a>(&'a AtomicUsize);
+
+impl<'a> InFlight<'a> {
+    fn new(count: &'a AtomicUsize) -> InFlight<'a> {
+        count.fetch_add(1, Ordering::AcqRel);
+        InFlight(count)
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// One request, on its connection's thread. The body is read first, at the client's pace and
+/// holding nothing shared; then the handler, which takes a database connection from the pool
+/// at its first database use (`db::RequestDb`) and gives it back before a network call.
+fn on_request(shared: &Shared, mut rq: tiny_http::Request) {
+    let started = Instant::now();
+    let _in_flight = InFlight::new(&shared.in_flight);
+    // A request under /api/v1 without a well-formed Authorization header gets a 401 whatever
+    // its body: it is not read (the connection then ends after the 401), so that an
+    // unauthenticated client cannot hold a connection with a slow body.
+    let body = if body::declared(&rq) && api::refused_unread(&rq) {
+        rq.close_connection();
+        body::Body::Empty
+    } else {
+        body::read(&mut rq)
+    };
+    // A body that is malformed, incomplete or late is never acted on (RFC 9112 section 8).
+    if let body::Body::Failed { timed_out, message } = body {
+        reply::send(rq, reply::bad_body(timed_out, message), started, None);
+        return;
+    }
+    // The connection goes back to the pool before the reply is written to a slow client.
+    let (reply, key_prefix) = {
+        let ctx = api::Ctx {
+            db: db::RequestDb::new(&shared.stores, &*shared.sender),
+            allow_private: shared.allow_private,
+            pings: &shared.pings,
+        };
+        // A bug must cost one request a 500, never the connection's thread.
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            api::dispatch(ctx, &rq, body)
+        }))
+        .unwrap_or_else(|_| {
+            (
+                reply::error(&Error::Storage("handler panicked".into())),
+                None,
+            )
+        })
+    };
+    reply::send(rq, reply, started, key_prefix.as_deref());
+}
+
+/// A listening socket whose accepted connections inherit a send timeout and TCP keepalive
+/// (Linux copies both to accepted sockets), so that a client that stops reading, or a peer
+/// that vanished, cannot hold a connection forever; and TCP_NODELAY, since tiny_http writes
+/// a response's head and body separately and Nagle's algorithm would hold the body back
+/// until the client's delayed ACK (about 40 ms a request).
+fn listen(bind: &str) -> Result<TcpListener> {
+    use socket2::{Domain, Protocol, Socket, TcpKeepalive, Type};
+    let bad = |m: String| Error::validation("--bind", m);
+    let addr = bind
+        .to_socket_addrs()
+        .map_err(|e| bad(format!("cannot resolve {bind:?}: {e}")))?
+        .next()
+        .ok_or_else(|| bad(format!("{bind:?} resolves to no address")))?;
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
+    socket.set_reuse_address(true)?;
+    socket.set_nodelay(true)?;
+    socket.set_write_timeout(Some(WRITE_TIMEOUT))?;
+    socket.set_keepalive(true)?;
+    socket.set_tcp_keepalive(
+        &TcpKeepalive::new()
+            .with_time(Duration::from_secs(30))
+            .with_interval(Duration::from_secs(10)),
+    )?;
+    socket
+        .bind(&addr.into())
+        .map_err(|e| Error::Io(format!("cannot bind {addr}: {e}")))?;
+    socket.listen(1024)?;
+    Ok(socket.into())
+}

@@ -1,0 +1,274 @@
+use rusqlite::{params, OptionalExtension, Row};
+
+use super::{json_strings, to_json, Conn};
+use crate::error::{sql, Result};
+use crate::model::{ApiKey, Permission};
+use crate::time::Timestamp;
+use keyhook_core::store::{KeyQueries, StoreResult};
+
+/// The columns [`from_row`] reads, as a macro so that constant queries can be built with
+/// `concat!` instead of formatting a string on every call.
+macro_rules! columns {
+    () => {
+        "id, user_id, key_prefix, name, permission, full_access, profile_ids, \
+         last_used_at, expires_at, created_at"
+    };
+}
+
+const COLUMNS: &str = columns!();
+
+/// Frames of room [`Conn::stage`] reserves at the end of the write-ahead log for the commit.
+const STAGE_RESERVE_FRAMES: i64 = 2;
+/// Each WAL frame is a page with a 24-byte header.
+const WAL_FRAME_HEADER: i64 = 24;
+
+/// `authenticate` runs this on every request: a constant, so no string is built per call.
+const BY_HASH: &str = concat!("SELECT ", columns!(), " FROM api_keys WHERE key_hash = ?1");
+
+fn from_row(r: &Row<'_>) -> rusqlite::Result<ApiKey> {
+    // Borrowed, not copied: neither column is kept as text.
+    let permission = r.get_ref(4)?.as_str()?;
+    let profile_ids = r.get_ref(6)?.as_str()?;
+    Ok(ApiKey {
+        id: r.get(0)?,
+        user_id: r.get(1)?,
+        key_prefix: r.get(2)?,
+        name: r.get(3)?,
+        // The CHECK constraint allows only the two values.
+        permission: Permission::parse(permission).unwrap_or(Permission::Readonly),
+        full_access: r.get(5)?,
+        // Most keys have full access and no profiles: skip the JSON parser for them.
+        profile_ids: if profile_ids == "[]" {
+            Vec::new()
+        } else {
+            json_strings(profile_ids)?
+        },
+        last_used_at: r.get::<_, Option<i64>>(7)?.map(Timestamp),
+        expires_at: r.get::<_, Option<i64>>(8)?.map(Timestamp),
+        created_at: Timestamp(r.get(9)?),
+        key: None,
+    })
+}
+
+impl KeyQueries for Conn {
+    fn ensure_user(&self, user_id: &str, now: Timestamp) -> StoreResult<()> {
+        sql(|| {
+            self.0
+                .prepare_cached("INSERT OR IGNORE INTO users (id, created_at) VALUES (?1, ?2)")?
+                .execute(params![user_id, now.0])?;
+            Ok(())
+        })
+    }
+
+    fn insert_key(&self, key: &ApiKey, key_hash: &str) -> StoreResult<()> {
+        sql(|| {
+            self.ensure_user(&key.user_id, key.created_at)?;
+            self.0
+                .prepare_cached(
+                    "INSERT INTO api_keys (id, user_id, key_hash, key_prefix, name, permission,
+                        full_access, profile_ids, last_used_at, expires_at, created_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                )?
+                .execute(params![
+                    key.id,
+                    key.user_id,
+                    key_hash,
+                    key.key_prefix,
+                    key.name,
+                    key.permission.as_str(),
+                    key.full_access,
+                    to_json(&key.profile_ids),
+                    key.last_used_at.map(|t| t.0),
+                    key.expires_at.map(|t| t.0),
+                    key.created_at.0,
+                ])?;
+            Ok(())
+        })
+    }
+
+    fn key_by_hash(&self, key_hash: &str) -> StoreResult<Option<ApiKey>> {
+        sql(|| {
+            Ok(self
+                .0
+                .prepare_cached(BY_HASH)?
+                .query_row([key_hash], from_row)
+                .optional()?)
+        })
+    }
+
+    /// Keys of `user` (or of every user) whose id or prefix is `id_or_prefix`.
+    fn keys_by_id_or_prefix(
+        &self,
+        user: Option<&str>,
+        id_or_prefix: &str,
+    ) -> StoreResult<Vec<ApiKey>> {
+        sql(|| {
+            let sql = format!(
+                "SELECT {COLUMNS} FROM api_keys WHERE (id = ?1 OR key_prefix = ?1)
+                 AND (?2 IS NULL OR user_id = ?2) ORDER BY created_at, id"
+            );
+            let mut stmt = self.0.prepare_cached(&sql)?;
+            let rows = stmt.query_map(params![id_or_prefix, user], from_row)?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+    }
+
+    /// Keys of `user`, or of every user when `None`, oldest first.
+    fn list_keys(&self, user: Option<&str>) -> StoreResult<Vec<ApiKey>> {
+        sql(|| {
+            let mut stmt = match user {
+                Some(_) => self.0.prepare_cached(&format!(
+                    "SELECT {COLUMNS} FROM api_keys WHERE user_id = ?1 ORDER BY created_at, id"
+                ))?,
+                None => self.0.prepare_cached(&format!(
+                    "SELECT {COLUMNS} FROM api_keys ORDER BY user_id, created_at, id"
+                ))?,
+            };
+            let rows = match user {
+                Some(u) => stmt.query_map([u], from_row)?,
+                None => stmt.query_map([], from_row)?,
+            };
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+    }
+
+    /// Makes the commit of this transaction as unlikely to fail as SQLite allows, before
+    /// anything is shown that depends on it (a new key): the pages it changed are written to
+    /// the write-ahead log now, and disk space is reserved past the log's end for the frames
+    /// the commit still writes (page 1 and the commit frame). A full disk then fails here,
+    /// while the transaction can still be rolled back and nothing was printed.
+    fn stage(&self) -> StoreResult<()> {
+        sql(|| {
+            self.0.cache_flush()?;
+            let page_size: i64 = self.0.query_row("PRAGMA page_size", [], |r| r.get(0))?;
+            let Some(db) = self.0.path().filter(|p| !p.is_empty()) else {
+                return Ok(());
+            };
+            let len = STAGE_RESERVE_FRAMES * (page_size + WAL_FRAME_HEADER);
+            reserve_past_end(std::path::Path::new(&format!("{db}-wal")), len)
+        })
+    }
+
+    /// Keys of `user` whose `expires_at` is before `cutoff`, oldest first.
+    fn keys_expired_before(&self, user: &str, cutoff: Timestamp) -> StoreResult<Vec<ApiKey>> {
+        sql(|| {
+            let mut stmt = self.0.prepare_cached(concat!(
+                "SELECT ",
+                columns!(),
+                " FROM api_keys WHERE user_id = ?1 AND expires_at IS NOT NULL AND expires_at < ?2
+                 ORDER BY expires_at, id"
+            ))?;
+            let rows = stmt.query_map(params![user, cutoff.0], from_row)?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+    }
+
+    /// Returns whether a key was deleted.
+    fn delete_key(&self, id: &str) -> StoreResult<bool> {
+        sql(|| {
+            let n = self
+                .0
+                .prepare_cached("DELETE FROM api_keys WHERE id = ?1")?
+                .execute([id])?;
+            Ok(n > 0)
+        })
+    }
+
+    fn set_key_expiry(&self, id: &str, expires_at: Timestamp) -> StoreResult<()> {
+        sql(|| {
+            self.0
+                .prepare_cached("UPDATE api_keys SET expires_at = ?2 WHERE id = ?1")?
+                .execute(params![id, expires_at.0])?;
+            Ok(())
+        })
+    }
+
+    /// Records a use of the key, unless another process holds the write lock for longer than
+    /// a moment: a use is worth a timestamp, not seconds of waiting in the middle of a read.
+    fn set_key_last_used(&self, id: &str, at: Timestamp) -> StoreResult<()> {
+        sql(|| {
+            self.0.busy_timeout(std::time::Duration::from_millis(100))?;
+            let updated = self
+                .0
+                .prepare_cached(
+                    "UPDATE api_keys SET last_used_at = ?2
+                     WHERE id = ?1 AND (last_used_at IS NULL OR last_used_at < ?2)",
+                )
+                .and_then(|mut stmt| stmt.execute(params![id, at.0]));
+            self.0.busy_timeout(super::BUSY_TIMEOUT)?;
+            updated?;
+            Ok(())
+        })
+    }
+}
+
+/// Reserves `len` bytes of disk past the end of `path` without changing its size
+/// (`fallocate` with `FALLOC_FL_KEEP_SIZE`), so that the next writes appending to it cannot
+/// fail for lack of space. Calling it again reserves the same range: nothing accumulates. The
+/// WAL holds no POSIX lock (SQLite locks the database and the -shm file), so opening and
+/// closing a descriptor of it drops none. A filesystem without `fallocate`, or a database not
+/// in WAL mode, gets no reservation.
+fn reserve_past_end(path: &std::path::Path, len: i64) -> Result<()> {
+    let Ok(file) = std::fs::OpenOptions::new().write(true).open(path) else {
+        return Ok(());
+    };
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let end = file.metadata().map(|m| m.len()).unwrap_or(0) as i64;
+        // SAFETY: a plain system call on a descriptor this function owns.
+        let rc = unsafe { libc::fallocate(file.as_raw_fd(), libc::FALLOC_FL_KEEP_SIZE, end, len) };
+        if rc != 0 {
+            let e = std::io::Error::last_os_error();
+            return match e.raw_os_error() {
+                Some(libc::ENOSPC) | Some(libc::EDQUOT) => Err(crate::error::Error::Unavailable(
+                    "database or disk is full".into(),
+                )),
+                _ => Ok(()),
+            };
+        }
+    }
+    drop(file);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::temp_store;
+    use keyhook_core::store::Storage;
+
+    fn key(id: &str) -> ApiKey {
+        crate::testing::plain_key(id, &format!("kp_{id:0>8}"))
+    }
+
+    #[test]
+    fn stage_writes_the_log_now_and_reserves_without_growing_it() {
+        let (dir, s) = temp_store();
+        let wal = dir.path().join("k.db-wal");
+        let size = || std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
+        let allocated = || {
+            use std::os::unix::fs::MetadataExt;
+            std::fs::metadata(&wal)
+                .map(|m| m.blocks() * 512)
+                .unwrap_or(0)
+        };
+        for round in 0..3 {
+            s.write(|c| {
+                c.insert_key(&key(&round.to_string()), &format!("hash{round}"))?;
+                let before = size();
+                c.stage()?;
+                let staged = size();
+                assert!(staged > before, "round {round}: the pages went to the log");
+                // Room for two more frames is allocated past the end; the size is unchanged,
+                // so a second call reserves the same bytes again.
+                assert!(allocated() >= staged + 2 * (4096 + 24), "round {round}");
+                c.stage()?;
+                assert_eq!(size(), staged, "round {round}");
+                Ok(())
+            })
+            .unwrap();
+        }
+        assert_eq!(s.conn().list_keys(Some("u")).unwrap().len(), 3);
+    }
+}

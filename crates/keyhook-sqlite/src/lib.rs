@@ -1,0 +1,313 @@
+//! keyhook's embedded SQLite backend, the default: the only crate that speaks SQL to SQLite.
+//! It opens the file, applies the pragmas and the migrations, and implements the core's
+//! storage boundary ([`keyhook_core::store::Storage`] and [`Queries`]) over one connection.
+//! One [`SqliteStore`] belongs to one thread; a server opens one per worker.
+
+mod backend;
+mod error;
+mod key_cache;
+mod keys;
+mod migrations;
+mod outbox;
+mod webhooks;
+
+use std::fs::{DirBuilder, OpenOptions};
+use std::io::ErrorKind;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags, TransactionBehavior};
+
+use keyhook_core::model::ApiKey;
+use keyhook_core::store::{Conn as View, Storage, Store, StoreResult};
+use keyhook_core::time::Timestamp;
+// The core's modules under the names the backend's files use.
+use keyhook_core::{model, time};
+
+pub use backend::SqliteBackend;
+pub use error::Error;
+use error::Result;
+pub use migrations::SCHEMA_VERSION;
+
+/// How long a writer waits for another process's write lock before giving up.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+pub struct SqliteStore {
+    conn: Conn,
+    path: PathBuf,
+    key_cache: std::cell::RefCell<key_cache::KeyCache>,
+}
+
+/// The connection, on which every query of [`Queries`] runs: inside a transaction while
+/// [`SqliteStore::write_dyn`] holds one open on it, outside otherwise.
+pub struct Conn(Connection);
+
+impl SqliteStore {
+    /// Opens (creating if needed) the keyhook database at `path` and brings its schema up to
+    /// date. A missing file is created with mode 0600 in directories created with mode 0700. A
+    /// file that is not a keyhook database, or one written by a newer keyhook, is refused and
+    /// left untouched.
+    pub fn open(path: &Path) -> Result<SqliteStore> {
+        Self::open_with(path, true)
+    }
+
+    /// Opens the keyhook database at `path` like [`SqliteStore::open`], but only if the file is
+    /// already there: nothing is created, neither the file nor its directory. Commands that
+    /// only read use this, so that a mistyped `--db` is reported (`Error::NoDatabase`, exit 1)
+    /// instead of answered from a new, empty database.
+    pub fn open_existing(path: &Path) -> Result<SqliteStore> {
+        let missing =
+            std::fs::symlink_metadata(path).is_err_and(|e| e.kind() == ErrorKind::NotFound);
+        if missing {
+            return Err(Error::NoDatabase(format!(
+                "no database at {}; create one with 'keyhook keys create --name NAME' \
+                 (or pass --db with the path of an existing one)",
+                path.display()
+            )));
+        }
+        Self::open_with(path, false)
+    }
+
+    fn open_with(path: &Path, create: bool) -> Result<SqliteStore> {
+        let store = Self::open_unmigrated(path, create)?;
+        match migrations::migrate(&store.conn.0) {
+            Ok(()) => Ok(store),
+            Err(_) if store.wal_index_unavailable() => {
+                drop(store);
+                let store = Self::open_immutable(path)?;
+                migrations::migrate(&store.conn.0).map_err(|e| store.describe(e))?;
+                Ok(store)
+            }
+            Err(e) => Err(store.describe(e)),
+        }
+    }
+
+    /// A WAL database can be read only with its shared-memory index (`-shm`), which SQLite
+    /// creates beside the file on first use. On a read-only filesystem it cannot, and SQLite
+    /// refuses to open the file at all. If there is also no write-ahead log with content, the
+    /// database file alone holds every committed transaction, and nobody can change it: it is
+    /// read as an immutable file instead. Reads keep working; every write fails with
+    /// `SQLITE_READONLY` (503 / exit 1, "database is read-only"). A directory that is merely
+    /// not ours to write keeps the error: its owner may write the file while we read.
+    fn wal_index_unavailable(&self) -> bool {
+        let read_only = self
+            .conn
+            .0
+            .is_readonly(rusqlite::DatabaseName::Main)
+            .unwrap_or(false);
+        let cannot_open = || {
+            let probe = self
+                .conn
+                .0
+                .query_row("PRAGMA schema_version", [], |r| r.get::<_, i64>(0));
+            probe.is_err_and(|e| e.sqlite_error_code() == Some(rusqlite::ErrorCode::CannotOpen))
+        };
+        read_only
+            && cannot_open()
+            && !has_wal_content(&self.path)
+            && on_read_only_filesystem(&self.path)
+    }
+
+    fn open_immutable(path: &Path) -> Result<SqliteStore> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let uri = format!("file:{}?immutable=1", uri_path(path));
+        let conn = Connection::open_with_flags(uri, flags)
+            .map_err(|e| Error::Io(format!("cannot open database {}: {e}", path.display())))?;
+        Ok(SqliteStore::with_connection(conn, path))
+    }
+
+    fn with_connection(conn: Connection, path: &Path) -> SqliteStore {
+        conn.set_prepared_statement_cache_capacity(64);
+        SqliteStore {
+            conn: Conn(conn),
+            path: path.to_path_buf(),
+            key_cache: Default::default(),
+        }
+    }
+
+    fn open_unmigrated(path: &Path, create: bool) -> Result<SqliteStore> {
+        let display = path.display();
+        if path.is_dir() {
+            return Err(Error::Io(format!("database path {display} is a directory")));
+        }
+        if !create {
+            // SQLite opens without SQLITE_OPEN_CREATE below: a file removed meanwhile is an
+            // error, not a new database.
+            return Self::open_connection(path);
+        }
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            if !parent.exists() {
+                DirBuilder::new()
+                    .recursive(true)
+                    .mode(0o700)
+                    .create(parent)
+                    .map_err(|e| {
+                        Error::Io(format!("cannot create directory {}: {e}", parent.display()))
+                    })?;
+            }
+        }
+        match OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(path)
+        {
+            Ok(_) => {}
+            Err(e) if e.kind() == ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(Error::Io(format!("cannot create database {display}: {e}"))),
+        }
+        // The file exists now; SQLite must not create it with its own (0644) mode.
+        Self::open_connection(path)
+    }
+
+    fn open_connection(path: &Path) -> Result<SqliteStore> {
+        let display = path.display();
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags)
+            .map_err(|e| Error::Io(format!("cannot open database {display}: {e}")))?;
+        let store = SqliteStore::with_connection(conn, path);
+        store
+            .conn
+            .0
+            .busy_timeout(BUSY_TIMEOUT)
+            .map_err(|e| store.describe(e.into()))?;
+        Ok(store)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// [`Store::write`] on this connection.
+    pub fn write<T>(
+        &self,
+        f: impl FnOnce(View<'_>) -> keyhook_core::Result<T>,
+    ) -> keyhook_core::Result<T> {
+        (self as &Store).write(f)
+    }
+
+    /// Adds the file name to storage errors, which otherwise say little to an operator.
+    fn describe(&self, e: Error) -> Error {
+        match e {
+            Error::Storage(m) => Error::Storage(format!("{}: {m}", self.path.display())),
+            Error::Unavailable(m) => Error::Unavailable(format!("{}: {m}", self.path.display())),
+            other => other,
+        }
+    }
+}
+
+impl Storage for SqliteStore {
+    fn conn(&self) -> View<'_> {
+        &self.conn
+    }
+
+    /// `BEGIN IMMEDIATE`: the write lock is taken up front.
+    fn write_dyn(
+        &self,
+        f: &mut dyn FnMut(View<'_>) -> keyhook_core::Result<()>,
+    ) -> keyhook_core::Result<()> {
+        // `new_unchecked` takes `&Connection`; a store is used by one thread at a time and no
+        // caller nests `write`, so the checked variant's `&mut` would buy nothing. Queries run
+        // on the same connection, so they run inside the transaction while `tx` lives.
+        let tx = rusqlite::Transaction::new_unchecked(&self.conn.0, TransactionBehavior::Immediate)
+            .map_err(|e| self.describe(e.into()))?;
+        let out = f(&self.conn);
+        // Whatever this connection changed, `data_version` will not tell the key cache.
+        self.key_cache.borrow_mut().clear();
+        out?;
+        tx.commit().map_err(|e| self.describe(e.into()))?;
+        Ok(())
+    }
+
+    fn key_by_hash(&self, key_hash: &str) -> StoreResult<Option<ApiKey>> {
+        Ok(self.cached_key_by_hash(key_hash)?)
+    }
+
+    fn record_key_use(&self, key_hash: &str, key_id: &str, at: Timestamp) -> StoreResult<()> {
+        Ok(self.cached_record_key_use(key_hash, key_id, at)?)
+    }
+}
+
+/// Whether `path`'s write-ahead log exists and is not empty. Only the file's metadata is
+/// read: opening and closing a descriptor of a database file (or its WAL) would drop every
+/// POSIX lock this process holds on it.
+fn has_wal_content(path: &Path) -> bool {
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    std::fs::metadata(PathBuf::from(wal)).is_ok_and(|m| m.len() > 0)
+}
+
+/// Whether the directory of `path` is on a read-only filesystem: creating a file there fails
+/// with EROFS. A probe file that could be created is removed again.
+fn on_read_only_filesystem(path: &Path) -> bool {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let probe = dir.join(format!(".keyhook-probe-{}", std::process::id()));
+    match OpenOptions::new().write(true).create_new(true).open(&probe) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            false
+        }
+        Err(e) => e.kind() == ErrorKind::ReadOnlyFilesystem,
+    }
+}
+
+/// `path` for a `file:` URI: every byte but unreserved ones and `/` percent-encoded.
+fn uri_path(path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = String::new();
+    for &b in path.as_os_str().as_bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Reads a JSON array of strings kept in a TEXT column. A damaged value is a storage error,
+/// never a panic.
+fn json_strings(s: &str) -> rusqlite::Result<Vec<String>> {
+    serde_json::from_str(s).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
+    })
+}
+
+fn to_json(v: &[String]) -> String {
+    serde_json::to_string(v).unwrap_or_else(|_| "[]".to_string())
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::*;
+
+    /// A store in a fresh temporary directory; the directory lives as long as the guard.
+    pub fn temp_store() -> (tempfile::TempDir, SqliteStore) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("k.db")).unwrap();
+        (dir, store)
+    }
+
+    /// A readwrite, full-access key of user `u` that never expires, for store tests.
+    pub fn plain_key(id: &str, key_prefix: &str) -> keyhook_core::model::ApiKey {
+        keyhook_core::model::ApiKey {
+            id: id.into(),
+            user_id: "u".into(),
+            key_prefix: key_prefix.into(),
+            name: "n".into(),
+            permission: keyhook_core::model::Permission::Readwrite,
+            full_access: true,
+            profile_ids: vec![],
+            last_used_at: None,
+            expires_at: None,
+            created_at: keyhook_core::time::Timestamp(1),
+            key: None,
+        }
+    }
+}

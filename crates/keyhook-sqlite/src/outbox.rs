@@ -1,0 +1,160 @@
+//! The durable outbox: events, one delivery per subscribed webhook, and leases that let a
+//! delivery interrupted by a crash be claimed again once its lease runs out.
+
+use rusqlite::params;
+
+use super::Conn;
+use crate::error::sql;
+use crate::time::Timestamp;
+use keyhook_core::store::KeyQueries;
+use keyhook_core::store::{Claimed, OutboxQueries, StoreResult};
+
+impl OutboxQueries for Conn {
+    fn insert_event(
+        &self,
+        id: &str,
+        user: &str,
+        event: &str,
+        payload: &[u8],
+        now: Timestamp,
+    ) -> StoreResult<()> {
+        sql(|| {
+            self.ensure_user(user, now)?;
+            self.0
+                .prepare_cached(
+                    "INSERT INTO events (id, user_id, event, payload, created_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5)",
+                )?
+                .execute(params![id, user, event, payload, now.0])?;
+            Ok(())
+        })
+    }
+
+    /// Queues the event for every active webhook of `user` subscribed to it; returns how
+    /// many deliveries were queued.
+    fn enqueue_deliveries(
+        &self,
+        event_id: &str,
+        user: &str,
+        event: &str,
+        now: Timestamp,
+    ) -> StoreResult<usize> {
+        sql(|| {
+            Ok(self
+                .0
+                .prepare_cached(
+                    "INSERT INTO deliveries (id, event_id, webhook_id, state, attempts,
+                        next_attempt_at, created_at, updated_at)
+                     SELECT 'dlv_' || lower(hex(randomblob(12))), ?1, w.id, 'pending', 0, ?3, ?3, ?3
+                     FROM webhooks w
+                     WHERE w.user_id = ?2 AND w.is_active = 1
+                       AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value = ?4)",
+                )?
+                .execute(params![event_id, user, now.0, event])?)
+        })
+    }
+
+    /// Whether any delivery is due and not leased: a read, so that an idle worker does not
+    /// take the write lock on every poll.
+    fn any_due(&self, now: Timestamp) -> StoreResult<bool> {
+        sql(|| {
+            Ok(self
+                .0
+                .prepare_cached(
+                    "SELECT EXISTS (SELECT 1 FROM deliveries
+                     WHERE state = 'pending' AND next_attempt_at <= ?1
+                       AND (lease_until IS NULL OR lease_until <= ?1))",
+                )?
+                .query_row([now.0], |r| r.get(0))?)
+        })
+    }
+
+    /// Leases up to `limit` due deliveries until `lease_until`. Call inside `Store::write`, so
+    /// that two workers never take the same delivery.
+    fn claim_due(
+        &self,
+        now: Timestamp,
+        limit: usize,
+        lease_until: Timestamp,
+    ) -> StoreResult<Vec<Claimed>> {
+        sql(|| {
+            let mut stmt = self.0.prepare_cached(
+                "SELECT d.id, d.event_id, e.event, e.payload, d.attempts, w.id, w.url, w.secret,
+                    w.is_active
+                 FROM deliveries d
+                 JOIN events e ON e.id = d.event_id
+                 JOIN webhooks w ON w.id = d.webhook_id
+                 WHERE d.state = 'pending' AND d.next_attempt_at <= ?1
+                   AND (d.lease_until IS NULL OR d.lease_until <= ?1)
+                 ORDER BY d.next_attempt_at
+                 LIMIT ?2",
+            )?;
+            let claimed: Vec<Claimed> = stmt
+                .query_map(params![now.0, limit as i64], |r| {
+                    Ok(Claimed {
+                        delivery_id: r.get(0)?,
+                        event_id: r.get(1)?,
+                        event: r.get(2)?,
+                        payload: r.get(3)?,
+                        attempts: r.get(4)?,
+                        webhook_id: r.get(5)?,
+                        url: r.get(6)?,
+                        secret: r.get(7)?,
+                        webhook_active: r.get(8)?,
+                    })
+                })?
+                .collect::<rusqlite::Result<_>>()?;
+            let mut lease = self
+                .0
+                .prepare_cached("UPDATE deliveries SET lease_until = ?2 WHERE id = ?1")?;
+            for c in &claimed {
+                lease.execute(params![c.delivery_id, lease_until.0])?;
+            }
+            Ok(claimed)
+        })
+    }
+
+    /// Ends a delivery: `delivered`, `failed` (no attempts left) or `cancelled` (its webhook
+    /// is disabled). `attempted` says whether this call follows an attempt.
+    fn finish_delivery(
+        &self,
+        id: &str,
+        state: &str,
+        attempted: bool,
+        now: Timestamp,
+    ) -> StoreResult<()> {
+        sql(|| {
+            self.0
+                .prepare_cached(
+                    "UPDATE deliveries SET state = ?2, attempts = attempts + ?3, lease_until = NULL,
+                        updated_at = ?4 WHERE id = ?1",
+                )?
+                .execute(params![id, state, i64::from(attempted), now.0])?;
+            Ok(())
+        })
+    }
+
+    /// Puts a failed delivery back in the queue for `next_at`.
+    fn retry_delivery(&self, id: &str, next_at: Timestamp, now: Timestamp) -> StoreResult<()> {
+        sql(|| {
+            self.0
+                .prepare_cached(
+                    "UPDATE deliveries SET attempts = attempts + 1, next_attempt_at = ?2,
+                        lease_until = NULL, updated_at = ?3 WHERE id = ?1",
+                )?
+                .execute(params![id, next_at.0, now.0])?;
+            Ok(())
+        })
+    }
+
+    /// Deliveries per state, for `deliver`'s summary and the tests.
+    fn delivery_counts(&self) -> StoreResult<Vec<(String, i64)>> {
+        sql(|| {
+            let mut stmt = self.0.prepare_cached(
+                "SELECT state, count(*) FROM deliveries GROUP BY state ORDER BY state",
+            )?;
+            let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+    }
+}

@@ -1,0 +1,209 @@
+use rusqlite::{params, OptionalExtension, Row};
+
+use super::{json_strings, to_json, Conn};
+use crate::error::sql;
+use crate::model::{DeliveryAttempt, Webhook};
+use crate::time::Timestamp;
+use keyhook_core::store::KeyQueries;
+use keyhook_core::store::{AttemptRecord, StoreResult, WebhookQueries};
+
+const COLUMNS: &str =
+    "id, user_id, url, events, secret, is_active, fail_count, created_at, updated_at";
+
+fn from_row(r: &Row<'_>) -> rusqlite::Result<Webhook> {
+    let events: String = r.get(3)?;
+    Ok(Webhook {
+        id: r.get(0)?,
+        user_id: r.get(1)?,
+        url: r.get(2)?,
+        events: json_strings(&events)?,
+        secret: r.get(4)?,
+        is_active: r.get(5)?,
+        fail_count: r.get(6)?,
+        created_at: Timestamp(r.get(7)?),
+        updated_at: Timestamp(r.get(8)?),
+    })
+}
+
+impl WebhookQueries for Conn {
+    fn count_webhooks(&self, user: &str) -> StoreResult<i64> {
+        sql(|| {
+            Ok(self
+                .0
+                .prepare_cached("SELECT count(*) FROM webhooks WHERE user_id = ?1")?
+                .query_row([user], |r| r.get(0))?)
+        })
+    }
+
+    fn insert_webhook(&self, w: &Webhook) -> StoreResult<()> {
+        sql(|| {
+            self.ensure_user(&w.user_id, w.created_at)?;
+            self.0
+                .prepare_cached(
+                    "INSERT INTO webhooks (id, user_id, url, events, secret, is_active, fail_count,
+                        created_at, updated_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                )?
+                .execute(params![
+                    w.id,
+                    w.user_id,
+                    w.url,
+                    to_json(&w.events),
+                    w.secret,
+                    w.is_active,
+                    w.fail_count,
+                    w.created_at.0,
+                    w.updated_at.0
+                ])?;
+            Ok(())
+        })
+    }
+
+    /// The webhooks of `user`, oldest first.
+    fn list_webhooks(&self, user: &str) -> StoreResult<Vec<Webhook>> {
+        sql(|| {
+            let sql = format!(
+                "SELECT {COLUMNS} FROM webhooks WHERE user_id = ?1 ORDER BY created_at, id"
+            );
+            let mut stmt = self.0.prepare_cached(&sql)?;
+            let rows = stmt.query_map([user], from_row)?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+    }
+
+    fn webhook(&self, user: &str, id: &str) -> StoreResult<Option<Webhook>> {
+        sql(|| {
+            let sql = format!("SELECT {COLUMNS} FROM webhooks WHERE id = ?1 AND user_id = ?2");
+            Ok(self
+                .0
+                .prepare_cached(&sql)?
+                .query_row([id, user], from_row)
+                .optional()?)
+        })
+    }
+
+    /// The webhooks of `user` whose id starts with `prefix` (compared byte for byte, no
+    /// pattern characters), at most `limit` of them, in id order.
+    fn webhooks_by_id_prefix(
+        &self,
+        user: &str,
+        prefix: &str,
+        limit: i64,
+    ) -> StoreResult<Vec<Webhook>> {
+        sql(|| {
+            let sql = format!(
+                "SELECT {COLUMNS} FROM webhooks
+                 WHERE user_id = ?1 AND substr(id, 1, length(?2)) = ?2 ORDER BY id LIMIT ?3"
+            );
+            let mut stmt = self.0.prepare_cached(&sql)?;
+            let rows = stmt.query_map(params![user, prefix, limit], from_row)?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+    }
+
+    /// Writes the mutable fields of `w`.
+    fn update_webhook(&self, w: &Webhook) -> StoreResult<()> {
+        sql(|| {
+            self.0
+                .prepare_cached(
+                    "UPDATE webhooks SET url = ?2, events = ?3, is_active = ?4, fail_count = ?5,
+                        updated_at = ?6 WHERE id = ?1",
+                )?
+                .execute(params![
+                    w.id,
+                    w.url,
+                    to_json(&w.events),
+                    w.is_active,
+                    w.fail_count,
+                    w.updated_at.0
+                ])?;
+            Ok(())
+        })
+    }
+
+    fn delete_webhook(&self, id: &str) -> StoreResult<bool> {
+        sql(|| {
+            Ok(self
+                .0
+                .prepare_cached("DELETE FROM webhooks WHERE id = ?1")?
+                .execute([id])?
+                > 0)
+        })
+    }
+
+    /// Logs an attempt and counts it: a success resets `fail_count`, a failure adds one, and
+    /// the `disable_after`-th consecutive failure disables the webhook, all in one statement
+    /// so that no interleaving can skip the threshold. The request was sent with no
+    /// transaction open, so the webhook may have been deleted meanwhile (its deliveries with
+    /// it): then there is nothing left to log to, and nothing is written.
+    fn record_attempt(&self, a: &AttemptRecord<'_>, disable_after: i64) -> StoreResult<()> {
+        sql(|| {
+            self.0
+                .prepare_cached(
+                    "INSERT INTO delivery_attempts (webhook_id, delivery_id, event_id, event, attempt,
+                        attempted_at, delivered, status_code, status_text, duration_ms,
+                        response_excerpt)
+                     SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11
+                     WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = ?1)",
+                )?
+                .execute(params![
+                    a.webhook_id,
+                    a.delivery_id,
+                    a.event_id,
+                    a.event,
+                    a.attempt,
+                    a.attempted_at.0,
+                    a.delivered,
+                    a.status_code,
+                    a.status_text,
+                    a.duration_ms,
+                    a.response_excerpt
+                ])?;
+            if a.delivered {
+                self.0
+                    .prepare_cached(
+                        "UPDATE webhooks SET fail_count = 0 WHERE id = ?1 AND fail_count != 0",
+                    )?
+                    .execute([a.webhook_id])?;
+            } else {
+                self.0
+                    .prepare_cached(
+                        "UPDATE webhooks SET fail_count = fail_count + 1,
+                            is_active = CASE WHEN fail_count + 1 >= ?2 THEN 0 ELSE is_active END,
+                            updated_at = CASE WHEN fail_count + 1 >= ?2 AND is_active = 1
+                                         THEN ?3 ELSE updated_at END
+                         WHERE id = ?1",
+                    )?
+                    .execute(params![a.webhook_id, disable_after, a.attempted_at.0])?;
+            }
+            Ok(())
+        })
+    }
+
+    /// The newest `limit` attempts for a webhook, newest first.
+    fn attempts(&self, webhook_id: &str, limit: i64) -> StoreResult<Vec<DeliveryAttempt>> {
+        sql(|| {
+            let mut stmt = self.0.prepare_cached(
+                "SELECT id, delivery_id, event_id, event, attempt, attempted_at, delivered,
+                    status_code, status_text, duration_ms, response_excerpt
+                 FROM delivery_attempts WHERE webhook_id = ?1 ORDER BY id DESC LIMIT ?2",
+            )?;
+            let rows = stmt.query_map(params![webhook_id, limit], |r| {
+                Ok(DeliveryAttempt {
+                    id: r.get(0)?,
+                    delivery_id: r.get(1)?,
+                    event_id: r.get(2)?,
+                    event: r.get(3)?,
+                    attempt: r.get(4)?,
+                    attempted_at: Timestamp(r.get(5)?),
+                    delivered: r.get(6)?,
+                    status_code: r.get(7)?,
+                    status_text: r.get(8)?,
+                    duration_ms: r.get(9)?,
+                    response_excerpt: r.get(10)?,
+                })
+            })?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+    }
+}

@@ -52,6 +52,7 @@ pub fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<()> {
         header_timeout: args.header_timeout,
         max_connections: args.max_connections as usize,
         delivery: args.delivery.worker_options(ctx, false),
+        clock: ctx.clock.clone(),
     };
     let db = opts.db.display().to_string();
     let server = Server::start(opts, Arc::clone(&stop))?;

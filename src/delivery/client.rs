@@ -19,6 +19,7 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 
 use super::guard::is_forbidden;
 use super::sign::sign;
+use crate::time::Clock;
 
 /// At most this much of a response body is read.
 const MAX_RESPONSE_READ: u64 = 64 * 1024;
@@ -36,6 +37,8 @@ pub struct ClientConfig {
     pub timeout: Duration,
     /// Deliver to loopback, private, link-local... addresses too (tests, trusted networks).
     pub allow_private: bool,
+    /// The time a `Retry-After` date is measured from; the outbox worker's time too.
+    pub clock: Clock,
 }
 
 /// The outcome of one delivery attempt, as the attempt log records it.
@@ -72,6 +75,7 @@ impl Attempt {
 #[derive(Clone)]
 pub struct Sender {
     agent: ureq::Agent,
+    clock: Clock,
 }
 
 impl Sender {
@@ -90,7 +94,10 @@ impl Sender {
                 timeout: cfg.timeout,
             })
             .build();
-        Sender { agent }
+        Sender {
+            agent,
+            clock: cfg.clock.clone(),
+        }
     }
 
     /// POSTs `body` to `url` signed per Standard Webhooks, never panics.
@@ -123,13 +130,13 @@ impl Sender {
             .set("content-type", "application/json")
             .send_bytes(body);
         match result {
-            Ok(resp) | Err(ureq::Error::Status(_, resp)) => from_response(resp, start),
+            Ok(resp) | Err(ureq::Error::Status(_, resp)) => from_response(resp, start, &self.clock),
             Err(ureq::Error::Transport(t)) => Attempt::failed(describe_transport(&t), start),
         }
     }
 }
 
-fn from_response(resp: ureq::Response, start: Instant) -> Attempt {
+fn from_response(resp: ureq::Response, start: Instant, clock: &Clock) -> Attempt {
     let status_code = resp.status();
     let status_text = match resp.status_text().trim() {
         "" => canonical_reason(status_code).to_string(),
@@ -137,7 +144,7 @@ fn from_response(resp: ureq::Response, start: Instant) -> Attempt {
     };
     let retry_after_ms = resp
         .header("retry-after")
-        .and_then(|v| parse_retry_after(v, Utc::now()));
+        .and_then(|v| parse_retry_after(v, clock.now().to_datetime()));
     let mut buf = Vec::new();
     // A body that fails or times out half way keeps what arrived; the status line decides.
     let _ = resp
@@ -414,6 +421,7 @@ mod tests {
         Sender::new(&ClientConfig {
             timeout: Duration::from_millis(timeout_ms),
             allow_private: true,
+            clock: Clock::system(),
         })
     }
 
@@ -529,6 +537,28 @@ mod tests {
     }
 
     #[test]
+    fn a_retry_after_date_is_measured_from_the_senders_clock() {
+        let (port, rx) = receiver(answer(
+            b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: Wed, 21 Oct 2015 07:28:30 GMT\r\nContent-Length: 0\r\n\r\n",
+        ));
+        let at = crate::time::Timestamp::parse_rfc3339("2015-10-21T07:28:00Z").unwrap();
+        let s = Sender::new(&ClientConfig {
+            timeout: Duration::from_secs(5),
+            allow_private: true,
+            clock: crate::time::ManualClock::new(at).clock(),
+        });
+        let a = s.send(
+            &format!("http://127.0.0.1:{port}/"),
+            &generate_secret(),
+            "evt_1",
+            BODY,
+            TS,
+        );
+        received(&rx);
+        assert_eq!(a.retry_after_ms, Some(30_000));
+    }
+
+    #[test]
     fn slow_receiver_times_out() {
         let (port, rx) = receiver(|s| {
             thread::sleep(Duration::from_millis(1500));
@@ -636,6 +666,7 @@ mod tests {
         let guarded = Sender::new(&ClientConfig {
             timeout: Duration::from_secs(2),
             allow_private: false,
+            clock: Clock::system(),
         });
         let a = guarded.send(
             &format!("http://{host}:{port}/"),
@@ -669,6 +700,7 @@ mod tests {
         let guarded = Sender::new(&ClientConfig {
             timeout: Duration::from_secs(2),
             allow_private: false,
+            clock: Clock::system(),
         });
         for url in [
             "http://[::1]:9/",

@@ -23,6 +23,7 @@ use crate::delivery::client::Sender;
 use crate::delivery::worker::{self, WorkerOptions};
 use crate::error::{Error, Result};
 use crate::store::Store;
+use crate::time::Clock;
 
 /// A client that stops reading our response is dropped after this long.
 pub const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -47,6 +48,8 @@ pub struct ServeOptions {
     pub max_connections: usize,
     /// The outbox worker that runs beside the server; its client also sends test pings.
     pub delivery: WorkerOptions,
+    /// Where requests read the time.
+    pub clock: Clock,
 }
 
 /// A running server: its address, and the flag that stops it.
@@ -62,6 +65,7 @@ pub struct Server {
 struct Shared {
     sender: Sender,
     allow_private: bool,
+    clock: Clock,
     stores: Stores,
     /// Test pings running per user.
     pings: pings::PingSlots,
@@ -83,6 +87,7 @@ impl Server {
         let shared = Arc::new(Shared {
             sender: Sender::new(&opts.delivery.client),
             allow_private: opts.delivery.client.allow_private,
+            clock: opts.clock.clone(),
             stores: Stores::open(&opts.db, opts.threads.max(1))?,
             pings: pings::PingSlots::new(pings::MAX_PINGS_PER_USER),
             in_flight: AtomicUsize::new(0),
@@ -247,6 +252,7 @@ fn on_request(shared: &Shared, mut rq: tiny_http::Request) {
             db: db::RequestDb::new(&shared.stores, &shared.sender),
             allow_private: shared.allow_private,
             pings: &shared.pings,
+            clock: &shared.clock,
         };
         // A bug must cost one request a 500, never the connection's thread.
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

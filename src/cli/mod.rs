@@ -235,7 +235,7 @@ pub fn main() -> i32 {
         out: Output::with_color(cli.json, cli.color),
         allow_private: cli.allow_private_targets,
         delivery_timeout: std::time::Duration::from_millis(cli.delivery_timeout.unsigned_abs()),
-        clock: crate::time::Clock::system(),
+        clock: crate::config::clock(),
     };
     let result = match cli.command {
         Command::Keys(cmd) => keys::run(&ctx, cmd),

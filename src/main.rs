@@ -41,6 +41,7 @@ impl keyhook_cli::Wiring for Wiring {
                 max_connections: config.max_connections,
                 transport: Arc::new(Sender::new(&config.delivery.client)),
                 allow_private: config.delivery.client.allow_private,
+                clock: config.clock,
             },
             Arc::clone(&stop),
         )?;

@@ -9,13 +9,58 @@ use tempfile::TempDir;
 /// A temporary home for one test: its own database file and environment.
 pub struct Env {
     pub dir: TempDir,
+    /// The test clock's file, with [`Env::with_clock`].
+    clock: Option<PathBuf>,
 }
+
+/// The debug-build-only variable naming the test clock's file (`keyhook::config::clock`).
+pub const TEST_CLOCK_FILE: &str = "KEYHOOK_TEST_CLOCK_FILE";
 
 impl Env {
     pub fn new() -> Env {
         Env {
             dir: tempfile::tempdir().expect("temp dir"),
+            clock: None,
         }
+    }
+
+    /// An [`Env`] whose commands, and servers, run on a test clock (`KEYHOOK_TEST_CLOCK_FILE`)
+    /// that stands at the time of this call until [`Env::advance_clock`] moves it: expiry and
+    /// grace are tested by moving the clock, not by sleeping.
+    pub fn with_clock() -> Env {
+        let mut env = Env::new();
+        env.clock = Some(env.dir.path().join("clock"));
+        env.set_clock(chrono::Utc::now().timestamp_millis());
+        env
+    }
+
+    /// The test clock's file, if this Env has one.
+    pub fn clock_file(&self) -> Option<&Path> {
+        self.clock.as_deref()
+    }
+
+    /// The time on the test clock, in milliseconds since the epoch.
+    pub fn clock_ms(&self) -> i64 {
+        let file = self.clock_file().expect("an Env::with_clock");
+        std::fs::read_to_string(file)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
+    }
+
+    /// Sets the test clock to `ms` since the epoch, for every command from now on.
+    pub fn set_clock(&self, ms: i64) {
+        let file = self.clock_file().expect("an Env::with_clock");
+        // Replaced whole, so that a reader never sees half a number.
+        let next = file.with_extension("next");
+        std::fs::write(&next, ms.to_string()).unwrap();
+        std::fs::rename(&next, file).unwrap();
+    }
+
+    /// Moves the test clock on by `ms`.
+    pub fn advance_clock(&self, ms: i64) {
+        self.set_clock(self.clock_ms() + ms);
     }
 
     pub fn db(&self) -> PathBuf {
@@ -26,6 +71,9 @@ impl Env {
     pub fn cmd(&self) -> Command {
         let mut c = bare_cmd();
         c.arg("--db").arg(self.db());
+        if let Some(file) = self.clock_file() {
+            c.env(TEST_CLOCK_FILE, file);
+        }
         c
     }
 

@@ -171,9 +171,11 @@ fn table_snapshots() {
 
 #[test]
 fn color_follows_the_flag_and_no_color() {
-    let env = Env::new();
+    let env = Env::with_clock();
     env.create_key("deploy", &["--expires-in", "1s"]);
-    std::thread::sleep(std::time::Duration::from_millis(1100));
+    env.advance_clock(1_100);
+    let plain = env.run(&["--color", "never", "keys", "list"]).stdout;
+    assert!(plain.contains("EXPIRED"), "{plain}");
     let esc = |args: &[&str], no_color: bool| {
         let mut c = env.cmd();
         if no_color {

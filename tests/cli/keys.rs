@@ -766,11 +766,17 @@ fn rotate_with_grace_keeps_the_old_key_working_until_then() {
 
 #[test]
 fn rotate_grace_expires_the_old_key() {
-    let env = Env::new();
+    let env = Env::with_clock();
     let old = env.create_key("ci", &[]);
     let (code, v) = env.json(&["keys", "rotate", s(&old, "id"), "--grace", "1s"]);
     assert_eq!(code, 0, "{v}");
-    std::thread::sleep(Duration::from_millis(1_200));
+    env.advance_clock(999);
+    assert_eq!(
+        env.verify(s(&old, "key"), &[]).code,
+        0,
+        "1 ms of grace left"
+    );
+    env.advance_clock(1);
     let r = env.verify(s(&old, "key"), &[]);
     r.assert_error(4);
     assert!(r.stderr.contains("API key has expired"), "{}", r.stderr);
@@ -940,14 +946,14 @@ fn verify_needs_a_key_on_stdin() {
 
 #[test]
 fn verify_expired_key() {
-    let env = Env::new();
+    let env = Env::with_clock();
     let k = env.create_key("short-lived", &["--expires-in", "1s"]);
     let fresh = env.verify(s(&k, "key"), &[]);
     assert_eq!(
         fresh.code, 0,
         "still valid right after creation: {fresh:#?}"
     );
-    std::thread::sleep(Duration::from_millis(1_200));
+    env.advance_clock(1_200);
 
     let r = env.verify(s(&k, "key"), &[]);
     r.assert_error(4);

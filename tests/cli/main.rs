@@ -3,6 +3,7 @@
 
 mod abuse;
 mod architecture;
+mod clock;
 mod common;
 mod docs;
 mod faults;

@@ -122,6 +122,9 @@ impl Server {
     /// Runs `program` (the binary, or something that `exec`s it with the arguments that
     /// follow) with `--db <env's db> serve --bind 127.0.0.1:0` and `args`.
     fn spawn(mut program: Command, env: &Env, args: &[&str]) -> Server {
+        if let Some(file) = env.clock_file() {
+            program.env(crate::common::TEST_CLOCK_FILE, file);
+        }
         let mut child = program
             .arg("--db")
             .arg(env.db())

@@ -6,7 +6,6 @@ use serde_json::Value;
 use super::Context;
 use crate::error::Error;
 use crate::service::events::{self, NewEvent};
-use crate::time::Timestamp;
 
 /// The most event data read from --data, a file or standard input.
 const MAX_DATA_BYTES: u64 = 64 * 1024;
@@ -41,7 +40,7 @@ pub fn run(ctx: &Context, cmd: EventsCommand) -> anyhow::Result<()> {
     // missing one (a mistyped --db) the event would be queued for no webhook.
     let actor = ctx.actor()?;
     let checked = events::check(&actor, input)?;
-    let accepted = events::emit_checked(&ctx.existing_store()?, &actor, checked, Timestamp::now())?;
+    let accepted = events::emit_checked(&ctx.existing_store()?, &actor, checked, ctx.clock.now())?;
     ctx.out.data(&accepted, |o| {
         writeln!(
             o,

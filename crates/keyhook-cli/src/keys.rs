@@ -131,7 +131,7 @@ fn method(s: &str) -> Result<Method, String> {
 }
 
 pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
-    let now = Timestamp::now();
+    let now = ctx.clock.now();
     match cmd {
         KeysCommand::Create(args) => {
             let actor = ctx.actor()?;

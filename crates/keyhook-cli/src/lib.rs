@@ -206,6 +206,8 @@ pub struct Context {
     pub out: Output,
     pub allow_private: bool,
     pub delivery_timeout: std::time::Duration,
+    /// Where every command reads the time (`config::clock`).
+    pub clock: crate::time::Clock,
 }
 
 impl Context {
@@ -236,6 +238,7 @@ impl Context {
         ClientConfig {
             timeout: self.delivery_timeout,
             allow_private: self.allow_private,
+            clock: self.clock.clone(),
         }
     }
 
@@ -261,6 +264,7 @@ pub fn main(wiring: &'static dyn Wiring) -> i32 {
         out: Output::with_color(cli.json, cli.color),
         allow_private: cli.allow_private_targets,
         delivery_timeout: std::time::Duration::from_millis(cli.delivery_timeout.unsigned_abs()),
+        clock: crate::config::clock(),
     };
     let result = match cli.command {
         Command::Keys(cmd) => keys::run(&ctx, cmd),

@@ -6,6 +6,7 @@ use clap::Args;
 
 use super::Context;
 use crate::store::Backend;
+use crate::time::Clock;
 use keyhook_delivery::worker::WorkerOptions;
 
 #[derive(Debug, Args)]
@@ -50,6 +51,8 @@ pub struct ServeConfig {
     pub max_connections: usize,
     /// The outbox worker that runs beside the server; its client also sends test pings.
     pub delivery: WorkerOptions,
+    /// Where requests read the time.
+    pub clock: Clock,
 }
 
 pub fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<()> {
@@ -67,6 +70,7 @@ pub fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<()> {
         header_timeout: args.header_timeout,
         max_connections: args.max_connections as usize,
         delivery: args.delivery.worker_options(ctx, false),
+        clock: ctx.clock.clone(),
     };
     ctx.wiring.serve(config, stop, &|addr| {
         super::output::say(&format!(

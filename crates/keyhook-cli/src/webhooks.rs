@@ -76,7 +76,7 @@ pub enum WebhooksCommand {
 }
 
 pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
-    let now = Timestamp::now();
+    let now = ctx.clock.now();
     let actor = ctx.actor()?;
     // Only `create` makes something new; every other command reads or acts on a webhook that
     // exists, so it needs the database to exist and never creates an empty one.

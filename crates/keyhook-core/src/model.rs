@@ -145,3 +145,37 @@ impl<'a> ErrorEnvelope<'a> {
         Self::new(e.code(), e.public_message(), e.details())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::ManualClock;
+
+    #[test]
+    fn a_key_expires_at_its_expiry_exactly() {
+        let clock = ManualClock::new(Timestamp(1_800_000_000_000));
+        let key = |expires_at| ApiKey {
+            id: "k".into(),
+            user_id: "u".into(),
+            key_prefix: "kp_12345678".into(),
+            name: "n".into(),
+            permission: Permission::Readwrite,
+            full_access: true,
+            profile_ids: vec![],
+            last_used_at: None,
+            expires_at,
+            created_at: Timestamp(0),
+            key: None,
+        };
+        let at_now = key(Some(clock.now()));
+        let never = key(None);
+        clock.advance(-1);
+        assert!(!at_now.is_expired(clock.now()), "1 ms before");
+        clock.advance(1);
+        assert!(at_now.is_expired(clock.now()), "at expiresAt");
+        clock.advance(1);
+        assert!(at_now.is_expired(clock.now()), "1 ms after");
+        clock.set(Timestamp(i64::MAX));
+        assert!(!never.is_expired(clock.now()));
+    }
+}

@@ -1,6 +1,10 @@
 //! Time as the store keeps it (milliseconds since the Unix epoch, UTC) and as the API shows it
 //! (RFC 3339 UTC with milliseconds: `2026-11-22T03:47:36.123Z`).
 
+use std::fmt;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Arc;
+
 use chrono::{DateTime, SecondsFormat, TimeZone, Utc};
 use serde::{Serialize, Serializer};
 
@@ -8,6 +12,8 @@ use serde::{Serialize, Serializer};
 pub struct Timestamp(pub i64);
 
 impl Timestamp {
+    /// The system's time. Only [`Clock::system`] reads it: everything else takes the time from
+    /// the [`Clock`] it was handed (services from a `now` parameter), so tests can move it.
     pub fn now() -> Self {
         Timestamp(Utc::now().timestamp_millis())
     }
@@ -52,6 +58,73 @@ impl Timestamp {
 impl Serialize for Timestamp {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&self.to_rfc3339())
+    }
+}
+
+/// Where the current time comes from. The services never read it: they take `now`. The front
+/// ends and the delivery worker read it from the clock they are handed, which is the system's
+/// except in tests ([`ManualClock`]; and, in debug builds only, the test clock file of
+/// `config::clock`). Deadlines and timeouts are measured with `Instant`, never with a clock.
+#[derive(Clone, Default)]
+pub struct Clock {
+    /// `None`: the system's time.
+    read: Option<Arc<dyn Fn() -> Timestamp + Send + Sync>>,
+}
+
+impl Clock {
+    pub fn system() -> Clock {
+        Clock::default()
+    }
+
+    /// A clock whose time is whatever `read` returns: a test's.
+    pub fn reading(read: impl Fn() -> Timestamp + Send + Sync + 'static) -> Clock {
+        Clock {
+            read: Some(Arc::new(read)),
+        }
+    }
+
+    pub fn now(&self) -> Timestamp {
+        match &self.read {
+            None => Timestamp::now(),
+            Some(read) => read(),
+        }
+    }
+}
+
+impl fmt::Debug for Clock {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self.read {
+            None => "Clock(system)",
+            Some(_) => "Clock(test)",
+        })
+    }
+}
+
+/// A clock that stands still until it is set or advanced, for tests: clones share the time.
+#[derive(Debug, Clone)]
+pub struct ManualClock(Arc<AtomicI64>);
+
+impl ManualClock {
+    pub fn new(at: Timestamp) -> ManualClock {
+        ManualClock(Arc::new(AtomicI64::new(at.millis())))
+    }
+
+    pub fn now(&self) -> Timestamp {
+        Timestamp(self.0.load(Ordering::SeqCst))
+    }
+
+    pub fn set(&self, at: Timestamp) {
+        self.0.store(at.millis(), Ordering::SeqCst);
+    }
+
+    pub fn advance(&self, ms: i64) {
+        self.set(self.now().add_millis(ms));
+    }
+
+    /// A [`Clock`] that shows this one's time, to hand to what is tested.
+    pub fn clock(&self) -> Clock {
+        let at = Arc::clone(&self.0);
+        Clock::reading(move || Timestamp(at.load(Ordering::SeqCst)))
     }
 }
 
@@ -145,6 +218,36 @@ mod tests {
         assert_eq!(last.to_rfc3339(), "9999-12-31T23:59:59.999Z");
         assert!(Timestamp::parse_rfc3339("9999-12-31T23:59:59-23:59").is_none());
         assert!(Timestamp::parse_rfc3339("+10000-01-01T00:00:00Z").is_none());
+    }
+
+    #[test]
+    fn the_system_clock_shows_the_system_time() {
+        let before = Timestamp::now();
+        let read = Clock::system().now();
+        assert!(before <= read && read <= Timestamp::now());
+        assert_eq!(format!("{:?}", Clock::default()), "Clock(system)");
+    }
+
+    #[test]
+    fn a_manual_clock_moves_only_when_moved_and_its_clocks_follow() {
+        let hand = ManualClock::new(Timestamp(1_000));
+        let clock = hand.clock();
+        let copy = clock.clone();
+        assert_eq!(clock.now(), Timestamp(1_000));
+        hand.advance(1);
+        assert_eq!(
+            (clock.now(), copy.now()),
+            (Timestamp(1_001), Timestamp(1_001))
+        );
+        hand.set(Timestamp(-5));
+        assert_eq!(copy.now(), Timestamp(-5));
+        hand.clone().advance(i64::MAX);
+        assert_eq!(
+            clock.now(),
+            Timestamp(i64::MAX - 5),
+            "saturates like add_millis"
+        );
+        assert_eq!(format!("{clock:?}"), "Clock(test)");
     }
 
     #[test]

@@ -19,6 +19,7 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 
 use keyhook_core::guard::is_forbidden;
 use keyhook_core::sign::sign;
+use keyhook_core::time::Clock;
 use keyhook_core::transport::{Attempt, Transport};
 
 /// At most this much of a response body is read.
@@ -37,6 +38,8 @@ pub struct ClientConfig {
     pub timeout: Duration,
     /// Deliver to loopback, private, link-local... addresses too (tests, trusted networks).
     pub allow_private: bool,
+    /// The time a `Retry-After` date is measured from; the outbox worker's time too.
+    pub clock: Clock,
 }
 
 /// An attempt that got no HTTP response.
@@ -55,6 +58,7 @@ fn failed(status_text: impl Into<String>, start: Instant) -> Attempt {
 #[derive(Clone)]
 pub struct Sender {
     agent: ureq::Agent,
+    clock: Clock,
 }
 
 impl Sender {
@@ -73,7 +77,10 @@ impl Sender {
                 timeout: cfg.timeout,
             })
             .build();
-        Sender { agent }
+        Sender {
+            agent,
+            clock: cfg.clock.clone(),
+        }
     }
 
     /// POSTs `body` to `url` signed per Standard Webhooks, never panics.
@@ -106,7 +113,7 @@ impl Sender {
             .set("content-type", "application/json")
             .send_bytes(body);
         match result {
-            Ok(resp) | Err(ureq::Error::Status(_, resp)) => from_response(resp, start),
+            Ok(resp) | Err(ureq::Error::Status(_, resp)) => from_response(resp, start, &self.clock),
             Err(ureq::Error::Transport(t)) => failed(describe_transport(&t), start),
         }
     }
@@ -118,7 +125,7 @@ impl Transport for Sender {
     }
 }
 
-fn from_response(resp: ureq::Response, start: Instant) -> Attempt {
+fn from_response(resp: ureq::Response, start: Instant, clock: &Clock) -> Attempt {
     let status_code = resp.status();
     let status_text = match resp.status_text().trim() {
         "" => canonical_reason(status_code).to_string(),
@@ -126,7 +133,7 @@ fn from_response(resp: ureq::Response, start: Instant) -> Attempt {
     };
     let retry_after_ms = resp
         .header("retry-after")
-        .and_then(|v| parse_retry_after(v, Utc::now()));
+        .and_then(|v| parse_retry_after(v, clock.now().to_datetime()));
     let mut buf = Vec::new();
     // A body that fails or times out half way keeps what arrived; the status line decides.
     let _ = resp
@@ -402,6 +409,7 @@ mod tests {
         Sender::new(&ClientConfig {
             timeout: Duration::from_millis(timeout_ms),
             allow_private: true,
+            clock: Clock::system(),
         })
     }
 
@@ -518,6 +526,28 @@ mod tests {
     }
 
     #[test]
+    fn a_retry_after_date_is_measured_from_the_senders_clock() {
+        let (port, rx) = receiver(answer(
+            b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: Wed, 21 Oct 2015 07:28:30 GMT\r\nContent-Length: 0\r\n\r\n",
+        ));
+        let at = crate::time::Timestamp::parse_rfc3339("2015-10-21T07:28:00Z").unwrap();
+        let s = Sender::new(&ClientConfig {
+            timeout: Duration::from_secs(5),
+            allow_private: true,
+            clock: crate::time::ManualClock::new(at).clock(),
+        });
+        let a = s.send(
+            &format!("http://127.0.0.1:{port}/"),
+            &generate_secret(),
+            "evt_1",
+            BODY,
+            TS,
+        );
+        received(&rx);
+        assert_eq!(a.retry_after_ms, Some(30_000));
+    }
+
+    #[test]
     fn slow_receiver_times_out() {
         let (port, rx) = receiver(|s| {
             thread::sleep(Duration::from_millis(1500));
@@ -625,6 +655,7 @@ mod tests {
         let guarded = Sender::new(&ClientConfig {
             timeout: Duration::from_secs(2),
             allow_private: false,
+            clock: Clock::system(),
         });
         let a = guarded.send(
             &format!("http://{host}:{port}/"),
@@ -658,6 +689,7 @@ mod tests {
         let guarded = Sender::new(&ClientConfig {
             timeout: Duration::from_secs(2),
             allow_private: false,
+            clock: Clock::system(),
         });
         for url in [
             "http://[::1]:9/",

@@ -15,7 +15,7 @@ use super::schedule::Schedule;
 use crate::error::Result;
 use crate::service::webhooks::{log_attempt, AttemptOf};
 use crate::store::{Backend, Claimed, Conn, Store};
-use crate::time::Timestamp;
+use crate::time::{Clock, Timestamp};
 use keyhook_core::transport::Attempt;
 
 /// How often an idle worker looks for due deliveries.
@@ -53,9 +53,10 @@ pub fn run(db: &dyn Backend, opts: &WorkerOptions, stop: &AtomicBool) -> Result<
     let senders: Vec<_> = (0..concurrency)
         .map(|i| {
             let (rx, tx, sender) = (Arc::clone(&job_rx), done_tx.clone(), sender.clone());
+            let clock = opts.client.clock.clone();
             thread::Builder::new()
                 .name(format!("deliver-{i}"))
-                .spawn(move || send_loop(&rx, &tx, &sender))
+                .spawn(move || send_loop(&rx, &tx, &sender, &clock))
         })
         .collect::<std::io::Result<_>>()?;
     drop(done_tx);
@@ -67,14 +68,14 @@ pub fn run(db: &dyn Backend, opts: &WorkerOptions, stop: &AtomicBool) -> Result<
     result
 }
 
-fn send_loop(jobs: &Mutex<Receiver<Claimed>>, done: &Tx<Done>, sender: &Sender) {
+fn send_loop(jobs: &Mutex<Receiver<Claimed>>, done: &Tx<Done>, sender: &Sender, clock: &Clock) {
     loop {
         let job = match jobs.lock() {
             Ok(rx) => rx.recv(),
             Err(_) => return,
         };
         let Ok(c) = job else { return };
-        let now = Timestamp::now();
+        let now = clock.now();
         let a = sender.send(
             &c.url,
             &c.secret,
@@ -97,13 +98,14 @@ fn settle_loop(
     done: &Receiver<Done>,
 ) -> Result<Summary> {
     let lease_ms = i64::try_from(opts.client.timeout.as_millis()).unwrap_or(i64::MAX / 2) + 60_000;
+    let clock = &opts.client.clock;
     let mut summary = Summary::default();
     let mut in_flight = 0usize;
     loop {
         let stopping = stop.load(Ordering::Relaxed);
         let mut claimed = 0;
-        if !stopping && in_flight < capacity && store.conn().any_due(Timestamp::now())? {
-            let now = Timestamp::now();
+        if !stopping && in_flight < capacity && store.conn().any_due(clock.now())? {
+            let now = clock.now();
             let batch = store.write(|c| {
                 let batch = c.claim_due(now, capacity - in_flight, now.add_millis(lease_ms))?;
                 let mut live = Vec::with_capacity(batch.len());
@@ -154,7 +156,7 @@ fn settle_loop(
         in_flight -= finished.len();
         store.write(|c| {
             for (d, a, at) in &finished {
-                settle(c, &opts.schedule, d, a, *at, &mut summary)?;
+                settle(c, &opts.schedule, d, a, *at, clock.now(), &mut summary)?;
             }
             Ok(())
         })?;
@@ -177,6 +179,7 @@ fn settle(
     d: &Claimed,
     a: &Attempt,
     at: Timestamp,
+    now: Timestamp,
     summary: &mut Summary,
 ) -> Result<()> {
     let attempt = d.attempts + 1;
@@ -192,7 +195,6 @@ fn settle(
         at,
         a,
     )?;
-    let now = Timestamp::now();
     if a.delivered {
         summary.delivered += 1;
         c.finish_delivery(&d.delivery_id, "delivered", true, now)?;

@@ -14,7 +14,7 @@ use crate::service::events::{self, NewEvent};
 use crate::service::keys::{self, NewKey};
 use crate::service::webhooks::{self, NewWebhook, WebhookPatch};
 use crate::service::Actor;
-use crate::time::Timestamp;
+use crate::time::{Clock, Timestamp};
 
 const PREFIX: &str = "/api/v1";
 
@@ -24,6 +24,7 @@ pub struct Ctx<'a> {
     pub db: RequestDb<'a>,
     pub allow_private: bool,
     pub pings: &'a PingSlots,
+    pub clock: &'a Clock,
 }
 
 /// Handles one request; returns the reply and the prefix of the key that made it, if any.
@@ -38,7 +39,7 @@ pub fn dispatch(mut ctx: Ctx<'_>, rq: &Request, body: Body) -> (Reply, Option<St
         };
         return (r, None);
     }
-    let now = Timestamp::now();
+    let now = ctx.clock.now();
     let store = ctx.db.store();
     let key = match bearer_token(rq).and_then(|t| auth::authenticate_request(store, t, now)) {
         Ok(k) => k,

@@ -24,6 +24,7 @@ use crate::error::{Error, Result};
 use crate::store::{Backend, Store};
 use keyhook_core::transport::Transport;
 // The core's modules under the names the front end's files use.
+use crate::time::Clock;
 use keyhook_core::{auth, error, model, redact, service, store, time};
 
 /// A client that stops reading our response is dropped after this long.
@@ -51,6 +52,8 @@ pub struct ServeOptions {
     pub transport: Arc<dyn Transport>,
     /// Webhook URLs may name private addresses (`--allow-private-targets`).
     pub allow_private: bool,
+    /// Where requests read the time.
+    pub clock: Clock,
 }
 
 /// A running server: its address, and the flag that stops it.
@@ -65,6 +68,7 @@ pub struct Server {
 struct Shared {
     sender: Arc<dyn Transport>,
     allow_private: bool,
+    clock: Clock,
     stores: Stores,
     /// Test pings running per user.
     pings: pings::PingSlots,
@@ -86,6 +90,7 @@ impl Server {
         let shared = Arc::new(Shared {
             sender: opts.transport,
             allow_private: opts.allow_private,
+            clock: opts.clock.clone(),
             stores: Stores::open(&*opts.db, opts.threads.max(1))?,
             pings: pings::PingSlots::new(pings::MAX_PINGS_PER_USER),
             in_flight: AtomicUsize::new(0),
@@ -242,6 +247,7 @@ fn on_request(shared: &Shared, mut rq: tiny_http::Request) {
             db: db::RequestDb::new(&shared.stores, &*shared.sender),
             allow_private: shared.allow_private,
             pings: &shared.pings,
+            clock: &shared.clock,
         };
         // A bug must cost one request a 500, never the connection's thread.
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

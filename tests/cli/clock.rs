@@ -1,0 +1,153 @@
+//! The injected clock: the binary reads the time only through `time::Clock`, and its debug
+//! builds take a test clock (`KEYHOOK_TEST_CLOCK_FILE`) that the tests move instead of
+//! sleeping.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::common::{Env, TEST_CLOCK_FILE};
+use crate::receiver::Receiver;
+
+/// `deliver --once` (private targets allowed); returns its summary line.
+fn deliver_once(env: &Env) -> String {
+    let r = env.run(&["--allow-private-targets", "deliver", "--once"]);
+    assert_eq!(r.code, 0, "deliver --once: {r:#?}");
+    r.stderr
+}
+
+/// `events emit post.published`; returns the event's id.
+fn emit(env: &Env) -> String {
+    let (code, v) = env.json(&["events", "emit", "post.published"]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["data"]["deliveries"], 1, "{v}");
+    v["data"]["id"].as_str().unwrap().to_string()
+}
+
+/// The outbox worker claims, stamps and schedules by the clock it is handed: a retry due in
+/// 5 s (the default schedule, give or take a tenth) is not sent at +4.4 s, though a new event
+/// is, and is sent at +5.6 s, with no wait; `webhook-timestamp` is the clock's time. The clock
+/// stands in 2001, so that a reading of the system's time anywhere would be far off.
+#[test]
+fn the_outbox_worker_schedules_and_stamps_by_its_clock() {
+    let env = Env::with_clock();
+    env.set_clock(1_000_000_000_000);
+    let rx = Receiver::start();
+    let url = rx.url("/fail");
+    let (code, v) = env.json(&[
+        "--allow-private-targets",
+        "webhooks",
+        "create",
+        "--url",
+        &url,
+        "--event",
+        "post.published",
+    ]);
+    assert_eq!(code, 0, "{v}");
+    let sent = |n: usize| {
+        let all = rx.wait_for(n, Duration::from_secs(10));
+        assert_eq!(all.len(), n, "{all:#?}");
+        let last = &all[n - 1];
+        (
+            last.json()["id"].as_str().unwrap().to_string(),
+            last.header("webhook-timestamp").to_string(),
+        )
+    };
+
+    let first = emit(&env);
+    let summary = deliver_once(&env);
+    assert!(summary.contains("to retry 1"), "{summary}");
+    assert_eq!(sent(1), (first.clone(), "1000000000".into()));
+
+    env.advance_clock(4_400);
+    let second = emit(&env);
+    let summary = deliver_once(&env);
+    assert!(summary.contains("delivered 0, to retry 1"), "{summary}");
+    assert_eq!(sent(2), (second, "1000000004".into()), "only the new event");
+
+    env.advance_clock(1_200);
+    let summary = deliver_once(&env);
+    assert!(summary.contains("delivered 0, to retry 1"), "{summary}");
+    assert_eq!(sent(3), (first, "1000000005".into()), "the retry, now due");
+}
+
+/// Every `.rs` file under `src/` and `crates/*/src/`.
+fn shipped_sources(root: &Path) -> Vec<PathBuf> {
+    let mut dirs = vec![root.join("src"), root.join("crates")];
+    let mut files = Vec::new();
+    while let Some(path) = dirs.pop() {
+        if path.is_dir() {
+            let name = path.file_name().unwrap_or_default();
+            if ["tests", "benches", "target"].iter().any(|n| name == *n) {
+                continue;
+            }
+            dirs.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
+    }
+    files
+}
+
+/// Only `time.rs` (the system clock) reads the time; everything else is handed a `Clock` or a
+/// `now`, so the test clock reaches every reading. Deadlines use `Instant`, which is allowed.
+#[test]
+fn the_time_is_read_only_through_a_clock() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let files = shipped_sources(root);
+    assert!(files.len() > 20, "{files:?}");
+    let mut found = Vec::new();
+    for path in files {
+        if path.file_name().is_some_and(|n| n == "time.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        // `#[cfg(test)]` code is not shipped.
+        let shipped = text.split("#[cfg(test)]").next().unwrap_or("");
+        for reading in [
+            "Timestamp::now(",
+            "Utc::now(",
+            "Local::now(",
+            "SystemTime::now(",
+        ] {
+            if shipped.contains(reading) {
+                found.push(format!(
+                    "{}: {reading}",
+                    path.strip_prefix(root).unwrap().display()
+                ));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "read the time from the Clock you are handed (ctx.clock.now()): {found:?}"
+    );
+}
+
+/// The test clock is no option: no help text, man page or completion script names it.
+#[test]
+fn the_test_clock_is_in_no_help_man_page_or_completion() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut dirs = vec![
+        root.join("man"),
+        root.join("completions"),
+        root.join("tests/cli/snapshots/help"),
+    ];
+    let mut seen = 0;
+    while let Some(path) = dirs.pop() {
+        if path.is_dir() {
+            dirs.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+            continue;
+        }
+        let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+        assert!(!text.contains(TEST_CLOCK_FILE), "{}", path.display());
+        assert!(!text.contains("TEST_CLOCK"), "{}", path.display());
+        seen += 1;
+    }
+    assert!(seen > 10, "only {seen} generated files");
+    let env = Env::with_clock();
+    for args in [&["--help"][..], &["keys", "--help"], &["serve", "--help"]] {
+        let r = env.run(args);
+        assert_eq!(r.code, 0, "{r:#?}");
+        assert!(!r.stdout.contains("TEST_CLOCK"), "{}", r.stdout);
+    }
+}

@@ -24,7 +24,8 @@ impl Env {
         }
     }
 
-    /// An [`Env`] whose commands, and servers, run on a test clock (`KEYHOOK_TEST_CLOCK_FILE`)
+    /// An [`Env`] whose commands ([`Env::cmd`] and what uses it) and servers
+    /// (`Server::start...`) run on a test clock (`KEYHOOK_TEST_CLOCK_FILE`, debug builds only)
     /// that stands at the time of this call until [`Env::advance_clock`] moves it: expiry and
     /// grace are tested by moving the clock, not by sleeping.
     pub fn with_clock() -> Env {

@@ -322,7 +322,7 @@ fn url_schema() -> Value {
         "description": "http or https; a host name (the last label starting with a letter), a \
             dotted-quad IPv4 address or a bracketed IPv6 address (which the pattern leaves out); \
             no credentials, no fragment; written as an RFC 3986 URI (percent-encode anything \
-            else). An IP-literal host of a private, loopback or link-local network is refused \
+            else); a label starting with xn-- must be valid punycode. An IP-literal host of a private, loopback or link-local network is refused \
             unless the server runs with --allow-private-targets."
     })
 }

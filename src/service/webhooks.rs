@@ -26,7 +26,8 @@ pub const ATTEMPT_LOG_LIMIT: i64 = 100;
 /// dotted-quad IPv4 address without leading zeros), a port from 1 to 65535 without leading
 /// zeros, no credentials, no fragment, only characters RFC 3986 allows as written. Left to
 /// the description: bracketed IPv6 hosts (which `check_url` takes; a pattern for them would
-/// be long and easy to get wrong) and the address guard (`guard::check_url_host`).
+/// be long and easy to get wrong), labels starting with `xn--` that are not valid punycode
+/// (which the URL parser refuses), and the address guard (`guard::check_url_host`).
 pub fn url_pattern() -> String {
     let octet = "(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])";
     let host =

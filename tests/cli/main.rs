@@ -15,6 +15,7 @@ mod input_policy;
 mod keys;
 mod newcomer;
 mod openapi;
+mod openapi_bounds;
 mod pings;
 mod privilege;
 mod raw_http;

@@ -7,9 +7,9 @@ use crate::common::Env;
 use crate::server::{Resp, Server};
 
 /// A JSON Schema validator for the keywords the document uses. An unknown keyword fails the
-/// test, so a schema can never pass by being misunderstood.
-struct Validator<'a> {
-    doc: &'a Value,
+/// test, so a schema can never pass by being misunderstood. (`openapi_bounds` uses it too.)
+pub(crate) struct Validator<'a> {
+    pub(crate) doc: &'a Value,
 }
 
 impl Validator<'_> {
@@ -25,7 +25,7 @@ impl Validator<'_> {
         }
     }
 
-    fn check(&self, schema: &Value, value: &Value, at: &str, errors: &mut Vec<String>) {
+    pub(crate) fn check(&self, schema: &Value, value: &Value, at: &str, errors: &mut Vec<String>) {
         let schema = self.resolve(schema);
         let obj = schema.as_object().expect("schema is an object");
         for (kw, arg) in obj {
@@ -97,7 +97,7 @@ impl Validator<'_> {
                 }
                 "pattern" => {
                     if let Some(s) = value.as_str() {
-                        let re = regex::Regex::new(arg.as_str().unwrap()).unwrap();
+                        let re = compiled(arg.as_str().unwrap());
                         if !re.is_match(s) {
                             fail(format!("{s:?} does not match {arg}"));
                         }
@@ -107,7 +107,10 @@ impl Validator<'_> {
                     if let Some(s) = value.as_str() {
                         match arg.as_str().unwrap() {
                             "date-time" => {
-                                if chrono::DateTime::parse_from_rfc3339(s).is_err() {
+                                // RFC 3339's grammar has `T` (any case) between date and time;
+                                // chrono also takes a space.
+                                let t = matches!(s.as_bytes().get(10), Some(b'T' | b't'));
+                                if !t || chrono::DateTime::parse_from_rfc3339(s).is_err() {
                                     fail(format!("{s:?} is not a date-time"));
                                 }
                             }
@@ -162,6 +165,31 @@ impl Validator<'_> {
                         }
                     }
                 }
+                "if" => {
+                    let mut e = Vec::new();
+                    self.check(arg, value, at, &mut e);
+                    let branch = if e.is_empty() { "then" } else { "else" };
+                    if let Some(b) = obj.get(branch) {
+                        self.check(b, value, at, errors);
+                    }
+                }
+                // Applied by "if".
+                "then" | "else" => {}
+                "const" => {
+                    if value != arg {
+                        fail(format!("{value} is not {arg}"));
+                    }
+                }
+                "anyOf" => {
+                    let any = arg.as_array().unwrap().iter().any(|sub| {
+                        let mut e = Vec::new();
+                        self.check(sub, value, at, &mut e);
+                        e.is_empty()
+                    });
+                    if !any {
+                        fail(format!("{value} matches none of anyOf"));
+                    }
+                }
                 "default" | "description" => {}
                 other => panic!("the test's validator does not know keyword {other}"),
             }
@@ -197,6 +225,21 @@ impl Validator<'_> {
             None => assert!(resp.body.is_empty(), "{method} {path}: undocumented body"),
         }
     }
+}
+
+/// `pattern` compiled once per thread: the name pattern takes a while to compile, and
+/// `openapi_bounds` checks hundreds of values against it.
+fn compiled(pattern: &str) -> regex::Regex {
+    thread_local! {
+        static CACHE: std::cell::RefCell<std::collections::HashMap<String, regex::Regex>> =
+            Default::default();
+    }
+    CACHE.with(|c| {
+        c.borrow_mut()
+            .entry(pattern.to_string())
+            .or_insert_with(|| regex::Regex::new(pattern).unwrap())
+            .clone()
+    })
 }
 
 fn document(server: &Server) -> Value {

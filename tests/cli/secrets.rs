@@ -315,7 +315,10 @@ fn every_message_and_log_line_goes_through_a_redacting_sink() {
     let mut scanned = 0;
     while let Some(path) = files.pop() {
         if path.is_dir() {
-            if path.file_name().is_some_and(|n| n == "tests" || n == "target") {
+            if path
+                .file_name()
+                .is_some_and(|n| n == "tests" || n == "target")
+            {
                 continue;
             }
             files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));

@@ -15,6 +15,11 @@ pub const KEY_PREFIX: &str = "kp_";
 pub const KEY_LEN: usize = 67;
 /// `kp_` + the first 8 hex characters: the only part of a key shown after creation.
 pub const KEY_PREFIX_LEN: usize = 11;
+/// [`is_well_formed`] as a regular expression (for the OpenAPI document; a test checks that
+/// the two agree).
+pub const KEY_PATTERN: &str = "^kp_[0-9a-f]{64}$";
+/// The shape of a [`key_prefix`] of a well-formed key.
+pub const KEY_PREFIX_PATTERN: &str = "^kp_[0-9a-f]{8}$";
 /// `lastUsedAt` is written at most once per this many milliseconds per key, so that
 /// authentication is not a database write per request.
 pub const LAST_USED_RESOLUTION_MS: i64 = 1_000;
@@ -257,6 +262,31 @@ mod tests {
         assert!(!is_well_formed(&format!("kp_{}g", "a1".repeat(31) + "a")));
         // Multi-byte characters must not be miscounted or sliced.
         assert!(!is_well_formed(&format!("kp_{}é", "a".repeat(62))));
+    }
+
+    #[test]
+    fn the_key_patterns_agree_with_the_shape_check() {
+        let key = regex::Regex::new(KEY_PATTERN).unwrap();
+        let prefix = regex::Regex::new(KEY_PREFIX_PATTERN).unwrap();
+        let good = generate_key();
+        let mut cases = vec![good.clone(), good.to_uppercase(), format!("{good}0")];
+        cases.push(good[..KEY_LEN - 1].to_string());
+        cases.push(format!("kq_{}", &good[3..]));
+        for (i, c) in good.char_indices().skip(KEY_PREFIX.len()) {
+            for other in ['g', 'A', 'é', '0', 'f'] {
+                if other != c {
+                    cases.push(format!("{}{other}{}", &good[..i], &good[i + 1..]));
+                }
+            }
+        }
+        for c in cases {
+            assert_eq!(key.is_match(&c), is_well_formed(&c), "{c}");
+            if is_well_formed(&c) {
+                assert!(prefix.is_match(key_prefix(&c)), "{c}");
+            }
+        }
+        assert!(!prefix.is_match(&good[..KEY_PREFIX_LEN + 1]));
+        assert!(!prefix.is_match(&good[..KEY_PREFIX_LEN - 1]));
     }
 
     #[test]

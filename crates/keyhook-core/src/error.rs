@@ -97,6 +97,20 @@ fn validation_summary(details: &[FieldError]) -> String {
 }
 
 impl Error {
+    /// Every code [`Error::code`] gives (the OpenAPI document lists them from here).
+    pub const CODES: &'static [&'static str] = &[
+        "VALIDATION_ERROR",
+        "UNAUTHORIZED",
+        "API_KEY_EXPIRED",
+        "FORBIDDEN",
+        "NOT_FOUND",
+        "WEBHOOK_LIMIT_REACHED",
+        "RATE_LIMITED",
+        "SERVICE_UNAVAILABLE",
+        "DATABASE_NOT_FOUND",
+        "INTERNAL_ERROR",
+    ];
+
     pub fn validation(field: impl Into<String>, message: impl Into<String>) -> Self {
         Error::Validation(vec![FieldError::new(field, message)])
     }
@@ -166,5 +180,55 @@ impl Error {
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
         Error::Io(e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_lists_every_code() {
+        let s = String::new;
+        let every = [
+            Error::Validation(vec![]),
+            Error::Unauthorized(s()),
+            Error::Expired,
+            Error::Forbidden(s()),
+            Error::ForbiddenFields {
+                message: s(),
+                details: vec![],
+            },
+            Error::NotFound(s()),
+            Error::LimitReached(s()),
+            Error::RateLimited(s()),
+            Error::Unavailable(s()),
+            Error::Storage(s()),
+            Error::NoDatabase(s()),
+            Error::Io(s()),
+        ];
+        // No wildcard: a new variant does not compile until it is listed above.
+        for e in &every {
+            match e {
+                Error::Validation(_)
+                | Error::Unauthorized(_)
+                | Error::Expired
+                | Error::Forbidden(_)
+                | Error::ForbiddenFields { .. }
+                | Error::NotFound(_)
+                | Error::LimitReached(_)
+                | Error::RateLimited(_)
+                | Error::Unavailable(_)
+                | Error::Storage(_)
+                | Error::NoDatabase(_)
+                | Error::Io(_) => {}
+            }
+        }
+        let mut given: Vec<&str> = every.iter().map(Error::code).collect();
+        given.sort_unstable();
+        given.dedup();
+        let mut listed = Error::CODES.to_vec();
+        listed.sort_unstable();
+        assert_eq!(given, listed);
     }
 }

@@ -16,6 +16,9 @@ pub enum Permission {
 }
 
 impl Permission {
+    /// Every permission, narrowest last (the OpenAPI document lists them from here).
+    pub const ALL: [Permission; 2] = [Permission::Readwrite, Permission::Readonly];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Permission::Readwrite => "readwrite",
@@ -24,11 +27,7 @@ impl Permission {
     }
 
     pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "readwrite" => Some(Permission::Readwrite),
-            "readonly" => Some(Permission::Readonly),
-            _ => None,
-        }
+        Self::ALL.into_iter().find(|p| p.as_str() == s)
     }
 }
 

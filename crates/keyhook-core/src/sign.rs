@@ -16,6 +16,9 @@ use sha2::Sha256;
 use crate::error::Error;
 
 pub const SECRET_PREFIX: &str = "whsec_";
+/// What a secret looks like (for the OpenAPI document): [`SECRET_PREFIX`] and standard base64,
+/// padded or not, as [`sign`] takes it.
+pub const SECRET_PATTERN: &str = "^whsec_[A-Za-z0-9+/]+={0,2}$";
 
 /// Number of random key bytes in a generated secret.
 const SECRET_BYTES: usize = 32;
@@ -129,6 +132,27 @@ mod tests {
         assert_ne!(sig, sign(&secret, "evt_2", 1_700_000_000, body).unwrap());
         assert_ne!(sig, sign(&secret, "evt_1", 1_700_000_001, body).unwrap());
         assert_ne!(sig, sign(&secret, "evt_1", 1_700_000_000, b"{}").unwrap());
+    }
+
+    /// Every secret `sign` takes matches [`SECRET_PATTERN`], and so does every new one.
+    #[test]
+    fn secrets_match_their_pattern() {
+        let re = regex::Regex::new(SECRET_PATTERN).unwrap();
+        for _ in 0..100 {
+            let secret = generate_secret();
+            assert!(re.is_match(&secret), "{secret}");
+            assert!(re.is_match(secret.trim_end_matches('=')), "{secret}");
+        }
+        for bad in [
+            "whsec_",
+            "whsec_not base64!!",
+            "WHSEC_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+        ] {
+            assert!(
+                sign(bad, "m", 1, b"{}").is_err() && !re.is_match(bad),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

@@ -1,12 +1,29 @@
 //! The OpenAPI 3.1 description of `/api/v1`, served at `/api/v1/openapi.json`. A test checks
-//! that every routed path and method is described and that real responses match the schemas.
+//! that every routed path and method is described and that real responses match the schemas;
+//! another (`tests/cli/openapi_bounds.rs`) that each limit and pattern of a request body
+//! refuses exactly what the server refuses, at its boundaries.
+//!
+//! Every limit and pattern here is taken from the constant or pattern its rule uses
+//! (`service::keys`, `service::webhooks`, `service::events`, `service::input`, `auth`,
+//! `delivery::sign`, `error`); none is written here a second time. The document is written
+//! by hand with `json!` rather than derived with utoipa's `ToSchema`: the derive would add a
+//! proc-macro dependency tree and build time for a document of a few hundred lines, and what
+//! matters most here is not the shape of the model types but the rules (the name pattern,
+//! the URL pattern, `fullAccess`'s if/then/else, "null counts as absent", the error responses
+//! of each operation), which would be hand-written as attributes or schema functions anyway.
 
 use std::sync::OnceLock;
 
 use serde_json::{json, Value};
 
 use super::reply::{self, Reply};
-use crate::service::events::CATALOG;
+use crate::auth::{KEY_LEN, KEY_PATTERN, KEY_PREFIX, KEY_PREFIX_LEN, KEY_PREFIX_PATTERN};
+use crate::error::Error;
+use crate::model::Permission;
+use crate::service::events::{CATALOG, EVENT_ID_PATTERN};
+use crate::service::keys::{self, MAX_NAME_CHARS, MAX_PROFILE_IDS, MAX_PROFILE_ID_CHARS};
+use crate::service::webhooks::{self, MAX_URL_LEN, MAX_WEBHOOKS_PER_USER};
+use keyhook_core::sign::SECRET_PATTERN;
 
 pub fn document() -> &'static Value {
     static DOC: OnceLock<Value> = OnceLock::new();
@@ -58,14 +75,58 @@ fn id_param(what: &str, pattern: &str) -> Value {
     }])
 }
 
-/// A webhook id (a UUID), or a prefix of one; anything else is 404.
-const WEBHOOK_ID: &str = "^[0-9A-Fa-f-]{1,36}$";
-/// How `/webhooks/{id}` names a webhook (`service::webhooks::find`).
-const WEBHOOK_ID_HELP: &str = "Webhook id, or a prefix of it (at least 4 characters, any case) \
-    that only one of the caller's webhooks has; a prefix several have is 400, listing them";
-/// A key id (a UUID) or a key prefix; anything else is 404.
-const KEY_ID: &str =
-    "^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|kp_[0-9a-f]{8})$";
+/// The `{id}` of `/webhooks/{id}`: a webhook id (a UUID), or a prefix of one (any case, as
+/// `service::webhooks::find` looks it up); anything else is 404.
+fn webhook_id_param() -> Value {
+    let help = format!(
+        "Webhook id, or a prefix of it (at least {} characters, any case) that only one of \
+         the caller's webhooks has; a prefix several have is 400, listing them",
+        webhooks::MIN_ID_PREFIX
+    );
+    id_param(&help, &format!("^[0-9A-Fa-f-]{{1,{}}}$", webhooks::ID_LEN))
+}
+
+/// The `{id}` of `/api-keys/{id}`: a key id (a UUID) or a key prefix; anything else is 404.
+fn key_id_pattern() -> String {
+    let prefix = KEY_PREFIX_PATTERN
+        .trim_start_matches('^')
+        .trim_end_matches('$');
+    format!("^(?:[0-9a-f]{{8}}-[0-9a-f]{{4}}-[0-9a-f]{{4}}-[0-9a-f]{{4}}-[0-9a-f]{{12}}|{prefix})$")
+}
+
+/// The codes of the errors the HTTP layer answers itself (`reply`, and tiny_http as patched)
+/// beside those of [`Error::CODES`].
+const HTTP_CODES: &[&str] = &[
+    "METHOD_NOT_ALLOWED",
+    "PAYLOAD_TOO_LARGE",
+    "UNSUPPORTED_MEDIA_TYPE",
+    "BAD_REQUEST",
+    "REQUEST_TIMEOUT",
+    "HEADERS_TOO_LARGE",
+    "NOT_IMPLEMENTED",
+    "HTTP_VERSION_NOT_SUPPORTED",
+    "EXPECTATION_FAILED",
+];
+
+/// Every `code` an error response can have.
+fn error_codes() -> Vec<&'static str> {
+    // The CLI's alone: `serve` creates its database, so no request meets a missing one.
+    let cli_only = Error::NoDatabase(String::new()).code();
+    let mut codes: Vec<&str> = Error::CODES
+        .iter()
+        .copied()
+        .filter(|c| *c != cli_only)
+        .collect();
+    for c in HTTP_CODES {
+        if !codes.contains(c) {
+            codes.push(c);
+        }
+    }
+    codes
+}
+
+// The HTTP layer's error description names one line limit for both kinds of line.
+const _: () = assert!(tiny_http::MAX_REQUEST_LINE == tiny_http::MAX_HEADER_LINE);
 
 /// The error responses every authenticated operation can give, plus `extra`.
 fn errors(extra: &[&str]) -> Vec<(String, Value)> {
@@ -151,22 +212,23 @@ fn build() -> Value {
         "paths": paths(),
         "components": {
             "securitySchemes": {
-                "bearer": { "type": "http", "scheme": "bearer", "description": "kp_ followed by 64 lowercase hex characters" }
+                "bearer": { "type": "http", "scheme": "bearer", "description": format!("{KEY_PREFIX} followed by {} lowercase hex characters", KEY_LEN - KEY_PREFIX.len()) }
             },
             "responses": {
                 "ValidationError": error_response("VALIDATION_ERROR: one detail per problem. A body that is not one JSON document, or in which an object repeats a key (at any depth), gets one detail on `body`; or BAD_REQUEST (see BadRequest)"),
                 "BadRequest": error_response("BAD_REQUEST: a malformed request line or header line (control characters, a bare CR, whitespace before the colon, line folding), a request target with a `#` or other than a path or an http(s) URI with a valid host (no userinfo) and port, an invalid Host or more than one (none in HTTP/1.1), a malformed or conflicting Content-Length, Content-Length with Transfer-Encoding, a malformed Transfer-Encoding, or a body that is malformed (chunked framing) or incomplete; nothing is acted on, and the connection is closed"),
                 "RequestTimeout": error_response("REQUEST_TIMEOUT: the request line and headers did not all arrive within the header timeout (serve --header-timeout, default 10 s; from connecting for a connection's first request, from the first byte for later ones), or the body within the header timeout after them; the connection is closed"),
-                "HeadersTooLarge": error_response("HEADERS_TOO_LARGE: the request line or a header line over 8 KiB (8192 bytes), the header lines over 64 KiB in all, or more than 100 header lines; the connection is closed"),
+                "HeadersTooLarge": error_response(&format!("HEADERS_TOO_LARGE: the request line or a header line over {} KiB ({} bytes), the header lines over {} KiB in all, or more than {} header lines; the connection is closed",
+                                                           tiny_http::MAX_HEADER_LINE / 1024, tiny_http::MAX_HEADER_LINE, tiny_http::MAX_HEADERS_SIZE / 1024, tiny_http::MAX_HEADERS)),
                 "ExpectationFailed": error_response("EXPECTATION_FAILED: an Expect header other than 100-continue; the connection is closed"),
                 "NotImplemented": error_response("NOT_IMPLEMENTED: a Transfer-Encoding other than chunked; the connection is closed"),
                 "HttpVersionNotSupported": error_response("HTTP_VERSION_NOT_SUPPORTED: only HTTP/1.0 and HTTP/1.1 are served; the connection is closed"),
-                "Unauthorized": error_response("UNAUTHORIZED, or API_KEY_EXPIRED with message `API key has expired`"),
+                "Unauthorized": error_response(&format!("UNAUTHORIZED, or API_KEY_EXPIRED with message `{}`", Error::Expired)),
                 "Forbidden": error_response("FORBIDDEN: a readonly key writing; a key creating a key broader than itself, or one that outlives it (details: `expiresAt`); a key deleting a key broader than itself (wider scope, higher permission or a later expiry)"),
                 "NotFound": error_response("NOT_FOUND: no such path or id for the caller's user"),
                 "MethodNotAllowed": error_response("METHOD_NOT_ALLOWED, with an Allow header"),
-                "LimitReached": error_response("WEBHOOK_LIMIT_REACHED: the user has 10 webhooks"),
-                "PayloadTooLarge": error_response("PAYLOAD_TOO_LARGE: body over 64 KiB (declared, or a chunk over what is left of it; then the connection is closed)"),
+                "LimitReached": error_response(&format!("WEBHOOK_LIMIT_REACHED: the user has {MAX_WEBHOOKS_PER_USER} webhooks")),
+                "PayloadTooLarge": error_response(&format!("PAYLOAD_TOO_LARGE: body over {} KiB (declared, or a chunk over what is left of it; then the connection is closed)", super::body::MAX_BODY / 1024)),
                 "UnsupportedMediaType": error_response("UNSUPPORTED_MEDIA_TYPE: the body is not application/json"),
                 "RateLimited": with(error_response(&format!("RATE_LIMITED: the user already has {} test pings running, the most at once; try again after Retry-After seconds", super::pings::MAX_PINGS_PER_USER)),
                                     "headers", json!({ "Retry-After": { "description": "Seconds to wait before trying again", "schema": { "type": "integer", "minimum": 0 } } })),
@@ -189,20 +251,20 @@ fn paths() -> Value {
                          "requestBody", body(r("CreateApiKey")))
         },
         "/api-keys/{id}": {
-            "parameters": id_param("Key id or its 11-character prefix", KEY_ID),
+            "parameters": id_param(&format!("Key id or its {KEY_PREFIX_LEN}-character prefix"), &key_id_pattern()),
             "get": op("Show an API key", "getApiKey", ("200", ok("The key", r("ApiKey"))), &["403", "404"]),
             "delete": op("Delete an API key at once", "deleteApiKey", no_content("Deleted"), &["400", "403", "404"])
         },
         "/webhooks": {
             "get": op("List the caller's webhooks", "listWebhooks",
-                      ("200", ok("At most 10 webhooks", json!({"type": "array", "maxItems": 10, "items": r("Webhook")}))), &["403"]),
+                      ("200", ok(&format!("At most {MAX_WEBHOOKS_PER_USER} webhooks"), json!({"type": "array", "maxItems": MAX_WEBHOOKS_PER_USER, "items": r("Webhook")}))), &["403"]),
             "post": with(op("Create a webhook subscription", "createWebhook",
                             ("201", ok("The new webhook, with its secret", r("Webhook"))),
                             &["400", "403", "404", "409", "413", "415"]),
                          "requestBody", body(r("CreateWebhook")))
         },
         "/webhooks/{id}": {
-            "parameters": id_param(WEBHOOK_ID_HELP, WEBHOOK_ID),
+            "parameters": webhook_id_param(),
             "get": op("Show a webhook", "getWebhook", ("200", ok("The webhook", r("Webhook"))), &["400", "403", "404"]),
             "patch": with(op("Change url, events or isActive (isActive: true resets failCount)", "updateWebhook",
                              ("200", ok("The webhook as changed", r("Webhook"))), &write),
@@ -210,13 +272,13 @@ fn paths() -> Value {
             "delete": op("Delete a webhook and its delivery log", "deleteWebhook", no_content("Deleted"), &["400", "403", "404"])
         },
         "/webhooks/{id}/test": {
-            "parameters": id_param(WEBHOOK_ID_HELP, WEBHOOK_ID),
+            "parameters": webhook_id_param(),
             "post": op("Send a webhook.test delivery now", "testWebhook",
                        ("200", ok("What the endpoint answered (also when delivery failed)", r("TestResult"))), &["400", "403", "404", "429"])
         },
         "/webhooks/{id}/deliveries": {
-            "parameters": id_param(WEBHOOK_ID_HELP, WEBHOOK_ID),
-            "get": op("The newest 100 delivery attempts, newest first", "listDeliveries",
+            "parameters": webhook_id_param(),
+            "get": op(&format!("The newest {} delivery attempts, newest first", webhooks::ATTEMPT_LOG_LIMIT), "listDeliveries",
                       ("200", ok("Attempts", json!({"type": "array", "items": r("DeliveryAttempt")}))), &["400", "403", "404"])
         },
         "/events": {
@@ -243,67 +305,24 @@ fn paths() -> Value {
     paths
 }
 
-/// Rust's `str::trim` removes these (Unicode White_Space).
-const WHITE_SPACE: &str =
-    r"\u0009-\u000d\u0020\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000";
-/// `char::is_control` (Unicode Cc).
-const CONTROL: &str = r"\u0000-\u001f\u007f-\u009f";
-
-/// `service::input::invisible_char` (with the noncharacters of planes 1 to 16 left to the
-/// description): format (Cf) characters, line and paragraph separators and the characters
-/// that render as nothing. The astral ones are written `\u{...}` (ECMA-262 with the `u` flag).
-const INVISIBLE: &str = concat!(
-    r"\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u115f\u1160",
-    r"\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u2800\u3164\ue000-\uf8ff",
-    r"\ufdd0-\ufdef\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffc\ufffe\uffff",
-    r"\u{110bd}\u{110cd}\u{13430}-\u{1343f}\u{1bca0}-\u{1bca3}\u{1d159}\u{1d173}-\u{1d17a}",
-    r"\u{e0000}-\u{e0fff}\u{f0000}-\u{10ffff}"
-);
-/// The white space that `str::trim` removes and a name may have around it: WHITE_SPACE
-/// without the control characters and the line and paragraph separators.
-const SPACE: &str = r"\u0020\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000";
-
 /// What the description of human-visible text says beyond its pattern.
 const VISIBLE_RULE: &str = "No control characters (Cc), no format characters (Cf: bidi \
     overrides and isolates, zero-width characters, U+FEFF...), no line or paragraph separators, \
     no other invisible characters (U+034F, Hangul and Khmer fillers, U+2800, U+FFFC, private-use characters, variation selectors, \
     tags) and no noncharacters; not a plaintext API key.";
 
-/// A profile id as `keys::validate` takes it: at least one character that is not white
-/// space, and none that is invisible.
-fn not_blank() -> String {
-    let middle = format!("[^{CONTROL}{WHITE_SPACE}{INVISIBLE}]");
-    format!("^[^{CONTROL}{INVISIBLE}]*{middle}[^{CONTROL}{INVISIBLE}]*$")
-}
-
-/// A key name as `keys::validate` takes it: trimmed, 1 to 100 characters without control or
-/// invisible characters.
-fn name_pattern() -> String {
-    let edge = format!("[^{CONTROL}{WHITE_SPACE}{INVISIBLE}]");
-    format!("^[{SPACE}]*{edge}(?:[^{CONTROL}{INVISIBLE}]{{0,98}}{edge})?[{SPACE}]*$")
-}
-
-/// A webhook URL as `webhooks::check_url` takes it: http or https, a host (a host name whose
-/// last label starts with a letter, or a dotted-quad IPv4 address), an optional port, no
-/// credentials, no fragment, only characters RFC 3986 allows. Two rules are left to the
-/// description: bracketed IPv6 hosts are accepted too (a pattern for them would be long and
-/// easy to get wrong), and the SSRF guard refuses IP literals of private, loopback and
-/// link-local networks (unless the server allows private targets).
+/// A webhook URL as `webhooks::check_url` takes it (`webhooks::url_pattern`); the
+/// description names what the pattern leaves out.
 fn url_schema() -> Value {
-    let octet = "(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])";
-    let host =
-        format!("(?:(?:[A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*\\.?|(?:{octet}\\.){{3}}{octet})");
-    let port = "(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?";
-    let rest = r"(?:[/?](?:[A-Za-z0-9._~!$&'()*+,;=:@/?-]|%[0-9A-Fa-f]{2})*)?";
     json!({
         "type": "string",
         "format": "uri",
-        "maxLength": 2048,
-        "pattern": format!("^[Hh][Tt][Tt][Pp][Ss]?://{host}{port}{rest}$"),
+        "maxLength": MAX_URL_LEN,
+        "pattern": webhooks::url_pattern(),
         "description": "http or https; a host name (the last label starting with a letter), a \
             dotted-quad IPv4 address or a bracketed IPv6 address (which the pattern leaves out); \
             no credentials, no fragment; written as an RFC 3986 URI (percent-encode anything \
-            else). An IP-literal host of a private, loopback or link-local network is refused \
+            else); a label starting with xn-- must be valid punycode. An IP-literal host of a private, loopback or link-local network is refused \
             unless the server runs with --allow-private-targets."
     })
 }
@@ -316,8 +335,7 @@ fn nullable(schema: &Value) -> Value {
 
 fn schemas() -> Value {
     let url = url_schema();
-    let name = name_pattern();
-    let not_blank = not_blank();
+    let permissions: Vec<&str> = Permission::ALL.iter().map(|p| p.as_str()).collect();
     let ts = json!({ "type": "string", "format": "date-time" });
     let ts_or_null = json!({ "type": ["string", "null"], "format": "date-time" });
     let mut schemas = json!({
@@ -328,9 +346,9 @@ fn schemas() -> Value {
             "properties": {
                 "id": { "type": "string" },
                 "userId": { "type": "string" },
-                "keyPrefix": { "type": "string", "pattern": "^kp_[0-9a-f]{8}$" },
-                "name": { "type": "string", "minLength": 1, "maxLength": 100 },
-                "permission": { "enum": ["readwrite", "readonly"] },
+                "keyPrefix": { "type": "string", "pattern": KEY_PREFIX_PATTERN },
+                "name": { "type": "string", "minLength": 1, "maxLength": MAX_NAME_CHARS },
+                "permission": { "enum": permissions },
                 "fullAccess": { "type": "boolean" },
                 "profileIds": { "type": "array", "items": { "type": "string" } },
                 "lastUsedAt": ts_or_null,
@@ -346,17 +364,18 @@ fn schemas() -> Value {
             "properties": {
                 "name": {
                     "type": "string",
-                    "description": format!("Trimmed: 1 to 100 characters. {VISIBLE_RULE}"),
-                    "pattern": name
+                    "description": format!("Trimmed: 1 to {MAX_NAME_CHARS} characters. {VISIBLE_RULE}"),
+                    "pattern": keys::name_pattern()
                 },
-                "permission": { "enum": ["readwrite", "readonly", null], "default": "readwrite" },
+                "permission": { "enum": permissions.iter().map(|p| json!(p)).chain([Value::Null]).collect::<Vec<_>>(),
+                                "default": Permission::Readwrite.as_str() },
                 "fullAccess": { "type": ["boolean", "null"], "default": true },
                 "profileIds": {
                     "type": ["array", "null"],
-                    "maxItems": 100,
+                    "maxItems": MAX_PROFILE_IDS,
                     "uniqueItems": true,
                     "items": {
-                        "type": "string", "maxLength": 100, "pattern": not_blank,
+                        "type": "string", "maxLength": MAX_PROFILE_ID_CHARS, "pattern": keys::profile_id_pattern(),
                         "description": format!("Not blank. {VISIBLE_RULE}")
                     }
                 },
@@ -374,9 +393,9 @@ fn schemas() -> Value {
             "properties": {
                 "id": { "type": "string" },
                 "userId": { "type": "string" },
-                "url": { "type": "string", "format": "uri", "maxLength": 2048 },
+                "url": { "type": "string", "format": "uri", "maxLength": MAX_URL_LEN },
                 "events": { "type": "array", "minItems": 1, "items": { "enum": CATALOG } },
-                "secret": { "type": "string", "pattern": "^whsec_[A-Za-z0-9+/]+={0,2}$" },
+                "secret": { "type": "string", "pattern": SECRET_PATTERN },
                 "isActive": { "type": "boolean" },
                 "failCount": { "type": "integer", "minimum": 0 },
                 "createdAt": ts,
@@ -450,7 +469,7 @@ fn schemas() -> Value {
             "additionalProperties": false,
             "required": ["id", "event", "createdAt", "deliveries"],
             "properties": {
-                "id": { "type": "string", "pattern": "^evt_[0-9a-f]{32}$" },
+                "id": { "type": "string", "pattern": EVENT_ID_PATTERN },
                 "event": { "type": "string" },
                 "createdAt": ts,
                 "deliveries": { "type": "integer", "minimum": 0 }
@@ -466,7 +485,7 @@ fn schemas() -> Value {
                     "additionalProperties": false,
                     "required": ["code", "message", "details"],
                     "properties": {
-                        "code": { "enum": ["VALIDATION_ERROR", "UNAUTHORIZED", "API_KEY_EXPIRED", "FORBIDDEN", "NOT_FOUND", "METHOD_NOT_ALLOWED", "WEBHOOK_LIMIT_REACHED", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE", "BAD_REQUEST", "REQUEST_TIMEOUT", "HEADERS_TOO_LARGE", "NOT_IMPLEMENTED", "HTTP_VERSION_NOT_SUPPORTED", "EXPECTATION_FAILED"] },
+                        "code": { "enum": error_codes() },
                         "message": { "type": "string" },
                         "details": {
                             "type": "array",
@@ -485,11 +504,54 @@ fn schemas() -> Value {
     // The creation response is an ApiKey with `key`; spelled out, since `allOf` cannot
     // extend a schema that forbids additional properties.
     let mut created = schemas["ApiKey"].clone();
-    created["properties"]["key"] = json!({ "type": "string", "pattern": "^kp_[0-9a-f]{64}$" });
+    created["properties"]["key"] = json!({ "type": "string", "pattern": KEY_PATTERN });
     created["required"]
         .as_array_mut()
         .expect("required is an array")
         .push(json!("key"));
     schemas["ApiKeyCreated"] = created;
     schemas
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `code` enum and the error responses name the same codes: each response's
+    /// description starts with the code it carries, and each code is described somewhere.
+    #[test]
+    fn every_error_code_is_described_and_listed() {
+        let doc = document();
+        let codes = &doc["components"]["schemas"]["Error"]["properties"]["error"]["properties"]
+            ["code"]["enum"];
+        let codes: Vec<&str> = codes
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap())
+            .collect();
+        let descriptions: Vec<&str> = doc["components"]["responses"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|r| r["description"].as_str().unwrap())
+            .collect();
+        for d in &descriptions {
+            let first = d.split([':', ',']).next().unwrap();
+            assert!(
+                codes.contains(&first),
+                "{first} (of {d:?}) is not in the code enum"
+            );
+        }
+        for c in &codes {
+            assert!(
+                descriptions.iter().any(|d| d.contains(c)),
+                "no response describes {c}"
+            );
+        }
+        // Every code the core gives over HTTP.
+        for c in Error::CODES {
+            assert!(codes.contains(c) || *c == "DATABASE_NOT_FOUND", "{c}");
+        }
+    }
 }

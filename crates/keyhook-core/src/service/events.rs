@@ -52,6 +52,9 @@ pub fn new_event_id() -> String {
     format!("evt_{}", uuid::Uuid::new_v4().simple())
 }
 
+/// What [`new_event_id`] makes, as a regular expression (for the OpenAPI document).
+pub const EVENT_ID_PATTERN: &str = "^evt_[0-9a-f]{32}$";
+
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Payload<'a> {
@@ -152,4 +155,19 @@ pub fn emit_checked(
         created_at: now,
         deliveries,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_ids_match_their_pattern() {
+        let re = regex::Regex::new(EVENT_ID_PATTERN).unwrap();
+        for _ in 0..100 {
+            let id = new_event_id();
+            assert!(re.is_match(&id), "{id}");
+        }
+        assert!(!re.is_match(&format!("{}0", new_event_id())));
+    }
 }

@@ -14,6 +14,29 @@ pub const MAX_NAME_CHARS: usize = 100;
 pub const MAX_PROFILE_IDS: usize = 100;
 pub const MAX_PROFILE_ID_CHARS: usize = 100;
 
+/// The name rule of [`validate`] as a regular expression, for the OpenAPI document: at most
+/// [`MAX_NAME_CHARS`] characters, the first and last visible and not white space, none
+/// invisible, with white space around them that trimming removes. Left to the description:
+/// a plaintext key, and the noncharacters of planes 1 to 14 (`input::INVISIBLE_CLASS`).
+pub fn name_pattern() -> String {
+    use super::input::{CONTROL_CLASS, INVISIBLE_CLASS, SPACE_CLASS, WHITE_SPACE_CLASS};
+    let edge = format!("[^{CONTROL_CLASS}{WHITE_SPACE_CLASS}{INVISIBLE_CLASS}]");
+    let inner = format!(
+        "[^{CONTROL_CLASS}{INVISIBLE_CLASS}]{{0,{}}}",
+        MAX_NAME_CHARS - 2
+    );
+    format!("^[{SPACE_CLASS}]*{edge}(?:{inner}{edge})?[{SPACE_CLASS}]*$")
+}
+
+/// The profile id rule of [`validate`] as a regular expression (its length is a separate
+/// limit, [`MAX_PROFILE_ID_CHARS`]): not blank, nothing invisible; the same gaps as
+/// [`name_pattern`].
+pub fn profile_id_pattern() -> String {
+    use super::input::{CONTROL_CLASS, INVISIBLE_CLASS, WHITE_SPACE_CLASS};
+    let any = format!("[^{CONTROL_CLASS}{INVISIBLE_CLASS}]*");
+    format!("^{any}[^{CONTROL_CLASS}{WHITE_SPACE_CLASS}{INVISIBLE_CLASS}]{any}$")
+}
+
 /// The request to create a key, as the client sent it; [`create`] validates it.
 #[derive(Debug, Default, Clone)]
 pub struct NewKey {

@@ -21,6 +21,22 @@ pub const MAX_URL_LEN: usize = 2048;
 /// How many attempts `deliveries` shows, newest first.
 pub const ATTEMPT_LOG_LIMIT: i64 = 100;
 
+/// `check_url` as a regular expression (its length is [`MAX_URL_LEN`]), for the OpenAPI
+/// document: http or https, a host (a host name whose last label starts with a letter, or a
+/// dotted-quad IPv4 address without leading zeros), a port from 1 to 65535 without leading
+/// zeros, no credentials, no fragment, only characters RFC 3986 allows as written. Left to
+/// the description: bracketed IPv6 hosts (which `check_url` takes; a pattern for them would
+/// be long and easy to get wrong), labels starting with `xn--` that are not valid punycode
+/// (which the URL parser refuses), and the address guard (`guard::check_url_host`).
+pub fn url_pattern() -> String {
+    let octet = "(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])";
+    let host =
+        format!("(?:(?:[A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*\\.?|(?:{octet}\\.){{3}}{octet})");
+    let port = "(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?";
+    let rest = r"(?:[/?](?:[A-Za-z0-9._~!$&'()*+,;=:@/?-]|%[0-9A-Fa-f]{2})*)?";
+    format!("^[Hh][Tt][Tt][Pp][Ss]?://{host}{port}{rest}$")
+}
+
 /// A new subscription, as the client sent it.
 #[derive(Debug, Default, Clone)]
 pub struct NewWebhook {
@@ -287,6 +303,8 @@ pub fn list(store: &Store, actor: &Actor) -> Result<Vec<Webhook>> {
 /// a character or two typed by mistake (or an id like `1` in a script) never silently picks a
 /// webhook: they name none, as before, unless they match several.
 pub const MIN_ID_PREFIX: usize = 4;
+/// The length of a webhook id (a hyphenated UUID), so of the longest prefix looked up.
+pub const ID_LEN: usize = 36;
 
 /// The actor's webhook whose id is `id`, or whose id starts with `id` (at least
 /// [`MIN_ID_PREFIX`] characters, case-insensitive) when exactly one does. A prefix of any
@@ -302,7 +320,7 @@ fn find(conn: Conn<'_>, actor: &Actor, id: &str) -> Result<Webhook> {
     // Only what can begin a UUID is looked up as a prefix.
     let prefix = id.to_ascii_lowercase();
     if prefix.is_empty()
-        || prefix.len() > 36
+        || prefix.len() > ID_LEN
         || !prefix.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-')
     {
         return Err(not_found(""));

@@ -2,6 +2,7 @@
 //! `KEYHOOK_*` or `NO_COLOR` from the caller's environment).
 
 mod abuse;
+mod api_reference;
 mod common;
 mod docs;
 mod faults;

@@ -4,6 +4,7 @@
 mod abuse;
 mod api_reference;
 mod common;
+mod doc_transcripts;
 mod docs;
 mod faults;
 mod help;

@@ -2,9 +2,11 @@
 //! `KEYHOOK_*` or `NO_COLOR` from the caller's environment).
 
 mod abuse;
+mod api_reference;
 mod architecture;
 mod clock;
 mod common;
+mod doc_transcripts;
 mod docs;
 mod faults;
 mod help;

@@ -1,7 +1,8 @@
 //! What a newcomer trips on: typos get a suggestion, aliases, help that lists a command's own
 //! options first and shows the database path it would use, read-only commands that never
 //! create a database, webhook id prefixes, messages without a stray status 0, tables that never
-//! break a URL or a word, and a README whose endpoint examples sit under their own headings.
+//! break a URL or a word, and HTTP docs (docs/http.md) whose endpoint examples sit under their
+//! own headings.
 
 use std::path::{Path, PathBuf};
 
@@ -651,7 +652,7 @@ fn narrow_key_tables_wrap_names_between_words() {
     }
 }
 
-// --- README ---
+// --- docs/http.md ---
 
 /// The method and path a `curl` command line requests: `-X M`, else POST with `-d`, else GET;
 /// `$API` is `/api/v1`.
@@ -685,13 +686,13 @@ fn path_matches(template: &str, path: &str) -> bool {
 }
 
 #[test]
-fn readme_endpoint_examples_sit_under_their_own_headings() {
-    let readme =
-        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+fn http_doc_endpoint_examples_sit_under_their_own_headings() {
+    let page =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/http.md"))
             .unwrap();
     let methods = ["GET", "POST", "PUT", "PATCH", "DELETE"];
     let mut checked = Vec::new();
-    let lines: Vec<&str> = readme.lines().collect();
+    let lines: Vec<&str> = page.lines().collect();
     for (i, line) in lines.iter().enumerate() {
         let Some(heading) = line.strip_prefix("### ") else {
             continue;
@@ -710,11 +711,11 @@ fn readme_endpoint_examples_sit_under_their_own_headings() {
             .filter_map(|l| curl_request(l))
             .collect();
         let Some((m, p)) = requests.first() else {
-            panic!("README: no curl example under {line:?}");
+            panic!("docs/http.md: no curl example under {line:?}");
         };
         assert!(
             m == method && path_matches(path, p),
-            "README: the first example under {line:?} requests {m} {p}"
+            "docs/http.md: the first example under {line:?} requests {m} {p}"
         );
         checked.push(heading.to_string());
     }
@@ -735,13 +736,13 @@ fn readme_endpoint_examples_sit_under_their_own_headings() {
     ] {
         assert!(
             checked.iter().any(|h| h == want),
-            "README: no heading {want}"
+            "docs/http.md: no heading {want}"
         );
     }
 }
 
 #[test]
-fn the_readme_check_catches_a_shifted_example() {
+fn the_http_doc_check_catches_a_shifted_example() {
     assert_eq!(
         curl_request("$ curl -s -H \"Authorization: Bearer $KEY\" -X DELETE $API/webhooks/ab12"),
         Some(("DELETE".into(), "/api/v1/webhooks/ab12".into()))

@@ -23,11 +23,12 @@ impl Permission {
         }
     }
 
-    pub fn parse(s: &str) -> Option<Self> {
+    /// `readwrite` or `readonly`, exactly; else the rule's message.
+    pub fn parse(s: &str) -> Result<Self, String> {
         match s {
-            "readwrite" => Some(Permission::Readwrite),
-            "readonly" => Some(Permission::Readonly),
-            _ => None,
+            "readwrite" => Ok(Permission::Readwrite),
+            "readonly" => Ok(Permission::Readonly),
+            _ => Err("must be readwrite or readonly".into()),
         }
     }
 }
@@ -143,5 +144,23 @@ impl<'a> ErrorEnvelope<'a> {
 
     pub fn from_error(e: &'a Error) -> Self {
         Self::new(e.code(), e.public_message(), e.details())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn permission_is_readwrite_or_readonly_exactly() {
+        assert_eq!(Permission::parse("readwrite"), Ok(Permission::Readwrite));
+        assert_eq!(Permission::parse("readonly"), Ok(Permission::Readonly));
+        for bad in ["", "READONLY", "readonly ", "read", "admin"] {
+            assert_eq!(
+                Permission::parse(bad),
+                Err("must be readwrite or readonly".into()),
+                "{bad:?}"
+            );
+        }
     }
 }

@@ -5,7 +5,9 @@ use clap::{Args, Subcommand};
 use super::{output, prompt, secret_out, Context};
 use crate::auth::{self, Method};
 use crate::error::Error;
-use crate::service::keys::{self, NewKey};
+use crate::model::Permission;
+use crate::service::input::Problems;
+use crate::service::keys::{self, Expiry, KeyName, NewKey, ProfileIds};
 use crate::time::{parse_duration, Timestamp};
 
 #[derive(Debug, Subcommand)]
@@ -135,19 +137,7 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
     match cmd {
         KeysCommand::Create(args) => {
             let actor = ctx.actor()?;
-            let expires_at = match (args.expires_at, args.expires_in) {
-                (Some(at), _) => Some(at),
-                (None, Some(ms)) => Some(now.add_millis(ms).to_rfc3339()),
-                (None, None) => None,
-            };
-            let input = NewKey {
-                name: Some(args.name),
-                permission: Some(args.permission),
-                full_access: Some(args.profiles.is_empty()),
-                profile_ids: Some(args.profiles),
-                expires_at,
-                ..NewKey::default()
-            };
+            let input = new_key(&args, now);
             let store = ctx.store()?;
             keys::create_publishing(&store, &actor, input, now, |key| {
                 publish_new_key(ctx, key, args.quiet, now, "no key was created")
@@ -276,6 +266,25 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
                 )
             })
         }
+    }
+}
+
+/// The key that `keys create` asks for, in the service's types. A refused value is named as
+/// the API names it, so that `--json` prints the API's error; the line on stderr names the
+/// flag (`output::flag_name`).
+fn new_key(args: &CreateArgs, now: Timestamp) -> NewKey {
+    let mut p = Problems::default();
+    NewKey {
+        name: p.take("name", KeyName::new(&args.name)),
+        permission: p.take("permission", Permission::parse(&args.permission)),
+        full_access: Some(args.profiles.is_empty()),
+        profile_ids: p.take_list("profileIds", ProfileIds::new(args.profiles.clone())),
+        expires_at: match (&args.expires_at, args.expires_in) {
+            (Some(at), _) => p.take("expiresAt", Expiry::parse(at, now)),
+            (None, Some(ms)) => p.take("expiresAt", Expiry::new(now.add_millis(ms), now)),
+            (None, None) => None,
+        },
+        problems: p,
     }
 }
 

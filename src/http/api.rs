@@ -5,14 +5,15 @@ use tiny_http::Request;
 
 use super::body::{self, Body};
 use super::db::RequestDb;
+use super::input;
 use super::pings::PingSlots;
 use super::reply::{self, Reply};
 use super::router::{self, Match, Route};
 use crate::auth::{self, Method};
 use crate::error::{Error, Result};
-use crate::service::events::{self, NewEvent};
-use crate::service::keys::{self, NewKey};
-use crate::service::webhooks::{self, NewWebhook, WebhookPatch};
+use crate::service::events;
+use crate::service::keys;
+use crate::service::webhooks;
 use crate::service::Actor;
 use crate::time::Timestamp;
 
@@ -119,7 +120,7 @@ fn handle(
         Ok(match route {
             Route::ListKeys => reply::data(200, &keys::list(store, actor, false)?),
             Route::CreateKey => {
-                let input = NewKey::from_json(&json()?)?;
+                let input = input::new_key(&json()?, now)?;
                 reply::data(201, &keys::create(store, actor, input, now)?)
             }
             Route::GetKey(id) => reply::data(200, &keys::get(store, actor, id)?),
@@ -129,14 +130,14 @@ fn handle(
             }
             Route::ListWebhooks => reply::data(200, &webhooks::list(store, actor)?),
             Route::CreateWebhook => {
-                let input = NewWebhook::from_json(&json()?)?;
-                let w = webhooks::create(store, actor, input, ctx.allow_private, now)?;
+                let input = input::new_webhook(&json()?, ctx.allow_private)?;
+                let w = webhooks::create(store, actor, input, now)?;
                 reply::data(201, &w)
             }
             Route::GetWebhook(id) => reply::data(200, &webhooks::get(store, actor, id)?),
             Route::UpdateWebhook(id) => {
-                let patch = WebhookPatch::from_json(&json()?)?;
-                let w = webhooks::update(store, actor, id, patch, ctx.allow_private, now)?;
+                let patch = input::webhook_patch(&json()?, ctx.allow_private)?;
+                let w = webhooks::update(store, actor, id, patch, now)?;
                 reply::data(200, &w)
             }
             Route::DeleteWebhook(id) => {
@@ -153,7 +154,7 @@ fn handle(
                 reply::data(200, &webhooks::attempts(store, actor, id)?)
             }
             Route::EmitEvent => {
-                let input = NewEvent::from_json(&json()?)?;
+                let input = input::new_event(&json()?)?;
                 reply::data(202, &events::emit(store, actor, input, now)?)
             }
         })

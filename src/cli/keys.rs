@@ -269,9 +269,10 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
     }
 }
 
-/// The key that `keys create` asks for, in the service's types. A refused value is named as
-/// the API names it, so that `--json` prints the API's error; the line on stderr names the
-/// flag (`output::flag_name`).
+/// The key that `keys create` asks for, in the service's types. A refused value that the API
+/// also takes is named as the API names it, so that `--json` prints the API's error, and the
+/// line on stderr names its flag (`output::flag_name`); `--expires-in`, which only the CLI
+/// takes, is named by its flag in both, as clap names it.
 fn new_key(args: &CreateArgs, now: Timestamp) -> NewKey {
     let mut p = Problems::default();
     NewKey {
@@ -281,7 +282,7 @@ fn new_key(args: &CreateArgs, now: Timestamp) -> NewKey {
         profile_ids: p.take_list("profileIds", ProfileIds::new(args.profiles.clone())),
         expires_at: match (&args.expires_at, args.expires_in) {
             (Some(at), _) => p.take("expiresAt", Expiry::parse(at, now)),
-            (None, Some(ms)) => p.take("expiresAt", Expiry::new(now.add_millis(ms), now)),
+            (None, Some(ms)) => p.take("--expires-in", Expiry::new(now.add_millis(ms), now)),
             (None, None) => None,
         },
         problems: p,
@@ -326,4 +327,69 @@ fn write_new_key(
         })?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use crate::service::Actor;
+
+    fn create_args(flags: &[&str]) -> CreateArgs {
+        let argv = ["keyhook", "keys", "create", "--name", "k"];
+        let cli = Cli::try_parse_from(argv.iter().chain(flags)).unwrap();
+        match cli.command {
+            Command::Keys(KeysCommand::Create(args)) => args,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn problems(input: NewKey, now: Timestamp) -> Vec<(String, String)> {
+        let (_d, store) = crate::store::testing::temp_store();
+        let actor = Actor::operator("alice").unwrap();
+        let e = keys::create(&store, &actor, input, now).unwrap_err();
+        e.details()
+            .iter()
+            .map(|d| (d.field.clone(), d.message.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn expires_in_is_one_duration_from_now() {
+        let now = Timestamp(1_800_000_000_000);
+        let input = new_key(&create_args(&["--expires-in", "1h30m"]), now);
+        assert_eq!(
+            input.expires_at.map(Expiry::at),
+            Some(now.add_millis(5_400_000))
+        );
+        let input = new_key(
+            &create_args(&["--expires-at", "2030-01-01T02:00:00+02:00"]),
+            now,
+        );
+        assert_eq!(
+            input.expires_at.map(|e| e.at().to_rfc3339()).as_deref(),
+            Some("2030-01-01T00:00:00.000Z")
+        );
+    }
+
+    /// A refused `--expires-in` was reported as `--expires-at`: its value travelled as an RFC
+    /// 3339 string and came back as the API's `expiresAt`. Near the end of what RFC 3339 can
+    /// write (or under a clock set there), a long `--expires-in` is refused, under its name.
+    #[test]
+    fn a_refused_expires_in_is_reported_as_expires_in() {
+        let late = Timestamp::MAX_RFC3339.add_millis(-3_600_000);
+        let input = new_key(&create_args(&["--expires-in", "2h"]), late);
+        assert_eq!(
+            problems(input, late),
+            [(
+                "--expires-in".to_string(),
+                "must be no later than 9999-12-31T23:59:59.999Z".to_string()
+            )]
+        );
+        // --expires-at keeps the API's name in --json; stderr names the flag.
+        let input = new_key(&create_args(&["--expires-at", "soon"]), late);
+        assert_eq!(problems(input, late)[0].0, "expiresAt");
+    }
 }

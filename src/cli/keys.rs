@@ -3,7 +3,7 @@ use std::io::{IsTerminal, Write};
 use clap::{Args, Subcommand};
 
 use super::{output, prompt, secret_out, Context};
-use crate::auth::{self, Method};
+use crate::auth::{self, Access};
 use crate::error::Error;
 use crate::model::Permission;
 use crate::service::input::Problems;
@@ -72,7 +72,7 @@ pub enum KeysCommand {
     Verify {
         /// The HTTP method the key would be used for
         #[arg(long, default_value = "GET", value_parser = method)]
-        method: Method,
+        method: RequestMethod,
         /// A profile the key would touch
         #[arg(long, value_name = "ID", value_parser = profile_id)]
         profile: Option<String>,
@@ -128,8 +128,28 @@ fn profile_id(s: &str) -> Result<String, String> {
     crate::service::input::visible(s).map(|()| s.to_string())
 }
 
-fn method(s: &str) -> Result<Method, String> {
-    Method::parse(s).ok_or_else(|| "expected GET, HEAD, POST, PUT, PATCH or DELETE".to_string())
+/// `--method`: a method of the HTTP API, and the access a request with it needs (only GET
+/// and HEAD read), as the server takes them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RequestMethod {
+    name: &'static str,
+    access: Access,
+}
+
+/// A method in any letter case.
+fn method(s: &str) -> Result<RequestMethod, String> {
+    [
+        ("GET", Access::Read),
+        ("HEAD", Access::Read),
+        ("POST", Access::Write),
+        ("PUT", Access::Write),
+        ("PATCH", Access::Write),
+        ("DELETE", Access::Write),
+    ]
+    .into_iter()
+    .find(|(name, _)| name.eq_ignore_ascii_case(s))
+    .map(|(name, access)| RequestMethod { name, access })
+    .ok_or_else(|| "expected GET, HEAD, POST, PUT, PATCH or DELETE".to_string())
 }
 
 pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
@@ -250,7 +270,7 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
             let token = prompt::read_secret("API key")?;
             // Checking a key is not a use of it: lastUsedAt stays as it is.
             let key = auth::authenticate(&store, &token, now)?;
-            auth::may(&key, method, profile.as_deref())?;
+            auth::may(&key, method.access, method.name, profile.as_deref())?;
             // The profile is echoed from argv: a key pasted there is shown as its prefix.
             let target = profile.map_or(String::new(), |p| {
                 format!(" on profile {}", crate::redact::keys(&p))
@@ -259,10 +279,7 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
                 writeln!(
                     w,
                     "ok: key {} ({}) of user {} may {}{target}",
-                    key.key_prefix,
-                    key.name,
-                    key.user_id,
-                    method.as_str()
+                    key.key_prefix, key.name, key.user_id, method.name
                 )
             })
         }
@@ -354,6 +371,25 @@ mod tests {
             .iter()
             .map(|d| (d.field.clone(), d.message.clone()))
             .collect()
+    }
+
+    #[test]
+    fn methods_parse_in_any_case() {
+        let name = |s: &str| method(s).map(|m| m.name);
+        assert_eq!(name("pAtCh"), Ok("PATCH"));
+        assert_eq!(name("GET"), Ok("GET"));
+        assert!(name("OPTIONS").is_err());
+        assert!(name("").is_err());
+        for (m, access) in [
+            ("get", Access::Read),
+            ("HEAD", Access::Read),
+            ("post", Access::Write),
+            ("PUT", Access::Write),
+            ("patch", Access::Write),
+            ("Delete", Access::Write),
+        ] {
+            assert_eq!(method(m).unwrap().access, access, "{m}");
+        }
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! From a request to a reply: authentication, then permission, then routing and validation
-//! (the order CONTRACT section 2 fixes), then one `service` call.
+//! From a request to a reply: authentication, then permission (of the operation the request
+//! names), then routing's answer and validation (the order CONTRACT section 2 fixes), then
+//! one `service` call.
 
 use tiny_http::Request;
 
@@ -9,7 +10,7 @@ use super::input;
 use super::pings::PingSlots;
 use super::reply::{self, Reply};
 use super::router::{self, Match, Route};
-use crate::auth::{self, Method};
+use crate::auth::{self, Access};
 use crate::error::{Error, Result};
 use crate::service::events;
 use crate::service::keys;
@@ -46,12 +47,20 @@ pub fn dispatch(mut ctx: Ctx<'_>, rq: &Request, body: Body) -> (Reply, Option<St
         Err(e) => return (reply::error(&e), None),
     };
     let prefix = Some(key.key_prefix.clone());
-    if let Some(m) = method(rq.method()) {
-        if let Err(e) = auth::may(&key, m, None) {
+    let found = router::route(rq.method(), path);
+    // Permission before the answer of routing and before the body (CONTRACT 2): the access of
+    // the operation the request names, which the operation checks again when it runs; a
+    // request that names none (404, 405) asks for what its method asks for.
+    if let Some((name, by_method)) = method(rq.method()) {
+        let access = match &found {
+            Match::Found(route) => route.operation().access(),
+            _ => by_method,
+        };
+        if let Err(e) = auth::may(&key, access, name, None) {
             return (reply::error(&e), prefix);
         }
     }
-    let route = match router::route(rq.method(), path) {
+    let route = match found {
         Match::Found(r) => r,
         Match::MethodNotAllowed(allow) => return (reply::method_not_allowed(allow), prefix),
         Match::NotFound => return (reply::not_found(), prefix),
@@ -165,8 +174,19 @@ fn handle(
     }
 }
 
-fn method(m: &tiny_http::Method) -> Option<Method> {
-    Method::parse(m.as_str())
+/// The name of a method of the API, in any letter case, and the access a request with it asks
+/// for: only GET and HEAD read (RFC 9110's safe methods).
+fn method(m: &tiny_http::Method) -> Option<(&'static str, Access)> {
+    [
+        ("GET", Access::Read),
+        ("HEAD", Access::Read),
+        ("POST", Access::Write),
+        ("PUT", Access::Write),
+        ("PATCH", Access::Write),
+        ("DELETE", Access::Write),
+    ]
+    .into_iter()
+    .find(|(name, _)| name.eq_ignore_ascii_case(m.as_str()))
 }
 
 /// The token of `Authorization: Bearer <token>`. Authorization is a singleton: with more

@@ -5,8 +5,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::input::Problems;
-use super::Actor;
-use crate::auth::Method;
+use super::{Actor, Operation};
 use crate::error::Result;
 use crate::model::EventAccepted;
 use crate::store::Store;
@@ -113,7 +112,7 @@ pub struct CheckedEvent {
 /// The rules an event must meet before it touches the database (the actor's permission, the
 /// name, the data), so that a front end can report them before it opens one.
 pub fn check(actor: &Actor, input: NewEvent) -> Result<CheckedEvent> {
-    actor.may(Method::Post, None)?;
+    actor.may(Operation::EmitEvent, None)?;
     let mut p = input.problems;
     let event = p.require("event", input.event);
     p.into_result(NEW_EVENT_FIELDS)?;

@@ -1,8 +1,8 @@
 //! API key operations: create, list, show, delete, rotate.
 
 use super::input::{check_unique_non_empty, visible, ListProblems, Problems};
-use super::Actor;
-use crate::auth::{self, Excess, Method, Reach};
+use super::{Actor, Operation};
+use crate::auth::{self, Excess, Reach};
 use crate::error::{Error, FieldError, Result};
 use crate::model::{ApiKey, Permission};
 use crate::store::Store;
@@ -291,7 +291,7 @@ fn create_then(
     now: Timestamp,
     publish: Option<impl FnOnce(&ApiKey) -> Result<()>>,
 ) -> Result<ApiKey> {
-    actor.may(Method::Post, None)?;
+    actor.may(Operation::CreateKey, None)?;
     let spec = validate(input)?;
     check_not_broader(actor, &spec)?;
     store.write(|c| {
@@ -306,7 +306,7 @@ fn create_then(
 
 /// Keys of the actor's user; with `all_users`, every user's (operators only).
 pub fn list(store: &Store, actor: &Actor, all_users: bool) -> Result<Vec<ApiKey>> {
-    actor.may(Method::Get, None)?;
+    actor.may(Operation::ListKeys, None)?;
     let user = match (actor, all_users) {
         (Actor::Operator { .. }, true) => None,
         (Actor::Key(_), true) => {
@@ -322,7 +322,7 @@ pub fn list(store: &Store, actor: &Actor, all_users: bool) -> Result<Vec<ApiKey>
 /// The actor's key whose id or 11-character prefix is `id`. Another user's key is reported
 /// as not found, never as existing.
 pub fn get(store: &Store, actor: &Actor, id: &str) -> Result<ApiKey> {
-    actor.may(Method::Get, None)?;
+    actor.may(Operation::ShowKey, None)?;
     find(store.conn(), actor, id)
 }
 
@@ -345,7 +345,7 @@ fn find(conn: crate::store::Conn<'_>, actor: &Actor, id: &str) -> Result<ApiKey>
 /// Deletes the key at once: the next request made with it is refused. A key may delete only
 /// keys no broader than itself (another user's key stays "not found").
 pub fn delete(store: &Store, actor: &Actor, id: &str) -> Result<ApiKey> {
-    actor.may(Method::Delete, None)?;
+    actor.may(Operation::DeleteKey, None)?;
     store.write(|c| {
         let key = find(c, actor, id)?;
         check_may_act_on(actor, &key, "delete")?;
@@ -390,7 +390,7 @@ fn rotate_then(
     now: Timestamp,
     publish: Option<impl FnOnce(&ApiKey) -> Result<()>>,
 ) -> Result<ApiKey> {
-    actor.may(Method::Post, None)?;
+    actor.may(Operation::RotateKey, None)?;
     store.write(|c| {
         let old = find(c, actor, id)?;
         check_may_act_on(actor, &old, "rotate")?;
@@ -437,7 +437,7 @@ pub fn prunable(
     expired_for_ms: i64,
     now: Timestamp,
 ) -> Result<Vec<ApiKey>> {
-    actor.may(Method::Get, None)?;
+    actor.may(Operation::ListKeys, None)?;
     prunable_in(store.conn(), actor, expired_for_ms, now)
 }
 
@@ -465,7 +465,7 @@ pub fn prune(
     expired_for_ms: i64,
     now: Timestamp,
 ) -> Result<Vec<ApiKey>> {
-    actor.may(Method::Delete, None)?;
+    actor.may(Operation::PruneKeys, None)?;
     store.write(|c| {
         let keys = prunable_in(c, actor, expired_for_ms, now)?;
         for k in &keys {

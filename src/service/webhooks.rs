@@ -3,8 +3,7 @@
 
 use super::events::{self, EventName, TEST_EVENT};
 use super::input::{check_unique_non_empty, ListProblems, Problems};
-use super::{Actor, Database};
-use crate::auth::Method;
+use super::{Actor, Database, Operation};
 use crate::delivery::client::{Attempt, Sender};
 use crate::delivery::{guard, sign};
 use crate::error::{Error, Result};
@@ -228,7 +227,7 @@ fn create_then(
     now: Timestamp,
     publish: Option<impl FnOnce(&Webhook) -> Result<()>>,
 ) -> Result<Webhook> {
-    actor.may(Method::Post, None)?;
+    actor.may(Operation::CreateWebhook, None)?;
     let mut p = input.problems;
     let url = p.require("url", input.url);
     let events = p.require("events", input.events);
@@ -267,7 +266,7 @@ fn create_then(
 }
 
 pub fn list(store: &Store, actor: &Actor) -> Result<Vec<Webhook>> {
-    actor.may(Method::Get, None)?;
+    actor.may(Operation::ListWebhooks, None)?;
     store.conn().list_webhooks(actor.user_id())
 }
 
@@ -318,7 +317,7 @@ fn find(conn: Conn<'_>, actor: &Actor, id: &str) -> Result<Webhook> {
 }
 
 pub fn get(store: &Store, actor: &Actor, id: &str) -> Result<Webhook> {
-    actor.may(Method::Get, None)?;
+    actor.may(Operation::ShowWebhook, None)?;
     find(store.conn(), actor, id)
 }
 
@@ -330,7 +329,7 @@ pub fn update(
     patch: WebhookPatch,
     now: Timestamp,
 ) -> Result<Webhook> {
-    actor.may(Method::Patch, None)?;
+    actor.may(Operation::UpdateWebhook, None)?;
     let mut p = patch.problems;
     // A field that was sent but refused (`"isActive": "yes"`) was named: its own detail says
     // what is wrong, without a second one saying that nothing was named.
@@ -361,7 +360,7 @@ pub fn update(
 }
 
 pub fn delete(store: &Store, actor: &Actor, id: &str) -> Result<Webhook> {
-    actor.may(Method::Delete, None)?;
+    actor.may(Operation::DeleteWebhook, None)?;
     store.write(|c| {
         let w = find(c, actor, id)?;
         c.delete_webhook(&w.id)?;
@@ -381,7 +380,7 @@ pub fn test(
     sender: &Sender,
     now: Timestamp,
 ) -> Result<TestResult> {
-    actor.may(Method::Post, None)?;
+    actor.may(Operation::TestWebhook, None)?;
     let ping = db.step(|store| Ping::prepare(store, actor, id, now))?;
     let a = ping.send(sender);
     db.step(|store| ping.record(store, &a))?;
@@ -471,7 +470,7 @@ pub fn log_attempt(c: Conn<'_>, of: AttemptOf<'_>, at: Timestamp, a: &Attempt) -
 
 /// The newest attempts to deliver to the webhook, newest first.
 pub fn attempts(store: &Store, actor: &Actor, id: &str) -> Result<Vec<DeliveryAttempt>> {
-    actor.may(Method::Get, None)?;
+    actor.may(Operation::ListDeliveries, None)?;
     let w = find(store.conn(), actor, id)?;
     store.conn().attempts(&w.id, ATTEMPT_LOG_LIMIT)
 }

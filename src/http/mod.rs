@@ -5,7 +5,7 @@
 mod api;
 mod body;
 mod db;
-mod input;
+pub mod input;
 pub mod openapi;
 mod pings;
 mod reply;

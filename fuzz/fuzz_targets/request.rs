@@ -9,10 +9,8 @@
 use keyhook::auth;
 use keyhook::redact;
 use keyhook::error::Error;
-use keyhook::service::events::NewEvent;
+use keyhook::http::input;
 use keyhook::service::input::parse_json;
-use keyhook::service::keys::NewKey;
-use keyhook::service::webhooks::{NewWebhook, WebhookPatch};
 use keyhook::time::{parse_duration, Timestamp};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
@@ -87,13 +85,15 @@ fn times(s: &str) {
     }
 }
 
-/// Every body decoder accepts exactly the JSON objects; anything else is one `body` problem.
+/// Every body conversion accepts exactly the JSON objects (a bad value is a problem that
+/// travels with the input); anything else is one `body` problem.
 fn bodies(body: &Value) {
+    let now = Timestamp(1_800_000_000_000);
     let results = [
-        NewKey::from_json(body).map(|_| ()),
-        NewWebhook::from_json(body).map(|_| ()),
-        WebhookPatch::from_json(body).map(|_| ()),
-        NewEvent::from_json(body).map(|_| ()),
+        input::new_key(body, now).map(|_| ()),
+        input::new_webhook(body, false).map(|_| ()),
+        input::webhook_patch(body, false).map(|_| ()),
+        input::new_event(body).map(|_| ()),
     ];
     for r in results {
         match r {

@@ -633,9 +633,11 @@ fn kill_9_of_deliver_loses_no_delivery() {
         let store = keyhook::sqlite::SqliteStore::open(&env.db()).unwrap();
         let actor = Actor::operator("default").unwrap();
         for n in 0..EVENTS {
-            let input =
-                events::NewEvent::from_json(&json!({"event": "post.published", "data": {"n": n}}))
-                    .unwrap();
+            let input = events::NewEvent {
+                event: events::EventName::new("post.published").ok(),
+                data: json!({"n": n}).as_object().cloned(),
+                ..Default::default()
+            };
             let e = events::emit(&store, &actor, input, keyhook::time::Timestamp::now()).unwrap();
             assert_eq!(e.deliveries, 1);
             ids.insert(e.id);
@@ -1038,9 +1040,11 @@ fn a_key_expires_exactly_at_expires_at() {
     let store = keyhook::sqlite::SqliteStore::open(&env.db()).unwrap();
     let now = Timestamp::now();
     let expires = Timestamp(now.millis() + 60_000);
-    let input =
-        keys::NewKey::from_json(&json!({"name": "boundary", "expiresAt": expires.to_rfc3339()}))
-            .unwrap();
+    let input = keys::NewKey {
+        name: keys::KeyName::new("boundary").ok(),
+        expires_at: keys::Expiry::new(expires, now).ok(),
+        ..Default::default()
+    };
     let k = keys::create(&store, &Actor::operator("default").unwrap(), input, now).unwrap();
     assert_eq!(k.expires_at, Some(expires));
     let token = k.key.clone().unwrap();

@@ -5,7 +5,8 @@ use serde_json::Value;
 
 use super::Context;
 use crate::error::Error;
-use crate::service::events::{self, NewEvent};
+use crate::service::events::{self, EventName, NewEvent};
+use crate::service::input::Problems;
 
 /// The most event data read from --data, a file or standard input.
 const MAX_DATA_BYTES: u64 = 64 * 1024;
@@ -31,10 +32,11 @@ pub fn run(ctx: &Context, cmd: EventsCommand) -> anyhow::Result<()> {
         None => None,
         Some(arg) => Some(parse_data(&read_data(&arg)?)?),
     };
+    let mut p = Problems::default();
     let input = NewEvent {
-        event: Some(name),
+        event: p.take("event", EventName::new(&name)),
         data,
-        ..NewEvent::default()
+        problems: p,
     };
     // The event's own problems first (exit 2); then the database, which must exist: on a
     // missing one (a mistyped --db) the event would be queued for no webhook.

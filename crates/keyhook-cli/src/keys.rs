@@ -3,9 +3,11 @@ use std::io::{IsTerminal, Write};
 use clap::{Args, Subcommand};
 
 use super::{output, prompt, secret_out, Context};
-use crate::auth::{self, Method};
+use crate::auth::{self, Access};
 use crate::error::Error;
-use crate::service::keys::{self, NewKey};
+use crate::model::Permission;
+use crate::service::input::Problems;
+use crate::service::keys::{self, Expiry, KeyName, NewKey, ProfileIds};
 use crate::time::{parse_duration, Timestamp};
 
 #[derive(Debug, Subcommand)]
@@ -70,7 +72,7 @@ pub enum KeysCommand {
     Verify {
         /// The HTTP method the key would be used for
         #[arg(long, default_value = "GET", value_parser = method)]
-        method: Method,
+        method: RequestMethod,
         /// A profile the key would touch
         #[arg(long, value_name = "ID", value_parser = profile_id)]
         profile: Option<String>,
@@ -126,8 +128,28 @@ fn profile_id(s: &str) -> Result<String, String> {
     crate::service::input::visible(s).map(|()| s.to_string())
 }
 
-fn method(s: &str) -> Result<Method, String> {
-    Method::parse(s).ok_or_else(|| "expected GET, HEAD, POST, PUT, PATCH or DELETE".to_string())
+/// `--method`: a method of the HTTP API, and the access a request with it needs (only GET
+/// and HEAD read), as the server takes them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RequestMethod {
+    name: &'static str,
+    access: Access,
+}
+
+/// A method in any letter case.
+fn method(s: &str) -> Result<RequestMethod, String> {
+    [
+        ("GET", Access::Read),
+        ("HEAD", Access::Read),
+        ("POST", Access::Write),
+        ("PUT", Access::Write),
+        ("PATCH", Access::Write),
+        ("DELETE", Access::Write),
+    ]
+    .into_iter()
+    .find(|(name, _)| name.eq_ignore_ascii_case(s))
+    .map(|(name, access)| RequestMethod { name, access })
+    .ok_or_else(|| "expected GET, HEAD, POST, PUT, PATCH or DELETE".to_string())
 }
 
 pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
@@ -135,19 +157,7 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
     match cmd {
         KeysCommand::Create(args) => {
             let actor = ctx.actor()?;
-            let expires_at = match (args.expires_at, args.expires_in) {
-                (Some(at), _) => Some(at),
-                (None, Some(ms)) => Some(now.add_millis(ms).to_rfc3339()),
-                (None, None) => None,
-            };
-            let input = NewKey {
-                name: Some(args.name),
-                permission: Some(args.permission),
-                full_access: Some(args.profiles.is_empty()),
-                profile_ids: Some(args.profiles),
-                expires_at,
-                ..NewKey::default()
-            };
+            let input = new_key(&args, now);
             let store = ctx.store()?;
             keys::create_publishing(&store, &actor, input, now, |key| {
                 publish_new_key(ctx, key, args.quiet, now, "no key was created")
@@ -260,7 +270,7 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
             let token = prompt::read_secret("API key")?;
             // Checking a key is not a use of it: lastUsedAt stays as it is.
             let key = auth::authenticate(&store, &token, now)?;
-            auth::may(&key, method, profile.as_deref())?;
+            auth::may(&key, method.access, method.name, profile.as_deref())?;
             // The profile is echoed from argv: a key pasted there is shown as its prefix.
             let target = profile.map_or(String::new(), |p| {
                 format!(" on profile {}", crate::redact::keys(&p))
@@ -269,13 +279,30 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
                 writeln!(
                     w,
                     "ok: key {} ({}) of user {} may {}{target}",
-                    key.key_prefix,
-                    key.name,
-                    key.user_id,
-                    method.as_str()
+                    key.key_prefix, key.name, key.user_id, method.name
                 )
             })
         }
+    }
+}
+
+/// The key that `keys create` asks for, in the service's types. A refused value that the API
+/// also takes is named as the API names it, so that `--json` prints the API's error, and the
+/// line on stderr names its flag (`output::flag_name`); `--expires-in`, which only the CLI
+/// takes, is named by its flag in both, as clap names it.
+fn new_key(args: &CreateArgs, now: Timestamp) -> NewKey {
+    let mut p = Problems::default();
+    NewKey {
+        name: p.take("name", KeyName::new(&args.name)),
+        permission: p.take("permission", Permission::parse(&args.permission)),
+        full_access: Some(args.profiles.is_empty()),
+        profile_ids: p.take_list("profileIds", ProfileIds::new(args.profiles.clone())),
+        expires_at: match (&args.expires_at, args.expires_in) {
+            (Some(at), _) => p.take("expiresAt", Expiry::parse(at, now)),
+            (None, Some(ms)) => p.take("--expires-in", Expiry::new(now.add_millis(ms), now)),
+            (None, None) => None,
+        },
+        problems: p,
     }
 }
 
@@ -317,4 +344,90 @@ fn write_new_key(
         })?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+    use crate::service::Actor;
+    use crate::{Cli, Command};
+
+    fn create_args(flags: &[&str]) -> CreateArgs {
+        let argv = ["keyhook", "keys", "create", "--name", "k"];
+        let cli = Cli::try_parse_from(argv.iter().chain(flags)).unwrap();
+        match cli.command {
+            Command::Keys(KeysCommand::Create(args)) => args,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn problems(input: NewKey, now: Timestamp) -> Vec<(String, String)> {
+        let dir = tempfile::tempdir().unwrap();
+        let store = keyhook_sqlite::SqliteStore::open(&dir.path().join("k.db")).unwrap();
+        let store: Box<crate::store::Store> = Box::new(store);
+        let actor = Actor::operator("alice").unwrap();
+        let e = keys::create(&store, &actor, input, now).unwrap_err();
+        e.details()
+            .iter()
+            .map(|d| (d.field.clone(), d.message.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn methods_parse_in_any_case() {
+        let name = |s: &str| method(s).map(|m| m.name);
+        assert_eq!(name("pAtCh"), Ok("PATCH"));
+        assert_eq!(name("GET"), Ok("GET"));
+        assert!(name("OPTIONS").is_err());
+        assert!(name("").is_err());
+        for (m, access) in [
+            ("get", Access::Read),
+            ("HEAD", Access::Read),
+            ("post", Access::Write),
+            ("PUT", Access::Write),
+            ("patch", Access::Write),
+            ("Delete", Access::Write),
+        ] {
+            assert_eq!(method(m).unwrap().access, access, "{m}");
+        }
+    }
+
+    #[test]
+    fn expires_in_is_one_duration_from_now() {
+        let now = Timestamp(1_800_000_000_000);
+        let input = new_key(&create_args(&["--expires-in", "1h30m"]), now);
+        assert_eq!(
+            input.expires_at.map(Expiry::at),
+            Some(now.add_millis(5_400_000))
+        );
+        let input = new_key(
+            &create_args(&["--expires-at", "2030-01-01T02:00:00+02:00"]),
+            now,
+        );
+        assert_eq!(
+            input.expires_at.map(|e| e.at().to_rfc3339()).as_deref(),
+            Some("2030-01-01T00:00:00.000Z")
+        );
+    }
+
+    /// A refused `--expires-in` was reported as `--expires-at`: its value travelled as an RFC
+    /// 3339 string and came back as the API's `expiresAt`. Near the end of what RFC 3339 can
+    /// write (or under a clock set there), a long `--expires-in` is refused, under its name.
+    #[test]
+    fn a_refused_expires_in_is_reported_as_expires_in() {
+        let late = Timestamp::MAX_RFC3339.add_millis(-3_600_000);
+        let input = new_key(&create_args(&["--expires-in", "2h"]), late);
+        assert_eq!(
+            problems(input, late),
+            [(
+                "--expires-in".to_string(),
+                "must be no later than 9999-12-31T23:59:59.999Z".to_string()
+            )]
+        );
+        // --expires-at keeps the API's name in --json; stderr names the flag.
+        let input = new_key(&create_args(&["--expires-at", "soon"]), late);
+        assert_eq!(problems(input, late)[0].0, "expiresAt");
+    }
 }

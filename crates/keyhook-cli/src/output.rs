@@ -701,6 +701,15 @@ mod tests {
     }
 
     #[test]
+    fn each_problem_is_shown_under_the_flag_that_was_typed() {
+        assert_eq!(flag_name("expiresAt"), "--expires-at");
+        assert_eq!(flag_name("--expires-in"), "--expires-in");
+        assert_eq!(flag_name("profileIds[2]"), "--profile[2]");
+        assert_eq!(flag_name("events[0]"), "--event[0]");
+        assert_eq!(flag_name("name"), "--name");
+    }
+
+    #[test]
     fn status_without_a_response_is_only_the_reason() {
         assert_eq!(
             status(0, "blocked: private address"),

@@ -2,7 +2,8 @@ use clap::Subcommand;
 
 use super::output::status;
 use super::{prompt, secret_out, Context};
-use crate::service::webhooks::{self, NewWebhook, WebhookPatch};
+use crate::service::input::Problems;
+use crate::service::webhooks::{self, NewWebhook, WebhookEvents, WebhookPatch, WebhookUrl};
 use crate::time::Timestamp;
 
 #[derive(Debug, Subcommand)]
@@ -87,14 +88,15 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
     };
     match cmd {
         WebhooksCommand::Create { url, events } => {
+            let mut p = Problems::default();
             let input = NewWebhook {
-                url: Some(url),
-                events: Some(events),
-                ..NewWebhook::default()
+                url: p.take("url", WebhookUrl::new(&url, ctx.allow_private)),
+                events: p.take_list("events", WebhookEvents::new(events)),
+                problems: p,
             };
             // The output carries the new secret: written and flushed before the commit, or
             // no webhook (`secret_out::publish`).
-            webhooks::create_publishing(&store, &actor, input, ctx.allow_private, now, |w| {
+            webhooks::create_publishing(&store, &actor, input, now, |w| {
                 secret_out::publish("webhook secret", "no webhook was created", || {
                     ctx.out
                         .data(w, |o| writeln!(o, "{}", ctx.out.webhook_detail(w, now)))
@@ -182,7 +184,7 @@ fn set_active(
         is_active: Some(active),
         ..WebhookPatch::default()
     };
-    let w = webhooks::update(store, actor, id, patch, ctx.allow_private, now)?;
+    let w = webhooks::update(store, actor, id, patch, now)?;
     ctx.out
         .data(&w, |o| writeln!(o, "{}", ctx.out.webhook_detail(&w, now)))
 }

@@ -26,8 +26,12 @@ impl Permission {
         }
     }
 
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|p| p.as_str() == s)
+    /// `readwrite` or `readonly`, exactly; else the rule's message.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|p| p.as_str() == s)
+            .ok_or_else(|| "must be readwrite or readonly".into())
     }
 }
 
@@ -176,5 +180,18 @@ mod tests {
         assert!(at_now.is_expired(clock.now()), "1 ms after");
         clock.set(Timestamp(i64::MAX));
         assert!(!never.is_expired(clock.now()));
+    }
+
+    #[test]
+    fn permission_is_readwrite_or_readonly_exactly() {
+        assert_eq!(Permission::parse("readwrite"), Ok(Permission::Readwrite));
+        assert_eq!(Permission::parse("readonly"), Ok(Permission::Readonly));
+        for bad in ["", "READONLY", "readonly ", "read", "admin"] {
+            assert_eq!(
+                Permission::parse(bad),
+                Err("must be readwrite or readonly".into()),
+                "{bad:?}"
+            );
+        }
     }
 }

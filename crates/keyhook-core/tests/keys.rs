@@ -1,5 +1,6 @@
-//! The key services over a real (SQLite) store: validation, scope, lifetime, rotation, prune.
-//! Integration tests of the core, since a store comes from a backend crate.
+//! The key services over a real (SQLite) store, and their typed inputs: validation, scope,
+//! lifetime, rotation, prune. Integration tests of the core, since a store comes from a
+//! backend crate.
 
 use keyhook_core::auth;
 use keyhook_core::error::Error;
@@ -16,7 +17,6 @@ fn temp_store() -> (tempfile::TempDir, Box<Store>) {
     let store = SqliteStore::open(&dir.path().join("k.db")).unwrap();
     (dir, Box::new(store))
 }
-use serde_json::json;
 
 const NOW: Timestamp = Timestamp(1_800_000_000_000);
 
@@ -26,9 +26,18 @@ fn op() -> Actor {
 
 fn named(name: &str) -> NewKey {
     NewKey {
-        name: Some(name.into()),
+        name: Some(KeyName::new(name).unwrap()),
         ..Default::default()
     }
+}
+
+fn ids(list: &[&str]) -> Option<ProfileIds> {
+    Some(ProfileIds::new(list.iter().map(|p| p.to_string()).collect()).unwrap())
+}
+
+/// An expiry `ms` after [`NOW`].
+fn after(ms: i64) -> Option<Expiry> {
+    Some(Expiry::new(NOW.add_millis(ms), NOW).unwrap())
 }
 
 fn fields(e: Error) -> Vec<(String, String)> {
@@ -36,6 +45,112 @@ fn fields(e: Error) -> Vec<(String, String)> {
         Error::Validation(d) => d.into_iter().map(|f| (f.field, f.message)).collect(),
         other => panic!("expected a validation error, got {other:?}"),
     }
+}
+
+#[test]
+fn key_names_are_trimmed_visible_and_at_most_100_characters() {
+    let name = |s: &str| KeyName::new(s).map(|n| n.as_str().to_string());
+    assert_eq!(name("  ci  "), Ok("ci".into()));
+    assert_eq!(name(&"x".repeat(100)), Ok("x".repeat(100)));
+    assert_eq!(
+        name(&"é".repeat(100)),
+        Ok("é".repeat(100)),
+        "characters, not bytes"
+    );
+    let padded = format!(" {} ", "x".repeat(100));
+    assert_eq!(name(&padded), Ok("x".repeat(100)), "counted after trimming");
+    let too_long = "must be at most 100 characters".to_string();
+    assert_eq!(name(&"x".repeat(101)), Err(too_long.clone()));
+    assert_eq!(name(&"é".repeat(101)), Err(too_long));
+    for empty in ["", "   ", "\t", "\u{2028}", " \n "] {
+        assert_eq!(name(empty), Err("must not be empty".into()), "{empty:?}");
+    }
+    // Trimming must not hide an invisible character at the end of the name as sent.
+    let e = name("ci\u{2028}").unwrap_err();
+    assert!(e.contains("U+2028 at character 3"), "{e}");
+    let e = name("a\u{200b}b").unwrap_err();
+    assert!(e.contains("U+200B at character 2"), "{e}");
+    let key = format!("kp_{}", "ab".repeat(32));
+    let e = name(&format!("ci {key}")).unwrap_err();
+    assert!(e.contains("kp_abababab…") && !e.contains(&key), "{e}");
+}
+
+#[test]
+fn profile_ids_are_unique_visible_and_bounded() {
+    let list = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let problems = |v: Vec<String>| ProfileIds::new(v).unwrap_err().0;
+    assert!(ProfileIds::new(vec![]).unwrap().is_empty());
+    let ok = ProfileIds::new(list(&["p1", "P1", "p 2"])).unwrap();
+    assert_eq!(ok.as_slice(), ["p1", "P1", "p 2"]);
+    // 100 ids of 100 characters each: at both limits.
+    let max: Vec<String> = (0..100).map(|i| format!("{i:0>100}")).collect();
+    assert!(ProfileIds::new(max.clone()).is_ok());
+    let mut over = max.clone();
+    over.push("p".into());
+    assert_eq!(
+        problems(over),
+        [(None, "at most 100 profile ids".to_string())]
+    );
+    let long = "x".repeat(101);
+    // Emptiness and repeats first, then length and visibility; one problem per id.
+    assert_eq!(
+        problems(list(&[&long, "", "a", "a", " ", "b\u{feff}", &long])),
+        [
+            (Some(1), "must not be empty".to_string()),
+            (Some(3), "duplicate value \"a\"".to_string()),
+            (Some(4), "must not be empty".to_string()),
+            (Some(6), format!("duplicate value {long:?}")),
+            (Some(0), "must be at most 100 characters".to_string()),
+            (
+                Some(5),
+                "must not contain control, invisible or reordering characters: U+FEFF at \
+                 character 2"
+                    .to_string()
+            ),
+        ]
+    );
+}
+
+#[test]
+fn an_expiry_is_after_now_and_writable_in_rfc3339() {
+    let future = "must be in the future".to_string();
+    assert_eq!(Expiry::new(NOW, NOW), Err(future.clone()));
+    assert_eq!(Expiry::new(NOW.add_millis(-1), NOW), Err(future));
+    assert_eq!(
+        Expiry::new(NOW.add_millis(1), NOW).unwrap().at(),
+        NOW.add_millis(1)
+    );
+    let last = Timestamp::MAX_RFC3339;
+    assert_eq!(Expiry::new(last, NOW).unwrap().at(), last);
+    assert_eq!(
+        Expiry::new(last.add_millis(1), NOW),
+        Err("must be no later than 9999-12-31T23:59:59.999Z".into())
+    );
+    let syntax = "must be an RFC 3339 date-time with an offset, e.g. 2030-01-01T00:00:00Z";
+    for bad in [
+        "",
+        "soon",
+        "2030-01-01",
+        "2030-01-01T00:00:00",
+        "+10000-01-01T00:00:00Z",
+    ] {
+        assert_eq!(Expiry::parse(bad, NOW), Err(syntax.into()), "{bad:?}");
+    }
+    assert_eq!(
+        Expiry::parse("2030-01-01T02:00:00+02:00", NOW).map(Expiry::at),
+        Ok(Timestamp::parse_rfc3339("2030-01-01T00:00:00Z").unwrap())
+    );
+    assert_eq!(
+        Expiry::parse(&NOW.to_rfc3339(), NOW),
+        Err("must be in the future".into())
+    );
+}
+
+#[test]
+fn a_key_without_a_name_is_refused() {
+    let (_d, s) = temp_store();
+    let got = fields(create(&s, &op(), NewKey::default(), NOW).unwrap_err());
+    assert_eq!(got, [("name".to_string(), "is required".to_string())]);
 }
 
 #[test]
@@ -62,78 +177,10 @@ fn creates_with_defaults_and_stores_only_the_hash() {
 }
 
 #[test]
-fn validation_reports_every_field() {
-    let (_d, s) = temp_store();
-    let body = json!({
-        "name": "", "permission": "admin", "fullAccess": false,
-        "profileIds": ["a", "", "a"], "expiresAt": "2001-01-01T00:00:00Z", "extra": 1
-    });
-    let got = fields(create(&s, &op(), NewKey::from_json(&body).unwrap(), NOW).unwrap_err());
-    let names: Vec<&str> = got.iter().map(|(f, _)| f.as_str()).collect();
-    assert_eq!(
-        names,
-        [
-            "extra",
-            "name",
-            "permission",
-            "profileIds[1]",
-            "profileIds[2]",
-            "expiresAt"
-        ]
-    );
-}
-
-#[test]
-fn type_errors_and_value_errors_come_together() {
-    let (_d, s) = temp_store();
-    let body = json!({"name": 5, "permission": "x", "profileIds": ["a", 3]});
-    let got = fields(create(&s, &op(), NewKey::from_json(&body).unwrap(), NOW).unwrap_err());
-    assert_eq!(
-        got,
-        [
-            ("name".to_string(), "must be a string".to_string()),
-            ("profileIds[1]".to_string(), "must be a string".to_string()),
-            (
-                "permission".to_string(),
-                "must be readwrite or readonly".to_string()
-            ),
-            (
-                "profileIds".to_string(),
-                "must be empty when fullAccess is true (set fullAccess to false to limit \
-                 the key)"
-                    .to_string()
-            ),
-        ]
-    );
-    let e = NewKey::from_json(&json!([1])).unwrap_err();
-    assert_eq!(fields(e)[0].0, "body");
-}
-
-#[test]
-fn name_rules() {
-    let (_d, s) = temp_store();
-    let long = "x".repeat(101);
-    for (input, msg) in [
-        (NewKey::default(), "is required"),
-        (named("   "), "must not be empty"),
-        (named(&long), "must be at most 100 characters"),
-        (
-            named("a\nb"),
-            "must not contain control, invisible or reordering characters: U+000A at \
-             character 2",
-        ),
-    ] {
-        let got = fields(create(&s, &op(), input, NOW).unwrap_err());
-        assert_eq!(got, [("name".to_string(), msg.to_string())]);
-    }
-    assert!(create(&s, &op(), named(&"é".repeat(100)), NOW).is_ok());
-}
-
-#[test]
 fn scope_and_full_access_must_agree() {
     let (_d, s) = temp_store();
     let both = NewKey {
-        profile_ids: Some(vec!["p".into()]),
+        profile_ids: ids(&["p"]),
         ..named("k")
     };
     assert_eq!(
@@ -150,35 +197,12 @@ fn scope_and_full_access_must_agree() {
     );
     let scoped = NewKey {
         full_access: Some(false),
-        profile_ids: Some(vec!["p1".into(), "p2".into()]),
+        profile_ids: ids(&["p1", "p2"]),
         ..named("k")
     };
     let k = create(&s, &op(), scoped, NOW).unwrap();
     assert_eq!(k.profile_ids, ["p1", "p2"]);
     assert!(!k.full_access);
-}
-
-#[test]
-fn expiry_must_be_future_rfc3339_with_offset() {
-    let (_d, s) = temp_store();
-    let at = |t: &str| NewKey {
-        expires_at: Some(t.into()),
-        ..named("k")
-    };
-    for bad in ["2030-01-01T00:00:00", "soon", "2020-01-01T00:00:00Z"] {
-        assert_eq!(
-            fields(create(&s, &op(), at(bad), NOW).unwrap_err())[0].0,
-            "expiresAt"
-        );
-    }
-    // Exactly now is not in the future.
-    let now = NOW.to_rfc3339();
-    assert!(create(&s, &op(), at(&now), NOW).is_err());
-    let k = create(&s, &op(), at("2030-01-01T02:00:00+02:00"), NOW).unwrap();
-    assert_eq!(
-        k.expires_at.unwrap().to_rfc3339(),
-        "2030-01-01T00:00:00.000Z"
-    );
 }
 
 #[test]
@@ -189,7 +213,7 @@ fn scoped_key_cannot_create_broader_keys() {
         &op(),
         NewKey {
             full_access: Some(false),
-            profile_ids: Some(vec!["p1".into(), "p2".into()]),
+            profile_ids: ids(&["p1", "p2"]),
             ..named("parent")
         },
         NOW,
@@ -200,7 +224,7 @@ fn scoped_key_cannot_create_broader_keys() {
     assert_eq!(e.http_status(), 403);
     let outside = NewKey {
         full_access: Some(false),
-        profile_ids: Some(vec!["p1".into(), "p3".into()]),
+        profile_ids: ids(&["p1", "p3"]),
         ..named("outside")
     };
     assert_eq!(
@@ -209,7 +233,7 @@ fn scoped_key_cannot_create_broader_keys() {
     );
     let inside = NewKey {
         full_access: Some(false),
-        profile_ids: Some(vec!["p2".into()]),
+        profile_ids: ids(&["p2"]),
         ..named("inside")
     };
     let child = create(&s, &actor, inside, NOW).unwrap();
@@ -223,7 +247,7 @@ fn readonly_key_cannot_create_or_delete() {
         &s,
         &op(),
         NewKey {
-            permission: Some("readonly".into()),
+            permission: Some(Permission::Readonly),
             ..named("ro")
         },
         NOW,
@@ -274,7 +298,7 @@ fn expired_keys_are_refused_but_listed() {
         &s,
         &op(),
         NewKey {
-            expires_at: Some(NOW.add_millis(1000).to_rfc3339()),
+            expires_at: after(1000),
             ..named("a")
         },
         NOW,
@@ -314,10 +338,10 @@ fn rotate_keeps_name_scope_and_lifetime() {
         &s,
         &op(),
         NewKey {
-            permission: Some("readonly".into()),
+            permission: Some(Permission::Readonly),
             full_access: Some(false),
-            profile_ids: Some(vec!["p".into()]),
-            expires_at: Some(NOW.add_millis(10_000).to_rfc3339()),
+            profile_ids: ids(&["p"]),
+            expires_at: after(10_000),
             ..named("ci")
         },
         NOW,
@@ -354,8 +378,8 @@ fn rotate_with_grace_expires_the_old_key_later_never_extends_it() {
 fn make(s: &Store, name: &str, profiles: &[&str], expires: Option<i64>) -> ApiKey {
     let input = NewKey {
         full_access: Some(profiles.is_empty()),
-        profile_ids: Some(profiles.iter().map(|p| p.to_string()).collect()),
-        expires_at: expires.map(|ms| NOW.add_millis(ms).to_rfc3339()),
+        profile_ids: ids(profiles),
+        expires_at: expires.and_then(after),
         ..named(name)
     };
     create(s, &op(), input, NOW).unwrap()
@@ -363,7 +387,7 @@ fn make(s: &Store, name: &str, profiles: &[&str], expires: Option<i64>) -> ApiKe
 
 fn expiring_at(ms: i64) -> NewKey {
     NewKey {
-        expires_at: Some(NOW.add_millis(ms).to_rfc3339()),
+        expires_at: after(ms),
         ..named("child")
     }
 }

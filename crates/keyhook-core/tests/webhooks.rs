@@ -17,11 +17,11 @@ fn an_attempt_for_a_deleted_webhook_is_dropped_without_error() {
     let store: Box<Store> = Box::new(SqliteStore::open(&dir.path().join("k.db")).unwrap());
     let actor = Actor::operator("alice").unwrap();
     let input = NewWebhook {
-        url: Some("http://127.0.0.1:9/hook".into()),
-        events: Some(vec!["post.published".into()]),
+        url: WebhookUrl::new("http://127.0.0.1:9/hook", true).ok(),
+        events: WebhookEvents::new(vec!["post.published".into()]).ok(),
         ..NewWebhook::default()
     };
-    let w = create(&store, &actor, input, true, Timestamp::now()).unwrap();
+    let w = create(&store, &actor, input, Timestamp::now()).unwrap();
     delete(&store, &actor, &w.id).unwrap();
     let attempt = Attempt {
         delivered: false,

@@ -1,18 +1,20 @@
-//! From a request to a reply: authentication, then permission, then routing and validation
-//! (the order CONTRACT section 2 fixes), then one `service` call.
+//! From a request to a reply: authentication, then permission (of the operation the request
+//! names), then routing's answer and validation (the order CONTRACT section 2 fixes), then
+//! one `service` call.
 
 use tiny_http::Request;
 
 use super::body::{self, Body};
 use super::db::RequestDb;
+use super::input;
 use super::pings::PingSlots;
 use super::reply::{self, Reply};
 use super::router::{self, Match, Route};
-use crate::auth::{self, Method};
+use crate::auth::{self, Access};
 use crate::error::{Error, Result};
-use crate::service::events::{self, NewEvent};
-use crate::service::keys::{self, NewKey};
-use crate::service::webhooks::{self, NewWebhook, WebhookPatch};
+use crate::service::events;
+use crate::service::keys;
+use crate::service::webhooks;
 use crate::service::Actor;
 use crate::time::{Clock, Timestamp};
 
@@ -46,12 +48,20 @@ pub fn dispatch(mut ctx: Ctx<'_>, rq: &Request, body: Body) -> (Reply, Option<St
         Err(e) => return (reply::error(&e), None),
     };
     let prefix = Some(key.key_prefix.clone());
-    if let Some(m) = method(rq.method()) {
-        if let Err(e) = auth::may(&key, m, None) {
+    let found = router::route(rq.method(), path);
+    // Permission before the answer of routing and before the body (CONTRACT 2): the access of
+    // the operation the request names, which the operation checks again when it runs; a
+    // request that names none (404, 405) asks for what its method asks for.
+    if let Some((name, by_method)) = method(rq.method()) {
+        let access = match &found {
+            Match::Found(route) => route.operation().access(),
+            _ => by_method,
+        };
+        if let Err(e) = auth::may(&key, access, name, None) {
             return (reply::error(&e), prefix);
         }
     }
-    let route = match router::route(rq.method(), path) {
+    let route = match found {
         Match::Found(r) => r,
         Match::MethodNotAllowed(allow) => return (reply::method_not_allowed(allow), prefix),
         Match::NotFound => return (reply::not_found(), prefix),
@@ -120,7 +130,7 @@ fn handle(
         Ok(match route {
             Route::ListKeys => reply::data(200, &keys::list(store, actor, false)?),
             Route::CreateKey => {
-                let input = NewKey::from_json(&json()?)?;
+                let input = input::new_key(&json()?, now)?;
                 reply::data(201, &keys::create(store, actor, input, now)?)
             }
             Route::GetKey(id) => reply::data(200, &keys::get(store, actor, id)?),
@@ -130,14 +140,14 @@ fn handle(
             }
             Route::ListWebhooks => reply::data(200, &webhooks::list(store, actor)?),
             Route::CreateWebhook => {
-                let input = NewWebhook::from_json(&json()?)?;
-                let w = webhooks::create(store, actor, input, ctx.allow_private, now)?;
+                let input = input::new_webhook(&json()?, ctx.allow_private)?;
+                let w = webhooks::create(store, actor, input, now)?;
                 reply::data(201, &w)
             }
             Route::GetWebhook(id) => reply::data(200, &webhooks::get(store, actor, id)?),
             Route::UpdateWebhook(id) => {
-                let patch = WebhookPatch::from_json(&json()?)?;
-                let w = webhooks::update(store, actor, id, patch, ctx.allow_private, now)?;
+                let patch = input::webhook_patch(&json()?, ctx.allow_private)?;
+                let w = webhooks::update(store, actor, id, patch, now)?;
                 reply::data(200, &w)
             }
             Route::DeleteWebhook(id) => {
@@ -154,7 +164,7 @@ fn handle(
                 reply::data(200, &webhooks::attempts(store, actor, id)?)
             }
             Route::EmitEvent => {
-                let input = NewEvent::from_json(&json()?)?;
+                let input = input::new_event(&json()?)?;
                 reply::data(202, &events::emit(store, actor, input, now)?)
             }
         })
@@ -165,8 +175,19 @@ fn handle(
     }
 }
 
-fn method(m: &tiny_http::Method) -> Option<Method> {
-    Method::parse(m.as_str())
+/// The name of a method of the API, in any letter case, and the access a request with it asks
+/// for: only GET and HEAD read (RFC 9110's safe methods).
+fn method(m: &tiny_http::Method) -> Option<(&'static str, Access)> {
+    [
+        ("GET", Access::Read),
+        ("HEAD", Access::Read),
+        ("POST", Access::Write),
+        ("PUT", Access::Write),
+        ("PATCH", Access::Write),
+        ("DELETE", Access::Write),
+    ]
+    .into_iter()
+    .find(|(name, _)| name.eq_ignore_ascii_case(m.as_str()))
 }
 
 /// The token of `Authorization: Bearer <token>`. Authorization is a singleton: with more

@@ -6,6 +6,7 @@
 mod api;
 mod body;
 mod db;
+pub mod input;
 pub mod openapi;
 mod pings;
 mod reply;

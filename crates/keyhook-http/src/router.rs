@@ -2,6 +2,8 @@
 
 use tiny_http::Method;
 
+use crate::service::Operation;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Route<'a> {
     ListKeys,
@@ -19,6 +21,24 @@ pub enum Route<'a> {
 }
 
 impl Route<'_> {
+    /// The service operation the route asks for.
+    pub fn operation(&self) -> Operation {
+        match self {
+            Route::ListKeys => Operation::ListKeys,
+            Route::CreateKey => Operation::CreateKey,
+            Route::GetKey(_) => Operation::ShowKey,
+            Route::DeleteKey(_) => Operation::DeleteKey,
+            Route::ListWebhooks => Operation::ListWebhooks,
+            Route::CreateWebhook => Operation::CreateWebhook,
+            Route::GetWebhook(_) => Operation::ShowWebhook,
+            Route::UpdateWebhook(_) => Operation::UpdateWebhook,
+            Route::DeleteWebhook(_) => Operation::DeleteWebhook,
+            Route::TestWebhook(_) => Operation::TestWebhook,
+            Route::WebhookDeliveries(_) => Operation::ListDeliveries,
+            Route::EmitEvent => Operation::EmitEvent,
+        }
+    }
+
     /// Whether the operation reads a JSON body; the others take none.
     pub fn takes_body(&self) -> bool {
         matches!(
@@ -115,3 +135,31 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("/events", "post"),
     ("/openapi.json", "get"),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::auth::Access;
+
+    /// A route's operation needs what its method asks for (only GET and HEAD read), so the
+    /// server's check before the body agrees with the operation's own.
+    #[test]
+    fn each_route_asks_for_the_access_of_its_method() {
+        for (template, method) in ROUTES.iter().filter(|(p, _)| *p != "/openapi.json") {
+            let path = template.replace("{id}", "abcd");
+            let m: Method = method.to_ascii_uppercase().parse().unwrap();
+            let Match::Found(found) = route(&m, &path) else {
+                panic!("{method} {path} is not routed");
+            };
+            let read = matches!(m, Method::Get | Method::Head);
+            let want = if read { Access::Read } else { Access::Write };
+            assert_eq!(found.operation().access(), want, "{method} {template}");
+            if read {
+                let Match::Found(head) = route(&Method::Head, &path) else {
+                    panic!("HEAD {path}");
+                };
+                assert_eq!(head.operation(), found.operation());
+            }
+        }
+    }
+}

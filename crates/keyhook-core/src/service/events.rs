@@ -4,9 +4,8 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::input::{Object, Problems};
-use super::Actor;
-use crate::auth::Method;
+use super::input::Problems;
+use super::{Actor, Operation};
 use crate::error::Result;
 use crate::model::EventAccepted;
 use crate::store::Store;
@@ -26,26 +25,32 @@ pub const CATALOG: &[&str] = &[
 /// Sent only by the test endpoint; not subscribable.
 pub const TEST_EVENT: &str = "webhook.test";
 
-/// Checks an event name for a subscription or an emission, naming `field` in the problem.
-pub fn check_event_name(p: &mut Problems, field: &str, name: &str) -> bool {
-    if CATALOG.contains(&name) {
-        return true;
-    }
-    if name == TEST_EVENT {
-        p.add(
-            field,
-            "webhook.test is sent only by the test endpoint and cannot be subscribed to or emitted",
-        );
-    } else {
-        p.add(
-            field,
-            format!(
+/// An event that may be subscribed to or emitted: one of the [`CATALOG`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventName(&'static str);
+
+impl EventName {
+    pub fn new(name: &str) -> std::result::Result<EventName, String> {
+        if let Some(known) = CATALOG.iter().find(|e| **e == name) {
+            return Ok(EventName(known));
+        }
+        if name == TEST_EVENT {
+            Err(
+                "webhook.test is sent only by the test endpoint and cannot be subscribed to or \
+                 emitted"
+                    .into(),
+            )
+        } else {
+            Err(format!(
                 "unknown event {name:?}; known events: {}",
                 CATALOG.join(", ")
-            ),
-        );
+            ))
+        }
     }
-    false
+
+    pub fn as_str(&self) -> &'static str {
+        self.0
+    }
 }
 
 pub fn new_event_id() -> String {
@@ -75,25 +80,20 @@ pub fn payload(id: &str, event: &str, created_at: Timestamp, data: &Value) -> Ve
     .unwrap_or_default()
 }
 
-/// An event to emit, as the client sent it.
+/// An event to emit, in typed values.
 #[derive(Debug, Default, Clone)]
 pub struct NewEvent {
-    pub event: Option<String>,
+    /// Required.
+    pub event: Option<EventName>,
+    /// `{}` when absent.
     pub data: Option<Map<String, Value>>,
+    /// What the front end refused converting the request, named as the request names it; a
+    /// refused value is `None` above.
     pub problems: Problems,
 }
 
-impl NewEvent {
-    /// Decodes a `POST /events` body: `{"event": NAME, "data": {...}}`.
-    pub fn from_json(body: &Value) -> Result<NewEvent> {
-        let mut o = Object::new(body, &["event", "data"])?;
-        Ok(NewEvent {
-            event: o.string("event"),
-            data: o.object("data"),
-            problems: o.problems,
-        })
-    }
-}
+/// The fields of [`NewEvent`] as the API names them, in the order problems are reported.
+const NEW_EVENT_FIELDS: &[&str] = &["event", "data"];
 
 /// Records the event and queues one delivery for each active webhook of the actor's user
 /// that subscribes to it, in one transaction.
@@ -115,21 +115,12 @@ pub struct CheckedEvent {
 /// The rules an event must meet before it touches the database (the actor's permission, the
 /// name, the data), so that a front end can report them before it opens one.
 pub fn check(actor: &Actor, input: NewEvent) -> Result<CheckedEvent> {
-    actor.may(Method::Post, None)?;
+    actor.may(Operation::EmitEvent, None)?;
     let mut p = input.problems;
-    let event = match input.event {
-        Some(e) => {
-            check_event_name(&mut p, "event", &e);
-            e
-        }
-        None => {
-            p.add("event", "is required");
-            String::new()
-        }
-    };
-    p.into_result()?;
+    let event = p.require("event", input.event);
+    p.into_result(NEW_EVENT_FIELDS)?;
     Ok(CheckedEvent {
-        event,
+        event: event.map_or("", |e| e.as_str()).to_string(),
         data: Value::Object(input.data.unwrap_or_default()),
     })
 }
@@ -169,5 +160,30 @@ mod tests {
             assert!(re.is_match(&id), "{id}");
         }
         assert!(!re.is_match(&format!("{}0", new_event_id())));
+    }
+
+    #[test]
+    fn event_names_come_from_the_catalog() {
+        for e in CATALOG {
+            assert_eq!(EventName::new(e).unwrap().as_str(), *e);
+        }
+        assert_eq!(
+            EventName::new(TEST_EVENT),
+            Err(
+                "webhook.test is sent only by the test endpoint and cannot be subscribed to or \
+                 emitted"
+                    .into()
+            )
+        );
+        for unknown in ["", "POST.PUBLISHED", "post.published ", "post"] {
+            let e = EventName::new(unknown).unwrap_err();
+            assert_eq!(
+                e,
+                format!(
+                    "unknown event {unknown:?}; known events: {}",
+                    CATALOG.join(", ")
+                )
+            );
+        }
     }
 }

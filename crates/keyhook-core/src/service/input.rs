@@ -1,6 +1,7 @@
-//! Decoding of JSON request bodies into operation inputs, with one field-level detail per
-//! problem. Type problems found here travel with the input, so that the operation reports
-//! them together with its own value checks.
+//! Input policy shared by the front ends: the problems of an input (one field-level detail per
+//! problem), the strict JSON parser and the decoding of JSON objects, and the check for
+//! human-visible text. Problems a front end finds converting a request travel with the typed
+//! input, so that the operation reports them together with its own rules.
 
 use serde_json::{Map, Value};
 
@@ -8,25 +9,124 @@ use crate::error::{Error, FieldError, Result};
 
 /// Problems found so far, at most one per field.
 #[derive(Debug, Default, Clone)]
-pub struct Problems(Vec<FieldError>);
+pub struct Problems {
+    list: Vec<FieldError>,
+    /// How many of them were found decoding the request (wrong types, unknown fields): those
+    /// are reported first, in the order found; see [`Problems::into_result`].
+    decoded: usize,
+}
 
 impl Problems {
     pub fn add(&mut self, field: impl Into<String>, message: impl Into<String>) {
         let field = field.into();
         if !self.has(&field) {
-            self.0.push(FieldError::new(field, message));
+            self.list.push(FieldError::new(field, message));
         }
     }
 
     pub fn has(&self, field: &str) -> bool {
-        self.0.iter().any(|p| p.field == field)
+        self.list.iter().any(|p| p.field == field)
     }
 
-    pub fn into_result(self) -> Result<()> {
+    /// Whether a problem names `field` or one of its elements (`field[i]`). A rule over several
+    /// fields counts a value that its front end refused as sent.
+    pub fn mentions(&self, field: &str) -> bool {
+        self.list.iter().any(|p| {
+            p.field
+                .strip_prefix(field)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('['))
+        })
+    }
+
+    /// `value`, with the problem `is required` when it is missing and nothing was said about it
+    /// (a value refused by its front end was sent).
+    pub fn require<T>(&mut self, field: &str, value: Option<T>) -> Option<T> {
+        if value.is_none() && !self.mentions(field) {
+            self.add(field, "is required");
+        }
+        value
+    }
+
+    /// Marks the problems found so far as found decoding the request (wrong types, unknown
+    /// fields), before any value was converted.
+    pub fn end_decoding(&mut self) {
+        self.decoded = self.list.len();
+    }
+
+    /// The value of a conversion, or None with its message as the problem of `field`.
+    pub fn take<T>(&mut self, field: &str, converted: std::result::Result<T, String>) -> Option<T> {
+        match converted {
+            Ok(v) => Some(v),
+            Err(m) => {
+                self.add(field, m);
+                None
+            }
+        }
+    }
+
+    /// The value of a list's conversion, or None with each of its problems on `field` (the
+    /// list) or `field[i]` (its i-th element).
+    pub fn take_list<T>(
+        &mut self,
+        field: &str,
+        converted: std::result::Result<T, ListProblems>,
+    ) -> Option<T> {
+        match converted {
+            Ok(v) => Some(v),
+            Err(problems) => {
+                for (at, m) in problems.0 {
+                    match at {
+                        None => self.add(field, m),
+                        Some(i) => self.add(format!("{field}[{i}]"), m),
+                    }
+                }
+                None
+            }
+        }
+    }
+
+    /// Ok if nothing was found, else one validation error with every problem: those found
+    /// decoding the request first, as found, then the others in the order of the input's
+    /// fields, `order` (a problem of `field[i]` counts as one of `field`; fields not named
+    /// there come last). So a rule that needs several fields, checked after the front end
+    /// converted each, reports where the request names them.
+    pub fn into_result(mut self, order: &[&str]) -> Result<()> {
+        if self.list.is_empty() {
+            return Ok(());
+        }
+        let rank = |p: &FieldError| {
+            let base = p.field.split('[').next().unwrap_or_default();
+            order.iter().position(|f| *f == base).unwrap_or(order.len())
+        };
+        // A stable sort: problems of one field stay in the order found.
+        self.list[self.decoded..].sort_by_key(rank);
+        Err(Error::Validation(self.list))
+    }
+}
+
+/// Problems of a list value, as its constructor finds them: `None` names the list itself,
+/// `Some(i)` its i-th element; at most one each, the first found. A front end names them
+/// (`profileIds[2]`, `--profile[2]`) through [`Problems::take_list`].
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct ListProblems(pub Vec<(Option<usize>, String)>);
+
+impl ListProblems {
+    pub fn add(&mut self, at: Option<usize>, message: impl Into<String>) {
+        if !self.has(at) {
+            self.0.push((at, message.into()));
+        }
+    }
+
+    pub fn has(&self, at: Option<usize>) -> bool {
+        self.0.iter().any(|(a, _)| *a == at)
+    }
+
+    /// Ok if nothing was found, else these problems.
+    pub fn into_result(self) -> std::result::Result<(), ListProblems> {
         if self.0.is_empty() {
             Ok(())
         } else {
-            Err(Error::Validation(self.0))
+            Err(self)
         }
     }
 }
@@ -105,14 +205,13 @@ impl<'a> Object<'a> {
     }
 }
 
-/// Reports the `field[i]` entries of `items` that are empty or repeat an earlier entry.
-pub fn check_unique_non_empty(problems: &mut Problems, field: &str, items: &[String]) {
+/// Marks the entries of `items` that are empty or repeat an earlier entry.
+pub fn check_unique_non_empty(problems: &mut ListProblems, items: &[String]) {
     for (i, item) in items.iter().enumerate() {
-        let name = format!("{field}[{i}]");
         if item.trim().is_empty() {
-            problems.add(name, "must not be empty");
+            problems.add(Some(i), "must not be empty");
         } else if items[..i].contains(item) {
-            problems.add(name, format!("duplicate value {item:?}"));
+            problems.add(Some(i), format!("duplicate value {item:?}"));
         }
     }
 }
@@ -304,19 +403,7 @@ pub const INVISIBLE_CLASS: &str = concat!(
 
 /// Checks human-visible text (a key name, a profile id, a user id): no invisible, control or
 /// reordering character ([`invisible_char`]), and not a plaintext key, which is never stored
-/// (shown in the message as its prefix). Reports a problem on `field` and returns false if
-/// `s` fails.
-pub fn check_visible(p: &mut Problems, field: &str, s: &str) -> bool {
-    match visible(s) {
-        Ok(()) => true,
-        Err(m) => {
-            p.add(field, m);
-            false
-        }
-    }
-}
-
-/// [`check_visible`] as a result: the message of the problem.
+/// (shown in the message as its prefix). The message says what is wrong, without a field.
 pub fn visible(s: &str) -> std::result::Result<(), String> {
     if let Some((at, c)) = invisible_char(s) {
         return Err(format!(
@@ -337,6 +424,67 @@ pub fn visible(s: &str) -> std::result::Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn fields(r: Result<()>) -> Vec<String> {
+        match r {
+            Ok(()) => vec![],
+            Err(e) => e.details().iter().map(|d| d.field.clone()).collect(),
+        }
+    }
+
+    #[test]
+    fn problems_come_in_the_order_of_the_fields_after_those_of_decoding() {
+        let order = ["a", "b", "c"];
+        let mut p = Problems::default();
+        p.add("zzz", "unknown field");
+        p.add("c", "must be a string");
+        p.end_decoding();
+        p.add("b[1]", "x");
+        p.add("other", "x");
+        p.add("a", "x");
+        p.add("b", "x");
+        p.add("b[0]", "x");
+        p.add("a", "a second problem of a field is dropped");
+        assert_eq!(
+            fields(p.into_result(&order)),
+            ["zzz", "c", "a", "b[1]", "b", "b[0]", "other"]
+        );
+        assert_eq!(
+            fields(Problems::default().into_result(&order)),
+            [] as [&str; 0]
+        );
+    }
+
+    #[test]
+    fn a_refused_value_counts_as_sent() {
+        let mut p = Problems::default();
+        assert_eq!(p.take("n", Ok::<_, String>(5)), Some(5));
+        assert_eq!(p.take::<i32>("m", Err("bad".into())), None);
+        let mut list = ListProblems::default();
+        list.add(Some(2), "bad element");
+        list.add(Some(2), "dropped");
+        list.add(None, "bad list");
+        assert_eq!(p.take_list::<()>("ids", Err(list)), None);
+        assert!(p.mentions("m") && p.mentions("ids") && !p.mentions("id") && !p.mentions("n"));
+        assert_eq!(p.require("m", None::<i32>), None);
+        assert_eq!(p.require("n", None::<i32>), None);
+        assert_eq!(p.require("k", Some(1)), Some(1));
+        let e = p.into_result(&[]).unwrap_err();
+        let got: Vec<(&str, &str)> = e
+            .details()
+            .iter()
+            .map(|d| (d.field.as_str(), d.message.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("m", "bad"),
+                ("ids[2]", "bad element"),
+                ("ids", "bad list"),
+                ("n", "is required")
+            ]
+        );
+    }
 
     #[test]
     fn repeated_keys_are_refused_at_any_depth() {

@@ -1,10 +1,8 @@
 //! API key operations: create, list, show, delete, rotate.
 
-use serde_json::Value;
-
-use super::input::{check_unique_non_empty, check_visible, Object, Problems};
-use super::Actor;
-use crate::auth::{self, Excess, Method, Reach};
+use super::input::{check_unique_non_empty, visible, ListProblems, Problems};
+use super::{Actor, Operation};
+use crate::auth::{self, Excess, Reach};
 use crate::error::{Error, FieldError, Result};
 use crate::model::{ApiKey, Permission};
 use crate::store::Store;
@@ -37,41 +35,121 @@ pub fn profile_id_pattern() -> String {
     format!("^{any}[^{CONTROL_CLASS}{WHITE_SPACE_CLASS}{INVISIBLE_CLASS}]{any}$")
 }
 
-/// The request to create a key, as the client sent it; [`create`] validates it.
+/// A key's name: trimmed, 1 to [`MAX_NAME_CHARS`] characters, visible text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyName(String);
+
+impl KeyName {
+    pub fn new(raw: &str) -> std::result::Result<KeyName, String> {
+        let name = raw.trim();
+        if name.is_empty() {
+            return Err("must not be empty".into());
+        }
+        if name.chars().count() > MAX_NAME_CHARS {
+            return Err(format!("must be at most {MAX_NAME_CHARS} characters"));
+        }
+        // The name as sent: trimming must not hide a U+2028 or a tab at its end.
+        visible(raw)?;
+        Ok(KeyName(name.to_string()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// The profiles a key is limited to: at most [`MAX_PROFILE_IDS`], each non-empty, unique, at
+/// most [`MAX_PROFILE_ID_CHARS`] characters of visible text. Empty for a full-access key.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProfileIds(Vec<String>);
+
+impl ProfileIds {
+    pub fn new(ids: Vec<String>) -> std::result::Result<ProfileIds, ListProblems> {
+        let mut p = ListProblems::default();
+        check_unique_non_empty(&mut p, &ids);
+        for (i, id) in ids.iter().enumerate() {
+            if id.chars().count() > MAX_PROFILE_ID_CHARS {
+                p.add(
+                    Some(i),
+                    format!("must be at most {MAX_PROFILE_ID_CHARS} characters"),
+                );
+            }
+            if let Err(m) = visible(id) {
+                p.add(Some(i), m);
+            }
+        }
+        if ids.len() > MAX_PROFILE_IDS {
+            p.add(None, format!("at most {MAX_PROFILE_IDS} profile ids"));
+        }
+        p.into_result().map(|()| ProfileIds(ids))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn as_slice(&self) -> &[String] {
+        &self.0
+    }
+}
+
+/// When a new key expires: later than the moment it is created, and no later than RFC 3339
+/// can write (9999-12-31T23:59:59.999Z).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Expiry(Timestamp);
+
+impl Expiry {
+    pub fn new(at: Timestamp, now: Timestamp) -> std::result::Result<Expiry, String> {
+        if at <= now {
+            return Err("must be in the future".into());
+        }
+        if at > Timestamp::MAX_RFC3339 {
+            return Err(format!(
+                "must be no later than {}",
+                Timestamp::MAX_RFC3339.to_rfc3339()
+            ));
+        }
+        Ok(Expiry(at))
+    }
+
+    /// An expiry written in RFC 3339 with an offset (the API's `expiresAt`, the CLI's
+    /// `--expires-at`), then [`Expiry::new`].
+    pub fn parse(s: &str, now: Timestamp) -> std::result::Result<Expiry, String> {
+        let at = Timestamp::parse_rfc3339(s)
+            .ok_or("must be an RFC 3339 date-time with an offset, e.g. 2030-01-01T00:00:00Z")?;
+        Expiry::new(at, now)
+    }
+
+    pub fn at(self) -> Timestamp {
+        self.0
+    }
+}
+
+/// The request to create a key, in typed values; [`create`] checks the rules that need
+/// several fields or the acting key.
 #[derive(Debug, Default, Clone)]
 pub struct NewKey {
-    pub name: Option<String>,
-    pub permission: Option<String>,
+    /// Required.
+    pub name: Option<KeyName>,
+    /// `readwrite` when absent.
+    pub permission: Option<Permission>,
+    /// True when absent.
     pub full_access: Option<bool>,
-    pub profile_ids: Option<Vec<String>>,
-    pub expires_at: Option<String>,
-    /// Problems found while decoding the request (wrong types, unknown fields).
+    pub profile_ids: Option<ProfileIds>,
+    pub expires_at: Option<Expiry>,
+    /// What the front end refused converting the request (wrong types, unknown fields, bad
+    /// values), named as the request names it; a refused value is `None` above.
     pub problems: Problems,
 }
 
-impl NewKey {
-    /// Decodes a `POST /api-keys` body.
-    pub fn from_json(body: &Value) -> Result<NewKey> {
-        let mut o = Object::new(
-            body,
-            &[
-                "name",
-                "permission",
-                "fullAccess",
-                "profileIds",
-                "expiresAt",
-            ],
-        )?;
-        Ok(NewKey {
-            name: o.string("name"),
-            permission: o.string("permission"),
-            full_access: o.bool("fullAccess"),
-            profile_ids: o.strings("profileIds"),
-            expires_at: o.string("expiresAt"),
-            problems: o.problems,
-        })
-    }
-}
+/// The fields of [`NewKey`] as the API names them, in the order problems are reported.
+const NEW_KEY_FIELDS: &[&str] = &[
+    "name",
+    "permission",
+    "fullAccess",
+    "profileIds",
+    "expiresAt",
+];
 
 /// The validated fields of a key to be created.
 struct KeySpec {
@@ -82,93 +160,35 @@ struct KeySpec {
     expires_at: Option<Timestamp>,
 }
 
-fn validate(input: NewKey, now: Timestamp) -> Result<KeySpec> {
+fn validate(input: NewKey) -> Result<KeySpec> {
     let mut p = input.problems;
-    let name = match input.name.as_deref().map(str::trim) {
-        None if !p.has("name") => {
-            p.add("name", "is required");
-            String::new()
-        }
-        None => String::new(),
-        Some("") => {
-            p.add("name", "must not be empty");
-            String::new()
-        }
-        Some(n) if n.chars().count() > MAX_NAME_CHARS => {
-            p.add(
-                "name",
-                format!("must be at most {MAX_NAME_CHARS} characters"),
-            );
-            String::new()
-        }
-        // The name as sent: trimming must not hide a U+2028 or a tab at its end.
-        Some(_) if !check_visible(&mut p, "name", input.name.as_deref().unwrap_or("")) => {
-            String::new()
-        }
-        Some(n) => n.to_string(),
-    };
-    let permission = match input.permission.as_deref() {
-        None => Permission::Readwrite,
-        Some(s) => Permission::parse(s).unwrap_or_else(|| {
-            p.add("permission", "must be readwrite or readonly");
-            Permission::Readwrite
-        }),
-    };
+    let name = p.require("name", input.name);
     let full_access = input.full_access.unwrap_or(true);
-    let profile_ids = input.profile_ids.unwrap_or_default();
-    check_unique_non_empty(&mut p, "profileIds", &profile_ids);
-    for (i, id) in profile_ids.iter().enumerate() {
-        if id.chars().count() > MAX_PROFILE_ID_CHARS {
-            p.add(
-                format!("profileIds[{i}]"),
-                format!("must be at most {MAX_PROFILE_ID_CHARS} characters"),
-            );
-        }
-        check_visible(&mut p, &format!("profileIds[{i}]"), id);
-    }
-    if profile_ids.len() > MAX_PROFILE_IDS {
-        p.add(
-            "profileIds",
-            format!("at most {MAX_PROFILE_IDS} profile ids"),
-        );
-    }
+    // Profile ids that were sent but refused were sent all the same.
+    let has_profiles = match &input.profile_ids {
+        Some(ids) => !ids.is_empty(),
+        None => p.mentions("profileIds"),
+    };
     if !p.has("fullAccess") && !p.has("profileIds") {
-        if full_access && !profile_ids.is_empty() {
+        if full_access && has_profiles {
             p.add(
                 "profileIds",
                 "must be empty when fullAccess is true (set fullAccess to false to limit the key)",
             );
-        } else if !full_access && profile_ids.is_empty() {
+        } else if !full_access && !has_profiles {
             p.add(
                 "profileIds",
                 "at least one profile id is required when fullAccess is false",
             );
         }
     }
-    let expires_at = match input.expires_at.as_deref() {
-        None => None,
-        Some(s) => match Timestamp::parse_rfc3339(s) {
-            None => {
-                p.add(
-                    "expiresAt",
-                    "must be an RFC 3339 date-time with an offset, e.g. 2030-01-01T00:00:00Z",
-                );
-                None
-            }
-            Some(t) if t <= now => {
-                p.add("expiresAt", "must be in the future");
-                None
-            }
-            Some(t) => Some(t),
-        },
-    };
-    p.into_result()?;
+    p.into_result(NEW_KEY_FIELDS)?;
     Ok(KeySpec {
-        name,
-        permission,
+        name: name.map(|n| n.0).unwrap_or_default(),
+        permission: input.permission.unwrap_or(Permission::Readwrite),
         full_access,
-        profile_ids,
-        expires_at,
+        profile_ids: input.profile_ids.map(|ids| ids.0).unwrap_or_default(),
+        expires_at: input.expires_at.map(Expiry::at),
     })
 }
 
@@ -294,8 +314,8 @@ fn create_then(
     now: Timestamp,
     publish: Option<impl FnOnce(&ApiKey) -> Result<()>>,
 ) -> Result<ApiKey> {
-    actor.may(Method::Post, None)?;
-    let spec = validate(input, now)?;
+    actor.may(Operation::CreateKey, None)?;
+    let spec = validate(input)?;
     check_not_broader(actor, &spec)?;
     store.write(|c| {
         let key = insert_in(c, actor.user_id(), spec, now)?;
@@ -309,7 +329,7 @@ fn create_then(
 
 /// Keys of the actor's user; with `all_users`, every user's (operators only).
 pub fn list(store: &Store, actor: &Actor, all_users: bool) -> Result<Vec<ApiKey>> {
-    actor.may(Method::Get, None)?;
+    actor.may(Operation::ListKeys, None)?;
     let user = match (actor, all_users) {
         (Actor::Operator { .. }, true) => None,
         (Actor::Key(_), true) => {
@@ -325,7 +345,7 @@ pub fn list(store: &Store, actor: &Actor, all_users: bool) -> Result<Vec<ApiKey>
 /// The actor's key whose id or 11-character prefix is `id`. Another user's key is reported
 /// as not found, never as existing.
 pub fn get(store: &Store, actor: &Actor, id: &str) -> Result<ApiKey> {
-    actor.may(Method::Get, None)?;
+    actor.may(Operation::ShowKey, None)?;
     find(store.conn(), actor, id)
 }
 
@@ -348,7 +368,7 @@ fn find(conn: crate::store::Conn<'_>, actor: &Actor, id: &str) -> Result<ApiKey>
 /// Deletes the key at once: the next request made with it is refused. A key may delete only
 /// keys no broader than itself (another user's key stays "not found").
 pub fn delete(store: &Store, actor: &Actor, id: &str) -> Result<ApiKey> {
-    actor.may(Method::Delete, None)?;
+    actor.may(Operation::DeleteKey, None)?;
     store.write(|c| {
         let key = find(c, actor, id)?;
         check_may_act_on(actor, &key, "delete")?;
@@ -393,7 +413,7 @@ fn rotate_then(
     now: Timestamp,
     publish: Option<impl FnOnce(&ApiKey) -> Result<()>>,
 ) -> Result<ApiKey> {
-    actor.may(Method::Post, None)?;
+    actor.may(Operation::RotateKey, None)?;
     store.write(|c| {
         let old = find(c, actor, id)?;
         check_may_act_on(actor, &old, "rotate")?;
@@ -440,7 +460,7 @@ pub fn prunable(
     expired_for_ms: i64,
     now: Timestamp,
 ) -> Result<Vec<ApiKey>> {
-    actor.may(Method::Get, None)?;
+    actor.may(Operation::ListKeys, None)?;
     prunable_in(store.conn(), actor, expired_for_ms, now)
 }
 
@@ -468,7 +488,7 @@ pub fn prune(
     expired_for_ms: i64,
     now: Timestamp,
 ) -> Result<Vec<ApiKey>> {
-    actor.may(Method::Delete, None)?;
+    actor.may(Operation::PruneKeys, None)?;
     store.write(|c| {
         let keys = prunable_in(c, actor, expired_for_ms, now)?;
         for k in &keys {

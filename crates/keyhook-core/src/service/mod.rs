@@ -7,7 +7,7 @@ pub mod input;
 pub mod keys;
 pub mod webhooks;
 
-use crate::auth::{self, Method};
+use crate::auth::{self, Access};
 use crate::error::{Error, Result};
 use crate::model::ApiKey;
 use crate::store::Store;
@@ -52,11 +52,65 @@ impl Actor {
         }
     }
 
-    /// The permission and scope check for keys; the operator is never refused.
-    pub fn may(&self, method: Method, profile: Option<&str>) -> Result<()> {
+    /// The permission and scope check of `op` (`auth::may`), which every operation makes
+    /// first; the operator is never refused.
+    pub fn may(&self, op: Operation, profile: Option<&str>) -> Result<()> {
         match self {
             Actor::Operator { .. } => Ok(()),
-            Actor::Key(key) => auth::may(key, method, profile),
+            Actor::Key(key) => auth::may(key, op.access(), op.describe(), profile),
+        }
+    }
+}
+
+/// The operations of the service, each with the access it needs: the permission rule is
+/// about operations, not about how a front end is asked for them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operation {
+    CreateKey,
+    ListKeys,
+    ShowKey,
+    DeleteKey,
+    RotateKey,
+    PruneKeys,
+    CreateWebhook,
+    ListWebhooks,
+    ShowWebhook,
+    UpdateWebhook,
+    DeleteWebhook,
+    TestWebhook,
+    ListDeliveries,
+    EmitEvent,
+}
+
+impl Operation {
+    /// Whether the operation only reads. A test ping writes: it counts toward `failCount`.
+    pub const fn access(self) -> Access {
+        use Operation::*;
+        match self {
+            ListKeys | ShowKey | ListWebhooks | ShowWebhook | ListDeliveries => Access::Read,
+            CreateKey | DeleteKey | RotateKey | PruneKeys | CreateWebhook | UpdateWebhook
+            | DeleteWebhook | TestWebhook | EmitEvent => Access::Write,
+        }
+    }
+
+    /// What the operation does, for a refusal: `readonly key cannot create keys`.
+    pub const fn describe(self) -> &'static str {
+        use Operation::*;
+        match self {
+            CreateKey => "create keys",
+            ListKeys => "list keys",
+            ShowKey => "show keys",
+            DeleteKey => "delete keys",
+            RotateKey => "rotate keys",
+            PruneKeys => "prune keys",
+            CreateWebhook => "create webhooks",
+            ListWebhooks => "list webhooks",
+            ShowWebhook => "show webhooks",
+            UpdateWebhook => "change webhooks",
+            DeleteWebhook => "delete webhooks",
+            TestWebhook => "test webhooks",
+            ListDeliveries => "list deliveries",
+            EmitEvent => "emit events",
         }
     }
 }

@@ -1,12 +1,9 @@
 //! Webhook subscriptions: create (at most ten per user, enforced under the write lock), list,
 //! show, update, delete, the test ping and the attempt log.
 
-use serde_json::Value;
-
-use super::events::{self, check_event_name, TEST_EVENT};
-use super::input::{check_unique_non_empty, Object, Problems};
-use super::{Actor, Database};
-use crate::auth::Method;
+use super::events::{self, EventName, TEST_EVENT};
+use super::input::{check_unique_non_empty, ListProblems, Problems};
+use super::{Actor, Database, Operation};
 use crate::error::{Error, Result};
 use crate::model::{DeliveryAttempt, TestResult, Webhook};
 use crate::store::{AttemptRecord, Conn, Store};
@@ -37,91 +34,107 @@ pub fn url_pattern() -> String {
     format!("^[Hh][Tt][Tt][Pp][Ss]?://{host}{port}{rest}$")
 }
 
-/// A new subscription, as the client sent it.
+/// A new subscription, in typed values.
 #[derive(Debug, Default, Clone)]
 pub struct NewWebhook {
-    pub url: Option<String>,
-    pub events: Option<Vec<String>>,
+    /// Required.
+    pub url: Option<WebhookUrl>,
+    /// Required.
+    pub events: Option<WebhookEvents>,
+    /// What the front end refused converting the request, named as the request names it; a
+    /// refused value is `None` above.
     pub problems: Problems,
-}
-
-impl NewWebhook {
-    /// Decodes a `POST /webhooks` body.
-    pub fn from_json(body: &Value) -> Result<NewWebhook> {
-        let mut o = Object::new(body, &["url", "events"])?;
-        Ok(NewWebhook {
-            url: o.string("url"),
-            events: o.strings("events"),
-            problems: o.problems,
-        })
-    }
 }
 
 /// A change to a subscription (`PATCH /webhooks/{id}`); absent fields stay as they are.
 #[derive(Debug, Default, Clone)]
 pub struct WebhookPatch {
-    pub url: Option<String>,
-    pub events: Option<Vec<String>>,
+    pub url: Option<WebhookUrl>,
+    pub events: Option<WebhookEvents>,
     pub is_active: Option<bool>,
+    /// As in [`NewWebhook`].
     pub problems: Problems,
 }
 
-impl WebhookPatch {
-    pub fn from_json(body: &Value) -> Result<WebhookPatch> {
-        let mut o = Object::new(body, &["url", "events", "isActive"])?;
-        Ok(WebhookPatch {
-            url: o.string("url"),
-            events: o.strings("events"),
-            is_active: o.bool("isActive"),
-            problems: o.problems,
-        })
+/// The fields of [`NewWebhook`] and [`WebhookPatch`] as the API names them, in the order
+/// problems are reported.
+const WEBHOOK_FIELDS: &[&str] = &["url", "events", "isActive", "body"];
+
+/// Where deliveries go: an absolute http(s) URL with a host, without credentials or
+/// fragment, at most [`MAX_URL_LEN`] characters, written as an RFC 3986 URI (ASCII; anything
+/// else percent-encoded), and (unless private targets are allowed) not an IP literal of a
+/// private, loopback or link-local network (`delivery::guard`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebhookUrl(String);
+
+impl WebhookUrl {
+    pub fn new(raw: &str, allow_private: bool) -> std::result::Result<WebhookUrl, String> {
+        if raw.chars().count() > MAX_URL_LEN {
+            return Err(format!("must be at most {MAX_URL_LEN} characters"));
+        }
+        if raw.trim() != raw || raw.is_empty() {
+            return Err("must be an absolute http or https URL without surrounding spaces".into());
+        }
+        let Ok(url) = url::Url::parse(raw) else {
+            return Err("must be an absolute http or https URL".into());
+        };
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err("scheme must be http or https".into());
+        }
+        if url.host_str().is_none_or(str::is_empty) {
+            return Err("must have a host".into());
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err("must not contain credentials (user:password@)".into());
+        }
+        if url.fragment().is_some() {
+            return Err("must not contain a fragment (#...)".into());
+        }
+        // The URL parser is lenient (WHATWG): it drops tabs and newlines and percent-encodes
+        // spaces, quotes, non-ASCII and the like, so the URL stored and shown would not be the
+        // URL requested. Only what RFC 3986 allows as written is accepted.
+        check_uri_characters(raw, matches!(url.host(), Some(url::Host::Ipv6(_))))?;
+        check_authority(raw, &url)?;
+        // Port 0 means "any port" to a socket API: no receiver listens there.
+        if url.port() == Some(0) {
+            return Err("port must be from 1 to 65535".into());
+        }
+        if !allow_private {
+            guard::check_url_host(&url)?;
+        }
+        Ok(WebhookUrl(raw.to_string()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
     }
 }
 
-/// An absolute http(s) URL with a host, without credentials or fragment, at most
-/// [`MAX_URL_LEN`] characters, written as an RFC 3986 URI (ASCII; anything else
-/// percent-encoded), and (unless private targets are allowed) not an IP literal of a private,
-/// loopback or link-local network.
-fn check_url(p: &mut Problems, raw: &str, allow_private: bool) {
-    let mut bad = |m: &str| p.add("url", m);
-    if raw.chars().count() > MAX_URL_LEN {
-        return bad("must be at most 2048 characters");
-    }
-    if raw.trim() != raw || raw.is_empty() {
-        return bad("must be an absolute http or https URL without surrounding spaces");
-    }
-    let Ok(url) = url::Url::parse(raw) else {
-        return bad("must be an absolute http or https URL");
-    };
-    if !matches!(url.scheme(), "http" | "https") {
-        return bad("scheme must be http or https");
-    }
-    if url.host_str().is_none_or(str::is_empty) {
-        return bad("must have a host");
-    }
-    if !url.username().is_empty() || url.password().is_some() {
-        return bad("must not contain credentials (user:password@)");
-    }
-    if url.fragment().is_some() {
-        return bad("must not contain a fragment (#...)");
-    }
-    // The URL parser is lenient (WHATWG): it drops tabs and newlines and percent-encodes
-    // spaces, quotes, non-ASCII and the like, so the URL stored and shown would not be the URL
-    // requested. Only what RFC 3986 allows as written is accepted.
-    if let Err(m) = check_uri_characters(raw, matches!(url.host(), Some(url::Host::Ipv6(_)))) {
-        return bad(&m);
-    }
-    if let Err(m) = check_authority(raw, &url) {
-        return bad(&m);
-    }
-    // Port 0 means "any port" to a socket API: no receiver listens there.
-    if url.port() == Some(0) {
-        return bad("port must be from 1 to 65535");
-    }
-    if !allow_private {
-        if let Err(m) = guard::check_url_host(&url) {
-            bad(&m);
+/// The events a webhook subscribes to: at least one, no duplicates, each from the catalog
+/// ([`EventName`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebhookEvents(Vec<String>);
+
+impl WebhookEvents {
+    pub fn new(events: Vec<String>) -> std::result::Result<WebhookEvents, ListProblems> {
+        let mut p = ListProblems::default();
+        if events.is_empty() {
+            p.add(None, "must name at least one event");
+            return Err(p);
         }
+        check_unique_non_empty(&mut p, &events);
+        for (i, e) in events.iter().enumerate() {
+            if !p.has(Some(i)) {
+                if let Err(m) = EventName::new(e) {
+                    p.add(Some(i), m);
+                }
+            }
+        }
+        p.into_result().map(|()| WebhookEvents(events))
+    }
+
+    pub fn as_slice(&self) -> &[String] {
+        &self.0
     }
 }
 
@@ -201,28 +214,8 @@ fn check_authority(raw: &str, url: &url::Url) -> std::result::Result<(), String>
     Ok(())
 }
 
-fn check_events(p: &mut Problems, events: &[String]) {
-    if events.is_empty() {
-        p.add("events", "must name at least one event");
-        return;
-    }
-    check_unique_non_empty(p, "events", events);
-    for (i, e) in events.iter().enumerate() {
-        let field = format!("events[{i}]");
-        if !p.has(&field) {
-            check_event_name(p, &field, e);
-        }
-    }
-}
-
-pub fn create(
-    store: &Store,
-    actor: &Actor,
-    input: NewWebhook,
-    allow_private: bool,
-    now: Timestamp,
-) -> Result<Webhook> {
-    create_then(store, actor, input, allow_private, now, None::<Publish>)
+pub fn create(store: &Store, actor: &Actor, input: NewWebhook, now: Timestamp) -> Result<Webhook> {
+    create_then(store, actor, input, now, None::<Publish>)
 }
 
 /// [`create`], handing the new webhook (with its secret) to `publish` inside the transaction
@@ -234,11 +227,10 @@ pub fn create_publishing(
     store: &Store,
     actor: &Actor,
     input: NewWebhook,
-    allow_private: bool,
     now: Timestamp,
     publish: impl FnOnce(&Webhook) -> Result<()>,
 ) -> Result<Webhook> {
-    create_then(store, actor, input, allow_private, now, Some(publish))
+    create_then(store, actor, input, now, Some(publish))
 }
 
 /// What a front end does with a new webhook inside its transaction; see [`create_publishing`].
@@ -248,27 +240,23 @@ fn create_then(
     store: &Store,
     actor: &Actor,
     input: NewWebhook,
-    allow_private: bool,
     now: Timestamp,
     publish: Option<impl FnOnce(&Webhook) -> Result<()>>,
 ) -> Result<Webhook> {
-    actor.may(Method::Post, None)?;
+    actor.may(Operation::CreateWebhook, None)?;
     let mut p = input.problems;
-    match &input.url {
-        Some(u) => check_url(&mut p, u, allow_private),
-        None => p.add("url", "is required"),
-    }
-    match &input.events {
-        Some(e) => check_events(&mut p, e),
-        None => p.add("events", "is required"),
-    }
-    p.into_result()?;
+    let url = p.require("url", input.url);
+    let events = p.require("events", input.events);
+    p.into_result(WEBHOOK_FIELDS)?;
+    let (Some(url), Some(events)) = (url, events) else {
+        unreachable!("a missing value is a problem")
+    };
     let user = actor.user_id().to_string();
     let webhook = Webhook {
         id: uuid::Uuid::new_v4().to_string(),
         user_id: user.clone(),
-        url: input.url.unwrap_or_default(),
-        events: input.events.unwrap_or_default(),
+        url: url.0,
+        events: events.0,
         secret: sign::generate_secret(),
         is_active: true,
         fail_count: 0,
@@ -294,7 +282,7 @@ fn create_then(
 }
 
 pub fn list(store: &Store, actor: &Actor) -> Result<Vec<Webhook>> {
-    actor.may(Method::Get, None)?;
+    actor.may(Operation::ListWebhooks, None)?;
     Ok(store.conn().list_webhooks(actor.user_id())?)
 }
 
@@ -347,7 +335,7 @@ fn find(conn: Conn<'_>, actor: &Actor, id: &str) -> Result<Webhook> {
 }
 
 pub fn get(store: &Store, actor: &Actor, id: &str) -> Result<Webhook> {
-    actor.may(Method::Get, None)?;
+    actor.may(Operation::ShowWebhook, None)?;
     find(store.conn(), actor, id)
 }
 
@@ -357,32 +345,25 @@ pub fn update(
     actor: &Actor,
     id: &str,
     patch: WebhookPatch,
-    allow_private: bool,
     now: Timestamp,
 ) -> Result<Webhook> {
-    actor.may(Method::Patch, None)?;
+    actor.may(Operation::UpdateWebhook, None)?;
     let mut p = patch.problems;
-    if let Some(u) = &patch.url {
-        check_url(&mut p, u, allow_private);
-    }
-    if let Some(e) = &patch.events {
-        check_events(&mut p, e);
-    }
     // A field that was sent but refused (`"isActive": "yes"`) was named: its own detail says
     // what is wrong, without a second one saying that nothing was named.
-    let named = ["url", "events", "isActive"].iter().any(|f| p.has(f));
+    let named = ["url", "events", "isActive"].iter().any(|f| p.mentions(f));
     let empty = patch.url.is_none() && patch.events.is_none() && patch.is_active.is_none();
     if empty && !named && !p.has("body") {
         p.add("body", "name at least one of url, events, isActive");
     }
-    p.into_result()?;
+    p.into_result(WEBHOOK_FIELDS)?;
     store.write(|c| {
         let mut w = find(c, actor, id)?;
         if let Some(u) = patch.url {
-            w.url = u;
+            w.url = u.0;
         }
         if let Some(e) = patch.events {
-            w.events = e;
+            w.events = e.0;
         }
         if let Some(active) = patch.is_active {
             if active {
@@ -397,7 +378,7 @@ pub fn update(
 }
 
 pub fn delete(store: &Store, actor: &Actor, id: &str) -> Result<Webhook> {
-    actor.may(Method::Delete, None)?;
+    actor.may(Operation::DeleteWebhook, None)?;
     store.write(|c| {
         let w = find(c, actor, id)?;
         c.delete_webhook(&w.id)?;
@@ -417,7 +398,7 @@ pub fn test(
     sender: &dyn Transport,
     now: Timestamp,
 ) -> Result<TestResult> {
-    actor.may(Method::Post, None)?;
+    actor.may(Operation::TestWebhook, None)?;
     let ping = db.step(|store| Ping::prepare(store, actor, id, now))?;
     let a = ping.send(sender);
     db.step(|store| ping.record(store, &a))?;
@@ -508,7 +489,7 @@ pub fn log_attempt(c: Conn<'_>, of: AttemptOf<'_>, at: Timestamp, a: &Attempt) -
 
 /// The newest attempts to deliver to the webhook, newest first.
 pub fn attempts(store: &Store, actor: &Actor, id: &str) -> Result<Vec<DeliveryAttempt>> {
-    actor.may(Method::Get, None)?;
+    actor.may(Operation::ListDeliveries, None)?;
     let w = find(store.conn(), actor, id)?;
     Ok(store.conn().attempts(&w.id, ATTEMPT_LOG_LIMIT)?)
 }
@@ -518,11 +499,83 @@ mod tests {
     use super::*;
 
     fn url_problem(raw: &str) -> Option<String> {
-        let mut p = Problems::default();
-        check_url(&mut p, raw, true);
-        p.into_result()
-            .err()
-            .map(|e| e.details()[0].message.clone())
+        WebhookUrl::new(raw, true).err()
+    }
+
+    #[test]
+    fn url_rules_at_their_limits() {
+        let base = "http://example.com/";
+        let at_limit = format!("{base}{}", "a".repeat(MAX_URL_LEN - base.len()));
+        assert_eq!(at_limit.len(), 2048);
+        assert_eq!(url_problem(&at_limit), None);
+        assert_eq!(
+            url_problem(&format!("{at_limit}a")),
+            Some("must be at most 2048 characters".into())
+        );
+        let spaces = "must be an absolute http or https URL without surrounding spaces";
+        for bad in ["", " http://a/", "http://a/ ", "\thttp://a/"] {
+            assert_eq!(url_problem(bad).as_deref(), Some(spaces), "{bad:?}");
+        }
+        for (bad, problem) in [
+            ("example.com", "must be an absolute http or https URL"),
+            ("ftp://example.com/", "scheme must be http or https"),
+            (
+                "http://u:p@example.com/",
+                "must not contain credentials (user:password@)",
+            ),
+            (
+                "http://u@example.com/",
+                "must not contain credentials (user:password@)",
+            ),
+            (
+                "http://example.com/#top",
+                "must not contain a fragment (#...)",
+            ),
+            ("http://example.com:0/", "port must be from 1 to 65535"),
+        ] {
+            assert_eq!(url_problem(bad).as_deref(), Some(problem), "{bad:?}");
+        }
+        // Forbidden address literals, unless private targets are allowed.
+        for private in [
+            "http://10.0.0.1/",
+            "http://[::1]/",
+            "http://169.254.169.254/",
+        ] {
+            assert_eq!(
+                WebhookUrl::new(private, false),
+                Err(guard::FORBIDDEN_TARGET_MESSAGE.to_string()),
+                "{private}"
+            );
+            assert_eq!(WebhookUrl::new(private, true).unwrap().as_str(), private);
+        }
+        // A host name is vetted when a delivery resolves it, not here.
+        assert!(WebhookUrl::new("http://localhost/", false).is_ok());
+    }
+
+    #[test]
+    fn subscriptions_name_catalog_events_once_each() {
+        let list = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let all = events::CATALOG.to_vec();
+        let ok = WebhookEvents::new(list(&all)).unwrap();
+        assert_eq!(ok.as_slice(), all);
+        assert_eq!(
+            WebhookEvents::new(vec![]).unwrap_err().0,
+            [(None, "must name at least one event".to_string())]
+        );
+        let got = WebhookEvents::new(list(&["nope", "nope", "", "post.published", TEST_EVENT]))
+            .unwrap_err()
+            .0;
+        let at: Vec<Option<usize>> = got.iter().map(|(i, _)| *i).collect();
+        // Emptiness and repeats first, then the catalog.
+        assert_eq!(at, [Some(1), Some(2), Some(0), Some(4)]);
+        assert_eq!(got[0].1, "duplicate value \"nope\"");
+        assert_eq!(got[1].1, "must not be empty");
+        assert!(got[2]
+            .1
+            .starts_with("unknown event \"nope\"; known events: post.published"));
+        assert!(got[3]
+            .1
+            .starts_with("webhook.test is sent only by the test endpoint"));
     }
 
     #[test]

@@ -1,0 +1,302 @@
+//! Request bodies into the service's typed inputs. Each body is decoded field by field
+//! (`service::input::Object`: wrong types and unknown fields), then each value goes through
+//! its type's constructor; every problem is named as the request names the field
+//! (`expiresAt`, `events[1]`) and travels with the input, so the operation reports it
+//! together with the rules it checks itself.
+
+use serde_json::Value;
+
+use crate::error::Result;
+use crate::model::Permission;
+use crate::service::events::{EventName, NewEvent};
+use crate::service::input::Object;
+use crate::service::keys::{Expiry, KeyName, NewKey, ProfileIds};
+use crate::service::webhooks::{NewWebhook, WebhookEvents, WebhookPatch, WebhookUrl};
+use crate::time::Timestamp;
+
+/// A `POST /api-keys` body.
+pub fn new_key(body: &Value, now: Timestamp) -> Result<NewKey> {
+    let mut o = Object::new(
+        body,
+        &[
+            "name",
+            "permission",
+            "fullAccess",
+            "profileIds",
+            "expiresAt",
+        ],
+    )?;
+    let name = o.string("name");
+    let permission = o.string("permission");
+    let full_access = o.bool("fullAccess");
+    let profile_ids = o.strings("profileIds");
+    let expires_at = o.string("expiresAt");
+    let mut p = o.problems;
+    p.end_decoding();
+    Ok(NewKey {
+        name: name.and_then(|n| p.take("name", KeyName::new(&n))),
+        permission: permission.and_then(|s| p.take("permission", Permission::parse(&s))),
+        full_access,
+        profile_ids: profile_ids.and_then(|ids| p.take_list("profileIds", ProfileIds::new(ids))),
+        expires_at: expires_at.and_then(|s| p.take("expiresAt", Expiry::parse(&s, now))),
+        problems: p,
+    })
+}
+
+/// A `POST /webhooks` body.
+pub fn new_webhook(body: &Value, allow_private: bool) -> Result<NewWebhook> {
+    let mut o = Object::new(body, &["url", "events"])?;
+    let url = o.string("url");
+    let events = o.strings("events");
+    let mut p = o.problems;
+    p.end_decoding();
+    Ok(NewWebhook {
+        url: url.and_then(|u| p.take("url", WebhookUrl::new(&u, allow_private))),
+        events: events.and_then(|e| p.take_list("events", WebhookEvents::new(e))),
+        problems: p,
+    })
+}
+
+/// A `PATCH /webhooks/{id}` body.
+pub fn webhook_patch(body: &Value, allow_private: bool) -> Result<WebhookPatch> {
+    let mut o = Object::new(body, &["url", "events", "isActive"])?;
+    let url = o.string("url");
+    let events = o.strings("events");
+    let is_active = o.bool("isActive");
+    let mut p = o.problems;
+    p.end_decoding();
+    Ok(WebhookPatch {
+        url: url.and_then(|u| p.take("url", WebhookUrl::new(&u, allow_private))),
+        events: events.and_then(|e| p.take_list("events", WebhookEvents::new(e))),
+        is_active,
+        problems: p,
+    })
+}
+
+/// A `POST /events` body: `{"event": NAME, "data": {...}}`.
+pub fn new_event(body: &Value) -> Result<NewEvent> {
+    let mut o = Object::new(body, &["event", "data"])?;
+    let event = o.string("event");
+    let data = o.object("data");
+    let mut p = o.problems;
+    p.end_decoding();
+    Ok(NewEvent {
+        event: event.and_then(|e| p.take("event", EventName::new(&e))),
+        data,
+        problems: p,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::error::Error;
+    use crate::model::ApiKey;
+    use crate::service::{keys, webhooks, Actor};
+    use crate::store::Store;
+
+    /// A SQLite store in a fresh temporary directory, which lives as long as the guard.
+    fn temp_store() -> (tempfile::TempDir, Box<Store>) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = keyhook_sqlite::SqliteStore::open(&dir.path().join("k.db")).unwrap();
+        (dir, Box::new(store))
+    }
+
+    const NOW: Timestamp = Timestamp(1_800_000_000_000);
+
+    fn op() -> Actor {
+        Actor::operator("alice").unwrap()
+    }
+
+    /// `POST /api-keys` with `body`, as the server handles it.
+    fn create(s: &Store, actor: &Actor, body: Value, now: Timestamp) -> Result<ApiKey> {
+        keys::create(s, actor, new_key(&body, now)?, now)
+    }
+
+    fn named(name: &str) -> Value {
+        json!({ "name": name })
+    }
+
+    fn fields(e: Error) -> Vec<(String, String)> {
+        match e {
+            Error::Validation(d) => d.into_iter().map(|f| (f.field, f.message)).collect(),
+            other => panic!("expected a validation error, got {other:?}"),
+        }
+    }
+
+    fn names(e: Error) -> Vec<String> {
+        fields(e).into_iter().map(|(f, _)| f).collect()
+    }
+
+    #[test]
+    fn validation_reports_every_field() {
+        let (_d, s) = temp_store();
+        let body = json!({
+            "name": "", "permission": "admin", "fullAccess": false,
+            "profileIds": ["a", "", "a"], "expiresAt": "2001-01-01T00:00:00Z", "extra": 1
+        });
+        let got = fields(create(&s, &op(), body, NOW).unwrap_err());
+        let names: Vec<&str> = got.iter().map(|(f, _)| f.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "extra",
+                "name",
+                "permission",
+                "profileIds[1]",
+                "profileIds[2]",
+                "expiresAt"
+            ]
+        );
+    }
+
+    #[test]
+    fn type_errors_and_value_errors_come_together() {
+        let (_d, s) = temp_store();
+        let body = json!({"name": 5, "permission": "x", "profileIds": ["a", 3]});
+        let got = fields(create(&s, &op(), body, NOW).unwrap_err());
+        assert_eq!(
+            got,
+            [
+                ("name".to_string(), "must be a string".to_string()),
+                ("profileIds[1]".to_string(), "must be a string".to_string()),
+                (
+                    "permission".to_string(),
+                    "must be readwrite or readonly".to_string()
+                ),
+                (
+                    "profileIds".to_string(),
+                    "must be empty when fullAccess is true (set fullAccess to false to limit \
+                     the key)"
+                        .to_string()
+                ),
+            ]
+        );
+        let e = new_key(&json!([1]), NOW).unwrap_err();
+        assert_eq!(fields(e)[0].0, "body");
+    }
+
+    #[test]
+    fn name_rules() {
+        let (_d, s) = temp_store();
+        let long = "x".repeat(101);
+        for (input, msg) in [
+            (json!({}), "is required"),
+            (named("   "), "must not be empty"),
+            (named(&long), "must be at most 100 characters"),
+            (
+                named("a\nb"),
+                "must not contain control, invisible or reordering characters: U+000A at \
+                 character 2",
+            ),
+        ] {
+            let got = fields(create(&s, &op(), input, NOW).unwrap_err());
+            assert_eq!(got, [("name".to_string(), msg.to_string())]);
+        }
+        assert!(create(&s, &op(), named(&"é".repeat(100)), NOW).is_ok());
+    }
+
+    #[test]
+    fn expiry_must_be_future_rfc3339_with_offset() {
+        let (_d, s) = temp_store();
+        let at = |t: &str| json!({"name": "k", "expiresAt": t});
+        for bad in ["2030-01-01T00:00:00", "soon", "2020-01-01T00:00:00Z"] {
+            assert_eq!(
+                fields(create(&s, &op(), at(bad), NOW).unwrap_err())[0].0,
+                "expiresAt"
+            );
+        }
+        // Exactly now is not in the future.
+        let now = NOW.to_rfc3339();
+        assert!(create(&s, &op(), at(&now), NOW).is_err());
+        let k = create(&s, &op(), at("2030-01-01T02:00:00+02:00"), NOW).unwrap();
+        assert_eq!(
+            k.expires_at.unwrap().to_rfc3339(),
+            "2030-01-01T00:00:00.000Z"
+        );
+    }
+
+    #[test]
+    fn a_rule_over_several_fields_reports_where_the_request_names_them() {
+        let (_d, s) = temp_store();
+        // "is required" comes where the name stands, before a later field's bad value.
+        let e = create(&s, &op(), json!({"permission": "admin"}), NOW).unwrap_err();
+        assert_eq!(names(e), ["name", "permission"]);
+        // The scope rule (profileIds with fullAccess) comes before a bad expiresAt...
+        let body = json!({"name": "k", "profileIds": ["a"], "expiresAt": "soon"});
+        let e = create(&s, &op(), body, NOW).unwrap_err();
+        assert_eq!(names(e), ["profileIds", "expiresAt"]);
+        // ...and after every problem found decoding the body (wrong types, unknown fields).
+        let body = json!({"name": "", "expiresAt": 5, "profileIds": ["a"], "x": 1});
+        let e = create(&s, &op(), body, NOW).unwrap_err();
+        assert_eq!(names(e), ["x", "expiresAt", "name", "profileIds"]);
+        // Profile ids refused one by one were sent all the same: no second "at least one".
+        let body = json!({"name": "k", "fullAccess": false, "profileIds": [" "]});
+        let e = create(&s, &op(), body, NOW).unwrap_err();
+        assert_eq!(names(e), ["profileIds[0]"]);
+        let body = json!({"name": "k", "profileIds": [" "]});
+        let e = create(&s, &op(), body, NOW).unwrap_err();
+        assert_eq!(names(e), ["profileIds[0]", "profileIds"]);
+    }
+
+    #[test]
+    fn webhook_bodies_report_as_before() {
+        let (_d, s) = temp_store();
+        let create =
+            |body: Value| webhooks::create(&s, &op(), new_webhook(&body, false)?, NOW).map(|_| ());
+        let e = create(json!({"events": ["nope"]})).unwrap_err();
+        assert_eq!(names(e), ["url", "events[0]"]);
+        let e = create(json!({"url": "http://10.0.0.1/", "events": [5]})).unwrap_err();
+        assert_eq!(
+            fields(e),
+            [
+                ("events[0]".to_string(), "must be a string".to_string()),
+                (
+                    "url".to_string(),
+                    keyhook_core::guard::FORBIDDEN_TARGET_MESSAGE.to_string()
+                ),
+                (
+                    "events".to_string(),
+                    "must name at least one event".to_string()
+                ),
+            ]
+        );
+        // The same URL with private targets allowed.
+        let body = json!({"url": "http://10.0.0.1/", "events": ["post.published"]});
+        let w = webhooks::create(&s, &op(), new_webhook(&body, true).unwrap(), NOW).unwrap();
+        let update = |body: Value| {
+            let patch = webhook_patch(&body, false)?;
+            webhooks::update(&s, &op(), &w.id, patch, NOW).map(|_| ())
+        };
+        // A refused field was named: no second detail saying that nothing was.
+        let e = update(json!({"events": ["nope"]})).unwrap_err();
+        assert_eq!(names(e), ["events[0]"]);
+        let e = update(json!({"isActive": "yes"})).unwrap_err();
+        assert_eq!(names(e), ["isActive"]);
+        let e = update(json!({})).unwrap_err();
+        assert_eq!(names(e), ["body"]);
+        let e = update(json!({"url": "http://127.0.0.1/", "events": [""]})).unwrap_err();
+        assert_eq!(names(e), ["url", "events[0]"]);
+    }
+
+    #[test]
+    fn event_bodies_report_as_before() {
+        let (_d, s) = temp_store();
+        let emit = |body: Value| {
+            crate::service::events::emit(&s, &op(), new_event(&body)?, NOW).map(|_| ())
+        };
+        let e = emit(json!({"data": 5})).unwrap_err();
+        assert_eq!(
+            fields(e),
+            [
+                ("data".to_string(), "must be a JSON object".to_string()),
+                ("event".to_string(), "is required".to_string()),
+            ]
+        );
+        let e = emit(json!({"event": "webhook.test"})).unwrap_err();
+        assert_eq!(names(e), ["event"]);
+        assert!(emit(json!({"event": "post.published", "data": {"a": 1}})).is_ok());
+    }
+}

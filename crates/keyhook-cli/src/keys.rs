@@ -136,20 +136,11 @@ pub struct RequestMethod {
     access: Access,
 }
 
-/// A method in any letter case.
+/// A method in any letter case ([`Access::of_method`]).
 fn method(s: &str) -> Result<RequestMethod, String> {
-    [
-        ("GET", Access::Read),
-        ("HEAD", Access::Read),
-        ("POST", Access::Write),
-        ("PUT", Access::Write),
-        ("PATCH", Access::Write),
-        ("DELETE", Access::Write),
-    ]
-    .into_iter()
-    .find(|(name, _)| name.eq_ignore_ascii_case(s))
-    .map(|(name, access)| RequestMethod { name, access })
-    .ok_or_else(|| "expected GET, HEAD, POST, PUT, PATCH or DELETE".to_string())
+    Access::of_method(s)
+        .map(|(name, access)| RequestMethod { name, access })
+        .ok_or_else(|| "expected GET, HEAD, POST, PUT, PATCH or DELETE".to_string())
 }
 
 pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {

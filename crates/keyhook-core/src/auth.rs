@@ -109,6 +109,25 @@ pub enum Access {
     Write,
 }
 
+impl Access {
+    /// The access a request of the HTTP API with `method` (in any letter case) asks for, and
+    /// the method's name: only GET and HEAD read (RFC 9110's safe methods). The API's rule,
+    /// kept here for both front ends that speak of methods: the server, for a request no
+    /// operation is found for, and `keys verify --method`.
+    pub fn of_method(method: &str) -> Option<(&'static str, Access)> {
+        [
+            ("GET", Access::Read),
+            ("HEAD", Access::Read),
+            ("POST", Access::Write),
+            ("PUT", Access::Write),
+            ("PATCH", Access::Write),
+            ("DELETE", Access::Write),
+        ]
+        .into_iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case(method))
+    }
+}
+
 /// May `key` have `access`, touching `profile` if one is named? The one permission and scope
 /// check of keyhook. `asked` names what was asked in the asker's own terms (a request's
 /// method, an operation), for the refusal: `readonly key cannot POST`.

@@ -175,19 +175,10 @@ fn handle(
     }
 }
 
-/// The name of a method of the API, in any letter case, and the access a request with it asks
-/// for: only GET and HEAD read (RFC 9110's safe methods).
+/// The name of a method of the API and the access a request with it asks for
+/// ([`Access::of_method`]).
 fn method(m: &tiny_http::Method) -> Option<(&'static str, Access)> {
-    [
-        ("GET", Access::Read),
-        ("HEAD", Access::Read),
-        ("POST", Access::Write),
-        ("PUT", Access::Write),
-        ("PATCH", Access::Write),
-        ("DELETE", Access::Write),
-    ]
-    .into_iter()
-    .find(|(name, _)| name.eq_ignore_ascii_case(m.as_str()))
+    Access::of_method(m.as_str())
 }
 
 /// The token of `Authorization: Bearer <token>`. Authorization is a singleton: with more

@@ -3,6 +3,7 @@
 //! reads no environment, and knows no SQL, clap or HTTP server; see ARCHITECTURE.md.
 
 pub mod auth;
+pub mod copy;
 pub mod error;
 pub mod guard;
 pub mod model;

@@ -10,6 +10,7 @@
 //! Both are object safe: the services take `&Store` (`&dyn Storage`), so the front ends and
 //! the services compile once, whatever backend the binary wires in.
 
+use crate::copy::{Cell, Table};
 use crate::error::{Error, Result};
 use crate::model::{ApiKey, DeliveryAttempt, Webhook};
 use crate::time::Timestamp;
@@ -61,6 +62,11 @@ pub trait Storage: Send {
     /// generic [`write`](Store::write).
     fn write_dyn(&self, f: &mut dyn FnMut(Conn<'_>) -> Result<()>) -> Result<()>;
 
+    /// Runs `f` in a read-only transaction that sees one consistent snapshot of the database
+    /// however long it takes, without blocking writers (`db copy` reads its source so).
+    /// Callers use the generic [`read`](Store::read).
+    fn read_dyn(&self, f: &mut dyn FnMut(Conn<'_>) -> Result<()>) -> Result<()>;
+
     /// The key whose SHA-256 (lowercase hex) is `key_hash`, as last committed by anyone. A
     /// backend may answer from a cache only if it knows the cache is current.
     fn key_by_hash(&self, key_hash: &str) -> StoreResult<Option<ApiKey>>;
@@ -93,6 +99,10 @@ impl<S: Storage + ?Sized> Storage for Box<S> {
         (**self).write_dyn(f)
     }
 
+    fn read_dyn(&self, f: &mut dyn FnMut(Conn<'_>) -> Result<()>) -> Result<()> {
+        (**self).read_dyn(f)
+    }
+
     fn key_by_hash(&self, key_hash: &str) -> StoreResult<Option<ApiKey>> {
         (**self).key_by_hash(key_hash)
     }
@@ -108,22 +118,35 @@ pub type Conn<'a> = &'a dyn Queries;
 impl Store {
     /// Runs `f` in a write transaction (see [`Storage::write_dyn`]) and returns its value.
     pub fn write<T>(&self, f: impl FnOnce(Conn<'_>) -> Result<T>) -> Result<T> {
-        let mut f = Some(f);
-        let mut out = None;
-        self.write_dyn(&mut |c| {
-            let f = f.take().expect("write_dyn calls its closure once");
-            out = Some(f(c)?);
-            Ok(())
-        })?;
-        Ok(out.expect("write_dyn returned Ok after its closure succeeded"))
+        once(f, |g| self.write_dyn(g))
     }
+
+    /// Runs `f` in a read-only snapshot (see [`Storage::read_dyn`]) and returns its value.
+    pub fn read<T>(&self, f: impl FnOnce(Conn<'_>) -> Result<T>) -> Result<T> {
+        once(f, |g| self.read_dyn(g))
+    }
+}
+
+/// Calls `run` with `f` as the `FnMut` it wants, and returns `f`'s value.
+fn once<T>(
+    f: impl FnOnce(Conn<'_>) -> Result<T>,
+    run: impl FnOnce(&mut dyn FnMut(Conn<'_>) -> Result<()>) -> Result<()>,
+) -> Result<T> {
+    let mut f = Some(f);
+    let mut out = None;
+    run(&mut |c| {
+        let f = f.take().expect("a transaction calls its closure once");
+        out = Some(f(c)?);
+        Ok(())
+    })?;
+    Ok(out.expect("the transaction returned Ok after its closure succeeded"))
 }
 
 /// Every query keyhook makes, in three groups. Implementations keep the rows exactly as
 /// given: the rules are the services' business, not the backend's.
-pub trait Queries: KeyQueries + WebhookQueries + OutboxQueries {}
+pub trait Queries: KeyQueries + WebhookQueries + OutboxQueries + CopyQueries {}
 
-impl<T: KeyQueries + WebhookQueries + OutboxQueries> Queries for T {}
+impl<T: KeyQueries + WebhookQueries + OutboxQueries + CopyQueries> Queries for T {}
 
 /// Users and API keys.
 pub trait KeyQueries {
@@ -221,6 +244,25 @@ pub trait OutboxQueries {
     fn retry_delivery(&self, id: &str, next_at: Timestamp, now: Timestamp) -> StoreResult<()>;
     /// Deliveries per state.
     fn delivery_counts(&self) -> StoreResult<Vec<(String, i64)>>;
+}
+
+/// Whole tables, in batches, for `db copy` ([`crate::copy::TABLES`]).
+pub trait CopyQueries {
+    /// How many rows `table` holds.
+    fn count_rows(&self, table: &Table) -> StoreResult<u64>;
+    /// At most `limit` rows of `table`, each a cell per column in [`Table::columns`] order,
+    /// ordered by [`Table::order_by`], starting after the row whose `order_by` value is
+    /// `after` (from the first row when `None`).
+    fn read_rows(
+        &self,
+        table: &Table,
+        after: Option<&Cell>,
+        limit: usize,
+    ) -> StoreResult<Vec<Vec<Cell>>>;
+    /// Inserts `rows` (as [`read_rows`](CopyQueries::read_rows) gives them) into `table`,
+    /// keeping every value, ids included; a backend whose ids come from a sequence moves the
+    /// sequence past them.
+    fn write_rows(&self, table: &Table, rows: &[Vec<Cell>]) -> StoreResult<()>;
 }
 
 /// What one attempt did, to be logged and counted.

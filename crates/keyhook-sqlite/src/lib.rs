@@ -4,6 +4,7 @@
 //! One [`SqliteStore`] belongs to one thread; a server opens one per worker.
 
 mod backend;
+mod copy;
 mod error;
 mod key_cache;
 mod keys;
@@ -219,6 +220,18 @@ impl Storage for SqliteStore {
         self.key_cache.borrow_mut().clear();
         out?;
         tx.commit().map_err(|e| self.describe(e.into()))?;
+        Ok(())
+    }
+
+    /// `BEGIN DEFERRED`: in WAL mode its first read fixes the snapshot, and writers go on.
+    fn read_dyn(
+        &self,
+        f: &mut dyn FnMut(View<'_>) -> keyhook_core::Result<()>,
+    ) -> keyhook_core::Result<()> {
+        let tx = rusqlite::Transaction::new_unchecked(&self.conn.0, TransactionBehavior::Deferred)
+            .map_err(|e| self.describe(e.into()))?;
+        f(&self.conn)?;
+        tx.rollback().map_err(|e| self.describe(e.into()))?;
         Ok(())
     }
 

@@ -1,0 +1,134 @@
+//! What `db copy` moves: every table of the schema, described once so each backend can read
+//! and write it generically, in batches ordered by a key column. The copy itself (source to
+//! target, batch by batch) lives in `service::copy`; the backends implement
+//! [`CopyQueries`](crate::store::CopyQueries).
+
+/// One value of a copied row. Booleans travel as `Int` 0 or 1 and timestamps as `Int`
+/// milliseconds, as SQLite keeps them; a backend with other column types converts per
+/// [`Kind`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cell {
+    Null,
+    Int(i64),
+    Text(String),
+    Bytes(Vec<u8>),
+}
+
+/// A column's kind, for a backend that stores it natively.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A 64-bit integer (ids of attempts, counts, milliseconds since the epoch).
+    Int,
+    /// A boolean, as `Cell::Int` 0 or 1.
+    Bool,
+    Text,
+    Bytes,
+}
+
+/// A table as `db copy` sees it.
+#[derive(Debug)]
+pub struct Table {
+    pub name: &'static str,
+    /// A unique column whose order pages through the table: a batch is the rows after the
+    /// previous batch's last value of it.
+    pub order_by: &'static str,
+    /// Every column, with nullable ones as `Cell::Null` where empty.
+    pub columns: &'static [(&'static str, Kind)],
+}
+
+impl Table {
+    /// The position of [`Table::order_by`] in [`Table::columns`].
+    pub fn order_index(&self) -> usize {
+        self.columns
+            .iter()
+            .position(|(c, _)| *c == self.order_by)
+            .expect("order_by is one of the columns")
+    }
+}
+
+use Kind::{Bool, Bytes, Int, Text};
+
+/// Every table, parents before children, so a target with foreign keys accepts each batch.
+pub const TABLES: &[Table] = &[
+    Table {
+        name: "users",
+        order_by: "id",
+        columns: &[("id", Text), ("created_at", Int)],
+    },
+    Table {
+        name: "api_keys",
+        order_by: "key_hash",
+        columns: &[
+            ("key_hash", Text),
+            ("id", Text),
+            ("user_id", Text),
+            ("name", Text),
+            ("key_prefix", Text),
+            ("permission", Text),
+            ("full_access", Bool),
+            ("profile_ids", Text),
+            ("last_used_at", Int),
+            ("expires_at", Int),
+            ("created_at", Int),
+        ],
+    },
+    Table {
+        name: "webhooks",
+        order_by: "id",
+        columns: &[
+            ("id", Text),
+            ("user_id", Text),
+            ("url", Text),
+            ("events", Text),
+            ("secret", Text),
+            ("is_active", Bool),
+            ("fail_count", Int),
+            ("created_at", Int),
+            ("updated_at", Int),
+        ],
+    },
+    Table {
+        name: "events",
+        order_by: "id",
+        columns: &[
+            ("id", Text),
+            ("user_id", Text),
+            ("event", Text),
+            ("payload", Bytes),
+            ("created_at", Int),
+        ],
+    },
+    Table {
+        name: "deliveries",
+        order_by: "id",
+        columns: &[
+            ("id", Text),
+            ("event_id", Text),
+            ("webhook_id", Text),
+            ("state", Text),
+            ("attempts", Int),
+            ("next_attempt_at", Int),
+            ("lease_until", Int),
+            ("created_at", Int),
+            ("updated_at", Int),
+        ],
+    },
+    Table {
+        name: "delivery_attempts",
+        order_by: "id",
+        columns: &[
+            ("id", Int),
+            ("webhook_id", Text),
+            ("delivery_id", Text),
+            ("event_id", Text),
+            ("event", Text),
+            ("attempt", Int),
+            ("attempted_at", Int),
+            ("delivered", Bool),
+            ("status_code", Int),
+            ("status_text", Text),
+            ("duration_ms", Int),
+            ("response_excerpt", Text),
+        ],
+    },
+];

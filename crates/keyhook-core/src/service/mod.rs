@@ -2,6 +2,7 @@
 //! permission, scope, limits) lives here once; the CLI and the HTTP server only convert input
 //! and output around these calls.
 
+pub mod copy;
 pub mod events;
 pub mod input;
 pub mod keys;

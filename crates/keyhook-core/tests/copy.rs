@@ -1,0 +1,195 @@
+//! `service::copy::run` between two SQLite stores: every row of every table arrives, in
+//! batches whose size stays bounded (by rows, and by bytes for large event payloads), with
+//! progress reported per table; a target holding anything is refused untouched.
+
+use keyhook_core::copy::{Cell, TABLES};
+use keyhook_core::model::{ApiKey, Permission};
+use keyhook_core::service::copy::{self, Progress, BATCH_BYTES, BATCH_ROWS, FIRST_BATCH_ROWS};
+use keyhook_core::service::webhooks::{self, NewWebhook, WebhookEvents, WebhookUrl};
+use keyhook_core::service::Actor;
+use keyhook_core::store::{AttemptRecord, Store};
+use keyhook_core::time::Timestamp;
+use keyhook_core::Error;
+use keyhook_sqlite::SqliteStore;
+
+const NOW: Timestamp = Timestamp(1_800_000_000_000);
+const KEYS: usize = 2_500;
+const EVENTS: usize = 150;
+const PAYLOAD: usize = 60 << 10;
+
+fn store(dir: &tempfile::TempDir, name: &str) -> Box<Store> {
+    Box::new(SqliteStore::open(&dir.path().join(name)).unwrap())
+}
+
+/// Every row of every table, in `TABLES` order.
+fn dump(s: &Store) -> Vec<Vec<Vec<Cell>>> {
+    TABLES
+        .iter()
+        .map(|t| s.conn().read_rows(t, None, usize::MAX).unwrap())
+        .collect()
+}
+
+/// A source with rows in every table: more keys than three batches hold, events whose
+/// payloads are too large for a batch of `BATCH_ROWS`, deliveries and attempts.
+fn source(dir: &tempfile::TempDir) -> Box<Store> {
+    let s = store(dir, "source.db");
+    let op = Actor::operator("alice").unwrap();
+    let hook = webhooks::create(
+        &s,
+        &op,
+        NewWebhook {
+            url: WebhookUrl::new("http://127.0.0.1:9/hook", true).ok(),
+            events: WebhookEvents::new(vec!["post.published".into()]).ok(),
+            ..NewWebhook::default()
+        },
+        NOW,
+    )
+    .unwrap();
+    s.write(|c| {
+        for i in 0..KEYS {
+            let key = ApiKey {
+                id: format!("{i:032x}"),
+                user_id: "alice".into(),
+                key_prefix: format!("kp_{:08x}", i),
+                name: format!("key {i}"),
+                permission: Permission::Readwrite,
+                full_access: i % 2 == 0,
+                profile_ids: if i % 2 == 0 {
+                    vec![]
+                } else {
+                    vec!["p1".into()]
+                },
+                last_used_at: (i % 3 == 0).then_some(NOW),
+                expires_at: (i % 5 == 0).then_some(Timestamp(NOW.0 + 1_000)),
+                created_at: NOW,
+                key: None,
+            };
+            c.insert_key(&key, &format!("{i:064x}"))?;
+        }
+        let payload = format!("{{\"pad\":\"{}\"}}", "x".repeat(PAYLOAD - 10));
+        for i in 0..EVENTS {
+            let id = format!("evt_{i:032x}");
+            c.insert_event(&id, "alice", "post.published", payload.as_bytes(), NOW)?;
+            c.enqueue_deliveries(&id, "alice", "post.published", NOW)?;
+        }
+        for attempt in 1..=3 {
+            c.record_attempt(
+                &AttemptRecord {
+                    webhook_id: &hook.id,
+                    delivery_id: None,
+                    event_id: "evt_test",
+                    event: "webhook.test",
+                    attempt,
+                    attempted_at: NOW,
+                    delivered: attempt == 3,
+                    status_code: if attempt == 3 { 204 } else { 0 },
+                    status_text: "connection refused",
+                    duration_ms: 3,
+                    response_excerpt: "",
+                },
+                10,
+            )?;
+        }
+        Ok(())
+    })
+    .unwrap();
+    s
+}
+
+#[test]
+fn every_row_arrives_in_bounded_batches() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = source(&dir);
+    let dst = store(&dir, "target.db");
+    let mut seen: Vec<Progress> = Vec::new();
+    let copied = copy::run(&*src, &*dst, &mut |p| seen.push(p)).unwrap();
+
+    let before = dump(&src);
+    assert_eq!(
+        dump(&dst),
+        before,
+        "the target holds exactly the source's rows"
+    );
+    for (t, rows) in TABLES.iter().zip(&before) {
+        assert!(!rows.is_empty(), "the fixture has no row in {}", t.name);
+    }
+    let want: Vec<(&str, u64)> = TABLES
+        .iter()
+        .zip(&before)
+        .map(|(t, rows)| (t.name, rows.len() as u64))
+        .collect();
+    assert_eq!(copied.tables, want);
+    assert_eq!(copied.tables[1], ("api_keys", KEYS as u64));
+
+    // Every table is announced, counted, before a row is copied.
+    let announced: Vec<(&str, u64, u64)> = seen[..TABLES.len()]
+        .iter()
+        .map(|p| (p.table, p.done, p.total))
+        .collect();
+    let totals: Vec<(&str, u64, u64)> = want.iter().map(|&(t, n)| (t, 0, n)).collect();
+    assert_eq!(announced, totals);
+    // Then each table's batches, in order, each bounded, ending at its total.
+    for (t, total) in &want {
+        let steps: Vec<u64> = seen[TABLES.len()..]
+            .iter()
+            .filter(|p| p.table == *t)
+            .map(|p| p.done)
+            .collect();
+        assert_eq!(steps.last(), Some(total), "{t}: {steps:?}");
+        let mut last = 0;
+        for (i, done) in steps.iter().enumerate() {
+            let batch = (done - last) as usize;
+            last = *done;
+            assert!((1..=BATCH_ROWS).contains(&batch), "{t}: {steps:?}");
+            if i == 0 {
+                assert!(batch <= FIRST_BATCH_ROWS, "{t}: first batch {batch}");
+            }
+            if *t == "events" {
+                assert!(batch * PAYLOAD <= BATCH_BYTES, "events: a batch of {batch}");
+            }
+        }
+    }
+    let key_batches = seen.iter().filter(|p| p.table == "api_keys").count() - 1;
+    assert!(key_batches >= 3, "{KEYS} keys in {key_batches} batches");
+
+    // The copy is a database like any other: its keys are found by their hash.
+    let key = dst.key_by_hash(&format!("{:064x}", 7)).unwrap().unwrap();
+    assert_eq!(key.name, "key 7");
+    assert_eq!(key.profile_ids, ["p1"]);
+}
+
+#[test]
+fn a_target_with_any_row_is_refused_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = source(&dir);
+    let dst = store(&dir, "target.db");
+    dst.write(|c| Ok(c.ensure_user("bob", NOW)?)).unwrap();
+    let before = dump(&dst);
+    let mut calls = 0;
+    let e = copy::run(&*src, &*dst, &mut |_| calls += 1).unwrap_err();
+    match &e {
+        Error::Validation(d) => {
+            assert_eq!(d[0].field, "target");
+            assert_eq!(
+                d[0].message,
+                "is not empty (users holds 1 row); db copy writes only into an empty database"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(e.exit_code(), 2);
+    assert_eq!(calls, 0, "refused before anything was read");
+    assert_eq!(dump(&dst), before);
+}
+
+#[test]
+fn an_empty_source_copies_nothing_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = store(&dir, "source.db");
+    let dst = store(&dir, "target.db");
+    let copied = copy::run(&*src, &*dst, &mut |_| {}).unwrap();
+    assert_eq!(copied.rows(), 0);
+    assert_eq!(copied.tables.len(), TABLES.len());
+    // An empty target stays acceptable: the same copy may run again.
+    copy::run(&*src, &*dst, &mut |_| {}).unwrap();
+}

@@ -34,6 +34,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand webhook 'Create, list, test, enable, disable and delete webhook subscriptions'
             cand events 'Emit events to subscribed webhooks'
             cand deliver 'Send queued webhook deliveries (with --once: what is due now, then exit)'
+            cand db 'Copy the whole database into another, empty one'
             cand serve 'Serve the /api/v1 HTTP JSON API (and deliver webhooks)'
             cand completions 'Print the completion script for a shell'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -686,6 +687,41 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'keyhook;db'= {
+            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand copy 'Copy everything in the --db database into an empty database'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'keyhook;db;copy'= {
+            cand --to 'The database to copy into, named like --db; it must be empty (a missing file is created)'
+            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;db;help'= {
+            cand copy 'Copy everything in the --db database into an empty database'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'keyhook;db;help;copy'= {
+        }
+        &'keyhook;db;help;help'= {
+        }
         &'keyhook;serve'= {
             cand --bind 'Address to listen on (port 0 picks a free port; the address is printed on stderr)'
             cand --threads 'Requests handled at once (each connection has its own thread; more wait their turn)'
@@ -722,6 +758,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand webhooks 'Create, list, test, enable, disable and delete webhook subscriptions'
             cand events 'Emit events to subscribed webhooks'
             cand deliver 'Send queued webhook deliveries (with --once: what is due now, then exit)'
+            cand db 'Copy the whole database into another, empty one'
             cand serve 'Serve the /api/v1 HTTP JSON API (and deliver webhooks)'
             cand completions 'Print the completion script for a shell'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -781,6 +818,11 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;help;events;emit'= {
         }
         &'keyhook;help;deliver'= {
+        }
+        &'keyhook;help;db'= {
+            cand copy 'Copy everything in the --db database into an empty database'
+        }
+        &'keyhook;help;db;copy'= {
         }
         &'keyhook;help;serve'= {
         }

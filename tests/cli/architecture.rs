@@ -39,6 +39,7 @@ const OWNED: &[(&str, &[&str])] = &[
     ("clap_mangen", &["keyhook-cli"]),
     ("dialoguer", &["keyhook-cli"]),
     ("comfy-table", &["keyhook-cli"]),
+    ("indicatif", &["keyhook-cli"]),
     ("ureq", &["keyhook-delivery"]),
 ];
 

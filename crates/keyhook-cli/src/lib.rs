@@ -3,6 +3,7 @@
 //! the database backend and the HTTP server through [`Wiring`]; this crate names neither.
 
 mod config;
+mod db;
 mod deliver;
 pub mod docs;
 mod events;
@@ -128,6 +129,12 @@ pub enum Command {
     Events(events::EventsCommand),
     /// Send queued webhook deliveries (with --once: what is due now, then exit)
     Deliver(deliver::DeliverArgs),
+    /// Copy the whole database into another, empty one
+    #[command(
+        subcommand,
+        after_help = "Example:\n  keyhook --db keyhook.db db copy --to /srv/keyhook/keyhook.db"
+    )]
+    Db(db::DbCommand),
     /// Serve the /api/v1 HTTP JSON API (and deliver webhooks)
     #[command(after_help = "Example:\n  keyhook serve --bind 127.0.0.1:8787 --threads 4")]
     Serve(serve::ServeArgs),
@@ -271,6 +278,7 @@ pub fn main(wiring: &'static dyn Wiring) -> i32 {
         Command::Webhooks(cmd) => webhooks::run(&ctx, cmd),
         Command::Events(cmd) => events::run(&ctx, cmd),
         Command::Deliver(args) => deliver::run(&ctx, args),
+        Command::Db(cmd) => db::run(&ctx, cmd),
         Command::Serve(args) => serve::run(&ctx, args),
         Command::Completions { shell } => {
             use std::io::Write;

@@ -38,6 +38,24 @@ fn column_list(table: &Table) -> String {
         .join(", ")
 }
 
+/// The query of a batch of `table`: the first one, or the one after a given key. Two queries,
+/// not one with `?2 IS NULL OR key > ?2`: SQLite cannot search an index with that `OR`, so
+/// every batch would scan the table from its first row, and a copy would take time
+/// quadratic in the table's size.
+fn read_query(table: &Table, after: bool) -> String {
+    format!(
+        "SELECT {cols} FROM {t} {filter} ORDER BY {k} LIMIT ?1",
+        cols = column_list(table),
+        t = table.name,
+        k = table.order_by,
+        filter = if after {
+            format!("WHERE {} > ?2", table.order_by)
+        } else {
+            String::new()
+        },
+    )
+}
+
 impl CopyQueries for Conn {
     fn count_rows(&self, table: &Table) -> StoreResult<u64> {
         sql(|| {
@@ -57,16 +75,12 @@ impl CopyQueries for Conn {
         limit: usize,
     ) -> StoreResult<Vec<Vec<Cell>>> {
         sql(|| {
-            let query = format!(
-                "SELECT {cols} FROM {t} WHERE ?1 IS NULL OR {k} > ?1 ORDER BY {k} LIMIT ?2",
-                cols = column_list(table),
-                t = table.name,
-                k = table.order_by,
-            );
-            let mut stmt = self.0.prepare_cached(&query)?;
-            let after = after.map_or(Value::Null, to_sql);
+            let mut stmt = self.0.prepare_cached(&read_query(table, after.is_some()))?;
             let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-            let mut rows = stmt.query(rusqlite::params![after, limit])?;
+            let mut rows = match after {
+                Some(after) => stmt.query(rusqlite::params![limit, to_sql(after)])?,
+                None => stmt.query(rusqlite::params![limit])?,
+            };
             let mut out = Vec::new();
             while let Some(row) = rows.next()? {
                 let cells = (0..table.columns.len())
@@ -95,5 +109,40 @@ impl CopyQueries for Conn {
             }
             Ok(())
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keyhook_core::copy::TABLES;
+
+    /// Each batch starts where the last one ended, found in the `order_by` index (a search,
+    /// not a scan from the first row), and comes out in index order (no sort).
+    #[test]
+    fn a_batch_is_found_by_its_key_not_scanned_for() {
+        let (_dir, store) = crate::testing::temp_store();
+        for t in TABLES {
+            for after in [false, true] {
+                let query = read_query(t, after);
+                let plan: Vec<String> = store
+                    .conn
+                    .0
+                    .prepare(&format!("EXPLAIN QUERY PLAN {query}"))
+                    .unwrap()
+                    .query_map(
+                        rusqlite::params_from_iter(vec![1; 1 + usize::from(after)]),
+                        |r| r.get::<_, String>(3),
+                    )
+                    .unwrap()
+                    .collect::<rusqlite::Result<_>>()
+                    .unwrap();
+                let plan = plan.join("; ");
+                assert!(!plan.contains("TEMP B-TREE"), "{}: sorts: {plan}", t.name);
+                if after {
+                    assert!(plan.starts_with("SEARCH"), "{}: {plan}", t.name);
+                }
+            }
+        }
     }
 }

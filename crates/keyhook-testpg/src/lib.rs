@@ -78,6 +78,13 @@ pub fn cluster() -> Option<&'static Cluster> {
     available(made.as_ref().map_err(Clone::clone), ci())
 }
 
+/// Whether PostgreSQL's binaries are here (installed now if need be), without starting a
+/// cluster; `false` with the reason printed, or a panic under `CI=true`, when they are not.
+pub fn installed() -> bool {
+    let found = postgres_bin().map_err(Unavailable::Missing);
+    available(found, ci()).is_some()
+}
+
 /// A new database on this process's cluster (see [`cluster`]).
 pub fn database() -> Option<Database<'static>> {
     cluster().map(Cluster::database)

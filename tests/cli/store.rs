@@ -267,8 +267,11 @@ fn plaintext_keys_never_reach_the_database_files() {
                 "the SHA-256 of {key} is what is stored"
             );
         }
-        // The prefix is stored, and shown.
-        assert!(contains(&bytes, &key.as_bytes()[..11]));
+        // The prefix is stored, and shown. (A deleted key's row is gone on PostgreSQL; in the
+        // SQLite file its bytes linger.)
+        if *key != deleted || env.is_sqlite() {
+            assert!(contains(&bytes, &key.as_bytes()[..11]));
+        }
     }
 }
 

@@ -18,11 +18,8 @@ use keyhook_sqlite::SqliteBackend;
 struct Wiring;
 
 impl keyhook_cli::Wiring for Wiring {
-    fn backend(&self, path: &Path, create: bool) -> Arc<dyn Backend> {
-        Arc::new(SqliteBackend {
-            path: path.to_path_buf(),
-            create,
-        })
+    fn backend(&self, path: &Path, create: bool, pool_size: u32) -> Arc<dyn Backend> {
+        Arc::new(SqliteBackend::new(path, create, pool_size))
     }
 
     fn serve(
@@ -34,7 +31,6 @@ impl keyhook_cli::Wiring for Wiring {
         let server = Server::start(
             ServeOptions {
                 bind: config.bind,
-                threads: config.threads,
                 db: Arc::clone(&config.db),
                 read_timeout: config.read_timeout,
                 header_timeout: config.header_timeout,

@@ -31,7 +31,8 @@ pub use output::Output;
 pub trait Wiring: Sync {
     /// The database at `path`. With `create`, connecting creates it (mode 0600, in
     /// directories of mode 0700) if it is missing; without, a missing database is an error.
-    fn backend(&self, path: &Path, create: bool) -> Arc<dyn Backend>;
+    /// At most `pool_size` connections are open at once; a caller waits for a free one.
+    fn backend(&self, path: &Path, create: bool, pool_size: u32) -> Arc<dyn Backend>;
     /// Runs `keyhook serve` as `config` says until `stop` is raised, calling `listening`
     /// once the socket is bound.
     fn serve(
@@ -213,7 +214,7 @@ pub struct Context {
 impl Context {
     /// The database, created if it is not there: for the commands that create something.
     pub fn store(&self) -> Result<Box<Store>, Error> {
-        self.backend(true)?.connect()
+        self.backend(true, 1)?.connect()
     }
 
     /// The database, which must already exist: for the commands that read or act on what is
@@ -221,13 +222,14 @@ impl Context {
     /// `--db` fails (exit 1, naming the path) instead of creating an empty database that
     /// answers "no keys".
     pub fn existing_store(&self) -> Result<Box<Store>, Error> {
-        self.backend(false)?.connect()
+        self.backend(false, 1)?.connect()
     }
 
-    /// The database that `--db` (or `KEYHOOK_DB`, or the default path) names.
-    pub fn backend(&self, create: bool) -> Result<Arc<dyn Backend>, Error> {
+    /// The database that `--db` (or `KEYHOOK_DB`, or the default path) names, with at most
+    /// `pool_size` connections open at once: one for a command, more for `serve`.
+    pub fn backend(&self, create: bool, pool_size: u32) -> Result<Arc<dyn Backend>, Error> {
         let path = crate::config::database_path(self.db.clone())?;
-        Ok(self.wiring.backend(&path, create))
+        Ok(self.wiring.backend(&path, create, pool_size))
     }
 
     pub fn actor(&self) -> Result<Actor, Error> {

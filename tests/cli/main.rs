@@ -6,6 +6,7 @@ mod api_reference;
 mod architecture;
 mod clock;
 mod common;
+mod db_location;
 mod doc_transcripts;
 mod docs;
 mod faults;

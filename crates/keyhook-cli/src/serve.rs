@@ -63,8 +63,10 @@ pub fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<()> {
     }
     // A connection for each of `--threads` requests at once, and one that the outbox worker
     // holds.
+    let location = ctx.location()?;
     let db = ctx.backend(true, u32::from(args.threads) + 1)?;
-    let shown = db.describe();
+    // The location as the user gave it, a URL's password masked.
+    let shown = location.to_string();
     let config = ServeConfig {
         bind: args.bind,
         db,

@@ -21,7 +21,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
 
     $completions = @(switch ($command) {
         'keyhook' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -43,7 +43,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;keys' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -64,7 +64,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;key' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -91,7 +91,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Limit the key to this profile (repeat for several); without it the key has full access')
             [CompletionResult]::new('--expires-at', '--expires-at', [CompletionResultType]::ParameterName, 'Expiry time, RFC 3339 with an offset (2030-01-01T00:00:00Z)')
             [CompletionResult]::new('--expires-in', '--expires-in', [CompletionResultType]::ParameterName, 'Expiry as a duration from now (90m, 12h, 30d, 2w)')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -112,7 +112,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Limit the key to this profile (repeat for several); without it the key has full access')
             [CompletionResult]::new('--expires-at', '--expires-at', [CompletionResultType]::ParameterName, 'Expiry time, RFC 3339 with an offset (2030-01-01T00:00:00Z)')
             [CompletionResult]::new('--expires-in', '--expires-in', [CompletionResultType]::ParameterName, 'Expiry as a duration from now (90m, 12h, 30d, 2w)')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -127,7 +127,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;keys;list' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -141,7 +141,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;key;list' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -155,7 +155,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;keys;show' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -168,7 +168,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;key;show' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -181,7 +181,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;keys;delete' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -196,7 +196,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;key;delete' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -212,7 +212,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
         }
         'keyhook;keys;rotate' {
             [CompletionResult]::new('--grace', '--grace', [CompletionResultType]::ParameterName, 'Keep the old key working this long (e.g. 1h, 7d) instead of deleting it at once')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -228,7 +228,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
         }
         'keyhook;key;rotate' {
             [CompletionResult]::new('--grace', '--grace', [CompletionResultType]::ParameterName, 'Keep the old key working this long (e.g. 1h, 7d) instead of deleting it at once')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -244,7 +244,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
         }
         'keyhook;keys;prune' {
             [CompletionResult]::new('--expired-for', '--expired-for', [CompletionResultType]::ParameterName, 'How long ago a key must have expired to be deleted (e.g. 7d, 12h)')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -260,7 +260,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
         }
         'keyhook;key;prune' {
             [CompletionResult]::new('--expired-for', '--expired-for', [CompletionResultType]::ParameterName, 'How long ago a key must have expired to be deleted (e.g. 7d, 12h)')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -277,7 +277,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
         'keyhook;keys;verify' {
             [CompletionResult]::new('--method', '--method', [CompletionResultType]::ParameterName, 'The HTTP method the key would be used for')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'A profile the key would touch')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -292,7 +292,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
         'keyhook;key;verify' {
             [CompletionResult]::new('--method', '--method', [CompletionResultType]::ParameterName, 'The HTTP method the key would be used for')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'A profile the key would touch')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -375,7 +375,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;webhooks' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -397,7 +397,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;webhook' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -421,7 +421,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
         'keyhook;webhooks;create' {
             [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'The http(s) URL that receives the deliveries')
             [CompletionResult]::new('--event', '--event', [CompletionResultType]::ParameterName, 'An event to subscribe to (repeat for several), e.g. post.published')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -436,7 +436,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
         'keyhook;webhook;create' {
             [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'The http(s) URL that receives the deliveries')
             [CompletionResult]::new('--event', '--event', [CompletionResultType]::ParameterName, 'An event to subscribe to (repeat for several), e.g. post.published')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -449,7 +449,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;webhooks;list' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -462,7 +462,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;webhook;list' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -475,7 +475,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;webhooks;show' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -488,7 +488,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;webhook;show' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -501,7 +501,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;webhooks;test' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -514,7 +514,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;webhook;test' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -527,7 +527,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;webhooks;enable' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -540,7 +540,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;webhook;enable' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -553,7 +553,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;webhooks;disable' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -566,7 +566,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;webhook;disable' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -579,7 +579,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;webhooks;delete' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -594,7 +594,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;webhook;delete' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -609,7 +609,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;webhooks;deliveries' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -622,7 +622,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;webhook;deliveries' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -713,7 +713,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;events' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -729,7 +729,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
         }
         'keyhook;events;emit' {
             [CompletionResult]::new('--data', '--data', [CompletionResultType]::ParameterName, 'The event''s data: a JSON object, @FILE to read it from a file, or - for stdin')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -755,7 +755,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
         'keyhook;deliver' {
             [CompletionResult]::new('--retry-schedule', '--retry-schedule', [CompletionResultType]::ParameterName, 'Delays before each retry of a failed delivery, comma-separated')
             [CompletionResult]::new('--delivery-workers', '--delivery-workers', [CompletionResultType]::ParameterName, 'Deliveries sent at once')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -776,7 +776,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('--max-connections', '--max-connections', [CompletionResultType]::ParameterName, 'Connections served at once; a connection over the limit is answered 503 and closed')
             [CompletionResult]::new('--retry-schedule', '--retry-schedule', [CompletionResultType]::ParameterName, 'Delays before each retry of a failed delivery, comma-separated')
             [CompletionResult]::new('--delivery-workers', '--delivery-workers', [CompletionResultType]::ParameterName, 'Deliveries sent at once')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
@@ -789,7 +789,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;completions' {
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')

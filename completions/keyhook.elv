@@ -18,7 +18,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
     }
     var completions = [
         &'keyhook'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -39,7 +39,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'keyhook;keys'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -59,7 +59,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'keyhook;key'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -85,7 +85,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --profile 'Limit the key to this profile (repeat for several); without it the key has full access'
             cand --expires-at 'Expiry time, RFC 3339 with an offset (2030-01-01T00:00:00Z)'
             cand --expires-in 'Expiry as a duration from now (90m, 12h, 30d, 2w)'
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -105,7 +105,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --profile 'Limit the key to this profile (repeat for several); without it the key has full access'
             cand --expires-at 'Expiry time, RFC 3339 with an offset (2030-01-01T00:00:00Z)'
             cand --expires-in 'Expiry as a duration from now (90m, 12h, 30d, 2w)'
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -119,7 +119,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;keys;list'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -132,7 +132,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;key;list'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -145,7 +145,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;keys;show'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -157,7 +157,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;key;show'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -169,7 +169,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;keys;delete'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -183,7 +183,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;key;delete'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -198,7 +198,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         }
         &'keyhook;keys;rotate'= {
             cand --grace 'Keep the old key working this long (e.g. 1h, 7d) instead of deleting it at once'
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -213,7 +213,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         }
         &'keyhook;key;rotate'= {
             cand --grace 'Keep the old key working this long (e.g. 1h, 7d) instead of deleting it at once'
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -228,7 +228,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         }
         &'keyhook;keys;prune'= {
             cand --expired-for 'How long ago a key must have expired to be deleted (e.g. 7d, 12h)'
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -243,7 +243,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         }
         &'keyhook;key;prune'= {
             cand --expired-for 'How long ago a key must have expired to be deleted (e.g. 7d, 12h)'
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -259,7 +259,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;keys;verify'= {
             cand --method 'The HTTP method the key would be used for'
             cand --profile 'A profile the key would touch'
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -273,7 +273,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;key;verify'= {
             cand --method 'The HTTP method the key would be used for'
             cand --profile 'A profile the key would touch'
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -337,7 +337,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;key;help;help'= {
         }
         &'keyhook;webhooks'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -358,7 +358,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'keyhook;webhook'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -381,7 +381,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;webhooks;create'= {
             cand --url 'The http(s) URL that receives the deliveries'
             cand --event 'An event to subscribe to (repeat for several), e.g. post.published'
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -395,7 +395,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;webhook;create'= {
             cand --url 'The http(s) URL that receives the deliveries'
             cand --event 'An event to subscribe to (repeat for several), e.g. post.published'
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -407,7 +407,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhooks;list'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -419,7 +419,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhook;list'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -431,7 +431,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhooks;show'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -443,7 +443,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhook;show'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -455,7 +455,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhooks;test'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -467,7 +467,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhook;test'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -479,7 +479,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhooks;enable'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -491,7 +491,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhook;enable'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -503,7 +503,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhooks;disable'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -515,7 +515,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhook;disable'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -527,7 +527,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhooks;delete'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -541,7 +541,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhook;delete'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -555,7 +555,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhooks;deliveries'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -567,7 +567,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhook;deliveries'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -637,7 +637,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;webhook;help;help'= {
         }
         &'keyhook;events'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -652,7 +652,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         }
         &'keyhook;events;emit'= {
             cand --data 'The event''s data: a JSON object, @FILE to read it from a file, or - for stdin'
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -674,7 +674,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;deliver'= {
             cand --retry-schedule 'Delays before each retry of a failed delivery, comma-separated'
             cand --delivery-workers 'Deliveries sent at once'
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -694,7 +694,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --max-connections 'Connections served at once; a connection over the limit is answered 503 and closed'
             cand --retry-schedule 'Delays before each retry of a failed delivery, comma-separated'
             cand --delivery-workers 'Deliveries sent at once'
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -706,7 +706,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;completions'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'

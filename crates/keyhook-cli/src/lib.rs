@@ -61,8 +61,8 @@ pub trait Wiring: Sync {
     after_help = "Examples:\n  keyhook keys create --name deploy --expires-in 90d\n  keyhook webhooks create --url https://example.com/hooks --event post.published\n  keyhook serve --bind 127.0.0.1:8787"
 )]
 pub struct Cli {
-    /// The SQLite database file (created, mode 0600, by commands that create something; the
-    /// others need it to exist)
+    /// The database: a SQLite file (created, mode 0600, by commands that create something;
+    /// the others need it to exist), or a PostgreSQL server's postgres:// URL
     #[arg(
         long,
         global = true,

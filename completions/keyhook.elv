@@ -18,7 +18,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
     }
     var completions = [
         &'keyhook'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -40,7 +40,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'keyhook;keys'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -60,7 +60,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'keyhook;key'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -86,7 +86,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --profile 'Limit the key to this profile (repeat for several); without it the key has full access'
             cand --expires-at 'Expiry time, RFC 3339 with an offset (2030-01-01T00:00:00Z)'
             cand --expires-in 'Expiry as a duration from now (90m, 12h, 30d, 2w)'
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -106,7 +106,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --profile 'Limit the key to this profile (repeat for several); without it the key has full access'
             cand --expires-at 'Expiry time, RFC 3339 with an offset (2030-01-01T00:00:00Z)'
             cand --expires-in 'Expiry as a duration from now (90m, 12h, 30d, 2w)'
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -120,7 +120,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;keys;list'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -133,7 +133,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;key;list'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -146,7 +146,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;keys;show'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -158,7 +158,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;key;show'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -170,7 +170,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;keys;delete'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -184,7 +184,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;key;delete'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -199,7 +199,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         }
         &'keyhook;keys;rotate'= {
             cand --grace 'Keep the old key working this long (e.g. 1h, 7d) instead of deleting it at once'
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -214,7 +214,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         }
         &'keyhook;key;rotate'= {
             cand --grace 'Keep the old key working this long (e.g. 1h, 7d) instead of deleting it at once'
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -229,7 +229,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         }
         &'keyhook;keys;prune'= {
             cand --expired-for 'How long ago a key must have expired to be deleted (e.g. 7d, 12h)'
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -244,7 +244,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         }
         &'keyhook;key;prune'= {
             cand --expired-for 'How long ago a key must have expired to be deleted (e.g. 7d, 12h)'
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -260,7 +260,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;keys;verify'= {
             cand --method 'The HTTP method the key would be used for'
             cand --profile 'A profile the key would touch'
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -274,7 +274,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;key;verify'= {
             cand --method 'The HTTP method the key would be used for'
             cand --profile 'A profile the key would touch'
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -338,7 +338,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;key;help;help'= {
         }
         &'keyhook;webhooks'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -359,7 +359,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'keyhook;webhook'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -382,7 +382,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;webhooks;create'= {
             cand --url 'The http(s) URL that receives the deliveries'
             cand --event 'An event to subscribe to (repeat for several), e.g. post.published'
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -396,7 +396,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;webhook;create'= {
             cand --url 'The http(s) URL that receives the deliveries'
             cand --event 'An event to subscribe to (repeat for several), e.g. post.published'
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -408,7 +408,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhooks;list'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -420,7 +420,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhook;list'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -432,7 +432,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhooks;show'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -444,7 +444,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhook;show'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -456,7 +456,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhooks;test'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -468,7 +468,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhook;test'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -480,7 +480,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhooks;enable'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -492,7 +492,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhook;enable'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -504,7 +504,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhooks;disable'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -516,7 +516,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhook;disable'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -528,7 +528,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhooks;delete'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -542,7 +542,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhook;delete'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -556,7 +556,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhooks;deliveries'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -568,7 +568,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;webhook;deliveries'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -638,7 +638,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;webhook;help;help'= {
         }
         &'keyhook;events'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -653,7 +653,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         }
         &'keyhook;events;emit'= {
             cand --data 'The event''s data: a JSON object, @FILE to read it from a file, or - for stdin'
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -675,7 +675,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;deliver'= {
             cand --retry-schedule 'Delays before each retry of a failed delivery, comma-separated'
             cand --delivery-workers 'Deliveries sent at once'
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -688,7 +688,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;db'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -703,7 +703,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         }
         &'keyhook;db;copy'= {
             cand --to 'The database to copy into, named like --db; it must be empty (a missing file is created)'
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -730,7 +730,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --max-connections 'Connections served at once; a connection over the limit is answered 503 and closed'
             cand --retry-schedule 'Delays before each retry of a failed delivery, comma-separated'
             cand --delivery-workers 'Deliveries sent at once'
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
@@ -742,7 +742,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;completions'= {
-            cand --db 'The SQLite database file (created, mode 0600, by commands that create something; the others need it to exist)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'

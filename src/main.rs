@@ -1,13 +1,14 @@
 //! The keyhook binary: it wires the crates together and does nothing else. The command line
-//! (keyhook-cli) gets the SQLite backend (keyhook-sqlite) and, for `serve`, the HTTP front end
-//! (keyhook-http) with the outbox worker (keyhook-delivery) beside it.
+//! (keyhook-cli) gets the backend its `--db` names (a file: keyhook-sqlite; a postgres:// URL:
+//! keyhook-postgres) and, for `serve`, the HTTP front end (keyhook-http) with the outbox
+//! worker (keyhook-delivery) beside it.
 
 use std::net::SocketAddr;
-use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use keyhook_cli::serve::ServeConfig;
+use keyhook_cli::DbLocation;
 use keyhook_core::store::Backend;
 use keyhook_core::Error;
 use keyhook_delivery::client::Sender;
@@ -18,11 +19,16 @@ use keyhook_sqlite::SqliteBackend;
 struct Wiring;
 
 impl keyhook_cli::Wiring for Wiring {
-    fn backend(&self, path: &Path, create: bool) -> Arc<dyn Backend> {
-        Arc::new(SqliteBackend {
-            path: path.to_path_buf(),
-            create,
-        })
+    fn backend(
+        &self,
+        db: &DbLocation,
+        create: bool,
+        pool_size: u32,
+    ) -> Result<Arc<dyn Backend>, Error> {
+        match db {
+            DbLocation::File(path) => Ok(Arc::new(SqliteBackend::new(path, create, pool_size))),
+            DbLocation::Postgres(url) => postgres(url, pool_size, create),
+        }
     }
 
     fn serve(
@@ -34,7 +40,6 @@ impl keyhook_cli::Wiring for Wiring {
         let server = Server::start(
             ServeOptions {
                 bind: config.bind,
-                threads: config.threads,
                 db: Arc::clone(&config.db),
                 read_timeout: config.read_timeout,
                 header_timeout: config.header_timeout,
@@ -51,6 +56,15 @@ impl keyhook_cli::Wiring for Wiring {
         let _ = outbox.join();
         Ok(())
     }
+}
+
+/// PLACEHOLDER until keyhook-postgres is merged (issue 11, p1): replace the body with
+/// `Ok(Arc::new(keyhook_postgres::PgBackend::new(url, pool_size, create)?))`, add the crate
+/// to Cargo.toml, and delete this comment.
+fn postgres(_url: &str, _pool_size: u32, _create: bool) -> Result<Arc<dyn Backend>, Error> {
+    Err(Error::Unavailable(
+        "PostgreSQL support is not built in yet".into(),
+    ))
 }
 
 fn main() {

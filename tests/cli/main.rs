@@ -8,6 +8,7 @@ mod backends;
 mod clock;
 mod common;
 mod db_copy;
+mod db_location;
 mod doc_transcripts;
 mod docs;
 mod faults;

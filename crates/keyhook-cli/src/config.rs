@@ -15,15 +15,201 @@ use crate::time::{Clock, Timestamp};
 /// completion shows it.
 pub const TEST_CLOCK_FILE: &str = "KEYHOOK_TEST_CLOCK_FILE";
 
-/// The database file: `path` if given, else `$XDG_DATA_HOME/keyhook/keyhook.db`, else
-/// `$HOME/.local/share/keyhook/keyhook.db`.
-pub fn database_path(path: Option<PathBuf>) -> Result<PathBuf> {
-    if let Some(p) = path {
-        if p.as_os_str().is_empty() {
-            return Err(Error::validation("--db", "must not be empty"));
+/// Where the database is: what `--db` or `KEYHOOK_DB` names, parsed once (by clap, through
+/// [`DbLocation::parse`]). The binary turns it into a backend (`Wiring::backend`); the core
+/// never sees it.
+#[derive(Clone, PartialEq, Eq)]
+pub enum DbLocation {
+    /// A SQLite file: any value that is not a URL.
+    File(PathBuf),
+    /// A PostgreSQL server: a `postgres://` or `postgresql://` URL, its scheme in lowercase.
+    Postgres(String),
+}
+
+/// The schemes of a PostgreSQL URL.
+const POSTGRES_SCHEMES: [&str; 2] = ["postgres", "postgresql"];
+
+impl DbLocation {
+    /// A `--db` value: a URL (`scheme://...`) must be a well-formed PostgreSQL one; anything
+    /// else is a file path, as it always was. The error, a usage error, never holds the
+    /// password (clap quotes the value with it; `lib::usage_error` masks that).
+    pub fn parse(value: PathBuf) -> std::result::Result<DbLocation, String> {
+        let bytes = value.as_os_str().as_encoded_bytes();
+        let Some(scheme_len) = scheme_len(bytes) else {
+            return Ok(DbLocation::File(value));
+        };
+        let Some(url) = value.to_str() else {
+            return Err("a database URL must be valid UTF-8".into());
+        };
+        let scheme = url[..scheme_len].to_ascii_lowercase();
+        if !POSTGRES_SCHEMES.contains(&scheme.as_str()) {
+            return Err(format!(
+                "unsupported scheme '{}': a database is a file path or a postgres:// URL",
+                &url[..scheme_len]
+            ));
         }
-        return Ok(p);
+        let rest = &url[scheme_len + 3..];
+        check_postgres_url(rest)?;
+        Ok(DbLocation::Postgres(format!("{scheme}://{rest}")))
     }
+}
+
+/// Shown as the user may see it: the path, or the URL with its password masked.
+impl std::fmt::Display for DbLocation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DbLocation::File(path) => write!(f, "{}", path.display()),
+            DbLocation::Postgres(url) => f.write_str(&crate::redact::url(url)),
+        }
+    }
+}
+
+/// Like [`Display`](std::fmt::Display): a `{:?}` of the parsed command line shows no password
+/// either.
+impl std::fmt::Debug for DbLocation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DbLocation::File(path) => f.debug_tuple("File").field(path).finish(),
+            DbLocation::Postgres(_) => f.debug_tuple("Postgres").field(&self.to_string()).finish(),
+        }
+    }
+}
+
+/// The length of the URL scheme `bytes` starts with (RFC 3986: a letter, then letters,
+/// digits, `+`, `-` or `.`), if `://` follows it.
+fn scheme_len(bytes: &[u8]) -> Option<usize> {
+    let len = bytes
+        .iter()
+        .position(|&c| !(c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.')))?;
+    (len > 0 && bytes[0].is_ascii_alphabetic() && bytes[len..].starts_with(b"://")).then_some(len)
+}
+
+/// What rust-postgres and libpq read from `postgres://[user[:password]@][host[:port][,...]]
+/// [/dbname][?key=value&...]`, checked for shape: the server checks the rest (names,
+/// options). `rest` is what follows `://`. No message names the password.
+fn check_postgres_url(rest: &str) -> std::result::Result<(), String> {
+    if let Some(c) = rest.chars().find(|c| c.is_whitespace() || c.is_control()) {
+        return Err(format!(
+            "a database URL must not contain {}",
+            if c == ' ' {
+                "spaces"
+            } else {
+                "whitespace or control characters"
+            }
+        ));
+    }
+    // As rust-postgres reads it: the credentials end at the first `@`, the hosts at the path
+    // or the query, the database name at the query.
+    let (credentials, rest) = match rest.split_once('@') {
+        Some((c, r)) => (Some(c), r),
+        None => (None, rest),
+    };
+    let host_end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let (hosts, rest) = rest.split_at(host_end);
+    if hosts.contains('@') {
+        // A second `@` before the host: part of the password would be read as the host (and
+        // quoted in messages). Named without quoting either.
+        return Err("a '@' in the user name or password must be written %40".into());
+    }
+    let (dbname, query) = match rest.strip_prefix('/') {
+        Some(r) => r.split_once('?').map_or((r, None), |(d, q)| (d, Some(q))),
+        None => ("", rest.strip_prefix('?')),
+    };
+    if let Some(c) = credentials {
+        let user = c.split(':').next().unwrap_or_default();
+        decoded(user, "the user name")?;
+        if let Some((_, password)) = c.split_once(':') {
+            // Named without its value.
+            percent_escapes(password).map_err(|()| {
+                "the password has a '%' that is not followed by two hex digits".to_string()
+            })?;
+        }
+    }
+    if !hosts.is_empty() {
+        for chunk in hosts.split(',') {
+            let (host, port) = if let Some(bracketed) = chunk.strip_prefix('[') {
+                let (host, after) = bracketed
+                    .split_once(']')
+                    .ok_or_else(|| format!("the host '{chunk}' has no closing ']'"))?;
+                match after {
+                    "" => (host, None),
+                    _ => (
+                        host,
+                        Some(after.strip_prefix(':').ok_or_else(|| {
+                            format!("the host '{chunk}' has '{after}' after its ']'")
+                        })?),
+                    ),
+                }
+            } else {
+                chunk
+                    .split_once(':')
+                    .map_or((chunk, None), |(h, p)| (h, Some(p)))
+            };
+            if host.is_empty() && hosts.contains(',') {
+                return Err("a list of hosts must not have an empty one".into());
+            }
+            decoded(host, "the host")?;
+            if let Some(port) = port.filter(|p| !p.is_empty()) {
+                if !port.bytes().all(|c| c.is_ascii_digit())
+                    || !port.parse::<u16>().is_ok_and(|p| p >= 1)
+                {
+                    return Err(format!("the port '{port}' is not a number from 1 to 65535"));
+                }
+            }
+        }
+    }
+    decoded(dbname, "the database name")?;
+    for param in query.into_iter().flat_map(|q| q.split('&')) {
+        let Some((key, value)) = param.split_once('=') else {
+            // Not quoted: it may be a password that lost its `password=`.
+            return Err("a parameter has no value (parameters are key=value)".into());
+        };
+        let key = decoded(key, "a parameter name")?;
+        if key.is_empty() {
+            return Err("a parameter has no name (parameters are key=value)".into());
+        }
+        if key.to_ascii_lowercase().ends_with("password") {
+            percent_escapes(value).map_err(|()| {
+                format!("the {key} parameter has a '%' that is not followed by two hex digits")
+            })?;
+        } else {
+            decoded(value, &format!("the {key} parameter"))?;
+        }
+    }
+    Ok(())
+}
+
+/// `s` percent-decoded, which must give UTF-8; `what` names `s` in the error.
+fn decoded(s: &str, what: &str) -> std::result::Result<String, String> {
+    let bytes = percent_escapes(s)
+        .map_err(|()| format!("{what} has a '%' that is not followed by two hex digits"))?;
+    String::from_utf8(bytes).map_err(|_| format!("{what} is not UTF-8 once percent-decoded"))
+}
+
+/// `s` percent-decoded, if every `%` in it starts an escape (`%` and two hex digits).
+fn percent_escapes(s: &str) -> std::result::Result<Vec<u8>, ()> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = b
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok());
+            let byte = hex.and_then(|h| u8::from_str_radix(h, 16).ok()).ok_or(())?;
+            out.push(byte);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    Ok(out)
+}
+
+/// The database file used when neither `--db` nor `KEYHOOK_DB` names one:
+/// `$XDG_DATA_HOME/keyhook/keyhook.db`, else `$HOME/.local/share/keyhook/keyhook.db`.
+pub fn default_database_path() -> Result<PathBuf> {
     let data_home = std::env::var_os("XDG_DATA_HOME")
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
@@ -39,6 +225,16 @@ pub fn database_path(path: Option<PathBuf>) -> Result<PathBuf> {
             )
         })?;
     Ok(data_home.join("keyhook").join("keyhook.db"))
+}
+
+/// `--db`'s default, which `--help` shows: the database a command would use without `--db`.
+/// That is `KEYHOOK_DB` when it is set, shown with a URL's password masked (clap takes the
+/// variable's own value, never this default, when it is set), else the default file.
+pub fn db_default() -> Option<OsString> {
+    match std::env::var_os("KEYHOOK_DB").filter(|v| !v.is_empty()) {
+        Some(v) => Some(crate::redact::url(&v.to_string_lossy()).into_owned().into()),
+        None => default_database_path().ok().map(PathBuf::into_os_string),
+    }
 }
 
 /// The clock the front ends hand to the core: the system's. A debug build takes the time from
@@ -74,6 +270,100 @@ fn clock_from(test_clock: bool, var: impl FnOnce(&str) -> Option<OsString>) -> C
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parse(s: &str) -> std::result::Result<DbLocation, String> {
+        DbLocation::parse(PathBuf::from(s))
+    }
+
+    #[test]
+    fn a_value_that_is_not_a_url_is_a_file_as_before() {
+        for path in [
+            "keyhook.db",
+            "/var/lib/keyhook/keyhook.db",
+            "./a:b.db",
+            "c:/x.db",
+            "postgres:/x.db",
+            "postgres:x",
+            "1postgres://x",
+            "-://x",
+            "dir/postgres://x",
+        ] {
+            assert_eq!(parse(path), Ok(DbLocation::File(path.into())), "{path}");
+        }
+        // A path need not be UTF-8.
+        use std::os::unix::ffi::OsStrExt;
+        let raw = PathBuf::from(std::ffi::OsStr::from_bytes(b"k\xffy.db"));
+        assert_eq!(DbLocation::parse(raw.clone()), Ok(DbLocation::File(raw)));
+    }
+
+    #[test]
+    fn a_postgres_url_is_a_server() {
+        for (url, kept) in [
+            ("postgres://h/db", "postgres://h/db"),
+            ("postgresql://u:pw@h:5432/db", "postgresql://u:pw@h:5432/db"),
+            ("PostgreSQL://u@h/db", "postgresql://u@h/db"),
+            ("postgres://", "postgres://"),
+            (
+                "postgres:///db?host=%2Fvar%2Frun%2Fpostgresql",
+                "postgres:///db?host=%2Fvar%2Frun%2Fpostgresql",
+            ),
+            (
+                "postgres://u:p%40ss%20w@[::1]:5433,h2:/db?sslmode=require&password=x",
+                "",
+            ),
+            ("postgres://u:it's/odd?@h/db", ""),
+            ("postgres://h:/db?application_name=", ""),
+        ] {
+            let kept = if kept.is_empty() { url } else { kept };
+            assert_eq!(parse(url), Ok(DbLocation::Postgres(kept.into())), "{url}");
+        }
+    }
+
+    #[test]
+    fn a_malformed_or_foreign_url_is_refused_without_its_password() {
+        for (url, problem) in [
+            ("mysql://root:SECRET@h/db", "unsupported scheme 'mysql'"),
+            ("sqlite:///tmp/x.db", "unsupported scheme 'sqlite'"),
+            ("postgres://u:SE CRET@h/db", "must not contain spaces"),
+            ("postgres://u:SECRET\t@h/db", "whitespace or control"),
+            ("postgres://u:SECRET@h:99999/db", "the port '99999'"),
+            ("postgres://u:SECRET@h:0/db", "the port '0'"),
+            ("postgres://u:SECRET@h:+5/db", "the port '+5'"),
+            ("postgres://u:SECRET@h:x/db", "the port 'x'"),
+            ("postgres://u:SECRET@[::1/db", "no closing ']'"),
+            ("postgres://u:SECRET@[::1]x/db", "after its ']'"),
+            ("postgres://u:SECRET@h1,,h2/db", "an empty one"),
+            ("postgres://u:SECRET@h/db?sslmode", "has no value"),
+            ("postgres://h/db?passwordSECRET", "has no value"),
+            ("postgres://u:SECRET@h/db?=x", "has no name"),
+            ("postgres://u:SE%zzCRET@h/db", "the password has a '%'"),
+            ("postgres://u%:SECRET@h/db", "the user name has a '%'"),
+            ("postgres://u:SECRET@h/d%ffb", "database name is not UTF-8"),
+            (
+                "postgres://h/db?password=SE%CRET",
+                "password parameter has a '%'",
+            ),
+            ("postgres://u:SE@CRET@h/db", "must be written %40"),
+        ] {
+            let e = parse(url).expect_err(url);
+            assert!(e.contains(problem), "{url}: {e}");
+            assert!(!e.contains("SECRET") && !e.contains("CRET"), "{url}: {e}");
+        }
+        use std::os::unix::ffi::OsStrExt;
+        let raw = PathBuf::from(std::ffi::OsStr::from_bytes(b"postgres://h/\xff"));
+        assert!(DbLocation::parse(raw).unwrap_err().contains("UTF-8"));
+    }
+
+    #[test]
+    fn a_location_is_shown_without_its_password() {
+        let db = parse("postgres://u:SE%20CRET@h/db?password=SECRET2").unwrap();
+        assert_eq!(db.to_string(), "postgres://u:***@h/db?password=***");
+        let debug = format!("{db:?}");
+        assert_eq!(debug, "Postgres(\"postgres://u:***@h/db?password=***\")");
+        let file = parse("/var/lib/k.db").unwrap();
+        assert_eq!(file.to_string(), "/var/lib/k.db");
+        assert_eq!(format!("{file:?}"), "File(\"/var/lib/k.db\")");
+    }
 
     #[test]
     fn a_release_build_never_looks_for_the_test_clock() {

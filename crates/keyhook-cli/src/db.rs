@@ -2,12 +2,13 @@
 //! `--db` database into an empty TARGET (`service::copy`).
 
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use clap::Subcommand;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::Context;
+use crate::config::DbLocation;
 use crate::error::{Error, FieldError};
 use crate::service::copy::{self, Copied, Progress};
 
@@ -20,26 +21,25 @@ pub enum DbCommand {
     Copy {
         /// The database to copy into, named like --db; it must be empty (a missing file is
         /// created)
-        #[arg(long, value_name = "PATH|URL")]
-        to: PathBuf,
+        #[arg(long, value_name = "PATH|URL", value_parser = crate::db_location())]
+        to: DbLocation,
     },
 }
 
 pub fn run(ctx: &Context, cmd: DbCommand) -> anyhow::Result<()> {
     let DbCommand::Copy { to } = cmd;
     // The source must exist: a mistyped --db would copy an empty new database.
-    let source_path = crate::config::database_path(ctx.db.clone())?;
+    let source_location = ctx.location()?;
     let source = ctx.existing_store()?;
-    // --to is read the way --db is (`config::database_path`), and named as itself.
-    let target_path = crate::config::database_path(Some(to)).map_err(as_to)?;
-    if same_file(&source_path, &target_path) {
+    // --to is parsed the way --db is (`db_location`).
+    if same_database(&source_location, &to) {
         return Err(Error::validation(
             "--to",
             "is the --db database itself; copy into another database",
         )
         .into());
     }
-    let target = ctx.wiring.backend(&target_path, true);
+    let target = ctx.wiring.backend(&to, true, 1)?;
     let described = target.describe();
     let target = target.connect()?;
 
@@ -65,6 +65,17 @@ fn as_to(e: Error) -> Error {
                 .collect(),
         ),
         other => other,
+    }
+}
+
+/// Whether `a` and `b` name one database: one file, or one PostgreSQL URL (its password
+/// aside). Two URLs for one server spelled differently are not recognised; a non-empty
+/// target is refused anyway, so such a copy copies nothing.
+fn same_database(a: &DbLocation, b: &DbLocation) -> bool {
+    match (a, b) {
+        (DbLocation::File(a), DbLocation::File(b)) => same_file(a, b),
+        (DbLocation::Postgres(_), DbLocation::Postgres(_)) => a.to_string() == b.to_string(),
+        _ => false,
     }
 }
 

@@ -50,7 +50,8 @@ pub fn run(ctx: &Context, args: DeliverArgs) -> anyhow::Result<()> {
     }
     // Deliveries come from events in a database that exists: a mistyped --db is an error,
     // not a new empty database with nothing to send.
-    let db = ctx.backend(false)?;
+    // The worker holds one connection for its whole run.
+    let db = ctx.backend(false, 1)?;
     let opts = args.delivery.worker_options(ctx, args.once);
     let s = worker::run(&*db, &opts, &stop)?;
     ctx.out.note(&format!(

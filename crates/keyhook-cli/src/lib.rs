@@ -15,7 +15,6 @@ pub mod serve;
 mod webhooks;
 
 use std::io;
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -25,14 +24,23 @@ use crate::service::Actor;
 use crate::store::{Backend, Store};
 use keyhook_delivery::client::{ClientConfig, Sender};
 // The core's modules under the names the front end's files use.
+pub use config::DbLocation;
 use keyhook_core::{auth, error, model, redact, service, store, time};
 pub use output::Output;
 
 /// What the binary plugs into the command line: the database backend and the HTTP server.
 pub trait Wiring: Sync {
-    /// The database at `path`. With `create`, connecting creates it (mode 0600, in
-    /// directories of mode 0700) if it is missing; without, a missing database is an error.
-    fn backend(&self, path: &Path, create: bool) -> Arc<dyn Backend>;
+    /// The database at `db`, a file or a server. With `create`, connecting creates it (a
+    /// file: mode 0600, in directories of mode 0700; a server's database: the schema) if it
+    /// is missing; without, a missing database is an error. The backend's pool holds
+    /// `pool_size` connections; a caller waits for a free one. An error (a backend that is
+    /// not built in, a URL the backend refuses) names no password.
+    fn backend(
+        &self,
+        db: &DbLocation,
+        create: bool,
+        pool_size: u32,
+    ) -> Result<Arc<dyn Backend>, Error>;
     /// Runs `keyhook serve` as `config` says until `stop` is raised, calling `listening`
     /// once the socket is bound.
     fn serve(
@@ -54,16 +62,19 @@ pub trait Wiring: Sync {
     after_help = "Examples:\n  keyhook keys create --name deploy --expires-in 90d\n  keyhook webhooks create --url https://example.com/hooks --event post.published\n  keyhook serve --bind 127.0.0.1:8787"
 )]
 pub struct Cli {
-    /// The SQLite database file (created, mode 0600, by commands that create something; the
-    /// others need it to exist)
+    /// The database: a SQLite file (created, mode 0600, by commands that create something;
+    /// the others need it to exist), or a PostgreSQL server's postgres:// URL
     #[arg(
         long,
         global = true,
         env = "KEYHOOK_DB",
         value_name = "PATH",
-        help_heading = GLOBAL
+        help_heading = GLOBAL,
+        value_parser = db_location(),
+        // Completed as a path, as when it was only one.
+        value_hint = clap::ValueHint::AnyPath
     )]
-    pub db: Option<PathBuf>,
+    pub db: Option<DbLocation>,
 
     /// The user that owns what is created and listed
     #[arg(
@@ -154,19 +165,19 @@ const GLOBAL: &str = "Global Options";
 /// How `--db`'s default is written where it must not depend on this machine (man pages).
 pub const DB_DEFAULT_DOC: &str = "$XDG_DATA_HOME/keyhook/keyhook.db";
 
-/// `Cli::command()` with the default of `--db` resolved as on this machine (XDG_DATA_HOME,
-/// else HOME), so that `--help` shows the path a command would use. Without a resolvable
-/// default there is none, and a command needing the database says how to name one.
+/// `Cli::command()` with the default of `--db` resolved as on this machine (KEYHOOK_DB, its
+/// password masked, else XDG_DATA_HOME, else HOME), so that `--help` shows the database a
+/// command would use. Without a resolvable default there is none, and a command needing the
+/// database says how to name one.
 fn runtime_command() -> clap::Command {
     let cmd = hide_env_values(Cli::command());
-    match crate::config::database_path(None) {
-        Ok(path) => {
+    match crate::config::db_default() {
+        Some(path) => {
             // Once per process: clap keeps `'static` defaults.
-            let path: &'static std::ffi::OsStr =
-                Box::leak(path.into_os_string().into_boxed_os_str());
+            let path: &'static std::ffi::OsStr = Box::leak(path.into_boxed_os_str());
             with_db_default(cmd, path)
         }
-        Err(_) => cmd,
+        None => cmd,
     }
 }
 
@@ -197,6 +208,12 @@ fn hide_env_values(cmd: clap::Command) -> clap::Command {
         .mut_subcommands(hide_env_values)
 }
 
+/// `--db`'s parser: clap's for a path (which refuses an empty one), then [`DbLocation::parse`].
+pub(crate) fn db_location() -> impl clap::builder::TypedValueParser<Value = DbLocation> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PathBufValueParser::new().try_map(DbLocation::parse)
+}
+
 fn timeout_ms(s: &str) -> Result<i64, String> {
     let ms = crate::time::parse_duration(s)?;
     if ms > 600_000 {
@@ -208,7 +225,8 @@ fn timeout_ms(s: &str) -> Result<i64, String> {
 /// What every command gets: the parsed global flags and how to print.
 pub struct Context {
     pub wiring: &'static dyn Wiring,
-    pub db: Option<PathBuf>,
+    /// `--db` or `KEYHOOK_DB` (or the default file), if any.
+    pub db: Option<DbLocation>,
     pub user: String,
     pub out: Output,
     pub allow_private: bool,
@@ -220,7 +238,7 @@ pub struct Context {
 impl Context {
     /// The database, created if it is not there: for the commands that create something.
     pub fn store(&self) -> Result<Box<Store>, Error> {
-        self.backend(true)?.connect()
+        self.backend(true, 1)?.connect()
     }
 
     /// The database, which must already exist: for the commands that read or act on what is
@@ -228,13 +246,21 @@ impl Context {
     /// `--db` fails (exit 1, naming the path) instead of creating an empty database that
     /// answers "no keys".
     pub fn existing_store(&self) -> Result<Box<Store>, Error> {
-        self.backend(false)?.connect()
+        self.backend(false, 1)?.connect()
     }
 
-    /// The database that `--db` (or `KEYHOOK_DB`, or the default path) names.
-    pub fn backend(&self, create: bool) -> Result<Arc<dyn Backend>, Error> {
-        let path = crate::config::database_path(self.db.clone())?;
-        Ok(self.wiring.backend(&path, create))
+    /// Where the database is: `--db`, `KEYHOOK_DB` or the default file.
+    pub fn location(&self) -> Result<DbLocation, Error> {
+        match &self.db {
+            Some(db) => Ok(db.clone()),
+            None => Ok(DbLocation::File(crate::config::default_database_path()?)),
+        }
+    }
+
+    /// The database that `--db` (or `KEYHOOK_DB`, or the default path) names, with a pool
+    /// of `pool_size` connections: one for a command, more for `serve`.
+    pub fn backend(&self, create: bool, pool_size: u32) -> Result<Arc<dyn Backend>, Error> {
+        self.wiring.backend(&self.location()?, create, pool_size)
     }
 
     pub fn actor(&self) -> Result<Actor, Error> {
@@ -307,7 +333,15 @@ fn usage_error(e: &clap::Error) -> i32 {
         let _ = e.print();
         return 2;
     }
-    let rendered = e.render().to_string();
+    // clap quotes the value it refused: a URL's password in it is masked whatever it holds
+    // (spaces, quotes), before the message goes on to the sinks, which redact the rest.
+    let rendered = match e.get(ContextKind::InvalidValue) {
+        Some(clap::error::ContextValue::String(value)) => e
+            .render()
+            .to_string()
+            .replace(value.as_str(), &crate::redact::url(value)),
+        _ => e.render().to_string(),
+    };
     // The message runs from "error: " to the first blank line (it may list possible values).
     let message = rendered
         .lines()

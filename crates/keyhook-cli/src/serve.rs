@@ -44,7 +44,8 @@ pub struct ServeArgs {
 /// What `keyhook serve` was asked to do, for the [`Wiring`](super::Wiring) that runs it.
 pub struct ServeConfig {
     pub bind: String,
-    pub threads: usize,
+    /// The database, whose pool has a connection for each of `--threads` requests at once
+    /// and one for the outbox worker.
     pub db: Arc<dyn Backend>,
     pub read_timeout: Duration,
     pub header_timeout: Duration,
@@ -60,11 +61,14 @@ pub fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<()> {
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(signal, Arc::clone(&stop))?;
     }
-    let db = ctx.backend(true)?;
-    let shown = db.describe();
+    // A connection for each of `--threads` requests at once, and one that the outbox worker
+    // holds.
+    let location = ctx.location()?;
+    let db = ctx.backend(true, u32::from(args.threads) + 1)?;
+    // The location as the user gave it, a URL's password masked.
+    let shown = location.to_string();
     let config = ServeConfig {
         bind: args.bind,
-        threads: usize::from(args.threads),
         db,
         read_timeout: args.read_timeout,
         header_timeout: args.header_timeout,

@@ -1,9 +1,9 @@
 //! Redaction of secret-shaped strings. Every sink that prints a message or a log line (the
 //! CLI's error printer and notes, the HTTP error object, the access log, the server's own log
 //! lines) passes its text through [`keys`], so a plaintext key or a webhook secret that a user
-//! put where it does not belong (an id argument, a URL path, a JSON field name) is never
-//! repeated whole. Lines for a terminal or a log file go out through [`to_stderr`], which also
-//! escapes control characters and never fails.
+//! put where it does not belong (an id argument, a URL path, a JSON field name), or the
+//! password of a database URL, is never repeated whole. Lines for a terminal or a log file go
+//! out through [`to_stderr`], which also escapes control characters and never fails.
 
 use std::borrow::Cow;
 use std::io::Write;
@@ -45,9 +45,199 @@ const MAX_NESTING: u8 = 3;
 ///   its `whsec_` (32 bytes), become their first 4 characters.
 ///
 /// Each character may also be percent-encoded (`%6bp_`, `kp%5F…`, `%256b` for `%6b`), as a URL
-/// path carries them; what is shown is decoded. Borrows `s`, allocating nothing, when there is
-/// nothing to redact.
+/// path carries them; what is shown is decoded.
+///
+/// Credentials go first ([`credentials`]): the password of a URL (`postgres://user:***@host`)
+/// and the value of a `password=` parameter (`?password=***`, also `sslpassword=`). Borrows
+/// `s`, allocating nothing, when there is nothing to redact.
 pub fn keys(s: &str) -> Cow<'_, str> {
+    match credentials(s, false) {
+        Cow::Borrowed(_) => tokens(s),
+        Cow::Owned(masked) => Cow::Owned(owned_tokens(masked)),
+    }
+}
+
+/// [`keys`] for a value that is one URL as a whole, such as the `--db` a user gave: its
+/// password is masked even if it holds spaces or quotes, which end a URL in running text.
+pub fn url(value: &str) -> Cow<'_, str> {
+    match credentials(value, true) {
+        Cow::Borrowed(_) => tokens(value),
+        Cow::Owned(masked) => Cow::Owned(owned_tokens(masked)),
+    }
+}
+
+/// What is shown in place of a password.
+pub const MASK: &str = "***";
+
+/// `s` with the credentials in it replaced by [`MASK`]:
+///
+/// - in a URL (`scheme://`), what lies between the first `:` after `//` and the last `@` after
+///   that: the password of `scheme://user:password@host`, however it is encoded (a `@`, `/` or
+///   `:` in it, raw or percent-encoded, is masked with it; a `:` and `@` further on, in a path,
+///   mask more than the password, never less). A URL in running text ends at whitespace or a
+///   control character; with `whole`, `s` is one URL and ends only where `s` does.
+/// - the value of every `password=` parameter (any case, so `sslpassword=` too): up to the
+///   next `&`, or whitespace unless `whole`; a value in single quotes (libpq's `key='a b'`)
+///   up to its closing quote.
+///
+/// The characters of `://`, `:`, `@` and `password=` may be percent-encoded, as in a URL
+/// carried in another URL's path or query.
+fn credentials(s: &str, whole: bool) -> Cow<'_, str> {
+    let b = s.as_bytes();
+    // No credential without one of these (raw or encoded). A fold, not `any`: it compiles to
+    // a vectorised pass, the whole cost for the common line.
+    let candidate = b.iter().fold(0u8, |f, &c| {
+        f | u8::from(c == b'@') | u8::from(c == b'=') | u8::from(c == b'%')
+    });
+    if candidate == 0 {
+        return Cow::Borrowed(s);
+    }
+    let ends_text = |c: u8| !whole && (c.is_ascii_whitespace() || c.is_ascii_control());
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    let mut i = 0;
+    while let Some(skip) = b[i.min(b.len())..]
+        .iter()
+        .position(|&c| matches!(c, b':' | b'%' | b'p' | b'P'))
+    {
+        i += skip;
+        let c = b[i];
+        // A URL's password.
+        if let Some(after) = matches!(c, b':' | b'%')
+            .then(|| url_authority_at(b, i))
+            .flatten()
+        {
+            let end = (after..b.len())
+                .find(|&j| ends_text(b[j]))
+                .unwrap_or(b.len());
+            let (mut colon, mut at) = (None, None);
+            let mut j = after;
+            while j < end {
+                let (c, next) = unit(b, j, MAX_NESTING).expect("j is inside b");
+                match c {
+                    b':' if colon.is_none() => colon = Some(next),
+                    b'@' if colon.is_some() => at = Some(j),
+                    _ => {}
+                }
+                j = next.min(end);
+            }
+            i = match (colon, at) {
+                (Some(c), Some(a)) if c < a => {
+                    spans.push((c, a));
+                    a
+                }
+                _ => after,
+            };
+            continue;
+        }
+        // A `password=` parameter.
+        if let Some(value) = matches!(c, b'p' | b'P' | b'%')
+            .then(|| password_value_at(b, i))
+            .flatten()
+        {
+            let end = if b.get(value) == Some(&b'\'') {
+                // Quoted: up to the closing quote that no backslash escapes (the quotes stay).
+                let mut j = value + 1;
+                while j < b.len() && b[j] != b'\'' {
+                    j += if b[j] == b'\\' { 2 } else { 1 };
+                }
+                let close = j.min(b.len());
+                if close > value + 1 {
+                    spans.push((value + 1, close));
+                }
+                close
+            } else {
+                let end = (value..b.len())
+                    .find(|&j| b[j] == b'&' || ends_text(b[j]))
+                    .unwrap_or(b.len());
+                if end > value {
+                    spans.push((value, end));
+                }
+                end
+            };
+            i = end.max(i + 1);
+            continue;
+        }
+        i += 1;
+    }
+
+    if spans.is_empty() {
+        return Cow::Borrowed(s);
+    }
+    spans.sort_unstable();
+    let mut out = String::with_capacity(s.len());
+    let mut copied = 0;
+    for (start, end) in spans {
+        if end <= copied {
+            continue;
+        }
+        let start = start.max(copied);
+        // Spans start after, and end at, ASCII bytes or the end: char boundaries, unless an
+        // escape byte range cut a character, which `floor` guards against.
+        let (start, end) = (floor(s, start), ceil(s, end));
+        out.push_str(&s[copied..start]);
+        out.push_str(MASK);
+        copied = end;
+    }
+    out.push_str(&s[copied..]);
+    Cow::Owned(out)
+}
+
+/// If `://` (any character of it percent-encoded) starts at `i`, where it ends.
+fn url_authority_at(b: &[u8], i: usize) -> Option<usize> {
+    if !matches!(b[i], b':' | b'%') {
+        return None;
+    }
+    let mut at = i;
+    for want in [b':', b'/', b'/'] {
+        let (c, next) = unit(b, at, MAX_NESTING)?;
+        if c != want {
+            return None;
+        }
+        at = next;
+    }
+    Some(at)
+}
+
+/// If `password=` (any case, any character percent-encoded) starts at `i`, where its value
+/// starts.
+fn password_value_at(b: &[u8], i: usize) -> Option<usize> {
+    let mut at = i;
+    for want in *b"password=" {
+        let (c, next) = unit(b, at, MAX_NESTING)?;
+        if c.to_ascii_lowercase() != want {
+            return None;
+        }
+        at = next;
+    }
+    Some(at)
+}
+
+/// `i`, or the start of the character it falls in.
+fn floor(s: &str, mut i: usize) -> usize {
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// `i`, or the end of the character it falls in.
+fn ceil(s: &str, mut i: usize) -> usize {
+    while !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+/// [`tokens`] for an owned string: `s` itself when there is nothing to redact.
+fn owned_tokens(s: String) -> String {
+    match tokens(&s) {
+        Cow::Borrowed(_) => s,
+        Cow::Owned(o) => o,
+    }
+}
+
+/// The secret-shaped tokens of [`keys`], without credentials.
+fn tokens(s: &str) -> Cow<'_, str> {
     let b = s.as_bytes();
     let mut out: Option<String> = None;
     let mut copied = 0;
@@ -388,6 +578,104 @@ mod tests {
         assert_eq!(display("a\u{202e}b"), "a\\u{202e}b");
         assert!(matches!(display("two\nlines\tand tab é"), Cow::Borrowed(_)));
         assert_eq!(display(&format!("\u{7}{}", key())), "\\u{7}kp_01234567…");
+    }
+
+    #[test]
+    fn the_password_of_a_url_is_masked() {
+        for (given, shown) in [
+            ("postgres://user:SECRET@host", "postgres://user:***@host"),
+            (
+                "postgresql://u:SECRET@db.example:5432/keyhook?sslmode=require",
+                "postgresql://u:***@db.example:5432/keyhook?sslmode=require",
+            ),
+            // Percent-encoded characters, and raw ones that a URL should have encoded.
+            ("postgres://u:p%40ss%2Fw%3Ad@h/db", "postgres://u:***@h/db"),
+            ("postgres://u:p@ss@h/db", "postgres://u:***@h/db"),
+            ("postgres://u:p/ss:w@h/db", "postgres://u:***@h/db"),
+            ("postgres://:SECRET@h", "postgres://:***@h"),
+            (
+                "postgres://u:SECRET@[::1]:5432/db",
+                "postgres://u:***@[::1]:5432/db",
+            ),
+            // Any scheme, in running text, and the `://` itself encoded.
+            (
+                "cannot connect to mysql://root:SECRET@10.0.0.1/x: refused",
+                "cannot connect to mysql://root:***@10.0.0.1/x: refused",
+            ),
+            (
+                "invalid value 'postgres://u:SECRET@h/db' for '--db <PATH>'",
+                "invalid value 'postgres://u:***@h/db' for '--db <PATH>'",
+            ),
+            (
+                "GET /x?db=postgres%3A%2F%2Fu%3ASECRET%40h 404",
+                "GET /x?db=postgres%3A%2F%2Fu%3A***%40h 404",
+            ),
+            (
+                "a postgres://u:SECRET@h and b postgres://v:SECRET2@h",
+                "a postgres://u:***@h and b postgres://v:***@h",
+            ),
+        ] {
+            assert_eq!(keys(given), shown, "{given}");
+            assert!(has_secret(given), "{given}");
+        }
+    }
+
+    #[test]
+    fn password_parameters_are_masked() {
+        for (given, shown) in [
+            (
+                "postgres://h/db?user=u&password=SECRET&sslmode=require",
+                "postgres://h/db?user=u&password=***&sslmode=require",
+            ),
+            (
+                "postgres://h/db?PassWord=SECRET",
+                "postgres://h/db?PassWord=***",
+            ),
+            ("x?sslpassword=SECRET", "x?sslpassword=***"),
+            ("/q%3Fpassword%3DSECRET", "/q%3Fpassword%3D***"),
+            (
+                "no database at host=h password=SECRET dbname=d",
+                "no database at host=h password=*** dbname=d",
+            ),
+            (
+                "host=h password='SE CRET\\' x' dbname=d",
+                "host=h password='***' dbname=d",
+            ),
+        ] {
+            assert_eq!(keys(given), shown, "{given}");
+        }
+    }
+
+    #[test]
+    fn text_without_credentials_is_borrowed_unchanged() {
+        for s in [
+            "keyhook: listening on http://127.0.0.1:8787 (database /var/lib/keyhook.db)",
+            "postgres://u@h:5432/db",
+            "postgres://h:5432/db?sslmode=require",
+            "postgres://u:@h/db",
+            "mailto:a@b.example, user:x@y",
+            "password=",
+            "x=1&password=&y=2",
+            "GET /api/v1/webhooks/5b8f0c4e-2d3a-4f7e-9c1b-6a2d8e4f1a3c/deliveries%20x%41",
+        ] {
+            assert!(matches!(keys(s), Cow::Borrowed(_)), "{s}");
+        }
+    }
+
+    #[test]
+    fn a_whole_url_is_masked_through_spaces_and_quotes() {
+        // In running text a URL ends at a space: only what follows it is a different word.
+        assert_eq!(url("postgres://u:a b@h/db"), "postgres://u:***@h/db");
+        assert_eq!(url("postgres://u:it's@h/db"), "postgres://u:***@h/db");
+        assert_eq!(
+            url("postgres://h/db?password=a b&x=1"),
+            "postgres://h/db?password=***&x=1"
+        );
+        assert_eq!(url("/var/lib/keyhook.db"), "/var/lib/keyhook.db");
+        // Keys too, as everywhere.
+        let key = key();
+        assert_eq!(url(&format!("/tmp/{key}")), "/tmp/kp_01234567…");
+        assert_eq!(keys(&format!("postgres://u:{key}@h")), "postgres://u:***@h");
     }
 
     #[test]

@@ -76,11 +76,13 @@ pub trait Storage: Send {
     fn record_key_use(&self, key_hash: &str, key_id: &str, at: Timestamp) -> StoreResult<()>;
 }
 
-/// Opens connections to one database. The binary picks the backend; the front ends and the
+/// One database and the pool of connections to it: the pool lives here, in the backend, not
+/// in a front end. The binary picks the backend and the pool's size; the front ends and the
 /// delivery worker only ever see this.
 pub trait Backend: Send + Sync {
-    /// A new connection. The database is created if the backend was made to create it, and
-    /// must exist otherwise ([`StoreError::Missing`]).
+    /// A connection lent from the pool; it goes back to the pool when dropped. When all are
+    /// lent, the caller waits for one to come back. The database is created if the backend
+    /// was made to create it, and must exist otherwise ([`StoreError::Missing`]).
     fn connect(&self) -> Result<Box<Store>>;
     /// The database, for messages: a path (or, for a server, its address without a password).
     fn describe(&self) -> String;

@@ -42,8 +42,11 @@ pub fn dispatch(mut ctx: Ctx<'_>, rq: &Request, body: Body) -> (Reply, Option<St
         return (r, None);
     }
     let now = ctx.clock.now();
-    let store = ctx.db.store();
-    let key = match bearer_token(rq).and_then(|t| auth::authenticate_request(store, t, now)) {
+    // The token's shape first: a request without a usable one takes no connection.
+    let key = match bearer_token(rq).and_then(|t| {
+        let store = ctx.db.store()?;
+        auth::authenticate_request(store, t, now)
+    }) {
         Ok(k) => k,
         Err(e) => return (reply::error(&e), None),
     };
@@ -126,7 +129,7 @@ fn handle(
     };
     let json = || body::json(rq, body).map_err(Fail::Reply);
     let out: std::result::Result<Reply, Fail> = (|| {
-        let store = ctx.db.store();
+        let store = ctx.db.store()?;
         Ok(match route {
             Route::ListKeys => reply::data(200, &keys::list(store, actor, false)?),
             Route::CreateKey => {

@@ -1,7 +1,8 @@
 //! The HTTP front end: the only user of tiny_http. Each request is handled on its connection's
-//! thread with a database connection from a fixed pool: authenticated, then passed to the same
-//! `service` functions as the CLI. The binary hands it the database ([`Backend`]) and the
-//! client that sends test pings ([`Transport`]); it knows neither SQL nor the outbox worker.
+//! thread with a database connection leased from the backend's pool: authenticated, then
+//! passed to the same `service` functions as the CLI. The binary hands it the database
+//! ([`Backend`], which owns the pool) and the client that sends test pings ([`Transport`]); it
+//! knows neither SQL nor the outbox worker.
 
 mod api;
 mod body;
@@ -17,12 +18,12 @@ pub use router::ROUTES;
 
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
-use crate::store::{Backend, Store};
+use crate::store::Backend;
 use keyhook_core::transport::Transport;
 // The core's modules under the names the front end's files use.
 use crate::time::Clock;
@@ -39,7 +40,8 @@ const GRACE: Duration = Duration::from_secs(3);
 
 pub struct ServeOptions {
     pub bind: String,
-    pub threads: usize,
+    /// The database. Its pool bounds how many requests use it at once (`serve --threads`);
+    /// more wait their turn.
     pub db: Arc<dyn Backend>,
     /// The read timeout of every accepted connection (`serve --read-timeout`): a client that
     /// sends nothing for this long, between requests or within one, is disconnected.
@@ -70,7 +72,8 @@ struct Shared {
     sender: Arc<dyn Transport>,
     allow_private: bool,
     clock: Clock,
-    stores: Stores,
+    /// The database; its pool bounds the connections requests take turns with.
+    db: Arc<dyn Backend>,
     /// Test pings running per user.
     pings: pings::PingSlots,
     /// Requests between arrival and reply, for a graceful stop.
@@ -82,8 +85,8 @@ impl Server {
     /// here, so a bad file fails before anything is served.
     ///
     /// tiny_http gives every connection a thread of its own; each request is handled on it
-    /// (`tiny_http::Server::from_listener_with_handler`, a keyhook patch) with one of
-    /// `opts.threads` database connections.
+    /// (`tiny_http::Server::from_listener_with_handler`, a keyhook patch) with a connection
+    /// leased from `opts.db`'s pool.
     pub fn start(opts: ServeOptions, stop: Arc<AtomicBool>) -> Result<Server> {
         drop(opts.db.connect()?);
         let listener = listen(&opts.bind)?;
@@ -92,7 +95,7 @@ impl Server {
             sender: opts.transport,
             allow_private: opts.allow_private,
             clock: opts.clock.clone(),
-            stores: Stores::open(&*opts.db, opts.threads.max(1))?,
+            db: opts.db,
             pings: pings::PingSlots::new(pings::MAX_PINGS_PER_USER),
             in_flight: AtomicUsize::new(0),
         });
@@ -149,63 +152,6 @@ impl Server {
     }
 }
 
-/// The database connections requests take turns with: at most as many requests use the
-/// database at once, and the number of open connections (and descriptors) stays fixed however
-/// many clients come and go.
-struct Stores {
-    free: Mutex<Vec<Box<Store>>>,
-    returned: Condvar,
-}
-
-/// A connection taken from [`Stores`]; it goes back when dropped.
-struct Lease<'a> {
-    pool: &'a Stores,
-    store: Option<Box<Store>>,
-}
-
-impl Stores {
-    fn open(db: &dyn Backend, n: usize) -> Result<Stores> {
-        Ok(Stores {
-            free: Mutex::new((0..n).map(|_| db.connect()).collect::<Result<_>>()?),
-            returned: Condvar::new(),
-        })
-    }
-
-    fn take(&self) -> Lease<'_> {
-        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
-        loop {
-            if let Some(store) = free.pop() {
-                return Lease {
-                    pool: self,
-                    store: Some(store),
-                };
-            }
-            free = self.returned.wait(free).unwrap_or_else(|e| e.into_inner());
-        }
-    }
-}
-
-impl Lease<'_> {
-    fn store(&self) -> &Store {
-        self.store
-            .as_deref()
-            .expect("a lease holds a store until dropped")
-    }
-}
-
-impl Drop for Lease<'_> {
-    fn drop(&mut self) {
-        if let Some(store) = self.store.take() {
-            self.pool
-                .free
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(store);
-            self.pool.returned.notify_one();
-        }
-    }
-}
-
 /// Counts a request from arrival until it is answered, however that ends.
 struct InFlight<'a>(&'a AtomicUsize);
 
@@ -245,7 +191,7 @@ fn on_request(shared: &Shared, mut rq: tiny_http::Request) {
     // The connection goes back to the pool before the reply is written to a slow client.
     let (reply, key_prefix) = {
         let ctx = api::Ctx {
-            db: db::RequestDb::new(&shared.stores, &*shared.sender),
+            db: db::RequestDb::new(&*shared.db, &*shared.sender),
             allow_private: shared.allow_private,
             pings: &shared.pings,
             clock: &shared.clock,

@@ -1,29 +1,339 @@
-//! The SQLite file as a [`Backend`]: every connection opens the same file.
+//! The SQLite file as a [`Backend`]: a bounded pool of connections to the same file.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
-use keyhook_core::store::{Backend, Store};
+use keyhook_core::model::ApiKey;
+use keyhook_core::store::{Backend, Conn, Storage, Store, StoreResult};
+use keyhook_core::time::Timestamp;
 
 use crate::SqliteStore;
 
-/// A database file; `create` says whether connecting may create it (and its directory).
-#[derive(Debug, Clone)]
+/// A database file and the connections open to it. `create` says whether connecting may
+/// create it (and its directory). The pool opens its `pool_size` connections at the first
+/// connect (so a server's descriptors are taken before it serves, as r2d2 does for a
+/// database server); a connection given back is kept for the next caller, so the number of
+/// open connections (and descriptors) stays fixed however many callers come and go.
 pub struct SqliteBackend {
-    pub path: PathBuf,
-    pub create: bool,
+    path: PathBuf,
+    create: bool,
+    pool: Arc<Pool<SqliteStore>>,
+}
+
+impl SqliteBackend {
+    /// The file at `path`, with `pool_size` connections (at least one). Nothing is opened
+    /// until the first [`connect`](Backend::connect).
+    pub fn new(path: impl Into<PathBuf>, create: bool, pool_size: u32) -> SqliteBackend {
+        SqliteBackend {
+            path: path.into(),
+            create,
+            pool: Arc::new(Pool::new(pool_size as usize)),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
 }
 
 impl Backend for SqliteBackend {
+    /// A connection from the pool: an idle one if there is one, a new one while fewer than
+    /// the pool's size are open, else the first one given back (the caller waits).
     fn connect(&self) -> keyhook_core::Result<Box<Store>> {
-        let store = if self.create {
-            SqliteStore::open(&self.path)?
-        } else {
-            SqliteStore::open_existing(&self.path)?
+        let open = || {
+            Ok(if self.create {
+                SqliteStore::open(&self.path)?
+            } else {
+                SqliteStore::open_existing(&self.path)?
+            })
         };
+        let store = self.pool.take(open)?;
+        // The first connection made the file and its schema; the others just open it.
+        self.pool.fill(open);
         Ok(Box::new(store))
     }
 
     fn describe(&self) -> String {
         self.path.display().to_string()
+    }
+}
+
+/// At most `size` connections, each either idle here or lent out as a [`Pooled`].
+struct Pool<T> {
+    size: usize,
+    state: Mutex<State<T>>,
+    returned: Condvar,
+}
+
+struct State<T> {
+    idle: Vec<T>,
+    /// Connections in existence: idle, lent out, or being opened.
+    open: usize,
+    /// Whether [`Pool::fill`] has run.
+    filled: bool,
+}
+
+impl<T> Pool<T> {
+    fn new(size: usize) -> Pool<T> {
+        Pool {
+            size: size.max(1),
+            state: Mutex::new(State {
+                idle: Vec::new(),
+                open: 0,
+                filled: false,
+            }),
+            returned: Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State<T>> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Lends an idle connection, or opens one with `open` (outside the lock: opening may
+    /// migrate) while there is room, or waits for one to come back. A failed open gives its
+    /// room back.
+    fn take(
+        self: &Arc<Self>,
+        open: impl FnOnce() -> keyhook_core::Result<T>,
+    ) -> keyhook_core::Result<Pooled<T>> {
+        let mut state = self.lock();
+        loop {
+            if let Some(conn) = state.idle.pop() {
+                return Ok(self.lend(conn));
+            }
+            if state.open < self.size {
+                state.open += 1;
+                drop(state);
+                return match open() {
+                    Ok(conn) => Ok(self.lend(conn)),
+                    Err(e) => {
+                        self.lock().open -= 1;
+                        self.returned.notify_one();
+                        Err(e)
+                    }
+                };
+            }
+            state = self.returned.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// The first time it is called, opens connections with `open` until the pool has its
+    /// size, and keeps them idle. An open that fails ends the filling: the rest are opened
+    /// when needed.
+    fn fill(&self, open: impl Fn() -> keyhook_core::Result<T>) {
+        let mut state = self.lock();
+        if std::mem::replace(&mut state.filled, true) {
+            return;
+        }
+        while state.open < self.size {
+            state.open += 1;
+            drop(state);
+            let opened = open();
+            state = self.lock();
+            match opened {
+                Ok(conn) => state.idle.push(conn),
+                Err(_) => {
+                    state.open -= 1;
+                    self.returned.notify_one();
+                    return;
+                }
+            }
+            self.returned.notify_one();
+        }
+    }
+
+    fn lend(self: &Arc<Self>, conn: T) -> Pooled<T> {
+        Pooled {
+            pool: Arc::clone(self),
+            conn: Some(conn),
+        }
+    }
+}
+
+/// A connection lent by a [`Pool`]; it goes back to the pool when dropped (also when a panic
+/// unwinds through its holder).
+struct Pooled<T> {
+    pool: Arc<Pool<T>>,
+    conn: Option<T>,
+}
+
+impl<T> Pooled<T> {
+    fn get(&self) -> &T {
+        self.conn
+            .as_ref()
+            .expect("a pooled connection is there until dropped")
+    }
+}
+
+impl<T> Drop for Pooled<T> {
+    fn drop(&mut self) {
+        if let Some(conn) = self.conn.take() {
+            self.pool.lock().idle.push(conn);
+            self.pool.returned.notify_one();
+        }
+    }
+}
+
+impl<T: Storage> Storage for Pooled<T> {
+    fn conn(&self) -> Conn<'_> {
+        self.get().conn()
+    }
+
+    fn write_dyn(
+        &self,
+        f: &mut dyn FnMut(Conn<'_>) -> keyhook_core::Result<()>,
+    ) -> keyhook_core::Result<()> {
+        self.get().write_dyn(f)
+    }
+
+    fn read_dyn(
+        &self,
+        f: &mut dyn FnMut(Conn<'_>) -> keyhook_core::Result<()>,
+    ) -> keyhook_core::Result<()> {
+        self.get().read_dyn(f)
+    }
+
+    fn key_by_hash(&self, key_hash: &str) -> StoreResult<Option<ApiKey>> {
+        self.get().key_by_hash(key_hash)
+    }
+
+    fn record_key_use(&self, key_hash: &str, key_id: &str, at: Timestamp) -> StoreResult<()> {
+        self.get().record_key_use(key_hash, key_id, at)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::mpsc;
+    use std::thread;
+    use std::time::Duration;
+
+    use super::*;
+    use keyhook_core::Error;
+
+    /// A pool of numbered connections, and how many were opened.
+    fn numbered(size: usize) -> (Arc<Pool<usize>>, Arc<AtomicUsize>) {
+        (Arc::new(Pool::new(size)), Arc::new(AtomicUsize::new(0)))
+    }
+
+    /// Connections open, and of those idle.
+    fn counts<T>(pool: &Pool<T>) -> (usize, usize) {
+        let state = pool.lock();
+        (state.open, state.idle.len())
+    }
+
+    fn take(pool: &Arc<Pool<usize>>, opened: &AtomicUsize) -> Pooled<usize> {
+        pool.take(|| Ok(opened.fetch_add(1, Ordering::SeqCst)))
+            .unwrap()
+    }
+
+    #[test]
+    fn a_connection_given_back_is_lent_again_instead_of_a_new_one() {
+        let (pool, opened) = numbered(4);
+        for _ in 0..10 {
+            let c = take(&pool, &opened);
+            assert_eq!(*c.get(), 0);
+        }
+        assert_eq!(opened.load(Ordering::SeqCst), 1);
+        let (a, b) = (take(&pool, &opened), take(&pool, &opened));
+        assert_ne!(a.get(), b.get());
+        assert_eq!(opened.load(Ordering::SeqCst), 2);
+    }
+
+    #[test]
+    fn a_full_pool_makes_the_next_caller_wait_for_a_connection_given_back() {
+        let (pool, opened) = numbered(2);
+        let first = take(&pool, &opened);
+        let second = take(&pool, &opened);
+        let (tx, rx) = mpsc::channel();
+        let waiter = {
+            let (pool, opened) = (Arc::clone(&pool), Arc::clone(&opened));
+            thread::spawn(move || tx.send(*take(&pool, &opened).get()).unwrap())
+        };
+        assert!(
+            rx.recv_timeout(Duration::from_millis(200)).is_err(),
+            "a third connection was lent from a pool of two"
+        );
+        let given_back = *second.get();
+        drop(second);
+        assert_eq!(rx.recv_timeout(Duration::from_secs(5)).unwrap(), given_back);
+        waiter.join().unwrap();
+        assert_eq!(opened.load(Ordering::SeqCst), 2);
+        drop(first);
+    }
+
+    #[test]
+    fn the_first_connect_fills_the_pool_and_later_ones_open_nothing() {
+        let db = Arc::new(Pool::new(3));
+        let opened = AtomicUsize::new(0);
+        let open = || Ok(opened.fetch_add(1, Ordering::SeqCst));
+        let first = db.take(open).unwrap();
+        db.fill(open);
+        assert_eq!(opened.load(Ordering::SeqCst), 3);
+        assert_eq!(db.lock().idle.len(), 2);
+        let more: Vec<_> = (0..2).map(|_| db.take(open).unwrap()).collect();
+        db.fill(open);
+        drop((first, more));
+        assert_eq!(opened.load(Ordering::SeqCst), 3);
+        assert_eq!(db.lock().idle.len(), 3);
+        // A failed open stops the filling; the connection is opened when needed.
+        let db = Arc::new(Pool::new(3));
+        let c = db.take(open).unwrap();
+        db.fill(|| Err(Error::Io("EMFILE".into())));
+        assert_eq!(counts(&db), (1, 0));
+        let d = db.take(open).unwrap();
+        assert_eq!(db.lock().open, 2);
+        drop((c, d));
+    }
+
+    #[test]
+    fn a_failed_open_gives_its_room_back() {
+        let (pool, opened) = numbered(1);
+        let e = pool
+            .take(|| Err(Error::Unavailable("no".into())))
+            .err()
+            .unwrap();
+        assert!(matches!(e, Error::Unavailable(_)), "{e:?}");
+        // Not a hang: the failed open left the one place free.
+        assert_eq!(*take(&pool, &opened).get(), 0);
+    }
+
+    #[test]
+    fn a_panic_gives_the_connection_back() {
+        let (pool, opened) = numbered(1);
+        let p = Arc::clone(&pool);
+        let o = Arc::clone(&opened);
+        let _ = thread::spawn(move || {
+            let _c = take(&p, &o);
+            panic!("handler bug");
+        })
+        .join();
+        assert_eq!(*take(&pool, &opened).get(), 0);
+        assert_eq!(opened.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn the_backend_connects_through_its_pool() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("k.db");
+        let missing = SqliteBackend::new(&path, false, 1);
+        let e = missing.connect().err().unwrap();
+        assert!(matches!(e, Error::NoDatabase(_)), "{e:?}");
+        assert!(!path.exists());
+        let db = SqliteBackend::new(&path, true, 2);
+        assert_eq!(db.describe(), path.display().to_string());
+        let c = db.connect().unwrap();
+        assert!(c.conn().list_keys(None).unwrap().is_empty());
+        assert_eq!(counts(&db.pool), (2, 1));
+        drop(c);
+        // Connections given back are lent again: more connects open nothing.
+        for _ in 0..3 {
+            drop((db.connect().unwrap(), db.connect().unwrap()));
+        }
+        assert_eq!(counts(&db.pool), (2, 2));
+        // The missing file's failed open left its pool empty and free.
+        assert_eq!(missing.pool.lock().open, 0);
     }
 }

@@ -538,7 +538,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy help" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy help" -f -a "copy" -d 'Copy everything in the --db database into an empty database'
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from copy" -l to -d 'The database to copy into, named like --db; it must be empty (a missing file is created)' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from copy" -l to -d 'The database to copy into, named like --db; it must be empty (a missing file is created)' -r -F
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from copy" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from copy" -l user -d 'The user that owns what is created and listed' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from copy" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'

@@ -21,7 +21,8 @@ pub enum DbCommand {
     Copy {
         /// The database to copy into, named like --db; it must be empty (a missing file is
         /// created)
-        #[arg(long, value_name = "PATH|URL", value_parser = crate::db_location())]
+        #[arg(long, value_name = "PATH|URL", value_parser = crate::db_location(),
+              value_hint = clap::ValueHint::AnyPath)]
         to: DbLocation,
     },
 }

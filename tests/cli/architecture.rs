@@ -26,6 +26,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "keyhook-cli",
         ],
     ),
+    // Tests only: a dev-dependency. No row allows it, so no crate can depend on it at runtime.
+    ("keyhook-testpg", &[]),
 ];
 
 /// Outside crates that belong to one layer only: SQL to the backends, the HTTP server to the
@@ -140,6 +142,10 @@ fn the_check_catches_a_front_end_importing_the_other() {
     assert_eq!(
         violations(&graph(("keyhook-http", "rusqlite"))),
         ["keyhook-http -> rusqlite (belongs to keyhook-sqlite)"]
+    );
+    assert_eq!(
+        violations(&graph(("keyhook", "keyhook-testpg"))),
+        ["keyhook -> keyhook-testpg"]
     );
     assert_eq!(
         violations(&graph(("keyhook-core", "clap"))),

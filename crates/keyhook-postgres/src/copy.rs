@@ -29,7 +29,9 @@ fn sql_type(kind: Kind) -> &'static str {
 
 fn cell(r: &Row, i: usize, kind: Kind) -> Result<Cell, Fail> {
     Ok(match kind {
-        Kind::Int => r.try_get::<_, Option<i64>>(i)?.map_or(Cell::Null, Cell::Int),
+        Kind::Int => r
+            .try_get::<_, Option<i64>>(i)?
+            .map_or(Cell::Null, Cell::Int),
         Kind::Bool => r
             .try_get::<_, Option<bool>>(i)?
             .map_or(Cell::Null, |b| Cell::Int(i64::from(b))),
@@ -173,8 +175,7 @@ impl CopyQueries for PgStore {
                         columns.len()
                     )));
                 }
-                for ((column, value), (name, _)) in columns.iter_mut().zip(row).zip(table.columns)
-                {
+                for ((column, value), (name, _)) in columns.iter_mut().zip(row).zip(table.columns) {
                     column.push(name, value)?;
                 }
             }

@@ -47,9 +47,9 @@ pub fn classify(e: &postgres::Error) -> StoreError {
             "40001" | "40P01" | "55P03" | "53300" => {
                 StoreError::Unavailable("database is busy; try again".into())
             }
-            "28P01" | "28000" => StoreError::Unavailable(format!(
-                "the database server refused the login: {text}"
-            )),
+            "28P01" | "28000" => {
+                StoreError::Unavailable(format!("the database server refused the login: {text}"))
+            }
             "3D000" => StoreError::Missing(format!("the database server says: {text}")),
             "53100" => StoreError::Unavailable("database or disk is full".into()),
             "25006" => StoreError::Unavailable("database is read-only".into()),
@@ -80,9 +80,9 @@ pub fn classify(e: &postgres::Error) -> StoreError {
         }
         // The server asked for a password (or a SCRAM exchange failed) and the URL has
         // none, or not the right kind.
-        "invalid configuration" | "authentication error" => StoreError::Unavailable(format!(
-            "the database server refused the login: {what}"
-        )),
+        "invalid configuration" | "authentication error" => {
+            StoreError::Unavailable(format!("the database server refused the login: {what}"))
+        }
         _ => StoreError::Broken(format!("database error: {what}")),
     }
 }
@@ -102,9 +102,8 @@ mod tests {
     #[test]
     fn a_refused_connection_is_unavailable() {
         // Port 1 on loopback: nothing listens there.
-        let mut config: postgres::Config = "postgres://u:hunter2secret@127.0.0.1:1/d"
-            .parse()
-            .unwrap();
+        let mut config: postgres::Config =
+            "postgres://u:hunter2secret@127.0.0.1:1/d".parse().unwrap();
         config.connect_timeout(std::time::Duration::from_secs(2));
         let Err(e) = config.connect(postgres::NoTls) else {
             panic!("something listens on 127.0.0.1:1");

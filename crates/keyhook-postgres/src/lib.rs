@@ -50,8 +50,8 @@ use r2d2_postgres::PostgresConnectionManager;
 use tokio_postgres_rustls::MakeRustlsConnect;
 
 use error::Fail;
-use pool::{LastError, Pool, Pooled, Session, CHECKOUT_TIMEOUT};
 pub use migrations::SCHEMA_VERSION;
+use pool::{LastError, Pool, Pooled, Session, CHECKOUT_TIMEOUT};
 pub use url::{is_postgres_url, Target, Tls};
 
 /// A PostgreSQL database as a [`Backend`]: a URL, and a pool of connections to it.
@@ -143,15 +143,12 @@ impl Backend for PgBackend {
             Err(_) => {
                 // Why the pool could not make a connection, if it tried just now; else every
                 // connection was in use for the whole wait.
-                let why = self
-                    .errors
-                    .recent(CHECKOUT_TIMEOUT * 2)
-                    .unwrap_or_else(|| {
-                        StoreError::Unavailable(format!(
-                            "database is busy; try again (no connection free within {} s)",
-                            CHECKOUT_TIMEOUT.as_secs()
-                        ))
-                    });
+                let why = self.errors.recent(CHECKOUT_TIMEOUT * 2).unwrap_or_else(|| {
+                    StoreError::Unavailable(format!(
+                        "database is busy; try again (no connection free within {} s)",
+                        CHECKOUT_TIMEOUT.as_secs()
+                    ))
+                });
                 Err(self.located(why).into())
             }
         }
@@ -221,7 +218,9 @@ impl PgStore {
         f(&mut session).map_err(|e| {
             let sorted = e.sorted();
             if self.tx.get() != Tx::None {
-                self.failed.borrow_mut().get_or_insert_with(|| sorted.clone());
+                self.failed
+                    .borrow_mut()
+                    .get_or_insert_with(|| sorted.clone());
             }
             sorted
         })
@@ -335,8 +334,7 @@ impl Storage for PgStore {
 
 /// Reads a JSON array of strings kept in a TEXT column.
 fn json_strings(s: &str) -> Result<Vec<String>, Fail> {
-    serde_json::from_str(s)
-        .map_err(|e| Fail::Data(format!("a stored JSON list is damaged: {e}")))
+    serde_json::from_str(s).map_err(|e| Fail::Data(format!("a stored JSON list is damaged: {e}")))
 }
 
 fn to_json(v: &[String]) -> String {

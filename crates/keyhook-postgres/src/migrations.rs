@@ -216,11 +216,8 @@ fn apply_pending(
     }
     for (i, step) in migrations.iter().enumerate().skip(current as usize) {
         tx.batch_execute(step).map_err(sql)?;
-        tx.execute(
-            "UPDATE keyhook_schema SET version = $1",
-            &[&(i as i64 + 1)],
-        )
-        .map_err(sql)?;
+        tx.execute("UPDATE keyhook_schema SET version = $1", &[&(i as i64 + 1)])
+            .map_err(sql)?;
     }
     tx.commit().map_err(sql)?;
     Ok(())

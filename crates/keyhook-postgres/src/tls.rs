@@ -56,12 +56,8 @@ pub fn connector(tls: &Tls) -> Result<MakeRustlsConnect, Error> {
 }
 
 fn roots(path: &Path) -> Result<RootCertStore, Error> {
-    let bad = |why: String| {
-        Error::validation(
-            "--db",
-            format!("sslrootcert {}: {why}", path.display()),
-        )
-    };
+    let bad =
+        |why: String| Error::validation("--db", format!("sslrootcert {}: {why}", path.display()));
     let pem = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
     let mut store = RootCertStore::empty();
     for cert in CertificateDer::pem_slice_iter(&pem) {
@@ -99,7 +95,12 @@ impl ServerCertVerifier for Unverified {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls12_signature(message, cert, dss, &self.0.signature_verification_algorithms)
+        verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
     }
 
     fn verify_tls13_signature(
@@ -108,7 +109,12 @@ impl ServerCertVerifier for Unverified {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls13_signature(message, cert, dss, &self.0.signature_verification_algorithms)
+        verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {

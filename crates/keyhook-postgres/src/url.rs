@@ -242,7 +242,12 @@ mod tests {
 
     #[test]
     fn sslmode_picks_the_connector() {
-        let tls = |q: &str| format!("postgres://u@h/d?{q}").parse::<Target>().unwrap().tls;
+        let tls = |q: &str| {
+            format!("postgres://u@h/d?{q}")
+                .parse::<Target>()
+                .unwrap()
+                .tls
+        };
         assert_eq!(tls("sslmode=disable"), Tls::Off);
         assert_eq!(tls("sslmode=prefer"), Tls::Off);
         assert_eq!(tls("sslmode=require&sslrootcert=/x"), Tls::Require);
@@ -257,10 +262,7 @@ mod tests {
         let t: Target = "postgres://u@h/d?sslmode=verify-full&sslrootcert=/ca.pem"
             .parse()
             .unwrap();
-        assert_eq!(
-            t.config.get_ssl_mode(),
-            postgres::config::SslMode::Require
-        );
+        assert_eq!(t.config.get_ssl_mode(), postgres::config::SslMode::Require);
         assert!(message("postgres://u@h/d?sslmode=verify-full").contains("sslrootcert"));
         assert!(message("postgres://u@h/d?sslmode=sometimes").contains("sslmode must be"));
     }

@@ -60,9 +60,10 @@ impl WebhookQueries for PgStore {
                 "SELECT pg_advisory_xact_lock($1, hashtext($2))",
                 &[&USER_LOCK_CLASS, &user],
             )?;
-            Ok(s
-                .query_one("SELECT count(*) FROM webhooks WHERE user_id = $1", &[&user])?
-                .try_get(0)?)
+            Ok(
+                s.query_one("SELECT count(*) FROM webhooks WHERE user_id = $1", &[&user])?
+                    .try_get(0)?,
+            )
         })
     }
 
@@ -114,7 +115,12 @@ impl WebhookQueries for PgStore {
         } else {
             ONE
         };
-        self.run(|s| s.query_opt(sql, &[&id, &user])?.as_ref().map(from_row).transpose())
+        self.run(|s| {
+            s.query_opt(sql, &[&id, &user])?
+                .as_ref()
+                .map(from_row)
+                .transpose()
+        })
     }
 
     /// Compared character for character (`substr`), so `%` and `_` are not patterns.

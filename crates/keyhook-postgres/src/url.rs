@@ -131,7 +131,7 @@ impl FromStr for Target {
                 .unwrap_or_else(|| e.to_string());
             invalid(format!("not a valid PostgreSQL URL: {why}"))
         })?;
-        if config.get_hosts().is_empty() {
+        if config.get_hosts().is_empty() && config.get_hostaddrs().is_empty() {
             return Err(invalid("the URL names no host: postgres://USER@HOST/DB"));
         }
         // keyhook speaks TLS itself (the connector in `tls.rs`), as `sslmode` asked.

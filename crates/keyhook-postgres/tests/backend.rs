@@ -381,3 +381,28 @@ fn the_pool_recovers_when_the_server_returns() {
     let s = backend.connect().unwrap();
     assert_eq!(s.conn().list_keys(Some("alice")).unwrap().len(), 1);
 }
+
+/// `Store::read` sees one snapshot however long it takes, while other connections commit,
+/// and cannot write.
+#[test]
+fn a_read_transaction_is_one_read_only_snapshot() {
+    let db = database_or_skip!();
+    let backend = common::backend(&db, 2);
+    let reader = backend.connect().unwrap();
+    let writer = backend.connect().unwrap();
+    common::key(&writer, "alice", "one");
+    let counts = reader
+        .read(|c| {
+            let before = c.list_keys(None)?.len();
+            common::key(&writer, "alice", "two");
+            let during = c.list_keys(None)?.len();
+            Ok((before, during))
+        })
+        .unwrap();
+    assert_eq!(counts, (1, 1));
+    assert_eq!(reader.conn().list_keys(None).unwrap().len(), 2);
+    let e = reader
+        .read(|c| Ok(c.ensure_user("mallory", common::NOW)?))
+        .unwrap_err();
+    assert!(e.to_string().contains("read-only"), "{e}");
+}

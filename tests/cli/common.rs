@@ -1,16 +1,43 @@
 #![allow(dead_code)]
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 use serde_json::Value;
 use tempfile::TempDir;
 
-/// A temporary home for one test: its own database file and environment.
+/// Which database the suite runs on: `postgres` gives every [`Env`] a database of its own on
+/// the test process's PostgreSQL cluster (`keyhook-testpg`); unset, a SQLite file. Plain
+/// `cargo test` runs the suite both ways (`backends::the_suite_passes_on_postgresql`).
+pub const BACKEND_VAR: &str = "KEYHOOK_TEST_BACKEND";
+
+/// Whether this test process runs the suite on PostgreSQL ([`BACKEND_VAR`]).
+pub fn on_postgres() -> bool {
+    match std::env::var(BACKEND_VAR).as_deref() {
+        Ok("postgres") => true,
+        Ok("sqlite") | Err(_) => false,
+        Ok(other) => panic!("{BACKEND_VAR}={other:?}: expected postgres or sqlite"),
+    }
+}
+
+/// [`Env::skip_unless_sqlite`], for a test without an [`Env`].
+pub fn skip_unless_sqlite(why: &str) -> bool {
+    let skip = on_postgres();
+    if skip {
+        eprintln!("skipped on PostgreSQL: {why}");
+    }
+    skip
+}
+
+/// A temporary home for one test: its own database (a file, or a PostgreSQL database with
+/// [`BACKEND_VAR`]) and environment.
 pub struct Env {
     pub dir: TempDir,
     /// The test clock's file, with [`Env::with_clock`].
     clock: Option<PathBuf>,
+    /// The database on PostgreSQL; `None` on SQLite.
+    pg: Option<keyhook_testpg::Database<'static>>,
 }
 
 /// The debug-build-only variable naming the test clock's file (`keyhook::config::clock`).
@@ -18,10 +45,103 @@ pub const TEST_CLOCK_FILE: &str = "KEYHOOK_TEST_CLOCK_FILE";
 
 impl Env {
     pub fn new() -> Env {
+        let pg = on_postgres().then(|| {
+            keyhook_testpg::database()
+                .unwrap_or_else(|| panic!("{BACKEND_VAR}=postgres without PostgreSQL"))
+        });
         Env {
             dir: tempfile::tempdir().expect("temp dir"),
             clock: None,
+            pg,
         }
+    }
+
+    /// Whether this Env's database is a SQLite file.
+    pub fn is_sqlite(&self) -> bool {
+        self.pg.is_none()
+    }
+
+    /// For a test (or part of one) about the SQLite file itself: on PostgreSQL prints why it
+    /// is skipped and returns true. `if env.skip_unless_sqlite("...") { return; }`
+    pub fn skip_unless_sqlite(&self, why: &str) -> bool {
+        skip_unless_sqlite(why)
+    }
+
+    /// The PostgreSQL database, when the suite runs on PostgreSQL.
+    pub fn pg(&self) -> Option<&keyhook_testpg::Database<'static>> {
+        self.pg.as_ref()
+    }
+
+    /// What `--db` names: the SQLite file's path, or the PostgreSQL database's URL.
+    pub fn db_arg(&self) -> OsString {
+        match &self.pg {
+            Some(pg) => pg.url().into(),
+            None => self.dir.path().join("keyhook.db").into(),
+        }
+    }
+
+    /// Whether keyhook has made its database: the file exists, or the PostgreSQL database
+    /// (which the harness makes empty) has tables.
+    pub fn db_exists(&self) -> bool {
+        match &self.pg {
+            Some(pg) => {
+                pg.sql(
+                    "SELECT count(*) FROM information_schema.tables \
+                     WHERE table_schema NOT IN ('pg_catalog', 'information_schema')",
+                )
+                .trim()
+                    != "0"
+            }
+            None => self.db().exists(),
+        }
+    }
+
+    /// Runs one SQL statement on either backend and returns its rows, each value as text
+    /// (NULL as "", the way psql prints it). For reads and pokes the two schemas share: the
+    /// same tables and columns, values written into the statement, no placeholders; booleans
+    /// differ (SQLite 0/1, PostgreSQL t/f).
+    pub fn sql(&self, statement: &str) -> Vec<Vec<String>> {
+        if let Some(pg) = &self.pg {
+            return pg
+                .sql(statement)
+                .lines()
+                .map(|l| l.split('|').map(String::from).collect())
+                .collect();
+        }
+        let c = rusqlite::Connection::open(self.db()).expect("open the database");
+        c.busy_timeout(std::time::Duration::from_secs(10)).unwrap();
+        sqlite_rows(&c, statement)
+    }
+
+    /// The one integer a query returns (`SELECT count(*) ...`), on either backend.
+    pub fn sql_i64(&self, select: &str) -> i64 {
+        let rows = self.sql(select);
+        let value = rows.first().and_then(|r| r.first()).expect(select);
+        value
+            .parse()
+            .unwrap_or_else(|_| panic!("{select}: {value:?}"))
+    }
+
+    /// Everything the database stores, to search for what must not be there: the bytes of
+    /// the SQLite file (and its WAL), or every row of every table as PostgreSQL's text.
+    pub fn stored_bytes(&self) -> Vec<u8> {
+        let Some(pg) = &self.pg else {
+            return database_bytes(&self.db());
+        };
+        let tables = pg.sql(
+            "SELECT table_name FROM information_schema.tables \
+             WHERE table_schema = current_schema()",
+        );
+        let mut all = String::new();
+        for table in tables.lines() {
+            all.push_str(&pg.sql(&format!("SELECT t::text FROM \"{table}\" t")));
+        }
+        all.into_bytes()
+    }
+
+    /// The number of rows of `table`, on either backend.
+    pub fn count_rows(&self, table: &str) -> i64 {
+        self.sql_i64(&format!("SELECT count(*) FROM {table}"))
     }
 
     /// An [`Env`] whose commands ([`Env::cmd`] and what uses it) and servers
@@ -64,14 +184,21 @@ impl Env {
         self.set_clock(self.clock_ms() + ms);
     }
 
+    /// The SQLite file. On PostgreSQL there is none, and this panics: a test that needs the
+    /// file starts with [`Env::skip_unless_sqlite`]; one that runs keyhook uses
+    /// [`Env::db_arg`].
     pub fn db(&self) -> PathBuf {
+        assert!(
+            self.pg.is_none(),
+            "Env::db is the SQLite file: on PostgreSQL use Env::db_arg, or skip_unless_sqlite"
+        );
         self.dir.path().join("keyhook.db")
     }
 
-    /// `keyhook --db <temp>/keyhook.db` with a clean environment.
+    /// `keyhook --db <the database>` with a clean environment.
     pub fn cmd(&self) -> Command {
         let mut c = bare_cmd();
-        c.arg("--db").arg(self.db());
+        c.arg("--db").arg(self.db_arg());
         if let Some(file) = self.clock_file() {
             c.env(TEST_CLOCK_FILE, file);
         }
@@ -93,6 +220,26 @@ impl Env {
         assert_eq!(code, 0, "keys create failed: {v}");
         v["data"].clone()
     }
+}
+
+/// The rows of `statement` on a SQLite connection, each value as text, the way
+/// [`Env::sql`] returns them.
+pub fn sqlite_rows(c: &rusqlite::Connection, statement: &str) -> Vec<Vec<String>> {
+    use rusqlite::types::ValueRef;
+    let mut stmt = c.prepare(statement).expect(statement);
+    let n = stmt.column_count();
+    let mut rows = stmt.query([]).expect(statement);
+    let mut out = Vec::new();
+    while let Some(row) = rows.next().expect(statement) {
+        let text = |i| match row.get_ref(i).unwrap() {
+            ValueRef::Null => String::new(),
+            ValueRef::Integer(v) => v.to_string(),
+            ValueRef::Real(v) => v.to_string(),
+            ValueRef::Text(t) | ValueRef::Blob(t) => String::from_utf8_lossy(t).into_owned(),
+        };
+        out.push((0..n).map(text).collect());
+    }
+    out
 }
 
 /// The binary with `KEYHOOK_*`, `NO_COLOR` and the XDG variables removed.
@@ -248,7 +395,7 @@ pub fn on_terminal(env: &Env, args: &[&str], prompt: &str, input: &str) -> Optio
     let mut line = format!(
         "{} --db {}",
         quote(&bin.to_string_lossy()),
-        quote(&env.db().to_string_lossy())
+        quote(&env.db_arg().to_string_lossy())
     );
     for a in args {
         line.push(' ');

@@ -139,39 +139,34 @@ fn assert_intact(c: &rusqlite::Connection) {
     assert_eq!(dangling, 0, "rows whose foreign key points nowhere");
 }
 
+/// The stored keys with their owners, for [`assert_keys_whole`].
+const KEYS_AND_OWNERS: &str = "SELECT k.id, k.key_hash, k.key_prefix, k.name, k.created_at, u.id
+     FROM api_keys k LEFT JOIN users u ON u.id = k.user_id";
+
+/// The database is intact: on SQLite, [`assert_intact`]; PostgreSQL checks its pages and
+/// foreign keys itself.
+fn assert_intact_db(env: &Env) {
+    if !env.skip_unless_sqlite("PRAGMA integrity_check and foreign_key_check are SQLite's") {
+        assert_intact(&open_db(&env.db()));
+    }
+}
+
 /// Every stored key is whole: a 64-hex hash, a `kp_` + 8 hex prefix, a name, a creation
-/// time, an owner. Returns id -> (hash, prefix).
-fn assert_keys_whole(c: &rusqlite::Connection) -> HashMap<String, (String, String)> {
+/// time, an owner. `rows` are those of [`KEYS_AND_OWNERS`] (NULL read as ""). Returns
+/// id -> (hash, prefix).
+fn assert_keys_whole(rows: Vec<Vec<String>>) -> HashMap<String, (String, String)> {
     let hash_re = regex::Regex::new("^[0-9a-f]{64}$").unwrap();
     let prefix_re = regex::Regex::new("^kp_[0-9a-f]{8}$").unwrap();
-    let mut stmt = c
-        .prepare(
-            "SELECT k.id, k.key_hash, k.key_prefix, k.name, k.created_at, u.id
-             FROM api_keys k LEFT JOIN users u ON u.id = k.user_id",
-        )
-        .unwrap();
-    let rows = stmt
-        .query_map([], |r| {
-            Ok((
-                r.get::<_, Option<String>>(0)?,
-                r.get::<_, Option<String>>(1)?,
-                r.get::<_, Option<String>>(2)?,
-                r.get::<_, Option<String>>(3)?,
-                r.get::<_, Option<i64>>(4)?,
-                r.get::<_, Option<String>>(5)?,
-            ))
-        })
-        .unwrap();
     let mut out = HashMap::new();
     for row in rows {
-        let (id, hash, prefix, name, created, owner) = row.unwrap();
-        let row_text = format!("{id:?} {hash:?} {prefix:?} {name:?} {created:?} {owner:?}");
-        let id = id.filter(|s| !s.is_empty()).expect(&row_text);
-        let hash = hash.filter(|h| hash_re.is_match(h)).expect(&row_text);
-        let prefix = prefix.filter(|p| prefix_re.is_match(p)).expect(&row_text);
-        assert!(name.is_some_and(|n| !n.is_empty()), "{row_text}");
-        assert!(created.is_some_and(|t| t > 0), "{row_text}");
-        assert!(owner.is_some(), "key without a user: {row_text}");
+        let row_text = format!("{row:?}");
+        let [id, hash, prefix, name, created, owner] = <[String; 6]>::try_from(row).unwrap();
+        assert!(!id.is_empty(), "{row_text}");
+        assert!(hash_re.is_match(&hash), "{row_text}");
+        assert!(prefix_re.is_match(&prefix), "{row_text}");
+        assert!(!name.is_empty(), "{row_text}");
+        assert!(created.parse::<i64>().is_ok_and(|t| t > 0), "{row_text}");
+        assert!(!owner.is_empty(), "key without a user: {row_text}");
         out.insert(id, (hash, prefix));
     }
     out
@@ -503,28 +498,19 @@ fn hammer(port: u16, key: &str, hook_url: &str, seed: u64, acked: &Mutex<Acked>,
 
 /// After a crash: the file is intact, every acknowledged key, webhook and event is there,
 /// whole, and every acknowledged event has all its deliveries.
-fn assert_survived(db: &Path, acked: &Acked) {
-    let c = open_db(db);
-    assert_intact(&c);
-    let stored = assert_keys_whole(&c);
+fn assert_survived(env: &Env, acked: &Acked) {
+    assert_intact_db(env);
+    let stored = assert_keys_whole(env.sql(KEYS_AND_OWNERS));
     assert_keys_stored(&stored, &acked.keys);
     for id in &acked.webhooks {
-        let n: i64 = c
-            .query_row("SELECT count(*) FROM webhooks WHERE id = ?1", [id], |r| {
-                r.get(0)
-            })
-            .unwrap();
+        let n = env.sql_i64(&format!("SELECT count(*) FROM webhooks WHERE id = '{id}'"));
         assert_eq!(n, 1, "webhook {id} was acknowledged but is not stored");
     }
     for (id, queued) in &acked.events {
-        let (events, deliveries): (i64, i64) = c
-            .query_row(
-                "SELECT (SELECT count(*) FROM events WHERE id = ?1),
-                        (SELECT count(*) FROM deliveries WHERE event_id = ?1)",
-                [id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .unwrap();
+        let events = env.sql_i64(&format!("SELECT count(*) FROM events WHERE id = '{id}'"));
+        let deliveries = env.sql_i64(&format!(
+            "SELECT count(*) FROM deliveries WHERE event_id = '{id}'"
+        ));
         assert_eq!(events, 1, "event {id} was accepted but is not stored");
         assert!(*queued >= 1, "event {id} reached no webhook");
         assert_eq!(deliveries, *queued, "deliveries of event {id}");
@@ -589,10 +575,8 @@ fn kill_9_of_serve_under_load_loses_no_acknowledged_write() {
         let a = acked.lock().unwrap();
         assert!(a.unexpected.is_empty(), "{:#?}", a.unexpected);
         assert!(a.keys.len() > before, "round {round} created no key");
-        assert_survived(&env.db(), &a);
-        let stored: i64 = open_db(&env.db())
-            .query_row("SELECT count(*) FROM api_keys", [], |r| r.get(0))
-            .unwrap();
+        assert_survived(&env, &a);
+        let stored = env.count_rows("api_keys");
         // Keys committed but not acknowledged (the answer was lost in the kill) are whole too.
         unacked_total = stored - 1 - a.keys.len() as i64;
         assert!(unacked_total >= 0);
@@ -628,7 +612,15 @@ fn kill_9_of_deliver_loses_no_delivery() {
     // The events go in through the library (the same `emit` as the CLI and HTTP), which is
     // quicker than 200 processes.
     let mut ids = HashSet::new();
-    {
+    if !env.is_sqlite() {
+        // No library backend for PostgreSQL here: through the CLI.
+        for n in 0..EVENTS {
+            let data = format!(r#"{{"n": {n}}}"#);
+            let (code, v) = env.json(&["events", "emit", "post.published", "--data", &data]);
+            assert_eq!((code, &v["data"]["deliveries"]), (0, &json!(1)), "{v}");
+            ids.insert(v["data"]["id"].as_str().unwrap().to_string());
+        }
+    } else {
         use keyhook::service::{events, Actor};
         let store = keyhook::sqlite::SqliteStore::open(&env.db()).unwrap();
         let actor = Actor::operator("default").unwrap();
@@ -646,7 +638,7 @@ fn kill_9_of_deliver_loses_no_delivery() {
     for round in 1..=4 {
         let mut child = std_cmd()
             .arg("--db")
-            .arg(env.db())
+            .arg(env.db_arg())
             .args([
                 "--allow-private-targets",
                 "deliver",
@@ -667,16 +659,8 @@ fn kill_9_of_deliver_loses_no_delivery() {
         child.kill().expect("kill -9 deliver");
         let status = child.wait().unwrap();
         assert_eq!(status.signal(), Some(9), "round {round}: {status:?}");
-        let c = open_db(&env.db());
-        assert_intact(&c);
-        let counts: Vec<(String, i64)> = c
-            .prepare("SELECT state, count(*) FROM deliveries GROUP BY state")
-            .unwrap()
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
-        drop(c);
+        assert_intact_db(&env);
+        let counts = env.sql("SELECT state, count(*) FROM deliveries GROUP BY state");
         eprintln!(
             "round {round}: killed {delay:?} after the first send; {} requests so far; {counts:?}",
             receiver.requests().len()
@@ -685,12 +669,7 @@ fn kill_9_of_deliver_loses_no_delivery() {
     // The killed workers' leases would keep their deliveries for delivery-timeout + 60 s
     // (70 s by default) before another worker may claim them: too long for a test. End them
     // by hand, as time would.
-    open_db(&env.db())
-        .execute(
-            "UPDATE deliveries SET lease_until = 0 WHERE state = 'pending'",
-            [],
-        )
-        .unwrap();
+    env.sql("UPDATE deliveries SET lease_until = 0 WHERE state = 'pending'");
     let r = env.run(&[
         "--allow-private-targets",
         "deliver",
@@ -707,31 +686,20 @@ fn kill_9_of_deliver_loses_no_delivery() {
         .collect();
     let lost: Vec<&String> = ids.difference(&received).collect();
     assert!(lost.is_empty(), "events never delivered: {lost:?}");
-    let c = open_db(&env.db());
-    assert_intact(&c);
-    let (delivered, other): (i64, i64) = c
-        .query_row(
-            "SELECT count(*) FILTER (WHERE state = 'delivered'),
-                    count(*) FILTER (WHERE state <> 'delivered')
-             FROM deliveries",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .unwrap();
+    assert_intact_db(&env);
+    let delivered = env.sql_i64("SELECT count(*) FROM deliveries WHERE state = 'delivered'");
+    let other = env.sql_i64("SELECT count(*) FROM deliveries WHERE state <> 'delivered'");
     assert_eq!(
         (delivered, other),
         (EVENTS as i64, 0),
         "deliveries by state"
     );
     // A delivery settles in the same transaction as the attempt that settled it.
-    let unlogged: i64 = c
-        .query_row(
-            "SELECT count(*) FROM deliveries d WHERE NOT EXISTS (
-                 SELECT 1 FROM delivery_attempts a WHERE a.delivery_id = d.id AND a.delivered = 1)",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
+    // TRUE is 1 to SQLite and a boolean to PostgreSQL.
+    let unlogged = env.sql_i64(
+        "SELECT count(*) FROM deliveries d WHERE NOT EXISTS (
+             SELECT 1 FROM delivery_attempts a WHERE a.delivery_id = d.id AND a.delivered = TRUE)",
+    );
     assert_eq!(unlogged, 0, "delivered without a logged successful attempt");
     eprintln!(
         "{} requests for {EVENTS} events ({} sent again after a kill)",
@@ -746,6 +714,9 @@ fn kill_9_of_deliver_loses_no_delivery() {
 #[test]
 fn a_read_only_filesystem_keeps_reads_and_refuses_writes_clearly() {
     let env = Env::new();
+    if env.skip_unless_sqlite("a read-only filesystem under the SQLite file") {
+        return;
+    }
     let dir = env.dir.path().to_path_buf();
     let db = env.db();
     let key = env.create_key("reader", &[])["key"]
@@ -838,6 +809,9 @@ fn create_until_full(ns: &Namespace, db: &Path, tag: &str) -> (Vec<(String, Stri
 #[test]
 fn a_full_disk_fails_writes_clearly_and_keeps_the_database_whole() {
     let env = Env::new();
+    if env.skip_unless_sqlite("a full disk under the SQLite file") {
+        return;
+    }
     let dir = env.dir.path().to_path_buf();
     let db = env.db();
     let setup = format!("mount -t tmpfs -o size=600k keyhook-full {}", quote(&dir));
@@ -932,7 +906,7 @@ fn a_full_disk_fails_writes_clearly_and_keeps_the_database_whole() {
     drop(ns);
     let c = open_db(&copied);
     assert_intact(&c);
-    let stored = assert_keys_whole(&c);
+    let stored = assert_keys_whole(common::sqlite_rows(&c, KEYS_AND_OWNERS));
     assert_keys_stored(&stored, &created);
     assert_eq!(stored.len(), created.len() + 1, "keys stored");
 }
@@ -957,7 +931,7 @@ fn eight_writer_processes_at_once_all_succeed() {
             .arg(&gate)
             .arg(&bin)
             .arg("--db")
-            .arg(env.db())
+            .arg(env.db_arg())
             .arg("--json")
             .args(args)
             .stdin(Stdio::null())
@@ -987,7 +961,7 @@ fn eight_writer_processes_at_once_all_succeed() {
         .map(String::from);
         children.push(("webhook", spawn(&hook)));
     }
-    assert!(!env.db().exists());
+    assert!(!env.db_exists());
     thread::sleep(Duration::from_millis(200));
     let started = Instant::now();
     std::fs::write(&go, b"").unwrap();
@@ -1011,23 +985,16 @@ fn eight_writer_processes_at_once_all_succeed() {
     }
     eprintln!("16 writers done in {:?}", started.elapsed());
     assert_eq!((keys.len(), hooks.len()), (8, 8));
-    let c = open_db(&env.db());
-    assert_intact(&c);
-    let stored = assert_keys_whole(&c);
+    assert_intact_db(&env);
+    let stored = assert_keys_whole(env.sql(KEYS_AND_OWNERS));
     assert_eq!(stored.keys().cloned().collect::<HashSet<_>>(), keys);
-    let stored_hooks: HashSet<String> = c
-        .prepare("SELECT id FROM webhooks")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let stored_hooks: HashSet<String> = env
+        .sql("SELECT id FROM webhooks")
+        .into_iter()
+        .map(|mut r| r.remove(0))
+        .collect();
     assert_eq!(stored_hooks, hooks);
-    let owners: i64 = c
-        .query_row("SELECT count(DISTINCT user_id) FROM webhooks", [], |r| {
-            r.get(0)
-        })
-        .unwrap();
+    let owners = env.sql_i64("SELECT count(DISTINCT user_id) FROM webhooks");
     assert_eq!(owners, 8);
 }
 
@@ -1037,32 +1004,35 @@ fn a_key_expires_exactly_at_expires_at() {
     use keyhook::time::Timestamp;
 
     let env = Env::new();
-    let store = keyhook::sqlite::SqliteStore::open(&env.db()).unwrap();
-    let now = Timestamp::now();
-    let expires = Timestamp(now.millis() + 60_000);
-    let input = keys::NewKey {
-        name: keys::KeyName::new("boundary").ok(),
-        expires_at: keys::Expiry::new(expires, now).ok(),
-        ..Default::default()
-    };
-    let k = keys::create(&store, &Actor::operator("default").unwrap(), input, now).unwrap();
-    assert_eq!(k.expires_at, Some(expires));
-    let token = k.key.clone().unwrap();
-    let at = |ms: i64| keyhook::auth::authenticate(&store, &token, Timestamp(ms));
-    let exp = expires.millis();
-    for ms in [now.millis(), exp - 1_000, exp - 1] {
-        let got = at(ms).unwrap_or_else(|e| panic!("at expiresAt{:+} ms: {e}", ms - exp));
-        assert_eq!(got.id, k.id);
-    }
-    for ms in [exp, exp + 1, exp + 1_000, exp + 86_400_000] {
-        match at(ms) {
-            Err(e @ keyhook::Error::Expired) => {
-                assert_eq!(e.to_string(), "API key has expired");
-            }
-            other => panic!("at expiresAt{:+} ms: {other:?}", ms - exp),
+    // The boundary, through the library on a SQLite store.
+    if !env.skip_unless_sqlite("authenticate() on a SqliteStore the test opens") {
+        let store = keyhook::sqlite::SqliteStore::open(&env.db()).unwrap();
+        let now = Timestamp::now();
+        let expires = Timestamp(now.millis() + 60_000);
+        let input = keys::NewKey {
+            name: keys::KeyName::new("boundary").ok(),
+            expires_at: keys::Expiry::new(expires, now).ok(),
+            ..Default::default()
+        };
+        let k = keys::create(&store, &Actor::operator("default").unwrap(), input, now).unwrap();
+        assert_eq!(k.expires_at, Some(expires));
+        let token = k.key.clone().unwrap();
+        let at = |ms: i64| keyhook::auth::authenticate(&store, &token, Timestamp(ms));
+        let exp = expires.millis();
+        for ms in [now.millis(), exp - 1_000, exp - 1] {
+            let got = at(ms).unwrap_or_else(|e| panic!("at expiresAt{:+} ms: {e}", ms - exp));
+            assert_eq!(got.id, k.id);
         }
+        for ms in [exp, exp + 1, exp + 1_000, exp + 86_400_000] {
+            match at(ms) {
+                Err(e @ keyhook::Error::Expired) => {
+                    assert_eq!(e.to_string(), "API key has expired");
+                }
+                other => panic!("at expiresAt{:+} ms: {other:?}", ms - exp),
+            }
+        }
+        drop(store);
     }
-    drop(store);
 
     // End to end, on the binary's test clock: `keys verify` accepts the key until its
     // expiresAt and refuses it from then on.

@@ -4,8 +4,6 @@
 //! port 0 is refused. Each refusal is a 400 VALIDATION_ERROR over HTTP and exit 2 in the CLI,
 //! and creates nothing.
 
-use std::time::Duration;
-
 use serde_json::{json, Value};
 
 use crate::common::{str_of, Env};
@@ -38,10 +36,7 @@ fn post_raw(s: &Server, path: &str, key: &str, body: &str) -> Resp {
 }
 
 fn count(env: &Env, table: &str) -> i64 {
-    let c = rusqlite::Connection::open(env.db()).expect("open the database");
-    c.busy_timeout(Duration::from_secs(10)).unwrap();
-    c.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
-        .unwrap()
+    env.count_rows(table)
 }
 
 /// A key of `env` for the server, made with the CLI.

@@ -318,7 +318,7 @@ fn create_usage_errors_exit_2_and_write_nothing() {
         r.stderr
     );
     // Usage errors are found before the database is even opened.
-    assert!(!env.db().exists());
+    assert!(!env.db_exists());
 }
 
 #[test]
@@ -340,7 +340,7 @@ fn bad_user_is_a_validation_error() {
     );
     r.assert_error(2);
     // Refused before the database is opened: not even the database was created.
-    assert!(!env.db().exists(), "nothing was created");
+    assert!(!env.db_exists(), "nothing was created");
     // A long but valid user id is fine.
     let long_ok = "u".repeat(100);
     let create = [
@@ -559,16 +559,12 @@ fn show_ambiguous_prefix_asks_for_the_id() {
     let env = Env::new();
     let k = env.create_key("a", &[]);
     // Two keys sharing 8 hex digits happen once in 4 billion; forge the second row.
-    let conn = rusqlite::Connection::open(env.db()).unwrap();
-    conn.execute(
+    env.sql(
         "INSERT INTO api_keys (id, user_id, name, key_hash, key_prefix, permission,
             full_access, profile_ids, created_at)
          SELECT 'twin', user_id, 'twin', 'not-a-real-hash', key_prefix, permission,
             full_access, profile_ids, created_at + 1 FROM api_keys",
-        [],
-    )
-    .unwrap();
-    drop(conn);
+    );
     let (code, v) = env.json(&["keys", "show", s(&k, "keyPrefix")]);
     assert_eq!(code, 2, "{v}");
     assert_error_envelope(&v, "VALIDATION_ERROR");

@@ -4,10 +4,8 @@
 //! break a URL or a word, and HTTP docs (docs/http.md) whose endpoint examples sit under their
 //! own headings.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use keyhook::model::Webhook;
-use keyhook::sqlite::SqliteStore as Store;
 use keyhook::time::Timestamp;
 use serde_json::Value;
 
@@ -40,25 +38,17 @@ fn webhook(env: &Env, url: &str, events: &[&str]) -> Value {
 }
 
 /// Inserts a webhook with a chosen id, which the CLI cannot do: UUIDs are random.
-fn insert_webhook(db: &Path, id: &str, user: &str) {
-    let store = Store::open(db).unwrap();
-    let now = Timestamp::now();
-    store
-        .write(|c| {
-            c.insert_webhook(&Webhook {
-                id: id.to_string(),
-                user_id: user.to_string(),
-                url: "https://example.com/h".to_string(),
-                events: vec!["post.published".to_string()],
-                secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw".to_string(),
-                is_active: true,
-                fail_count: 0,
-                created_at: now,
-                updated_at: now,
-            })?;
-            Ok(())
-        })
-        .unwrap();
+fn insert_webhook(env: &Env, id: &str, user: &str) {
+    let now = Timestamp::now().0;
+    env.sql(&format!(
+        "INSERT INTO users (id, created_at) VALUES ('{user}', {now}) ON CONFLICT DO NOTHING"
+    ));
+    env.sql(&format!(
+        "INSERT INTO webhooks (id, user_id, url, events, secret, is_active, fail_count,
+             created_at, updated_at)
+         VALUES ('{id}', '{user}', 'https://example.com/h', '[\"post.published\"]',
+             'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', TRUE, 0, {now}, {now})"
+    ));
 }
 
 // --- Suggestions and aliases ---
@@ -365,9 +355,9 @@ fn an_ambiguous_webhook_id_prefix_exits_2_and_lists_the_matches() {
     let a = "abcd1111-0000-4000-8000-000000000001";
     let b = "abcd2222-0000-4000-8000-000000000002";
     let bobs = "abcd3333-0000-4000-8000-000000000003";
-    insert_webhook(&env.db(), a, "default");
-    insert_webhook(&env.db(), b, "default");
-    insert_webhook(&env.db(), bobs, "bob");
+    insert_webhook(&env, a, "default");
+    insert_webhook(&env, b, "default");
+    insert_webhook(&env, bobs, "bob");
     for prefix in ["a", "abc", "abcd", "ABCD"] {
         for cmd in ["show", "deliveries", "disable", "test"] {
             let r = env.run(&["webhooks", cmd, prefix]);

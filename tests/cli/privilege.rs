@@ -314,7 +314,7 @@ pub(crate) fn run_into(env: &Env, sink: Sink, args: &[&str]) -> Run {
     };
     let out = cmd
         .arg("--db")
-        .arg(env.db())
+        .arg(env.db_arg())
         .args(args)
         .stdin(Stdio::null())
         .stdout(sink.stdio())
@@ -436,7 +436,7 @@ fn a_new_key_written_to_a_file_is_synced_and_kept() {
         let file = std::fs::File::create(&path).unwrap();
         let out = std_cmd()
             .arg("--db")
-            .arg(env.db())
+            .arg(env.db_arg())
             .args(args)
             .stdin(Stdio::null())
             .stdout(file)
@@ -474,14 +474,10 @@ const DAY: i64 = 86_400_000;
 /// Sets the expiry of the key with `prefix` to `ms` straight in the database: the API accepts
 /// only future expiries, and waiting a month is not a test.
 fn set_expiry(env: &Env, prefix: &str, ms: i64) {
-    let c = rusqlite::Connection::open(env.db()).unwrap();
-    let n = c
-        .execute(
-            "UPDATE api_keys SET expires_at = ?1 WHERE key_prefix = ?2",
-            rusqlite::params![ms, prefix],
-        )
-        .unwrap();
-    assert_eq!(n, 1);
+    let updated = env.sql(&format!(
+        "UPDATE api_keys SET expires_at = {ms} WHERE key_prefix = '{prefix}' RETURNING id"
+    ));
+    assert_eq!(updated.len(), 1);
 }
 
 /// Keys that expired 40 days, 31 days, 29 days and one minute ago, one that expires in an

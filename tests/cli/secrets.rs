@@ -377,7 +377,7 @@ fn an_unwritable_stderr_changes_no_exit_status_and_stops_no_server() {
     let status = |args: &[&str]| {
         crate::common::std_cmd()
             .arg("--db")
-            .arg(env.db())
+            .arg(env.db_arg())
             .args(args)
             .stdout(std::process::Stdio::null())
             .stderr(full())
@@ -396,7 +396,7 @@ fn an_unwritable_stderr_changes_no_exit_status_and_stops_no_server() {
     };
     let mut serve = crate::common::std_cmd()
         .arg("--db")
-        .arg(env.db())
+        .arg(env.db_arg())
         .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
         .stderr(full())
         .spawn()

@@ -127,7 +127,7 @@ impl Server {
         }
         let mut child = program
             .arg("--db")
-            .arg(env.db())
+            .arg(env.db_arg())
             .args(["serve", "--bind", "127.0.0.1:0"])
             .args(args)
             .stdin(Stdio::null())
@@ -170,10 +170,17 @@ impl Server {
             let _ = child.kill();
             panic!("unexpected first stderr line of keyhook serve: {first:?}");
         };
-        assert!(
-            first.contains(&format!("(database {})", env.db().display())),
-            "{first:?}"
-        );
+        let names_its_database = match env.pg() {
+            None => first.contains(&format!("(database {})", env.db().display())),
+            // The URL, without its password.
+            Some(pg) => {
+                first.contains("(database postgres://") && !first.contains(pg.cluster().password())
+            }
+        };
+        if !names_its_database {
+            let _ = child.kill();
+            panic!("the first line does not name the database: {first:?}");
+        }
         let agent = ureq::AgentBuilder::new()
             .timeout(PATIENCE)
             .redirects(0)

@@ -260,16 +260,10 @@ fn key_of(env: &Env, user: &str, extra: &[&str]) -> String {
     str_of(&env.create_key("k", &args), "key").to_string()
 }
 
-fn db(env: &Env) -> rusqlite::Connection {
-    let c = rusqlite::Connection::open(env.db()).expect("open the database");
-    c.busy_timeout(Duration::from_secs(10)).unwrap();
-    c
-}
-
 /// `keyhook deliver` (no --once) running in the background.
 fn spawn_deliver(env: &Env, envs: &[(&str, &str)], extra: &[&str]) -> Child {
     let mut c = std_cmd();
-    c.arg("--db").arg(env.db());
+    c.arg("--db").arg(env.db_arg());
     for (k, v) in envs {
         c.env(k, v);
     }
@@ -1197,14 +1191,10 @@ fn the_worker_stops_delivering_to_a_webhook_it_disabled() {
     let s = show(&env, "default", &id);
     assert_eq!(s["isActive"], false);
     assert_eq!(s["failCount"], sent);
-    let conn = db(&env);
     let count = |state: &str| -> i64 {
-        conn.query_row(
-            "SELECT count(*) FROM deliveries WHERE state = ?1",
-            [state],
-            |r| r.get(0),
-        )
-        .unwrap()
+        env.sql_i64(&format!(
+            "SELECT count(*) FROM deliveries WHERE state = '{state}'"
+        ))
     };
     assert_eq!(count("failed"), sent);
     assert_eq!(count("cancelled"), 14 - sent);
@@ -1242,10 +1232,7 @@ fn events_fan_out_only_to_active_subscribed_webhooks_of_the_user() {
 
     let e = emit(&env, "u1", "post.published", Some(r#"{"n": 1}"#));
     assert_eq!(e["deliveries"], 1, "{e}");
-    let queued: i64 = db(&env)
-        .query_row("SELECT count(*) FROM deliveries", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(queued, 1);
+    assert_eq!(env.count_rows("deliveries"), 1);
     deliver_once(&env, &[]);
     let reqs = rx.wait_for(1, PATIENCE);
     thread::sleep(Duration::from_millis(200));
@@ -1328,15 +1315,8 @@ fn failed_deliveries_are_retried_on_the_schedule_then_given_up() {
         assert_eq!(a["eventId"], e["id"]);
         assert_eq!(a["deliveryId"], log[0]["deliveryId"]);
     }
-    let conn = db(&env);
-    let (state, n, lease): (String, i64, Option<i64>) = conn
-        .query_row(
-            "SELECT state, attempts, lease_until FROM deliveries",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )
-        .unwrap();
-    assert_eq!((state.as_str(), n, lease), ("failed", 3, None));
+    let row = env.sql("SELECT state, attempts, lease_until FROM deliveries");
+    assert_eq!(row, [["failed", "3", ""]]);
     assert_eq!(show(&env, "default", &id)["failCount"], 3);
 }
 
@@ -1439,7 +1419,7 @@ fn the_webhook_limit_holds_under_24_concurrent_processes() {
         .map(|i| {
             std_cmd()
                 .arg("--db")
-                .arg(env.db())
+                .arg(env.db_arg())
                 .args(["--json", "--allow-private-targets", "webhooks", "create"])
                 .args(["--url", &format!("http://127.0.0.1:9/hook-{i}")])
                 .args(["--event", "post.published"])
@@ -1540,34 +1520,23 @@ fn a_worker_killed_mid_delivery_loses_nothing() {
     );
     rx.set_delay(Duration::ZERO);
 
-    let conn = db(&env);
     let now_ms = chrono::Utc::now().timestamp_millis();
-    let (pending, leased): (i64, i64) = conn
-        .query_row(
-            "SELECT count(*), count(*) FILTER (WHERE lease_until > ?1)
-             FROM deliveries WHERE state = 'pending'",
-            [now_ms],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .unwrap();
+    let pending = env.sql_i64("SELECT count(*) FROM deliveries WHERE state = 'pending'");
+    let leased_now = format!(
+        "SELECT count(*) FROM deliveries WHERE state = 'pending' AND lease_until > {now_ms}"
+    );
+    let leased = env.sql_i64(&leased_now);
     assert!(pending > 0, "nothing left to deliver");
     assert!(leased >= 1, "the in-flight deliveries hold a lease");
     // A plain restart leaves the leased ones alone until their lease runs out ...
     deliver_once(&env, &[]);
-    let still_leased: i64 = conn
-        .query_row(
-            "SELECT count(*) FROM deliveries WHERE state = 'pending' AND lease_until > ?1",
-            [now_ms],
-            |r| r.get(0),
-        )
-        .unwrap();
-    assert_eq!(still_leased, leased, "a live lease is respected");
+    assert_eq!(
+        env.sql_i64(&leased_now),
+        leased,
+        "a live lease is respected"
+    );
     // ... and once it has run out, they are sent again.
-    conn.execute(
-        "UPDATE deliveries SET lease_until = 0 WHERE state = 'pending'",
-        [],
-    )
-    .unwrap();
+    env.sql("UPDATE deliveries SET lease_until = 0 WHERE state = 'pending'");
     deliver_once(&env, &[]);
 
     let reqs = rx.requests();
@@ -1580,22 +1549,12 @@ fn a_worker_killed_mid_delivery_loses_nothing() {
         reached, events,
         "every event reached the receiver at least once"
     );
-    let undelivered: i64 = conn
-        .query_row(
-            "SELECT count(*) FROM deliveries WHERE state != 'delivered'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
-    assert_eq!(undelivered, 0);
-    let total: i64 = conn
-        .query_row("SELECT count(*) FROM deliveries", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(total, 50);
-    let check: String = conn
-        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(check, "ok");
+    let undelivered = "SELECT count(*) FROM deliveries WHERE state != 'delivered'";
+    assert_eq!(env.sql_i64(undelivered), 0);
+    assert_eq!(env.count_rows("deliveries"), 50);
+    if !env.skip_unless_sqlite("PRAGMA integrity_check is SQLite's") {
+        assert_eq!(env.sql("PRAGMA integrity_check"), [["ok"]]);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1736,10 +1695,7 @@ fn emitting_events_from_the_cli_validates_name_and_data() {
     );
     r.assert_error(2);
     assert_validation(&r.json(), &["data"]);
-    let n: i64 = db(&env)
-        .query_row("SELECT count(*) FROM events", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(n, 0, "refused events are not stored");
+    assert_eq!(env.count_rows("events"), 0, "refused events are not stored");
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! `CI=true`.
 
 use std::path::{Path, PathBuf};
+use std::os::unix::process::CommandExt;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -164,6 +165,14 @@ fn child_starts_the_shared_cluster_and_ends() {
             std::thread::sleep(Duration::from_secs(60));
         }
         "panic" => panic!("a test failed"),
+        // Ctrl-C: SIGINT to the whole foreground process group.
+        "interrupt" => {
+            Command::new("kill")
+                .args(["-INT", "--", &format!("-{}", std::process::id())])
+                .status()
+                .unwrap();
+            std::thread::sleep(Duration::from_secs(60));
+        }
         _ => {}
     }
 }
@@ -179,6 +188,8 @@ fn cluster_of_a_child(how: &str) -> (PathBuf, u32) {
             "--nocapture",
         ])
         .env(CHILD, how)
+        // A process group of its own, as a terminal's foreground job.
+        .process_group(0)
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -200,7 +211,7 @@ fn the_cluster_is_torn_down_when_its_process_ends_however_it_ends() {
     if cluster().is_none() {
         return;
     }
-    for how in ["return", "panic", "kill"] {
+    for how in ["return", "panic", "interrupt", "kill"] {
         let (dir, pid) = cluster_of_a_child(how);
         assert_torn_down(&dir, pid);
     }

@@ -2,9 +2,13 @@
 //! [`Session`] that keeps its prepared statements, so a query after the first is one round
 //! trip (bind and execute) instead of two (parse, then execute).
 //!
-//! r2d2 checks a connection before lending it (`is_valid`: an empty query) and drops one the
-//! driver saw close (`has_broken`), so after the server restarts the pool fills again with
-//! new connections by itself. Connections are made on demand (no eager connect); a checkout
+//! r2d2 checks a connection before lending it (`is_valid`) and drops one the driver saw close
+//! (`has_broken`), so after the server restarts the pool fills again with new connections by
+//! itself. The check is an empty query, a round trip, unless the connection answered a
+//! query less than [`TRUSTED_FOR`] ago: under load a connection is lent again and again
+//! within milliseconds, and a round trip per request would be a third of its cost (the
+//! benchmark, `benches/authenticate.rs`). A connection that has sat idle (through an outage,
+//! say) is always checked. Connections are made on demand (no eager connect); a checkout
 //! waits at most [`CHECKOUT_TIMEOUT`]. r2d2 reports a failed connection attempt only as text;
 //! [`LastError`] keeps the last one sorted, so a checkout that times out can say why.
 
@@ -25,10 +29,15 @@ use keyhook_core::store::StoreError;
 /// gets `StoreError::Unavailable`.
 pub const CHECKOUT_TIMEOUT: Duration = Duration::from_secs(3);
 
+/// How long after its last answer a connection is lent without a check.
+pub const TRUSTED_FOR: Duration = Duration::from_secs(1);
+
 /// One connection and the statements prepared on it.
 pub struct Session {
     pub client: Client,
     statements: HashMap<String, Statement>,
+    /// When a query last went out (its answer, or its failure, came back).
+    last_used: Instant,
 }
 
 /// The parameters of a query.
@@ -39,11 +48,13 @@ impl Session {
         Session {
             client,
             statements: HashMap::new(),
+            last_used: Instant::now(),
         }
     }
 
     /// `sql` prepared on this connection, once.
     fn statement(&mut self, sql: &str) -> Result<Statement, postgres::Error> {
+        self.last_used = Instant::now();
         if let Some(s) = self.statements.get(sql) {
             return Ok(s.clone());
         }
@@ -89,7 +100,12 @@ impl ManageConnection for Manager {
     }
 
     fn is_valid(&self, s: &mut Session) -> Result<(), postgres::Error> {
-        self.0.is_valid(&mut s.client)
+        if s.last_used.elapsed() < TRUSTED_FOR && !s.client.is_closed() {
+            return Ok(());
+        }
+        self.0.is_valid(&mut s.client)?;
+        s.last_used = Instant::now();
+        Ok(())
     }
 
     fn has_broken(&self, s: &mut Session) -> bool {

@@ -122,8 +122,13 @@ impl PgBackend {
             .connect(self.tls.clone())
             .map_err(|e| self.located(error::classify(&e)))?;
         let mut session = Session::new(client);
-        migrations::migrate(&mut session.client, self.create, self.target.describe())
-            .map_err(|e| self.located(e))?;
+        migrations::migrate(&mut session.client, self.create, self.target.describe()).map_err(
+            |e| match e {
+                // It names the database already, as SQLite's names its file.
+                StoreError::Missing(_) => e,
+                e => self.located(e),
+            },
+        )?;
         Ok(PgStore::new(Handle::Direct(Box::new(session))))
     }
 }

@@ -99,9 +99,10 @@ fn without_create_an_empty_database_is_not_found_and_stays_empty() {
     assert_eq!((e.exit_code(), e.code()), (1, "DATABASE_NOT_FOUND"));
     let m = e.to_string();
     assert!(
-        m.contains("no keyhook database at postgres://keyhook@127.0.0.1:"),
+        m.starts_with("no keyhook database at postgres://keyhook@127.0.0.1:"),
         "{m}"
     );
+    assert!(m.contains("keyhook keys create"), "{m}");
     assert!(!m.contains(db.cluster().password()), "{m}");
     assert_eq!(tables(&db), "");
     // Once created, a backend without `create` opens it.

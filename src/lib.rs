@@ -6,4 +6,5 @@ pub use keyhook_core::{auth, copy, error, model, redact, service, store, time};
 pub use keyhook_core::{Error, FieldError, Result};
 pub use keyhook_delivery as delivery;
 pub use keyhook_http as http;
+pub use keyhook_postgres as postgres;
 pub use keyhook_sqlite as sqlite;

@@ -14,6 +14,7 @@ use keyhook_core::Error;
 use keyhook_delivery::client::Sender;
 use keyhook_delivery::worker;
 use keyhook_http::{ServeOptions, Server};
+use keyhook_postgres::PgBackend;
 use keyhook_sqlite::SqliteBackend;
 
 struct Wiring;
@@ -27,7 +28,7 @@ impl keyhook_cli::Wiring for Wiring {
     ) -> Result<Arc<dyn Backend>, Error> {
         match db {
             DbLocation::File(path) => Ok(Arc::new(SqliteBackend::new(path, create, pool_size))),
-            DbLocation::Postgres(url) => postgres(url, pool_size, create),
+            DbLocation::Postgres(url) => Ok(Arc::new(PgBackend::new(url, pool_size, create)?)),
         }
     }
 
@@ -56,15 +57,6 @@ impl keyhook_cli::Wiring for Wiring {
         let _ = outbox.join();
         Ok(())
     }
-}
-
-/// PLACEHOLDER until keyhook-postgres is merged (issue 11, p1): replace the body with
-/// `Ok(Arc::new(keyhook_postgres::PgBackend::new(url, pool_size, create)?))`, add the crate
-/// to Cargo.toml, and delete this comment.
-fn postgres(_url: &str, _pool_size: u32, _create: bool) -> Result<Arc<dyn Backend>, Error> {
-    Err(Error::Unavailable(
-        "PostgreSQL support is not built in yet".into(),
-    ))
 }
 
 fn main() {

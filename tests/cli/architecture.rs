@@ -12,6 +12,7 @@ use serde_json::Value;
 const ALLOWED: &[(&str, &[&str])] = &[
     ("keyhook-core", &[]),
     ("keyhook-sqlite", &["keyhook-core"]),
+    ("keyhook-postgres", &["keyhook-core"]),
     ("keyhook-delivery", &["keyhook-core"]),
     ("keyhook-http", &["keyhook-core"]),
     ("keyhook-cli", &["keyhook-core", "keyhook-delivery"]),
@@ -20,6 +21,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         &[
             "keyhook-core",
             "keyhook-sqlite",
+            "keyhook-postgres",
             "keyhook-delivery",
             "keyhook-http",
             "keyhook-cli",

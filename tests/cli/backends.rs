@@ -6,7 +6,7 @@
 
 use std::process::Command;
 
-use crate::common::{bare_cmd, on_postgres, BACKEND_VAR};
+use crate::common::{on_postgres, BACKEND_VAR};
 
 /// This test, which the run on PostgreSQL skips.
 const THIS_TEST: &str = "backends::the_suite_passes_on_postgresql";
@@ -18,10 +18,6 @@ fn the_suite_passes_on_postgresql() {
     }
     // Without PostgreSQL this prints why and returns false, or panics under CI=true.
     if !keyhook_testpg::installed() {
-        return;
-    }
-    if let Some(why) = postgresql_not_built_in() {
-        eprintln!("skipped: {why}");
         return;
     }
     let out = Command::new(std::env::current_exe().expect("the test binary"))
@@ -46,26 +42,4 @@ fn the_suite_passes_on_postgresql() {
          reproduces it):\n{failures}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-}
-
-/// Why the binary cannot run the suite on PostgreSQL yet, if it cannot: it says PostgreSQL is
-/// not built in, or it takes a `postgres://` URL for a file path (it creates `postgres:/...`).
-/// Nothing listens on port 1, so a binary that knows PostgreSQL just fails to connect.
-// TODO(issue 11): remove once the PostgreSQL backend is wired in; the suite must then run.
-fn postgresql_not_built_in() -> Option<String> {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let out = bare_cmd()
-        .current_dir(dir.path())
-        .args(["--db", "postgres://probe:probe@127.0.0.1:1/probe"])
-        .args(["keys", "create", "--name", "probe"])
-        .output()
-        .expect("run keyhook");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if stderr.contains("not built in") {
-        return Some("this keyhook says PostgreSQL is not built in".into());
-    }
-    if dir.path().join("postgres:").exists() {
-        return Some("this keyhook takes a postgres:// URL for a file path".into());
-    }
-    None
 }

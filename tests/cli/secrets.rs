@@ -315,11 +315,11 @@ fn every_message_and_log_line_goes_through_a_redacting_sink() {
     let mut scanned = 0;
     while let Some(path) = files.pop() {
         if path.is_dir() {
-            // keyhook-testpg is the tests' PostgreSQL, a dev-dependency: never shipped.
-            if path
-                .file_name()
-                .is_some_and(|n| n == "tests" || n == "target" || n == "keyhook-testpg")
-            {
+            // Tests and benches are not shipped; keyhook-testpg is the tests' PostgreSQL, a
+            // dev-dependency: never shipped either.
+            if path.file_name().is_some_and(|n| {
+                n == "tests" || n == "benches" || n == "target" || n == "keyhook-testpg"
+            }) {
                 continue;
             }
             files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));

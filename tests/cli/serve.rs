@@ -1182,6 +1182,12 @@ fn eventually(mut probe: impl FnMut() -> bool) -> bool {
 fn many_huge_declared_bodies_leave_no_thread_or_descriptor_behind() {
     const CLIENTS: usize = 200;
     let env = Env::new();
+    if env.skip_unless_sqlite(
+        "the PostgreSQL pool opens connections as load comes (each with its client's own \
+         descriptors) and keeps them, so descriptor counts before and after are not comparable",
+    ) {
+        return;
+    }
     let (admin, _, _) = cli_key(&env, "admin", &[]);
     let s = Server::start(&env);
     assert_eq!(s.get(KEYS, &admin).status, 200);

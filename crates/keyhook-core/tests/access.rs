@@ -7,17 +7,16 @@ use keyhook_core::service::events::{self, EventName, NewEvent};
 use keyhook_core::service::keys::{self, KeyName, NewKey};
 use keyhook_core::service::webhooks::{self, NewWebhook, WebhookEvents, WebhookPatch, WebhookUrl};
 use keyhook_core::service::{Actor, Operation};
-use keyhook_core::store::Store;
 use keyhook_core::time::Timestamp;
 use keyhook_core::transport::{Attempt, Transport};
 use keyhook_core::Result;
-use keyhook_sqlite::SqliteStore;
+mod support;
+use support::temp_store;
 
-/// A store in a fresh temporary directory; the directory lives as long as the guard.
-fn temp_store() -> (tempfile::TempDir, Box<Store>) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = SqliteStore::open(&dir.path().join("k.db")).unwrap();
-    (dir, Box::new(store))
+/// Every test of this file, again on PostgreSQL.
+#[test]
+fn these_tests_pass_on_postgresql() {
+    support::run_again_on_postgres("these_tests_pass_on_postgresql");
 }
 
 /// A transport that must never be reached: the access check comes first.

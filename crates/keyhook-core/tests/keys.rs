@@ -9,13 +9,13 @@ use keyhook_core::service::keys::*;
 use keyhook_core::service::Actor;
 use keyhook_core::store::Store;
 use keyhook_core::time::Timestamp;
-use keyhook_sqlite::SqliteStore;
+mod support;
+use support::temp_store;
 
-/// A store in a fresh temporary directory; the directory lives as long as the guard.
-fn temp_store() -> (tempfile::TempDir, Box<Store>) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = SqliteStore::open(&dir.path().join("k.db")).unwrap();
-    (dir, Box::new(store))
+/// Every test of this file, again on PostgreSQL.
+#[test]
+fn these_tests_pass_on_postgresql() {
+    support::run_again_on_postgres("these_tests_pass_on_postgresql");
 }
 
 const NOW: Timestamp = Timestamp(1_800_000_000_000);

@@ -1,20 +1,25 @@
-//! The webhook services over a real (SQLite) store.
+//! The webhook services over a real store (SQLite, and PostgreSQL: `support`).
 
 use keyhook_core::service::events::TEST_EVENT;
 use keyhook_core::service::webhooks::*;
 use keyhook_core::service::Actor;
-use keyhook_core::store::Store;
 use keyhook_core::time::Timestamp;
 use keyhook_core::transport::Attempt;
-use keyhook_sqlite::SqliteStore;
+mod support;
+use support::temp_store;
+
+/// Every test of this file, again on PostgreSQL.
+#[test]
+fn these_tests_pass_on_postgresql() {
+    support::run_again_on_postgres("these_tests_pass_on_postgresql");
+}
 
 /// Attempts are recorded after the request, outside any transaction: by then the webhook
 /// (and its deliveries) may be gone. Recording must then write nothing and not fail, or the
 /// outbox worker's whole settling batch would be rolled back.
 #[test]
 fn an_attempt_for_a_deleted_webhook_is_dropped_without_error() {
-    let dir = tempfile::tempdir().unwrap();
-    let store: Box<Store> = Box::new(SqliteStore::open(&dir.path().join("k.db")).unwrap());
+    let (_dir, store) = temp_store();
     let actor = Actor::operator("alice").unwrap();
     let input = NewWebhook {
         url: WebhookUrl::new("http://127.0.0.1:9/hook", true).ok(),

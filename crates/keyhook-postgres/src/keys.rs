@@ -1,0 +1,216 @@
+//! Users and API keys: `keyhook-sqlite/src/keys.rs`, in PostgreSQL.
+
+use postgres::Row;
+
+use super::{json_strings, to_json, Fail, PgStore};
+use keyhook_core::model::{ApiKey, Permission};
+use keyhook_core::store::{KeyQueries, StoreResult};
+use keyhook_core::time::Timestamp;
+
+/// The columns [`from_row`] reads.
+macro_rules! columns {
+    () => {
+        "id, user_id, key_prefix, name, permission, full_access, profile_ids, \
+         last_used_at, expires_at, created_at"
+    };
+}
+
+/// `authenticate` runs this on every request.
+const BY_HASH: &str = concat!("SELECT ", columns!(), " FROM api_keys WHERE key_hash = $1");
+
+/// Keys by id or prefix, of one user (`$2`) or of all (`$2` null).
+macro_rules! by_id_or_prefix {
+    () => {
+        concat!(
+            "SELECT ",
+            columns!(),
+            " FROM api_keys WHERE (id = $1 OR key_prefix = $1)
+             AND ($2::text IS NULL OR user_id = $2) ORDER BY created_at, id"
+        )
+    };
+}
+
+macro_rules! expired_before {
+    () => {
+        concat!(
+            "SELECT ",
+            columns!(),
+            " FROM api_keys WHERE user_id = $1 AND expires_at IS NOT NULL AND expires_at < $2
+             ORDER BY expires_at, id"
+        )
+    };
+}
+
+pub(crate) fn from_row(r: &Row) -> Result<ApiKey, Fail> {
+    let permission: &str = r.try_get(4)?;
+    let profile_ids: &str = r.try_get(6)?;
+    Ok(ApiKey {
+        id: r.try_get(0)?,
+        user_id: r.try_get(1)?,
+        key_prefix: r.try_get(2)?,
+        name: r.try_get(3)?,
+        // The CHECK constraint allows only the two values.
+        permission: Permission::parse(permission).unwrap_or(Permission::Readonly),
+        full_access: r.try_get(5)?,
+        profile_ids: if profile_ids == "[]" {
+            Vec::new()
+        } else {
+            json_strings(profile_ids)?
+        },
+        last_used_at: r.try_get::<_, Option<i64>>(7)?.map(Timestamp),
+        expires_at: r.try_get::<_, Option<i64>>(8)?.map(Timestamp),
+        created_at: Timestamp(r.try_get(9)?),
+        key: None,
+    })
+}
+
+fn keys(rows: Vec<Row>) -> Result<Vec<ApiKey>, Fail> {
+    rows.iter().map(from_row).collect()
+}
+
+impl KeyQueries for PgStore {
+    fn ensure_user(&self, user_id: &str, now: Timestamp) -> StoreResult<()> {
+        self.run(|s| {
+            s.execute(
+                "INSERT INTO users (id, created_at) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING",
+                &[&user_id, &now.0],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn insert_key(&self, key: &ApiKey, key_hash: &str) -> StoreResult<()> {
+        self.ensure_user(&key.user_id, key.created_at)?;
+        self.run(|s| {
+            s.execute(
+                "INSERT INTO api_keys (id, user_id, key_hash, key_prefix, name, permission,
+                    full_access, profile_ids, last_used_at, expires_at, created_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+                &[
+                    &key.id,
+                    &key.user_id,
+                    &key_hash,
+                    &key.key_prefix,
+                    &key.name,
+                    &key.permission.as_str(),
+                    &key.full_access,
+                    &to_json(&key.profile_ids),
+                    &key.last_used_at.map(|t| t.0),
+                    &key.expires_at.map(|t| t.0),
+                    &key.created_at.0,
+                ],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn key_by_hash(&self, key_hash: &str) -> StoreResult<Option<ApiKey>> {
+        self.run(|s| {
+            s.query_opt(BY_HASH, &[&key_hash])?
+                .as_ref()
+                .map(from_row)
+                .transpose()
+        })
+    }
+
+    fn keys_by_id_or_prefix(
+        &self,
+        user: Option<&str>,
+        id_or_prefix: &str,
+    ) -> StoreResult<Vec<ApiKey>> {
+        let sql = if self.locking() {
+            concat!(by_id_or_prefix!(), " FOR UPDATE")
+        } else {
+            by_id_or_prefix!()
+        };
+        self.run(|s| keys(s.query(sql, &[&id_or_prefix, &user])?))
+    }
+
+    fn list_keys(&self, user: Option<&str>) -> StoreResult<Vec<ApiKey>> {
+        self.run(|s| {
+            let rows = match user {
+                Some(u) => s.query(
+                    concat!(
+                        "SELECT ",
+                        columns!(),
+                        " FROM api_keys WHERE user_id = $1 ORDER BY created_at, id"
+                    ),
+                    &[&u],
+                )?,
+                None => s.query(
+                    concat!(
+                        "SELECT ",
+                        columns!(),
+                        " FROM api_keys ORDER BY user_id, created_at, id"
+                    ),
+                    &[],
+                )?,
+            };
+            keys(rows)
+        })
+    }
+
+    /// Nothing to do on PostgreSQL. On SQLite, `stage` writes the transaction's pages to the
+    /// log and reserves disk for the commit, so that a full disk fails before a new key is
+    /// shown. Here every statement has already been executed by the server, which wrote what
+    /// it needed to its buffers and the WAL as it went: a full disk or a broken constraint
+    /// has already failed the statement. The COMMIT still writes and flushes its commit
+    /// record; the server gives no way to reserve room for it ahead of time, and a failure
+    /// there (the disk filling in between, the connection lost) remains possible, as with
+    /// any client of a remote database.
+    fn stage(&self) -> StoreResult<()> {
+        Ok(())
+    }
+
+    fn keys_expired_before(&self, user: &str, cutoff: Timestamp) -> StoreResult<Vec<ApiKey>> {
+        let sql = if self.locking() {
+            concat!(expired_before!(), " FOR UPDATE")
+        } else {
+            expired_before!()
+        };
+        self.run(|s| keys(s.query(sql, &[&user, &cutoff.0])?))
+    }
+
+    fn delete_key(&self, id: &str) -> StoreResult<bool> {
+        self.run(|s| Ok(s.execute("DELETE FROM api_keys WHERE id = $1", &[&id])? > 0))
+    }
+
+    fn set_key_expiry(&self, id: &str, expires_at: Timestamp) -> StoreResult<()> {
+        self.run(|s| {
+            s.execute(
+                "UPDATE api_keys SET expires_at = $2 WHERE id = $1",
+                &[&id, &expires_at.0],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// Records a use of the key, never moving `lastUsedAt` back. Outside a transaction
+    /// (authentication) it runs in one of its own that waits at most 100 ms for the key's
+    /// row (`SET LOCAL lock_timeout`): a use is worth a timestamp, not seconds of waiting in
+    /// the middle of a read. Inside a write transaction it is one more statement of it.
+    fn set_key_last_used(&self, id: &str, at: Timestamp) -> StoreResult<()> {
+        const UPDATE: &str = "UPDATE api_keys SET last_used_at = $2
+             WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)";
+        if self.in_transaction() {
+            return self.run(|s| {
+                s.execute(UPDATE, &[&id, &at.0])?;
+                Ok(())
+            });
+        }
+        self.run(|s| {
+            s.client
+                .batch_execute("BEGIN; SET LOCAL lock_timeout = '100ms'")?;
+            match s.execute(UPDATE, &[&id, &at.0]) {
+                Ok(_) => {
+                    s.client.batch_execute("COMMIT")?;
+                    Ok(())
+                }
+                Err(e) => {
+                    let _ = s.client.batch_execute("ROLLBACK");
+                    Err(e.into())
+                }
+            }
+        })
+    }
+}

@@ -1,0 +1,347 @@
+//! keyhook's PostgreSQL backend: several keyhook instances (`serve`, `deliver`, the CLI), on
+//! any number of machines, sharing one database. It implements the core's storage boundary
+//! ([`Storage`] and [`Queries`]) over pooled connections, with the same rows and the same
+//! semantics as `keyhook-sqlite`.
+//!
+//! SQLite makes several rules hold by taking a lock on the whole file for every write
+//! transaction. Here each such rule holds by a lock of its own:
+//!
+//! - **10-webhook limit.** [`WebhookQueries::count_webhooks`] first takes a transaction-scoped
+//!   advisory lock on the user (`pg_advisory_xact_lock`), then counts, in a new snapshot; the
+//!   insert follows in the same transaction. Creates for one user queue on the lock, so the
+//!   count of each sees the insert of the one before: N instances racing never make 11.
+//! - **Reads before a write.** In a write transaction, the reads that pick what to change
+//!   (a webhook, a key, by id or prefix) lock their rows (`FOR UPDATE`): a PATCH that reads
+//!   a webhook and writes it back cannot undo a `failCount` counted meanwhile.
+//! - **Outbox claim.** [`OutboxQueries::claim_due`] selects due deliveries `FOR UPDATE SKIP
+//!   LOCKED` and leases them in the same statement; the worker commits the claim before it
+//!   sends. Two workers never hold one delivery.
+//! - **failCount and auto-disable.** [`WebhookQueries::record_attempt`] is one `UPDATE …
+//!   RETURNING` (the row lock serialises attempts on one webhook), whose result feeds the log
+//!   insert: the count is exact and the threshold is never skipped.
+//! - **Revocation.** [`Storage::key_by_hash`] reads the row on every call; there is no cache.
+//!   A key deleted on any instance is refused by every instance on the next request.
+//! - **lastUsedAt.** [`KeyQueries::set_key_last_used`] never moves it back, and waits at most
+//!   100 ms for a row lock (`SET LOCAL lock_timeout`).
+//!
+//! Connections: [`PgBackend::connect`] lends one from an r2d2 pool (see [`pool`]); dropping
+//! the store gives it back. Migrations run once per backend, at its first connect, under an
+//! advisory lock (see [`migrations`]).
+
+mod copy;
+mod error;
+mod keys;
+pub mod migrations;
+mod outbox;
+pub mod pool;
+mod tls;
+mod url;
+mod webhooks;
+
+use std::cell::{Cell, RefCell};
+use std::sync::Mutex;
+
+use keyhook_core::model::ApiKey;
+use keyhook_core::store::{
+    Backend, Conn as View, KeyQueries, Storage, Store, StoreError, StoreResult,
+};
+use keyhook_core::time::Timestamp;
+use r2d2_postgres::PostgresConnectionManager;
+use tokio_postgres_rustls::MakeRustlsConnect;
+
+use error::Fail;
+pub use migrations::SCHEMA_VERSION;
+use pool::{LastError, Pool, Pooled, Session, CHECKOUT_TIMEOUT};
+pub use url::{is_postgres_url, Target, Tls};
+
+/// A PostgreSQL database as a [`Backend`]: a URL, and a pool of connections to it.
+pub struct PgBackend {
+    target: Target,
+    tls: MakeRustlsConnect,
+    pool: Pool,
+    errors: LastError,
+    create: bool,
+    /// Whether the schema is known to be current (checked, or migrated, at the first
+    /// successful connect).
+    migrated: Mutex<bool>,
+}
+
+impl std::fmt::Debug for PgBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgBackend")
+            .field("url", &self.target.describe())
+            .field("create", &self.create)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PgBackend {
+    /// A backend for the database at `url` (`postgres://` or `postgresql://`), lending at
+    /// most `pool_size` connections at once. Nothing is connected yet: a malformed URL is
+    /// refused here (`Error::Validation` on `--db`, without the password), an unreachable
+    /// server at the first [`connect`](Backend::connect). With `create`, the first connect
+    /// creates keyhook's tables in an empty database; without, a database without them is
+    /// `StoreError::Missing`, the analog of a missing SQLite file.
+    pub fn new(url: &str, pool_size: u32, create: bool) -> Result<PgBackend, keyhook_core::Error> {
+        let target: Target = url.parse()?;
+        let tls = tls::connector(&target.tls)?;
+        let errors = LastError::default();
+        let manager = pool::Manager(PostgresConnectionManager::new(
+            target.config.clone(),
+            tls.clone(),
+        ));
+        let pool = pool::build(manager, pool_size, errors.clone());
+        Ok(PgBackend {
+            target,
+            tls,
+            pool,
+            errors,
+            create,
+            migrated: Mutex::new(false),
+        })
+    }
+
+    /// Adds the database to a connection-level message, which otherwise names no server.
+    fn located(&self, e: StoreError) -> StoreError {
+        let at = self.target.describe();
+        match e {
+            StoreError::Unavailable(m) => StoreError::Unavailable(format!("{at}: {m}")),
+            StoreError::Broken(m) => StoreError::Broken(format!("{at}: {m}")),
+            StoreError::Missing(m) => StoreError::Missing(format!("{at}: {m}")),
+            StoreError::Io(m) => StoreError::Io(format!("{at}: {m}")),
+        }
+    }
+
+    /// The first connection: made directly, not through the pool, so that a failure is
+    /// reported at once and as what it is (r2d2 retries until its timeout and keeps only the
+    /// text of an error). It checks or migrates the schema, and then serves as the store.
+    fn first_connect(&self) -> StoreResult<PgStore> {
+        let client = self
+            .target
+            .config
+            .connect(self.tls.clone())
+            .map_err(|e| self.located(error::classify(&e)))?;
+        let mut session = Session::new(client);
+        migrations::migrate(&mut session.client, self.create, self.target.describe()).map_err(
+            |e| match e {
+                // It names the database already, as SQLite's names its file.
+                StoreError::Missing(_) => e,
+                e => self.located(e),
+            },
+        )?;
+        Ok(PgStore::new(Handle::Direct(Box::new(session))))
+    }
+}
+
+impl Backend for PgBackend {
+    fn connect(&self) -> keyhook_core::Result<Box<Store>> {
+        {
+            let mut migrated = self.migrated.lock().unwrap_or_else(|p| p.into_inner());
+            if !*migrated {
+                let store = self.first_connect()?;
+                *migrated = true;
+                return Ok(Box::new(store));
+            }
+        }
+        match self.pool.get() {
+            Ok(c) => Ok(Box::new(PgStore::new(Handle::Pooled(Box::new(c))))),
+            Err(_) => {
+                // Why the pool could not make a connection, if it tried just now; else every
+                // connection was in use for the whole wait.
+                let why = self.errors.recent(CHECKOUT_TIMEOUT * 2).unwrap_or_else(|| {
+                    StoreError::Unavailable(format!(
+                        "database is busy; try again (no connection free within {} s)",
+                        CHECKOUT_TIMEOUT.as_secs()
+                    ))
+                });
+                Err(self.located(why).into())
+            }
+        }
+    }
+
+    fn describe(&self) -> String {
+        self.target.describe().to_string()
+    }
+}
+
+/// Where a store's connection comes from.
+enum Handle {
+    Pooled(Box<Pooled>),
+    /// The backend's first connection, which checked the schema.
+    Direct(Box<Session>),
+}
+
+impl std::ops::Deref for Handle {
+    type Target = Session;
+    fn deref(&self) -> &Session {
+        match self {
+            Handle::Pooled(c) => c,
+            Handle::Direct(s) => s,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Handle {
+    fn deref_mut(&mut self) -> &mut Session {
+        match self {
+            Handle::Pooled(c) => c,
+            Handle::Direct(s) => s,
+        }
+    }
+}
+
+/// What transaction the connection is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tx {
+    None,
+    Write,
+    Read,
+}
+
+/// One connection, used by one thread at a time (the services' `&Store`).
+pub struct PgStore {
+    session: RefCell<Handle>,
+    tx: Cell<Tx>,
+    /// The first error inside the open transaction. PostgreSQL refuses every later statement
+    /// of a transaction in which one failed, and turns its COMMIT into a rollback; this makes
+    /// that rollback an error even if the caller went on after the failure.
+    failed: RefCell<Option<StoreError>>,
+}
+
+impl PgStore {
+    fn new(handle: Handle) -> PgStore {
+        PgStore {
+            session: RefCell::new(handle),
+            tx: Cell::new(Tx::None),
+            failed: RefCell::new(None),
+        }
+    }
+
+    /// Runs a query body on the connection and sorts its failure.
+    fn run<T>(&self, f: impl FnOnce(&mut Session) -> Result<T, Fail>) -> StoreResult<T> {
+        let mut session = self.session.borrow_mut();
+        f(&mut session).map_err(|e| {
+            let sorted = e.sorted();
+            if self.tx.get() != Tx::None {
+                self.failed
+                    .borrow_mut()
+                    .get_or_insert_with(|| sorted.clone());
+            }
+            sorted
+        })
+    }
+
+    /// Whether reads should lock the rows they return: inside a write transaction.
+    fn locking(&self) -> bool {
+        self.tx.get() == Tx::Write
+    }
+
+    fn in_transaction(&self) -> bool {
+        self.tx.get() != Tx::None
+    }
+
+    fn begin(&self, sql: &str, tx: Tx) -> StoreResult<()> {
+        self.failed.borrow_mut().take();
+        self.run(|s| Ok(s.client.batch_execute(sql)?))?;
+        self.tx.set(tx);
+        Ok(())
+    }
+
+    /// Ends the open transaction with `sql` (COMMIT or ROLLBACK).
+    fn end(&self, sql: &str) -> StoreResult<()> {
+        self.tx.set(Tx::None);
+        self.failed.borrow_mut().take();
+        self.run(|s| Ok(s.client.batch_execute(sql)?))
+    }
+
+    /// Runs `f` in the transaction begun by `begin`, and commits it (or, with `commit`
+    /// false, rolls it back) if `f` succeeded; rolls back otherwise.
+    fn transaction(
+        &self,
+        begin: &str,
+        tx: Tx,
+        commit: bool,
+        f: &mut dyn FnMut(View<'_>) -> keyhook_core::Result<()>,
+    ) -> keyhook_core::Result<()> {
+        self.begin(begin, tx)?;
+        let open = Open(self);
+        let out = f(self);
+        let failed = self.failed.borrow_mut().take();
+        std::mem::forget(open);
+        match (out, failed) {
+            (Ok(()), None) => {
+                self.end(if commit { "COMMIT" } else { "ROLLBACK" })?;
+                Ok(())
+            }
+            (Ok(()), Some(e)) => {
+                let _ = self.end("ROLLBACK");
+                Err(e.into())
+            }
+            (Err(e), _) => {
+                // A connection lost meanwhile fails this too; the error that matters is `e`.
+                let _ = self.end("ROLLBACK");
+                Err(e)
+            }
+        }
+    }
+}
+
+/// A transaction left by a panic in its closure is rolled back before the connection goes
+/// back to the pool.
+struct Open<'a>(&'a PgStore);
+
+impl Drop for Open<'_> {
+    fn drop(&mut self) {
+        self.0.tx.set(Tx::None);
+        if let Ok(mut s) = self.0.session.try_borrow_mut() {
+            let _ = s.client.batch_execute("ROLLBACK");
+        }
+    }
+}
+
+impl Storage for PgStore {
+    fn conn(&self) -> View<'_> {
+        self
+    }
+
+    /// `BEGIN` (READ COMMITTED) … `COMMIT`, or `ROLLBACK` on error. There is no lock on the
+    /// whole database as in SQLite: each rule that needs one takes its own (see the crate's
+    /// documentation), and reads in the transaction lock the rows they return.
+    fn write_dyn(
+        &self,
+        f: &mut dyn FnMut(View<'_>) -> keyhook_core::Result<()>,
+    ) -> keyhook_core::Result<()> {
+        self.transaction("BEGIN", Tx::Write, true, f)
+    }
+
+    /// One snapshot for the whole closure, and no writes: `REPEATABLE READ READ ONLY`.
+    fn read_dyn(
+        &self,
+        f: &mut dyn FnMut(View<'_>) -> keyhook_core::Result<()>,
+    ) -> keyhook_core::Result<()> {
+        self.transaction(
+            "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+            Tx::Read,
+            false,
+            f,
+        )
+    }
+
+    /// Read from the database on every call: no cache can serve a key revoked elsewhere.
+    fn key_by_hash(&self, key_hash: &str) -> StoreResult<Option<ApiKey>> {
+        KeyQueries::key_by_hash(self, key_hash)
+    }
+
+    fn record_key_use(&self, _key_hash: &str, key_id: &str, at: Timestamp) -> StoreResult<()> {
+        self.set_key_last_used(key_id, at)
+    }
+}
+
+/// Reads a JSON array of strings kept in a TEXT column.
+fn json_strings(s: &str) -> Result<Vec<String>, Fail> {
+    serde_json::from_str(s).map_err(|e| Fail::Data(format!("a stored JSON list is damaged: {e}")))
+}
+
+fn to_json(v: &[String]) -> String {
+    serde_json::to_string(v).unwrap_or_else(|_| "[]".to_string())
+}

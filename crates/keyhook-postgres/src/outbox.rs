@@ -1,0 +1,156 @@
+//! The durable outbox: `keyhook-sqlite/src/outbox.rs`, in PostgreSQL, with claims that
+//! several workers on several machines can make at once.
+
+use super::PgStore;
+use keyhook_core::store::{Claimed, KeyQueries, OutboxQueries, StoreResult};
+use keyhook_core::time::Timestamp;
+
+impl OutboxQueries for PgStore {
+    fn insert_event(
+        &self,
+        id: &str,
+        user: &str,
+        event: &str,
+        payload: &[u8],
+        now: Timestamp,
+    ) -> StoreResult<()> {
+        self.ensure_user(user, now)?;
+        self.run(|s| {
+            s.execute(
+                "INSERT INTO events (id, user_id, event, payload, created_at)
+                 VALUES ($1, $2, $3, $4, $5)",
+                &[&id, &user, &event, &payload, &now.0],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// Queues the event for every active webhook of `user` subscribed to it. Each delivery
+    /// id is `dlv_` and 24 hex digits from the server's strong random source
+    /// (`gen_random_uuid`, hashed), as SQLite's `randomblob(12)`.
+    fn enqueue_deliveries(
+        &self,
+        event_id: &str,
+        user: &str,
+        event: &str,
+        now: Timestamp,
+    ) -> StoreResult<usize> {
+        self.run(|s| {
+            let n = s.execute(
+                "INSERT INTO deliveries (id, event_id, webhook_id, state, attempts,
+                    next_attempt_at, created_at, updated_at)
+                 SELECT 'dlv_' || left(encode(sha256(uuid_send(gen_random_uuid())), 'hex'), 24),
+                    $1, w.id, 'pending', 0, $3, $3, $3
+                 FROM webhooks w
+                 WHERE w.user_id = $2 AND w.is_active
+                   AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(w.events::jsonb) e
+                               WHERE e = $4)",
+                &[&event_id, &user, &now.0, &event],
+            )?;
+            Ok(n as usize)
+        })
+    }
+
+    fn any_due(&self, now: Timestamp) -> StoreResult<bool> {
+        self.run(|s| {
+            Ok(s.query_one(
+                "SELECT EXISTS (SELECT 1 FROM deliveries
+                 WHERE state = 'pending' AND next_attempt_at <= $1
+                   AND (lease_until IS NULL OR lease_until <= $1))",
+                &[&now.0],
+            )?
+            .try_get(0)?)
+        })
+    }
+
+    /// Leases up to `limit` due deliveries until `lease_until`, in one statement: the due
+    /// rows are selected `FOR UPDATE SKIP LOCKED`, so a row another worker is claiming right
+    /// now is passed over instead of waited for (and a row it has claimed and committed is
+    /// re-checked and no longer due), then leased. Called inside `Store::write`, whose
+    /// commit makes the lease visible before anything is sent.
+    fn claim_due(
+        &self,
+        now: Timestamp,
+        limit: usize,
+        lease_until: Timestamp,
+    ) -> StoreResult<Vec<Claimed>> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.run(|s| {
+            let rows = s.query(
+                "WITH due AS (
+                    SELECT d.id FROM deliveries d
+                    WHERE d.state = 'pending' AND d.next_attempt_at <= $1
+                      AND (d.lease_until IS NULL OR d.lease_until <= $1)
+                    ORDER BY d.next_attempt_at
+                    LIMIT $2
+                    FOR UPDATE SKIP LOCKED
+                 ), leased AS (
+                    UPDATE deliveries d SET lease_until = $3 FROM due WHERE d.id = due.id
+                    RETURNING d.id, d.event_id, d.webhook_id, d.attempts, d.next_attempt_at
+                 )
+                 SELECT l.id, l.event_id, e.event, e.payload, l.attempts, w.id, w.url, w.secret,
+                    w.is_active
+                 FROM leased l
+                 JOIN events e ON e.id = l.event_id
+                 JOIN webhooks w ON w.id = l.webhook_id
+                 ORDER BY l.next_attempt_at, l.id",
+                &[&now.0, &limit, &lease_until.0],
+            )?;
+            rows.iter()
+                .map(|r| {
+                    Ok(Claimed {
+                        delivery_id: r.try_get(0)?,
+                        event_id: r.try_get(1)?,
+                        event: r.try_get(2)?,
+                        payload: r.try_get(3)?,
+                        attempts: r.try_get(4)?,
+                        webhook_id: r.try_get(5)?,
+                        url: r.try_get(6)?,
+                        secret: r.try_get(7)?,
+                        webhook_active: r.try_get(8)?,
+                    })
+                })
+                .collect()
+        })
+    }
+
+    fn finish_delivery(
+        &self,
+        id: &str,
+        state: &str,
+        attempted: bool,
+        now: Timestamp,
+    ) -> StoreResult<()> {
+        self.run(|s| {
+            s.execute(
+                "UPDATE deliveries SET state = $2, attempts = attempts + $3, lease_until = NULL,
+                    updated_at = $4 WHERE id = $1",
+                &[&id, &state, &i64::from(attempted), &now.0],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn retry_delivery(&self, id: &str, next_at: Timestamp, now: Timestamp) -> StoreResult<()> {
+        self.run(|s| {
+            s.execute(
+                "UPDATE deliveries SET attempts = attempts + 1, next_attempt_at = $2,
+                    lease_until = NULL, updated_at = $3 WHERE id = $1",
+                &[&id, &next_at.0, &now.0],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn delivery_counts(&self) -> StoreResult<Vec<(String, i64)>> {
+        self.run(|s| {
+            s.query(
+                "SELECT state, count(*) FROM deliveries GROUP BY state ORDER BY state",
+                &[],
+            )?
+            .iter()
+            .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
+            .collect()
+        })
+    }
+}

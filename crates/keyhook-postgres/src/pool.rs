@@ -1,0 +1,155 @@
+//! The connection pool: r2d2 over `r2d2_postgres`'s manager, each connection wrapped in a
+//! [`Session`] that keeps its prepared statements, so a query after the first is one round
+//! trip (bind and execute) instead of two (parse, then execute).
+//!
+//! r2d2 checks a connection before lending it (`is_valid`) and drops one the driver saw close
+//! (`has_broken`), so after the server restarts the pool fills again with new connections by
+//! itself. The check is an empty query, a round trip, unless the connection answered a
+//! query less than [`TRUSTED_FOR`] ago: under load a connection is lent again and again
+//! within milliseconds, and a round trip per request would be a third of its cost (the
+//! benchmark, `benches/authenticate.rs`). A connection that has sat idle (through an outage,
+//! say) is always checked. Connections are made on demand (no eager connect); a checkout
+//! waits at most [`CHECKOUT_TIMEOUT`]. r2d2 reports a failed connection attempt only as text;
+//! [`LastError`] keeps the last one sorted, so a checkout that times out can say why.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use postgres::types::ToSql;
+use postgres::{Client, Row, Statement};
+use r2d2_postgres::r2d2::{self, HandleError, ManageConnection};
+use r2d2_postgres::PostgresConnectionManager;
+use tokio_postgres_rustls::MakeRustlsConnect;
+
+use crate::error::classify;
+use keyhook_core::store::StoreError;
+
+/// How long a checkout waits for a connection (a free one, or a new one) before the request
+/// gets `StoreError::Unavailable`.
+pub const CHECKOUT_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// How long after its last answer a connection is lent without a check.
+pub const TRUSTED_FOR: Duration = Duration::from_secs(1);
+
+/// One connection and the statements prepared on it.
+pub struct Session {
+    pub client: Client,
+    statements: HashMap<String, Statement>,
+    /// When a query last went out (its answer, or its failure, came back).
+    last_used: Instant,
+}
+
+/// The parameters of a query.
+pub type Params<'a> = &'a [&'a (dyn ToSql + Sync)];
+
+impl Session {
+    pub fn new(client: Client) -> Session {
+        Session {
+            client,
+            statements: HashMap::new(),
+            last_used: Instant::now(),
+        }
+    }
+
+    /// `sql` prepared on this connection, once.
+    fn statement(&mut self, sql: &str) -> Result<Statement, postgres::Error> {
+        self.last_used = Instant::now();
+        if let Some(s) = self.statements.get(sql) {
+            return Ok(s.clone());
+        }
+        let s = self.client.prepare(sql)?;
+        self.statements.insert(sql.to_owned(), s.clone());
+        Ok(s)
+    }
+
+    pub fn query(&mut self, sql: &str, params: Params<'_>) -> Result<Vec<Row>, postgres::Error> {
+        let s = self.statement(sql)?;
+        self.client.query(&s, params)
+    }
+
+    pub fn query_opt(
+        &mut self,
+        sql: &str,
+        params: Params<'_>,
+    ) -> Result<Option<Row>, postgres::Error> {
+        let s = self.statement(sql)?;
+        self.client.query_opt(&s, params)
+    }
+
+    pub fn query_one(&mut self, sql: &str, params: Params<'_>) -> Result<Row, postgres::Error> {
+        let s = self.statement(sql)?;
+        self.client.query_one(&s, params)
+    }
+
+    pub fn execute(&mut self, sql: &str, params: Params<'_>) -> Result<u64, postgres::Error> {
+        let s = self.statement(sql)?;
+        self.client.execute(&s, params)
+    }
+}
+
+/// Makes [`Session`]s for r2d2.
+pub struct Manager(pub PostgresConnectionManager<MakeRustlsConnect>);
+
+impl ManageConnection for Manager {
+    type Connection = Session;
+    type Error = postgres::Error;
+
+    fn connect(&self) -> Result<Session, postgres::Error> {
+        self.0.connect().map(Session::new)
+    }
+
+    fn is_valid(&self, s: &mut Session) -> Result<(), postgres::Error> {
+        if s.last_used.elapsed() < TRUSTED_FOR && !s.client.is_closed() {
+            return Ok(());
+        }
+        self.0.is_valid(&mut s.client)?;
+        s.last_used = Instant::now();
+        Ok(())
+    }
+
+    fn has_broken(&self, s: &mut Session) -> bool {
+        self.0.has_broken(&mut s.client)
+    }
+}
+
+/// The last failed connection attempt of the pool, sorted, and when it happened.
+#[derive(Clone, Default)]
+pub struct LastError(Arc<Mutex<Option<(Instant, StoreError)>>>);
+
+impl LastError {
+    /// The last failure, if it happened within `within`.
+    pub fn recent(&self, within: Duration) -> Option<StoreError> {
+        let last = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        last.as_ref()
+            .filter(|(at, _)| at.elapsed() <= within)
+            .map(|(_, e)| e.clone())
+    }
+}
+
+impl std::fmt::Debug for LastError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LastError")
+    }
+}
+
+impl HandleError<postgres::Error> for LastError {
+    fn handle_error(&self, e: postgres::Error) {
+        let sorted = classify(&e);
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some((Instant::now(), sorted));
+    }
+}
+
+pub type Pool = r2d2::Pool<Manager>;
+pub type Pooled = r2d2::PooledConnection<Manager>;
+
+/// A pool of at most `size` connections, none made yet.
+pub fn build(manager: Manager, size: u32, errors: LastError) -> Pool {
+    r2d2::Pool::builder()
+        .max_size(size.max(1))
+        .min_idle(Some(0))
+        .connection_timeout(CHECKOUT_TIMEOUT)
+        .test_on_check_out(true)
+        .error_handler(Box::new(errors))
+        .build_unchecked(manager)
+}

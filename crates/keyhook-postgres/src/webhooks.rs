@@ -1,0 +1,266 @@
+//! Webhooks and their attempt logs: `keyhook-sqlite/src/webhooks.rs`, in PostgreSQL.
+
+use postgres::Row;
+
+use super::migrations::LOCK_CLASS;
+use super::{json_strings, to_json, Fail, PgStore};
+use keyhook_core::model::{DeliveryAttempt, Webhook};
+use keyhook_core::store::{AttemptRecord, KeyQueries, StoreResult, WebhookQueries};
+use keyhook_core::time::Timestamp;
+
+macro_rules! columns {
+    () => {
+        "id, user_id, url, events, secret, is_active, fail_count, created_at, updated_at"
+    };
+}
+
+const ONE: &str = concat!(
+    "SELECT ",
+    columns!(),
+    " FROM webhooks WHERE id = $1 AND user_id = $2"
+);
+
+const BY_PREFIX: &str = concat!(
+    "SELECT ",
+    columns!(),
+    " FROM webhooks WHERE user_id = $1 AND substr(id, 1, length($2)) = $2 ORDER BY id LIMIT $3"
+);
+
+/// `(LOCK_CLASS, USER_LOCK)` keys no user lock: those are `(LOCK_CLASS + 1, hash of user)`.
+const USER_LOCK_CLASS: i32 = LOCK_CLASS + 1;
+
+fn from_row(r: &Row) -> Result<Webhook, Fail> {
+    let events: &str = r.try_get(3)?;
+    Ok(Webhook {
+        id: r.try_get(0)?,
+        user_id: r.try_get(1)?,
+        url: r.try_get(2)?,
+        events: json_strings(events)?,
+        secret: r.try_get(4)?,
+        is_active: r.try_get(5)?,
+        fail_count: r.try_get(6)?,
+        created_at: Timestamp(r.try_get(7)?),
+        updated_at: Timestamp(r.try_get(8)?),
+    })
+}
+
+fn webhooks(rows: Vec<Row>) -> Result<Vec<Webhook>, Fail> {
+    rows.iter().map(from_row).collect()
+}
+
+impl WebhookQueries for PgStore {
+    /// Counts the user's webhooks after taking the user's lock for the rest of the
+    /// transaction (`pg_advisory_xact_lock`), so that a create that counts and then inserts
+    /// waits for any other create of the same user to commit, and counts its webhook. The
+    /// count is a statement of its own, so that (READ COMMITTED) its snapshot is taken once
+    /// the lock is held. Outside a transaction the lock ends with the statement.
+    fn count_webhooks(&self, user: &str) -> StoreResult<i64> {
+        self.run(|s| {
+            s.execute(
+                "SELECT pg_advisory_xact_lock($1, hashtext($2))",
+                &[&USER_LOCK_CLASS, &user],
+            )?;
+            Ok(
+                s.query_one("SELECT count(*) FROM webhooks WHERE user_id = $1", &[&user])?
+                    .try_get(0)?,
+            )
+        })
+    }
+
+    fn insert_webhook(&self, w: &Webhook) -> StoreResult<()> {
+        self.ensure_user(&w.user_id, w.created_at)?;
+        self.run(|s| {
+            s.execute(
+                "INSERT INTO webhooks (id, user_id, url, events, secret, is_active, fail_count,
+                    created_at, updated_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                &[
+                    &w.id,
+                    &w.user_id,
+                    &w.url,
+                    &to_json(&w.events),
+                    &w.secret,
+                    &w.is_active,
+                    &w.fail_count,
+                    &w.created_at.0,
+                    &w.updated_at.0,
+                ],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn list_webhooks(&self, user: &str) -> StoreResult<Vec<Webhook>> {
+        self.run(|s| {
+            webhooks(s.query(
+                concat!(
+                    "SELECT ",
+                    columns!(),
+                    " FROM webhooks WHERE user_id = $1 ORDER BY created_at, id"
+                ),
+                &[&user],
+            )?)
+        })
+    }
+
+    /// In a write transaction the row is locked until the commit, so what the caller writes
+    /// back (an update) is based on the latest `failCount`.
+    fn webhook(&self, user: &str, id: &str) -> StoreResult<Option<Webhook>> {
+        let sql = if self.locking() {
+            concat!(
+                "SELECT ",
+                columns!(),
+                " FROM webhooks WHERE id = $1 AND user_id = $2 FOR UPDATE"
+            )
+        } else {
+            ONE
+        };
+        self.run(|s| {
+            s.query_opt(sql, &[&id, &user])?
+                .as_ref()
+                .map(from_row)
+                .transpose()
+        })
+    }
+
+    /// Compared character for character (`substr`), so `%` and `_` are not patterns.
+    fn webhooks_by_id_prefix(
+        &self,
+        user: &str,
+        prefix: &str,
+        limit: i64,
+    ) -> StoreResult<Vec<Webhook>> {
+        let sql = if self.locking() {
+            concat!(
+                "SELECT ",
+                columns!(),
+                " FROM webhooks WHERE user_id = $1 AND substr(id, 1, length($2)) = $2
+                 ORDER BY id LIMIT $3 FOR UPDATE"
+            )
+        } else {
+            BY_PREFIX
+        };
+        self.run(|s| webhooks(s.query(sql, &[&user, &prefix, &limit])?))
+    }
+
+    fn update_webhook(&self, w: &Webhook) -> StoreResult<()> {
+        self.run(|s| {
+            s.execute(
+                "UPDATE webhooks SET url = $2, events = $3, is_active = $4, fail_count = $5,
+                    updated_at = $6 WHERE id = $1",
+                &[
+                    &w.id,
+                    &w.url,
+                    &to_json(&w.events),
+                    &w.is_active,
+                    &w.fail_count,
+                    &w.updated_at.0,
+                ],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn delete_webhook(&self, id: &str) -> StoreResult<bool> {
+        self.run(|s| Ok(s.execute("DELETE FROM webhooks WHERE id = $1", &[&id])? > 0))
+    }
+
+    /// Logs an attempt and counts it. A failure is one `UPDATE … RETURNING`: it adds one to
+    /// `fail_count` and, at the `disable_after`-th consecutive failure, disables the webhook,
+    /// under the row's lock, so concurrent attempts on any instance each count once and the
+    /// threshold is never skipped; the log row is inserted from what it returns, so nothing
+    /// is written for a webhook deleted while the request was out. A success resets
+    /// `fail_count` only where it is not 0 already (no exclusive row lock on the common path)
+    /// and logs the attempt if the webhook still exists; `FOR KEY SHARE` waits for a delete
+    /// in progress, so the log row never refers to a webhook gone by the commit.
+    fn record_attempt(&self, a: &AttemptRecord<'_>, disable_after: i64) -> StoreResult<()> {
+        let status_code = i64::from(a.status_code);
+        self.run(|s| {
+            if a.delivered {
+                s.execute(
+                    "WITH reset AS (
+                        UPDATE webhooks SET fail_count = 0 WHERE id = $1 AND fail_count <> 0
+                     )
+                     INSERT INTO delivery_attempts (webhook_id, delivery_id, event_id, event,
+                        attempt, attempted_at, delivered, status_code, status_text, duration_ms,
+                        response_excerpt)
+                     SELECT id, $2, $3, $4, $5, $6, true, $7, $8, $9, $10
+                     FROM webhooks WHERE id = $1 FOR KEY SHARE",
+                    &[
+                        &a.webhook_id,
+                        &a.delivery_id,
+                        &a.event_id,
+                        &a.event,
+                        &a.attempt,
+                        &a.attempted_at.0,
+                        &status_code,
+                        &a.status_text,
+                        &a.duration_ms,
+                        &a.response_excerpt,
+                    ],
+                )?;
+            } else {
+                s.execute(
+                    "WITH counted AS (
+                        UPDATE webhooks SET fail_count = fail_count + 1,
+                            is_active = CASE WHEN fail_count + 1 >= $11 THEN false
+                                        ELSE is_active END,
+                            updated_at = CASE WHEN fail_count + 1 >= $11 AND is_active
+                                         THEN $6 ELSE updated_at END
+                        WHERE id = $1
+                        RETURNING id
+                     )
+                     INSERT INTO delivery_attempts (webhook_id, delivery_id, event_id, event,
+                        attempt, attempted_at, delivered, status_code, status_text, duration_ms,
+                        response_excerpt)
+                     SELECT id, $2, $3, $4, $5, $6, false, $7, $8, $9, $10 FROM counted",
+                    &[
+                        &a.webhook_id,
+                        &a.delivery_id,
+                        &a.event_id,
+                        &a.event,
+                        &a.attempt,
+                        &a.attempted_at.0,
+                        &status_code,
+                        &a.status_text,
+                        &a.duration_ms,
+                        &a.response_excerpt,
+                        &disable_after,
+                    ],
+                )?;
+            }
+            Ok(())
+        })
+    }
+
+    fn attempts(&self, webhook_id: &str, limit: i64) -> StoreResult<Vec<DeliveryAttempt>> {
+        self.run(|s| {
+            let rows = s.query(
+                "SELECT id, delivery_id, event_id, event, attempt, attempted_at, delivered,
+                    status_code, status_text, duration_ms, response_excerpt
+                 FROM delivery_attempts WHERE webhook_id = $1 ORDER BY id DESC LIMIT $2",
+                &[&webhook_id, &limit],
+            )?;
+            rows.iter()
+                .map(|r| {
+                    let status: i64 = r.try_get(7)?;
+                    Ok(DeliveryAttempt {
+                        id: r.try_get(0)?,
+                        delivery_id: r.try_get(1)?,
+                        event_id: r.try_get(2)?,
+                        event: r.try_get(3)?,
+                        attempt: r.try_get(4)?,
+                        attempted_at: Timestamp(r.try_get(5)?),
+                        delivered: r.try_get(6)?,
+                        status_code: u16::try_from(status).map_err(|_| {
+                            Fail::Data(format!("a stored status code is out of range: {status}"))
+                        })?,
+                        status_text: r.try_get(8)?,
+                        duration_ms: r.try_get(9)?,
+                        response_excerpt: r.try_get(10)?,
+                    })
+                })
+                .collect()
+        })
+    }
+}

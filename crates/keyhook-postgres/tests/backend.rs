@@ -1,0 +1,409 @@
+//! The backend against a real server: the schema it makes, what it refuses, how each failure
+//! is reported (never with the password), and the pool recovering after the server returns.
+
+mod common;
+
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
+
+use keyhook_core::copy::{Kind, TABLES};
+use keyhook_core::store::{Backend, Store};
+use keyhook_core::Error;
+use keyhook_postgres::{PgBackend, SCHEMA_VERSION};
+
+fn tables(db: &common::Database<'_>) -> String {
+    db.sql(
+        "SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables
+         WHERE schemaname = 'public'",
+    )
+    .trim()
+    .to_string()
+}
+
+fn error_of(backend: &PgBackend) -> Error {
+    match backend.connect() {
+        Ok(_) => panic!("connected to {}", backend.describe()),
+        Err(e) => e,
+    }
+}
+
+/// Every table and column of `copy::TABLES`, in PostgreSQL's type for its kind, and no
+/// other table but the schema's marker; the attempt ids come from an identity.
+#[test]
+fn the_schema_is_sqlites_in_postgresql_types() {
+    let db = database_or_skip!();
+    common::store(&db);
+    let got = db.sql(
+        "SELECT table_name || '.' || column_name || ':' || data_type || ':' || is_nullable
+         FROM information_schema.columns WHERE table_schema = 'public'
+         AND table_name <> 'keyhook_schema' ORDER BY table_name, ordinal_position",
+    );
+    let mut got: Vec<&str> = got.lines().collect();
+    got.sort_unstable();
+    let ty = |k: Kind| match k {
+        Kind::Int => "bigint",
+        Kind::Bool => "boolean",
+        Kind::Text => "text",
+        Kind::Bytes => "bytea",
+    };
+    let nullable = ["last_used_at", "expires_at", "lease_until", "delivery_id"];
+    let mut want: Vec<String> = TABLES
+        .iter()
+        .flat_map(|t| {
+            t.columns.iter().map(move |(c, k)| {
+                let null = if nullable.contains(c) { "YES" } else { "NO" };
+                format!("{}.{c}:{}:{null}", t.name, ty(*k))
+            })
+        })
+        .collect();
+    want.sort_unstable();
+    assert_eq!(got, want);
+    assert_eq!(
+        tables(&db),
+        "api_keys,deliveries,delivery_attempts,events,keyhook_schema,users,webhooks"
+    );
+    let identity = db.sql(
+        "SELECT identity_generation FROM information_schema.columns
+         WHERE table_name = 'delivery_attempts' AND column_name = 'id'",
+    );
+    assert_eq!(identity.trim(), "BY DEFAULT");
+    let indexes = db.sql(
+        "SELECT string_agg(indexname, ',' ORDER BY indexname) FROM pg_indexes
+         WHERE schemaname = 'public' AND indexname NOT LIKE '%_pkey' AND indexname NOT LIKE '%_key'",
+    );
+    assert_eq!(
+        indexes.trim(),
+        "api_keys_prefix,api_keys_user,deliveries_due,deliveries_event,deliveries_webhook,\
+         delivery_attempts_delivery,delivery_attempts_webhook,webhooks_user"
+    );
+    // Each child row goes with its parent, as on SQLite.
+    let cascades = db.sql(
+        "SELECT count(*) FROM information_schema.referential_constraints
+         WHERE constraint_schema = 'public' AND delete_rule = 'CASCADE'",
+    );
+    assert_eq!(cascades.trim(), "7");
+    assert_eq!(
+        db.sql("SELECT application || ' ' || version FROM keyhook_schema")
+            .trim(),
+        format!("keyhook {SCHEMA_VERSION}")
+    );
+}
+
+/// Without `create`, a database without keyhook's tables is "not found" (exit 1,
+/// DATABASE_NOT_FOUND), like a missing SQLite file, and nothing is created in it.
+#[test]
+fn without_create_an_empty_database_is_not_found_and_stays_empty() {
+    let db = database_or_skip!();
+    let e = error_of(&PgBackend::new(&db.url(), 2, false).unwrap());
+    assert!(matches!(e, Error::NoDatabase(_)), "{e:?}");
+    assert_eq!((e.exit_code(), e.code()), (1, "DATABASE_NOT_FOUND"));
+    let m = e.to_string();
+    assert!(
+        m.starts_with("no keyhook database at postgres://keyhook@127.0.0.1:"),
+        "{m}"
+    );
+    assert!(m.contains("keyhook keys create"), "{m}");
+    assert!(!m.contains(db.cluster().password()), "{m}");
+    assert_eq!(tables(&db), "");
+    // Once created, a backend without `create` opens it.
+    common::store(&db);
+    PgBackend::new(&db.url(), 2, false)
+        .unwrap()
+        .connect()
+        .unwrap();
+}
+
+#[test]
+fn a_database_with_other_tables_is_refused_untouched() {
+    let db = database_or_skip!();
+    db.sql("CREATE TABLE orders (id int)");
+    let e = error_of(&common::backend(&db, 2));
+    assert!(matches!(e, Error::Storage(_)), "{e:?}");
+    assert!(e.to_string().contains("not a keyhook database"), "{e}");
+    assert_eq!(tables(&db), "orders");
+
+    // Another application's marker table is refused too.
+    let db = database_or_skip!();
+    db.sql("CREATE TABLE keyhook_schema (application text, version bigint)");
+    db.sql("INSERT INTO keyhook_schema VALUES ('other', 1)");
+    let e = error_of(&common::backend(&db, 2));
+    assert!(e.to_string().contains("not a keyhook database"), "{e}");
+    assert_eq!(tables(&db), "keyhook_schema");
+}
+
+#[test]
+fn a_schema_newer_than_the_binary_is_refused_untouched() {
+    let db = database_or_skip!();
+    common::store(&db);
+    db.sql(&format!(
+        "UPDATE keyhook_schema SET version = {}",
+        SCHEMA_VERSION + 1
+    ));
+    for create in [true, false] {
+        let e = error_of(&PgBackend::new(&db.url(), 2, create).unwrap());
+        assert!(matches!(e, Error::Storage(_)), "{e:?}");
+        let m = e.to_string();
+        assert!(
+            m.contains(&format!(
+                "written by a newer keyhook (schema version {}, this binary knows up to \
+                 {SCHEMA_VERSION})",
+                SCHEMA_VERSION + 1
+            )),
+            "{m}"
+        );
+        assert!(!m.contains(db.cluster().password()), "{m}");
+    }
+    assert_eq!(
+        db.sql("SELECT version FROM keyhook_schema").trim(),
+        (SCHEMA_VERSION + 1).to_string()
+    );
+}
+
+/// Instances starting together on an empty database: one migrates, under the advisory
+/// lock, and the others wait and find it done (without the lock, the second CREATE TABLE
+/// fails).
+#[test]
+fn instances_starting_together_migrate_once() {
+    let db = database_or_skip!();
+    let url = db.url();
+    let n = 8;
+    let barrier = Arc::new(Barrier::new(n));
+    let threads: Vec<_> = (0..n)
+        .map(|_| {
+            let (url, barrier) = (url.clone(), barrier.clone());
+            std::thread::spawn(move || {
+                let backend = PgBackend::new(&url, 1, true).unwrap();
+                barrier.wait();
+                backend.connect().map(|_| ()).map_err(|e| e.to_string())
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap().unwrap();
+    }
+    assert_eq!(db.sql("SELECT count(*) FROM keyhook_schema").trim(), "1");
+}
+
+/// A wrong password: a clear message and exit 1, at the first connect, naming neither the
+/// password given nor the real one.
+#[test]
+fn bad_credentials_are_reported_without_a_password() {
+    let db = database_or_skip!();
+    let real = db.cluster().password().to_string();
+    let url = db.url().replace(&real, "Wr0ngPassw0rd");
+    let started = Instant::now();
+    let e = error_of(&PgBackend::new(&url, 2, true).unwrap());
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(e.exit_code(), 1, "{e:?}");
+    let m = e.to_string();
+    assert!(m.contains("refused the login"), "{m}");
+    assert!(m.contains("password authentication failed"), "{m}");
+    assert!(!m.contains("Wr0ngPassw0rd") && !m.contains(&real), "{m}");
+    // No password at all, where the server wants one.
+    let url = db.url().replace(&format!(":{real}@"), "@");
+    let m = error_of(&PgBackend::new(&url, 2, true).unwrap()).to_string();
+    assert!(m.contains("refused the login"), "{m}");
+}
+
+/// Nothing listening: Unavailable (503 / exit 1) at once, naming the server, not the
+/// password. A database that does not exist on the server is "not found".
+#[test]
+fn an_unreachable_server_or_database_is_reported_without_a_password() {
+    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = free.local_addr().unwrap().port();
+    drop(free);
+    let url = format!("postgres://kh:Sup3rS3cret@127.0.0.1:{port}/keyhook");
+    let backend = PgBackend::new(&url, 2, true).unwrap();
+    assert_eq!(
+        backend.describe(),
+        format!("postgres://kh@127.0.0.1:{port}/keyhook")
+    );
+    let e = error_of(&backend);
+    assert!(matches!(e, Error::Unavailable(_)), "{e:?}");
+    assert_eq!((e.exit_code(), e.http_status()), (1, 503));
+    let m = e.to_string();
+    assert!(
+        m.starts_with(&format!(
+            "postgres://kh@127.0.0.1:{port}/keyhook: cannot reach the database server"
+        )),
+        "{m}"
+    );
+    assert!(!m.contains("Sup3rS3cret"), "{m}");
+
+    let db = database_or_skip!();
+    let url = db.url().replace(db.name(), "no_such_database");
+    let e = error_of(&PgBackend::new(&url, 2, true).unwrap());
+    assert!(matches!(e, Error::NoDatabase(_)), "{e:?}");
+    assert!(e.to_string().contains("no_such_database"), "{e}");
+}
+
+#[test]
+fn a_malformed_url_is_a_validation_error_on_db() {
+    let e = PgBackend::new("postgres://kh:Sup3rS3cret@host:port/db", 2, true).unwrap_err();
+    assert_eq!(e.exit_code(), 2);
+    assert_eq!(e.details()[0].field, "--db");
+    assert!(!e.to_string().contains("Sup3rS3cret"), "{e}");
+}
+
+/// A store dropped goes back to the pool: a pool of one lends its connection again and
+/// again.
+#[test]
+fn a_dropped_store_returns_its_connection_to_the_pool() {
+    let db = database_or_skip!();
+    let backend = common::backend(&db, 1);
+    let pid = |s: &Store| {
+        let mut out = String::new();
+        s.read(|c| {
+            out = format!("{}", c.count_rows(&TABLES[0])?);
+            Ok(())
+        })
+        .unwrap();
+        out
+    };
+    drop(backend.connect().unwrap()); // the first: direct, migrates
+    for _ in 0..5 {
+        let s = backend.connect().unwrap();
+        pid(&s);
+    }
+    let held = backend.connect().unwrap();
+    let started = Instant::now();
+    let e = match backend.connect() {
+        Ok(_) => panic!("a pool of one lent two connections"),
+        Err(e) => e,
+    };
+    assert!(started.elapsed() >= Duration::from_secs(2));
+    assert!(matches!(e, Error::Unavailable(_)), "{e:?}");
+    assert!(e.to_string().contains("database is busy"), "{e}");
+    drop(held);
+    backend.connect().unwrap();
+}
+
+/// A transaction whose closure panics is rolled back before its connection goes back to the
+/// pool; one in which a statement failed and the closure went on anyway is an error, not a
+/// silent rollback reported as success.
+#[test]
+fn a_transaction_never_outlives_its_closure() {
+    let db = database_or_skip!();
+    let backend = common::backend(&db, 1);
+    drop(backend.connect().unwrap());
+    let s = backend.connect().unwrap();
+    let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        s.write::<()>(|c| {
+            c.ensure_user("ghost", common::NOW)?;
+            panic!("in the middle of a transaction");
+        })
+    }));
+    assert!(panicked.is_err());
+    drop(s);
+    let s = backend.connect().unwrap();
+    s.write(|c| Ok(c.ensure_user("alice", common::NOW)?))
+        .unwrap();
+    assert_eq!(
+        db.sql("SELECT string_agg(id, ',' ORDER BY id) FROM users")
+            .trim(),
+        "alice"
+    );
+
+    let swallowed = s.write(|c| {
+        c.ensure_user("bob", common::NOW)?;
+        // A statement the server refuses: the transaction is aborted from here on.
+        let failed = c.count_rows(&keyhook_core::copy::Table {
+            name: "no_such_table",
+            order_by: "id",
+            columns: &[],
+        });
+        assert!(failed.is_err());
+        Ok(())
+    });
+    assert!(swallowed.is_err(), "{swallowed:?}");
+    assert_eq!(
+        db.sql("SELECT string_agg(id, ',' ORDER BY id) FROM users")
+            .trim(),
+        "alice"
+    );
+}
+
+/// The server going away while the backend lives: every use fails as Unavailable (503), a
+/// checkout within a few seconds; when it is back, the pool makes new connections by
+/// itself. A connection ended by the server (`pg_terminate_backend`, SQLSTATE 57P01) is
+/// Unavailable too, and replaced.
+#[test]
+fn the_pool_recovers_when_the_server_returns() {
+    let Some(cluster) = keyhook_testpg::Cluster::private() else {
+        return;
+    };
+    let db = cluster.database();
+    let backend = common::backend(&db, 4);
+    let s = backend.connect().unwrap();
+    common::key(&s, "alice", "ci");
+    drop(s);
+    let held = backend.connect().unwrap();
+    assert_eq!(held.conn().list_keys(Some("alice")).unwrap().len(), 1);
+
+    // The harness's clusters commit asynchronously (synchronous_commit = off) and `stop` is
+    // a crash: write what was committed to disk first.
+    db.sql("CHECKPOINT");
+    cluster.stop();
+    let e = held.conn().list_keys(Some("alice")).unwrap_err();
+    assert!(
+        matches!(e, keyhook_core::store::StoreError::Unavailable(_)),
+        "{e:?}"
+    );
+    drop(held);
+    let started = Instant::now();
+    let e = error_of(&backend);
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(matches!(e, Error::Unavailable(_)), "{e:?}");
+    assert!(!e.to_string().contains(cluster.password()), "{e}");
+
+    cluster.start();
+    let s = backend.connect().unwrap();
+    assert_eq!(s.conn().list_keys(Some("alice")).unwrap().len(), 1);
+
+    db.sql(&format!(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+         WHERE datname = '{}' AND pid <> pg_backend_pid()",
+        db.name()
+    ));
+    let e = s.conn().list_keys(Some("alice")).unwrap_err();
+    assert!(
+        matches!(e, keyhook_core::store::StoreError::Unavailable(_)),
+        "{e:?}"
+    );
+    drop(s);
+    let s = backend.connect().unwrap();
+    assert_eq!(s.conn().list_keys(Some("alice")).unwrap().len(), 1);
+}
+
+/// `Store::read` sees one snapshot however long it takes, while other connections commit,
+/// and cannot write.
+#[test]
+fn a_read_transaction_is_one_read_only_snapshot() {
+    let db = database_or_skip!();
+    let backend = common::backend(&db, 2);
+    let reader = backend.connect().unwrap();
+    let writer = backend.connect().unwrap();
+    common::key(&writer, "alice", "one");
+    let counts = reader
+        .read(|c| {
+            let before = c.list_keys(None)?.len();
+            common::key(&writer, "alice", "two");
+            let during = c.list_keys(None)?.len();
+            Ok((before, during))
+        })
+        .unwrap();
+    assert_eq!(counts, (1, 1));
+    assert_eq!(reader.conn().list_keys(None).unwrap().len(), 2);
+    let e = reader
+        .read(|c| Ok(c.ensure_user("mallory", common::NOW)?))
+        .unwrap_err();
+    assert!(e.to_string().contains("read-only"), "{e}");
+}

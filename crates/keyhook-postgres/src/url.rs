@@ -92,7 +92,9 @@ impl FromStr for Target {
                     "a URL parameter has no value: write them as NAME=VALUE",
                 ));
             };
-            match key {
+            // Names are %-decoded too, as the driver decodes them: `ssl%6Dode` is `sslmode`.
+            let key = decode(key)?;
+            match key.as_str() {
                 "sslmode" => sslmode = Some(decode(value)?),
                 "sslrootcert" => sslrootcert = Some(decode(value)?),
                 _ => kept.push(param),
@@ -234,6 +236,9 @@ mod tests {
         assert_eq!(t.config.get_password(), Some(&b"hunter2"[..]));
         assert_eq!(t.describe(), "postgresql://kh@h/d?sslmode=require");
         assert_eq!(t.tls, Tls::Require);
+        let t: Target = "postgres://kh@h/d?pass%77ord=hunter2".parse().unwrap();
+        assert_eq!(t.config.get_password(), Some(&b"hunter2"[..]));
+        assert_eq!(t.describe(), "postgres://kh@h/d");
         let t: Target = "postgres://kh:a/b?c:d@h:1/db".parse().unwrap();
         assert_eq!(t.config.get_password(), Some(&b"a/b?c:d"[..]));
         assert_eq!(t.config.get_dbname(), Some("db"));
@@ -249,6 +254,7 @@ mod tests {
                 .tls
         };
         assert_eq!(tls("sslmode=disable"), Tls::Off);
+        assert_eq!(tls("ssl%6Dode=require"), Tls::Require);
         assert_eq!(tls("sslmode=prefer"), Tls::Off);
         assert_eq!(tls("sslmode=require&sslrootcert=/x"), Tls::Require);
         assert_eq!(

@@ -127,10 +127,18 @@ impl FromStr for Target {
             for_driver.push_str(&kept.join("&"));
         }
         let mut config = postgres::Config::from_str(&for_driver).map_err(|e| {
-            // The driver's parse errors name an option or a position, never a value.
+            // The driver's parse errors name an option or a position, not a value; an option
+            // named like the password (a typo) is not repeated either.
             let why = std::error::Error::source(&e)
                 .map(|s| s.to_string())
                 .unwrap_or_else(|| e.to_string());
+            let password = creds.and_then(|c| c.split_once(':')).map(|(_, p)| p);
+            let secret = |p: &str| {
+                !p.is_empty() && (why.contains(p) || decode(p).is_ok_and(|d| why.contains(&d)))
+            };
+            if password.is_some_and(secret) {
+                return invalid("not a valid PostgreSQL URL");
+            }
             invalid(format!("not a valid PostgreSQL URL: {why}"))
         })?;
         if config.get_hosts().is_empty() && config.get_hostaddrs().is_empty() {
@@ -282,6 +290,8 @@ mod tests {
             format!("postgres://u:{SECRET}@/d"),
             format!("postgres://u:{SECRET}@h@x/d"),
             format!("postgres://u:{SECRET}@h/d?connect_timeout=soon"),
+            format!("postgres://u:{SECRET}@h/d?{SECRET}=1"),
+            "postgres://u:s3cr@h/d?s3cr=1".to_string(),
             format!("mysql://u:{SECRET}@h/d"),
         ] {
             let m = message(&url);

@@ -39,6 +39,12 @@ pub struct Target {
 /// URL says (`connect_timeout`).
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 
+/// How long what keyhook sent may stay unacknowledged before the connection counts as lost,
+/// unless the URL says (`tcp_user_timeout`): a server whose machine went away is noticed
+/// then, not after the system's retransmissions (a quarter of an hour). A slow query does not
+/// trip it: the server's machine acknowledges the bytes at once.
+pub const TCP_USER_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// Whether `s` is a PostgreSQL URL (the scheme `--db` recognises).
 pub fn is_postgres_url(s: &str) -> bool {
     scheme_len(s).is_some()
@@ -152,6 +158,9 @@ impl FromStr for Target {
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(CONNECT_TIMEOUT);
         }
+        if config.get_tcp_user_timeout().is_none() {
+            config.tcp_user_timeout(TCP_USER_TIMEOUT);
+        }
         if config.get_application_name().is_none() {
             config.application_name("keyhook");
         }
@@ -235,6 +244,18 @@ mod tests {
             "postgres://kh@db.example:6543/keys?application_name=x"
         );
         assert_eq!(t.config.get_connect_timeout(), Some(&CONNECT_TIMEOUT));
+        assert_eq!(t.config.get_tcp_user_timeout(), Some(&TCP_USER_TIMEOUT));
+        let t: Target = "postgres://u@h/d?connect_timeout=7&tcp_user_timeout=9"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            t.config.get_connect_timeout(),
+            Some(&Duration::from_secs(7))
+        );
+        assert_eq!(
+            t.config.get_tcp_user_timeout(),
+            Some(&Duration::from_secs(9))
+        );
 
         // A password given as a parameter is left out too; characters the driver accepts in
         // a password as they are ('/', '?', ':') stay in the credentials.

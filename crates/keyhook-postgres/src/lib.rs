@@ -24,16 +24,16 @@
 //! - **lastUsedAt.** [`KeyQueries::set_key_last_used`] never moves it back, and waits at most
 //!   100 ms for a row lock (`SET LOCAL lock_timeout`).
 //!
-//! Connections: [`PgBackend::connect`] lends one from an r2d2 pool (see [`pool`]); dropping
+//! Connections: [`PgBackend::connect`] lends one from an r2d2 pool (`pool.rs`); dropping
 //! the store gives it back. Migrations run once per backend, at its first connect, under an
-//! advisory lock (see [`migrations`]).
+//! advisory lock (`migrations.rs`).
 
 mod copy;
 mod error;
 mod keys;
-pub mod migrations;
+mod migrations;
 mod outbox;
-pub mod pool;
+mod pool;
 mod tls;
 mod url;
 mod webhooks;
@@ -52,7 +52,8 @@ use tokio_postgres_rustls::MakeRustlsConnect;
 use error::Fail;
 pub use migrations::SCHEMA_VERSION;
 use pool::{LastError, Pool, Pooled, Session, CHECKOUT_TIMEOUT};
-pub use url::{is_postgres_url, Target, Tls};
+pub use url::is_postgres_url;
+use url::Target;
 
 /// A PostgreSQL database as a [`Backend`]: a URL, and a pool of connections to it.
 pub struct PgBackend {

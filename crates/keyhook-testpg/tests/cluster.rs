@@ -1,8 +1,8 @@
 //! The harness against a real PostgreSQL: skipped (reason printed) without one, except under
 //! `CI=true`.
 
-use std::path::{Path, PathBuf};
 use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 

@@ -316,10 +316,10 @@ fn every_message_and_log_line_goes_through_a_redacting_sink() {
     while let Some(path) = files.pop() {
         if path.is_dir() {
             // keyhook-testpg is the tests' PostgreSQL, a dev-dependency: never shipped.
-            if path
-                .file_name()
-                .is_some_and(|n| n == "tests" || n == "target" || n == "keyhook-testpg")
-            {
+            // Nor are a crate's benchmarks (`cargo bench` prints their figures).
+            if path.file_name().is_some_and(|n| {
+                n == "tests" || n == "target" || n == "keyhook-testpg" || n == "benches"
+            }) {
                 continue;
             }
             files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));

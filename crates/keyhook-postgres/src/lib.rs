@@ -24,22 +24,22 @@
 //! - **lastUsedAt.** [`KeyQueries::set_key_last_used`] never moves it back, and waits at most
 //!   100 ms for a row lock (`SET LOCAL lock_timeout`).
 //!
-//! Connections: [`PgBackend::connect`] lends one from an r2d2 pool (see [`pool`]); dropping
+//! Connections: [`PgBackend::connect`] lends one from an r2d2 pool (`pool.rs`); dropping
 //! the store gives it back. Migrations run once per backend, at its first connect, under an
-//! advisory lock (see [`migrations`]).
+//! advisory lock (`migrations.rs`).
 
 mod copy;
 mod error;
 mod keys;
-pub mod migrations;
+mod migrations;
 mod outbox;
-pub mod pool;
+mod pool;
 mod tls;
 mod url;
 mod webhooks;
 
 use std::cell::{Cell, RefCell};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use keyhook_core::model::ApiKey;
 use keyhook_core::store::{
@@ -52,7 +52,8 @@ use tokio_postgres_rustls::MakeRustlsConnect;
 use error::Fail;
 pub use migrations::SCHEMA_VERSION;
 use pool::{LastError, Pool, Pooled, Session, CHECKOUT_TIMEOUT};
-pub use url::{is_postgres_url, Target, Tls};
+pub use url::is_postgres_url;
+use url::Target;
 
 /// A PostgreSQL database as a [`Backend`]: a URL, and a pool of connections to it.
 pub struct PgBackend {
@@ -63,7 +64,7 @@ pub struct PgBackend {
     create: bool,
     /// Whether the schema is known to be current (checked, or migrated, at the first
     /// successful connect).
-    migrated: Mutex<bool>,
+    migrated: AtomicBool,
 }
 
 impl std::fmt::Debug for PgBackend {
@@ -86,10 +87,10 @@ impl PgBackend {
         let target: Target = url.parse()?;
         let tls = tls::connector(&target.tls)?;
         let errors = LastError::default();
-        let manager = pool::Manager(PostgresConnectionManager::new(
-            target.config.clone(),
-            tls.clone(),
-        ));
+        let manager = pool::Manager::new(
+            PostgresConnectionManager::new(target.config.clone(), tls.clone()),
+            startup_deadline(&target),
+        );
         let pool = pool::build(manager, pool_size, errors.clone());
         Ok(PgBackend {
             target,
@@ -97,8 +98,12 @@ impl PgBackend {
             pool,
             errors,
             create,
-            migrated: Mutex::new(false),
+            migrated: AtomicBool::new(false),
         })
+    }
+
+    fn startup_deadline(&self) -> std::time::Duration {
+        startup_deadline(&self.target)
     }
 
     /// Adds the database to a connection-level message, which otherwise names no server.
@@ -116,11 +121,9 @@ impl PgBackend {
     /// reported at once and as what it is (r2d2 retries until its timeout and keeps only the
     /// text of an error). It checks or migrates the schema, and then serves as the store.
     fn first_connect(&self) -> StoreResult<PgStore> {
-        let client = self
-            .target
-            .config
-            .connect(self.tls.clone())
-            .map_err(|e| self.located(error::classify(&e)))?;
+        let (config, tls) = (self.target.config.clone(), self.tls.clone());
+        let client = pool::connect_within(self.startup_deadline(), move || config.connect(tls))
+            .map_err(|e| self.located(e.sorted()))?;
         let mut session = Session::new(client);
         migrations::migrate(&mut session.client, self.create, self.target.describe()).map_err(
             |e| match e {
@@ -135,13 +138,13 @@ impl PgBackend {
 
 impl Backend for PgBackend {
     fn connect(&self) -> keyhook_core::Result<Box<Store>> {
-        {
-            let mut migrated = self.migrated.lock().unwrap_or_else(|p| p.into_inner());
-            if !*migrated {
-                let store = self.first_connect()?;
-                *migrated = true;
-                return Ok(Box::new(store));
-            }
+        // Until one connect has checked the schema, each makes its own first connection,
+        // at the same time if they come together (the migration lock orders them): none
+        // waits for another's timeout while the server is down.
+        if !self.migrated.load(Ordering::Acquire) {
+            let store = self.first_connect()?;
+            self.migrated.store(true, Ordering::Release);
+            return Ok(Box::new(store));
         }
         match self.pool.get() {
             Ok(c) => Ok(Box::new(PgStore::new(Handle::Pooled(Box::new(c))))),
@@ -162,6 +165,17 @@ impl Backend for PgBackend {
     fn describe(&self) -> String {
         self.target.describe().to_string()
     }
+}
+
+/// How long making a connection may take, from TCP to the end of the login: twice the
+/// URL's `connect_timeout` (which bounds the TCP connection alone; 3 s by default).
+fn startup_deadline(target: &Target) -> std::time::Duration {
+    let tcp = target
+        .config
+        .get_connect_timeout()
+        .copied()
+        .unwrap_or(url::CONNECT_TIMEOUT);
+    tcp * 2
 }
 
 /// Where a store's connection comes from.

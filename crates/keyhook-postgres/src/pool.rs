@@ -88,28 +88,112 @@ impl Session {
     }
 }
 
-/// Makes [`Session`]s for r2d2.
-pub struct Manager(pub PostgresConnectionManager<MakeRustlsConnect>);
+/// Makes [`Session`]s for r2d2, each within a deadline (see [`connect_within`]).
+pub struct Manager {
+    inner: Arc<PostgresConnectionManager<MakeRustlsConnect>>,
+    deadline: Duration,
+}
+
+impl Manager {
+    pub fn new(inner: PostgresConnectionManager<MakeRustlsConnect>, deadline: Duration) -> Self {
+        Manager {
+            inner: Arc::new(inner),
+            deadline,
+        }
+    }
+}
+
+/// How long a lent connection's check (an empty query) may take.
+const CHECK_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Why a connection could not be made or kept.
+#[derive(Debug)]
+pub enum ConnectError {
+    Pg(postgres::Error),
+    /// The server took the TCP connection and said nothing for this long.
+    Silent(Duration),
+    /// No thread could be started to connect on.
+    NoThread(String),
+}
+
+impl std::fmt::Display for ConnectError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConnectError::Pg(e) => e.fmt(f),
+            ConnectError::Silent(d) => write!(f, "no answer within {} s", d.as_secs()),
+            ConnectError::NoThread(e) => write!(f, "cannot start a thread: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for ConnectError {}
+
+impl From<postgres::Error> for ConnectError {
+    fn from(e: postgres::Error) -> Self {
+        ConnectError::Pg(e)
+    }
+}
+
+impl ConnectError {
+    pub fn sorted(&self) -> StoreError {
+        match self {
+            ConnectError::Pg(e) => classify(e),
+            ConnectError::Silent(d) => StoreError::Unavailable(format!(
+                "cannot reach the database server: it accepted the connection but did not \
+                 answer within {} s",
+                d.as_secs()
+            )),
+            ConnectError::NoThread(e) => {
+                StoreError::Unavailable(format!("cannot connect to the database now: {e}"))
+            }
+        }
+    }
+}
 
 impl ManageConnection for Manager {
     type Connection = Session;
-    type Error = postgres::Error;
+    type Error = ConnectError;
 
-    fn connect(&self) -> Result<Session, postgres::Error> {
-        self.0.connect().map(Session::new)
+    fn connect(&self) -> Result<Session, ConnectError> {
+        let inner = self.inner.clone();
+        connect_within(self.deadline, move || inner.connect()).map(Session::new)
     }
 
-    fn is_valid(&self, s: &mut Session) -> Result<(), postgres::Error> {
+    fn is_valid(&self, s: &mut Session) -> Result<(), ConnectError> {
         if s.last_used.elapsed() < TRUSTED_FOR && !s.client.is_closed() {
             return Ok(());
         }
-        self.0.is_valid(&mut s.client)?;
+        s.client.is_valid(CHECK_TIMEOUT)?;
         s.last_used = Instant::now();
         Ok(())
     }
 
     fn has_broken(&self, s: &mut Session) -> bool {
-        self.0.has_broken(&mut s.client)
+        self.inner.has_broken(&mut s.client)
+    }
+}
+
+/// Runs `connect` on a thread of its own and waits for it at most `deadline`. The driver's
+/// `connect_timeout` bounds only the TCP connection: a server that accepts it and then says
+/// nothing (stopped, wedged) would keep the caller forever. After the deadline the caller
+/// gets an error ("timeout waiting for server", Unavailable) and the thread is left to end
+/// when the server answers or drops the connection.
+pub fn connect_within(
+    deadline: Duration,
+    connect: impl FnOnce() -> Result<Client, postgres::Error> + Send + 'static,
+) -> Result<Client, ConnectError> {
+    let (sent, got) = std::sync::mpsc::channel();
+    let spawned = std::thread::Builder::new()
+        .name("keyhook-pg-connect".into())
+        .spawn(move || {
+            let _ = sent.send(connect());
+        });
+    if let Err(e) = spawned {
+        return Err(ConnectError::NoThread(e.to_string()));
+    }
+    match got.recv_timeout(deadline) {
+        Ok(made) => Ok(made?),
+        Err(_) => Err(ConnectError::Silent(deadline)),
     }
 }
 
@@ -133,9 +217,9 @@ impl std::fmt::Debug for LastError {
     }
 }
 
-impl HandleError<postgres::Error> for LastError {
-    fn handle_error(&self, e: postgres::Error) {
-        let sorted = classify(&e);
+impl HandleError<ConnectError> for LastError {
+    fn handle_error(&self, e: ConnectError) {
+        let sorted = e.sorted();
         *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some((Instant::now(), sorted));
     }
 }

@@ -39,6 +39,12 @@ pub struct Target {
 /// URL says (`connect_timeout`).
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 
+/// How long what keyhook sent may stay unacknowledged before the connection counts as lost,
+/// unless the URL says (`tcp_user_timeout`): a server whose machine went away is noticed
+/// then, not after the system's retransmissions (a quarter of an hour). A slow query does not
+/// trip it: the server's machine acknowledges the bytes at once.
+pub const TCP_USER_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// Whether `s` is a PostgreSQL URL (the scheme `--db` recognises).
 pub fn is_postgres_url(s: &str) -> bool {
     scheme_len(s).is_some()
@@ -92,7 +98,9 @@ impl FromStr for Target {
                     "a URL parameter has no value: write them as NAME=VALUE",
                 ));
             };
-            match key {
+            // Names are %-decoded too, as the driver decodes them: `ssl%6Dode` is `sslmode`.
+            let key = decode(key)?;
+            match key.as_str() {
                 "sslmode" => sslmode = Some(decode(value)?),
                 "sslrootcert" => sslrootcert = Some(decode(value)?),
                 _ => kept.push(param),
@@ -125,10 +133,18 @@ impl FromStr for Target {
             for_driver.push_str(&kept.join("&"));
         }
         let mut config = postgres::Config::from_str(&for_driver).map_err(|e| {
-            // The driver's parse errors name an option or a position, never a value.
+            // The driver's parse errors name an option or a position, not a value; an option
+            // named like the password (a typo) is not repeated either.
             let why = std::error::Error::source(&e)
                 .map(|s| s.to_string())
                 .unwrap_or_else(|| e.to_string());
+            let password = creds.and_then(|c| c.split_once(':')).map(|(_, p)| p);
+            let secret = |p: &str| {
+                !p.is_empty() && (why.contains(p) || decode(p).is_ok_and(|d| why.contains(&d)))
+            };
+            if password.is_some_and(secret) {
+                return invalid("not a valid PostgreSQL URL");
+            }
             invalid(format!("not a valid PostgreSQL URL: {why}"))
         })?;
         if config.get_hosts().is_empty() && config.get_hostaddrs().is_empty() {
@@ -141,6 +157,9 @@ impl FromStr for Target {
         });
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(CONNECT_TIMEOUT);
+        }
+        if config.get_tcp_user_timeout().is_none() {
+            config.tcp_user_timeout(TCP_USER_TIMEOUT);
         }
         if config.get_application_name().is_none() {
             config.application_name("keyhook");
@@ -225,6 +244,18 @@ mod tests {
             "postgres://kh@db.example:6543/keys?application_name=x"
         );
         assert_eq!(t.config.get_connect_timeout(), Some(&CONNECT_TIMEOUT));
+        assert_eq!(t.config.get_tcp_user_timeout(), Some(&TCP_USER_TIMEOUT));
+        let t: Target = "postgres://u@h/d?connect_timeout=7&tcp_user_timeout=9"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            t.config.get_connect_timeout(),
+            Some(&Duration::from_secs(7))
+        );
+        assert_eq!(
+            t.config.get_tcp_user_timeout(),
+            Some(&Duration::from_secs(9))
+        );
 
         // A password given as a parameter is left out too; characters the driver accepts in
         // a password as they are ('/', '?', ':') stay in the credentials.
@@ -234,6 +265,9 @@ mod tests {
         assert_eq!(t.config.get_password(), Some(&b"hunter2"[..]));
         assert_eq!(t.describe(), "postgresql://kh@h/d?sslmode=require");
         assert_eq!(t.tls, Tls::Require);
+        let t: Target = "postgres://kh@h/d?pass%77ord=hunter2".parse().unwrap();
+        assert_eq!(t.config.get_password(), Some(&b"hunter2"[..]));
+        assert_eq!(t.describe(), "postgres://kh@h/d");
         let t: Target = "postgres://kh:a/b?c:d@h:1/db".parse().unwrap();
         assert_eq!(t.config.get_password(), Some(&b"a/b?c:d"[..]));
         assert_eq!(t.config.get_dbname(), Some("db"));
@@ -249,6 +283,7 @@ mod tests {
                 .tls
         };
         assert_eq!(tls("sslmode=disable"), Tls::Off);
+        assert_eq!(tls("ssl%6Dode=require"), Tls::Require);
         assert_eq!(tls("sslmode=prefer"), Tls::Off);
         assert_eq!(tls("sslmode=require&sslrootcert=/x"), Tls::Require);
         assert_eq!(
@@ -276,6 +311,8 @@ mod tests {
             format!("postgres://u:{SECRET}@/d"),
             format!("postgres://u:{SECRET}@h@x/d"),
             format!("postgres://u:{SECRET}@h/d?connect_timeout=soon"),
+            format!("postgres://u:{SECRET}@h/d?{SECRET}=1"),
+            "postgres://u:s3cr@h/d?s3cr=1".to_string(),
             format!("mysql://u:{SECRET}@h/d"),
         ] {
             let m = message(&url);

@@ -407,3 +407,25 @@ fn a_read_transaction_is_one_read_only_snapshot() {
         .unwrap_err();
     assert!(e.to_string().contains("read-only"), "{e}");
 }
+
+/// A server that takes the TCP connection and then says nothing (stopped, wedged): the
+/// connect gives up after twice the URL's `connect_timeout`, instead of waiting forever.
+#[test]
+fn a_server_that_never_answers_is_unavailable_in_bounded_time() {
+    // The kernel completes the handshake into the backlog; nobody ever reads.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let url = format!("postgres://kh:Sup3rS3cret@127.0.0.1:{port}/keyhook?connect_timeout=1");
+    let started = Instant::now();
+    let e = error_of(&PgBackend::new(&url, 2, true).unwrap());
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_secs(2) && took < Duration::from_secs(5),
+        "{took:?}"
+    );
+    assert!(matches!(e, Error::Unavailable(_)), "{e:?}");
+    let m = e.to_string();
+    assert!(m.contains("did not answer within 2 s"), "{m}");
+    assert!(!m.contains("Sup3rS3cret"), "{m}");
+    drop(silent);
+}

@@ -154,6 +154,12 @@ fn settle_loop(
             continue;
         }
         in_flight -= finished.len();
+        // Rows are locked in one order by every worker (webhook, then delivery), so two
+        // instances settling attempts for the same webhooks wait for each other instead of
+        // deadlocking (PostgreSQL aborts one of a deadlocked pair, and its batch with it).
+        finished.sort_by(|(x, ..), (y, ..)| {
+            (&x.webhook_id, &x.delivery_id).cmp(&(&y.webhook_id, &y.delivery_id))
+        });
         store.write(|c| {
             for (d, a, at) in &finished {
                 settle(c, &opts.schedule, d, a, *at, clock.now(), &mut summary)?;

@@ -666,9 +666,9 @@ fn kill_9_of_deliver_loses_no_delivery() {
             receiver.requests().len()
         );
     }
-    // The killed workers' leases would keep their deliveries for delivery-timeout + 60 s
-    // (70 s by default) before another worker may claim them: too long for a test. End them
-    // by hand, as time would.
+    // The killed workers' leases would keep their deliveries up to 10 s more before another
+    // worker may claim them (tests/cli/leases.rs checks that wait). End them by hand, as
+    // time would.
     env.sql("UPDATE deliveries SET lease_until = 0 WHERE state = 'pending'");
     let r = env.run(&[
         "--allow-private-targets",

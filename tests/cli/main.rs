@@ -18,6 +18,7 @@ mod http_protocol;
 mod http_target;
 mod input_policy;
 mod keys;
+mod leases;
 mod newcomer;
 mod openapi;
 mod openapi_bounds;

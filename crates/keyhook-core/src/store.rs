@@ -244,6 +244,10 @@ pub trait OutboxQueries {
         now: Timestamp,
     ) -> StoreResult<()>;
     fn retry_delivery(&self, id: &str, next_at: Timestamp, now: Timestamp) -> StoreResult<()>;
+    /// Moves the lease of each delivery in `ids` that is still pending and leased to
+    /// `until`. The worker renews the leases of what it is still sending, so a short lease
+    /// covers a long request, and the deliveries of a worker that died are free again soon.
+    fn renew_leases(&self, ids: &[&str], until: Timestamp) -> StoreResult<()>;
     /// Deliveries per state.
     fn delivery_counts(&self) -> StoreResult<Vec<(String, i64)>>;
 }

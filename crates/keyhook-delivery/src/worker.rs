@@ -4,11 +4,12 @@
 //! At-least-once: a delivery is leased before it is sent and settled after; if the process
 //! dies in between, the lease runs out and the delivery is claimed and sent again.
 
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender as Tx};
 use std::sync::{Arc, Mutex};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::client::{ClientConfig, Sender};
 use super::schedule::Schedule;
@@ -20,6 +21,14 @@ use keyhook_core::transport::Attempt;
 
 /// How often an idle worker looks for due deliveries.
 const POLL: Duration = Duration::from_millis(100);
+/// How long a claim holds a delivery unless renewed. While a worker lives it renews the
+/// leases of everything it has claimed and not settled every [`RENEW_EVERY`], however long a
+/// request takes; a delivery held by a worker that died is due again within `LEASE` of its
+/// last renewal, and claimed at another worker's next look (CONTRACT §6, §8: within 15 s).
+const LEASE: Duration = Duration::from_secs(10);
+/// How often the leases of deliveries in flight are renewed: well within [`LEASE`], so a busy
+/// database or a slow round trip does not let one lapse.
+const RENEW_EVERY: Duration = Duration::from_secs(3);
 
 pub struct WorkerOptions {
     pub client: ClientConfig,
@@ -97,11 +106,25 @@ fn settle_loop(
     jobs: &Tx<Claimed>,
     done: &Receiver<Done>,
 ) -> Result<Summary> {
-    let lease_ms = i64::try_from(opts.client.timeout.as_millis()).unwrap_or(i64::MAX / 2) + 60_000;
+    let lease_ms = i64::try_from(LEASE.as_millis()).unwrap_or(i64::MAX);
     let clock = &opts.client.clock;
     let mut summary = Summary::default();
     let mut in_flight = 0usize;
+    // The deliveries claimed and not yet settled, whose leases this worker renews.
+    let mut held: HashSet<String> = HashSet::new();
+    let mut renewed = Instant::now();
     loop {
+        if !held.is_empty() && renewed.elapsed() >= RENEW_EVERY {
+            let ids: Vec<&str> = held.iter().map(String::as_str).collect();
+            let until = clock.now().add_millis(lease_ms);
+            // Best effort: a renewal that fails (the database busy) is tried again at the
+            // next turn; if the lease lapses meanwhile, another worker may send the delivery
+            // again, which at-least-once allows. Giving up here would drop the results of
+            // every request in flight.
+            if store.write(|c| Ok(c.renew_leases(&ids, until)?)).is_ok() {
+                renewed = Instant::now();
+            }
+        }
         let stopping = stop.load(Ordering::Relaxed);
         let mut claimed = 0;
         if !stopping && in_flight < capacity && store.conn().any_due(clock.now())? {
@@ -121,9 +144,14 @@ fn settle_loop(
                 Ok(live)
             })?;
             claimed = batch.len();
+            if held.is_empty() {
+                renewed = Instant::now();
+            }
             for d in batch {
+                let id = d.delivery_id.clone();
                 if jobs.send(d).is_ok() {
                     in_flight += 1;
+                    held.insert(id);
                 }
             }
         }
@@ -154,6 +182,9 @@ fn settle_loop(
             continue;
         }
         in_flight -= finished.len();
+        for (d, ..) in &finished {
+            held.remove(&d.delivery_id);
+        }
         // Rows are locked in one order by every worker (webhook, then delivery), so two
         // instances settling attempts for the same webhooks wait for each other instead of
         // deadlocking (PostgreSQL aborts one of a deadlocked pair, and its batch with it).

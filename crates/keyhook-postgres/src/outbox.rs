@@ -142,6 +142,17 @@ impl OutboxQueries for PgStore {
         })
     }
 
+    fn renew_leases(&self, ids: &[&str], until: Timestamp) -> StoreResult<()> {
+        self.run(|s| {
+            s.execute(
+                "UPDATE deliveries SET lease_until = $2
+                 WHERE id = ANY($1) AND state = 'pending' AND lease_until IS NOT NULL",
+                &[&ids, &until.0],
+            )?;
+            Ok(())
+        })
+    }
+
     fn delivery_counts(&self) -> StoreResult<Vec<(String, i64)>> {
         self.run(|s| {
             s.query(

@@ -147,6 +147,19 @@ impl OutboxQueries for Conn {
         })
     }
 
+    fn renew_leases(&self, ids: &[&str], until: Timestamp) -> StoreResult<()> {
+        sql(|| {
+            let mut renew = self.0.prepare_cached(
+                "UPDATE deliveries SET lease_until = ?2
+                 WHERE id = ?1 AND state = 'pending' AND lease_until IS NOT NULL",
+            )?;
+            for id in ids {
+                renew.execute(params![id, until.0])?;
+            }
+            Ok(())
+        })
+    }
+
     /// Deliveries per state, for `deliver`'s summary and the tests.
     fn delivery_counts(&self) -> StoreResult<Vec<(String, i64)>> {
         sql(|| {

@@ -8,7 +8,8 @@
 #  2. Three `serve` instances on one PostgreSQL database, and a fan-out of 1,000 events to 10
 #     webhooks (10,000 deliveries) to a loopback nginx answering 200, queued in one
 #     transaction while they run: every delivery arrives once, deliveries/s from the commit
-#     to the last one settled (goal >= 2,000/s).
+#     to the last one settled (goal >= 2,000/s); the baseline, in the same run, is the same
+#     fan-out by one `serve` on a SQLite file.
 #
 #   bench/pg.sh        # ROUNDS=4 DURATION=5s KEYS=100000 EVENTS=1000 INSTANCES=3 WORKERS=16
 #   BIN=/tmp/keyhook-old bench/pg.sh   # another binary instead of this tree's release build
@@ -173,10 +174,42 @@ arrived=$(grep -c ' 200 ' "$work/access.log" || true)
 per_instance=$(for p in "${pids[@]:1}"; do
   awk -v hz="$(getconf CLK_TCK)" '{printf "%.2f", ($14 + $15) / hz}' "/proc/$p/stat"; echo; done | paste -sd/)
 
+# The baseline in the same run: the same fan-out by one `serve` on a SQLite file.
+for p in "${pids[@]:1}"; do kill "$p" 2>/dev/null || true; done
+fdb=$work/fanout.db
+for i in $(seq $HOOKS); do
+  "$bin" --db "$fdb" --user bench --allow-private-targets webhooks create \
+    --url "http://127.0.0.1:$nport/hook/$i" --event post.published >"$work/unused-webhook" 2>&1
+done
+start sqlite-fanout "$fdb" "$(port)" --allow-private-targets
+: >"$work/access.log"
+sqlite3 "$fdb" <<SQL
+PRAGMA foreign_keys = ON;
+BEGIN;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $EVENTS)
+INSERT INTO events (id, user_id, event, payload, created_at)
+SELECT printf('evt_%032x', i), 'bench', 'post.published',
+       CAST(printf('{"id":"evt_%032x","event":"post.published","createdAt":"2026-11-22T00:00:00.000Z","data":{"postId":"p_%d"}}', i, i) AS BLOB),
+       1700000000000
+FROM n;
+INSERT INTO deliveries (id, event_id, webhook_id, state, attempts, next_attempt_at, created_at, updated_at)
+SELECT 'dlv_' || lower(hex(randomblob(12))), e.id, w.id, 'pending', 0, 0, 0, 0
+FROM events e CROSS JOIN webhooks w;
+COMMIT;
+SQL
+t2=$(date +%s.%N)
+for _ in $(seq 1200); do
+  settled=$(sqlite3 "$fdb" "SELECT count(*) FROM deliveries WHERE state <> 'pending'")
+  [ "$settled" -ge "$expected" ] && break
+  sleep 0.05
+done
+t3=$(date +%s.%N)
+sqlite_delivered=$(sqlite3 "$fdb" "SELECT count(*) FROM deliveries WHERE state = 'delivered'")
+
 python3 - "$work/rounds.txt" "$expected" "$delivered" "$arrived" "$attempts" "$t0" "$t1" \
-  "$INSTANCES" "$per_instance" <<'PY'
+  "$INSTANCES" "$per_instance" "$sqlite_delivered" "$t2" "$t3" <<'PY'
 import sys
-rounds, expected, delivered, arrived, attempts, t0, t1, instances, per = sys.argv[1:]
+rounds, expected, delivered, arrived, attempts, t0, t1, instances, per, sd, t2, t3 = sys.argv[1:]
 s = {"sqlite": [], "postgres": []}
 p99 = {"sqlite": [], "postgres": []}
 errors = 0
@@ -204,6 +237,9 @@ rate = delivered / secs
 print(f"fan-out: {delivered}/{expected} delivered by {instances} instances (CPU s "
       f"per instance: {per}), {arrived} arrived at nginx, {attempts} attempts recorded, in {secs:.2f} s")
 print(f"fan-out rate: {rate:.0f} deliveries/s (goal >= 2000)")
-ok = delivered == expected and arrived == expected and attempts == expected and errors == 0
+base = int(sd) / (float(t3) - float(t2))
+print(f"baseline: one serve on SQLite, {sd}/{expected} delivered in {float(t3) - float(t2):.2f} s, "
+      f"{base:.0f} deliveries/s; ratio {instances} on PostgreSQL / 1 on SQLite {rate / base:.2f}")
+ok = int(sd) == expected and delivered == expected and arrived == expected and attempts == expected and errors == 0
 sys.exit(0 if ok else 1)
 PY

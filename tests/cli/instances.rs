@@ -4,9 +4,10 @@
 //! running instance. They make a PostgreSQL database of their own, so they run once, in the
 //! SQLite pass, and return early in the PostgreSQL pass.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Barrier;
 use std::thread;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use tempfile::TempDir;
@@ -200,4 +201,65 @@ fn the_webhook_limit_holds_when_creates_race_across_instances() {
     );
     let listed = servers[1].get("/api/v1/webhooks", &key).data();
     assert_eq!(listed.as_array().map(Vec::len), Some(10), "{listed}");
+}
+
+/// PostgreSQL stops under a running instance: requests get 503 SERVICE_UNAVAILABLE in the
+/// error envelope, the instance stays up, and once PostgreSQL is back it answers again
+/// without a restart.
+#[test]
+fn an_instance_rides_out_postgresql_going_away() {
+    if skip_unless_sqlite("the multi-instance tests make their own PostgreSQL cluster") {
+        return;
+    }
+    // Prints why it gives None; panics under CI=true.
+    let Some(cluster) = keyhook_testpg::Cluster::private() else {
+        return;
+    };
+    let db = cluster.database();
+    let url = db.url();
+    let created = run(bare_cmd().args(["--db", &url, "--json", "keys", "create", "--name", "k"]));
+    assert_eq!(created.code, 0, "{created:#?}");
+    let key = created.json()["data"]["key"].as_str().unwrap().to_string();
+    let server = Server::start_on_url(&url, cluster.password(), None::<&Path>, &[]);
+    let pid = server.pid();
+    assert_eq!(server.get("/api/v1/api-keys", &key).status, 200);
+
+    // The harness's clusters run with synchronous_commit=off, and stop() is a crash: make
+    // keyhook's tables and the key durable first, so that only the outage is tested.
+    db.sql("CHECKPOINT");
+    cluster.stop();
+    for _ in 0..2 {
+        let r = server.get("/api/v1/api-keys", &key);
+        assert_eq!(r.status, 503, "{r:?}");
+        let v = r.json();
+        assert_eq!(v["error"]["code"], "SERVICE_UNAVAILABLE", "{r:?}");
+        assert!(v["error"]["message"].is_string(), "{r:?}");
+        assert!(!r.body.contains(cluster.password()), "{r:?}");
+    }
+    assert!(
+        !server.log().contains(cluster.password()),
+        "{}",
+        server.log()
+    );
+
+    cluster.start();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let r = server.get("/api/v1/api-keys", &key);
+        if r.status == 200 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "still failing 15 s after PostgreSQL came back: {r:?}\n{}",
+            server.log()
+        );
+        thread::sleep(Duration::from_millis(100));
+    }
+    // The same process, never restarted.
+    assert_eq!(server.pid(), pid);
+    assert!(
+        Path::new(&format!("/proc/{pid}")).exists(),
+        "the instance exited"
+    );
 }

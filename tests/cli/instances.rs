@@ -4,6 +4,7 @@
 //! running instance. They make a PostgreSQL database of their own, so they run once, in the
 //! SQLite pass, and return early in the PostgreSQL pass.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Barrier;
 use std::thread;
@@ -13,6 +14,7 @@ use serde_json::{json, Value};
 use tempfile::TempDir;
 
 use crate::common::{bare_cmd, run, skip_unless_sqlite, Run, TEST_CLOCK_FILE};
+use crate::receiver::Receiver;
 use crate::server::{Resp, Server};
 
 /// A PostgreSQL database for several instances, with a test clock file that the CLI and
@@ -201,6 +203,104 @@ fn the_webhook_limit_holds_when_creates_race_across_instances() {
     );
     let listed = servers[1].get("/api/v1/webhooks", &key).data();
     assert_eq!(listed.as_array().map(Vec::len), Some(10), "{listed}");
+}
+
+/// Events delivered by three instances' workers from one outbox; one instance is killed
+/// (SIGKILL) while its deliveries are in flight: every event still arrives, within the
+/// lease (15 s) after the kill, with at most 1% sent twice.
+///
+/// Ignored until the worker's lease meets CONTRACT §6: it is one lease of the delivery
+/// timeout + 60 s (70 s by default, `keyhook-delivery` worker.rs), not renewed, so the dead
+/// instance's in-flight deliveries are not due again 15 s on (the test then reports them
+/// missing). With the clock moved 71 s instead it passes (1-2 duplicates of 300). Run it with
+/// `cargo test --test cli -- --ignored instances::`.
+#[test]
+#[ignore = "the outbox lease is 70 s, not renewed: CONTRACT §6 wants a re-send within 15 s"]
+fn the_shared_outbox_loses_nothing_when_an_instance_is_killed() {
+    const EVENTS: usize = 300;
+    /// CONTRACT §6: a delivery in flight when its worker died is sent again within 15 s.
+    const LEASE_MS: i64 = 15_000;
+    let Some(shared) = Shared::new() else { return };
+    let rx = Receiver::start();
+    // Slow enough that deliveries are in flight when the kill comes; two workers per
+    // instance, so that the dead one's in-flight deliveries (sent again) stay under 1%.
+    rx.set_delay(Duration::from_millis(100));
+    let (key, _) = shared.key(&[]);
+    shared.cli_data(&[
+        "--allow-private-targets",
+        "webhooks",
+        "create",
+        "--url",
+        &rx.url("/delay"),
+        "--event",
+        "post.published",
+    ]);
+    let args = ["--allow-private-targets", "--delivery-workers", "2"];
+    let mut servers: Vec<Server> = shared.three(&args).into();
+    let mut ids = Vec::with_capacity(EVENTS);
+    for i in 0..EVENTS {
+        let r = servers[i % 3].post_json(
+            "/api/v1/events",
+            &key,
+            &json!({"event": "post.published", "data": {"n": i}}),
+        );
+        assert_eq!(r.status, 202, "{r:?}");
+        ids.push(r.data()["id"].as_str().unwrap().to_string());
+    }
+    // Deliveries are under way on every instance: kill one mid-flight.
+    rx.wait_for(30, Duration::from_secs(20));
+    let mut victim = servers.remove(0);
+    victim.signal("KILL");
+    let (status, _, _) = victim.wait();
+    assert!(!status.success(), "{status:?}");
+
+    // The survivors send everything they can; what is left is the dead instance's. Wait
+    // until nothing has arrived for a while (deliveries take 0.1 s): moving the clock
+    // while a survivor's delivery is in flight could let its lease run out too.
+    let mut arrived = rx.requests().len();
+    let mut still_since = Instant::now();
+    let quiet_deadline = Instant::now() + Duration::from_secs(20);
+    while still_since.elapsed() < Duration::from_millis(1_500) {
+        assert!(Instant::now() < quiet_deadline, "deliveries never stopped");
+        thread::sleep(Duration::from_millis(50));
+        let now = rx.requests().len();
+        if now != arrived {
+            arrived = now;
+            still_since = Instant::now();
+        }
+    }
+    // The instances run on the test clock: 15 s on it, and what the dead instance had
+    // leased is due again. Real time only for the survivors to send it.
+    shared.set_clock(shared.clock_ms() + LEASE_MS);
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let received = loop {
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        for r in rx.requests() {
+            *seen
+                .entry(r.json()["id"].as_str().unwrap().to_string())
+                .or_default() += 1;
+        }
+        if ids.iter().all(|id| seen.contains_key(id)) || Instant::now() > deadline {
+            break seen;
+        }
+        thread::sleep(Duration::from_millis(50));
+    };
+    let missing: Vec<&String> = ids
+        .iter()
+        .filter(|id| !received.contains_key(*id))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "{} of {EVENTS} events never arrived, 15 s after the kill on the clock: {missing:?}",
+        missing.len()
+    );
+    assert_eq!(received.len(), EVENTS, "deliveries of unknown events");
+    let duplicates: usize = received.values().map(|n| n - 1).sum();
+    eprintln!("{duplicates} duplicate deliveries of {EVENTS} events");
+    assert!(
+        duplicates * 100 <= EVENTS,
+        "{duplicates} duplicate deliveries of {EVENTS} events"
+    );
 }
 
 /// PostgreSQL stops under a running instance: requests get 503 SERVICE_UNAVAILABLE in the

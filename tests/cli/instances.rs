@@ -209,13 +209,9 @@ fn the_webhook_limit_holds_when_creates_race_across_instances() {
 /// (SIGKILL) while its deliveries are in flight: every event still arrives, within the
 /// lease (15 s) after the kill, with at most 1% sent twice.
 ///
-/// Ignored until the worker's lease meets CONTRACT §6: it is one lease of the delivery
-/// timeout + 60 s (70 s by default, `keyhook-delivery` worker.rs), not renewed, so the dead
-/// instance's in-flight deliveries are not due again 15 s on (the test then reports them
-/// missing). With the clock moved 71 s instead it passes (1-2 duplicates of 300). Run it with
-/// `cargo test --test cli -- --ignored instances::`.
+/// Needs main's short, renewed outbox lease (36d2dda): with the old one (delivery timeout +
+/// 60 s, not renewed) the dead instance's in-flight deliveries are reported missing.
 #[test]
-#[ignore = "the outbox lease is 70 s, not renewed: CONTRACT §6 wants a re-send within 15 s"]
 fn the_shared_outbox_loses_nothing_when_an_instance_is_killed() {
     const EVENTS: usize = 300;
     /// CONTRACT §6: a delivery in flight when its worker died is sent again within 15 s.

@@ -17,6 +17,7 @@ mod http_body;
 mod http_protocol;
 mod http_target;
 mod input_policy;
+mod instances;
 mod keys;
 mod leases;
 mod newcomer;

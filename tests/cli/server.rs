@@ -121,13 +121,51 @@ impl Server {
 
     /// Runs `program` (the binary, or something that `exec`s it with the arguments that
     /// follow) with `--db <env's db> serve --bind 127.0.0.1:0` and `args`.
-    fn spawn(mut program: Command, env: &Env, args: &[&str]) -> Server {
-        if let Some(file) = env.clock_file() {
+    fn spawn(program: Command, env: &Env, args: &[&str]) -> Server {
+        let names_its_database = |first: &str| match env.pg() {
+            None => first.contains(&format!("(database {})", env.db().display())),
+            // The URL, without its password.
+            Some(pg) => {
+                first.contains("(database postgres://") && !first.contains(pg.cluster().password())
+            }
+        };
+        Server::spawn_on(
+            program,
+            &env.db_arg(),
+            env.clock_file(),
+            names_its_database,
+            args,
+        )
+    }
+
+    /// `keyhook --db <url> serve --bind 127.0.0.1:0 ARGS` on the PostgreSQL database `url`
+    /// (not an [`Env`]'s), for several instances on one database; `password` is the URL's,
+    /// which the first line must not show.
+    /// With `clock`, the server runs on that test clock file (`KEYHOOK_TEST_CLOCK_FILE`).
+    pub fn start_on_url(
+        url: &str,
+        password: &str,
+        clock: Option<&std::path::Path>,
+        args: &[&str],
+    ) -> Server {
+        let names_its_database =
+            |first: &str| first.contains("(database postgres://") && !first.contains(password);
+        Server::spawn_on(keyhook(), url.as_ref(), clock, names_its_database, args)
+    }
+
+    fn spawn_on(
+        mut program: Command,
+        db: &std::ffi::OsStr,
+        clock: Option<&std::path::Path>,
+        names_its_database: impl Fn(&str) -> bool,
+        args: &[&str],
+    ) -> Server {
+        if let Some(file) = clock {
             program.env(crate::common::TEST_CLOCK_FILE, file);
         }
         let mut child = program
             .arg("--db")
-            .arg(env.db_arg())
+            .arg(db)
             .args(["serve", "--bind", "127.0.0.1:0"])
             .args(args)
             .stdin(Stdio::null())
@@ -170,14 +208,7 @@ impl Server {
             let _ = child.kill();
             panic!("unexpected first stderr line of keyhook serve: {first:?}");
         };
-        let names_its_database = match env.pg() {
-            None => first.contains(&format!("(database {})", env.db().display())),
-            // The URL, without its password.
-            Some(pg) => {
-                first.contains("(database postgres://") && !first.contains(pg.cluster().password())
-            }
-        };
-        if !names_its_database {
+        if !names_its_database(&first) {
             let _ = child.kill();
             panic!("the first line does not name the database: {first:?}");
         }

@@ -37,6 +37,15 @@ pub struct Table {
 }
 
 impl Table {
+    /// The column names, comma-separated, in [`Table::columns`] order: a `SELECT` list.
+    pub fn column_list(&self) -> String {
+        self.columns
+            .iter()
+            .map(|(c, _)| *c)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// The position of [`Table::order_by`] in [`Table::columns`].
     pub fn order_index(&self) -> usize {
         self.columns

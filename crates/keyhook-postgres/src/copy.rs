@@ -7,16 +7,6 @@ use postgres::Row;
 use super::{Fail, PgStore};
 use keyhook_core::copy::{Cell, Kind, Table};
 use keyhook_core::store::{CopyQueries, StoreResult};
-
-fn column_list(table: &Table) -> String {
-    table
-        .columns
-        .iter()
-        .map(|(c, _)| *c)
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// The PostgreSQL type of a column of `kind`.
 fn sql_type(kind: Kind) -> &'static str {
     match kind {
@@ -105,22 +95,26 @@ impl CopyQueries for PgStore {
         limit: usize,
     ) -> StoreResult<Vec<Vec<Cell>>> {
         let key_kind = table.columns[table.order_index()].1;
-        let query = format!(
-            "SELECT {cols} FROM {t} WHERE $1::{ty} IS NULL OR {k} > $1 ORDER BY {k} LIMIT $2",
-            cols = column_list(table),
+        // Two queries, not `$1 IS NULL OR k > $1`: a generic plan of that cannot use the
+        // order_by index, and each batch would scan the table from its start (as SQLite did).
+        let first = format!(
+            "SELECT {cols} FROM {t} ORDER BY {k} LIMIT $1",
+            cols = table.column_list(),
             t = table.name,
             k = table.order_by,
-            ty = sql_type(key_kind),
+        );
+        let next = format!(
+            "SELECT {cols} FROM {t} WHERE {k} > $1 ORDER BY {k} LIMIT $2",
+            cols = table.column_list(),
+            t = table.name,
+            k = table.order_by,
         );
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         self.run(|s| {
             let rows = match (key_kind, after) {
-                (_, None) => match key_kind {
-                    Kind::Int => s.query(&query, &[&None::<i64>, &limit])?,
-                    _ => s.query(&query, &[&None::<String>, &limit])?,
-                },
-                (Kind::Int, Some(Cell::Int(i))) => s.query(&query, &[&Some(*i), &limit])?,
-                (Kind::Text, Some(Cell::Text(t))) => s.query(&query, &[&Some(t), &limit])?,
+                (_, None) => s.query(&first, &[&limit])?,
+                (Kind::Int, Some(Cell::Int(i))) => s.query(&next, &[i, &limit])?,
+                (Kind::Text, Some(Cell::Text(t))) => s.query(&next, &[t, &limit])?,
                 _ => {
                     return Err(Fail::Data(format!(
                         "db copy: {} pages by {}, not by such a value",
@@ -158,7 +152,7 @@ impl CopyQueries for PgStore {
         let query = format!(
             "INSERT INTO {t} ({cols}) SELECT * FROM unnest({arrays})",
             t = table.name,
-            cols = column_list(table),
+            cols = table.column_list(),
         );
         self.run(|s| {
             let mut columns: Vec<Column> = table

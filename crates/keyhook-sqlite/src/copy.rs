@@ -29,15 +29,6 @@ fn from_sql(v: ValueRef<'_>) -> Result<Cell, Error> {
     })
 }
 
-fn column_list(table: &Table) -> String {
-    table
-        .columns
-        .iter()
-        .map(|(c, _)| *c)
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// The query of a batch of `table`: the first one, or the one after a given key. Two queries,
 /// not one with `?2 IS NULL OR key > ?2`: SQLite cannot search an index with that `OR`, so
 /// every batch would scan the table from its first row, and a copy would take time
@@ -45,7 +36,7 @@ fn column_list(table: &Table) -> String {
 fn read_query(table: &Table, after: bool) -> String {
     format!(
         "SELECT {cols} FROM {t} {filter} ORDER BY {k} LIMIT ?1",
-        cols = column_list(table),
+        cols = table.column_list(),
         t = table.name,
         k = table.order_by,
         filter = if after {
@@ -101,7 +92,7 @@ impl CopyQueries for Conn {
             let query = format!(
                 "INSERT INTO {} ({}) VALUES ({marks})",
                 table.name,
-                column_list(table)
+                table.column_list()
             );
             let mut stmt = self.0.prepare_cached(&query)?;
             for row in rows {

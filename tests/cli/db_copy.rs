@@ -52,6 +52,13 @@ fn counts(env: &Env) -> Vec<(&'static str, usize)> {
     dump(env).into_iter().map(|(t, r)| (t, r.len())).collect()
 }
 
+/// After a failed copy: every table of `target` is still without a row.
+fn assert_left_empty(target: &Env) {
+    for (t, n) in counts(target) {
+        assert_eq!(n, 0, "{t} kept rows of a failed copy");
+    }
+}
+
 /// `keyhook --db SOURCE db copy --to TARGET EXTRA...`.
 fn copy(source: &Env, target: &Env, extra: &[&str]) -> Run {
     let to = target.db_arg();
@@ -315,9 +322,7 @@ fn a_copy_that_fails_midway_leaves_the_target_without_a_row() {
         "{r:#?}"
     );
     assert_eq!(r.stdout, "");
-    for (t, n) in counts(&target) {
-        assert_eq!(n, 0, "{t} kept rows of a failed copy");
-    }
+    assert_left_empty(&target);
     sql.execute_batch("DROP TRIGGER injected").unwrap();
     let r = copy(&source, &target, &[]);
     assert_eq!(r.code, 0, "{r:#?}");
@@ -349,9 +354,7 @@ fn rows_the_target_silently_dropped_fail_the_copy() {
         ),
         "{r:#?}"
     );
-    for (t, n) in counts(&target) {
-        assert_eq!(n, 0, "{t} kept rows of a failed copy");
-    }
+    assert_left_empty(&target);
 }
 
 /// A target file that cannot grow (the process's file size limit, as a full disk would)
@@ -402,9 +405,7 @@ fn a_target_that_runs_out_of_space_is_left_without_a_row() {
         r.stderr.contains(&named) && r.stderr.contains("disk I/O error"),
         "{r:#?}"
     );
-    for (t, n) in counts(&target) {
-        assert_eq!(n, 0, "{t} kept rows of a failed copy");
-    }
+    assert_left_empty(&target);
     // With room, the same copy succeeds.
     let r = copy(&source, &target, &[]);
     assert_eq!(r.code, 0, "{r:#?}");

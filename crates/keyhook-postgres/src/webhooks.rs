@@ -175,6 +175,19 @@ impl WebhookQueries for PgStore {
     /// in progress, so the log row never refers to a webhook gone by the commit.
     fn record_attempt(&self, a: &AttemptRecord<'_>, disable_after: i64) -> StoreResult<()> {
         let status_code = i64::from(a.status_code);
+        // $1 to $10, the same in both statements: the attempt's row.
+        let row: [&(dyn postgres::types::ToSql + Sync); 10] = [
+            &a.webhook_id,
+            &a.delivery_id,
+            &a.event_id,
+            &a.event,
+            &a.attempt,
+            &a.attempted_at.0,
+            &status_code,
+            &a.status_text,
+            &a.duration_ms,
+            &a.response_excerpt,
+        ];
         self.run(|s| {
             if a.delivered {
                 s.execute(
@@ -186,18 +199,7 @@ impl WebhookQueries for PgStore {
                         response_excerpt)
                      SELECT id, $2, $3, $4, $5, $6, true, $7, $8, $9, $10
                      FROM webhooks WHERE id = $1 FOR KEY SHARE",
-                    &[
-                        &a.webhook_id,
-                        &a.delivery_id,
-                        &a.event_id,
-                        &a.event,
-                        &a.attempt,
-                        &a.attempted_at.0,
-                        &status_code,
-                        &a.status_text,
-                        &a.duration_ms,
-                        &a.response_excerpt,
-                    ],
+                    &row,
                 )?;
             } else {
                 s.execute(
@@ -214,19 +216,7 @@ impl WebhookQueries for PgStore {
                         attempt, attempted_at, delivered, status_code, status_text, duration_ms,
                         response_excerpt)
                      SELECT id, $2, $3, $4, $5, $6, false, $7, $8, $9, $10 FROM counted",
-                    &[
-                        &a.webhook_id,
-                        &a.delivery_id,
-                        &a.event_id,
-                        &a.event,
-                        &a.attempt,
-                        &a.attempted_at.0,
-                        &status_code,
-                        &a.status_text,
-                        &a.duration_ms,
-                        &a.response_excerpt,
-                        &disable_after,
-                    ],
+                    &[&row[..], &[&disable_after]].concat(),
                 )?;
             }
             Ok(())

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::Context;
 use crate::error::Error;
-use crate::service::events::{self, EventName, NewEvent};
+use crate::service::events::{self, EventName, IdempotencyKey, NewEvent, IDEMPOTENCY_FIELD};
 use crate::service::input::Problems;
 
 /// The most event data read from --data, a file or standard input.
@@ -23,11 +23,19 @@ pub enum EventsCommand {
         /// The event's data: a JSON object, @FILE to read it from a file, or - for stdin
         #[arg(long, value_name = "JSON|@FILE|-")]
         data: Option<String>,
+        /// A key for this event (1-255 printable ASCII characters): a repeat with the same
+        /// key within 24 hours queues nothing and prints the first event
+        #[arg(long, value_name = "K")]
+        idempotency_key: Option<String>,
     },
 }
 
 pub fn run(ctx: &Context, cmd: EventsCommand) -> anyhow::Result<()> {
-    let EventsCommand::Emit { name, data } = cmd;
+    let EventsCommand::Emit {
+        name,
+        data,
+        idempotency_key,
+    } = cmd;
     let data = match data {
         None => None,
         Some(arg) => Some(parse_data(&read_data(&arg)?)?),
@@ -36,8 +44,15 @@ pub fn run(ctx: &Context, cmd: EventsCommand) -> anyhow::Result<()> {
     let input = NewEvent {
         event: p.take("event", EventName::new(&name)),
         data,
+        idempotency_key: None,
         problems: p,
     };
+    let mut input = input;
+    if let Some(k) = idempotency_key {
+        input.idempotency_key = input
+            .problems
+            .take(IDEMPOTENCY_FIELD, IdempotencyKey::new(&k));
+    }
     // The event's own problems first (exit 2); then the database, which must exist: on a
     // missing one (a mistyped --db) the event would be queued for no webhook.
     let actor = ctx.actor()?;

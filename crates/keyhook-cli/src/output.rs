@@ -113,6 +113,9 @@ fn flag_name(field: &str) -> String {
         "events" => "--event",
         "data" => "--data",
         "user" => "--user",
+        "since" => "--since",
+        "eventId" => "--event",
+        "Idempotency-Key" => "--idempotency-key",
         _ => return field.to_string(),
     };
     format!("{flag}{index}")

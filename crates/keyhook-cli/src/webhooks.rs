@@ -3,6 +3,7 @@ use clap::Subcommand;
 use super::output::status;
 use super::{prompt, secret_out, Context};
 use crate::service::input::Problems;
+use crate::service::replay::{self, ReplayRequest};
 use crate::service::webhooks::{self, NewWebhook, WebhookEvents, WebhookPatch, WebhookUrl};
 use crate::time::Timestamp;
 
@@ -73,6 +74,23 @@ pub enum WebhooksCommand {
     Deliveries {
         /// Webhook id
         id: String,
+    },
+    /// Queue past events again for a webhook (after its endpoint was down)
+    #[command(
+        after_help = "Each replayed delivery keeps its event id as webhook-id, so receivers can de-duplicate.\n\nExamples:\n  keyhook webhooks replay 5b8f0c4e --since 2h --failed-only\n  keyhook webhooks replay 5b8f0c4e --since 2026-11-22T08:00:00Z\n  keyhook webhooks replay 5b8f0c4e --event evt_0f3c9a7e5b2d4c1a8e6f0b3d7a9c2e4f"
+    )]
+    Replay {
+        /// Webhook id
+        id: String,
+        /// Replay events since this time: RFC 3339, or a duration ago such as 2h [default: 24h]
+        #[arg(long, value_name = "TS|DUR")]
+        since: Option<String>,
+        /// Replay only this event (its id, evt_...)
+        #[arg(long = "event", value_name = "EVT_ID")]
+        event_id: Option<String>,
+        /// Only events whose last delivery to this webhook failed
+        #[arg(long)]
+        failed_only: bool,
     },
 }
 
@@ -157,6 +175,30 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
             ctx.out.note(&format!("Deleted webhook {}.", w.id));
             Ok(())
         }
+        WebhooksCommand::Replay {
+            id,
+            since,
+            event_id,
+            failed_only,
+        } => {
+            let mut p = Problems::default();
+            let since = since.and_then(|s| p.take("since", since_arg(&s, now)));
+            let input = ReplayRequest {
+                since,
+                event_id,
+                failed_only,
+                problems: p,
+            };
+            let r = replay::replay(&store, &actor, &id, input, now)?;
+            ctx.out.data(&r, |o| {
+                writeln!(
+                    o,
+                    "Queued {} deliver{} for replay.",
+                    r.queued,
+                    if r.queued == 1 { "y" } else { "ies" }
+                )
+            })
+        }
         WebhooksCommand::Deliveries { id } => {
             let list = webhooks::attempts(&store, &actor, &id)?;
             if list.is_empty() {
@@ -169,6 +211,19 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
                 writeln!(o, "{}", ctx.out.attempt_list(&list, now))
             })
         }
+    }
+}
+
+/// `--since`: an RFC 3339 time, or a duration ago (`2h`, `1d`).
+fn since_arg(s: &str, now: Timestamp) -> Result<Timestamp, String> {
+    if let Some(t) = Timestamp::parse_rfc3339(s) {
+        return Ok(t);
+    }
+    match crate::time::parse_duration(s) {
+        Ok(ms) => Ok(now.add_millis(-ms)),
+        Err(e) => Err(format!(
+            "must be an RFC 3339 time (2026-11-22T08:00:00Z) or a duration ago (2h): {e}"
+        )),
     }
 }
 

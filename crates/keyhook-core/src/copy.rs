@@ -140,4 +140,17 @@ pub const TABLES: &[Table] = &[
             ("response_excerpt", Text),
         ],
     },
+    // replay+idempotency (engineer R)
+    Table {
+        name: "idempotency_keys",
+        order_by: "event_id",
+        columns: &[
+            ("user_id", Text),
+            ("key", Text),
+            ("event_id", Text),
+            ("event", Text),
+            ("deliveries", Int),
+            ("created_at", Int),
+        ],
+    },
 ];

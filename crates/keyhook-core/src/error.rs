@@ -65,6 +65,9 @@ pub enum Error {
     NotFound(String),
     #[error("{0}")]
     LimitReached(String),
+    /// The operation needs an active webhook (a replay): 409 `WEBHOOK_DISABLED`.
+    #[error("{0}")]
+    WebhookDisabled(String),
     /// Too many of the caller's requests of one kind are running at once; try again shortly.
     #[error("{0}")]
     RateLimited(String),
@@ -105,6 +108,7 @@ impl Error {
         "FORBIDDEN",
         "NOT_FOUND",
         "WEBHOOK_LIMIT_REACHED",
+        "WEBHOOK_DISABLED",
         "RATE_LIMITED",
         "SERVICE_UNAVAILABLE",
         "DATABASE_NOT_FOUND",
@@ -124,6 +128,7 @@ impl Error {
             Error::Forbidden(_) | Error::ForbiddenFields { .. } => "FORBIDDEN",
             Error::NotFound(_) => "NOT_FOUND",
             Error::LimitReached(_) => "WEBHOOK_LIMIT_REACHED",
+            Error::WebhookDisabled(_) => "WEBHOOK_DISABLED",
             Error::RateLimited(_) => "RATE_LIMITED",
             Error::Unavailable(_) => "SERVICE_UNAVAILABLE",
             Error::NoDatabase(_) => "DATABASE_NOT_FOUND",
@@ -137,7 +142,7 @@ impl Error {
             Error::Unauthorized(_) | Error::Expired => 401,
             Error::Forbidden(_) | Error::ForbiddenFields { .. } => 403,
             Error::NotFound(_) => 404,
-            Error::LimitReached(_) => 409,
+            Error::LimitReached(_) | Error::WebhookDisabled(_) => 409,
             Error::RateLimited(_) => 429,
             Error::Unavailable(_) | Error::NoDatabase(_) => 503,
             Error::Storage(_) | Error::Io(_) => 500,
@@ -152,7 +157,8 @@ impl Error {
             Error::Unauthorized(_)
             | Error::Expired
             | Error::Forbidden(_)
-            | Error::ForbiddenFields { .. } => 4,
+            | Error::ForbiddenFields { .. }
+            | Error::WebhookDisabled(_) => 4,
             Error::LimitReached(_) | Error::RateLimited(_) => 5,
             Error::Unavailable(_) | Error::Storage(_) | Error::Io(_) => 1,
             Error::NoDatabase(_) => 1,
@@ -201,6 +207,7 @@ mod tests {
             },
             Error::NotFound(s()),
             Error::LimitReached(s()),
+            Error::WebhookDisabled(s()),
             Error::RateLimited(s()),
             Error::Unavailable(s()),
             Error::Storage(s()),
@@ -217,6 +224,7 @@ mod tests {
                 | Error::ForbiddenFields { .. }
                 | Error::NotFound(_)
                 | Error::LimitReached(_)
+                | Error::WebhookDisabled(_)
                 | Error::RateLimited(_)
                 | Error::Unavailable(_)
                 | Error::Storage(_)

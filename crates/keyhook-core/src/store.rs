@@ -12,7 +12,7 @@
 
 use crate::copy::{Cell, Table};
 use crate::error::{Error, Result};
-use crate::model::{ApiKey, DeliveryAttempt, Webhook};
+use crate::model::{ApiKey, DeliveryAttempt, EventAccepted, Webhook};
 use crate::time::Timestamp;
 
 /// What a backend reports when a query or a transaction fails. The core maps it to
@@ -146,9 +146,21 @@ fn once<T>(
 
 /// Every query keyhook makes, in three groups. Implementations keep the rows exactly as
 /// given: the rules are the services' business, not the backend's.
-pub trait Queries: KeyQueries + WebhookQueries + OutboxQueries + CopyQueries {}
+pub trait Queries:
+    KeyQueries + WebhookQueries + OutboxQueries + CopyQueries + ReplayQueries + IdempotencyQueries
+{
+}
 
-impl<T: KeyQueries + WebhookQueries + OutboxQueries + CopyQueries> Queries for T {}
+impl<
+        T: KeyQueries
+            + WebhookQueries
+            + OutboxQueries
+            + CopyQueries
+            + ReplayQueries
+            + IdempotencyQueries,
+    > Queries for T
+{
+}
 
 /// Users and API keys.
 pub trait KeyQueries {
@@ -269,6 +281,58 @@ pub trait CopyQueries {
     /// keeping every value, ids included; a backend whose ids come from a sequence moves the
     /// sequence past them.
     fn write_rows(&self, table: &Table, rows: &[Vec<Cell>]) -> StoreResult<()>;
+}
+
+/// Replay (`webhooks replay`, POST /webhooks/{id}/replay): fresh deliveries of past events.
+pub trait ReplayQueries {
+    /// The name of `user`'s event `event_id`, or None when `user` has no such event.
+    fn event_name_of(&self, user: &str, event_id: &str) -> StoreResult<Option<String>>;
+    /// Queues a fresh delivery to the webhook for each event that `sel` selects, oldest
+    /// first, at most `limit`, in one statement (`INSERT … SELECT`: nothing is built in
+    /// memory); returns how many were queued. Call inside `Store::write`.
+    fn enqueue_replay(
+        &self,
+        sel: &ReplaySelection<'_>,
+        now: Timestamp,
+        limit: usize,
+    ) -> StoreResult<usize>;
+}
+
+/// What a replay selects: the user's events that the webhook subscribes to, either the one
+/// named (`event_id`) or all created at or after `since`; with `failed_only`, only those whose
+/// newest delivery to this webhook ended `failed` or `cancelled`.
+pub struct ReplaySelection<'a> {
+    pub webhook_id: &'a str,
+    pub user: &'a str,
+    pub since: Timestamp,
+    pub event_id: Option<&'a str>,
+    pub failed_only: bool,
+}
+
+/// Idempotency keys of `POST /events` (`Idempotency-Key`, `events emit --idempotency-key`).
+pub trait IdempotencyQueries {
+    /// Inside a write transaction: takes `(user, key)` for the event `first`, unless a record
+    /// created after `stale_before` holds it, which is returned instead (and nothing is
+    /// written). A record created at or before `stale_before` is replaced. On a backend
+    /// without a whole-database write lock, a concurrent transaction taking the same key
+    /// waits for this one and then sees its record.
+    fn claim_idempotency_key(
+        &self,
+        user: &str,
+        key: &str,
+        first: &EventAccepted,
+        stale_before: Timestamp,
+    ) -> StoreResult<Option<EventAccepted>>;
+    /// Records how many deliveries the event that took `(user, key)` queued.
+    fn set_idempotency_deliveries(
+        &self,
+        user: &str,
+        key: &str,
+        deliveries: usize,
+    ) -> StoreResult<()>;
+    /// Deletes at most `limit` records created before `before`; returns how many. For the
+    /// retention machinery, in small batches.
+    fn prune_idempotency(&self, before: Timestamp, limit: usize) -> StoreResult<usize>;
 }
 
 /// What one attempt did, to be logged and counted.

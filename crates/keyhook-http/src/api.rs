@@ -14,6 +14,7 @@ use crate::auth::{self, Access};
 use crate::error::{Error, Result};
 use crate::service::events;
 use crate::service::keys;
+use crate::service::replay;
 use crate::service::webhooks;
 use crate::service::Actor;
 use crate::time::{Clock, Timestamp};
@@ -127,6 +128,8 @@ fn handle(
         }
         Body::Empty
     };
+    // A replay's body is optional: none is `{}`.
+    let no_body = matches!(body, Body::Empty);
     let json = || body::json(rq, body).map_err(Fail::Reply);
     let out: std::result::Result<Reply, Fail> = (|| {
         let store = ctx.db.store()?;
@@ -167,8 +170,24 @@ fn handle(
                 reply::data(200, &webhooks::attempts(store, actor, id)?)
             }
             Route::EmitEvent => {
-                let input = input::new_event(&json()?)?;
+                let mut input = input::new_event(&json()?)?;
+                let keys: Vec<&str> = rq
+                    .headers()
+                    .iter()
+                    .filter(|h| h.field.equiv("Idempotency-Key"))
+                    .map(|h| h.value.as_str())
+                    .collect();
+                input::idempotency_key(&keys, &mut input);
                 reply::data(202, &events::emit(store, actor, input, now)?)
+            }
+            Route::ReplayWebhook(id) => {
+                let body = if no_body {
+                    serde_json::Value::Object(Default::default())
+                } else {
+                    json()?
+                };
+                let input = input::replay(&body)?;
+                reply::data(202, &replay::replay(store, actor, id, input, now)?)
             }
         })
     })();

@@ -8,9 +8,10 @@ use serde_json::Value;
 
 use crate::error::Result;
 use crate::model::Permission;
-use crate::service::events::{EventName, NewEvent};
+use crate::service::events::{EventName, IdempotencyKey, NewEvent, IDEMPOTENCY_FIELD};
 use crate::service::input::Object;
 use crate::service::keys::{Expiry, KeyName, NewKey, ProfileIds};
+use crate::service::replay::ReplayRequest;
 use crate::service::webhooks::{NewWebhook, WebhookEvents, WebhookPatch, WebhookUrl};
 use crate::time::Timestamp;
 
@@ -83,6 +84,41 @@ pub fn new_event(body: &Value) -> Result<NewEvent> {
     Ok(NewEvent {
         event: event.and_then(|e| p.take("event", EventName::new(&e))),
         data,
+        idempotency_key: None,
+        problems: p,
+    })
+}
+
+/// The `Idempotency-Key` header values of a `POST /events` (none, or one) into `input`; its
+/// problems are named `Idempotency-Key`.
+pub fn idempotency_key(values: &[&str], input: &mut NewEvent) {
+    let p = &mut input.problems;
+    match values {
+        [] => {}
+        [one] => input.idempotency_key = p.take(IDEMPOTENCY_FIELD, IdempotencyKey::new(one)),
+        _ => p.add(IDEMPOTENCY_FIELD, "must be sent at most once"),
+    }
+}
+
+/// A `POST /webhooks/{id}/replay` body (`{}` when none was sent): `since`, `eventId`,
+/// `failedOnly`, all optional.
+pub fn replay(body: &Value) -> Result<ReplayRequest> {
+    let mut o = Object::new(body, &["since", "eventId", "failedOnly"])?;
+    let since = o.string("since");
+    let event_id = o.string("eventId");
+    let failed_only = o.bool("failedOnly");
+    let mut p = o.problems;
+    p.end_decoding();
+    Ok(ReplayRequest {
+        since: since.and_then(|s| {
+            p.take(
+                "since",
+                Timestamp::parse_rfc3339(&s)
+                    .ok_or_else(|| "must be an RFC 3339 time with an offset".to_string()),
+            )
+        }),
+        event_id,
+        failed_only: failed_only.unwrap_or(false),
         problems: p,
     })
 }

@@ -18,6 +18,7 @@ pub enum Route<'a> {
     TestWebhook(&'a str),
     WebhookDeliveries(&'a str),
     EmitEvent,
+    ReplayWebhook(&'a str),
 }
 
 impl Route<'_> {
@@ -36,6 +37,7 @@ impl Route<'_> {
             Route::TestWebhook(_) => Operation::TestWebhook,
             Route::WebhookDeliveries(_) => Operation::ListDeliveries,
             Route::EmitEvent => Operation::EmitEvent,
+            Route::ReplayWebhook(_) => Operation::ReplayWebhook,
         }
     }
 
@@ -43,7 +45,11 @@ impl Route<'_> {
     pub fn takes_body(&self) -> bool {
         matches!(
             self,
-            Route::CreateKey | Route::CreateWebhook | Route::UpdateWebhook(_) | Route::EmitEvent
+            Route::CreateKey
+                | Route::CreateWebhook
+                | Route::UpdateWebhook(_)
+                | Route::EmitEvent
+                | Route::ReplayWebhook(_)
         )
     }
 }
@@ -104,6 +110,10 @@ pub fn route<'a>(method: &Method, path: &'a str) -> Match<'a> {
             matches!(method, Method::Post).then_some(Route::TestWebhook(id)),
             "POST",
         ),
+        ["webhooks", id, "replay"] if !id.is_empty() => (
+            matches!(method, Method::Post).then_some(Route::ReplayWebhook(id)),
+            "POST",
+        ),
         ["webhooks", id, "deliveries"] if !id.is_empty() => {
             (get.then_some(Route::WebhookDeliveries(id)), "GET")
         }
@@ -132,6 +142,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("/webhooks/{id}", "delete"),
     ("/webhooks/{id}/test", "post"),
     ("/webhooks/{id}/deliveries", "get"),
+    ("/webhooks/{id}/replay", "post"),
     ("/events", "post"),
     ("/openapi.json", "get"),
 ];

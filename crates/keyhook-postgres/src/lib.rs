@@ -30,10 +30,12 @@
 
 mod copy;
 mod error;
+mod idempotency;
 mod keys;
 mod migrations;
 mod outbox;
 mod pool;
+mod replay;
 mod tls;
 mod url;
 mod webhooks;

@@ -99,6 +99,19 @@ const MIGRATIONS: &[&str] = &[
      );
      CREATE INDEX delivery_attempts_webhook ON delivery_attempts(webhook_id, id);
      CREATE INDEX delivery_attempts_delivery ON delivery_attempts(delivery_id);"#,
+    // replay+idempotency (engineer R): idempotency keys of POST /events, and the user's
+    // events by time, which a replay reads.
+    r#"CREATE TABLE idempotency_keys (
+        user_id     TEXT COLLATE "C" NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        key         TEXT COLLATE "C" NOT NULL,
+        event_id    TEXT COLLATE "C" NOT NULL UNIQUE,
+        event       TEXT COLLATE "C" NOT NULL,
+        deliveries  BIGINT NOT NULL,
+        created_at  BIGINT NOT NULL,
+        PRIMARY KEY (user_id, key)
+     );
+     CREATE INDEX idempotency_keys_created ON idempotency_keys(created_at);
+     CREATE INDEX events_user_created ON events(user_id, created_at);"#,
 ];
 
 /// The schema version this binary writes.

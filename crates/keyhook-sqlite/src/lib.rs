@@ -6,10 +6,12 @@
 mod backend;
 mod copy;
 mod error;
+mod idempotency;
 mod key_cache;
 mod keys;
 mod migrations;
 mod outbox;
+mod replay;
 mod webhooks;
 
 use std::fs::{DirBuilder, OpenOptions};

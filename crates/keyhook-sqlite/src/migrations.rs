@@ -109,6 +109,19 @@ const MIGRATIONS: &[&str] = &[
      ALTER TABLE api_keys_by_hash RENAME TO api_keys;
      CREATE INDEX api_keys_user ON api_keys(user_id, created_at);
      CREATE INDEX api_keys_prefix ON api_keys(key_prefix);",
+    // replay+idempotency (engineer R): idempotency keys of POST /events, and the user's
+    // events by time, which a replay reads.
+    "CREATE TABLE idempotency_keys (
+        user_id     TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        key         TEXT NOT NULL,
+        event_id    TEXT NOT NULL UNIQUE,
+        event       TEXT NOT NULL,
+        deliveries  INTEGER NOT NULL,
+        created_at  INTEGER NOT NULL,
+        PRIMARY KEY (user_id, key)
+     ) STRICT;
+     CREATE INDEX idempotency_keys_created ON idempotency_keys(created_at);
+     CREATE INDEX events_user_created ON events(user_id, created_at);",
 ];
 
 /// The schema version this binary writes.

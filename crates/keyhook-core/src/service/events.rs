@@ -80,6 +80,47 @@ pub fn payload(id: &str, event: &str, created_at: Timestamp, data: &Value) -> Ve
     .unwrap_or_default()
 }
 
+/// The longest `Idempotency-Key` accepted, in characters.
+pub const IDEMPOTENCY_KEY_MAX: usize = 255;
+
+/// What an `Idempotency-Key` may be, as a regular expression (for the OpenAPI document): 1 to
+/// [`IDEMPOTENCY_KEY_MAX`] printable ASCII characters (space to `~`).
+pub const IDEMPOTENCY_KEY_PATTERN: &str = "^[ -~]{1,255}$";
+
+/// How long an idempotency key holds its first event: a repeat within this window gets the
+/// first event back; after it the key is free again.
+pub const IDEMPOTENCY_WINDOW_MS: i64 = 24 * 60 * 60 * 1000;
+
+/// The name the API gives the key's problems (the header's name).
+pub const IDEMPOTENCY_FIELD: &str = "Idempotency-Key";
+
+/// A client's key for an event (`Idempotency-Key`): 1 to 255 printable ASCII characters,
+/// compared exactly (case and spaces count).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdempotencyKey(String);
+
+impl IdempotencyKey {
+    pub fn new(key: &str) -> std::result::Result<IdempotencyKey, String> {
+        if key.is_empty() {
+            return Err("must not be empty".into());
+        }
+        if key.chars().count() > IDEMPOTENCY_KEY_MAX {
+            return Err(format!("must be at most {IDEMPOTENCY_KEY_MAX} characters"));
+        }
+        if let Some(c) = key.chars().find(|c| !(' '..='~').contains(c)) {
+            return Err(format!(
+                "must be printable ASCII (space to ~), not U+{:04X}",
+                u32::from(c)
+            ));
+        }
+        Ok(IdempotencyKey(key.to_string()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
 /// An event to emit, in typed values.
 #[derive(Debug, Default, Clone)]
 pub struct NewEvent {
@@ -87,13 +128,15 @@ pub struct NewEvent {
     pub event: Option<EventName>,
     /// `{}` when absent.
     pub data: Option<Map<String, Value>>,
+    /// With a key, a repeat within [`IDEMPOTENCY_WINDOW_MS`] returns the first event.
+    pub idempotency_key: Option<IdempotencyKey>,
     /// What the front end refused converting the request, named as the request names it; a
     /// refused value is `None` above.
     pub problems: Problems,
 }
 
 /// The fields of [`NewEvent`] as the API names them, in the order problems are reported.
-const NEW_EVENT_FIELDS: &[&str] = &["event", "data"];
+const NEW_EVENT_FIELDS: &[&str] = &["event", "data", IDEMPOTENCY_FIELD];
 
 /// Records the event and queues one delivery for each active webhook of the actor's user
 /// that subscribes to it, in one transaction.
@@ -110,6 +153,7 @@ pub fn emit(
 pub struct CheckedEvent {
     event: String,
     data: Value,
+    idempotency_key: Option<IdempotencyKey>,
 }
 
 /// The rules an event must meet before it touches the database (the actor's permission, the
@@ -122,30 +166,63 @@ pub fn check(actor: &Actor, input: NewEvent) -> Result<CheckedEvent> {
     Ok(CheckedEvent {
         event: event.map_or("", |e| e.as_str()).to_string(),
         data: Value::Object(input.data.unwrap_or_default()),
+        idempotency_key: input.idempotency_key,
     })
 }
 
 /// [`emit`] of an event already checked.
+///
+/// With an idempotency key, the key is taken in the same transaction as the event's insert:
+/// when the user's key already holds an event newer than [`IDEMPOTENCY_WINDOW_MS`], that
+/// first event is returned as it was accepted and nothing is written or queued, whatever the
+/// name and data of this one (the first event wins, as Svix does). A key older than the
+/// window is taken again.
 pub fn emit_checked(
     store: &Store,
     actor: &Actor,
     checked: CheckedEvent,
     now: Timestamp,
 ) -> Result<EventAccepted> {
-    let CheckedEvent { event, data } = checked;
+    let CheckedEvent {
+        event,
+        data,
+        idempotency_key,
+    } = checked;
     let id = new_event_id();
     let body = payload(&id, &event, now, &data);
     let user = actor.user_id();
-    let deliveries = store.write(|c| {
-        c.insert_event(&id, user, &event, &body, now)?;
-        Ok(c.enqueue_deliveries(&id, user, &event, now)?)
-    })?;
-    Ok(EventAccepted {
+    let mut accepted = EventAccepted {
         id,
         event,
         created_at: now,
-        deliveries,
-    })
+        deliveries: 0,
+    };
+    store.write(|c| {
+        if let Some(key) = &idempotency_key {
+            let stale_before = now.add_millis(-IDEMPOTENCY_WINDOW_MS);
+            if let Some(first) =
+                c.claim_idempotency_key(user, key.as_str(), &accepted, stale_before)?
+            {
+                accepted = first;
+                return Ok(());
+            }
+        }
+        c.insert_event(&accepted.id, user, &accepted.event, &body, now)?;
+        accepted.deliveries = c.enqueue_deliveries(&accepted.id, user, &accepted.event, now)?;
+        if let Some(key) = &idempotency_key {
+            c.set_idempotency_deliveries(user, key.as_str(), accepted.deliveries)?;
+        }
+        Ok(())
+    })?;
+    Ok(accepted)
+}
+
+/// Deletes at most `limit` idempotency records older than the window (so no longer holding
+/// their key) at `now`; returns how many. For the retention machinery, batch by batch; a
+/// stale record left in place is harmless, since the next use of its key replaces it.
+pub fn prune_idempotency(store: &Store, now: Timestamp, limit: usize) -> Result<usize> {
+    let before = now.add_millis(-IDEMPOTENCY_WINDOW_MS);
+    store.write(|c| Ok(c.prune_idempotency(before, limit)?))
 }
 
 #[cfg(test)]
@@ -160,6 +237,31 @@ mod tests {
             assert!(re.is_match(&id), "{id}");
         }
         assert!(!re.is_match(&format!("{}0", new_event_id())));
+    }
+
+    #[test]
+    fn idempotency_keys_are_printable_ascii_up_to_255() {
+        let re = regex::Regex::new(IDEMPOTENCY_KEY_PATTERN).unwrap();
+        let max = "k".repeat(IDEMPOTENCY_KEY_MAX);
+        let over = "k".repeat(IDEMPOTENCY_KEY_MAX + 1);
+        for good in [
+            "a",
+            " a b ",
+            "~!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}",
+            max.as_str(),
+        ] {
+            assert_eq!(IdempotencyKey::new(good).unwrap().as_str(), good);
+            assert!(re.is_match(good), "{good:?}");
+        }
+        for bad in ["", over.as_str(), "a\tb", "caf\u{e9}", "a\u{7f}", "\n"] {
+            assert!(IdempotencyKey::new(bad).is_err(), "{bad:?}");
+            assert!(!re.is_match(bad), "{bad:?}");
+        }
+        assert_eq!(IdempotencyKey::new("").unwrap_err(), "must not be empty");
+        assert_eq!(
+            IdempotencyKey::new("a\u{7f}").unwrap_err(),
+            "must be printable ASCII (space to ~), not U+007F"
+        );
     }
 
     #[test]

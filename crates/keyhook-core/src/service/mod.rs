@@ -6,6 +6,7 @@ pub mod copy;
 pub mod events;
 pub mod input;
 pub mod keys;
+pub mod replay;
 pub mod webhooks;
 
 use crate::auth::{self, Access};
@@ -81,6 +82,7 @@ pub enum Operation {
     TestWebhook,
     ListDeliveries,
     EmitEvent,
+    ReplayWebhook,
 }
 
 impl Operation {
@@ -90,7 +92,7 @@ impl Operation {
         match self {
             ListKeys | ShowKey | ListWebhooks | ShowWebhook | ListDeliveries => Access::Read,
             CreateKey | DeleteKey | RotateKey | PruneKeys | CreateWebhook | UpdateWebhook
-            | DeleteWebhook | TestWebhook | EmitEvent => Access::Write,
+            | DeleteWebhook | TestWebhook | EmitEvent | ReplayWebhook => Access::Write,
         }
     }
 
@@ -112,6 +114,7 @@ impl Operation {
             TestWebhook => "test webhooks",
             ListDeliveries => "list deliveries",
             EmitEvent => "emit events",
+            ReplayWebhook => "replay webhooks",
         }
     }
 }

@@ -299,7 +299,7 @@ pub const ID_LEN: usize = 36;
 /// length that matches several is refused (validation error listing them); another user's
 /// webhooks are never matched. The CLI and the HTTP `{id}` path parameter both come through
 /// here.
-fn find(conn: Conn<'_>, actor: &Actor, id: &str) -> Result<Webhook> {
+pub(super) fn find(conn: Conn<'_>, actor: &Actor, id: &str) -> Result<Webhook> {
     if let Some(w) = conn.webhook(actor.user_id(), id)? {
         return Ok(w);
     }

@@ -1,0 +1,119 @@
+//! Replay: fresh deliveries of past events to one webhook (`webhooks replay`, POST
+//! /webhooks/{id}/replay), after a receiver's outage. Each replayed delivery carries its
+//! event's id as `webhook-id`, as the first one did, so a receiver can tell a message it
+//! already has.
+
+use serde::Serialize;
+
+use super::input::Problems;
+use super::webhooks::find;
+use super::{Actor, Operation};
+use crate::error::{Error, Result};
+use crate::store::{ReplaySelection, Store};
+use crate::time::Timestamp;
+
+/// How far back a replay looks when no `since` is given: 24 hours.
+pub const DEFAULT_WINDOW_MS: i64 = 24 * 60 * 60 * 1000;
+
+/// The most deliveries one replay queues. A window holding more events is refused (400 on
+/// `since`), with nothing queued: one replay is one short transaction, whatever the window.
+pub const MAX_REPLAY: usize = 10_000;
+
+/// The longest event id looked up (ids are `evt_` and 32 hex digits).
+pub const MAX_EVENT_ID_LEN: usize = 100;
+
+/// A replay, in typed values.
+#[derive(Debug, Default, Clone)]
+pub struct ReplayRequest {
+    /// Replay events created at or after this time; 24 hours before now when absent. Must
+    /// not be in the future.
+    pub since: Option<Timestamp>,
+    /// Replay just this event (then `since` does not filter).
+    pub event_id: Option<String>,
+    /// Only events whose newest delivery to this webhook ended failed (or cancelled).
+    pub failed_only: bool,
+    /// What the front end refused converting the request, named as the request names it.
+    pub problems: Problems,
+}
+
+/// The fields of a replay as the API names them, in the order problems are reported.
+const REPLAY_FIELDS: &[&str] = &["since", "eventId", "failedOnly"];
+
+/// What a replay did: `{queued: N}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Replayed {
+    pub queued: usize,
+}
+
+/// Queues a fresh delivery to the actor's webhook `id` for every event of the user since
+/// `since` that the webhook subscribes to (or for the one event named), in one write
+/// transaction: all or nothing. The webhook must be active (409 `WEBHOOK_DISABLED`). An
+/// event id that the user does not have, or whose event the webhook does not subscribe to, is
+/// a validation error on `eventId`: an explicit id that would queue nothing is a mistake
+/// worth saying. The one place a replay happens, so one place to record it.
+pub fn replay(
+    store: &Store,
+    actor: &Actor,
+    id: &str,
+    input: ReplayRequest,
+    now: Timestamp,
+) -> Result<Replayed> {
+    actor.may(Operation::ReplayWebhook, None)?;
+    let mut p = input.problems;
+    if input.since.is_some_and(|s| s > now) {
+        p.add("since", "must not be in the future");
+    }
+    if let Some(e) = &input.event_id {
+        if e.is_empty() || e.len() > MAX_EVENT_ID_LEN {
+            p.add(
+                "eventId",
+                format!("must be an event id of 1 to {MAX_EVENT_ID_LEN} characters"),
+            );
+        }
+    }
+    p.into_result(REPLAY_FIELDS)?;
+    let since = input
+        .since
+        .unwrap_or_else(|| now.add_millis(-DEFAULT_WINDOW_MS));
+    let user = actor.user_id();
+    store.write(|c| {
+        let w = find(c, actor, id)?;
+        if !w.is_active {
+            return Err(Error::WebhookDisabled(format!(
+                "webhook {} is disabled; enable it before replaying to it",
+                w.id
+            )));
+        }
+        if let Some(event_id) = &input.event_id {
+            let Some(name) = c.event_name_of(user, event_id)? else {
+                return Err(Error::validation("eventId", "no event with this id"));
+            };
+            if !w.events.iter().any(|e| *e == name) {
+                return Err(Error::validation(
+                    "eventId",
+                    format!("the webhook does not subscribe to {name}, the event's name"),
+                ));
+            }
+        }
+        let sel = ReplaySelection {
+            webhook_id: &w.id,
+            user,
+            since,
+            event_id: input.event_id.as_deref(),
+            failed_only: input.failed_only,
+        };
+        let queued = c.enqueue_replay(&sel, now, MAX_REPLAY + 1)?;
+        if queued > MAX_REPLAY {
+            // The transaction rolls back: nothing was queued.
+            return Err(Error::validation(
+                "since",
+                format!(
+                    "more than {MAX_REPLAY} events to replay since {}; replay a shorter \
+                     window (a later since)",
+                    since.to_rfc3339()
+                ),
+            ));
+        }
+        Ok(Replayed { queued })
+    })
+}

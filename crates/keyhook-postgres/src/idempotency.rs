@@ -1,0 +1,86 @@
+//! Idempotency keys of `POST /events`: `keyhook-sqlite/src/idempotency.rs`, in PostgreSQL,
+//! where there is no whole-database write lock. The take is one `INSERT … ON CONFLICT DO
+//! UPDATE … WHERE`: a second transaction inserting the same `(user_id, key)` waits on the
+//! primary key until the first commits (or rolls back), then finds the conflict, and the row
+//! it conflicts with is locked and re-read at its latest version (READ COMMITTED). So of two
+//! concurrent repeats exactly one takes the key and queues; the other reads its record.
+
+use super::PgStore;
+use keyhook_core::model::EventAccepted;
+use keyhook_core::store::{IdempotencyQueries, KeyQueries, StoreResult};
+use keyhook_core::time::Timestamp;
+
+impl IdempotencyQueries for PgStore {
+    fn claim_idempotency_key(
+        &self,
+        user: &str,
+        key: &str,
+        first: &EventAccepted,
+        stale_before: Timestamp,
+    ) -> StoreResult<Option<EventAccepted>> {
+        self.ensure_user(user, first.created_at)?;
+        self.run(|s| {
+            let taken = s.execute(
+                "INSERT INTO idempotency_keys (user_id, key, event_id, event, deliveries,
+                    created_at)
+                 VALUES ($1, $2, $3, $4, 0, $5)
+                 ON CONFLICT (user_id, key) DO UPDATE SET event_id = excluded.event_id,
+                    event = excluded.event, deliveries = 0, created_at = excluded.created_at
+                 WHERE idempotency_keys.created_at <= $6",
+                &[
+                    &user,
+                    &key,
+                    &first.id,
+                    &first.event,
+                    &first.created_at.0,
+                    &stale_before.0,
+                ],
+            )?;
+            if taken == 1 {
+                return Ok(None);
+            }
+            let row = s.query_opt(
+                "SELECT event_id, event, created_at, deliveries FROM idempotency_keys
+                 WHERE user_id = $1 AND key = $2",
+                &[&user, &key],
+            )?;
+            row.map(|r| {
+                Ok(EventAccepted {
+                    id: r.try_get(0)?,
+                    event: r.try_get(1)?,
+                    created_at: Timestamp(r.try_get(2)?),
+                    deliveries: usize::try_from(r.try_get::<_, i64>(3)?).unwrap_or(0),
+                })
+            })
+            .transpose()
+        })
+    }
+
+    fn set_idempotency_deliveries(
+        &self,
+        user: &str,
+        key: &str,
+        deliveries: usize,
+    ) -> StoreResult<()> {
+        let deliveries = deliveries as i64;
+        self.run(|s| {
+            s.execute(
+                "UPDATE idempotency_keys SET deliveries = $3 WHERE user_id = $1 AND key = $2",
+                &[&user, &key, &deliveries],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn prune_idempotency(&self, before: Timestamp, limit: usize) -> StoreResult<usize> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.run(|s| {
+            let n = s.execute(
+                "DELETE FROM idempotency_keys WHERE event_id IN (
+                    SELECT event_id FROM idempotency_keys WHERE created_at < $1 LIMIT $2)",
+                &[&before.0, &limit],
+            )?;
+            Ok(n as usize)
+        })
+    }
+}

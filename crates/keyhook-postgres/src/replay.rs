@@ -1,0 +1,81 @@
+//! Replay: `keyhook-sqlite/src/replay.rs`, in PostgreSQL. The caller has locked the webhook's
+//! row (`find` in a write transaction reads it `FOR UPDATE`), so a concurrent disable or
+//! delete waits for the replay or is seen by it.
+
+use super::PgStore;
+use keyhook_core::store::{ReplayQueries, ReplaySelection, StoreResult};
+use keyhook_core::time::Timestamp;
+
+/// The events a replay selects (`$1` webhook, `$2` user, `$3` since or event id, `$4`
+/// failed only, `$5` now, `$6` limit), once for a time window and once for one event id.
+macro_rules! replay_insert {
+    ($which:literal) => {
+        concat!(
+            "INSERT INTO deliveries (id, event_id, webhook_id, state, attempts,
+                next_attempt_at, created_at, updated_at)
+             SELECT 'dlv_' || left(encode(sha256(uuid_send(gen_random_uuid())), 'hex'), 24),
+                e.id, w.id, 'pending', 0, $5, $5, $5
+             FROM webhooks w JOIN events e ON e.user_id = w.user_id
+             WHERE w.id = $1 AND w.user_id = $2 AND ",
+            $which,
+            " AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(w.events::jsonb) x
+                           WHERE x = e.event)
+               AND (NOT $4 OR (SELECT d.state FROM deliveries d
+                               WHERE d.event_id = e.id AND d.webhook_id = w.id
+                               ORDER BY d.created_at DESC, d.id DESC LIMIT 1)
+                              IN ('failed', 'cancelled'))
+             ORDER BY e.created_at, e.id
+             LIMIT $6"
+        )
+    };
+}
+
+impl ReplayQueries for PgStore {
+    fn event_name_of(&self, user: &str, event_id: &str) -> StoreResult<Option<String>> {
+        self.run(|s| {
+            s.query_opt(
+                "SELECT event FROM events WHERE id = $1 AND user_id = $2",
+                &[&event_id, &user],
+            )?
+            .map(|r| r.try_get(0))
+            .transpose()
+            .map_err(Into::into)
+        })
+    }
+
+    fn enqueue_replay(
+        &self,
+        sel: &ReplaySelection<'_>,
+        now: Timestamp,
+        limit: usize,
+    ) -> StoreResult<usize> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.run(|s| {
+            let n = match sel.event_id {
+                Some(id) => s.execute(
+                    replay_insert!("e.id = $3"),
+                    &[
+                        &sel.webhook_id,
+                        &sel.user,
+                        &id,
+                        &sel.failed_only,
+                        &now.0,
+                        &limit,
+                    ],
+                )?,
+                None => s.execute(
+                    replay_insert!("e.created_at >= $3"),
+                    &[
+                        &sel.webhook_id,
+                        &sel.user,
+                        &sel.since.0,
+                        &sel.failed_only,
+                        &now.0,
+                        &limit,
+                    ],
+                )?,
+            };
+            Ok(n as usize)
+        })
+    }
+}

@@ -1,0 +1,91 @@
+//! Idempotency keys of `POST /events`. The caller's write transaction (`BEGIN IMMEDIATE`)
+//! holds the file's write lock, so the look and the take below see no other writer.
+
+use rusqlite::{params, OptionalExtension};
+
+use super::Conn;
+use crate::error::sql;
+use crate::time::Timestamp;
+use keyhook_core::model::EventAccepted;
+use keyhook_core::store::{IdempotencyQueries, KeyQueries, StoreResult};
+
+impl IdempotencyQueries for Conn {
+    fn claim_idempotency_key(
+        &self,
+        user: &str,
+        key: &str,
+        first: &EventAccepted,
+        stale_before: Timestamp,
+    ) -> StoreResult<Option<EventAccepted>> {
+        self.ensure_user(user, first.created_at)?;
+        sql(|| {
+            // Taken when new, or when the record holding it is stale; a fresh record is left
+            // as it is (the WHERE of the upsert), and then read.
+            let taken = self
+                .0
+                .prepare_cached(
+                    "INSERT INTO idempotency_keys (user_id, key, event_id, event, deliveries,
+                        created_at)
+                     VALUES (?1, ?2, ?3, ?4, 0, ?5)
+                     ON CONFLICT (user_id, key) DO UPDATE SET event_id = excluded.event_id,
+                        event = excluded.event, deliveries = 0, created_at = excluded.created_at
+                     WHERE idempotency_keys.created_at <= ?6",
+                )?
+                .execute(params![
+                    user,
+                    key,
+                    first.id,
+                    first.event,
+                    first.created_at.0,
+                    stale_before.0
+                ])?;
+            if taken == 1 {
+                return Ok(None);
+            }
+            Ok(self
+                .0
+                .prepare_cached(
+                    "SELECT event_id, event, created_at, deliveries FROM idempotency_keys
+                     WHERE user_id = ?1 AND key = ?2",
+                )?
+                .query_row(params![user, key], |r| {
+                    Ok(EventAccepted {
+                        id: r.get(0)?,
+                        event: r.get(1)?,
+                        created_at: Timestamp(r.get(2)?),
+                        deliveries: usize::try_from(r.get::<_, i64>(3)?).unwrap_or(0),
+                    })
+                })
+                .optional()?)
+        })
+    }
+
+    fn set_idempotency_deliveries(
+        &self,
+        user: &str,
+        key: &str,
+        deliveries: usize,
+    ) -> StoreResult<()> {
+        sql(|| {
+            self.0
+                .prepare_cached(
+                    "UPDATE idempotency_keys SET deliveries = ?3 WHERE user_id = ?1 AND key = ?2",
+                )?
+                .execute(params![user, key, deliveries as i64])?;
+            Ok(())
+        })
+    }
+
+    fn prune_idempotency(&self, before: Timestamp, limit: usize) -> StoreResult<usize> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        sql(|| {
+            Ok(self
+                .0
+                .prepare_cached(
+                    "DELETE FROM idempotency_keys WHERE event_id IN (
+                        SELECT event_id FROM idempotency_keys WHERE created_at < ?1 LIMIT ?2)",
+                )?
+                .execute(params![before.0, limit])?)
+        })
+    }
+}

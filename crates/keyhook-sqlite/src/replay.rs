@@ -1,0 +1,79 @@
+//! Replay: fresh deliveries of past events to one webhook, queued by one `INSERT … SELECT`.
+
+use rusqlite::{params, OptionalExtension};
+
+use super::Conn;
+use crate::error::sql;
+use crate::time::Timestamp;
+use keyhook_core::store::{ReplayQueries, ReplaySelection, StoreResult};
+
+/// The events a replay selects (`?1` webhook, `?2` user, `?3` since or event id, `?4`
+/// failed only, `?5` now, `?6` limit), once for a time window and once for one event id.
+macro_rules! replay_insert {
+    ($which:literal) => {
+        concat!(
+            "INSERT INTO deliveries (id, event_id, webhook_id, state, attempts,
+                next_attempt_at, created_at, updated_at)
+             SELECT 'dlv_' || lower(hex(randomblob(12))), e.id, w.id, 'pending', 0, ?5, ?5, ?5
+             FROM webhooks w JOIN events e ON e.user_id = w.user_id
+             WHERE w.id = ?1 AND w.user_id = ?2 AND ",
+            $which,
+            " AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value = e.event)
+               AND (?4 = 0 OR (SELECT d.state FROM deliveries d
+                               WHERE d.event_id = e.id AND d.webhook_id = w.id
+                               ORDER BY d.created_at DESC, d.rowid DESC LIMIT 1)
+                              IN ('failed', 'cancelled'))
+             ORDER BY e.created_at, e.id
+             LIMIT ?6"
+        )
+    };
+}
+
+impl ReplayQueries for Conn {
+    fn event_name_of(&self, user: &str, event_id: &str) -> StoreResult<Option<String>> {
+        sql(|| {
+            Ok(self
+                .0
+                .prepare_cached("SELECT event FROM events WHERE id = ?1 AND user_id = ?2")?
+                .query_row(params![event_id, user], |r| r.get(0))
+                .optional()?)
+        })
+    }
+
+    fn enqueue_replay(
+        &self,
+        sel: &ReplaySelection<'_>,
+        now: Timestamp,
+        limit: usize,
+    ) -> StoreResult<usize> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let failed_only = i64::from(sel.failed_only);
+        sql(|| {
+            let n = match sel.event_id {
+                Some(id) => self
+                    .0
+                    .prepare_cached(replay_insert!("e.id = ?3"))?
+                    .execute(params![
+                        sel.webhook_id,
+                        sel.user,
+                        id,
+                        failed_only,
+                        now.0,
+                        limit
+                    ])?,
+                None => self
+                    .0
+                    .prepare_cached(replay_insert!("e.created_at >= ?3"))?
+                    .execute(params![
+                        sel.webhook_id,
+                        sel.user,
+                        sel.since.0,
+                        failed_only,
+                        now.0,
+                        limit
+                    ])?,
+            };
+            Ok(n)
+        })
+    }
+}

@@ -20,8 +20,11 @@ use super::reply::{self, Reply};
 use crate::auth::{KEY_LEN, KEY_PATTERN, KEY_PREFIX, KEY_PREFIX_LEN, KEY_PREFIX_PATTERN};
 use crate::error::Error;
 use crate::model::Permission;
-use crate::service::events::{CATALOG, EVENT_ID_PATTERN};
+use crate::service::events::{
+    CATALOG, EVENT_ID_PATTERN, IDEMPOTENCY_FIELD, IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_PATTERN,
+};
 use crate::service::keys::{self, MAX_NAME_CHARS, MAX_PROFILE_IDS, MAX_PROFILE_ID_CHARS};
+use crate::service::replay::MAX_REPLAY;
 use crate::service::webhooks::{self, MAX_URL_LEN, MAX_WEBHOOKS_PER_USER};
 use keyhook_core::sign::SECRET_PATTERN;
 
@@ -229,6 +232,7 @@ fn build() -> Value {
                 "MethodNotAllowed": error_response("METHOD_NOT_ALLOWED, with an Allow header"),
                 "LimitReached": error_response(&format!("WEBHOOK_LIMIT_REACHED: the user has {MAX_WEBHOOKS_PER_USER} webhooks")),
                 "PayloadTooLarge": error_response(&format!("PAYLOAD_TOO_LARGE: body over {} KiB (declared, or a chunk over what is left of it; then the connection is closed)", super::body::MAX_BODY / 1024)),
+                "WebhookDisabled": error_response("WEBHOOK_DISABLED: the webhook is disabled; enable it before replaying to it"),
                 "UnsupportedMediaType": error_response("UNSUPPORTED_MEDIA_TYPE: the body is not application/json"),
                 "RateLimited": with(error_response(&format!("RATE_LIMITED: the user already has {} test pings running, the most at once; try again after Retry-After seconds", super::pings::MAX_PINGS_PER_USER)),
                                     "headers", json!({ "Retry-After": { "description": "Seconds to wait before trying again", "schema": { "type": "integer", "minimum": 0 } } })),
@@ -282,9 +286,20 @@ fn paths() -> Value {
                       ("200", ok("Attempts", json!({"type": "array", "items": r("DeliveryAttempt")}))), &["400", "403", "404"])
         },
         "/events": {
-            "post": with(op("Emit an event to the caller's subscribed, active webhooks", "emitEvent",
-                            ("202", ok("Queued", r("EventAccepted"))), &write),
-                         "requestBody", body(r("EmitEvent")))
+            "post": with(with(op("Emit an event to the caller's subscribed, active webhooks", "emitEvent",
+                                 ("202", ok("Queued; with an Idempotency-Key already used by the caller's user within 24 hours, the FIRST event as it was accepted, and nothing is queued", r("EventAccepted"))), &write),
+                              "requestBody", body(r("EmitEvent"))),
+                         "parameters", json!([{
+                             "name": IDEMPOTENCY_FIELD, "in": "header", "required": false,
+                             "description": format!("A key for this event, per user: a repeat with the same key within 24 hours returns the first event (202, the same body) and queues nothing, whatever its event and data (the first event wins); after 24 hours the key may be used again. 1 to {IDEMPOTENCY_KEY_MAX} printable ASCII characters (space to ~), sent at most once; otherwise 400 VALIDATION_ERROR with field `{IDEMPOTENCY_FIELD}`"),
+                             "schema": { "type": "string", "minLength": 1, "maxLength": IDEMPOTENCY_KEY_MAX, "pattern": IDEMPOTENCY_KEY_PATTERN }
+                         }]))
+        },
+        "/webhooks/{id}/replay": {
+            "parameters": webhook_id_param(),
+            "post": with(op("Queue past events again for this webhook (each keeps its webhook-id, the event id)", "replayWebhook",
+                            ("202", ok("How many deliveries were queued", r("Replayed"))), &write),
+                         "requestBody", json!({ "required": false, "content": { "application/json": { "schema": r("ReplayWebhook") } } }))
         },
         "/openapi.json": {
             "get": {
@@ -302,6 +317,7 @@ fn paths() -> Value {
     for (code, v) in protocol_errors(true) {
         paths["/openapi.json"]["get"]["responses"][code] = v;
     }
+    paths["/webhooks/{id}/replay"]["post"]["responses"]["409"] = err("WebhookDisabled");
     paths
 }
 
@@ -462,6 +478,24 @@ fn schemas() -> Value {
             "properties": {
                 "event": { "enum": CATALOG },
                 "data": { "type": ["object", "null"] }
+            }
+        },
+        "ReplayWebhook": {
+            "type": "object",
+            "additionalProperties": false,
+            "description": format!("Every field is optional, and no body is `{{}}`. Replays the caller's events created at or after `since` (default: 24 hours ago; not in the future) that the webhook subscribes to, oldest first, or only the event `eventId` (then `since` does not filter; an id the user does not have, or an event the webhook does not subscribe to, is 400 on `eventId`). With `failedOnly`, only events whose newest delivery to this webhook ended failed or cancelled. At most {MAX_REPLAY} deliveries: a window with more is refused (400 on `since`) and nothing is queued. `null` counts as absent."),
+            "properties": {
+                "since": { "type": ["string", "null"], "format": "date-time" },
+                "eventId": { "type": ["string", "null"], "pattern": EVENT_ID_PATTERN },
+                "failedOnly": { "type": ["boolean", "null"] }
+            }
+        },
+        "Replayed": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["queued"],
+            "properties": {
+                "queued": { "type": "integer", "minimum": 0, "maximum": MAX_REPLAY }
             }
         },
         "EventAccepted": {

@@ -60,6 +60,13 @@ pub fn new_event_id() -> String {
 /// What [`new_event_id`] makes, as a regular expression (for the OpenAPI document).
 pub const EVENT_ID_PATTERN: &str = "^evt_[0-9a-f]{32}$";
 
+/// Whether `s` has the shape of an event id ([`EVENT_ID_PATTERN`]).
+pub fn is_event_id(s: &str) -> bool {
+    s.strip_prefix("evt_").is_some_and(|hex| {
+        hex.len() == 32 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    })
+}
+
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Payload<'a> {
@@ -237,6 +244,16 @@ mod tests {
             assert!(re.is_match(&id), "{id}");
         }
         assert!(!re.is_match(&format!("{}0", new_event_id())));
+        for s in [
+            new_event_id(),
+            format!("{}0", new_event_id()),
+            new_event_id().to_uppercase(),
+            "evt_".into(),
+            "evt_0123456789abcdef0123456789abcdeg".into(),
+            "Evt_0123456789abcdef0123456789abcdef".into(),
+        ] {
+            assert_eq!(is_event_id(&s), re.is_match(&s), "{s}");
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 
+use super::events;
 use super::input::Problems;
 use super::webhooks::find;
 use super::{Actor, Operation};
@@ -18,9 +19,6 @@ pub const DEFAULT_WINDOW_MS: i64 = 24 * 60 * 60 * 1000;
 /// The most deliveries one replay queues. A window holding more events is refused (400 on
 /// `since`), with nothing queued: one replay is one short transaction, whatever the window.
 pub const MAX_REPLAY: usize = 10_000;
-
-/// The longest event id looked up (ids are `evt_` and 32 hex digits).
-pub const MAX_EVENT_ID_LEN: usize = 100;
 
 /// A replay, in typed values.
 #[derive(Debug, Default, Clone)]
@@ -64,10 +62,10 @@ pub fn replay(
         p.add("since", "must not be in the future");
     }
     if let Some(e) = &input.event_id {
-        if e.is_empty() || e.len() > MAX_EVENT_ID_LEN {
+        if !events::is_event_id(e) {
             p.add(
                 "eventId",
-                format!("must be an event id of 1 to {MAX_EVENT_ID_LEN} characters"),
+                "must be an event id: evt_ and 32 lowercase hex digits",
             );
         }
     }

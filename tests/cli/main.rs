@@ -16,6 +16,7 @@ mod help;
 mod http_body;
 mod http_protocol;
 mod http_target;
+mod idempotency;
 mod input_policy;
 mod instances;
 mod keys;

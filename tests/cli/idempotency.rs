@@ -1,0 +1,254 @@
+//! Idempotent events (CONTRACT §6, issue 12 item 4): POST /events with `Idempotency-Key`
+//! and `events emit --idempotency-key`. A repeat by the same user within 24 hours gets the
+//! FIRST event back (202, the same body) and queues nothing, whatever its own event and data;
+//! after 24 hours the key is free again; users never share keys; concurrent repeats, on one
+//! server or on two, queue once. A key that is empty, over 255 characters or not printable
+//! ASCII is 400 on `Idempotency-Key` (CLI exit 2 naming `--idempotency-key`). On both
+//! backends.
+
+use std::sync::Arc;
+use std::thread;
+
+use serde_json::{json, Value};
+
+use crate::common::{str_of, Env};
+use crate::server::{Resp, Server};
+
+const DAY: i64 = 24 * 3_600_000;
+
+fn key_of(env: &Env, user: &str) -> String {
+    str_of(&env.create_key("k", &["--user", user]), "key").to_string()
+}
+
+/// A webhook of `user` for post.published and post.failed, to a port nothing listens on.
+fn webhook(env: &Env, user: &str) {
+    let (code, v) = env.json(&[
+        "--allow-private-targets",
+        "--user",
+        user,
+        "webhooks",
+        "create",
+        "--url",
+        "http://127.0.0.1:9/r",
+        "--event",
+        "post.published",
+        "--event",
+        "post.failed",
+    ]);
+    assert_eq!(code, 0, "{v}");
+}
+
+fn emit(s: &Server, key: &str, idem: Option<&str>, body: &Value) -> Resp {
+    let auth = format!("Bearer {key}");
+    let mut headers = vec![
+        ("Authorization", auth.as_str()),
+        ("Content-Type", "application/json"),
+    ];
+    if let Some(k) = idem {
+        headers.push(("Idempotency-Key", k));
+    }
+    s.send(
+        "POST",
+        "/api/v1/events",
+        &headers,
+        Some(body.to_string().as_bytes()),
+    )
+}
+
+fn published() -> Value {
+    json!({"event": "post.published", "data": {"postId": "p_1"}})
+}
+
+#[test]
+fn a_repeat_within_24_hours_gets_the_first_event_and_queues_nothing() {
+    let env = Env::with_clock();
+    let key = key_of(&env, "u");
+    webhook(&env, "u");
+    let s = Server::start(&env);
+    let first = emit(&s, &key, Some("order-1"), &published());
+    assert_eq!(first.status, 202, "{first:?}");
+    assert_eq!(first.data()["deliveries"], 1);
+    env.advance_clock(DAY - 1);
+    // The same body, and another event with other data: both get the first event.
+    for body in [
+        published(),
+        json!({"event": "post.failed", "data": {"other": true}}),
+    ] {
+        let again = emit(&s, &key, Some("order-1"), &body);
+        assert_eq!(again.status, 202, "{again:?}");
+        assert_eq!(again.body, first.body);
+    }
+    assert_eq!(env.count_rows("events"), 1);
+    assert_eq!(env.count_rows("deliveries"), 1);
+    // Keys are exact: another key is another event.
+    let other = emit(&s, &key, Some("Order-1"), &published());
+    assert_ne!(other.data()["id"], first.data()["id"]);
+    assert_eq!(env.count_rows("events"), 2);
+    // 24 hours after the first, the key takes a new event.
+    env.advance_clock(1);
+    let later = emit(&s, &key, Some("order-1"), &published());
+    assert_eq!(later.status, 202, "{later:?}");
+    assert_ne!(later.data()["id"], first.data()["id"]);
+    assert_eq!(later.data()["deliveries"], 1);
+    assert_eq!(env.count_rows("events"), 3);
+    assert_eq!(env.count_rows("deliveries"), 3);
+    // ... and holds it again.
+    let repeat = emit(&s, &key, Some("order-1"), &published());
+    assert_eq!(repeat.body, later.body);
+    // Without a key, every request is an event.
+    emit(&s, &key, None, &published());
+    emit(&s, &key, None, &published());
+    assert_eq!(env.count_rows("events"), 5);
+}
+
+#[test]
+fn users_never_share_keys() {
+    let env = Env::new();
+    let (a, b) = (key_of(&env, "a"), key_of(&env, "b"));
+    webhook(&env, "a");
+    webhook(&env, "b");
+    let s = Server::start(&env);
+    let ra = emit(&s, &a, Some("k"), &published());
+    let rb = emit(&s, &b, Some("k"), &published());
+    assert_eq!((ra.status, rb.status), (202, 202));
+    assert_ne!(ra.data()["id"], rb.data()["id"]);
+    assert_eq!(rb.data()["deliveries"], 1);
+    assert_eq!(env.count_rows("events"), 2);
+    // The CLI takes the same key for the same user: the API's first event.
+    let (code, v) = env.json(&[
+        "--user",
+        "a",
+        "events",
+        "emit",
+        "post.published",
+        "--idempotency-key",
+        "k",
+    ]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v, ra.json());
+    let r = env.run(&[
+        "--user",
+        "b",
+        "events",
+        "emit",
+        "post.failed",
+        "--idempotency-key",
+        "k",
+    ]);
+    assert_eq!(r.code, 0, "{r:#?}");
+    let id = rb.data()["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        r.stdout,
+        format!("Queued {id} (post.published) for 1 webhook.\n")
+    );
+    assert_eq!(env.count_rows("events"), 2);
+    assert_eq!(env.count_rows("deliveries"), 2);
+}
+
+/// Many requests with one key at once, spread over two servers on one database: one event,
+/// one delivery, and every answer is that event.
+#[test]
+fn concurrent_repeats_queue_once_across_instances() {
+    let env = Env::new();
+    let key = key_of(&env, "u");
+    webhook(&env, "u");
+    let servers = Arc::new([Server::start(&env), Server::start(&env)]);
+    for round in 0..5 {
+        let idem = format!("race-{round}");
+        let threads: Vec<_> = (0..16)
+            .map(|i| {
+                let servers = Arc::clone(&servers);
+                let key = key.clone();
+                let idem = idem.clone();
+                thread::spawn(move || {
+                    let r = emit(&servers[i % 2], &key, Some(&idem), &published());
+                    assert_eq!(r.status, 202, "{r:?}");
+                    r.body
+                })
+            })
+            .collect();
+        let bodies: Vec<String> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+        assert!(bodies.iter().all(|b| *b == bodies[0]), "{bodies:#?}");
+        let v: Value = serde_json::from_str(&bodies[0]).unwrap();
+        assert_eq!(v["data"]["deliveries"], 1, "{v}");
+    }
+    assert_eq!(env.count_rows("events"), 5);
+    assert_eq!(env.count_rows("deliveries"), 5);
+}
+
+#[test]
+fn bad_keys_are_400_on_the_header_with_nothing_written() {
+    let env = Env::new();
+    let key = key_of(&env, "u");
+    webhook(&env, "u");
+    let s = Server::start(&env);
+    let long = "k".repeat(256);
+    for bad in ["", long.as_str(), "a\tb"] {
+        let r = emit(&s, &key, Some(bad), &published());
+        assert_eq!(r.status, 400, "{bad:?}: {r:?}");
+        let e = &r.json()["error"];
+        assert_eq!(e["code"], "VALIDATION_ERROR");
+        assert_eq!(e["details"][0]["field"], "Idempotency-Key", "{r:?}");
+    }
+    let max = "~".repeat(255);
+    let r = emit(&s, &key, Some(&max), &published());
+    assert_eq!(r.status, 202, "{r:?}");
+    let r = emit(&s, &key, Some(" inner space "), &published());
+    assert_eq!(r.status, 202, "{r:?}");
+    // Raw bytes that no client library sends: UTF-8 and a second header.
+    let auth = format!("Authorization: Bearer {key}\r\n");
+    let body = published().to_string();
+    for extra in [
+        "Idempotency-Key: caf\u{e9}\r\n".to_string(),
+        "Idempotency-Key: a\r\nIdempotency-Key: a\r\n".to_string(),
+    ] {
+        let raw = format!(
+            "POST /api/v1/events HTTP/1.1\r\nHost: x\r\n{auth}{extra}Content-Type: \
+             application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        let r = s.raw(raw.as_bytes()).expect("an answer");
+        assert_eq!(r.status, 400, "{extra:?}: {r:?}");
+        assert_eq!(r.json()["error"]["details"][0]["field"], "Idempotency-Key");
+    }
+    // A bad key with a bad body: both named, the body's first.
+    let r = emit(&s, &key, Some(""), &json!({"event": "nope"}));
+    let v = r.json();
+    let fields: Vec<&str> = v["error"]["details"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["field"].as_str().unwrap())
+        .collect();
+    assert_eq!(fields, ["event", "Idempotency-Key"]);
+    assert_eq!(env.count_rows("events"), 2);
+    assert_eq!(env.count_rows("deliveries"), 2);
+
+    for bad in ["", long.as_str(), "caf\u{e9}", "a\nb"] {
+        let r = env.run(&[
+            "--user",
+            "u",
+            "events",
+            "emit",
+            "post.published",
+            "--idempotency-key",
+            bad,
+        ]);
+        r.assert_error(2);
+        assert!(
+            r.stderr.starts_with("keyhook: --idempotency-key: "),
+            "{bad:?}: {}",
+            r.stderr
+        );
+    }
+    let (code, v) = env.json(&[
+        "events",
+        "emit",
+        "post.published",
+        "--idempotency-key",
+        "",
+    ]);
+    assert_eq!(code, 2);
+    assert_eq!(v["error"]["details"][0]["field"], "Idempotency-Key", "{v}");
+    assert_eq!(env.count_rows("events"), 2);
+}

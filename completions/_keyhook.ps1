@@ -394,6 +394,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('disable', 'disable', [CompletionResultType]::ParameterValue, 'Stop event deliveries to a webhook')
             [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete a webhook and its delivery log')
             [CompletionResult]::new('deliveries', 'deliveries', [CompletionResultType]::ParameterValue, 'Show the newest delivery attempts to a webhook')
+            [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Queue past events again for a webhook (after its endpoint was down)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -416,6 +417,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('disable', 'disable', [CompletionResultType]::ParameterValue, 'Stop event deliveries to a webhook')
             [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete a webhook and its delivery log')
             [CompletionResult]::new('deliveries', 'deliveries', [CompletionResultType]::ParameterValue, 'Show the newest delivery attempts to a webhook')
+            [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Queue past events again for a webhook (after its endpoint was down)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -635,6 +637,38 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'keyhook;webhooks;replay' {
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Replay events since this time: RFC 3339, or a duration ago such as 2h [default: 24h]')
+            [CompletionResult]::new('--event', '--event', [CompletionResultType]::ParameterName, 'Replay only this event (its id, evt_...)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--failed-only', '--failed-only', [CompletionResultType]::ParameterName, 'Only events whose last delivery to this webhook failed')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'keyhook;webhook;replay' {
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Replay events since this time: RFC 3339, or a duration ago such as 2h [default: 24h]')
+            [CompletionResult]::new('--event', '--event', [CompletionResultType]::ParameterName, 'Replay only this event (its id, evt_...)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--failed-only', '--failed-only', [CompletionResultType]::ParameterName, 'Only events whose last delivery to this webhook failed')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'keyhook;webhooks;help' {
             [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Subscribe a URL to events (at most 10 webhooks per user)')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the user''s webhooks')
@@ -644,6 +678,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('disable', 'disable', [CompletionResultType]::ParameterValue, 'Stop event deliveries to a webhook')
             [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete a webhook and its delivery log')
             [CompletionResult]::new('deliveries', 'deliveries', [CompletionResultType]::ParameterValue, 'Show the newest delivery attempts to a webhook')
+            [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Queue past events again for a webhook (after its endpoint was down)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -671,6 +706,9 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
         'keyhook;webhooks;help;deliveries' {
             break
         }
+        'keyhook;webhooks;help;replay' {
+            break
+        }
         'keyhook;webhooks;help;help' {
             break
         }
@@ -683,6 +721,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('disable', 'disable', [CompletionResultType]::ParameterValue, 'Stop event deliveries to a webhook')
             [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete a webhook and its delivery log')
             [CompletionResult]::new('deliveries', 'deliveries', [CompletionResultType]::ParameterValue, 'Show the newest delivery attempts to a webhook')
+            [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Queue past events again for a webhook (after its endpoint was down)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -710,6 +749,9 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
         'keyhook;webhook;help;deliveries' {
             break
         }
+        'keyhook;webhook;help;replay' {
+            break
+        }
         'keyhook;webhook;help;help' {
             break
         }
@@ -730,6 +772,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
         }
         'keyhook;events;emit' {
             [CompletionResult]::new('--data', '--data', [CompletionResultType]::ParameterName, 'The event''s data: a JSON object, @FILE to read it from a file, or - for stdin')
+            [CompletionResult]::new('--idempotency-key', '--idempotency-key', [CompletionResultType]::ParameterName, 'A key for this event (1-255 printable ASCII characters): a repeat with the same key within 24 hours queues nothing and prints the first event')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
@@ -893,6 +936,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('disable', 'disable', [CompletionResultType]::ParameterValue, 'Stop event deliveries to a webhook')
             [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete a webhook and its delivery log')
             [CompletionResult]::new('deliveries', 'deliveries', [CompletionResultType]::ParameterValue, 'Show the newest delivery attempts to a webhook')
+            [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Queue past events again for a webhook (after its endpoint was down)')
             break
         }
         'keyhook;help;webhooks;create' {
@@ -917,6 +961,9 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;help;webhooks;deliveries' {
+            break
+        }
+        'keyhook;help;webhooks;replay' {
             break
         }
         'keyhook;help;events' {

@@ -139,6 +139,9 @@ _keyhook() {
             keyhook__subcmd__help__subcmd__webhooks,list)
                 cmd="keyhook__subcmd__help__subcmd__webhooks__subcmd__list"
                 ;;
+            keyhook__subcmd__help__subcmd__webhooks,replay)
+                cmd="keyhook__subcmd__help__subcmd__webhooks__subcmd__replay"
+                ;;
             keyhook__subcmd__help__subcmd__webhooks,show)
                 cmd="keyhook__subcmd__help__subcmd__webhooks__subcmd__show"
                 ;;
@@ -214,6 +217,9 @@ _keyhook() {
             keyhook__subcmd__webhooks,list)
                 cmd="keyhook__subcmd__webhooks__subcmd__list"
                 ;;
+            keyhook__subcmd__webhooks,replay)
+                cmd="keyhook__subcmd__webhooks__subcmd__replay"
+                ;;
             keyhook__subcmd__webhooks,show)
                 cmd="keyhook__subcmd__webhooks__subcmd__show"
                 ;;
@@ -240,6 +246,9 @@ _keyhook() {
                 ;;
             keyhook__subcmd__webhooks__subcmd__help,list)
                 cmd="keyhook__subcmd__webhooks__subcmd__help__subcmd__list"
+                ;;
+            keyhook__subcmd__webhooks__subcmd__help,replay)
+                cmd="keyhook__subcmd__webhooks__subcmd__help__subcmd__replay"
                 ;;
             keyhook__subcmd__webhooks__subcmd__help,show)
                 cmd="keyhook__subcmd__webhooks__subcmd__help__subcmd__show"
@@ -488,13 +497,17 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__events__subcmd__emit)
-            opts="-h -V --data --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            opts="-h -V --data --idempotency-key --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --data)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --idempotency-key)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -802,7 +815,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__help__subcmd__webhooks)
-            opts="create list show test enable disable delete deliveries"
+            opts="create list show test enable disable delete deliveries replay"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -886,6 +899,20 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__help__subcmd__webhooks__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__help__subcmd__webhooks__subcmd__replay)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1392,7 +1419,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__webhooks)
-            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version create list show test enable disable delete deliveries help"
+            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version create list show test enable disable delete deliveries replay help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1580,7 +1607,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__webhooks__subcmd__help)
-            opts="create list show test enable disable delete deliveries help"
+            opts="create list show test enable disable delete deliveries replay help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1691,6 +1718,20 @@ _keyhook() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        keyhook__subcmd__webhooks__subcmd__help__subcmd__replay)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         keyhook__subcmd__webhooks__subcmd__help__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -1726,6 +1767,44 @@ _keyhook() {
                 return 0
             fi
             case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --delivery-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__webhooks__subcmd__replay)
+            opts="-h -V --since --event --failed-only --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --event)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

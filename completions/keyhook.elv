@@ -356,6 +356,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand disable 'Stop event deliveries to a webhook'
             cand delete 'Delete a webhook and its delivery log'
             cand deliveries 'Show the newest delivery attempts to a webhook'
+            cand replay 'Queue past events again for a webhook (after its endpoint was down)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'keyhook;webhook'= {
@@ -377,6 +378,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand disable 'Stop event deliveries to a webhook'
             cand delete 'Delete a webhook and its delivery log'
             cand deliveries 'Show the newest delivery attempts to a webhook'
+            cand replay 'Queue past events again for a webhook (after its endpoint was down)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'keyhook;webhooks;create'= {
@@ -579,6 +581,36 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'keyhook;webhooks;replay'= {
+            cand --since 'Replay events since this time: RFC 3339, or a duration ago such as 2h [default: 24h]'
+            cand --event 'Replay only this event (its id, evt_...)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --failed-only 'Only events whose last delivery to this webhook failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;webhook;replay'= {
+            cand --since 'Replay events since this time: RFC 3339, or a duration ago such as 2h [default: 24h]'
+            cand --event 'Replay only this event (its id, evt_...)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --failed-only 'Only events whose last delivery to this webhook failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'keyhook;webhooks;help'= {
             cand create 'Subscribe a URL to events (at most 10 webhooks per user)'
             cand list 'List the user''s webhooks'
@@ -588,6 +620,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand disable 'Stop event deliveries to a webhook'
             cand delete 'Delete a webhook and its delivery log'
             cand deliveries 'Show the newest delivery attempts to a webhook'
+            cand replay 'Queue past events again for a webhook (after its endpoint was down)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'keyhook;webhooks;help;create'= {
@@ -606,6 +639,8 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         }
         &'keyhook;webhooks;help;deliveries'= {
         }
+        &'keyhook;webhooks;help;replay'= {
+        }
         &'keyhook;webhooks;help;help'= {
         }
         &'keyhook;webhook;help'= {
@@ -617,6 +652,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand disable 'Stop event deliveries to a webhook'
             cand delete 'Delete a webhook and its delivery log'
             cand deliveries 'Show the newest delivery attempts to a webhook'
+            cand replay 'Queue past events again for a webhook (after its endpoint was down)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'keyhook;webhook;help;create'= {
@@ -634,6 +670,8 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;webhook;help;delete'= {
         }
         &'keyhook;webhook;help;deliveries'= {
+        }
+        &'keyhook;webhook;help;replay'= {
         }
         &'keyhook;webhook;help;help'= {
         }
@@ -653,6 +691,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         }
         &'keyhook;events;emit'= {
             cand --data 'The event''s data: a JSON object, @FILE to read it from a file, or - for stdin'
+            cand --idempotency-key 'A key for this event (1-255 printable ASCII characters): a repeat with the same key within 24 hours queues nothing and prints the first event'
             cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
@@ -795,6 +834,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand disable 'Stop event deliveries to a webhook'
             cand delete 'Delete a webhook and its delivery log'
             cand deliveries 'Show the newest delivery attempts to a webhook'
+            cand replay 'Queue past events again for a webhook (after its endpoint was down)'
         }
         &'keyhook;help;webhooks;create'= {
         }
@@ -811,6 +851,8 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;help;webhooks;delete'= {
         }
         &'keyhook;help;webhooks;deliveries'= {
+        }
+        &'keyhook;help;webhooks;replay'= {
         }
         &'keyhook;help;events'= {
             cand emit 'Queue an event for every active webhook of the user subscribed to it'

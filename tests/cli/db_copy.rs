@@ -121,7 +121,16 @@ fn populate(env: &Env) -> Fixture {
     }
     for n in 0..3 {
         let data = format!(r#"{{"n": {n}}}"#);
-        let r = env.run(&["events", "emit", "post.published", "--data", &data]);
+        let idem = format!("fixture-{n}");
+        let r = env.run(&[
+            "events",
+            "emit",
+            "post.published",
+            "--data",
+            &data,
+            "--idempotency-key",
+            &idem,
+        ]);
         assert_eq!(r.code, 0, "{r:#?}");
     }
     let r = env.run(&["--allow-private-targets", "deliver", "--once"]);

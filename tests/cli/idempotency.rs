@@ -241,13 +241,7 @@ fn bad_keys_are_400_on_the_header_with_nothing_written() {
             r.stderr
         );
     }
-    let (code, v) = env.json(&[
-        "events",
-        "emit",
-        "post.published",
-        "--idempotency-key",
-        "",
-    ]);
+    let (code, v) = env.json(&["events", "emit", "post.published", "--idempotency-key", ""]);
     assert_eq!(code, 2);
     assert_eq!(v["error"]["details"][0]["field"], "Idempotency-Key", "{v}");
     assert_eq!(env.count_rows("events"), 2);

@@ -147,7 +147,10 @@ fn failed_only_replays_what_did_not_get_through() {
     assert_eq!(got[1].header("webhook-id"), lost);
     // Its newest delivery now succeeded: nothing failed is left.
     assert_eq!(queued(&env, "u", &id, &["--failed-only"]), 0);
-    assert_eq!(queued(&env, "u", &id, &["--event", &lost, "--failed-only"]), 0);
+    assert_eq!(
+        queued(&env, "u", &id, &["--event", &lost, "--failed-only"]),
+        0
+    );
     assert_eq!(queued(&env, "u", &id, &["--event", &lost]), 1);
 }
 
@@ -164,7 +167,10 @@ fn bad_cli_input_is_exit_2_naming_the_flag() {
         (&["--since", "2h30"], "--since"),
         (&["--since", "2999-01-01T00:00:00Z"], "--since"),
         (&["--event", "evt_nope"], "--event"),
-        (&["--event", "evt_0123456789abcdef0123456789abcdef"], "--event"),
+        (
+            &["--event", "evt_0123456789abcdef0123456789abcdef"],
+            "--event",
+        ),
         (&["--event", &theirs], "--event"),
         (&["--event", &mine], "--event"),
     ];
@@ -190,7 +196,11 @@ fn bad_cli_input_is_exit_2_naming_the_flag() {
     let (code, _) = kh(&env, "u", &["webhooks", "disable", &id]);
     assert_eq!(code, 0);
     let (code, v) = replay_cli(&env, "u", &id, &[]);
-    assert_eq!((code, v["error"]["code"].as_str()), (4, Some("WEBHOOK_DISABLED")), "{v}");
+    assert_eq!(
+        (code, v["error"]["code"].as_str()),
+        (4, Some("WEBHOOK_DISABLED")),
+        "{v}"
+    );
     assert_eq!(env.count_rows("deliveries"), before);
 }
 
@@ -243,7 +253,12 @@ fn the_endpoint_answers_202_queued_and_refuses_what_it_must() {
     let body = json!({"since": since.to_rfc3339(), "eventId": e1, "failedOnly": false});
     let r = replay_http(&s, &key, &id, Some(&body));
     assert_eq!((r.status, r.data()), (202, json!({"queued": 1})), "{r:?}");
-    let r = replay_http(&s, &key, &id, Some(&json!({"since": null, "failedOnly": true})));
+    let r = replay_http(
+        &s,
+        &key,
+        &id,
+        Some(&json!({"since": null, "failedOnly": true})),
+    );
     assert_eq!((r.status, r.data()), (202, json!({"queued": 0})), "{r:?}");
     let before = env.count_rows("deliveries");
 
@@ -256,7 +271,10 @@ fn the_endpoint_answers_202_queued_and_refuses_what_it_must() {
         (json!({"since": 5}), "since"),
         (json!({"eventId": theirs}), "eventId"),
         (json!({"eventId": unsubscribed}), "eventId"),
-        (json!({"eventId": "evt_0123456789abcdef0123456789abcdef"}), "eventId"),
+        (
+            json!({"eventId": "evt_0123456789abcdef0123456789abcdef"}),
+            "eventId",
+        ),
         (json!({"failedOnly": "yes"}), "failedOnly"),
         (json!({"until": "x"}), "until"),
     ];
@@ -289,10 +307,19 @@ fn the_endpoint_answers_202_queued_and_refuses_what_it_must() {
         Some(br#"{"isActive": false}"#),
     );
     assert_eq!(r.status, 200, "{r:?}");
-    assert_error(&replay_http(&s, &key, &id, None), 409, "WEBHOOK_DISABLED", None);
+    assert_error(
+        &replay_http(&s, &key, &id, None),
+        409,
+        "WEBHOOK_DISABLED",
+        None,
+    );
     let r = s.call("GET", &format!("/api/v1/webhooks/{id}/replay"), Some(&key));
     assert_eq!((r.status, r.header("Allow")), (405, Some("POST")), "{r:?}");
-    assert_eq!(env.count_rows("deliveries"), before, "nothing queued by a refusal");
+    assert_eq!(
+        env.count_rows("deliveries"),
+        before,
+        "nothing queued by a refusal"
+    );
     assert_eq!(pending(&env), before);
 }
 

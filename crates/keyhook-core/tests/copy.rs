@@ -72,6 +72,13 @@ fn source(dir: &tempfile::TempDir) -> Box<Store> {
             c.insert_event(&id, "alice", "post.published", payload.as_bytes(), NOW)?;
             c.enqueue_deliveries(&id, "alice", "post.published", NOW)?;
         }
+        let first = keyhook_core::model::EventAccepted {
+            id: "evt_idempotent".into(),
+            event: "post.published".into(),
+            created_at: NOW,
+            deliveries: 0,
+        };
+        c.claim_idempotency_key("alice", "import-1", &first, Timestamp(0))?;
         for attempt in 1..=3 {
             c.record_attempt(
                 &AttemptRecord {

@@ -7,7 +7,7 @@ mod common;
 
 use keyhook_core::copy::{Cell, TABLES};
 use keyhook_core::model::{ApiKey, Permission, Webhook};
-use keyhook_core::store::{AttemptRecord, Backend, Store};
+use keyhook_core::store::{AttemptRecord, Backend, ReplaySelection, Store};
 use keyhook_core::time::Timestamp;
 use keyhook_sqlite::SqliteStore;
 
@@ -232,6 +232,72 @@ fn exercise(s: &Store) -> Vec<String> {
     note!(s.write(|c| Ok((c.delete_webhook("abc-2")?, c.delete_webhook("abc-2")?))));
     note!(c.delivery_counts());
     note!(c.list_webhooks("u"));
+
+    // Replay and idempotency keys (engineer R).
+    note!(c.event_name_of("u", "evt_1"));
+    note!(c.event_name_of("v", "evt_1"));
+    let sel = |since: i64, event_id: Option<&'static str>, failed_only: bool| ReplaySelection {
+        webhook_id: "abc-1",
+        user: "u",
+        since: Timestamp(since),
+        event_id,
+        failed_only,
+    };
+    note!(s.write(|c| Ok(c.enqueue_replay(&sel(T, None, true), Timestamp(T + 200), 10)?)));
+    note!(s.write(|c| Ok(c.enqueue_replay(&sel(T + 1, None, false), Timestamp(T + 200), 10)?)));
+    note!(s.write(|c| Ok(c.enqueue_replay(&sel(T, None, false), Timestamp(T + 200), 0)?)));
+    note!(s.write(|c| Ok(c.enqueue_replay(&sel(T, None, false), Timestamp(T + 200), 10)?)));
+    note!(s.write(|c| Ok(c.enqueue_replay(
+        &sel(0, Some("evt_2"), false),
+        Timestamp(T + 201),
+        10
+    )?)));
+    note!(s.write(|c| Ok(c.enqueue_replay(
+        &sel(0, Some("evt_1"), false),
+        Timestamp(T + 201),
+        10
+    )?)));
+    note!(c.delivery_counts());
+    let accepted = |id: &str, at: i64| keyhook_core::model::EventAccepted {
+        id: id.into(),
+        event: "post.published".into(),
+        created_at: Timestamp(at),
+        deliveries: 0,
+    };
+    note!(s.write(|c| Ok(c.claim_idempotency_key(
+        "u",
+        "k",
+        &accepted("evt_i1", T),
+        Timestamp(0)
+    )?)));
+    note!(s.write(|c| Ok(c.set_idempotency_deliveries("u", "k", 3)?)));
+    note!(s.write(|c| Ok(c.claim_idempotency_key(
+        "u",
+        "k",
+        &accepted("evt_i2", T + 1),
+        Timestamp(T - 1)
+    )?)));
+    note!(s.write(|c| Ok(c.claim_idempotency_key(
+        "v",
+        "k",
+        &accepted("evt_i3", T + 1),
+        Timestamp(T - 1)
+    )?)));
+    note!(s.write(|c| Ok(c.claim_idempotency_key(
+        "u",
+        "k",
+        &accepted("evt_i4", T + 2),
+        Timestamp(T)
+    )?)));
+    note!(s.write(|c| Ok(c.claim_idempotency_key(
+        "u",
+        "k",
+        &accepted("evt_i5", T + 3),
+        Timestamp(T)
+    )?)));
+    note!(s.write(|c| Ok(c.prune_idempotency(Timestamp(T + 2), 10)?)));
+    note!(s.write(|c| Ok(c.prune_idempotency(Timestamp(T + 2), 10)?)));
+
     for t in TABLES {
         note!((t.name, c.count_rows(t)));
     }

@@ -86,7 +86,7 @@ pub fn replay(
             let Some(name) = c.event_name_of(user, event_id)? else {
                 return Err(Error::validation("eventId", "no event with this id"));
             };
-            if !w.events.iter().any(|e| *e == name) {
+            if !w.events.contains(&name) {
                 return Err(Error::validation(
                     "eventId",
                     format!("the webhook does not subscribe to {name}, the event's name"),

@@ -246,3 +246,56 @@ fn bad_keys_are_400_on_the_header_with_nothing_written() {
     assert_eq!(v["error"]["details"][0]["field"], "Idempotency-Key", "{v}");
     assert_eq!(env.count_rows("events"), 2);
 }
+
+/// The served document's `Idempotency-Key` parameter states exactly the limits the server
+/// keeps: at its lengths and one past them, and what its pattern takes and refuses.
+#[test]
+fn the_documented_header_limits_are_the_servers() {
+    let env = Env::new();
+    let key = key_of(&env, "u");
+    let s = Server::start(&env);
+    let doc = s.call("GET", "/api/v1/openapi.json", None).json();
+    let params = doc["paths"]["/events"]["post"]["parameters"]
+        .as_array()
+        .expect("POST /events has parameters");
+    let p = params
+        .iter()
+        .find(|p| p["name"] == "Idempotency-Key")
+        .expect("the Idempotency-Key parameter");
+    assert_eq!(
+        (p["in"].as_str(), p["required"].as_bool()),
+        (Some("header"), Some(false))
+    );
+    let schema = &p["schema"];
+    let max = schema["maxLength"].as_u64().unwrap() as usize;
+    let min = schema["minLength"].as_u64().unwrap() as usize;
+    let re = regex::Regex::new(schema["pattern"].as_str().unwrap()).unwrap();
+    let mut cases = vec![
+        "k".repeat(max),
+        "k".repeat(max + 1),
+        "k".repeat(min),
+        "k".repeat(min - 1),
+        " ~!".to_string(),
+        "a\tb".to_string(),
+    ];
+    cases.push("x".repeat(max - 1) + "\u{7f}");
+    let body = published().to_string();
+    for case in &cases {
+        let want = case.len() >= min && case.len() <= max && re.is_match(case);
+        // Raw bytes: no client library would send DEL in a header.
+        let raw = format!(
+            "POST /api/v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\n\
+             Idempotency-Key: {case}\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        let r = s.raw(raw.as_bytes()).expect("an answer");
+        assert_eq!(r.status == 202, want, "{case:?}: {r:?}");
+        let e = &r.json()["error"];
+        // A control character (DEL) is refused by the HTTP layer before any header is read.
+        if !want && e["code"] != "BAD_REQUEST" {
+            assert_eq!(e["code"], "VALIDATION_ERROR", "{case:?}: {r:?}");
+            assert_eq!(e["details"][0]["field"], "Idempotency-Key", "{case:?}");
+        }
+    }
+}

@@ -56,13 +56,15 @@ enum Op {
     CreateWebhook,
     UpdateWebhook,
     Emit,
+    Replay,
 }
 
-const OPS: [Op; 4] = [
+const OPS: [Op; 5] = [
     Op::CreateKey,
     Op::CreateWebhook,
     Op::UpdateWebhook,
     Op::Emit,
+    Op::Replay,
 ];
 
 impl Op {
@@ -73,6 +75,7 @@ impl Op {
             Op::CreateWebhook => ("/webhooks", "post"),
             Op::UpdateWebhook => ("/webhooks/{id}", "patch"),
             Op::Emit => ("/events", "post"),
+            Op::Replay => ("/webhooks/{id}/replay", "post"),
         }
     }
 
@@ -83,6 +86,7 @@ impl Op {
             Op::CreateWebhook => json!({"url": LOOPBACK, "events": ["post.published"]}),
             Op::UpdateWebhook => json!({"isActive": false}),
             Op::Emit => json!({"event": "post.published"}),
+            Op::Replay => json!({}),
         }
     }
 }
@@ -96,6 +100,11 @@ struct Bench {
     emitter: String,
     /// The admin's webhook that PATCH changes.
     hook: String,
+    /// Replays to its own webhook (to a closed loopback port), which has one event.
+    replayer: String,
+    replay_hook: String,
+    /// The replayer's event.
+    event_id: String,
     /// The pointers of the limit keywords the cases have read.
     read: RefCell<BTreeSet<String>>,
     cases: RefCell<usize>,
@@ -124,6 +133,7 @@ impl Bench {
     fn new(env: &Env) -> Bench {
         let admin = key_of(env, "admin");
         let emitter = key_of(env, "emitter");
+        let replayer = key_of(env, "replayer");
         let server = Server::start_with(env, &["--allow-private-targets"]);
         let r = server.call("GET", "/api/v1/openapi.json", None);
         assert_eq!(r.status, 200);
@@ -131,12 +141,21 @@ impl Bench {
         let hook = server.post_json("/api/v1/webhooks", &admin, &Op::CreateWebhook.base());
         assert_eq!(hook.status, 201, "{}", hook.body);
         let hook = hook.data()["id"].as_str().unwrap().to_string();
+        let r = server.post_json("/api/v1/webhooks", &replayer, &Op::CreateWebhook.base());
+        assert_eq!(r.status, 201, "{}", r.body);
+        let replay_hook = r.data()["id"].as_str().unwrap().to_string();
+        let r = server.post_json("/api/v1/events", &replayer, &Op::Emit.base());
+        assert_eq!(r.status, 202, "{}", r.body);
+        let event_id = r.data()["id"].as_str().unwrap().to_string();
         let bench = Bench {
             server,
             doc,
             admin,
             emitter,
             hook,
+            replayer,
+            replay_hook,
+            event_id,
             read: RefCell::new(BTreeSet::new()),
             cases: RefCell::new(0),
         };
@@ -184,6 +203,10 @@ impl Bench {
             Op::CreateWebhook => (&self.admin, "/api/v1/webhooks".to_string()),
             Op::UpdateWebhook => (&self.admin, format!("/api/v1/webhooks/{}", self.hook)),
             Op::Emit => (&self.emitter, "/api/v1/events".to_string()),
+            Op::Replay => (
+                &self.replayer,
+                format!("/api/v1/webhooks/{}/replay", self.replay_hook),
+            ),
         };
         let auth = format!("Bearer {key}");
         let headers = [
@@ -403,6 +426,7 @@ fn request_body_limits_refuse_exactly_what_the_server_refuses() {
     keys(&b);
     webhooks(&b);
     events(&b);
+    replays(&b);
     bodies(&b);
     b.all_limits_read();
     assert!(*b.cases.borrow() > 300, "{} cases", b.cases.borrow());
@@ -750,6 +774,72 @@ fn events(b: &Bench) {
         json!(5),
     ] {
         b.agree(op, b.with(op, "data", v), "data");
+    }
+}
+
+fn replays(b: &Bench) {
+    let op = Op::Replay;
+    let props = format!("{}/properties", b.schema(op));
+    // since: a date-time (not in the future, which only the description says).
+    assert_eq!(b.limit(&format!("{props}/since/format")), "date-time");
+    for v in [
+        json!("2001-01-01T00:00:00Z"),
+        json!("2001-01-01T00:00:00.123+02:00"),
+        json!("2001-01-01t00:00:00z"),
+        Value::Null,
+        json!("2001-01-01 00:00:00Z"),
+        json!("2001-01-01"),
+        json!("2001-01-01T00:00:00"),
+        json!("2001-13-01T00:00:00Z"),
+        json!("yesterday"),
+        json!("2h"),
+        json!(""),
+        json!(5),
+    ] {
+        b.agree(op, b.with(op, "since", v), "since");
+    }
+    b.gap(
+        op,
+        b.with(op, "since", json!("2999-01-01T00:00:00Z")),
+        true,
+        "in the future",
+    );
+    // eventId: the shape of an event id; an id of that shape must also be the user's.
+    b.strings(
+        op,
+        "eventId",
+        &format!("{props}/eventId"),
+        &|v| b.with(op, "eventId", v),
+        &[],
+        &[
+            "evt_",
+            "EVT_0123456789abcdef0123456789abcdef",
+            "evt_0123456789ABCDEF0123456789abcdef",
+            "evt_0123456789abcdef0123456789abcde",
+            "evt_0123456789abcdef0123456789abcdef0",
+            " evt_0123456789abcdef0123456789abcdef",
+        ],
+    );
+    // The pattern takes the ids the server makes (the user's event is one).
+    let pattern = b.limit(&format!("{props}/eventId/pattern"));
+    let re = regex::Regex::new(pattern.as_str().unwrap()).unwrap();
+    assert!(re.is_match(&b.event_id), "{pattern} and {}", b.event_id);
+    b.agree(op, b.with(op, "eventId", json!(b.event_id)), "eventId");
+    b.agree(op, b.with(op, "eventId", Value::Null), "eventId");
+    b.gap(
+        op,
+        b.with(op, "eventId", json!("evt_0123456789abcdef0123456789abcdef")),
+        true,
+        "an id of the right shape that the user does not have",
+    );
+    for v in [
+        json!(true),
+        json!(false),
+        Value::Null,
+        json!("true"),
+        json!(1),
+    ] {
+        b.agree(op, b.with(op, "failedOnly", v), "failedOnly");
     }
 }
 

@@ -287,9 +287,10 @@ pub trait CopyQueries {
 pub trait ReplayQueries {
     /// The name of `user`'s event `event_id`, or None when `user` has no such event.
     fn event_name_of(&self, user: &str, event_id: &str) -> StoreResult<Option<String>>;
-    /// Queues a fresh delivery to the webhook for each event that `sel` selects, oldest
-    /// first, at most `limit`, in one statement (`INSERT … SELECT`: nothing is built in
-    /// memory); returns how many were queued. Call inside `Store::write`.
+    /// Queues a fresh delivery to the webhook for each event that `sel` selects, at most
+    /// `limit` (in no particular order: all are due at once), in one statement (`INSERT …
+    /// SELECT`: nothing is built in memory, and the scan stops at `limit`); returns how many
+    /// were queued. Call inside `Store::write`.
     fn enqueue_replay(
         &self,
         sel: &ReplaySelection<'_>,

@@ -23,7 +23,6 @@ macro_rules! replay_insert {
                                WHERE d.event_id = e.id AND d.webhook_id = w.id
                                ORDER BY d.created_at DESC, d.rowid DESC LIMIT 1)
                               IN ('failed', 'cancelled'))
-             ORDER BY e.created_at, e.id
              LIMIT ?6"
         )
     };

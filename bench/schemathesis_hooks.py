@@ -12,6 +12,9 @@ They change no check and drop no failure. They do two things:
      link-local or reserved network (the server runs without --allow-private-targets): such a
      host becomes 192.0.2.1 (TEST-NET-1, documentation only; inside the script's network
      namespace nothing is reachable anyway).
+   - a replay's `since` must not be in the future: a date-time after 2000 gets the year 2000
+     (format, offset and fractional seconds kept); and its `eventId` must be an event of the
+     caller's user, which a generated id never is: it is dropped.
    Negative cases are left alone: whatever makes them invalid is still there.
 
 2. Keep the run's own API key alive: `DELETE /api-keys/{id}` with the id or prefix of the key
@@ -63,6 +66,17 @@ def _future(value):
     return value
 
 
+PAST_YEAR = 2000
+
+
+def _past(value):
+    if isinstance(value, str):
+        m = DATE_TIME.match(value)
+        if m and int(m.group(1)) > PAST_YEAR:
+            return f"{PAST_YEAR}{m.group(2)}"
+    return value
+
+
 def _public_url(value):
     if not isinstance(value, str):
         return value
@@ -94,6 +108,10 @@ def map_case(context, case):
         return case
     if method == "POST" and op.path == "/api-keys" and "expiresAt" in case.body:
         case.body["expiresAt"] = _future(case.body["expiresAt"])
+    if method == "POST" and op.path == "/webhooks/{id}/replay":
+        if "since" in case.body:
+            case.body["since"] = _past(case.body["since"])
+        case.body.pop("eventId", None)
     if op.path in ("/webhooks", "/webhooks/{id}") and "url" in case.body:
         case.body["url"] = _public_url(case.body["url"])
     return case

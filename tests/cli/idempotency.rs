@@ -193,7 +193,7 @@ fn bad_keys_are_400_on_the_header_with_nothing_written() {
     let max = "~".repeat(255);
     let r = emit(&s, &key, Some(&max), &published());
     assert_eq!(r.status, 202, "{r:?}");
-    let r = emit(&s, &key, Some(" inner space "), &published());
+    let r = emit(&s, &key, Some("inner space"), &published());
     assert_eq!(r.status, 202, "{r:?}");
     // Raw bytes that no client library sends: UTF-8 and a second header.
     let auth = format!("Authorization: Bearer {key}\r\n");
@@ -224,7 +224,7 @@ fn bad_keys_are_400_on_the_header_with_nothing_written() {
     assert_eq!(env.count_rows("events"), 2);
     assert_eq!(env.count_rows("deliveries"), 2);
 
-    for bad in ["", long.as_str(), "caf\u{e9}", "a\nb"] {
+    for bad in ["", long.as_str(), "caf\u{e9}", "a\nb", " a", "a "] {
         let r = env.run(&[
             "--user",
             "u",
@@ -275,7 +275,7 @@ fn the_documented_header_limits_are_the_servers() {
         "k".repeat(max + 1),
         "k".repeat(min),
         "k".repeat(min - 1),
-        " ~!".to_string(),
+        "a ~!".to_string(),
         "a\tb".to_string(),
     ];
     cases.push("x".repeat(max - 1) + "\u{7f}");

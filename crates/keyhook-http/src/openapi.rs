@@ -291,7 +291,7 @@ fn paths() -> Value {
                               "requestBody", body(r("EmitEvent"))),
                          "parameters", json!([{
                              "name": IDEMPOTENCY_FIELD, "in": "header", "required": false,
-                             "description": format!("A key for this event, per user: a repeat with the same key within 24 hours returns the first event (202, the same body) and queues nothing, whatever its event and data (the first event wins); after 24 hours the key may be used again. 1 to {IDEMPOTENCY_KEY_MAX} printable ASCII characters (space to ~), sent at most once; otherwise 400 VALIDATION_ERROR with field `{IDEMPOTENCY_FIELD}`"),
+                             "description": format!("A key for this event, per user: a repeat with the same key within 24 hours returns the first event (202, the same body) and queues nothing, whatever its event and data (the first event wins); after 24 hours the key may be used again. 1 to {IDEMPOTENCY_KEY_MAX} printable ASCII characters (space to ~), not starting or ending with a space, sent at most once; otherwise 400 VALIDATION_ERROR with field `{IDEMPOTENCY_FIELD}`"),
                              "schema": { "type": "string", "minLength": 1, "maxLength": IDEMPOTENCY_KEY_MAX, "pattern": IDEMPOTENCY_KEY_PATTERN }
                          }]))
         },

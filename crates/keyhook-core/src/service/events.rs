@@ -91,8 +91,10 @@ pub fn payload(id: &str, event: &str, created_at: Timestamp, data: &Value) -> Ve
 pub const IDEMPOTENCY_KEY_MAX: usize = 255;
 
 /// What an `Idempotency-Key` may be, as a regular expression (for the OpenAPI document): 1 to
-/// [`IDEMPOTENCY_KEY_MAX`] printable ASCII characters (space to `~`).
-pub const IDEMPOTENCY_KEY_PATTERN: &str = "^[ -~]{1,255}$";
+/// [`IDEMPOTENCY_KEY_MAX`] printable ASCII characters (space to `~`), not starting or ending
+/// with a space (HTTP drops those from a header value, so such a key could not be sent as
+/// it is).
+pub const IDEMPOTENCY_KEY_PATTERN: &str = "^[!-~]([ -~]{0,253}[!-~])?$";
 
 /// How long an idempotency key holds its first event: a repeat within this window gets the
 /// first event back; after it the key is free again.
@@ -101,8 +103,8 @@ pub const IDEMPOTENCY_WINDOW_MS: i64 = 24 * 60 * 60 * 1000;
 /// The name the API gives the key's problems (the header's name).
 pub const IDEMPOTENCY_FIELD: &str = "Idempotency-Key";
 
-/// A client's key for an event (`Idempotency-Key`): 1 to 255 printable ASCII characters,
-/// compared exactly (case and spaces count).
+/// A client's key for an event (`Idempotency-Key`): 1 to 255 printable ASCII characters, no
+/// space first or last, compared exactly (case and inner spaces count).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IdempotencyKey(String);
 
@@ -119,6 +121,9 @@ impl IdempotencyKey {
                 "must be printable ASCII (space to ~), not U+{:04X}",
                 u32::from(c)
             ));
+        }
+        if key.starts_with(' ') || key.ends_with(' ') {
+            return Err("must not start or end with a space".into());
         }
         Ok(IdempotencyKey(key.to_string()))
     }
@@ -261,16 +266,28 @@ mod tests {
         let re = regex::Regex::new(IDEMPOTENCY_KEY_PATTERN).unwrap();
         let max = "k".repeat(IDEMPOTENCY_KEY_MAX);
         let over = "k".repeat(IDEMPOTENCY_KEY_MAX + 1);
+        let spaced = format!("a{}b", " ".repeat(IDEMPOTENCY_KEY_MAX - 2));
         for good in [
             "a",
-            " a b ",
+            "a b",
             "~!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}",
             max.as_str(),
+            spaced.as_str(),
         ] {
             assert_eq!(IdempotencyKey::new(good).unwrap().as_str(), good);
             assert!(re.is_match(good), "{good:?}");
         }
-        for bad in ["", over.as_str(), "a\tb", "caf\u{e9}", "a\u{7f}", "\n"] {
+        for bad in [
+            "",
+            over.as_str(),
+            "a\tb",
+            "caf\u{e9}",
+            "a\u{7f}",
+            "\n",
+            " ",
+            " a",
+            "a ",
+        ] {
             assert!(IdempotencyKey::new(bad).is_err(), "{bad:?}");
             assert!(!re.is_match(bad), "{bad:?}");
         }

@@ -23,6 +23,10 @@
 //!   A key deleted on any instance is refused by every instance on the next request.
 //! - **lastUsedAt.** [`KeyQueries::set_key_last_used`] never moves it back, and waits at most
 //!   100 ms for a row lock (`SET LOCAL lock_timeout`).
+//! - **Idempotency keys.** [`IdempotencyQueries::claim_idempotency_key`] is one `INSERT … ON
+//!   CONFLICT (user_id, key) DO UPDATE … WHERE` (stale only): a concurrent transaction with
+//!   the same key waits on the primary key, then reads the winner's record, so of racing
+//!   repeats exactly one queues.
 //!
 //! Connections: [`PgBackend::connect`] lends one from an r2d2 pool (`pool.rs`); dropping
 //! the store gives it back. Migrations run once per backend, at its first connect, under an

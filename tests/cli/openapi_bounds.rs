@@ -18,6 +18,7 @@ use serde_json::{json, Value};
 
 use crate::common::Env;
 use crate::openapi::Validator;
+use crate::receiver::Receiver;
 use crate::server::{Resp, Server};
 
 /// The keywords that limit a value. Every one in a request body must be read by a case.
@@ -100,8 +101,10 @@ struct Bench {
     emitter: String,
     /// The admin's webhook that PATCH changes.
     hook: String,
-    /// Replays to its own webhook (to a closed loopback port), which has one event.
+    /// Replays to its own webhook, which has one event. Its receiver answers 200, so the
+    /// deliveries the replays queue never disable the webhook.
     replayer: String,
+    _receiver: Receiver,
     replay_hook: String,
     /// The replayer's event.
     event_id: String,
@@ -141,7 +144,12 @@ impl Bench {
         let hook = server.post_json("/api/v1/webhooks", &admin, &Op::CreateWebhook.base());
         assert_eq!(hook.status, 201, "{}", hook.body);
         let hook = hook.data()["id"].as_str().unwrap().to_string();
-        let r = server.post_json("/api/v1/webhooks", &replayer, &Op::CreateWebhook.base());
+        let receiver = Receiver::start();
+        let r = server.post_json(
+            "/api/v1/webhooks",
+            &replayer,
+            &json!({"url": receiver.url("/replays"), "events": ["post.published"]}),
+        );
         assert_eq!(r.status, 201, "{}", r.body);
         let replay_hook = r.data()["id"].as_str().unwrap().to_string();
         let r = server.post_json("/api/v1/events", &replayer, &Op::Emit.base());
@@ -154,6 +162,7 @@ impl Bench {
             emitter,
             hook,
             replayer,
+            _receiver: receiver,
             replay_hook,
             event_id,
             read: RefCell::new(BTreeSet::new()),

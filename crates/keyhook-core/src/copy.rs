@@ -140,4 +140,18 @@ pub const TABLES: &[Table] = &[
             ("response_excerpt", Text),
         ],
     },
+    Table {
+        name: "audit_log",
+        order_by: "id",
+        columns: &[
+            ("id", Int),
+            ("user_id", Text),
+            ("at", Int),
+            ("actor", Text),
+            ("via", Text),
+            ("action", Text),
+            ("target", Text),
+            ("details", Text),
+        ],
+    },
 ];

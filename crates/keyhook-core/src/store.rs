@@ -12,7 +12,7 @@
 
 use crate::copy::{Cell, Table};
 use crate::error::{Error, Result};
-use crate::model::{ApiKey, DeliveryAttempt, Webhook};
+use crate::model::{ApiKey, AuditEntry, DeliveryAttempt, Webhook};
 use crate::time::Timestamp;
 
 /// What a backend reports when a query or a transaction fails. The core maps it to
@@ -146,9 +146,12 @@ fn once<T>(
 
 /// Every query keyhook makes, in three groups. Implementations keep the rows exactly as
 /// given: the rules are the services' business, not the backend's.
-pub trait Queries: KeyQueries + WebhookQueries + OutboxQueries + CopyQueries {}
+pub trait Queries:
+    KeyQueries + WebhookQueries + OutboxQueries + CopyQueries + AuditQueries
+{
+}
 
-impl<T: KeyQueries + WebhookQueries + OutboxQueries + CopyQueries> Queries for T {}
+impl<T: KeyQueries + WebhookQueries + OutboxQueries + CopyQueries + AuditQueries> Queries for T {}
 
 /// Users and API keys.
 pub trait KeyQueries {
@@ -200,8 +203,13 @@ pub trait WebhookQueries {
     fn delete_webhook(&self, id: &str) -> StoreResult<bool>;
     /// Logs an attempt and counts it toward the webhook's `failCount`; the
     /// `disable_after`th consecutive failure disables it. Nothing is written for a webhook
-    /// that no longer exists.
-    fn record_attempt(&self, a: &AttemptRecord<'_>, disable_after: i64) -> StoreResult<()>;
+    /// that no longer exists. Returns the webhook's user when this attempt disabled it (an
+    /// active webhook reaching the threshold), for the audit entry of the same transaction.
+    fn record_attempt(
+        &self,
+        a: &AttemptRecord<'_>,
+        disable_after: i64,
+    ) -> StoreResult<Option<String>>;
     /// The newest `limit` attempts to deliver to the webhook, newest first.
     fn attempts(&self, webhook_id: &str, limit: i64) -> StoreResult<Vec<DeliveryAttempt>>;
 }
@@ -269,6 +277,24 @@ pub trait CopyQueries {
     /// keeping every value, ids included; a backend whose ids come from a sequence moves the
     /// sequence past them.
     fn write_rows(&self, table: &Table, rows: &[Vec<Cell>]) -> StoreResult<()>;
+}
+
+/// The audit log (`service::audit`).
+pub trait AuditQueries {
+    /// Appends `e` (its `id` is ignored: the store numbers entries in the order appended).
+    fn insert_audit(&self, e: &AuditEntry) -> StoreResult<()>;
+    /// At most `limit` entries of `user` (of every user when `None`) at or after `since`,
+    /// newest first.
+    fn list_audit(
+        &self,
+        user: Option<&str>,
+        since: Option<Timestamp>,
+        limit: i64,
+    ) -> StoreResult<Vec<AuditEntry>>;
+    /// Deletes at most `limit` of the oldest entries from before `before`; returns how many.
+    /// Retention calls it in batches until it returns less than `limit`, so no transaction
+    /// holds the write lock long.
+    fn prune_audit(&self, before: Timestamp, limit: usize) -> StoreResult<usize>;
 }
 
 /// What one attempt did, to be logged and counted.

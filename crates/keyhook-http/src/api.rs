@@ -12,6 +12,7 @@ use super::reply::{self, Reply};
 use super::router::{self, Match, Route};
 use crate::auth::{self, Access};
 use crate::error::{Error, Result};
+use crate::service::audit;
 use crate::service::events;
 use crate::service::keys;
 use crate::service::webhooks;
@@ -138,7 +139,7 @@ fn handle(
             }
             Route::GetKey(id) => reply::data(200, &keys::get(store, actor, id)?),
             Route::DeleteKey(id) => {
-                keys::delete(store, actor, id)?;
+                keys::delete(store, actor, id, now)?;
                 reply::no_content()
             }
             Route::ListWebhooks => reply::data(200, &webhooks::list(store, actor)?),
@@ -154,7 +155,7 @@ fn handle(
                 reply::data(200, &w)
             }
             Route::DeleteWebhook(id) => {
-                webhooks::delete(store, actor, id)?;
+                webhooks::delete(store, actor, id, now)?;
                 reply::no_content()
             }
             Route::TestWebhook(id) => {
@@ -169,6 +170,10 @@ fn handle(
             Route::EmitEvent => {
                 let input = input::new_event(&json()?)?;
                 reply::data(202, &events::emit(store, actor, input, now)?)
+            }
+            Route::ListAudit => {
+                let q = input::audit_query(rq.url(), now)?;
+                reply::data(200, &audit::list(store, actor, q)?)
             }
         })
     })();

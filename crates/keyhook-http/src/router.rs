@@ -18,6 +18,7 @@ pub enum Route<'a> {
     TestWebhook(&'a str),
     WebhookDeliveries(&'a str),
     EmitEvent,
+    ListAudit,
 }
 
 impl Route<'_> {
@@ -36,6 +37,7 @@ impl Route<'_> {
             Route::TestWebhook(_) => Operation::TestWebhook,
             Route::WebhookDeliveries(_) => Operation::ListDeliveries,
             Route::EmitEvent => Operation::EmitEvent,
+            Route::ListAudit => Operation::ListAudit,
         }
     }
 
@@ -111,6 +113,7 @@ pub fn route<'a>(method: &Method, path: &'a str) -> Match<'a> {
             matches!(method, Method::Post).then_some(Route::EmitEvent),
             "POST",
         ),
+        ["audit"] => (get.then_some(Route::ListAudit), "GET"),
         _ => return Match::NotFound,
     };
     match found {
@@ -133,6 +136,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("/webhooks/{id}/test", "post"),
     ("/webhooks/{id}/deliveries", "get"),
     ("/events", "post"),
+    ("/audit", "get"),
     ("/openapi.json", "get"),
 ];
 

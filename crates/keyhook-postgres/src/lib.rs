@@ -28,6 +28,7 @@
 //! the store gives it back. Migrations run once per backend, at its first connect, under an
 //! advisory lock (`migrations.rs`).
 
+mod audit;
 mod copy;
 mod error;
 mod keys;

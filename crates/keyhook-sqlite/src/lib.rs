@@ -3,6 +3,7 @@
 //! storage boundary ([`keyhook_core::store::Storage`] and [`Queries`]) over one connection.
 //! One [`SqliteStore`] belongs to one thread; a server opens one per worker.
 
+mod audit;
 mod backend;
 mod copy;
 mod error;

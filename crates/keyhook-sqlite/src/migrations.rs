@@ -109,6 +109,20 @@ const MIGRATIONS: &[&str] = &[
      ALTER TABLE api_keys_by_hash RENAME TO api_keys;
      CREATE INDEX api_keys_user ON api_keys(user_id, created_at);
      CREATE INDEX api_keys_prefix ON api_keys(key_prefix);",
+    // audit log (issue 13, engineer A): every change to keys and webhooks, appended in the
+    // change's transaction. No foreign key: an entry outlives the key or webhook it names.
+    "CREATE TABLE audit_log (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        user_id     TEXT NOT NULL,
+        at          INTEGER NOT NULL,
+        actor       TEXT NOT NULL,
+        via         TEXT NOT NULL,
+        action      TEXT NOT NULL,
+        target      TEXT NOT NULL,
+        details     TEXT NOT NULL
+     ) STRICT;
+     CREATE INDEX audit_log_user ON audit_log(user_id, at, id);
+     CREATE INDEX audit_log_at ON audit_log(at, id);",
 ];
 
 /// The schema version this binary writes.

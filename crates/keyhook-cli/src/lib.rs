@@ -3,6 +3,7 @@
 //! the database backend and the HTTP server through [`Wiring`]; this crate names neither.
 
 mod audit;
+mod backup;
 mod config;
 mod db;
 mod deliver;
@@ -149,6 +150,8 @@ pub enum Command {
     Db(db::DbCommand),
     /// Show the audit log: who changed which key or webhook, newest first
     Audit(audit::AuditArgs),
+    /// Back up the SQLite database into FILE while others keep writing
+    Backup(backup::BackupArgs),
     /// Serve the /api/v1 HTTP JSON API (and deliver webhooks)
     #[command(after_help = "Example:\n  keyhook serve --bind 127.0.0.1:8787 --threads 4")]
     Serve(serve::ServeArgs),
@@ -311,6 +314,7 @@ pub fn main(wiring: &'static dyn Wiring) -> i32 {
         Command::Deliver(args) => deliver::run(&ctx, args),
         Command::Db(cmd) => db::run(&ctx, cmd),
         Command::Audit(args) => audit::run(&ctx, args),
+        Command::Backup(args) => backup::run(&ctx, args),
         Command::Serve(args) => serve::run(&ctx, args),
         Command::Completions { shell } => {
             use std::io::Write;

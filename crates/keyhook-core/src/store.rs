@@ -86,6 +86,29 @@ pub trait Backend: Send + Sync {
     fn connect(&self) -> Result<Box<Store>>;
     /// The database, for messages: a path (or, for a server, its address without a password).
     fn describe(&self) -> String;
+    /// A consistent copy of the whole database into the file `to` while others write
+    /// (`keyhook backup`), mode 0600; an existing `to` is replaced only with `force`. A
+    /// backend that cannot (a database server, whose own tools do it) refuses: the default.
+    fn backup(&self, to: &std::path::Path, force: bool) -> Result<BackupDone> {
+        let _ = (to, force);
+        Err(Error::validation(
+            "--db",
+            format!(
+                "keyhook backup copies a SQLite file, and {} is a database server: back it \
+                 up with pg_dump (pg_dump --format=custom --file=FILE URL)",
+                self.describe()
+            ),
+        ))
+    }
+}
+
+/// What [`Backend::backup`] wrote.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BackupDone {
+    /// The backup file, as given.
+    pub file: String,
+    pub bytes: u64,
 }
 
 /// A database handle as the services hold it.

@@ -4,6 +4,7 @@
 mod abuse;
 mod api_reference;
 mod architecture;
+mod audit;
 mod backends;
 mod clock;
 mod common;

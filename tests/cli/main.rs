@@ -6,6 +6,7 @@ mod api_reference;
 mod architecture;
 mod audit;
 mod backends;
+mod backup;
 mod clock;
 mod common;
 mod db_copy;

@@ -223,6 +223,15 @@ pub fn parse_since(s: &str, now: Timestamp) -> std::result::Result<Timestamp, St
     }
 }
 
+/// Values [`parse_since`] always takes, as a regular expression for the OpenAPI document: a
+/// date-time of 1900 to 2099 with an offset (days up to 28, so every one exists), or one to
+/// four non-zero duration parts of at most three digits (so never zero, never too long).
+/// `parse_since` takes more (any RFC 3339 date-time, longer durations); the description says so.
+pub const SINCE_PATTERN: &str = "^(?:(?:19|20)[0-9]{2}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])\
+     T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,3})?\
+     (?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])\
+     |(?:[1-9][0-9]{0,2}(?:ms|s|m|h|d|w)){1,4})$";
+
 /// A listing's limit: 1 to [`MAX_LIMIT`]. Else the rule's message.
 pub fn check_limit(n: i64) -> std::result::Result<i64, String> {
     if (1..=MAX_LIMIT).contains(&n) {
@@ -294,6 +303,31 @@ mod tests {
         );
         for bad in ["soon", "", "0s", "2030-01-01", "yesterday", "-1h"] {
             assert!(parse_since(bad, now).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn what_the_since_pattern_matches_is_taken() {
+        let re = regex::Regex::new(SINCE_PATTERN).unwrap();
+        let now = Timestamp(1_800_000_000_000);
+        for ok in [
+            "1h",
+            "999w999d999h999m",
+            "2030-01-01T00:00:00Z",
+            "1999-12-28T23:59:59.5-23:59",
+        ] {
+            assert!(re.is_match(ok), "{ok}");
+            assert!(parse_since(ok, now).is_ok(), "{ok}");
+        }
+        for bad in [
+            "0s",
+            "soon",
+            "2030-13-01T00:00:00Z",
+            "2030-01-01",
+            "1h ",
+            "01h",
+        ] {
+            assert!(!re.is_match(bad), "{bad}");
         }
     }
 

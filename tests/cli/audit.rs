@@ -421,3 +421,20 @@ fn the_cli_login_name_comes_from_the_password_database_not_the_environment() {
     assert_eq!(entries[0]["actor"], json!(login()));
     assert_ne!(entries[0]["actor"], "cli:mallory");
 }
+
+#[test]
+fn keys_removed_by_prune_are_audited_as_deleted() {
+    let env = Env::with_clock();
+    let old = env.create_key("nightly", &["--expires-in", "1h"]);
+    env.advance_clock(3 * 3_600_000);
+    let r = env.run(&["keys", "prune", "--expired-for", "1h", "--yes"]);
+    assert_eq!(r.code, 0, "{r:#?}");
+    let entries = audit(&env, &[]);
+    assert_eq!(entries.len(), 2, "{entries:#?}");
+    assert_eq!(entries[0]["action"], "key.deleted");
+    assert_eq!(entries[0]["target"], old["id"]);
+    assert_eq!(entries[0]["details"]["reason"], "pruned");
+    assert_eq!(entries[0]["actor"], json!(login()));
+    // The entry is dated by the clock the change was made on.
+    assert!(str_of(&entries[0], "at") > str_of(&entries[1], "at"));
+}

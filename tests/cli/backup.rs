@@ -238,3 +238,54 @@ fn backup_on_postgresql_exits_2_and_names_pg_dump() {
     }
     assert!(!file.exists());
 }
+
+/// A copy that cannot be written whole (here: a file size limit, as a full disk would) leaves
+/// FILE as it was, absent or the previous backup, and no temporary file behind.
+#[test]
+fn a_failed_copy_leaves_no_file_that_looks_complete() {
+    let env = Env::new();
+    if env.skip_unless_sqlite("backup copies the SQLite file") {
+        return;
+    }
+    env.create_key("k", &[]);
+    let size = std::fs::metadata(env.db()).unwrap().len();
+    assert!(size > 64 * 1024, "the database outgrows the limit: {size}");
+    let dir = env.dir.path().join("out");
+    let limited = |args: &[&str]| {
+        // bash counts `ulimit -f` in KiB; an ignored SIGXFSZ stays ignored across exec, so
+        // the write fails with EFBIG instead of killing the process.
+        let out = std::process::Command::new("bash")
+            .arg("-c")
+            .arg("trap '' XFSZ; ulimit -f 64; exec \"$0\" \"$@\"")
+            .arg(assert_cmd::cargo::cargo_bin("keyhook"))
+            .arg("--db")
+            .arg(env.db())
+            .args(args)
+            .output()
+            .unwrap();
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    };
+    let fresh = dir.join("new.db");
+    let r = limited(&["backup", fresh.to_str().unwrap()]);
+    r.assert_error(1);
+    assert!(r.stderr.contains("cannot write the copy"), "{r:#?}");
+    assert!(!fresh.exists());
+    let old = dir.join("old.db");
+    std::fs::write(&old, b"the previous backup").unwrap();
+    let r = limited(&["backup", "--force", old.to_str().unwrap()]);
+    r.assert_error(1);
+    assert_eq!(std::fs::read(&old).unwrap(), b"the previous backup");
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, ["old.db"]);
+    // Without the limit the same command succeeds.
+    let r = env.run(&["backup", "--force", old.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{r:#?}");
+    assert_eq!(integrity(&old), "ok");
+}

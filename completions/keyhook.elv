@@ -35,6 +35,8 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand events 'Emit events to subscribed webhooks'
             cand deliver 'Send queued webhook deliveries (with --once: what is due now, then exit)'
             cand db 'Copy the whole database into another, empty one'
+            cand audit 'Show the audit log: who changed which key or webhook, newest first'
+            cand backup 'Back up the SQLite database into FILE while others keep writing'
             cand serve 'Serve the /api/v1 HTTP JSON API (and deliver webhooks)'
             cand completions 'Print the completion script for a shell'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -761,6 +763,34 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         }
         &'keyhook;db;help;help'= {
         }
+        &'keyhook;audit'= {
+            cand --since 'Only entries at or after TS (RFC 3339) or this long ago (90m, 7d)'
+            cand --limit 'At most N entries (1 to 1000)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --all-users 'The entries of every user'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;backup'= {
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --force 'Replace FILE if it exists'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'keyhook;serve'= {
             cand --bind 'Address to listen on (port 0 picks a free port; the address is printed on stderr)'
             cand --threads 'Requests handled at once (each connection has its own thread; more wait their turn)'
@@ -798,6 +828,8 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand events 'Emit events to subscribed webhooks'
             cand deliver 'Send queued webhook deliveries (with --once: what is due now, then exit)'
             cand db 'Copy the whole database into another, empty one'
+            cand audit 'Show the audit log: who changed which key or webhook, newest first'
+            cand backup 'Back up the SQLite database into FILE while others keep writing'
             cand serve 'Serve the /api/v1 HTTP JSON API (and deliver webhooks)'
             cand completions 'Print the completion script for a shell'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -865,6 +897,10 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand copy 'Copy everything in the --db database into an empty database'
         }
         &'keyhook;help;db;copy'= {
+        }
+        &'keyhook;help;audit'= {
+        }
+        &'keyhook;help;backup'= {
         }
         &'keyhook;help;serve'= {
         }

@@ -41,6 +41,8 @@ complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "webhook" -d 'Create
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "events" -d 'Emit events to subscribed webhooks'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "deliver" -d 'Send queued webhook deliveries (with --once: what is due now, then exit)'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "db" -d 'Copy the whole database into another, empty one'
+complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "audit" -d 'Show the audit log: who changed which key or webhook, newest first'
+complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "backup" -d 'Back up the SQLite database into FILE while others keep writing'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "serve" -d 'Serve the /api/v1 HTTP JSON API (and deliver webhooks)'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "completions" -d 'Print the completion script for a shell'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -582,6 +584,30 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subc
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from copy" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from help" -f -a "copy" -d 'Copy everything in the --db database into an empty database'
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -l since -d 'Only entries at or after TS (RFC 3339) or this long ago (90m, 7d)' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -l limit -d 'At most N entries (1 to 1000)' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
+complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
+always\t''
+never\t''"
+complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -l all-users -d 'The entries of every user'
+complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
+complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
+complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -s V -l version -d 'Print version'
+complete -c keyhook -n "__fish_keyhook_using_subcommand backup" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
+complete -c keyhook -n "__fish_keyhook_using_subcommand backup" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand backup" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
+always\t''
+never\t''"
+complete -c keyhook -n "__fish_keyhook_using_subcommand backup" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand backup" -l force -d 'Replace FILE if it exists'
+complete -c keyhook -n "__fish_keyhook_using_subcommand backup" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
+complete -c keyhook -n "__fish_keyhook_using_subcommand backup" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
+complete -c keyhook -n "__fish_keyhook_using_subcommand backup" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c keyhook -n "__fish_keyhook_using_subcommand backup" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l bind -d 'Address to listen on (port 0 picks a free port; the address is printed on stderr)' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l threads -d 'Requests handled at once (each connection has its own thread; more wait their turn)' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l read-timeout -d 'Disconnect a client that sends nothing for this long (between requests or within one)' -r
@@ -609,14 +635,16 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -l json -d 
 complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db serve completions help" -f -a "keys" -d 'Create, list, show, delete, rotate and verify API keys'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db serve completions help" -f -a "webhooks" -d 'Create, list, test, enable, disable and delete webhook subscriptions'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db serve completions help" -f -a "events" -d 'Emit events to subscribed webhooks'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db serve completions help" -f -a "deliver" -d 'Send queued webhook deliveries (with --once: what is due now, then exit)'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db serve completions help" -f -a "db" -d 'Copy the whole database into another, empty one'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db serve completions help" -f -a "serve" -d 'Serve the /api/v1 HTTP JSON API (and deliver webhooks)'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db serve completions help" -f -a "completions" -d 'Print the completion script for a shell'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db serve completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve completions help" -f -a "keys" -d 'Create, list, show, delete, rotate and verify API keys'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve completions help" -f -a "webhooks" -d 'Create, list, test, enable, disable and delete webhook subscriptions'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve completions help" -f -a "events" -d 'Emit events to subscribed webhooks'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve completions help" -f -a "deliver" -d 'Send queued webhook deliveries (with --once: what is due now, then exit)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve completions help" -f -a "db" -d 'Copy the whole database into another, empty one'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve completions help" -f -a "audit" -d 'Show the audit log: who changed which key or webhook, newest first'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve completions help" -f -a "backup" -d 'Back up the SQLite database into FILE while others keep writing'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve completions help" -f -a "serve" -d 'Serve the /api/v1 HTTP JSON API (and deliver webhooks)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve completions help" -f -a "completions" -d 'Print the completion script for a shell'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "create" -d 'Create a key and print it; the plaintext is shown this once and never stored'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "list" -d 'List the user\'s keys (never the plaintext)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "show" -d 'Show one key'

@@ -4,7 +4,9 @@
 mod abuse;
 mod api_reference;
 mod architecture;
+mod audit;
 mod backends;
+mod backup;
 mod clock;
 mod common;
 mod db_copy;

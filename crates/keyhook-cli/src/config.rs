@@ -267,6 +267,32 @@ fn clock_from(test_clock: bool, var: impl FnOnce(&str) -> Option<OsString>) -> C
     })
 }
 
+/// Who is at the shell, for the audit log's `cli:<login>`: the name the password database
+/// (`getpwuid_r`, so NSS/LDAP users too) gives the process's real user id, or `uid-<N>`
+/// when it has none. Not `$USER` or `$LOGNAME`, which any process may set to anything; the
+/// core sanitises the name (`audit::login_name`). Whoever can open the database file can
+/// write the audit table directly, so this records who ran keyhook, not a proof of it.
+pub fn login_name() -> String {
+    // SAFETY: getuid cannot fail and touches no memory of ours.
+    let uid = unsafe { libc::getuid() };
+    let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
+    let mut buf = vec![0 as libc::c_char; 16 * 1024];
+    let mut found: *mut libc::passwd = std::ptr::null_mut();
+    // SAFETY: every pointer is to a live local of the size given; the result points into
+    // `pwd` and `buf`, which outlive its use below.
+    let rc = unsafe { libc::getpwuid_r(uid, &mut pwd, buf.as_mut_ptr(), buf.len(), &mut found) };
+    if rc == 0 && !found.is_null() && !pwd.pw_name.is_null() {
+        // SAFETY: getpwuid_r succeeded, so pw_name is a NUL-terminated string inside `buf`.
+        let name = unsafe { std::ffi::CStr::from_ptr(pwd.pw_name) };
+        if let Ok(name) = name.to_str() {
+            if !name.is_empty() {
+                return name.to_string();
+            }
+        }
+    }
+    format!("uid-{uid}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -188,7 +188,7 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
                 &format!("Delete API key {} ({})?", key.key_prefix, key.name),
                 yes,
             )?;
-            let key = keys::delete(&store, &actor, &key.id)?;
+            let key = keys::delete(&store, &actor, &key.id, ctx.clock.now())?;
             // DELETE answers 204 with an empty body, so --json prints nothing.
             ctx.out.note(&format!(
                 "Deleted API key {} ({}).",

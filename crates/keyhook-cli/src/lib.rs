@@ -2,6 +2,8 @@
 //! parses its flags, calls one `service` function and prints the result. The binary plugs in
 //! the database backend and the HTTP server through [`Wiring`]; this crate names neither.
 
+mod audit;
+mod backup;
 mod config;
 mod db;
 mod deliver;
@@ -146,6 +148,10 @@ pub enum Command {
         after_help = "Example:\n  keyhook --db keyhook.db db copy --to /srv/keyhook/keyhook.db"
     )]
     Db(db::DbCommand),
+    /// Show the audit log: who changed which key or webhook, newest first
+    Audit(audit::AuditArgs),
+    /// Back up the SQLite database into FILE while others keep writing
+    Backup(backup::BackupArgs),
     /// Serve the /api/v1 HTTP JSON API (and deliver webhooks)
     #[command(after_help = "Example:\n  keyhook serve --bind 127.0.0.1:8787 --threads 4")]
     Serve(serve::ServeArgs),
@@ -263,8 +269,10 @@ impl Context {
         self.wiring.backend(&self.location()?, create, pool_size)
     }
 
+    /// The operator acting for `--user`, named in the audit log by the login name of the
+    /// process's real user (`config::login_name`).
     pub fn actor(&self) -> Result<Actor, Error> {
-        Actor::operator(&self.user)
+        Ok(Actor::operator(&self.user)?.with_login(&crate::config::login_name()))
     }
 
     pub fn client_config(&self) -> ClientConfig {
@@ -305,6 +313,8 @@ pub fn main(wiring: &'static dyn Wiring) -> i32 {
         Command::Events(cmd) => events::run(&ctx, cmd),
         Command::Deliver(args) => deliver::run(&ctx, args),
         Command::Db(cmd) => db::run(&ctx, cmd),
+        Command::Audit(args) => audit::run(&ctx, args),
+        Command::Backup(args) => backup::run(&ctx, args),
         Command::Serve(args) => serve::run(&ctx, args),
         Command::Completions { shell } => {
             use std::io::Write;

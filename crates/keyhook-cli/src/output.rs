@@ -6,7 +6,7 @@ use comfy_table::{presets, Attribute, Cell, Color, ContentArrangement, Table};
 use serde::Serialize;
 
 use crate::error::Error;
-use crate::model::{ApiKey, Data, DeliveryAttempt, ErrorEnvelope, Webhook};
+use crate::model::{ApiKey, AuditEntry, Data, DeliveryAttempt, ErrorEnvelope, Webhook};
 use crate::time::Timestamp;
 
 /// `--color`: whether tables use color.
@@ -116,6 +116,7 @@ fn flag_name(field: &str) -> String {
         "since" => "--since",
         "eventId" => "--event",
         "Idempotency-Key" => "--idempotency-key",
+        "limit" => "--limit",
         _ => return field.to_string(),
     };
     format!("{flag}{index}")
@@ -659,6 +660,32 @@ impl Output {
             ("updated", wrap(when_full(Some(w.updated_at), now))),
         ];
         self.detail(rows)
+    }
+
+    /// Audit entries, newest first; times in full (an audit trail is read for exact times).
+    pub fn audit_list(&self, list: &[AuditEntry], with_user: bool) -> Table {
+        let mut header = vec!["AT", "ACTOR", "VIA", "ACTION", "TARGET", "DETAILS"];
+        if with_user {
+            header.insert(1, "USER");
+        }
+        let rows = list
+            .iter()
+            .map(|e| {
+                let mut row = vec![
+                    whole(e.at.to_rfc3339()),
+                    whole(&e.actor),
+                    whole(&e.via),
+                    whole(&e.action),
+                    whole(&e.target),
+                    wrap(e.details.to_string()),
+                ];
+                if with_user {
+                    row.insert(1, wrap(&e.user_id));
+                }
+                row
+            })
+            .collect();
+        self.fitted(&header, rows)
     }
 
     pub fn attempt_list(&self, list: &[DeliveryAttempt], now: Timestamp) -> Table {

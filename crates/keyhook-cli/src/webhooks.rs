@@ -171,7 +171,7 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
         WebhooksCommand::Delete { id, yes } => {
             let w = webhooks::get(&store, &actor, &id)?;
             prompt::confirm(&format!("Delete webhook {} ({})?", w.id, w.url), yes)?;
-            webhooks::delete(&store, &actor, &w.id)?;
+            webhooks::delete(&store, &actor, &w.id, now)?;
             ctx.out.note(&format!("Deleted webhook {}.", w.id));
             Ok(())
         }

@@ -153,4 +153,19 @@ pub const TABLES: &[Table] = &[
             ("created_at", Int),
         ],
     },
+    // audit log (engineer A)
+    Table {
+        name: "audit_log",
+        order_by: "id",
+        columns: &[
+            ("id", Int),
+            ("user_id", Text),
+            ("at", Int),
+            ("actor", Text),
+            ("via", Text),
+            ("action", Text),
+            ("target", Text),
+            ("details", Text),
+        ],
+    },
 ];

@@ -102,6 +102,26 @@ pub struct DeliveryAttempt {
     pub response_excerpt: String,
 }
 
+/// One entry of the audit log (`service::audit`): who changed which key or webhook.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditEntry {
+    pub id: i64,
+    /// The user whose key or webhook changed (an extension, as on keys and webhooks).
+    pub user_id: String,
+    pub at: Timestamp,
+    /// A key's `keyPrefix` (HTTP), `cli:<login name>` (the CLI) or `system`.
+    pub actor: String,
+    /// `http`, `cli` or `worker`.
+    pub via: String,
+    /// `key.created`, `webhook.disabled`...
+    pub action: String,
+    /// The id of the key or webhook.
+    pub target: String,
+    /// A small JSON object: names, permissions, URLs; never a key or a secret.
+    pub details: serde_json::Value,
+}
+
 /// What `POST /events` accepted: the event and how many deliveries it queued.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]

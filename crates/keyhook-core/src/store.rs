@@ -12,7 +12,7 @@
 
 use crate::copy::{Cell, Table};
 use crate::error::{Error, Result};
-use crate::model::{ApiKey, DeliveryAttempt, EventAccepted, Webhook};
+use crate::model::{ApiKey, AuditEntry, DeliveryAttempt, EventAccepted, Webhook};
 use crate::time::Timestamp;
 
 /// What a backend reports when a query or a transaction fails. The core maps it to
@@ -86,6 +86,29 @@ pub trait Backend: Send + Sync {
     fn connect(&self) -> Result<Box<Store>>;
     /// The database, for messages: a path (or, for a server, its address without a password).
     fn describe(&self) -> String;
+    /// A consistent copy of the whole database into the file `to` while others write
+    /// (`keyhook backup`), mode 0600; an existing `to` is replaced only with `force`. A
+    /// backend that cannot (a database server, whose own tools do it) refuses: the default.
+    fn backup(&self, to: &std::path::Path, force: bool) -> Result<BackupDone> {
+        let _ = (to, force);
+        Err(Error::validation(
+            "--db",
+            format!(
+                "keyhook backup copies a SQLite file, and {} is a database server: back it \
+                 up with pg_dump (pg_dump --format=custom --file=FILE URL)",
+                self.describe()
+            ),
+        ))
+    }
+}
+
+/// What [`Backend::backup`] wrote.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BackupDone {
+    /// The backup file, as given.
+    pub file: String,
+    pub bytes: u64,
 }
 
 /// A database handle as the services hold it.
@@ -147,7 +170,13 @@ fn once<T>(
 /// Every query keyhook makes, in three groups. Implementations keep the rows exactly as
 /// given: the rules are the services' business, not the backend's.
 pub trait Queries:
-    KeyQueries + WebhookQueries + OutboxQueries + CopyQueries + ReplayQueries + IdempotencyQueries
+    KeyQueries
+    + WebhookQueries
+    + OutboxQueries
+    + CopyQueries
+    + ReplayQueries
+    + IdempotencyQueries
+    + AuditQueries
 {
 }
 
@@ -157,7 +186,8 @@ impl<
             + OutboxQueries
             + CopyQueries
             + ReplayQueries
-            + IdempotencyQueries,
+            + IdempotencyQueries
+            + AuditQueries,
     > Queries for T
 {
 }
@@ -212,8 +242,13 @@ pub trait WebhookQueries {
     fn delete_webhook(&self, id: &str) -> StoreResult<bool>;
     /// Logs an attempt and counts it toward the webhook's `failCount`; the
     /// `disable_after`th consecutive failure disables it. Nothing is written for a webhook
-    /// that no longer exists.
-    fn record_attempt(&self, a: &AttemptRecord<'_>, disable_after: i64) -> StoreResult<()>;
+    /// that no longer exists. Returns the webhook's user when this attempt disabled it (an
+    /// active webhook reaching the threshold), for the audit entry of the same transaction.
+    fn record_attempt(
+        &self,
+        a: &AttemptRecord<'_>,
+        disable_after: i64,
+    ) -> StoreResult<Option<String>>;
     /// The newest `limit` attempts to deliver to the webhook, newest first.
     fn attempts(&self, webhook_id: &str, limit: i64) -> StoreResult<Vec<DeliveryAttempt>>;
 }
@@ -334,6 +369,24 @@ pub trait IdempotencyQueries {
     /// Deletes at most `limit` records created before `before`; returns how many. For the
     /// retention machinery, in small batches.
     fn prune_idempotency(&self, before: Timestamp, limit: usize) -> StoreResult<usize>;
+}
+
+/// The audit log (`service::audit`).
+pub trait AuditQueries {
+    /// Appends `e` (its `id` is ignored: the store numbers entries in the order appended).
+    fn insert_audit(&self, e: &AuditEntry) -> StoreResult<()>;
+    /// At most `limit` entries of `user` (of every user when `None`) at or after `since`,
+    /// newest first.
+    fn list_audit(
+        &self,
+        user: Option<&str>,
+        since: Option<Timestamp>,
+        limit: i64,
+    ) -> StoreResult<Vec<AuditEntry>>;
+    /// Deletes at most `limit` of the oldest entries from before `before`; returns how many.
+    /// Retention calls it in batches until it returns less than `limit`, so no transaction
+    /// holds the write lock long.
+    fn prune_audit(&self, before: Timestamp, limit: usize) -> StoreResult<usize>;
 }
 
 /// What one attempt did, to be logged and counted.

@@ -74,7 +74,7 @@ fn each_operation_checks_its_access() {
     );
     refused(
         Operation::DeleteKey,
-        keys::delete(&s, &actor, &ro.id).map(drop),
+        keys::delete(&s, &actor, &ro.id, NOW).map(drop),
     );
     let rotated = keys::rotate(&s, &actor, &ro.id, None, NOW);
     refused(Operation::RotateKey, rotated.map(drop));
@@ -86,7 +86,7 @@ fn each_operation_checks_its_access() {
     refused(Operation::CreateWebhook, created.map(drop));
     let updated = webhooks::update(&s, &actor, &w.id, patch, NOW);
     refused(Operation::UpdateWebhook, updated.map(drop));
-    let deleted = webhooks::delete(&s, &actor, &w.id);
+    let deleted = webhooks::delete(&s, &actor, &w.id, NOW);
     refused(Operation::DeleteWebhook, deleted.map(drop));
     let pinged = webhooks::test(&s, &actor, &w.id, &sender, NOW);
     refused(Operation::TestWebhook, pinged.map(drop));

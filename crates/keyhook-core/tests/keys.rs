@@ -260,7 +260,10 @@ fn readonly_key_cannot_create_or_delete() {
             .http_status(),
         403
     );
-    assert_eq!(delete(&s, &actor, &ro.id).unwrap_err().http_status(), 403);
+    assert_eq!(
+        delete(&s, &actor, &ro.id, NOW).unwrap_err().http_status(),
+        403
+    );
     assert_eq!(list(&s, &actor, false).unwrap().len(), 1);
 }
 
@@ -273,7 +276,12 @@ fn users_are_isolated() {
     assert_eq!(list(&s, &bob, false).unwrap().len(), 1);
     assert_eq!(list(&s, &bob, true).unwrap().len(), 2);
     assert_eq!(get(&s, &bob, &a.id).unwrap_err().exit_code(), 3);
-    assert_eq!(delete(&s, &bob, &a.key_prefix).unwrap_err().exit_code(), 3);
+    assert_eq!(
+        delete(&s, &bob, &a.key_prefix, NOW)
+            .unwrap_err()
+            .exit_code(),
+        3
+    );
     assert!(get(&s, &op(), &a.key_prefix).is_ok());
     let as_key = Actor::Key(a);
     assert_eq!(list(&s, &as_key, true).unwrap_err().http_status(), 403);
@@ -285,10 +293,10 @@ fn delete_takes_effect_at_once() {
     let k = create(&s, &op(), named("a"), NOW).unwrap();
     let plain = k.key.clone().unwrap();
     assert!(auth::authenticate(&s, &plain, NOW).is_ok());
-    delete(&s, &op(), &k.key_prefix).unwrap();
+    delete(&s, &op(), &k.key_prefix, NOW).unwrap();
     let e = auth::authenticate(&s, &plain, NOW).unwrap_err();
     assert_eq!(e.code(), "UNAUTHORIZED");
-    assert_eq!(delete(&s, &op(), &k.id).unwrap_err().exit_code(), 3);
+    assert_eq!(delete(&s, &op(), &k.id, NOW).unwrap_err().exit_code(), 3);
 }
 
 #[test]
@@ -425,19 +433,19 @@ fn a_key_deletes_only_keys_no_broader_than_itself() {
     let actor = make(&s, "actor", &["p1"], Some(10_000));
     let as_actor = Actor::Key(actor.clone());
     for target in [&full, &wide, &late] {
-        let e = delete(&s, &as_actor, &target.id).unwrap_err();
+        let e = delete(&s, &as_actor, &target.id, NOW).unwrap_err();
         assert_eq!(e.http_status(), 403, "{}: {e:?}", target.name);
     }
     assert_eq!(list(&s, &op(), false).unwrap().len(), 5);
-    delete(&s, &as_actor, &narrow.id).unwrap();
-    delete(&s, &as_actor, &actor.key_prefix).unwrap();
+    delete(&s, &as_actor, &narrow.id, NOW).unwrap();
+    delete(&s, &as_actor, &actor.key_prefix, NOW).unwrap();
     // The operator is not limited.
-    delete(&s, &op(), &full.id).unwrap();
+    delete(&s, &op(), &full.id, NOW).unwrap();
     // Another user's key is not found, however broad the acting key.
     let alice_full = Actor::Key(make(&s, "b", &[], None));
     let other = create(&s, &Actor::operator("bob").unwrap(), named("x"), NOW).unwrap();
     assert_eq!(
-        delete(&s, &alice_full, &other.id)
+        delete(&s, &alice_full, &other.id, NOW)
             .unwrap_err()
             .http_status(),
         404

@@ -27,7 +27,7 @@ fn an_attempt_for_a_deleted_webhook_is_dropped_without_error() {
         ..NewWebhook::default()
     };
     let w = create(&store, &actor, input, Timestamp::now()).unwrap();
-    delete(&store, &actor, &w.id).unwrap();
+    delete(&store, &actor, &w.id, Timestamp::now()).unwrap();
     let attempt = Attempt {
         delivered: false,
         status_code: 0,

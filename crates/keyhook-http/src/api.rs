@@ -12,6 +12,7 @@ use super::reply::{self, Reply};
 use super::router::{self, Match, Route};
 use crate::auth::{self, Access};
 use crate::error::{Error, Result};
+use crate::service::audit;
 use crate::service::events;
 use crate::service::keys;
 use crate::service::replay;
@@ -141,7 +142,7 @@ fn handle(
             }
             Route::GetKey(id) => reply::data(200, &keys::get(store, actor, id)?),
             Route::DeleteKey(id) => {
-                keys::delete(store, actor, id)?;
+                keys::delete(store, actor, id, now)?;
                 reply::no_content()
             }
             Route::ListWebhooks => reply::data(200, &webhooks::list(store, actor)?),
@@ -157,7 +158,7 @@ fn handle(
                 reply::data(200, &w)
             }
             Route::DeleteWebhook(id) => {
-                webhooks::delete(store, actor, id)?;
+                webhooks::delete(store, actor, id, now)?;
                 reply::no_content()
             }
             Route::TestWebhook(id) => {
@@ -188,6 +189,10 @@ fn handle(
                 };
                 let input = input::replay(&body)?;
                 reply::data(202, &replay::replay(store, actor, id, input, now)?)
+            }
+            Route::ListAudit => {
+                let q = input::audit_query(rq.url(), now)?;
+                reply::data(200, &audit::list(store, actor, q)?)
             }
         })
     })();

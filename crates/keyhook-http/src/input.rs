@@ -8,6 +8,8 @@ use serde_json::Value;
 
 use crate::error::Result;
 use crate::model::Permission;
+use crate::redact;
+use crate::service::audit;
 use crate::service::events::{EventName, IdempotencyKey, NewEvent, IDEMPOTENCY_FIELD};
 use crate::service::input::Object;
 use crate::service::keys::{Expiry, KeyName, NewKey, ProfileIds};
@@ -42,6 +44,80 @@ pub fn new_key(body: &Value, now: Timestamp) -> Result<NewKey> {
         expires_at: expires_at.and_then(|s| p.take("expiresAt", Expiry::parse(&s, now))),
         problems: p,
     })
+}
+
+/// The query of `GET /audit`: `since` (an RFC 3339 date-time or a duration back from now)
+/// and `limit` (1 to `audit::MAX_LIMIT`, default `audit::DEFAULT_LIMIT`), each at most once;
+/// any other parameter is refused, one detail per problem, named as the query names it.
+/// Values are percent-decoded; `+` stays `+` (a time zone offset), not a space.
+pub fn audit_query(target: &str, now: Timestamp) -> Result<audit::Query> {
+    use crate::error::{Error, FieldError};
+    let mut q = audit::Query::default();
+    let mut problems: Vec<FieldError> = Vec::new();
+    let mut seen: Vec<String> = Vec::new();
+    let query = target.split_once('?').map_or("", |(_, q)| q);
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (raw_name, raw_value) = pair.split_once('=').unwrap_or((pair, ""));
+        let name = percent_decode(raw_name).unwrap_or_else(|| raw_name.to_string());
+        let Some(value) = percent_decode(raw_value) else {
+            problems.push(FieldError::new(name, "must be percent-encoded UTF-8"));
+            continue;
+        };
+        if seen.contains(&name) {
+            problems.push(FieldError::new(name, "must be given at most once"));
+            continue;
+        }
+        seen.push(name.clone());
+        match name.as_str() {
+            "since" => match audit::parse_since(&value, now) {
+                Ok(t) => q.since = Some(t),
+                Err(m) => problems.push(FieldError::new(name, m)),
+            },
+            "limit" => {
+                let n = value
+                    .parse::<i64>()
+                    .ok()
+                    .filter(|_| value.bytes().all(|b| b.is_ascii_digit()));
+                match n
+                    .ok_or(())
+                    .and_then(|n| audit::check_limit(n).map_err(|_| ()))
+                {
+                    Ok(n) => q.limit = n,
+                    Err(()) => problems.push(FieldError::new(
+                        name,
+                        audit::check_limit(0).expect_err("0 is below the limit"),
+                    )),
+                }
+            }
+            _ => problems.push(FieldError::new(
+                redact::keys(&name).into_owned(),
+                "unknown query parameter (expected since, limit)",
+            )),
+        }
+    }
+    if problems.is_empty() {
+        Ok(q)
+    } else {
+        Err(Error::Validation(problems))
+    }
+}
+
+/// `%XX` sequences decoded; None when they are malformed or not UTF-8.
+fn percent_decode(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
 }
 
 /// A `POST /webhooks` body.

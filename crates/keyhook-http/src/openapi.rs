@@ -20,6 +20,7 @@ use super::reply::{self, Reply};
 use crate::auth::{KEY_LEN, KEY_PATTERN, KEY_PREFIX, KEY_PREFIX_LEN, KEY_PREFIX_PATTERN};
 use crate::error::Error;
 use crate::model::Permission;
+use crate::service::audit::{self, SINCE_PATTERN};
 use crate::service::events::{
     CATALOG, EVENT_ID_PATTERN, IDEMPOTENCY_FIELD, IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_PATTERN,
 };
@@ -301,6 +302,22 @@ fn paths() -> Value {
                             ("202", ok("How many deliveries were queued", r("Replayed"))), &write),
                          "requestBody", json!({ "required": false, "content": { "application/json": { "schema": r("ReplayWebhook") } } }))
         },
+        "/audit": {
+            "get": with(op("The audit log of the caller's user, newest first (any valid key, readonly too)", "listAudit",
+                           ("200", ok("Entries, newest first", json!({"type": "array", "maxItems": audit::MAX_LIMIT, "items": r("AuditEntry")}))), &["400"]),
+                        "parameters", json!([
+                            {
+                                "name": "since", "in": "query", "required": false,
+                                "description": "Only entries at or after this moment: an RFC 3339 date-time with an offset (`2030-01-01T00:00:00Z`), or a duration back from now (`90m`, `7d`; units ms, s, m, h, d, w). The pattern is the part always taken; any RFC 3339 date-time and durations up to 100 years are too",
+                                "schema": { "type": "string", "pattern": SINCE_PATTERN }
+                            },
+                            {
+                                "name": "limit", "in": "query", "required": false,
+                                "description": "At most this many entries",
+                                "schema": { "type": "integer", "minimum": 1, "maximum": audit::MAX_LIMIT, "default": audit::DEFAULT_LIMIT }
+                            }
+                        ]))
+        },
         "/openapi.json": {
             "get": {
                 "summary": "This document",
@@ -468,6 +485,21 @@ fn schemas() -> Value {
                 "statusText": { "type": "string" },
                 "durationMs": { "type": "integer", "minimum": 0 },
                 "responseExcerpt": { "type": "string" }
+            }
+        },
+        "AuditEntry": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["id", "userId", "at", "actor", "via", "action", "target", "details"],
+            "properties": {
+                "id": { "type": "integer" },
+                "userId": { "type": "string" },
+                "at": ts,
+                "actor": { "type": "string", "description": "The acting key's keyPrefix (via http), `cli:<login name>` (via cli), or `system` (automatic changes)" },
+                "via": { "enum": audit::Via::ALL.map(audit::Via::as_str) },
+                "action": { "enum": audit::Action::ALL.map(audit::Action::as_str) },
+                "target": { "type": "string", "description": "The id of the key or webhook" },
+                "details": { "type": "object", "description": "What changed: names, permissions, scopes, URLs (credentials masked); never a key or a secret" }
             }
         },
         "EmitEvent": {

@@ -19,6 +19,7 @@ pub enum Route<'a> {
     WebhookDeliveries(&'a str),
     EmitEvent,
     ReplayWebhook(&'a str),
+    ListAudit,
 }
 
 impl Route<'_> {
@@ -38,6 +39,7 @@ impl Route<'_> {
             Route::WebhookDeliveries(_) => Operation::ListDeliveries,
             Route::EmitEvent => Operation::EmitEvent,
             Route::ReplayWebhook(_) => Operation::ReplayWebhook,
+            Route::ListAudit => Operation::ListAudit,
         }
     }
 
@@ -121,6 +123,7 @@ pub fn route<'a>(method: &Method, path: &'a str) -> Match<'a> {
             matches!(method, Method::Post).then_some(Route::EmitEvent),
             "POST",
         ),
+        ["audit"] => (get.then_some(Route::ListAudit), "GET"),
         _ => return Match::NotFound,
     };
     match found {
@@ -144,6 +147,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("/webhooks/{id}/deliveries", "get"),
     ("/webhooks/{id}/replay", "post"),
     ("/events", "post"),
+    ("/audit", "get"),
     ("/openapi.json", "get"),
 ];
 

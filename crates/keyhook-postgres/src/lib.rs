@@ -32,6 +32,7 @@
 //! the store gives it back. Migrations run once per backend, at its first connect, under an
 //! advisory lock (`migrations.rs`).
 
+mod audit;
 mod copy;
 mod error;
 mod idempotency;

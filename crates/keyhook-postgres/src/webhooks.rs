@@ -173,7 +173,15 @@ impl WebhookQueries for PgStore {
     /// `fail_count` only where it is not 0 already (no exclusive row lock on the common path)
     /// and logs the attempt if the webhook still exists; `FOR KEY SHARE` waits for a delete
     /// in progress, so the log row never refers to a webhook gone by the commit.
-    fn record_attempt(&self, a: &AttemptRecord<'_>, disable_after: i64) -> StoreResult<()> {
+    ///
+    /// Returns the webhook's user when this attempt disabled it: a failure first locks the
+    /// row (`FOR UPDATE`, the lock the `UPDATE` would take anyway) and reads whether it is
+    /// active and this failure reaches the threshold.
+    fn record_attempt(
+        &self,
+        a: &AttemptRecord<'_>,
+        disable_after: i64,
+    ) -> StoreResult<Option<String>> {
         let status_code = i64::from(a.status_code);
         // $1 to $10, the same in both statements: the attempt's row.
         let row: [&(dyn postgres::types::ToSql + Sync); 10] = [
@@ -189,6 +197,7 @@ impl WebhookQueries for PgStore {
             &a.response_excerpt,
         ];
         self.run(|s| {
+            let mut disabled = None;
             if a.delivered {
                 s.execute(
                     "WITH reset AS (
@@ -202,6 +211,15 @@ impl WebhookQueries for PgStore {
                     &row,
                 )?;
             } else {
+                disabled = s
+                    .query_opt(
+                        "SELECT user_id, is_active AND fail_count + 1 >= $2 FROM webhooks
+                         WHERE id = $1 FOR UPDATE",
+                        &[&a.webhook_id, &disable_after],
+                    )?
+                    .map(|r| Ok::<_, Fail>((r.try_get::<_, String>(0)?, r.try_get::<_, bool>(1)?)))
+                    .transpose()?
+                    .and_then(|(user, flips)| flips.then_some(user));
                 s.execute(
                     "WITH counted AS (
                         UPDATE webhooks SET fail_count = fail_count + 1,
@@ -219,7 +237,7 @@ impl WebhookQueries for PgStore {
                     &[&row[..], &[&disable_after]].concat(),
                 )?;
             }
-            Ok(())
+            Ok(disabled)
         })
     }
 

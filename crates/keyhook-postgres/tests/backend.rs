@@ -60,8 +60,8 @@ fn the_schema_is_sqlites_in_postgresql_types() {
     assert_eq!(got, want);
     assert_eq!(
         tables(&db),
-        "api_keys,deliveries,delivery_attempts,events,idempotency_keys,keyhook_schema,users,\
-         webhooks"
+        "api_keys,audit_log,deliveries,delivery_attempts,events,idempotency_keys,keyhook_schema,\
+         users,webhooks"
     );
     let identity = db.sql(
         "SELECT identity_generation FROM information_schema.columns
@@ -74,9 +74,9 @@ fn the_schema_is_sqlites_in_postgresql_types() {
     );
     assert_eq!(
         indexes.trim(),
-        "api_keys_prefix,api_keys_user,deliveries_due,deliveries_event,deliveries_webhook,\
-         delivery_attempts_delivery,delivery_attempts_webhook,events_user_created,\
-         idempotency_keys_created,webhooks_user"
+        "api_keys_prefix,api_keys_user,audit_log_at,audit_log_user,deliveries_due,\
+         deliveries_event,deliveries_webhook,delivery_attempts_delivery,\
+         delivery_attempts_webhook,events_user_created,idempotency_keys_created,webhooks_user"
     );
     // Each child row goes with its parent, as on SQLite.
     let cascades = db.sql(

@@ -299,7 +299,7 @@ fn a_key_revoked_anywhere_is_refused_everywhere_at_once() {
         for _ in 0..3 {
             auth::authenticate_request(&on_a, &plaintext, NOW).unwrap();
         }
-        keys::delete(&on_b, &operator("alice"), &k.id).unwrap();
+        keys::delete(&on_b, &operator("alice"), &k.id, NOW).unwrap();
         let e = auth::authenticate_request(&on_a, &plaintext, NOW).unwrap_err();
         assert!(matches!(e, Error::Unauthorized(_)), "{e:?}");
     }

@@ -162,6 +162,35 @@ fn exercise(s: &Store) -> Vec<String> {
     note!(c.attempts("abc-1", 4));
     note!(c.attempts("gone", 4));
 
+    // The audit log (engineer A): listed newest first per user, `since` inclusive, ties on
+    // `at` by id; pruned oldest first in batches.
+    s.write(|c| {
+        for (i, (user, at)) in [("u", 5), ("v", 5), ("u", 5), ("u", 9), ("u", 1)]
+            .iter()
+            .enumerate()
+        {
+            c.insert_audit(&keyhook_core::model::AuditEntry {
+                id: 0,
+                user_id: user.to_string(),
+                at: Timestamp(T + at),
+                actor: "cli:root".into(),
+                via: "cli".into(),
+                action: "key.created".into(),
+                target: format!("t{i}"),
+                details: serde_json::json!({"name": "é", "n": i, "list": [1, null]}),
+            })?;
+        }
+        Ok(())
+    })
+    .unwrap();
+    note!(c.list_audit(Some("u"), None, 10));
+    note!(c.list_audit(Some("u"), Some(Timestamp(T + 5)), 2));
+    note!(c.list_audit(None, None, 3));
+    note!(c.list_audit(Some("nobody"), None, 3));
+    note!(s.write(|c| Ok(c.prune_audit(Timestamp(T + 5), 1)?)));
+    note!(s.write(|c| Ok(c.prune_audit(Timestamp(T + 6), 10)?)));
+    note!(c.list_audit(None, None, 10));
+
     // The outbox. Delivery ids are random: answers are written down without them.
     let payload = b"{\"a\":1,\"b\":[\"\\u00e9\"]}\x00\xff".to_vec();
     note!(s.write(|c| {

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use keyhook_core::model::ApiKey;
-use keyhook_core::store::{Backend, Conn, Storage, Store, StoreResult};
+use keyhook_core::store::{Backend, BackupDone, Conn, Storage, Store, StoreResult};
 use keyhook_core::time::Timestamp;
 
 use crate::SqliteStore;
@@ -55,6 +55,11 @@ impl Backend for SqliteBackend {
 
     fn describe(&self) -> String {
         self.path.display().to_string()
+    }
+
+    /// SQLite's online backup of the file (`crate::backup`).
+    fn backup(&self, to: &Path, force: bool) -> keyhook_core::Result<BackupDone> {
+        crate::backup::run(&self.path, to, force)
     }
 }
 

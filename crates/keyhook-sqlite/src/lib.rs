@@ -3,7 +3,9 @@
 //! storage boundary ([`keyhook_core::store::Storage`] and [`Queries`]) over one connection.
 //! One [`SqliteStore`] belongs to one thread; a server opens one per worker.
 
+mod audit;
 mod backend;
+mod backup;
 mod copy;
 mod error;
 mod idempotency;
@@ -141,17 +143,7 @@ impl SqliteStore {
             // error, not a new database.
             return Self::open_connection(path);
         }
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            if !parent.exists() {
-                DirBuilder::new()
-                    .recursive(true)
-                    .mode(0o700)
-                    .create(parent)
-                    .map_err(|e| {
-                        Error::Io(format!("cannot create directory {}: {e}", parent.display()))
-                    })?;
-            }
-        }
+        create_parent_dir(path)?;
         match OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -249,6 +241,22 @@ impl Storage for SqliteStore {
 /// Whether `path`'s write-ahead log exists and is not empty. Only the file's metadata is
 /// read: opening and closing a descriptor of a database file (or its WAL) would drop every
 /// POSIX lock this process holds on it.
+/// Creates the missing directories above `path` with mode 0700 (a database's, a backup's).
+pub(crate) fn create_parent_dir(path: &Path) -> Result<()> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        if !parent.exists() {
+            DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(parent)
+                .map_err(|e| {
+                    Error::Io(format!("cannot create directory {}: {e}", parent.display()))
+                })?;
+        }
+    }
+    Ok(())
+}
+
 fn has_wal_content(path: &Path) -> bool {
     let mut wal = path.as_os_str().to_owned();
     wal.push("-wal");

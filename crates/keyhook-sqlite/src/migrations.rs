@@ -122,6 +122,20 @@ const MIGRATIONS: &[&str] = &[
      ) STRICT;
      CREATE INDEX idempotency_keys_created ON idempotency_keys(created_at);
      CREATE INDEX events_user_created ON events(user_id, created_at);",
+    // audit log (issue 13, engineer A): every change to keys and webhooks, appended in the
+    // change's transaction. No foreign key: an entry outlives the key or webhook it names.
+    "CREATE TABLE audit_log (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        user_id     TEXT NOT NULL,
+        at          INTEGER NOT NULL,
+        actor       TEXT NOT NULL,
+        via         TEXT NOT NULL,
+        action      TEXT NOT NULL,
+        target      TEXT NOT NULL,
+        details     TEXT NOT NULL
+     ) STRICT;
+     CREATE INDEX audit_log_user ON audit_log(user_id, at, id);
+     CREATE INDEX audit_log_at ON audit_log(at, id);",
 ];
 
 /// The schema version this binary writes.

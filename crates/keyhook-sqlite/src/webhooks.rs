@@ -136,8 +136,16 @@ impl WebhookQueries for Conn {
     /// so that no interleaving can skip the threshold. The request was sent with no
     /// transaction open, so the webhook may have been deleted meanwhile (its deliveries with
     /// it): then there is nothing left to log to, and nothing is written.
-    fn record_attempt(&self, a: &AttemptRecord<'_>, disable_after: i64) -> StoreResult<()> {
+    ///
+    /// Returns the webhook's user when this attempt disabled it: it was active, and this
+    /// failure is the `disable_after`-th (read first, under the transaction's write lock).
+    fn record_attempt(
+        &self,
+        a: &AttemptRecord<'_>,
+        disable_after: i64,
+    ) -> StoreResult<Option<String>> {
         sql(|| {
+            let mut disabled = None;
             self.0
                 .prepare_cached(
                     "INSERT INTO delivery_attempts (webhook_id, delivery_id, event_id, event, attempt,
@@ -166,6 +174,14 @@ impl WebhookQueries for Conn {
                     )?
                     .execute([a.webhook_id])?;
             } else {
+                disabled = self
+                    .0
+                    .prepare_cached(
+                        "SELECT user_id FROM webhooks
+                         WHERE id = ?1 AND is_active = 1 AND fail_count + 1 >= ?2",
+                    )?
+                    .query_row(params![a.webhook_id, disable_after], |r| r.get(0))
+                    .optional()?;
                 self.0
                     .prepare_cached(
                         "UPDATE webhooks SET fail_count = fail_count + 1,
@@ -176,7 +192,7 @@ impl WebhookQueries for Conn {
                     )?
                     .execute(params![a.webhook_id, disable_after, a.attempted_at.0])?;
             }
-            Ok(())
+            Ok(disabled)
         })
     }
 

@@ -1,5 +1,6 @@
 //! API key operations: create, list, show, delete, rotate.
 
+use super::audit::{self, Action, Entry};
 use super::input::{check_unique_non_empty, visible, ListProblems, Problems};
 use super::{Actor, Operation};
 use crate::auth::{self, Excess, Reach};
@@ -319,6 +320,12 @@ fn create_then(
     check_not_broader(actor, &spec)?;
     store.write(|c| {
         let key = insert_in(c, actor.user_id(), spec, now)?;
+        let details = audit::key_details(&key);
+        audit::record(
+            c,
+            now,
+            &Entry::by(actor, Action::KeyCreated, &key.id, details),
+        )?;
         if let Some(publish) = publish {
             c.stage()?;
             publish(&key)?;
@@ -367,12 +374,18 @@ fn find(conn: crate::store::Conn<'_>, actor: &Actor, id: &str) -> Result<ApiKey>
 
 /// Deletes the key at once: the next request made with it is refused. A key may delete only
 /// keys no broader than itself (another user's key stays "not found").
-pub fn delete(store: &Store, actor: &Actor, id: &str) -> Result<ApiKey> {
+pub fn delete(store: &Store, actor: &Actor, id: &str, now: Timestamp) -> Result<ApiKey> {
     actor.may(Operation::DeleteKey, None)?;
     store.write(|c| {
         let key = find(c, actor, id)?;
         check_may_act_on(actor, &key, "delete")?;
         c.delete_key(&key.id)?;
+        let details = audit::key_details(&key);
+        audit::record(
+            c,
+            now,
+            &Entry::by(actor, Action::KeyDeleted, &key.id, details),
+        )?;
         Ok(key)
     })
 }
@@ -444,6 +457,15 @@ fn rotate_then(
                 c.set_key_expiry(&old.id, until)?;
             }
         }
+        let mut details = audit::key_details(&old);
+        details["newKeyId"] = new.id.clone().into();
+        details["newKeyPrefix"] = new.key_prefix.clone().into();
+        details["graceMs"] = grace_ms.into();
+        audit::record(
+            c,
+            now,
+            &Entry::by(actor, Action::KeyRotated, &old.id, details),
+        )?;
         if let Some(publish) = publish {
             c.stage()?;
             publish(&new)?;
@@ -493,6 +515,13 @@ pub fn prune(
         let keys = prunable_in(c, actor, expired_for_ms, now)?;
         for k in &keys {
             c.delete_key(&k.id)?;
+            let mut details = audit::key_details(k);
+            details["reason"] = "pruned".into();
+            audit::record(
+                c,
+                now,
+                &Entry::by(actor, Action::KeyDeleted, &k.id, details),
+            )?;
         }
         Ok(keys)
     })

@@ -2,6 +2,7 @@
 //! permission, scope, limits) lives here once; the CLI and the HTTP server only convert input
 //! and output around these calls.
 
+pub mod audit;
 pub mod copy;
 pub mod events;
 pub mod input;
@@ -18,7 +19,11 @@ use crate::store::Store;
 /// the user it names; an API key acts for its own user within its permission and scope.
 #[derive(Debug, Clone)]
 pub enum Actor {
-    Operator { user: String },
+    /// `login`: who is at the shell (sanitised, `audit::login_name`), for the audit log.
+    Operator {
+        user: String,
+        login: String,
+    },
     Key(ApiKey),
 }
 
@@ -44,12 +49,42 @@ impl Actor {
         }
         Ok(Actor::Operator {
             user: user.to_string(),
+            login: "unknown".into(),
         })
+    }
+
+    /// The operator as `login` (the shell's login name, sanitised by `audit::login_name`),
+    /// whom the audit log names `cli:<login>`. The core reads no environment: the CLI finds
+    /// the name.
+    pub fn with_login(self, login: &str) -> Actor {
+        match self {
+            Actor::Operator { user, .. } => Actor::Operator {
+                user,
+                login: audit::login_name(login),
+            },
+            key => key,
+        }
+    }
+
+    /// Who the audit log says acted: `cli:<login>` for the operator, a key's `keyPrefix`.
+    pub fn audit_name(&self) -> String {
+        match self {
+            Actor::Operator { login, .. } => format!("cli:{login}"),
+            Actor::Key(key) => key.key_prefix.clone(),
+        }
+    }
+
+    /// The front end the actor comes through: the operator is at the CLI, a key over HTTP.
+    pub fn via(&self) -> audit::Via {
+        match self {
+            Actor::Operator { .. } => audit::Via::Cli,
+            Actor::Key(_) => audit::Via::Http,
+        }
     }
 
     pub fn user_id(&self) -> &str {
         match self {
-            Actor::Operator { user } => user,
+            Actor::Operator { user, .. } => user,
             Actor::Key(key) => &key.user_id,
         }
     }
@@ -83,6 +118,7 @@ pub enum Operation {
     ListDeliveries,
     EmitEvent,
     ReplayWebhook,
+    ListAudit,
 }
 
 impl Operation {
@@ -90,7 +126,9 @@ impl Operation {
     pub const fn access(self) -> Access {
         use Operation::*;
         match self {
-            ListKeys | ShowKey | ListWebhooks | ShowWebhook | ListDeliveries => Access::Read,
+            ListKeys | ShowKey | ListWebhooks | ShowWebhook | ListDeliveries | ListAudit => {
+                Access::Read
+            }
             CreateKey | DeleteKey | RotateKey | PruneKeys | CreateWebhook | UpdateWebhook
             | DeleteWebhook | TestWebhook | EmitEvent | ReplayWebhook => Access::Write,
         }
@@ -115,6 +153,7 @@ impl Operation {
             ListDeliveries => "list deliveries",
             EmitEvent => "emit events",
             ReplayWebhook => "replay webhooks",
+            ListAudit => "read the audit log",
         }
     }
 }

@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 
+use super::audit::{self, Action, Entry};
 use super::events;
 use super::input::Problems;
 use super::webhooks::find;
@@ -112,6 +113,17 @@ pub fn replay(
                 ),
             ));
         }
+        let details = serde_json::json!({
+            "queued": queued,
+            "since": since.to_rfc3339(),
+            "eventId": input.event_id,
+            "failedOnly": input.failed_only,
+        });
+        audit::record(
+            c,
+            now,
+            &Entry::by(actor, Action::WebhookReplayed, &w.id, details),
+        )?;
         Ok(Replayed { queued })
     })
 }

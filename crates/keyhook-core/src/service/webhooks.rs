@@ -1,6 +1,7 @@
 //! Webhook subscriptions: create (at most ten per user, enforced under the write lock), list,
 //! show, update, delete, the test ping and the attempt log.
 
+use super::audit::{self, Action, Entry, Via};
 use super::events::{self, EventName, TEST_EVENT};
 use super::input::{check_unique_non_empty, ListProblems, Problems};
 use super::{Actor, Database, Operation};
@@ -272,6 +273,12 @@ fn create_then(
             )));
         }
         c.insert_webhook(&webhook)?;
+        let details = audit::webhook_details(&webhook);
+        audit::record(
+            c,
+            now,
+            &Entry::by(actor, Action::WebhookCreated, &webhook.id, details),
+        )?;
         if let Some(publish) = publish {
             c.stage()?;
             publish(&webhook)?;
@@ -359,6 +366,7 @@ pub fn update(
     p.into_result(WEBHOOK_FIELDS)?;
     store.write(|c| {
         let mut w = find(c, actor, id)?;
+        let before = w.clone();
         if let Some(u) = patch.url {
             w.url = u.0;
         }
@@ -373,15 +381,58 @@ pub fn update(
         }
         w.updated_at = now;
         c.update_webhook(&w)?;
+        for (action, details) in update_entries(&before, &w) {
+            audit::record(c, now, &Entry::by(actor, action, &w.id, details))?;
+        }
         Ok(w)
     })
 }
 
-pub fn delete(store: &Store, actor: &Actor, id: &str) -> Result<Webhook> {
+/// The audit entries of a change from `before` to `after`: `webhook.updated` when the URL or
+/// the events changed (with what they became), `webhook.enabled` / `webhook.disabled` when
+/// `isActive` changed; one entry per kind of change. A patch that changes nothing (setting
+/// what is already set) is still recorded as an update of what it named, so an operator
+/// sees every write.
+fn update_entries(before: &Webhook, after: &Webhook) -> Vec<(Action, serde_json::Value)> {
+    let mut out = Vec::new();
+    let mut changed = serde_json::Map::new();
+    if before.url != after.url {
+        changed.insert("url".into(), audit::webhook_details(after)["url"].clone());
+    }
+    if before.events != after.events {
+        changed.insert("events".into(), after.events.clone().into());
+    }
+    if !changed.is_empty() {
+        out.push((Action::WebhookUpdated, changed.into()));
+    }
+    if before.is_active != after.is_active {
+        let action = if after.is_active {
+            Action::WebhookEnabled
+        } else {
+            Action::WebhookDisabled
+        };
+        out.push((
+            action,
+            serde_json::json!({ "failCount": before.fail_count }),
+        ));
+    }
+    if out.is_empty() {
+        out.push((Action::WebhookUpdated, serde_json::json!({})));
+    }
+    out
+}
+
+pub fn delete(store: &Store, actor: &Actor, id: &str, now: Timestamp) -> Result<Webhook> {
     actor.may(Operation::DeleteWebhook, None)?;
     store.write(|c| {
         let w = find(c, actor, id)?;
         c.delete_webhook(&w.id)?;
+        let details = audit::webhook_details(&w);
+        audit::record(
+            c,
+            now,
+            &Entry::by(actor, Action::WebhookDeleted, &w.id, details),
+        )?;
         Ok(w)
     })
 }
@@ -466,9 +517,13 @@ pub struct AttemptOf<'a> {
 
 /// Logs an attempt and counts it toward the webhook's `failCount`; the
 /// [`DISABLE_AFTER_FAILURES`]th consecutive failure disables the webhook in the same statement.
-/// Test pings and outbox deliveries both come through here.
+/// Test pings and outbox deliveries both come through here. An automatic disable is
+/// recorded in the audit log in the same transaction: actor `system`, via `worker` (also
+/// when a test ping's failure was the one that crossed the threshold: the disable is the
+/// failure counter's doing, not the pinging actor's).
 pub fn log_attempt(c: Conn<'_>, of: AttemptOf<'_>, at: Timestamp, a: &Attempt) -> Result<()> {
-    c.record_attempt(
+    let webhook_id = of.webhook_id;
+    let disabled = c.record_attempt(
         &AttemptRecord {
             webhook_id: of.webhook_id,
             delivery_id: of.delivery_id,
@@ -484,6 +539,21 @@ pub fn log_attempt(c: Conn<'_>, of: AttemptOf<'_>, at: Timestamp, a: &Attempt) -
         },
         DISABLE_AFTER_FAILURES,
     )?;
+    if let Some(user) = disabled {
+        let details = serde_json::json!({
+            "reason": "consecutive failures",
+            "failCount": DISABLE_AFTER_FAILURES,
+            "statusCode": a.status_code,
+        });
+        let entry = Entry::system(
+            &user,
+            Via::Worker,
+            Action::WebhookDisabled,
+            webhook_id,
+            details,
+        );
+        audit::record(c, at, &entry)?;
+    }
     Ok(())
 }
 

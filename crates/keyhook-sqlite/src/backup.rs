@@ -124,7 +124,7 @@ fn copy(source: &SqliteStore, dest: &Path) -> Result<(), Error> {
         let backup = Backup::new(&source.conn.0, &mut out)?;
         let started = Instant::now();
         loop {
-            match backup.step(-1)? {
+            match backup.step(-1).map_err(step_failed)? {
                 StepResult::Done => break,
                 StepResult::More => {}
                 StepResult::Busy | StepResult::Locked if started.elapsed() < LOCK_WAIT => {
@@ -147,11 +147,29 @@ fn copy(source: &SqliteStore, dest: &Path) -> Result<(), Error> {
     Ok(())
 }
 
+/// A failed backup step. SQLite keeps no message for it (the destination's says "not an
+/// error"), so the code says what failed: most often the copy could not be written.
+fn step_failed(e: rusqlite::Error) -> Error {
+    use rusqlite::ErrorCode as C;
+    match e.sqlite_error_code() {
+        Some(C::DiskFull) => Error::Io("cannot write the copy: the disk is full".into()),
+        Some(C::SystemIoFailure) => Error::Io(
+            "cannot write the copy: an I/O error (a full or failing disk, or a file size limit)"
+                .into(),
+        ),
+        Some(C::DatabaseBusy | C::DatabaseLocked) => {
+            Error::Unavailable("database is busy; try again".into())
+        }
+        _ => Error::from(e),
+    }
+}
+
 /// An error of the copy, naming the backup file.
 fn describe(e: Error, to: &Path) -> CoreError {
     let e = match e {
         Error::Storage(m) => Error::Storage(format!("backup to {}: {m}", to.display())),
         Error::Unavailable(m) => Error::Unavailable(format!("backup to {}: {m}", to.display())),
+        Error::Io(m) => Error::Io(format!("backup to {}: {m}", to.display())),
         other => other,
     };
     e.into()

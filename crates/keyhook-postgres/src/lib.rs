@@ -32,6 +32,7 @@ mod copy;
 mod error;
 mod keys;
 mod migrations;
+mod ops;
 mod outbox;
 mod pool;
 mod tls;

@@ -9,6 +9,7 @@ mod error;
 mod key_cache;
 mod keys;
 mod migrations;
+mod ops;
 mod outbox;
 mod webhooks;
 

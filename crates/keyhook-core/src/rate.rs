@@ -55,7 +55,11 @@ impl RateLimit {
 
 impl fmt::Display for RateLimit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let unit = if self.period.as_secs() == 60 { "min" } else { "s" };
+        let unit = if self.period.as_secs() == 60 {
+            "min"
+        } else {
+            "s"
+        };
         write!(f, "{}/{unit}", self.requests)
     }
 }
@@ -69,9 +73,15 @@ mod tests {
         let r = RateLimit::parse("100/s").unwrap();
         assert_eq!(r.requests.get(), 100);
         assert_eq!(r.period, Duration::from_secs(1));
-        assert_eq!(RateLimit::parse("5/min").unwrap().period, Duration::from_secs(60));
+        assert_eq!(
+            RateLimit::parse("5/min").unwrap().period,
+            Duration::from_secs(60)
+        );
         assert_eq!(RateLimit::parse("5/min").unwrap().to_string(), "5/min");
-        assert_eq!(RateLimit::parse("1000000/s").unwrap().requests.get(), MAX_RATE);
+        assert_eq!(
+            RateLimit::parse("1000000/s").unwrap().requests.get(),
+            MAX_RATE
+        );
     }
 
     #[test]

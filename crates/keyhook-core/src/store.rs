@@ -146,10 +146,7 @@ fn once<T>(
 
 /// Every query keyhook makes, in three groups. Implementations keep the rows exactly as
 /// given: the rules are the services' business, not the backend's.
-pub trait Queries:
-    KeyQueries + WebhookQueries + OutboxQueries + CopyQueries + OpsQueries
-{
-}
+pub trait Queries: KeyQueries + WebhookQueries + OutboxQueries + CopyQueries + OpsQueries {}
 
 impl<T: KeyQueries + WebhookQueries + OutboxQueries + CopyQueries + OpsQueries> Queries for T {}
 

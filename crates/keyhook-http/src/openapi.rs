@@ -189,9 +189,7 @@ fn op(summary: &str, id: &str, success: (&str, Value), errs: &[&str]) -> Value {
 /// `Retry-After` (with `retry`) and the `RateLimit-*` headers that every authenticated
 /// response carries under `serve --rate-limit` (draft-ietf-httpapi-ratelimit-headers).
 fn rate_limit_headers(retry: bool) -> Value {
-    let int = |description: &str| {
-        json!({ "description": description, "schema": { "type": "integer", "minimum": 0 } })
-    };
+    let int = |description: &str| json!({ "description": description, "schema": { "type": "integer", "minimum": 0 } });
     let mut h = json!({
         "RateLimit-Limit": int("serve --rate-limit: the key's burst, N"),
         "RateLimit-Remaining": int("serve --rate-limit: requests the key may still make at once"),

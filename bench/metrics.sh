@@ -3,7 +3,7 @@
 #
 # 1. metrics on against metrics off: this tree's release binary (every request recorded)
 #    against BASE, the binary of the commit before metrics existed (default: `git merge-base
-#    HEAD main`, built here into target/bench-base/), through bench/serve-ab.sh (wrk, 32
+#    HEAD main`, built here and kept in target/bench-base/), through bench/serve-ab.sh (wrk, 32
 #    connections, GET /api/v1/api-keys, rounds alternated). Target: B/A >= 0.90.
 # 2. a scrape loop does not disturb the API: 32 wrk connections on this tree's binary, with
 #    and without a loop scraping /metrics 10 times a second, rounds alternated; the p99 of
@@ -21,8 +21,6 @@ for tool in wrk sqlite3 curl; do command -v "$tool" >/dev/null || need+=("$tool"
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
-cargo build --release --quiet
-bin=$PWD/target/release/keyhook
 if [ -z "${BASE:-}" ]; then
   base_commit=$(git merge-base HEAD main)
   mkdir -p target/bench-base
@@ -30,13 +28,17 @@ if [ -z "${BASE:-}" ]; then
   if [ ! -x "$BASE" ]; then
     tree=$(mktemp -d)
     git worktree add -q --detach "$tree/src" "$base_commit"
-    # The same target directory: dependencies are reused, only keyhook's crates rebuild.
-    (cd "$tree/src" && cargo build --release --quiet --target-dir "$OLDPWD/target/bench-base/build")
-    cp target/bench-base/build/release/keyhook "$BASE"
+    # The same target directory: dependencies are reused, only keyhook's crates rebuild
+    # (this tree's binary is built again below).
+    (cd "$tree/src" && cargo build --release --quiet --target-dir "$OLDPWD/target")
+    cp target/release/keyhook "$BASE"
     git worktree remove --force "$tree/src"
     rm -rf "$tree"
   fi
 fi
+
+cargo build --release --quiet
+bin=$PWD/target/release/keyhook
 
 echo "-- metrics off (A: $BASE) against metrics on (B: this tree)"
 ROUNDS=$ROUNDS DURATION=$DURATION bash bench/serve-ab.sh "$BASE" "$bin" | tee /dev/stderr | tail -1 |

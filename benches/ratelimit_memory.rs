@@ -52,7 +52,7 @@ fn child(mode: &str) {
     // buffer), so the memory that grows is the limiter's.
     let before = rss_kb();
     let started = Instant::now();
-    let mut peak = (0, 0);
+    let peak;
     let tracked = match mode {
         "bounded" => {
             let limits = Limits::new(RateLimit::parse("100/min").unwrap());

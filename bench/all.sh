@@ -7,7 +7,8 @@
 #   bench/all.sh
 #
 # The parts can be run alone: bench/cli-create.sh, bench/serve.sh, bench/deliver.sh,
-# bench/pg.sh (which also installs postgresql) and `cargo bench --bench authenticate`.
+# bench/pg.sh (which also installs postgresql) and `cargo bench --bench authenticate`,
+# bench/ratelimit.sh, bench/metrics.sh.
 # Figures are ratios against baselines because shared machines are noisy; run it on an
 # otherwise idle machine.
 set -euo pipefail
@@ -36,11 +37,15 @@ echo "== webhook deliveries against a loopback nginx"
 bash bench/deliver.sh | tee "$logs/deliver.txt"
 echo "== PostgreSQL: serve against serve on SQLite, and three instances delivering a fan-out"
 bash bench/pg.sh | tee "$logs/pg.txt"
+echo "== serve --rate-limit: memory after a million distinct keys and addresses"
+bash bench/ratelimit.sh | tee "$logs/ratelimit.txt"
+echo "== /metrics: serve with metrics against without, and p99 under a scrape loop"
+bash bench/metrics.sh | tee "$logs/metrics.txt"
 
 python3 - "$logs" "$out" <<'PY'
 import json, os, platform, re, subprocess, sys, time
 logs, out = sys.argv[1], sys.argv[2]
-text = {n: open(os.path.join(logs, f"{n}.txt")).read() for n in ("cli", "serve", "auth", "deliver", "pg")}
+text = {n: open(os.path.join(logs, f"{n}.txt")).read() for n in ("cli", "serve", "auth", "deliver", "pg", "ratelimit", "metrics")}
 def num(name, pattern):
     m = re.search(pattern, text[name])
     if not m:
@@ -76,6 +81,12 @@ rows = [
     ("fan-out, 3 instances on PostgreSQL", num("pg", r"fan-out rate: (\d+) deliveries/s"), "/s",
      "1 serve on SQLite", num("pg", r"SQLite, \d+/\d+ delivered in [\d.]+ s, (\d+) deliveries/s"), None,
      ">= 2000/s"),
+    ("rate limiter RSS, 1M keys + 1M addresses", num("ratelimit", r"bounded ([\d.]+) MB, governor"), "MB",
+     "governor stock keyed, 1M keys", num("ratelimit", r"stock keyed limiter ([\d.]+) MB"), None, "< 64 MB"),
+    ("serve with metrics / without", num("metrics", r"throughput ratio ([\d.]+)"), "x",
+     None, None, None, ">= 0.90"),
+    ("p99 with a /metrics scrape loop", num("metrics", r"with a scrape loop ([\d.]+) ms"), "ms",
+     "p99 without scraping", num("metrics", r"without scraping ([\d.]+) ms"), None, "ratio <= 1.10"),
 ]
 figures = []
 print()

@@ -34,7 +34,7 @@ impl keyhook_cli::Wiring for Wiring {
 
     fn serve(
         &self,
-        config: ServeConfig,
+        mut config: ServeConfig,
         stop: Arc<AtomicBool>,
         listening: &dyn Fn(SocketAddr),
     ) -> Result<(), Error> {
@@ -48,9 +48,15 @@ impl keyhook_cli::Wiring for Wiring {
                 transport: Arc::new(Sender::new(&config.delivery.client)),
                 allow_private: config.delivery.client.allow_private,
                 clock: config.clock,
+                rate_limit: config.rate_limit,
             },
             Arc::clone(&stop),
         )?;
+        // The worker records what it settles in the server's /metrics.
+        let metrics = server.metrics();
+        config.delivery.on_settled = Some(Arc::new(move |s: &worker::Summary| {
+            metrics.settled(s.delivered, s.retrying, s.failed, s.cancelled)
+        }));
         let outbox = worker::spawn(config.db, config.delivery, stop, keyhook_http::log)?;
         listening(server.addr());
         server.run_until_stopped();

@@ -45,6 +45,9 @@ const OWNED: &[(&str, &[&str])] = &[
     ("comfy-table", &["keyhook-cli"]),
     ("indicatif", &["keyhook-cli"]),
     ("ureq", &["keyhook-delivery"]),
+    // serve's rate limiter and /metrics (ops HTTP) live in the http front end.
+    ("governor", &["keyhook-http"]),
+    ("prometheus-client", &["keyhook-http"]),
 ];
 
 /// Each workspace package's normal dependencies, by name.

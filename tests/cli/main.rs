@@ -26,6 +26,7 @@ mod leases;
 mod newcomer;
 mod openapi;
 mod openapi_bounds;
+mod ops_http;
 mod pings;
 mod privilege;
 mod raw_http;

@@ -27,6 +27,7 @@ impl DeliveryArgs {
             schedule: self.retry_schedule.clone(),
             concurrency: usize::from(self.delivery_workers),
             once,
+            on_settled: None,
         }
     }
 }

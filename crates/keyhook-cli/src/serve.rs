@@ -7,6 +7,7 @@ use clap::Args;
 use super::Context;
 use crate::store::Backend;
 use crate::time::Clock;
+use keyhook_core::rate::RateLimit;
 use keyhook_delivery::worker::WorkerOptions;
 
 #[derive(Debug, Args)]
@@ -37,6 +38,11 @@ pub struct ServeArgs {
     #[arg(long, env = "KEYHOOK_MAX_CONNECTIONS", default_value_t = 1024, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     max_connections: u32,
+    /// Requests per API key, N/s or N/min (burst N), counted by this instance; failed
+    /// authentications are limited per client address at the same rate. Off when not given
+    #[arg(long, env = "KEYHOOK_RATE_LIMIT", value_name = "RATE",
+          value_parser = RateLimit::parse)]
+    rate_limit: Option<RateLimit>,
     #[command(flatten)]
     delivery: super::deliver::DeliveryArgs,
 }
@@ -54,6 +60,8 @@ pub struct ServeConfig {
     pub delivery: WorkerOptions,
     /// Where requests read the time.
     pub clock: Clock,
+    /// `--rate-limit`, when given.
+    pub rate_limit: Option<RateLimit>,
 }
 
 pub fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<()> {
@@ -75,6 +83,7 @@ pub fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<()> {
         max_connections: args.max_connections as usize,
         delivery: args.delivery.worker_options(ctx, false),
         clock: ctx.clock.clone(),
+        rate_limit: args.rate_limit,
     };
     ctx.wiring.serve(config, stop, &|addr| {
         super::output::say(&format!(

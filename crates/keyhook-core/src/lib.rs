@@ -7,6 +7,7 @@ pub mod copy;
 pub mod error;
 pub mod guard;
 pub mod model;
+pub mod rate;
 pub mod redact;
 pub mod service;
 pub mod sign;

@@ -177,6 +177,7 @@ pub trait Queries:
     + ReplayQueries
     + IdempotencyQueries
     + AuditQueries
+    + OpsQueries
 {
 }
 
@@ -187,7 +188,8 @@ impl<
             + CopyQueries
             + ReplayQueries
             + IdempotencyQueries
-            + AuditQueries,
+            + AuditQueries
+            + OpsQueries,
     > Queries for T
 {
 }
@@ -300,6 +302,17 @@ pub trait OutboxQueries {
 }
 
 /// Whole tables, in batches, for `db copy` ([`crate::copy::TABLES`]).
+/// What `serve`'s `/healthz` and `/metrics` ask the database (ops HTTP, issue 13).
+pub trait OpsQueries {
+    /// One real read of the database (its schema), for `/healthz`: fails when the database
+    /// does not answer.
+    fn ping(&self) -> StoreResult<()>;
+    /// The deliveries still pending (due or waiting for a retry, leased or not) and the
+    /// creation time of the oldest of them, for `keyhook_outbox_pending` and
+    /// `keyhook_outbox_oldest_pending_age_seconds`.
+    fn outbox_backlog(&self) -> StoreResult<(u64, Option<Timestamp>)>;
+}
+
 pub trait CopyQueries {
     /// How many rows `table` holds.
     fn count_rows(&self, table: &Table) -> StoreResult<u64>;

@@ -37,7 +37,13 @@ pub struct WorkerOptions {
     pub concurrency: usize,
     /// Stop when nothing is due instead of waiting for more.
     pub once: bool,
+    /// Told what each committed batch settled (`serve`'s metrics: `keyhook_deliveries_total`).
+    pub on_settled: Option<OnSettled>,
 }
+
+/// The metrics hook: called with the counts of one committed transaction, never with counts
+/// a rolled-back transaction would have recorded. keyhook-delivery knows no metrics crate.
+pub type OnSettled = Arc<dyn Fn(&Summary) + Send + Sync>;
 
 /// What a run did.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -46,6 +52,22 @@ pub struct Summary {
     pub retrying: u64,
     pub failed: u64,
     pub cancelled: u64,
+}
+
+impl Summary {
+    /// Adds what one committed transaction settled, and tells the metrics hook.
+    fn add(&mut self, settled: &Summary, opts: &WorkerOptions) {
+        if *settled == Summary::default() {
+            return;
+        }
+        self.delivered += settled.delivered;
+        self.retrying += settled.retrying;
+        self.failed += settled.failed;
+        self.cancelled += settled.cancelled;
+        if let Some(hook) = &opts.on_settled {
+            hook(settled);
+        }
+    }
 }
 
 type Done = (Claimed, Attempt, Timestamp);
@@ -129,6 +151,7 @@ fn settle_loop(
         let mut claimed = 0;
         if !stopping && in_flight < capacity && store.conn().any_due(clock.now())? {
             let now = clock.now();
+            let mut settled = Summary::default();
             let batch = store.write(|c| {
                 let batch = c.claim_due(now, capacity - in_flight, now.add_millis(lease_ms))?;
                 let mut live = Vec::with_capacity(batch.len());
@@ -138,11 +161,12 @@ fn settle_loop(
                     } else {
                         // A disabled webhook gets no event deliveries.
                         c.finish_delivery(&d.delivery_id, "cancelled", false, now)?;
-                        summary.cancelled += 1;
+                        settled.cancelled += 1;
                     }
                 }
                 Ok(live)
             })?;
+            summary.add(&settled, opts);
             claimed = batch.len();
             if held.is_empty() {
                 renewed = Instant::now();
@@ -191,12 +215,14 @@ fn settle_loop(
         finished.sort_by(|(x, ..), (y, ..)| {
             (&x.webhook_id, &x.delivery_id).cmp(&(&y.webhook_id, &y.delivery_id))
         });
+        let mut settled = Summary::default();
         store.write(|c| {
             for (d, a, at) in &finished {
-                settle(c, &opts.schedule, d, a, *at, clock.now(), &mut summary)?;
+                settle(c, &opts.schedule, d, a, *at, clock.now(), &mut settled)?;
             }
             Ok(())
         })?;
+        summary.add(&settled, opts);
     }
 }
 

@@ -2,12 +2,16 @@
 //! names), then routing's answer and validation (the order CONTRACT section 2 fixes), then
 //! one `service` call.
 
+use std::net::IpAddr;
+
 use tiny_http::Request;
 
 use super::body::{self, Body};
 use super::db::RequestDb;
 use super::input;
+use super::metrics::{AuthFailure, Metrics};
 use super::pings::PingSlots;
+use super::ratelimit::Limits;
 use super::reply::{self, Reply};
 use super::router::{self, Match, Route};
 use crate::auth::{self, Access};
@@ -29,6 +33,11 @@ pub struct Ctx<'a> {
     pub allow_private: bool,
     pub pings: &'a PingSlots,
     pub clock: &'a Clock,
+    pub metrics: &'a Metrics,
+    /// `--rate-limit`, when given.
+    pub limits: Option<&'a Limits>,
+    /// The client's address (failed authentications are limited by it).
+    pub client: Option<IpAddr>,
 }
 
 /// Handles one request; returns the reply and the prefix of the key that made it, if any.
@@ -44,15 +53,76 @@ pub fn dispatch(mut ctx: Ctx<'_>, rq: &Request, body: Body) -> (Reply, Option<St
         return (r, None);
     }
     let now = ctx.clock.now();
+    // An address refused for its failed authentications gets 429 before its key is looked
+    // at: a client guessing keys learns nothing more until its block ends.
+    let limited_addr = ctx.limits.zip(ctx.client);
+    if let Some(limited) = limited_addr.and_then(|(l, ip)| l.blocked(ip)) {
+        ctx.metrics.auth_failure(AuthFailure::RateLimited);
+        return (
+            reply::rate_limited(limited, "with failed authentications from this address"),
+            None,
+        );
+    }
     // The token's shape first: a request without a usable one takes no connection.
-    let key = match bearer_token(rq).and_then(|t| {
-        let store = ctx.db.store()?;
-        auth::authenticate_request(store, t, now)
-    }) {
+    let key = match bearer_token(rq) {
+        Err(e) => Err((e, AuthFailure::MissingHeader)),
+        Ok(t) => ctx
+            .db
+            .store()
+            .and_then(|store| auth::authenticate_request(store, t, now))
+            .map_err(|e| {
+                let why = match e {
+                    Error::Expired => AuthFailure::Expired,
+                    _ if !auth::is_well_formed(t) => AuthFailure::Malformed,
+                    _ => AuthFailure::UnknownKey,
+                };
+                (e, why)
+            }),
+    };
+    let key = match key {
         Ok(k) => k,
-        Err(e) => return (reply::error(&e), None),
+        Err((e, why)) => {
+            // Only a refused key counts toward the address's limit (a database that does
+            // not answer is not the client's failure).
+            if matches!(e, Error::Unauthorized(_) | Error::Expired) {
+                ctx.metrics.auth_failure(why);
+                if let Some(limited) = limited_addr.and_then(|(l, ip)| l.failed_auth(ip)) {
+                    return (
+                        reply::rate_limited(
+                            limited,
+                            "with failed authentications from this address",
+                        ),
+                        None,
+                    );
+                }
+            }
+            return (reply::error(&e), None);
+        }
     };
     let prefix = Some(key.key_prefix.clone());
+    // Every authenticated response carries the key's RateLimit-* headers.
+    let rate = match ctx.limits.map(|l| l.check_key(&key.id)) {
+        None => None,
+        Some(Ok(headers)) => Some(headers),
+        Some(Err(limited)) => {
+            return (reply::rate_limited(limited, "for this key"), prefix);
+        }
+    };
+    let (mut r, prefix) = authenticated(ctx, rq, path, body, key, prefix, now);
+    r.rate = r.rate.or(rate);
+    (r, prefix)
+}
+
+/// The rest of [`dispatch`] for an authenticated key.
+fn authenticated(
+    ctx: Ctx<'_>,
+    rq: &Request,
+    path: &str,
+    body: Body,
+    key: crate::model::ApiKey,
+    prefix: Option<String>,
+    now: Timestamp,
+) -> (Reply, Option<String>) {
     let found = router::route(rq.method(), path);
     // Permission before the answer of routing and before the body (CONTRACT 2): the access of
     // the operation the request names, which the operation checks again when it runs; a
@@ -85,7 +155,7 @@ pub fn refused_unread(rq: &Request) -> bool {
 /// target outside it. The prefix must end at a segment boundary (`/api/v1api-keys` is not
 /// under it), and an absolute-form target (`http://host:port/api/v1/...`, RFC 9112 section
 /// 3.2.2) is routed by its path. The query is not part of the path.
-fn api_path(target: &str) -> Option<&str> {
+pub(crate) fn api_path(target: &str) -> Option<&str> {
     let target = match target.split_once("://") {
         Some((scheme, rest))
             if scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https") =>

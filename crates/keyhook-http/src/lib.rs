@@ -8,8 +8,11 @@ mod api;
 mod body;
 mod db;
 pub mod input;
+pub mod metrics;
 pub mod openapi;
+mod ops;
 mod pings;
+pub mod ratelimit;
 mod reply;
 mod router;
 
@@ -27,7 +30,7 @@ use crate::store::Backend;
 use keyhook_core::transport::Transport;
 // The core's modules under the names the front end's files use.
 use crate::time::Clock;
-use keyhook_core::{auth, error, model, redact, service, store, time};
+use keyhook_core::{auth, error, model, rate, redact, service, store, time};
 
 /// A client that stops reading our response is dropped after this long.
 pub const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -37,6 +40,8 @@ const POLL: Duration = Duration::from_millis(200);
 /// long enough for a body that is arriving, short enough that a client that stopped sending
 /// does not hold the server up.
 const GRACE: Duration = Duration::from_secs(3);
+/// How often the rate limiter's state is swept (`ratelimit::Limits::sweep`).
+const SWEEP_EVERY: Duration = Duration::from_secs(1);
 
 pub struct ServeOptions {
     pub bind: String,
@@ -57,6 +62,8 @@ pub struct ServeOptions {
     pub allow_private: bool,
     /// Where requests read the time.
     pub clock: Clock,
+    /// `serve --rate-limit`: requests per key, and failed authentications per address.
+    pub rate_limit: Option<rate::RateLimit>,
 }
 
 /// A running server: its address, and the flag that stops it.
@@ -78,6 +85,10 @@ struct Shared {
     pings: pings::PingSlots,
     /// Requests between arrival and reply, for a graceful stop.
     in_flight: AtomicUsize,
+    /// What `/metrics` shows.
+    metrics: Arc<metrics::Metrics>,
+    /// `--rate-limit`, when given.
+    limits: Option<ratelimit::Limits>,
 }
 
 impl Server {
@@ -91,6 +102,10 @@ impl Server {
         drop(opts.db.connect()?);
         let listener = listen(&opts.bind)?;
         let addr = listener.local_addr()?;
+        let metrics = Arc::new(metrics::Metrics::new(
+            Arc::clone(&opts.db),
+            opts.clock.clone(),
+        ));
         let shared = Arc::new(Shared {
             sender: opts.transport,
             allow_private: opts.allow_private,
@@ -98,6 +113,8 @@ impl Server {
             db: opts.db,
             pings: pings::PingSlots::new(pings::MAX_PINGS_PER_USER),
             in_flight: AtomicUsize::new(0),
+            metrics,
+            limits: opts.rate_limit.map(ratelimit::Limits::new),
         });
         let handler: tiny_http::Handler = {
             let shared = Arc::clone(&shared);
@@ -123,12 +140,26 @@ impl Server {
         self.addr
     }
 
+    /// The server's metrics, for the outbox worker beside it to record its deliveries in.
+    pub fn metrics(&self) -> Arc<metrics::Metrics> {
+        Arc::clone(&self.shared.metrics)
+    }
+
     /// Logs accept errors until the stop flag is raised; then stops accepting, lets the
     /// requests in flight finish for up to [`GRACE`] (a client may still be sending its body)
     /// and returns.
     pub fn run_until_stopped(self) {
         let mut complained: Option<Instant> = None;
+        let mut swept = Instant::now();
         while !self.stop.load(Ordering::Relaxed) {
+            // The rate limiter forgets full buckets and ended blocks once a second, here, so
+            // that no request pays for it.
+            if let Some(limits) = &self.shared.limits {
+                if swept.elapsed() >= SWEEP_EVERY {
+                    limits.sweep();
+                    swept = Instant::now();
+                }
+            }
             // With a handler, tiny_http's queue carries only accept() failures (EMFILE,
             // say); the patched tiny_http keeps accepting, every 50 ms while one lasts.
             if let Err(e) = self.inner.recv_timeout(POLL) {
@@ -174,6 +205,15 @@ impl Drop for InFlight<'_> {
 fn on_request(shared: &Shared, mut rq: tiny_http::Request) {
     let started = Instant::now();
     let _in_flight = InFlight::new(&shared.in_flight);
+    let route = shared.metrics.route_of(rq.method(), rq.url());
+    let finish = |rq, reply: reply::Reply, key_prefix: Option<&str>| {
+        // Recorded before the response is written, so that a client that has its answer
+        // finds it counted at its next scrape.
+        shared
+            .metrics
+            .record(route, reply.status, started.elapsed());
+        reply::send(rq, reply, started, key_prefix);
+    };
     // A request under /api/v1 without a well-formed Authorization header gets a 401 whatever
     // its body: it is not read (the connection then ends after the 401), so that an
     // unauthenticated client cannot hold a connection with a slow body.
@@ -185,7 +225,12 @@ fn on_request(shared: &Shared, mut rq: tiny_http::Request) {
     };
     // A body that is malformed, incomplete or late is never acted on (RFC 9112 section 8).
     if let body::Body::Failed { timed_out, message } = body {
-        reply::send(rq, reply::bad_body(timed_out, message), started, None);
+        finish(rq, reply::bad_body(timed_out, message), None);
+        return;
+    }
+    // /healthz and /metrics, outside /api/v1: no authentication, no rate limit.
+    if let Some(reply) = ops::answer(shared, &rq) {
+        finish(rq, reply, None);
         return;
     }
     // The connection goes back to the pool before the reply is written to a slow client.
@@ -195,6 +240,9 @@ fn on_request(shared: &Shared, mut rq: tiny_http::Request) {
             allow_private: shared.allow_private,
             pings: &shared.pings,
             clock: &shared.clock,
+            metrics: &shared.metrics,
+            limits: shared.limits.as_ref(),
+            client: rq.remote_addr().map(|a| a.ip()),
         };
         // A bug must cost one request a 500, never the connection's thread.
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -207,7 +255,7 @@ fn on_request(shared: &Shared, mut rq: tiny_http::Request) {
             )
         })
     };
-    reply::send(rq, reply, started, key_prefix.as_deref());
+    finish(rq, reply, key_prefix.as_deref());
 }
 
 /// A listening socket whose accepted connections inherit a send timeout and TCP keepalive

@@ -137,6 +137,8 @@ fn errors(extra: &[&str]) -> Vec<(String, Value)> {
     let mut out: Vec<(String, Value)> = vec![
         ("401".into(), err("Unauthorized")),
         ("405".into(), err("MethodNotAllowed")),
+        // serve --rate-limit: any authenticated operation (and failed authentications).
+        ("429".into(), err("RateLimited")),
         ("500".into(), err("InternalError")),
         ("503".into(), err("Unavailable")),
     ];
@@ -188,6 +190,21 @@ fn op(summary: &str, id: &str, success: (&str, Value), errs: &[&str]) -> Value {
     json!({ "summary": summary, "operationId": id, "responses": responses })
 }
 
+/// `Retry-After` (with `retry`) and the `RateLimit-*` headers that every authenticated
+/// response carries under `serve --rate-limit` (draft-ietf-httpapi-ratelimit-headers).
+fn rate_limit_headers(retry: bool) -> Value {
+    let int = |description: &str| json!({ "description": description, "schema": { "type": "integer", "minimum": 0 } });
+    let mut h = json!({
+        "RateLimit-Limit": int("serve --rate-limit: the key's burst, N"),
+        "RateLimit-Remaining": int("serve --rate-limit: requests the key may still make at once"),
+        "RateLimit-Reset": int("serve --rate-limit: seconds until the key's burst is whole again")
+    });
+    if retry {
+        h["Retry-After"] = int("Seconds to wait before trying again (whole seconds, rounded up)");
+    }
+    h
+}
+
 fn with(mut operation: Value, key: &str, value: Value) -> Value {
     operation[key] = value;
     operation
@@ -235,8 +252,8 @@ fn build() -> Value {
                 "PayloadTooLarge": error_response(&format!("PAYLOAD_TOO_LARGE: body over {} KiB (declared, or a chunk over what is left of it; then the connection is closed)", super::body::MAX_BODY / 1024)),
                 "WebhookDisabled": error_response("WEBHOOK_DISABLED: the webhook is disabled; enable it before replaying to it"),
                 "UnsupportedMediaType": error_response("UNSUPPORTED_MEDIA_TYPE: the body is not application/json"),
-                "RateLimited": with(error_response(&format!("RATE_LIMITED: the user already has {} test pings running, the most at once; try again after Retry-After seconds", super::pings::MAX_PINGS_PER_USER)),
-                                    "headers", json!({ "Retry-After": { "description": "Seconds to wait before trying again", "schema": { "type": "integer", "minimum": 0 } } })),
+                "RateLimited": with(error_response(&format!("RATE_LIMITED: the key is over `serve --rate-limit` (N requests per second or minute, burst N, counted per instance), or the client address is over it with failed authentications (then the key is not looked at); or, for a test ping, the user already has {} test pings running, the most at once. Try again after Retry-After seconds", super::pings::MAX_PINGS_PER_USER)),
+                                    "headers", rate_limit_headers(true)),
                 "InternalError": error_response("INTERNAL_ERROR"),
                 "Unavailable": error_response("SERVICE_UNAVAILABLE: the database cannot take writes now; or the server already serves its maximum of connections (serve --max-connections, default 1024), with Retry-After: 1, and closes the connection")
             },

@@ -14,6 +14,12 @@ pub struct Reply {
     pub body: Vec<u8>,
     /// For 405: the methods the path allows.
     pub allow: Option<&'static str>,
+    /// The `Content-Type` of a body that is not JSON (`/metrics`).
+    pub content_type: Option<&'static str>,
+    /// `--rate-limit`: the `RateLimit-*` headers of an authenticated request.
+    pub rate: Option<super::ratelimit::Headers>,
+    /// For a 429 of the rate limiter: `Retry-After` in whole seconds (else 1).
+    pub retry_after: Option<u64>,
 }
 
 impl Reply {
@@ -22,6 +28,9 @@ impl Reply {
             status,
             body,
             allow: None,
+            content_type: None,
+            rate: None,
+            retry_after: None,
         }
     }
 }
@@ -58,6 +67,22 @@ fn envelope(status: u16, code: &str, message: String, details: &[FieldError]) ->
                 .to_vec()
         });
     Reply::new(status, body)
+}
+
+/// 429 `RATE_LIMITED` from `--rate-limit`, with `Retry-After` and the `RateLimit-*` headers.
+pub fn rate_limited(limited: super::ratelimit::Limited, what: &str) -> Reply {
+    let mut r = envelope(
+        429,
+        "RATE_LIMITED",
+        format!(
+            "too many requests {what}; try again in {} s",
+            limited.retry_after
+        ),
+        &[],
+    );
+    r.retry_after = Some(limited.retry_after);
+    r.rate = Some(limited.headers);
+    r
 }
 
 pub fn not_found() -> Reply {
@@ -121,9 +146,10 @@ pub fn send(request: Request, reply: Reply, started: Instant, key_prefix: Option
         request.method(),
         request.url().split('?').next().unwrap_or("")
     );
-    let mut headers = Vec::with_capacity(4);
+    let mut headers = Vec::with_capacity(7);
     if !reply.body.is_empty() {
-        headers.push(header("Content-Type", "application/json"));
+        let content_type = reply.content_type.unwrap_or("application/json");
+        headers.push(header("Content-Type", content_type));
     }
     headers.push(header("Cache-Control", "no-store"));
     if let Some(allow) = reply.allow {
@@ -133,7 +159,13 @@ pub fn send(request: Request, reply: Reply, started: Instant, key_prefix: Option
         headers.push(header("WWW-Authenticate", "Bearer realm=\"keyhook\""));
     }
     if status == 429 {
-        headers.push(header("Retry-After", "1"));
+        let seconds = reply.retry_after.unwrap_or(1).to_string();
+        headers.push(header("Retry-After", &seconds));
+    }
+    if let Some(rate) = reply.rate {
+        headers.push(header("RateLimit-Limit", &rate.limit.to_string()));
+        headers.push(header("RateLimit-Remaining", &rate.remaining.to_string()));
+        headers.push(header("RateLimit-Reset", &rate.reset.to_string()));
     }
     let len = reply.body.len();
     let response = Response::new(

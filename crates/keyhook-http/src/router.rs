@@ -43,6 +43,23 @@ impl Route<'_> {
         }
     }
 
+    /// The route's path template, as in [`ROUTES`] (the metrics' `route` label).
+    pub fn template(&self) -> &'static str {
+        match self {
+            Route::ListKeys | Route::CreateKey => "/api-keys",
+            Route::GetKey(_) | Route::DeleteKey(_) => "/api-keys/{id}",
+            Route::ListWebhooks | Route::CreateWebhook => "/webhooks",
+            Route::GetWebhook(_) | Route::UpdateWebhook(_) | Route::DeleteWebhook(_) => {
+                "/webhooks/{id}"
+            }
+            Route::TestWebhook(_) => "/webhooks/{id}/test",
+            Route::WebhookDeliveries(_) => "/webhooks/{id}/deliveries",
+            Route::EmitEvent => "/events",
+            Route::ReplayWebhook(_) => "/webhooks/{id}/replay",
+            Route::ListAudit => "/audit",
+        }
+    }
+
     /// Whether the operation reads a JSON body; the others take none.
     pub fn takes_body(&self) -> bool {
         matches!(
@@ -166,6 +183,7 @@ mod tests {
             let Match::Found(found) = route(&m, &path) else {
                 panic!("{method} {path} is not routed");
             };
+            assert_eq!(found.template(), *template, "{method} {path}");
             let read = matches!(m, Method::Get | Method::Head);
             let want = if read { Access::Read } else { Access::Write };
             assert_eq!(found.operation().access(), want, "{method} {template}");

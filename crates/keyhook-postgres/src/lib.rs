@@ -38,6 +38,7 @@ mod error;
 mod idempotency;
 mod keys;
 mod migrations;
+mod ops;
 mod outbox;
 mod pool;
 mod replay;

@@ -12,6 +12,7 @@ mod idempotency;
 mod key_cache;
 mod keys;
 mod migrations;
+mod ops;
 mod outbox;
 mod replay;
 mod webhooks;

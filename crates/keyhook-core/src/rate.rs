@@ -1,0 +1,106 @@
+//! `serve --rate-limit RATE`: the rate a key (or, for failed authentications, a client
+//! address) may make requests at. Parsed here once for both the CLI (which refuses a bad value
+//! with exit 2) and the server (which builds its limiter from it).
+
+use std::fmt;
+use std::num::NonZeroU32;
+use std::time::Duration;
+
+/// The largest N accepted in `N/s` or `N/min`: far above what one instance serves, small
+/// enough that the limiter's arithmetic (nanoseconds per request) stays exact.
+pub const MAX_RATE: u32 = 1_000_000;
+
+/// N requests per period, with a burst of N.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimit {
+    pub requests: NonZeroU32,
+    pub period: Duration,
+}
+
+impl RateLimit {
+    /// `N/s` or `N/min` (also `N/sec`, `N/m`), N from 1 to [`MAX_RATE`].
+    pub fn parse(s: &str) -> Result<RateLimit, String> {
+        let usage = "expected N/s or N/min, e.g. 100/s or 600/min";
+        let Some((n, unit)) = s.split_once('/') else {
+            return Err(format!("{s:?} is not a rate: {usage}"));
+        };
+        let period = match unit {
+            "s" | "sec" => Duration::from_secs(1),
+            "min" | "m" => Duration::from_secs(60),
+            _ => {
+                return Err(format!(
+                    "unknown period {unit:?} in {s:?}: {usage} (per second or per minute)"
+                ))
+            }
+        };
+        if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(format!("{s:?} is not a rate: {usage}"));
+        }
+        let n: u64 = n
+            .parse()
+            .map_err(|_| format!("{s:?}: at most {MAX_RATE} requests per period"))?;
+        if n == 0 {
+            return Err(format!(
+                "{s:?} allows no request at all: the rate must be at least 1 (leave \
+                 --rate-limit out to turn limiting off)"
+            ));
+        }
+        if n > u64::from(MAX_RATE) {
+            return Err(format!("{s:?}: at most {MAX_RATE} requests per period"));
+        }
+        let requests = NonZeroU32::new(n as u32).expect("n is between 1 and MAX_RATE");
+        Ok(RateLimit { requests, period })
+    }
+}
+
+impl fmt::Display for RateLimit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let unit = if self.period.as_secs() == 60 {
+            "min"
+        } else {
+            "s"
+        };
+        write!(f, "{}/{unit}", self.requests)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn per_second_and_per_minute_parse() {
+        let r = RateLimit::parse("100/s").unwrap();
+        assert_eq!(r.requests.get(), 100);
+        assert_eq!(r.period, Duration::from_secs(1));
+        assert_eq!(
+            RateLimit::parse("5/min").unwrap().period,
+            Duration::from_secs(60)
+        );
+        assert_eq!(RateLimit::parse("5/min").unwrap().to_string(), "5/min");
+        assert_eq!(
+            RateLimit::parse("1000000/s").unwrap().requests.get(),
+            MAX_RATE
+        );
+    }
+
+    #[test]
+    fn bad_rates_are_refused_with_a_reason() {
+        for (bad, says) in [
+            ("0/s", "at least 1"),
+            ("10/hour", "unknown period"),
+            ("abc", "not a rate"),
+            ("/s", "not a rate"),
+            ("-1/s", "not a rate"),
+            ("+1/s", "not a rate"),
+            ("1.5/s", "not a rate"),
+            ("10/", "unknown period"),
+            ("1000001/s", "at most"),
+            ("99999999999999999999999/s", "at most"),
+            ("", "not a rate"),
+        ] {
+            let e = RateLimit::parse(bad).expect_err(bad);
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+    }
+}

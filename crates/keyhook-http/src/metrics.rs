@@ -1,0 +1,373 @@
+//! `GET /metrics`: Prometheus text (OpenMetrics) through the `prometheus-client` crate, which
+//! holds the registry and writes the format.
+//!
+//! Recording on the hot path takes no lock and allocates nothing: every series a request can
+//! touch exists before the first request. `keyhook_http_requests_total{route,status}` and
+//! `keyhook_http_request_duration_seconds{route}` are plain atomics in arrays indexed by the
+//! route template (the router's, never the raw path: a client cannot create label values)
+//! and by the status among [`STATUSES`] (anything else is `other`), encoded at scrape time by
+//! a `Collector` that writes only the cells that moved. (prometheus-client's own `Family` takes
+//! a read lock and its `Histogram` a mutex per observation, which is why those two are ours.)
+//! `keyhook_auth_failures_total{reason}` and `keyhook_deliveries_total{outcome}` are
+//! prometheus-client `Counter`s (one `AtomicU64` each), created for every reason and outcome
+//! up front and kept as handles. The outbox gauges are a query at scrape time.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
+use prometheus_client::metrics::counter::{ConstCounter, Counter};
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::ConstGauge;
+use prometheus_client::metrics::MetricType;
+use prometheus_client::registry::Registry;
+
+use super::router::{self, Match};
+use crate::store::Backend;
+use crate::time::Clock;
+
+/// The statuses counted by their own label value; any other is `other`.
+pub const STATUSES: &[u16] = &[
+    200, 201, 202, 204, 400, 401, 403, 404, 405, 408, 409, 410, 413, 415, 422, 429, 431, 500, 501,
+    503,
+];
+
+/// Upper bounds of the duration histogram's buckets, in seconds (+Inf follows).
+const BUCKETS: &[f64] = &[
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+];
+
+/// The route label of a request outside every route (404, 405, anything under no template).
+pub const UNMATCHED: &str = "unmatched";
+
+/// Why an authentication failed (`keyhook_auth_failures_total{reason}`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuthFailure {
+    /// No usable `Authorization: Bearer` header.
+    MissingHeader,
+    /// A token that is not key-shaped.
+    Malformed,
+    /// A well-formed key that is not stored (deleted, rotated away, guessed).
+    UnknownKey,
+    Expired,
+    /// Refused for earlier failures from its address (`--rate-limit`), not looked at.
+    RateLimited,
+}
+
+impl AuthFailure {
+    const ALL: [AuthFailure; 5] = [
+        AuthFailure::MissingHeader,
+        AuthFailure::Malformed,
+        AuthFailure::UnknownKey,
+        AuthFailure::Expired,
+        AuthFailure::RateLimited,
+    ];
+
+    fn label(self) -> &'static str {
+        match self {
+            AuthFailure::MissingHeader => "missing_header",
+            AuthFailure::Malformed => "malformed",
+            AuthFailure::UnknownKey => "unknown_key",
+            AuthFailure::Expired => "expired",
+            AuthFailure::RateLimited => "rate_limited",
+        }
+    }
+}
+
+/// `keyhook_deliveries_total{outcome}`: what the outbox worker settled.
+pub const OUTCOMES: [&str; 4] = ["delivered", "retrying", "failed", "cancelled"];
+
+/// One route's duration histogram: counts per bucket, the count and the sum (in ns).
+struct Histogram {
+    buckets: Box<[AtomicU64]>,
+    count: AtomicU64,
+    sum_ns: AtomicU64,
+}
+
+impl Histogram {
+    fn new() -> Histogram {
+        Histogram {
+            buckets: (0..=BUCKETS.len()).map(|_| AtomicU64::new(0)).collect(),
+            count: AtomicU64::new(0),
+            sum_ns: AtomicU64::new(0),
+        }
+    }
+
+    fn observe(&self, d: Duration) {
+        let secs = d.as_secs_f64();
+        let i = BUCKETS
+            .iter()
+            .position(|b| secs <= *b)
+            .unwrap_or(BUCKETS.len());
+        self.buckets[i].fetch_add(1, Ordering::Relaxed);
+        self.sum_ns.fetch_add(
+            u64::try_from(d.as_nanos()).unwrap_or(u64::MAX),
+            Ordering::Relaxed,
+        );
+        self.count.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// The HTTP request metrics: atomics only, indexed by route and status.
+struct Http {
+    /// Route labels: `/api/v1` + each template of [`router::ROUTES`], `/healthz`, `/metrics`,
+    /// then [`UNMATCHED`]. Built once at start.
+    routes: Vec<&'static str>,
+    /// `requests[route * (STATUSES.len() + 1) + status]`; the last status column is `other`.
+    requests: Box<[AtomicU64]>,
+    durations: Box<[Histogram]>,
+}
+
+impl std::fmt::Debug for Http {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Http")
+    }
+}
+
+impl Http {
+    fn new() -> Http {
+        let mut routes: Vec<&'static str> = Vec::new();
+        for (template, _) in router::ROUTES {
+            // Leaked once per distinct template at start: label values live as long as the
+            // process, and a `&'static str` costs nothing per request.
+            let label: &'static str = Box::leak(format!("/api/v1{template}").into_boxed_str());
+            if !routes.contains(&label) {
+                routes.push(label);
+            }
+        }
+        routes.extend(["/healthz", "/metrics", UNMATCHED]);
+        let cells = routes.len() * (STATUSES.len() + 1);
+        Http {
+            requests: (0..cells).map(|_| AtomicU64::new(0)).collect(),
+            durations: routes.iter().map(|_| Histogram::new()).collect(),
+            routes,
+        }
+    }
+
+    /// The index of the label of a router template (`/api-keys/{id}`): a comparison of
+    /// static strings, no allocation.
+    fn template_index(&self, template: &str) -> usize {
+        self.routes
+            .iter()
+            .position(|r| r.strip_prefix("/api/v1") == Some(template))
+            .unwrap_or(self.routes.len() - 1)
+    }
+
+    fn route_index(&self, label: &str) -> usize {
+        self.routes
+            .iter()
+            .position(|r| *r == label)
+            .unwrap_or(self.routes.len() - 1)
+    }
+}
+
+/// The collector that writes [`Http`]'s atomics at scrape time.
+#[derive(Debug)]
+struct HttpCollector(Arc<Http>);
+
+impl Collector for HttpCollector {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        {
+            let mut family = encoder.encode_descriptor(
+                "keyhook_http_requests",
+                "HTTP requests answered, by route template and status",
+                None,
+                MetricType::Counter,
+            )?;
+            let width = STATUSES.len() + 1;
+            for (i, cell) in self.0.requests.iter().enumerate() {
+                let n = cell.load(Ordering::Relaxed);
+                if n == 0 {
+                    continue;
+                }
+                let route = self.0.routes[i / width];
+                let status = STATUSES
+                    .get(i % width)
+                    .map_or_else(|| "other".to_string(), u16::to_string);
+                let labels = [("route", route), ("status", status.as_str())];
+                ConstCounter::new(n).encode(family.encode_family(&labels)?)?;
+            }
+        }
+        let mut family = encoder.encode_descriptor(
+            "keyhook_http_request_duration_seconds",
+            "Time from a request's arrival to its response's end, by route template",
+            None,
+            MetricType::Histogram,
+        )?;
+        for (route, h) in self.0.routes.iter().zip(self.0.durations.iter()) {
+            let count = h.count.load(Ordering::Relaxed);
+            if count == 0 {
+                continue;
+            }
+            let buckets: Vec<(f64, u64)> = BUCKETS
+                .iter()
+                .copied()
+                .chain([f64::INFINITY])
+                .zip(h.buckets.iter().map(|b| b.load(Ordering::Relaxed)))
+                .collect();
+            let sum = h.sum_ns.load(Ordering::Relaxed) as f64 / 1e9;
+            let labels = [("route", *route)];
+            family
+                .encode_family(&labels)?
+                .encode_histogram::<NoLabels>(sum, count, &buckets, None)?;
+        }
+        Ok(())
+    }
+}
+
+type NoLabels = prometheus_client::encoding::NoLabelSet;
+
+/// The outbox gauges: one query at each scrape, through the backend.
+struct Outbox {
+    db: Arc<dyn Backend>,
+    clock: Clock,
+}
+
+impl std::fmt::Debug for Outbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Outbox")
+    }
+}
+
+impl Collector for Outbox {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        // A database that does not answer leaves the two gauges out of this scrape (a gap,
+        // not a made-up zero); /healthz says why.
+        let backlog = self
+            .db
+            .connect()
+            .and_then(|s| Ok(s.conn().outbox_backlog()?));
+        let (pending, oldest) = match backlog {
+            Ok(b) => b,
+            Err(e) => {
+                super::reply::log(&format!("keyhook: metrics: outbox backlog: {e}"));
+                return Ok(());
+            }
+        };
+        let age = oldest.map_or(0.0, |t| {
+            ((self.clock.now().millis() - t.millis()).max(0) as f64) / 1000.0
+        });
+        let g = ConstGauge::new(pending as i64);
+        g.encode(encoder.encode_descriptor(
+            "keyhook_outbox_pending",
+            "Deliveries not yet settled (due, leased or waiting for a retry)",
+            None,
+            g.metric_type(),
+        )?)?;
+        let g = ConstGauge::new(age);
+        g.encode(encoder.encode_descriptor(
+            "keyhook_outbox_oldest_pending_age_seconds",
+            "Age of the oldest pending delivery (0 when there is none)",
+            None,
+            g.metric_type(),
+        )?)?;
+        Ok(())
+    }
+}
+
+/// The server's metrics: the registry (read at scrape) and the handles requests record into.
+pub struct Metrics {
+    registry: Registry,
+    http: Arc<Http>,
+    auth_failures: [Counter; AuthFailure::ALL.len()],
+    deliveries: [Counter; OUTCOMES.len()],
+}
+
+/// A request's route, found once for its metrics.
+#[derive(Debug, Clone, Copy)]
+pub struct RouteId(usize);
+
+impl Metrics {
+    pub fn new(db: Arc<dyn Backend>, clock: Clock) -> Metrics {
+        let mut registry = Registry::default();
+        let http = Arc::new(Http::new());
+        registry.register_collector(Box::new(HttpCollector(Arc::clone(&http))));
+        let auth: Family<[(&'static str, &'static str); 1], Counter> = Family::default();
+        registry.register(
+            "keyhook_auth_failures",
+            "Failed authentications under /api/v1, by reason",
+            auth.clone(),
+        );
+        let auth_failures =
+            AuthFailure::ALL.map(|r| auth.get_or_create(&[("reason", r.label())]).clone());
+        let outcomes: Family<[(&'static str, &'static str); 1], Counter> = Family::default();
+        registry.register(
+            "keyhook_deliveries",
+            "Webhook deliveries settled by this instance's outbox worker, by outcome",
+            outcomes.clone(),
+        );
+        let deliveries = OUTCOMES.map(|o| outcomes.get_or_create(&[("outcome", o)]).clone());
+        registry.register_collector(Box::new(Outbox { db, clock }));
+        Metrics {
+            registry,
+            http,
+            auth_failures,
+            deliveries,
+        }
+    }
+
+    /// The route label of a request: the router's template, `/healthz`, `/metrics`, or
+    /// [`UNMATCHED`].
+    pub fn route_of(&self, method: &tiny_http::Method, target: &str) -> RouteId {
+        let label = match super::api::api_path(target) {
+            Some("/openapi.json") => "/api/v1/openapi.json",
+            Some(path) => match router::route(method, path) {
+                Match::Found(route) => return RouteId(self.http.template_index(route.template())),
+                _ => UNMATCHED,
+            },
+            None => match target.split('?').next() {
+                Some("/healthz") => "/healthz",
+                Some("/metrics") => "/metrics",
+                _ => UNMATCHED,
+            },
+        };
+        RouteId(self.http.route_index(label))
+    }
+
+    /// Counts one answered request: two atomic additions and a histogram's three.
+    pub fn record(&self, route: RouteId, status: u16, took: Duration) {
+        let width = STATUSES.len() + 1;
+        let s = STATUSES
+            .iter()
+            .position(|x| *x == status)
+            .unwrap_or(STATUSES.len());
+        if let Some(cell) = self.http.requests.get(route.0 * width + s) {
+            cell.fetch_add(1, Ordering::Relaxed);
+        }
+        if let Some(h) = self.http.durations.get(route.0) {
+            h.observe(took);
+        }
+    }
+
+    pub fn auth_failure(&self, why: AuthFailure) {
+        let i = AuthFailure::ALL
+            .iter()
+            .position(|r| *r == why)
+            .expect("ALL lists every reason");
+        self.auth_failures[i].inc();
+    }
+
+    /// What the outbox worker settled in one committed transaction.
+    pub fn settled(&self, delivered: u64, retrying: u64, failed: u64, cancelled: u64) {
+        for (counter, n) in self
+            .deliveries
+            .iter()
+            .zip([delivered, retrying, failed, cancelled])
+        {
+            if n > 0 {
+                counter.inc_by(n);
+            }
+        }
+    }
+
+    /// The text of a scrape.
+    pub fn render(&self) -> String {
+        let mut out = String::with_capacity(8192);
+        if let Err(e) = prometheus_client::encoding::text::encode(&mut out, &self.registry) {
+            super::reply::log(&format!("keyhook: metrics: cannot encode: {e}"));
+        }
+        out
+    }
+}

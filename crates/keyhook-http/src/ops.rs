@@ -1,0 +1,53 @@
+//! `GET /healthz` and `GET /metrics`: outside `/api/v1`, for load balancers, orchestrators
+//! and Prometheus. No authentication and no rate limit (they name no key); neither is in the
+//! OpenAPI document, which describes the API under `/api/v1` (docs/operations.md).
+
+use tiny_http::{Method, Request};
+
+use super::reply::{self, Reply};
+use super::Shared;
+
+/// The answer to a request for `/healthz` or `/metrics`, or None for any other path.
+pub fn answer(shared: &Shared, rq: &Request) -> Option<Reply> {
+    let path = rq.url().split('?').next().unwrap_or("");
+    let which = match path {
+        "/healthz" => health,
+        "/metrics" => metrics,
+        _ => return None,
+    };
+    Some(match rq.method() {
+        Method::Get | Method::Head => which(shared),
+        _ => reply::method_not_allowed("GET"),
+    })
+}
+
+/// 200 `{"status":"ok"}` when the database answers a real query (a connection from the
+/// backend's pool, then a read of the schema); otherwise 503 with `{"status":"unavailable"}`
+/// and the error envelope's `error` member beside it (code `SERVICE_UNAVAILABLE`, a message
+/// without internals), so that both a probe reading `status` and a client reading the
+/// envelope understand it.
+fn health(shared: &Shared) -> Reply {
+    let ok = shared
+        .db
+        .connect()
+        .and_then(|store| Ok(store.conn().ping()?));
+    match ok {
+        Ok(()) => reply::raw(200, br#"{"status":"ok"}"#.to_vec()),
+        Err(e) => {
+            reply::log(&format!(
+                "keyhook: healthz: the database does not answer: {e}"
+            ));
+            reply::raw(
+                503,
+                br#"{"status":"unavailable","error":{"code":"SERVICE_UNAVAILABLE","message":"the database does not answer","details":[]}}"#
+                    .to_vec(),
+            )
+        }
+    }
+}
+
+fn metrics(shared: &Shared) -> Reply {
+    let mut r = reply::raw(200, shared.metrics.render().into_bytes());
+    r.content_type = Some("application/openmetrics-text; version=1.0.0; charset=utf-8");
+    r
+}

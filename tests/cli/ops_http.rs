@@ -1,0 +1,369 @@
+//! Operating `serve` (issue 13, CONTRACT 7): `--rate-limit` (a bucket per key, failed
+//! authentications per address, 429 with `Retry-After`, the `RateLimit-*` headers),
+//! `GET /healthz` (200, or 503 when the database does not answer) and `GET /metrics`
+//! (Prometheus text: counters that move by what happened, labels bounded whatever the paths).
+
+use std::collections::BTreeMap;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::common::{skip_unless_sqlite, str_of, Env};
+use crate::receiver::Receiver;
+use crate::server::{Resp, Server, PATIENCE};
+
+const KEYS: &str = "/api/v1/api-keys";
+
+fn key(env: &Env, name: &str) -> String {
+    str_of(&env.create_key(name, &[]), "key").to_string()
+}
+
+/// `Retry-After` and the three `RateLimit-*` headers as numbers (None when absent).
+fn limit_headers(r: &Resp) -> [Option<u64>; 4] {
+    [
+        "Retry-After",
+        "RateLimit-Limit",
+        "RateLimit-Remaining",
+        "RateLimit-Reset",
+    ]
+    .map(|h| {
+        r.header(h)
+            .map(|v| v.parse().unwrap_or_else(|_| panic!("{h}: {v:?}")))
+    })
+}
+
+/// A scrape of /metrics: each sample line's name with labels, and its value.
+fn scrape(server: &Server) -> BTreeMap<String, f64> {
+    let r = server.send("GET", "/metrics", &[], None);
+    assert_eq!(r.status, 200, "{r:?}");
+    let ct = r.header("Content-Type").unwrap_or("");
+    assert!(ct.starts_with("application/openmetrics-text"), "{ct}");
+    assert!(r.body.ends_with("# EOF\n"), "{}", r.body);
+    r.body
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .map(|l| {
+            let (name, value) = l.rsplit_once(' ').unwrap_or_else(|| panic!("{l:?}"));
+            (
+                name.to_string(),
+                value.parse().unwrap_or_else(|_| panic!("{l:?}")),
+            )
+        })
+        .collect()
+}
+
+fn sample(m: &BTreeMap<String, f64>, name: &str) -> f64 {
+    m.get(name).copied().unwrap_or(0.0)
+}
+
+fn requests(route: &str, status: u16) -> String {
+    format!("keyhook_http_requests_total{{route=\"{route}\",status=\"{status}\"}}")
+}
+
+#[test]
+fn a_bad_rate_is_refused_with_exit_2_and_a_reason() {
+    let env = Env::new();
+    for (rate, says) in [
+        ("0/s", "at least 1"),
+        ("10/hour", "unknown period"),
+        ("abc", "not a rate"),
+        ("1.5/s", "not a rate"),
+    ] {
+        let r = env.run(&["serve", "--bind", "127.0.0.1:0", "--rate-limit", rate]);
+        r.assert_error(2);
+        assert!(r.stderr.contains("--rate-limit"), "{rate}: {}", r.stderr);
+        assert!(r.stderr.contains(says), "{rate}: {}", r.stderr);
+        let mut c = env.cmd();
+        let out = c
+            .env("KEYHOOK_RATE_LIMIT", rate)
+            .args(["serve", "--bind", "127.0.0.1:0"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "KEYHOOK_RATE_LIMIT={rate}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains(says));
+    }
+}
+
+#[test]
+fn a_key_over_its_rate_gets_429_with_retry_after_and_others_are_not_slowed() {
+    let env = Env::new();
+    let (a, b) = (key(&env, "a"), key(&env, "b"));
+    let server = Server::start_with(&env, &["--rate-limit", "3/min"]);
+    for remaining in [2, 1, 0] {
+        let r = server.get(KEYS, &a);
+        assert_eq!(r.status, 200, "{r:?}");
+        // 3/min: a cell comes back every 20 s; the bucket is full again when all have.
+        let used = 3 - remaining;
+        assert_eq!(
+            limit_headers(&r),
+            [None, Some(3), Some(remaining), Some(20 * used)],
+            "{r:?}"
+        );
+    }
+    let r = server.get(KEYS, &a);
+    assert_eq!(r.status, 429, "{r:?}");
+    assert_eq!(r.json()["error"]["code"], "RATE_LIMITED", "{r:?}");
+    let [retry, limit, remaining, reset] = limit_headers(&r);
+    let retry = retry.expect("Retry-After");
+    assert!(
+        (1..=20).contains(&retry),
+        "whole seconds until a cell is back: {r:?}"
+    );
+    assert_eq!((limit, remaining), (Some(3), Some(0)), "{r:?}");
+    assert!(reset.unwrap() >= retry, "{r:?}");
+    // An error after authentication carries the headers too (a 404 costs a request).
+    let mut c = Server::start_with(&env, &["--rate-limit", "3/min"]);
+    let r = c.get("/api/v1/nothing-here", &a);
+    assert_eq!(r.status, 404, "{r:?}");
+    assert_eq!(
+        limit_headers(&r)[1..],
+        [Some(3), Some(2), Some(20)],
+        "{r:?}"
+    );
+    c.stop_with("TERM");
+    // Another key has its own bucket.
+    let r = server.get(KEYS, &b);
+    assert_eq!((r.status, limit_headers(&r)[2]), (200, Some(2)), "{r:?}");
+    // The log names the key by its prefix only.
+    assert!(!server.log().contains(&a), "the plaintext key is logged");
+}
+
+#[test]
+fn without_rate_limit_nothing_is_limited_and_no_header_is_sent() {
+    let env = Env::new();
+    let a = key(&env, "a");
+    let server = Server::start(&env);
+    for _ in 0..30 {
+        let r = server.get(KEYS, &a);
+        assert_eq!(r.status, 200, "{r:?}");
+        assert_eq!(limit_headers(&r), [None; 4], "{r:?}");
+    }
+}
+
+#[test]
+fn failed_authentications_are_limited_per_address_before_any_key_is_looked_at() {
+    let env = Env::new();
+    let good = key(&env, "good");
+    let server = Server::start_with(&env, &["--rate-limit", "3/min"]);
+    let wrong = format!("kp_{}", "0".repeat(64));
+    for _ in 0..3 {
+        let r = server.get(KEYS, &wrong);
+        assert_eq!(r.status, 401, "{r:?}");
+    }
+    let r = server.get(KEYS, &wrong);
+    assert_eq!(r.status, 429, "the fourth failure within the minute: {r:?}");
+    assert_eq!(r.json()["error"]["code"], "RATE_LIMITED");
+    assert!(
+        limit_headers(&r)[0].is_some_and(|s| (1..=20).contains(&s)),
+        "{r:?}"
+    );
+    // The address is refused, whatever it sends: a guessed key is not even tried.
+    let r = server.get(KEYS, &good);
+    assert_eq!(r.status, 429, "a key from a blocked address: {r:?}");
+    let r = server.call("GET", KEYS, None);
+    assert_eq!(r.status, 429, "{r:?}");
+    let m = scrape(&server);
+    assert_eq!(
+        sample(&m, r#"keyhook_auth_failures_total{reason="unknown_key"}"#),
+        4.0,
+        "{m:?}"
+    );
+    assert_eq!(
+        sample(&m, r#"keyhook_auth_failures_total{reason="rate_limited"}"#),
+        2.0,
+        "{m:?}"
+    );
+    // /healthz and /metrics are not limited.
+    assert_eq!(server.send("GET", "/healthz", &[], None).status, 200);
+}
+
+#[test]
+fn healthz_answers_200_with_the_database_up() {
+    let env = Env::new();
+    env.create_key("k", &[]);
+    let server = Server::start(&env);
+    let r = server.send("GET", "/healthz", &[], None);
+    assert_eq!(r.status, 200, "{r:?}");
+    assert_eq!(r.json(), json!({"status": "ok"}));
+    assert_eq!(r.header("Content-Type"), Some("application/json"));
+    // No authentication, and no route under /api/v1 by that name.
+    assert_eq!(server.send("POST", "/healthz", &[], Some(b"")).status, 405);
+    assert_eq!(server.call("GET", "/api/v1/healthz", None).status, 401);
+}
+
+#[test]
+fn healthz_answers_503_when_the_sqlite_file_can_no_longer_be_read() {
+    if skip_unless_sqlite("truncates the SQLite file under the server") {
+        return;
+    }
+    let env = Env::new();
+    env.create_key("k", &[]);
+    let server = Server::start(&env);
+    assert_eq!(server.send("GET", "/healthz", &[], None).status, 200);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(env.db())
+        .and_then(|f| f.set_len(0))
+        .expect("truncate the database file");
+    let r = server.send("GET", "/healthz", &[], None);
+    assert_eq!(r.status, 503, "{r:?}");
+    let v = r.json();
+    assert_eq!(v["status"], "unavailable", "{v}");
+    assert_eq!(v["error"]["code"], "SERVICE_UNAVAILABLE", "{v}");
+}
+
+#[test]
+fn healthz_answers_503_while_postgresql_is_stopped_and_200_when_it_is_back() {
+    if skip_unless_sqlite("makes its own PostgreSQL cluster") {
+        return;
+    }
+    let Some(cluster) = keyhook_testpg::Cluster::private() else {
+        return;
+    };
+    let db = cluster.database();
+    let server = Server::start_on_url(&db.url(), cluster.password(), None, &[]);
+    assert_eq!(server.send("GET", "/healthz", &[], None).status, 200);
+    db.sql("CHECKPOINT");
+    cluster.stop();
+    let r = server.send("GET", "/healthz", &[], None);
+    assert_eq!(r.status, 503, "{r:?}");
+    assert_eq!(r.json()["status"], "unavailable");
+    assert!(!r.body.contains(cluster.password()), "{r:?}");
+    cluster.start();
+    let deadline = Instant::now() + PATIENCE;
+    while server.send("GET", "/healthz", &[], None).status != 200 {
+        assert!(
+            Instant::now() < deadline,
+            "not healthy again: {}",
+            server.log()
+        );
+        thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn metrics_count_requests_by_route_template_and_status() {
+    let env = Env::new();
+    let a = key(&env, "a");
+    let server = Server::start(&env);
+    let before = scrape(&server);
+    for _ in 0..3 {
+        assert_eq!(server.get(KEYS, &a).status, 200);
+    }
+    for i in 0..5 {
+        assert_eq!(server.get(&format!("{KEYS}/key_nope{i}"), &a).status, 404);
+    }
+    assert_eq!(server.call("GET", KEYS, None).status, 401);
+    assert_eq!(server.send("GET", "/healthz", &[], None).status, 200);
+    let after = scrape(&server);
+    let moved = |name: &str| sample(&after, name) - sample(&before, name);
+    assert_eq!(moved(&requests("/api/v1/api-keys", 200)), 3.0, "{after:?}");
+    assert_eq!(
+        moved(&requests("/api/v1/api-keys/{id}", 404)),
+        5.0,
+        "{after:?}"
+    );
+    assert_eq!(moved(&requests("/api/v1/api-keys", 401)), 1.0, "{after:?}");
+    assert_eq!(moved(&requests("/healthz", 200)), 1.0, "{after:?}");
+    assert_eq!(moved(&requests("/metrics", 200)), 1.0, "the first scrape");
+    assert_eq!(
+        moved(r#"keyhook_auth_failures_total{reason="missing_header"}"#),
+        1.0
+    );
+    let count = r#"keyhook_http_request_duration_seconds_count{route="/api/v1/api-keys"}"#;
+    assert_eq!(moved(count), 4.0, "{after:?}");
+    let inf = r#"keyhook_http_request_duration_seconds_bucket{le="+Inf",route="/api/v1/api-keys"}"#;
+    assert_eq!(sample(&after, inf), sample(&after, count));
+    assert!(after.contains_key("keyhook_outbox_pending"), "{after:?}");
+    assert!(after.contains_key("keyhook_outbox_oldest_pending_age_seconds"));
+}
+
+#[test]
+fn random_paths_create_no_label_values() {
+    let env = Env::new();
+    let a = key(&env, "a");
+    let server = Server::start(&env);
+    for i in 0..200 {
+        let junk = format!("zz{i}q{}", i * 7919);
+        server.get(&format!("/api/v1/{junk}/x"), &a);
+        server.get(&format!("{KEYS}/{junk}"), &a);
+        server.send("GET", &format!("/{junk}"), &[], None);
+        server.send("GET", &format!("/metrics/{junk}"), &[], None);
+    }
+    let r = server.send("GET", "/metrics", &[], None);
+    assert!(!r.body.contains("zz"), "a path became a label value");
+    let series = r
+        .body
+        .lines()
+        .filter(|l| l.starts_with("keyhook_http_requests_total"))
+        .count();
+    assert!(series <= 6, "{series} series:\n{}", r.body);
+    let m = scrape(&server);
+    assert_eq!(sample(&m, &requests("unmatched", 404)), 600.0, "{m:?}");
+    assert_eq!(sample(&m, &requests("/api/v1/api-keys/{id}", 404)), 200.0);
+}
+
+/// Polls /metrics until `name` reaches `want` (the worker settles after the endpoint has
+/// answered).
+fn wait_for_sample(server: &Server, name: &str, want: f64) -> BTreeMap<String, f64> {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let m = scrape(server);
+        if sample(&m, name) >= want {
+            return m;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{name} never reached {want}: {m:?}"
+        );
+        thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn metrics_count_deliveries_and_show_the_outbox_backlog() {
+    let env = Env::with_clock();
+    let rx = Receiver::start();
+    let a = key(&env, "a");
+    let server = Server::start_with(&env, &["--allow-private-targets"]);
+    for (path, event) in [("/ok", "post.published"), ("/fail", "post.failed")] {
+        let r = server.post_json(
+            "/api/v1/webhooks",
+            &a,
+            &json!({"url": rx.url(path), "events": [event]}),
+        );
+        assert_eq!(r.status, 201, "{r:?}");
+    }
+    let delivered = r#"keyhook_deliveries_total{outcome="delivered"}"#;
+    let retrying = r#"keyhook_deliveries_total{outcome="retrying"}"#;
+    assert_eq!(sample(&scrape(&server), delivered), 0.0);
+    for _ in 0..2 {
+        let r = server.post_json(
+            "/api/v1/events",
+            &a,
+            &json!({"event": "post.published", "data": {}}),
+        );
+        assert_eq!(r.status, 202, "{r:?}");
+    }
+    let m = wait_for_sample(&server, delivered, 2.0);
+    assert_eq!(sample(&m, delivered), 2.0, "{m:?}");
+    assert_eq!(sample(&m, "keyhook_outbox_pending"), 0.0, "{m:?}");
+    assert_eq!(sample(&m, "keyhook_outbox_oldest_pending_age_seconds"), 0.0);
+
+    // A failing endpoint: the delivery waits for its retry, pending, and ages with the clock.
+    let r = server.post_json(
+        "/api/v1/events",
+        &a,
+        &json!({"event": "post.failed", "data": {}}),
+    );
+    assert_eq!(r.status, 202, "{r:?}");
+    let m = wait_for_sample(&server, retrying, 1.0);
+    assert_eq!(sample(&m, retrying), 1.0, "{m:?}");
+    assert_eq!(sample(&m, delivered), 2.0, "{m:?}");
+    assert_eq!(sample(&m, "keyhook_outbox_pending"), 1.0, "{m:?}");
+    env.advance_clock(1_000);
+    let m = scrape(&server);
+    let age = sample(&m, "keyhook_outbox_oldest_pending_age_seconds");
+    assert!((1.0..2.0).contains(&age), "{age}: {m:?}");
+}

@@ -1334,7 +1334,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__serve)
-            opts="-h -V --bind --threads --read-timeout --header-timeout --max-connections --retry-schedule --delivery-workers --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            opts="-h -V --bind --threads --read-timeout --header-timeout --max-connections --log-format --retry-schedule --delivery-workers --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1358,6 +1358,10 @@ _keyhook() {
                     ;;
                 --max-connections)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --retry-schedule)

@@ -45,6 +45,8 @@ const OWNED: &[(&str, &[&str])] = &[
     ("comfy-table", &["keyhook-cli"]),
     ("indicatif", &["keyhook-cli"]),
     ("ureq", &["keyhook-delivery"]),
+    // The log subscriber is the binary's front's (keyhook-cli); libraries only emit `tracing`.
+    ("tracing-subscriber", &["keyhook-cli"]),
 ];
 
 /// Each workspace package's normal dependencies, by name.

@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use clap::Args;
 
+use super::logging::LogFormat;
 use super::Context;
 use crate::store::Backend;
 use crate::time::Clock;
@@ -37,6 +38,11 @@ pub struct ServeArgs {
     #[arg(long, env = "KEYHOOK_MAX_CONNECTIONS", default_value_t = 1024, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     max_connections: u32,
+    /// How log lines are written on stderr: text, or one JSON object per line (the filter is
+    /// KEYHOOK_LOG, default info)
+    #[arg(long, env = "KEYHOOK_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text,
+          value_name = "FORMAT")]
+    pub log_format: LogFormat,
     #[command(flatten)]
     delivery: super::deliver::DeliveryArgs,
 }
@@ -76,12 +82,17 @@ pub fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<()> {
         delivery: args.delivery.worker_options(ctx, false),
         clock: ctx.clock.clone(),
     };
+    // Log events, not messages: in JSON with `--log-format json` (tests read the address
+    // from the message, which stays the same in both formats).
     ctx.wiring.serve(config, stop, &|addr| {
-        super::output::say(&format!(
+        tracing::info!(
+            target: "keyhook::serve",
+            address = %addr,
+            database = %shown,
             "keyhook: listening on http://{addr} (database {shown})"
-        ))
+        )
     })?;
-    super::output::say("keyhook: stopped");
+    tracing::info!(target: "keyhook::serve", "keyhook: stopped");
     Ok(())
 }
 

@@ -18,7 +18,7 @@ use crate::service::webhooks;
 use crate::service::Actor;
 use crate::time::{Clock, Timestamp};
 
-const PREFIX: &str = "/api/v1";
+pub(crate) const PREFIX: &str = "/api/v1";
 
 /// What the server lends each request. The database connection (`db`) is held until the
 /// request is answered, unless a handler gives it back to call the network.
@@ -83,7 +83,7 @@ pub fn refused_unread(rq: &Request) -> bool {
 /// target outside it. The prefix must end at a segment boundary (`/api/v1api-keys` is not
 /// under it), and an absolute-form target (`http://host:port/api/v1/...`, RFC 9112 section
 /// 3.2.2) is routed by its path. The query is not part of the path.
-fn api_path(target: &str) -> Option<&str> {
+pub(crate) fn api_path(target: &str) -> Option<&str> {
     let target = match target.split_once("://") {
         Some((scheme, rest))
             if scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https") =>

@@ -262,3 +262,47 @@ fn an_unknown_log_format_is_a_usage_error() {
     r.assert_error(2);
     assert!(r.stderr.contains("--log-format"), "{r:?}");
 }
+
+/// The server's own errors are events of their level: an internal error is an `ERROR` line
+/// with its cause, beside the request's `INFO` access line with status 500.
+#[test]
+fn an_internal_error_is_an_error_line_in_json() {
+    let env = Env::new();
+    let key = env.create_key("broken", &[])["key"]
+        .as_str()
+        .expect("key")
+        .to_string();
+    let mut s = Server::start_with(&env, &["--log-format", "json"]);
+    env.sql(match env.is_sqlite() {
+        true => "DROP TABLE events",
+        false => "DROP TABLE events CASCADE",
+    });
+    let r = s.post_json("/api/v1/events", &key, &json!({"event": "post.published"}));
+    assert_eq!(r.status, 500, "{r:?}");
+    let (_, _, log) = s.stop_with("TERM");
+    let lines: Vec<Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l:?}")))
+        .collect();
+    let error = lines
+        .iter()
+        .find(|l| l["level"] == "ERROR")
+        .unwrap_or_else(|| panic!("no ERROR line:\n{log}"));
+    assert_eq!(error["target"], "keyhook::http", "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("keyhook: internal error: "),
+        "{error}"
+    );
+    let access = lines
+        .iter()
+        .find(|l| l["target"] == "keyhook::access")
+        .unwrap_or_else(|| panic!("no access line:\n{log}"));
+    assert_eq!(
+        (&access["status"], &access["route"], &access["level"]),
+        (&json!(500), &json!("/api/v1/events"), &json!("INFO")),
+        "{access}"
+    );
+}

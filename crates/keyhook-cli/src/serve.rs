@@ -82,8 +82,8 @@ pub fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<()> {
         delivery: args.delivery.worker_options(ctx, false),
         clock: ctx.clock.clone(),
     };
-    // Log events, not messages: in JSON with `--log-format json` (tests read the address
-    // from the message, which stays the same in both formats).
+    // Log events, not messages (JSON with `--log-format json`). Scripts and tests read the
+    // address from the first line's message, the same text in both formats.
     ctx.wiring.serve(config, stop, &|addr| {
         tracing::info!(
             target: "keyhook::serve",

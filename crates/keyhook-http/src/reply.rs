@@ -155,14 +155,15 @@ pub fn send(request: Request, reply: Reply, started: Instant, key_prefix: Option
     // connection can serve its next request; a request declaring more is its connection's
     // last (vendor/tiny_http/PATCHES.md).
     let _ = request.respond(response);
-    // The message is the text line; the fields are for `--log-format json`.
+    // The message is the text line; the fields are for `--log-format json` (duration in ms,
+    // to the microsecond).
     let ms = started.elapsed().as_secs_f64() * 1000.0;
     tracing::info!(
         target: "keyhook::access",
         method = %super::body::printable(&method),
         route,
         status,
-        duration = (ms * 10.0).round() / 10.0,
+        duration = (ms * 1000.0).round() / 1000.0,
         keyPrefix = key_prefix,
         "{} {status} {ms:.1}ms {}",
         super::body::printable(&request_line),

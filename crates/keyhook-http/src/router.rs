@@ -140,10 +140,8 @@ pub const ROUTES: &[(&str, &str)] = &[
 /// method: what the access log names instead of the path, whose ids it must not repeat. `{id}`
 /// stands for any one non-empty segment. None for a path that names no route.
 pub fn template(path: &str) -> Option<&'static str> {
-    let segments = |p: &'static str| p.split('/');
     ROUTES.iter().map(|(t, _)| *t).find(|t| {
-        let mut given = path.split('/');
-        let mut want = segments(t);
+        let (mut want, mut given) = (t.split('/'), path.split('/'));
         loop {
             match (want.next(), given.next()) {
                 (None, None) => return true,

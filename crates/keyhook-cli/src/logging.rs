@@ -87,7 +87,11 @@ struct Sink {
 
 impl<S: Subscriber> Layer<S> for Sink {
     fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, S>) {
-        let mut fields = Fields::default();
+        // A text line is the message alone: the other fields are not even formatted.
+        let mut fields = Fields {
+            message_only: self.format == LogFormat::Text,
+            ..Fields::default()
+        };
         event.record(&mut fields);
         let meta = event.metadata();
         let mut line = match self.format {
@@ -110,6 +114,8 @@ impl<S: Subscriber> Layer<S> for Sink {
 struct Fields {
     message: String,
     others: Vec<(&'static str, Value)>,
+    /// Record the message and skip the rest.
+    message_only: bool,
 }
 
 impl Fields {
@@ -150,10 +156,14 @@ impl Fields {
 
 impl Visit for Fields {
     fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
-        self.put(field, Value::String(format!("{value:?}")));
+        if !self.message_only || field.name() == "message" {
+            self.put(field, Value::String(format!("{value:?}")));
+        }
     }
     fn record_str(&mut self, field: &Field, value: &str) {
-        self.put(field, Value::String(value.to_string()));
+        if !self.message_only || field.name() == "message" {
+            self.put(field, Value::String(value.to_string()));
+        }
     }
     fn record_i64(&mut self, field: &Field, value: i64) {
         self.put(field, Value::from(value));
@@ -237,6 +247,7 @@ mod tests {
         Fields {
             message: message.into(),
             others: others.to_vec(),
+            message_only: false,
         }
     }
 

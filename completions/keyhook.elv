@@ -798,6 +798,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --header-timeout 'Disconnect a client whose request head (request line and headers) takes longer than this (from connecting for the first request, from its first byte for later ones), or whose request body takes longer than this after the head'
             cand --max-connections 'Connections served at once; a connection over the limit is answered 503 and closed'
             cand --rate-limit 'Requests per API key, N/s or N/min (burst N), counted by this instance; failed authentications are limited per client address at the same rate. Off when not given'
+            cand --log-format 'How log lines are written on stderr: text, or one JSON object per line (the filter is KEYHOOK_LOG, default info)'
             cand --retry-schedule 'Delays before each retry of a failed delivery, comma-separated'
             cand --delivery-workers 'Deliveries sent at once'
             cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'

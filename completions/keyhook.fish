@@ -614,6 +614,8 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l read-timeout -
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l header-timeout -d 'Disconnect a client whose request head (request line and headers) takes longer than this (from connecting for the first request, from its first byte for later ones), or whose request body takes longer than this after the head' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l max-connections -d 'Connections served at once; a connection over the limit is answered 503 and closed' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l rate-limit -d 'Requests per API key, N/s or N/min (burst N), counted by this instance; failed authentications are limited per client address at the same rate. Off when not given' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l log-format -d 'How log lines are written on stderr: text, or one JSON object per line (the filter is KEYHOOK_LOG, default info)' -r -f -a "text\t'The message alone, one line per event'
+json\t'One JSON object per line: time, level, target, message and the event\'s fields'"
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l retry-schedule -d 'Delays before each retry of a failed delivery, comma-separated' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l delivery-workers -d 'Deliveries sent at once' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F

@@ -23,6 +23,7 @@ mod input_policy;
 mod instances;
 mod keys;
 mod leases;
+mod logs;
 mod newcomer;
 mod openapi;
 mod openapi_bounds;

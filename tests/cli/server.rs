@@ -119,6 +119,13 @@ impl Server {
         Server::spawn(sh, env, args)
     }
 
+    /// [`Server::start_with`] with `vars` set in the server's environment (`KEYHOOK_LOG`).
+    pub fn start_with_env(env: &Env, vars: &[(&str, &str)], args: &[&str]) -> Server {
+        let mut program = keyhook();
+        program.envs(vars.iter().copied());
+        Server::spawn(program, env, args)
+    }
+
     /// Runs `program` (the binary, or something that `exec`s it with the arguments that
     /// follow) with `--db <env's db> serve --bind 127.0.0.1:0` and `args`.
     fn spawn(program: Command, env: &Env, args: &[&str]) -> Server {
@@ -199,6 +206,11 @@ impl Server {
                 let _ = child.kill();
                 panic!("keyhook serve printed nothing on stderr");
             }
+        };
+        // With `serve --log-format json`, the same message is the line's "message".
+        let first = match serde_json::from_str::<Value>(&first) {
+            Ok(Value::Object(o)) => o["message"].as_str().unwrap_or_default().to_string(),
+            _ => first,
         };
         let port = first
             .strip_prefix("keyhook: listening on http://127.0.0.1:")

@@ -82,6 +82,12 @@ fn environment(cmd: &clap::Command) -> Vec<(String, String)> {
         "NO_COLOR".into(),
         "When set (to anything), tables are printed without color, as with --color never.".into(),
     ));
+    vars.push((
+        crate::logging::FILTER_ENV.into(),
+        "Which log events are written: a level (error, warn, info, debug, trace, off) or \
+         target=level directives separated by commas (default info). See docs/operating.md."
+            .into(),
+    ));
     vars
 }
 

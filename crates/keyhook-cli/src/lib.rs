@@ -10,6 +10,7 @@ mod deliver;
 pub mod docs;
 mod events;
 mod keys;
+pub mod logging;
 pub mod output;
 mod prompt;
 mod secret_out;
@@ -307,6 +308,14 @@ pub fn main(wiring: &'static dyn Wiring) -> i32 {
         delivery_timeout: std::time::Duration::from_millis(cli.delivery_timeout.unsigned_abs()),
         clock: crate::config::clock(),
     };
+    // The log subscriber: `serve --log-format`, text for every other command.
+    let log_format = match &cli.command {
+        Command::Serve(args) => args.log_format,
+        _ => logging::LogFormat::Text,
+    };
+    if let Err(e) = logging::init(log_format, ctx.clock.clone()) {
+        return report(&ctx.out, &anyhow::Error::from(e));
+    }
     let result = match cli.command {
         Command::Keys(cmd) => keys::run(&ctx, cmd),
         Command::Webhooks(cmd) => webhooks::run(&ctx, cmd),

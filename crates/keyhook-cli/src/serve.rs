@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use clap::Args;
 
+use super::logging::LogFormat;
 use super::Context;
 use crate::store::Backend;
 use crate::time::Clock;
@@ -43,6 +44,11 @@ pub struct ServeArgs {
     #[arg(long, env = "KEYHOOK_RATE_LIMIT", value_name = "RATE",
           value_parser = RateLimit::parse)]
     rate_limit: Option<RateLimit>,
+    /// How log lines are written on stderr: text, or one JSON object per line (the filter is
+    /// KEYHOOK_LOG, default info)
+    #[arg(long, env = "KEYHOOK_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text,
+          value_name = "FORMAT")]
+    pub log_format: LogFormat,
     #[command(flatten)]
     delivery: super::deliver::DeliveryArgs,
 }
@@ -85,12 +91,17 @@ pub fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<()> {
         clock: ctx.clock.clone(),
         rate_limit: args.rate_limit,
     };
+    // Log events, not messages (JSON with `--log-format json`). Scripts and tests read the
+    // address from the first line's message, the same text in both formats.
     ctx.wiring.serve(config, stop, &|addr| {
-        super::output::say(&format!(
+        tracing::info!(
+            target: "keyhook::serve",
+            address = %addr,
+            database = %shown,
             "keyhook: listening on http://{addr} (database {shown})"
-        ))
+        )
     })?;
-    super::output::say("keyhook: stopped");
+    tracing::info!(target: "keyhook::serve", "keyhook: stopped");
     Ok(())
 }
 

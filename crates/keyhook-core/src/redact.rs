@@ -369,11 +369,22 @@ fn b64_key_ending_at(b: &[u8], i: usize) -> Option<(usize, usize)> {
         }
         _ => return None,
     };
-    let start = i.checked_sub(B64_MIN)?;
-    b[start..i]
-        .iter()
-        .all(|&c| is_b64(c))
-        .then_some((start, i + pad))
+    // Back from the `=`, B64_MIN characters, raw or percent-encoded (`%2B`, `%2F`, as a URL
+    // path carries a secret's `+` and `/`).
+    let mut start = i;
+    for _ in 0..B64_MIN {
+        let escaped = start >= 3
+            && b[start - 3] == b'%'
+            && hex_value(b[start - 2])
+                .zip(hex_value(b[start - 1]))
+                .is_some_and(|(h, l)| is_b64(h << 4 | l));
+        start = match start {
+            _ if escaped => start - 3,
+            1.. if is_b64(b[start - 1]) => start - 1,
+            _ => return None,
+        };
+    }
+    Some((start, i + pad))
 }
 
 /// The secret-shaped token starting at `i`: where it ends (`whsec_` is all that is shown).
@@ -560,6 +571,11 @@ mod tests {
         assert_eq!(
             keys("/x/MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8+/Tw%3D"),
             "/x/MfKQ…"
+        );
+        // Its `+` and `/` percent-encoded, as a client puts it in a path.
+        assert_eq!(
+            keys("/webhooks/MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8%2B%2fTw%3D 404"),
+            "/webhooks/MfKQ… 404"
         );
         // A long word or path is not a secret without its `=`.
         let long = format!("/api/v1/{}/x", "a".repeat(60));

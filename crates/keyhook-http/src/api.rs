@@ -24,7 +24,7 @@ use crate::service::webhooks;
 use crate::service::Actor;
 use crate::time::{Clock, Timestamp};
 
-const PREFIX: &str = "/api/v1";
+pub(crate) const PREFIX: &str = "/api/v1";
 
 /// What the server lends each request. The database connection (`db`) is held until the
 /// request is answered, unless a handler gives it back to call the network.

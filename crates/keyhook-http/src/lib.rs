@@ -164,7 +164,7 @@ impl Server {
             // say); the patched tiny_http keeps accepting, every 50 ms while one lasts.
             if let Err(e) = self.inner.recv_timeout(POLL) {
                 if complained.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
-                    reply::log(&format!("keyhook: cannot accept a connection: {e}"));
+                    tracing::error!(target: "keyhook::http", "keyhook: cannot accept a connection: {e}");
                     complained = Some(Instant::now());
                 }
             }
@@ -176,9 +176,10 @@ impl Server {
         }
         let left = self.shared.in_flight.load(Ordering::Acquire);
         if left > 0 {
-            reply::log(&format!(
+            tracing::warn!(
+                target: "keyhook::http",
                 "keyhook: {left} request(s) still unfinished; not waiting longer"
-            ));
+            );
         }
     }
 }

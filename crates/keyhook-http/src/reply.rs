@@ -55,7 +55,7 @@ pub fn no_content() -> Reply {
 pub fn error(e: &Error) -> Reply {
     if matches!(e, Error::Storage(_) | Error::Io(_)) {
         // The operator sees the cause; the client only that something failed.
-        log(&format!("keyhook: internal error: {e}"));
+        tracing::error!(target: "keyhook::http", "keyhook: internal error: {e}");
     }
     envelope(e.http_status(), e.code(), e.public_message(), e.details())
 }
@@ -130,10 +130,11 @@ fn header(name: &'static str, value: &str) -> Header {
     Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("static header is valid")
 }
 
-/// Writes a line of the server's log to stderr, with every key-shaped string in it shown as
-/// its prefix (`crate::redact`): the one way the server logs.
+/// Logs `line` as an error event (the outbox worker's failures, handed this function by the
+/// binary). The subscriber the binary installs (keyhook-cli's `logging`) writes every event,
+/// redacted: the server's log lines are `tracing` events.
 pub fn log(line: &str) {
-    crate::redact::to_stderr(line);
+    tracing::error!(target: "keyhook", "{line}");
 }
 
 /// Sends `reply` and writes the access log line: method, path, status, duration, key prefix.
@@ -146,6 +147,12 @@ pub fn send(request: Request, reply: Reply, started: Instant, key_prefix: Option
         request.method(),
         request.url().split('?').next().unwrap_or("")
     );
+    // For the log's fields: the route's template (`/api/v1/api-keys/{id}`), never the path,
+    // or null for a path that names no route.
+    let method = request.method().to_string();
+    let route = super::api::api_path(request.url())
+        .and_then(super::router::template)
+        .map(|t| format!("{}{t}", super::api::PREFIX));
     let mut headers = Vec::with_capacity(7);
     if !reply.body.is_empty() {
         let content_type = reply.content_type.unwrap_or("application/json");
@@ -180,10 +187,18 @@ pub fn send(request: Request, reply: Reply, started: Instant, key_prefix: Option
     // connection can serve its next request; a request declaring more is its connection's
     // last (vendor/tiny_http/PATCHES.md).
     let _ = request.respond(response);
-    log(&format!(
-        "{} {status} {:.1}ms {}",
+    // The message is the text line; the fields are for `--log-format json` (duration in ms,
+    // to the microsecond).
+    let ms = started.elapsed().as_secs_f64() * 1000.0;
+    tracing::info!(
+        target: "keyhook::access",
+        method = %super::body::printable(&method),
+        route,
+        status,
+        duration = (ms * 1000.0).round() / 1000.0,
+        keyPrefix = key_prefix,
+        "{} {status} {ms:.1}ms {}",
         super::body::printable(&request_line),
-        started.elapsed().as_secs_f64() * 1000.0,
         key_prefix.unwrap_or("-")
-    ));
+    );
 }

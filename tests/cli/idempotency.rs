@@ -141,6 +141,11 @@ fn users_never_share_keys() {
         r.stdout,
         format!("Queued {id} (post.published) for 1 webhook.\n")
     );
+    assert!(
+        r.stderr
+            .contains("the first event is shown, and nothing new was queued"),
+        "{r:#?}"
+    );
     assert_eq!(env.count_rows("events"), 2);
     assert_eq!(env.count_rows("deliveries"), 2);
 }

@@ -56,8 +56,16 @@ pub fn run(ctx: &Context, cmd: EventsCommand) -> anyhow::Result<()> {
     // The event's own problems first (exit 2); then the database, which must exist: on a
     // missing one (a mistyped --db) the event would be queued for no webhook.
     let actor = ctx.actor()?;
+    let input_keyed = input.idempotency_key.is_some();
     let checked = events::check(&actor, input)?;
-    let accepted = events::emit_checked(&ctx.existing_store()?, &actor, checked, ctx.clock.now())?;
+    let now = ctx.clock.now();
+    let accepted = events::emit_checked(&ctx.existing_store()?, &actor, checked, now)?;
+    if input_keyed && accepted.created_at != now {
+        ctx.out.note(
+            "This idempotency key was used within the last 24 hours: the first event is shown, \
+             and nothing new was queued.",
+        );
+    }
     ctx.out.data(&accepted, |o| {
         writeln!(
             o,

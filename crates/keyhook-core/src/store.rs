@@ -146,9 +146,12 @@ fn once<T>(
 
 /// Every query keyhook makes, in three groups. Implementations keep the rows exactly as
 /// given: the rules are the services' business, not the backend's.
-pub trait Queries: KeyQueries + WebhookQueries + OutboxQueries + CopyQueries {}
+pub trait Queries:
+    KeyQueries + WebhookQueries + OutboxQueries + CopyQueries + SecretQueries
+{
+}
 
-impl<T: KeyQueries + WebhookQueries + OutboxQueries + CopyQueries> Queries for T {}
+impl<T: KeyQueries + WebhookQueries + OutboxQueries + CopyQueries + SecretQueries> Queries for T {}
 
 /// Users and API keys.
 pub trait KeyQueries {
@@ -200,7 +203,9 @@ pub trait WebhookQueries {
     fn delete_webhook(&self, id: &str) -> StoreResult<bool>;
     /// Logs an attempt and counts it toward the webhook's `failCount`; the
     /// `disable_after`th consecutive failure disables it. Nothing is written for a webhook
-    /// that no longer exists.
+    /// that no longer exists. A 410 Gone disables it at once ([`GONE_REASON`]); once a
+    /// webhook is disabled so, `failCount` stays at the value that disabled it until it is
+    /// enabled again (which clears the reason).
     fn record_attempt(&self, a: &AttemptRecord<'_>, disable_after: i64) -> StoreResult<()>;
     /// The newest `limit` attempts to deliver to the webhook, newest first.
     fn attempts(&self, webhook_id: &str, limit: i64) -> StoreResult<Vec<DeliveryAttempt>>;
@@ -269,6 +274,46 @@ pub trait CopyQueries {
     /// keeping every value, ids included; a backend whose ids come from a sequence moves the
     /// sequence past them.
     fn write_rows(&self, table: &Table, rows: &[Vec<Cell>]) -> StoreResult<()>;
+}
+
+/// Secret rotation with a grace period, why a webhook was disabled, and what a delivery is
+/// signed with right before it is sent.
+pub trait SecretQueries {
+    /// Replaces the webhook's secret with `secret`. `previous` is the secret replaced and
+    /// when it stops being used (its grace period); `None` drops any previous secret at once.
+    /// Only the newest previous secret is kept (a second rotation during a grace replaces it).
+    fn set_secret(
+        &self,
+        id: &str,
+        secret: &str,
+        previous: Option<(&str, Timestamp)>,
+        now: Timestamp,
+    ) -> StoreResult<()>;
+    /// What a message to the webhook is signed with at `now`, read right before it is sent:
+    /// `None` for a webhook that no longer exists.
+    fn signing(&self, id: &str, now: Timestamp) -> StoreResult<Option<Signing>>;
+    /// Deletes every previous secret whose grace period has ended by `now`; returns how many.
+    fn drop_expired_secrets(&self, now: Timestamp) -> StoreResult<usize>;
+    /// Why the webhook was disabled automatically ([`GONE_REASON`], [`failures_reason`]), if
+    /// it was and has not been enabled since.
+    fn disabled_reason(&self, id: &str) -> StoreResult<Option<String>>;
+}
+
+/// A webhook's state as a delivery needs it right before the request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Signing {
+    pub is_active: bool,
+    pub url: String,
+    /// The current secret first, then the previous one while its grace period lasts.
+    pub secrets: Vec<String>,
+}
+
+/// The reason stored when a receiver answered 410 Gone (`record_attempt`).
+pub const GONE_REASON: &str = "receiver answered 410 Gone";
+
+/// The reason stored when the `n`th consecutive failure disabled a webhook.
+pub fn failures_reason(n: i64) -> String {
+    format!("{n} consecutive failed attempts")
 }
 
 /// What one attempt did, to be logged and counted.

@@ -127,7 +127,16 @@ fn handle(
         }
         Body::Empty
     };
-    let json = || body::json(rq, body).map_err(Fail::Reply);
+    // A rotation's body is optional: none is `{}`, the default grace period.
+    let optional = matches!(route, Route::RotateWebhookSecret(_));
+    let json = || {
+        if optional {
+            body::optional_json(rq, body)
+        } else {
+            body::json(rq, body)
+        }
+        .map_err(Fail::Reply)
+    };
     let out: std::result::Result<Reply, Fail> = (|| {
         let store = ctx.db.store()?;
         Ok(match route {
@@ -169,6 +178,10 @@ fn handle(
             Route::EmitEvent => {
                 let input = input::new_event(&json()?)?;
                 reply::data(202, &events::emit(store, actor, input, now)?)
+            }
+            Route::RotateWebhookSecret(id) => {
+                let input = input::rotate_secret(&json()?)?;
+                reply::data(200, &webhooks::rotate_secret(store, actor, id, input, now)?)
             }
         })
     })();

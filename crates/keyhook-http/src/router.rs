@@ -18,6 +18,7 @@ pub enum Route<'a> {
     TestWebhook(&'a str),
     WebhookDeliveries(&'a str),
     EmitEvent,
+    RotateWebhookSecret(&'a str),
 }
 
 impl Route<'_> {
@@ -36,6 +37,7 @@ impl Route<'_> {
             Route::TestWebhook(_) => Operation::TestWebhook,
             Route::WebhookDeliveries(_) => Operation::ListDeliveries,
             Route::EmitEvent => Operation::EmitEvent,
+            Route::RotateWebhookSecret(_) => Operation::RotateWebhookSecret,
         }
     }
 
@@ -43,7 +45,11 @@ impl Route<'_> {
     pub fn takes_body(&self) -> bool {
         matches!(
             self,
-            Route::CreateKey | Route::CreateWebhook | Route::UpdateWebhook(_) | Route::EmitEvent
+            Route::CreateKey
+                | Route::CreateWebhook
+                | Route::UpdateWebhook(_)
+                | Route::EmitEvent
+                | Route::RotateWebhookSecret(_)
         )
     }
 }
@@ -107,6 +113,10 @@ pub fn route<'a>(method: &Method, path: &'a str) -> Match<'a> {
         ["webhooks", id, "deliveries"] if !id.is_empty() => {
             (get.then_some(Route::WebhookDeliveries(id)), "GET")
         }
+        ["webhooks", id, "rotate-secret"] if !id.is_empty() => (
+            matches!(method, Method::Post).then_some(Route::RotateWebhookSecret(id)),
+            "POST",
+        ),
         ["events"] => (
             matches!(method, Method::Post).then_some(Route::EmitEvent),
             "POST",
@@ -133,6 +143,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("/webhooks/{id}/test", "post"),
     ("/webhooks/{id}/deliveries", "get"),
     ("/events", "post"),
+    ("/webhooks/{id}/rotate-secret", "post"),
     ("/openapi.json", "get"),
 ];
 

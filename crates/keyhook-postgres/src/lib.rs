@@ -34,6 +34,7 @@ mod keys;
 mod migrations;
 mod outbox;
 mod pool;
+mod secrets;
 mod tls;
 mod url;
 mod webhooks;

@@ -109,6 +109,16 @@ const MIGRATIONS: &[&str] = &[
      ALTER TABLE api_keys_by_hash RENAME TO api_keys;
      CREATE INDEX api_keys_user ON api_keys(user_id, created_at);
      CREATE INDEX api_keys_prefix ON api_keys(key_prefix);",
+    // secrets+delivery rules (engineer S): the secret replaced by a rotation, kept until its
+    // grace period ends, and why a webhook was disabled automatically (410 Gone, or too many
+    // consecutive failures: webhooks disabled so before this version get the latter).
+    "ALTER TABLE webhooks ADD COLUMN previous_secret TEXT;
+     ALTER TABLE webhooks ADD COLUMN previous_secret_expires_at INTEGER;
+     ALTER TABLE webhooks ADD COLUMN disabled_reason TEXT;
+     UPDATE webhooks SET disabled_reason = fail_count || ' consecutive failed attempts'
+        WHERE is_active = 0 AND fail_count >= 10;
+     CREATE INDEX webhooks_previous_secret ON webhooks(previous_secret_expires_at)
+        WHERE previous_secret_expires_at IS NOT NULL;",
 ];
 
 /// The schema version this binary writes.

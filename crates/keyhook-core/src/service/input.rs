@@ -176,6 +176,19 @@ impl<'a> Object<'a> {
         }
     }
 
+    /// A whole number (`86400`; not `86400.0` or `"86400"`). One beyond the 64-bit range is
+    /// given as `i64::MIN` or `i64::MAX`, so a range rule refuses it by its own message.
+    pub fn integer(&mut self, field: &str) -> Option<i64> {
+        match self.get(field)? {
+            Value::Number(n) if n.is_i64() => n.as_i64(),
+            Value::Number(n) if n.is_u64() => Some(i64::MAX),
+            _ => {
+                self.problems.add(field, "must be an integer");
+                None
+            }
+        }
+    }
+
     pub fn object(&mut self, field: &str) -> Option<Map<String, Value>> {
         match self.get(field)? {
             Value::Object(m) => Some(m.clone()),

@@ -81,6 +81,7 @@ pub enum Operation {
     TestWebhook,
     ListDeliveries,
     EmitEvent,
+    RotateWebhookSecret,
 }
 
 impl Operation {
@@ -90,7 +91,7 @@ impl Operation {
         match self {
             ListKeys | ShowKey | ListWebhooks | ShowWebhook | ListDeliveries => Access::Read,
             CreateKey | DeleteKey | RotateKey | PruneKeys | CreateWebhook | UpdateWebhook
-            | DeleteWebhook | TestWebhook | EmitEvent => Access::Write,
+            | DeleteWebhook | TestWebhook | EmitEvent | RotateWebhookSecret => Access::Write,
         }
     }
 
@@ -112,6 +113,7 @@ impl Operation {
             TestWebhook => "test webhooks",
             ListDeliveries => "list deliveries",
             EmitEvent => "emit events",
+            RotateWebhookSecret => "rotate webhook secrets",
         }
     }
 }

@@ -139,6 +139,9 @@ _keyhook() {
             keyhook__subcmd__help__subcmd__webhooks,list)
                 cmd="keyhook__subcmd__help__subcmd__webhooks__subcmd__list"
                 ;;
+            keyhook__subcmd__help__subcmd__webhooks,rotate-secret)
+                cmd="keyhook__subcmd__help__subcmd__webhooks__subcmd__rotate__subcmd__secret"
+                ;;
             keyhook__subcmd__help__subcmd__webhooks,show)
                 cmd="keyhook__subcmd__help__subcmd__webhooks__subcmd__show"
                 ;;
@@ -214,6 +217,9 @@ _keyhook() {
             keyhook__subcmd__webhooks,list)
                 cmd="keyhook__subcmd__webhooks__subcmd__list"
                 ;;
+            keyhook__subcmd__webhooks,rotate-secret)
+                cmd="keyhook__subcmd__webhooks__subcmd__rotate__subcmd__secret"
+                ;;
             keyhook__subcmd__webhooks,show)
                 cmd="keyhook__subcmd__webhooks__subcmd__show"
                 ;;
@@ -240,6 +246,9 @@ _keyhook() {
                 ;;
             keyhook__subcmd__webhooks__subcmd__help,list)
                 cmd="keyhook__subcmd__webhooks__subcmd__help__subcmd__list"
+                ;;
+            keyhook__subcmd__webhooks__subcmd__help,rotate-secret)
+                cmd="keyhook__subcmd__webhooks__subcmd__help__subcmd__rotate__subcmd__secret"
                 ;;
             keyhook__subcmd__webhooks__subcmd__help,show)
                 cmd="keyhook__subcmd__webhooks__subcmd__help__subcmd__show"
@@ -802,7 +811,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__help__subcmd__webhooks)
-            opts="create list show test enable disable delete deliveries"
+            opts="create list show test enable disable delete rotate-secret deliveries"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -886,6 +895,20 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__help__subcmd__webhooks__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__help__subcmd__webhooks__subcmd__rotate__subcmd__secret)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1392,7 +1415,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__webhooks)
-            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version create list show test enable disable delete deliveries help"
+            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version create list show test enable disable delete rotate-secret deliveries help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1580,7 +1603,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__webhooks__subcmd__help)
-            opts="create list show test enable disable delete deliveries help"
+            opts="create list show test enable disable delete rotate-secret deliveries help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1691,6 +1714,20 @@ _keyhook() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        keyhook__subcmd__webhooks__subcmd__help__subcmd__rotate__subcmd__secret)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         keyhook__subcmd__webhooks__subcmd__help__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -1726,6 +1763,40 @@ _keyhook() {
                 return 0
             fi
             case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --delivery-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__webhooks__subcmd__rotate__subcmd__secret)
+            opts="-q -h -V --grace --quiet --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --grace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -477,7 +477,7 @@ mod tests {
         assert_eq!(
             h["webhook-signature"],
             // `sign` itself is checked against an independent HMAC in keyhook-core.
-            sign(&secret, "evt_abc", TS, &req.body).unwrap()
+            keyhook_core::sign::sign(&secret, "evt_abc", TS, &req.body).unwrap()
         );
     }
 
@@ -705,7 +705,7 @@ mod tests {
             "http://169.254.169.254/latest/meta-data/",
             "http://0.0.0.0:9/",
         ] {
-            let a = guarded.send(url, &generate_secret(), "evt_1", BODY, TS);
+            let a = guarded.send(url, &[&generate_secret()], "evt_1", BODY, TS);
             assert_eq!(a.status_text, BLOCKED, "{url}");
             assert_eq!(a.status_code, 0);
         }
@@ -722,14 +722,14 @@ mod tests {
             "http://",
             "file:///etc/passwd",
         ] {
-            let a = s.send(url, &secret, "evt_1", BODY, TS);
+            let a = s.send(url, &[&secret], "evt_1", BODY, TS);
             assert_eq!(a.status_text, "invalid url", "{url:?}");
             assert!(!a.delivered);
             assert_eq!(a.status_code, 0);
         }
-        let a = s.send("http://127.0.0.1:9/", "whsec_%%%", "evt_1", BODY, TS);
+        let a = s.send("http://127.0.0.1:9/", &["whsec_%%%"], "evt_1", BODY, TS);
         assert_eq!(a.status_text, "webhook secret is malformed");
-        let a = s.send("http://127.0.0.1:9/", &secret, "evt\r\nx: y", BODY, TS);
+        let a = s.send("http://127.0.0.1:9/", &[&secret], "evt\r\nx: y", BODY, TS);
         assert_eq!(a.status_text, "invalid message id");
     }
 

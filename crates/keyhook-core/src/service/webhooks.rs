@@ -494,7 +494,7 @@ fn rotate_secret_then(
 
 /// Deletes the previous secrets whose grace period has ended (the outbox worker calls it).
 pub fn drop_expired_secrets(store: &Store, now: Timestamp) -> Result<usize> {
-    Ok(store.write(|c| Ok(c.drop_expired_secrets(now)?))?)
+    store.write(|c| Ok(c.drop_expired_secrets(now)?))
 }
 
 /// Why `w` was disabled automatically (a 410 Gone, or too many failures in a row), if it

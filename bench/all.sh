@@ -8,6 +8,7 @@
 #
 # The parts can be run alone: bench/cli-create.sh, bench/serve.sh, bench/deliver.sh,
 # bench/pg.sh (which also installs postgresql) and `cargo bench --bench authenticate`.
+# bench/rotation.sh (deliveries with secret rotation active) too.
 # Figures are ratios against baselines because shared machines are noisy; run it on an
 # otherwise idle machine.
 set -euo pipefail
@@ -36,6 +37,8 @@ echo "== webhook deliveries against a loopback nginx"
 bash bench/deliver.sh | tee "$logs/deliver.txt"
 echo "== PostgreSQL: serve against serve on SQLite, and three instances delivering a fan-out"
 bash bench/pg.sh | tee "$logs/pg.txt"
+echo "== webhook deliveries with secret rotation active (two signatures) against one secret"
+bash bench/rotation.sh | tee "$logs/rotation.txt"
 
 python3 - "$logs" "$out" <<'PY'
 import json, os, platform, re, subprocess, sys, time
@@ -77,6 +80,10 @@ rows = [
      "1 serve on SQLite", num("pg", r"SQLite, \d+/\d+ delivered in [\d.]+ s, (\d+) deliveries/s"), None,
      ">= 2000/s"),
 ]
+text["rotation"] = open(os.path.join(logs, "rotation.txt")).read()
+rows.append(("deliveries, rotation active (2 signatures)", num("rotation", r"rotation rate: (\d+) deliveries/s"), "/s",
+             "one secret, same run", num("rotation", r"one secret: \d+/\d+ delivered in [\d.]+ s, (\d+) deliveries/s"), None,
+             ">= 2000/s"))
 figures = []
 print()
 print(f"{'figure':<40}{'value':>12} {'unit':<6}{'baseline':<28}{'value':>12}{'ratio':>8}  target")

@@ -142,6 +142,10 @@ fn during_the_grace_both_secrets_sign_then_only_the_new_one() {
         !row.contains(&old),
         "the old secret is still stored: {row:?}"
     );
+    // Nor anything else the database keeps: the file and its write-ahead log on SQLite.
+    let stored = env.stored_bytes();
+    let found = stored.windows(old.len()).any(|w| w == old.as_bytes());
+    assert!(!found, "the old secret is still in the database's bytes");
 }
 
 /// A second rotation during a grace period keeps only the newest previous secret (as Svix
@@ -416,4 +420,38 @@ fn a_delivery_claimed_before_its_webhook_was_disabled_or_deleted_is_not_sent() {
         assert!(summary.contains("cancelled 1"), "{how}: {summary}");
         assert_eq!(rx.requests().len(), 1, "{how}: the second was sent");
     }
+}
+
+/// With `serve` running (its connections keep SQLite's write-ahead log), the old secret is
+/// gone from everything the database stores soon after its grace period ends: the row, the
+/// file and the log (on PostgreSQL, every live row).
+#[test]
+fn the_old_secret_leaves_a_running_servers_database() {
+    let env = Env::with_clock();
+    let key = str_of(&env.create_key("rw", &[]), "key").to_string();
+    let w = create(&env, "http://127.0.0.1:9/hook");
+    let id = str_of(&w, "id");
+    let old = str_of(&w, "secret").to_string();
+    let server = Server::start(&env);
+    let path = format!("/api/v1/webhooks/{id}/rotate-secret");
+    let r = server.post_json(&path, &key, &json!({"graceSeconds": 60}));
+    assert_eq!(r.status, 200, "{r:?}");
+    let holds_old = || {
+        let stored = env.stored_bytes();
+        stored.windows(old.len()).any(|w| w == old.as_bytes())
+    };
+    assert!(holds_old(), "kept during the grace");
+    env.advance_clock(60_000);
+    let deadline = Instant::now() + PATIENCE;
+    while holds_old() {
+        assert!(
+            Instant::now() < deadline,
+            "the old secret is still stored {PATIENCE:?} after its grace period"
+        );
+        thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(
+        env.sql(&format!("SELECT secret FROM webhooks WHERE id = '{id}'"))[0][0],
+        str_of(&r.data(), "secret")
+    );
 }

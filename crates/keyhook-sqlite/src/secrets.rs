@@ -57,15 +57,25 @@ impl SecretQueries for Conn {
         })
     }
 
+    /// Outside a transaction (the worker's call), the write-ahead log, whose older frames of
+    /// the row still hold the secret while a long-lived process (`serve`) keeps it, is then
+    /// checkpointed and truncated. A checkpoint that cannot finish now (a reader on an older
+    /// snapshot past the busy timeout) is left to SQLite's next one.
     fn drop_expired_secrets(&self, now: Timestamp) -> StoreResult<usize> {
         sql(|| {
-            Ok(self
+            let dropped = self
                 .0
                 .prepare_cached(
                     "UPDATE webhooks SET previous_secret = NULL, previous_secret_expires_at = NULL
                      WHERE previous_secret_expires_at <= ?1",
                 )?
-                .execute([now.0])?)
+                .execute([now.0])?;
+            if dropped > 0 && self.0.is_autocommit() {
+                let _ = self
+                    .0
+                    .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+            }
+            Ok(dropped)
         })
     }
 

@@ -492,9 +492,11 @@ fn rotate_secret_then(
     })
 }
 
-/// Deletes the previous secrets whose grace period has ended (the outbox worker calls it).
+/// Deletes the previous secrets whose grace period has ended (the outbox worker calls it),
+/// outside a transaction: one statement, after which a backend may also clear what it keeps
+/// of the old rows (SQLite's write-ahead log).
 pub fn drop_expired_secrets(store: &Store, now: Timestamp) -> Result<usize> {
-    store.write(|c| Ok(c.drop_expired_secrets(now)?))
+    Ok(store.conn().drop_expired_secrets(now)?)
 }
 
 /// Why `w` was disabled automatically (a 410 Gone, or too many failures in a row), if it

@@ -275,6 +275,10 @@ fn rotate_secret_over_http() {
     let shape: Vec<&String> = w.as_object().unwrap().keys().collect();
     assert_eq!(keys, shape, "the Webhook object, nothing more");
 
+    // A whole number written with a fraction of zero is an integer (JSON Schema's rule).
+    let r = server.post_json(&path, &key, &json!({"graceSeconds": 120.0}));
+    assert_eq!(r.status, 200, "{r:?}");
+    assert_eq!(expiry(), (env.clock_ms() + 120_000).to_string());
     let r = server.post_json(&path, &key, &json!({"graceSeconds": 604_800}));
     assert_eq!(r.status, 200, "{r:?}");
     assert_eq!(expiry(), (env.clock_ms() + 604_800_000).to_string());

@@ -8,7 +8,8 @@
 #
 # The parts can be run alone: bench/cli-create.sh, bench/serve.sh, bench/deliver.sh,
 # bench/pg.sh (which also installs postgresql) and `cargo bench --bench authenticate`,
-# bench/ratelimit.sh, bench/metrics.sh.
+# bench/ratelimit.sh, bench/metrics.sh, bench/rotation.sh (deliveries with secret rotation
+# active).
 # Figures are ratios against baselines because shared machines are noisy; run it on an
 # otherwise idle machine.
 set -euo pipefail
@@ -41,6 +42,8 @@ echo "== serve --rate-limit: memory after a million distinct keys and addresses"
 bash bench/ratelimit.sh | tee "$logs/ratelimit.txt"
 echo "== /metrics: serve with metrics against without, and p99 under a scrape loop"
 bash bench/metrics.sh | tee "$logs/metrics.txt"
+echo "== webhook deliveries with secret rotation active (two signatures) against one secret"
+bash bench/rotation.sh | tee "$logs/rotation.txt"
 
 python3 - "$logs" "$out" <<'PY'
 import json, os, platform, re, subprocess, sys, time
@@ -88,6 +91,10 @@ rows = [
     ("p99 with a /metrics scrape loop", num("metrics", r"with a scrape loop ([\d.]+) ms"), "ms",
      "p99 without scraping", num("metrics", r"without scraping ([\d.]+) ms"), None, "ratio <= 1.10"),
 ]
+text["rotation"] = open(os.path.join(logs, "rotation.txt")).read()
+rows.append(("deliveries, rotation active (2 signatures)", num("rotation", r"rotation rate: (\d+) deliveries/s"), "/s",
+             "one secret, same run", num("rotation", r"one secret: \d+/\d+ delivered in [\d.]+ s, (\d+) deliveries/s"), None,
+             ">= 2000/s"))
 figures = []
 print()
 print(f"{'figure':<40}{'value':>12} {'unit':<6}{'baseline':<28}{'value':>12}{'ratio':>8}  target")

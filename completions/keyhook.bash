@@ -16,12 +16,6 @@ _keyhook() {
             ",$1")
                 cmd="keyhook"
                 ;;
-            keyhook,audit)
-                cmd="keyhook__subcmd__audit"
-                ;;
-            keyhook,backup)
-                cmd="keyhook__subcmd__backup"
-                ;;
             keyhook,completions)
                 cmd="keyhook__subcmd__completions"
                 ;;
@@ -75,12 +69,6 @@ _keyhook() {
                 ;;
             keyhook__subcmd__events__subcmd__help,help)
                 cmd="keyhook__subcmd__events__subcmd__help__subcmd__help"
-                ;;
-            keyhook__subcmd__help,audit)
-                cmd="keyhook__subcmd__help__subcmd__audit"
-                ;;
-            keyhook__subcmd__help,backup)
-                cmd="keyhook__subcmd__help__subcmd__backup"
                 ;;
             keyhook__subcmd__help,completions)
                 cmd="keyhook__subcmd__help__subcmd__completions"
@@ -151,8 +139,8 @@ _keyhook() {
             keyhook__subcmd__help__subcmd__webhooks,list)
                 cmd="keyhook__subcmd__help__subcmd__webhooks__subcmd__list"
                 ;;
-            keyhook__subcmd__help__subcmd__webhooks,replay)
-                cmd="keyhook__subcmd__help__subcmd__webhooks__subcmd__replay"
+            keyhook__subcmd__help__subcmd__webhooks,rotate-secret)
+                cmd="keyhook__subcmd__help__subcmd__webhooks__subcmd__rotate__subcmd__secret"
                 ;;
             keyhook__subcmd__help__subcmd__webhooks,show)
                 cmd="keyhook__subcmd__help__subcmd__webhooks__subcmd__show"
@@ -229,8 +217,8 @@ _keyhook() {
             keyhook__subcmd__webhooks,list)
                 cmd="keyhook__subcmd__webhooks__subcmd__list"
                 ;;
-            keyhook__subcmd__webhooks,replay)
-                cmd="keyhook__subcmd__webhooks__subcmd__replay"
+            keyhook__subcmd__webhooks,rotate-secret)
+                cmd="keyhook__subcmd__webhooks__subcmd__rotate__subcmd__secret"
                 ;;
             keyhook__subcmd__webhooks,show)
                 cmd="keyhook__subcmd__webhooks__subcmd__show"
@@ -259,8 +247,8 @@ _keyhook() {
             keyhook__subcmd__webhooks__subcmd__help,list)
                 cmd="keyhook__subcmd__webhooks__subcmd__help__subcmd__list"
                 ;;
-            keyhook__subcmd__webhooks__subcmd__help,replay)
-                cmd="keyhook__subcmd__webhooks__subcmd__help__subcmd__replay"
+            keyhook__subcmd__webhooks__subcmd__help,rotate-secret)
+                cmd="keyhook__subcmd__webhooks__subcmd__help__subcmd__rotate__subcmd__secret"
                 ;;
             keyhook__subcmd__webhooks__subcmd__help,show)
                 cmd="keyhook__subcmd__webhooks__subcmd__help__subcmd__show"
@@ -275,76 +263,8 @@ _keyhook() {
 
     case "${cmd}" in
         keyhook)
-            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version keys key webhooks webhook events deliver db audit backup serve completions help"
+            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version keys key webhooks webhook events deliver db serve completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --db)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --delivery-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        keyhook__subcmd__audit)
-            opts="-h -V --since --limit --all-users --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --since)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --limit)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --db)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --delivery-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        keyhook__subcmd__backup)
-            opts="-h -V --force --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -577,17 +497,13 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__events__subcmd__emit)
-            opts="-h -V --data --idempotency-key --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            opts="-h -V --data --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --data)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --idempotency-key)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -657,36 +573,8 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__help)
-            opts="keys webhooks events deliver db audit backup serve completions help"
+            opts="keys webhooks events deliver db serve completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        keyhook__subcmd__help__subcmd__audit)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        keyhook__subcmd__help__subcmd__backup)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -923,7 +811,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__help__subcmd__webhooks)
-            opts="create list show test enable disable delete deliveries replay"
+            opts="create list show test enable disable delete rotate-secret deliveries"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1020,7 +908,7 @@ _keyhook() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        keyhook__subcmd__help__subcmd__webhooks__subcmd__replay)
+        keyhook__subcmd__help__subcmd__webhooks__subcmd__rotate__subcmd__secret)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1469,7 +1357,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__serve)
-            opts="-h -V --bind --threads --read-timeout --header-timeout --max-connections --rate-limit --log-format --retry-schedule --delivery-workers --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            opts="-h -V --bind --threads --read-timeout --header-timeout --max-connections --retry-schedule --delivery-workers --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1493,14 +1381,6 @@ _keyhook() {
                     ;;
                 --max-connections)
                     COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --rate-limit)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --log-format)
-                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --retry-schedule)
@@ -1535,7 +1415,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__webhooks)
-            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version create list show test enable disable delete deliveries replay help"
+            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version create list show test enable disable delete rotate-secret deliveries help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1723,7 +1603,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__webhooks__subcmd__help)
-            opts="create list show test enable disable delete deliveries replay help"
+            opts="create list show test enable disable delete rotate-secret deliveries help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1834,7 +1714,7 @@ _keyhook() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        keyhook__subcmd__webhooks__subcmd__help__subcmd__replay)
+        keyhook__subcmd__webhooks__subcmd__help__subcmd__rotate__subcmd__secret)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1906,18 +1786,14 @@ _keyhook() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        keyhook__subcmd__webhooks__subcmd__replay)
-            opts="-h -V --since --event --failed-only --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+        keyhook__subcmd__webhooks__subcmd__rotate__subcmd__secret)
+            opts="-q -h -V --grace --quiet --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --since)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --event)
+                --grace)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

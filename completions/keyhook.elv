@@ -357,6 +357,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand enable 'Re-enable a webhook and reset its failure count'
             cand disable 'Stop event deliveries to a webhook'
             cand delete 'Delete a webhook and its delivery log'
+            cand rotate-secret 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period'
             cand deliveries 'Show the newest delivery attempts to a webhook'
             cand replay 'Queue past events again for a webhook (after its endpoint was down)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -379,6 +380,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand enable 'Re-enable a webhook and reset its failure count'
             cand disable 'Stop event deliveries to a webhook'
             cand delete 'Delete a webhook and its delivery log'
+            cand rotate-secret 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period'
             cand deliveries 'Show the newest delivery attempts to a webhook'
             cand replay 'Queue past events again for a webhook (after its endpoint was down)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -559,6 +561,36 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'keyhook;webhooks;rotate-secret'= {
+            cand --grace 'Keep signing with the old secret too for this long (0 to 7d; 0 drops it at once)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand -q 'Print only the new secret'
+            cand --quiet 'Print only the new secret'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;webhook;rotate-secret'= {
+            cand --grace 'Keep signing with the old secret too for this long (0 to 7d; 0 drops it at once)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand -q 'Print only the new secret'
+            cand --quiet 'Print only the new secret'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'keyhook;webhooks;deliveries'= {
             cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
@@ -621,6 +653,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand enable 'Re-enable a webhook and reset its failure count'
             cand disable 'Stop event deliveries to a webhook'
             cand delete 'Delete a webhook and its delivery log'
+            cand rotate-secret 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period'
             cand deliveries 'Show the newest delivery attempts to a webhook'
             cand replay 'Queue past events again for a webhook (after its endpoint was down)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -639,6 +672,8 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         }
         &'keyhook;webhooks;help;delete'= {
         }
+        &'keyhook;webhooks;help;rotate-secret'= {
+        }
         &'keyhook;webhooks;help;deliveries'= {
         }
         &'keyhook;webhooks;help;replay'= {
@@ -653,6 +688,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand enable 'Re-enable a webhook and reset its failure count'
             cand disable 'Stop event deliveries to a webhook'
             cand delete 'Delete a webhook and its delivery log'
+            cand rotate-secret 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period'
             cand deliveries 'Show the newest delivery attempts to a webhook'
             cand replay 'Queue past events again for a webhook (after its endpoint was down)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -670,6 +706,8 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;webhook;help;disable'= {
         }
         &'keyhook;webhook;help;delete'= {
+        }
+        &'keyhook;webhook;help;rotate-secret'= {
         }
         &'keyhook;webhook;help;deliveries'= {
         }
@@ -867,6 +905,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand enable 'Re-enable a webhook and reset its failure count'
             cand disable 'Stop event deliveries to a webhook'
             cand delete 'Delete a webhook and its delivery log'
+            cand rotate-secret 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period'
             cand deliveries 'Show the newest delivery attempts to a webhook'
             cand replay 'Queue past events again for a webhook (after its endpoint was down)'
         }
@@ -883,6 +922,8 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;help;webhooks;disable'= {
         }
         &'keyhook;help;webhooks;delete'= {
+        }
+        &'keyhook;help;webhooks;rotate-secret'= {
         }
         &'keyhook;help;webhooks;deliveries'= {
         }

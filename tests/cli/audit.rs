@@ -438,3 +438,56 @@ fn keys_removed_by_prune_are_audited_as_deleted() {
     // The entry is dated by the clock the change was made on.
     assert!(str_of(&entries[0], "at") > str_of(&entries[1], "at"));
 }
+
+/// The operations of CONTRACT §6 are audited too: a replay (`webhook.replayed`, with what it
+/// queued), a secret rotation (`webhook.secret_rotated`, with its grace period and never a
+/// secret), and a receiver's 410 Gone (`webhook.disabled` by `system` via `worker`, with the
+/// reason), each in its change's transaction.
+#[test]
+fn replay_rotation_and_a_410_are_audited() {
+    let env = Env::new();
+    let me = login();
+    let rx = Receiver::start();
+    let w = create_webhook(&env, &rx.url("/switch"));
+    let wid = str_of(&w, "id").to_string();
+    let (code, v) = env.json(&["events", "emit", "post.published"]);
+    assert_eq!(code, 0, "{v}");
+    let (code, v) = env.json(&["webhooks", "replay", &wid, "--since", "1h"]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["data"]["queued"], 1, "{v}");
+    let (code, v) = env.json(&["webhooks", "rotate-secret", &wid, "--grace", "1h"]);
+    assert_eq!(code, 0, "{v}");
+    let new_secret = str_of(&v["data"], "secret").to_string();
+    rx.set_status(410);
+    let r = env.run(&[
+        "--allow-private-targets",
+        "deliver",
+        "--once",
+        "--retry-schedule=",
+        "--delivery-workers",
+        "1",
+    ]);
+    assert_eq!(r.code, 0, "{r:#?}");
+
+    let entries = audit(&env, &[]);
+    let t = trail(&entries);
+    assert_eq!(
+        t,
+        [
+            entry(&me, "cli", "webhook.created", &wid),
+            entry(&me, "cli", "webhook.replayed", &wid),
+            entry(&me, "cli", "webhook.secret_rotated", &wid),
+            entry("system", "worker", "webhook.disabled", &wid),
+        ]
+    );
+    let replayed = &entries[2];
+    assert_eq!(replayed["details"]["queued"], 1, "{replayed}");
+    let rotated = &entries[1];
+    assert_eq!(rotated["details"]["graceSeconds"], 3600, "{rotated}");
+    let disabled = &entries[0];
+    assert_eq!(disabled["details"]["reason"], "receiver answered 410 Gone");
+    assert_eq!(disabled["details"]["statusCode"], 410);
+    let all = serde_json::to_string(&entries).unwrap();
+    assert!(!all.contains(&new_secret), "{all}");
+    assert!(!all.contains(str_of(&w, "secret")), "{all}");
+}

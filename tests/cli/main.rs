@@ -11,6 +11,7 @@ mod clock;
 mod common;
 mod db_copy;
 mod db_location;
+mod delivery_rules;
 mod doc_transcripts;
 mod docs;
 mod faults;

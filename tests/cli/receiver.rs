@@ -11,6 +11,7 @@
 //! | `/retry-after` | 503 Service Unavailable, `Retry-After: 1`               |
 //! | `/delay`       | 200 OK after [`Receiver::set_delay`] (0 at first)       |
 //! | `/switch`      | the status of [`Receiver::set_status`] (200 at first)   |
+//! | `/hold`        | 200 OK once [`Receiver::release`] is called             |
 //! | anything else  | 404 Not Found                                           |
 //!
 //! The query string does not change the answer, so `/ok?a` and `/ok?b` tell webhooks apart.
@@ -75,6 +76,8 @@ struct Shared {
     stop: AtomicBool,
     delay_ms: AtomicU64,
     status: AtomicU16,
+    released: Mutex<bool>,
+    release: Condvar,
 }
 
 pub struct Receiver {
@@ -151,6 +154,12 @@ impl Receiver {
             .store(delay.as_millis() as u64, Ordering::SeqCst);
     }
 
+    /// Lets every `/hold` request, waiting or to come, have its answer.
+    pub fn release(&self) {
+        *self.shared.released.lock().unwrap() = true;
+        self.shared.release.notify_all();
+    }
+
     /// The status `/switch` answers with.
     pub fn set_status(&self, status: u16) {
         self.shared.status.store(status, Ordering::SeqCst);
@@ -194,6 +203,17 @@ fn serve_connection(stream: TcpStream, shared: &Shared) {
                 (200, &[])
             }
             "/switch" => (shared.status.load(Ordering::SeqCst), &[]),
+            "/hold" => {
+                let mut released = shared.released.lock().unwrap();
+                while !*released && !shared.stop.load(Ordering::SeqCst) {
+                    released = shared
+                        .release
+                        .wait_timeout(released, Duration::from_millis(100))
+                        .unwrap()
+                        .0;
+                }
+                (200, &[])
+            }
             _ => (404, &[]),
         };
         let body = format!("answer {status} from the test receiver");
@@ -259,6 +279,7 @@ fn reason(status: u16) -> &'static str {
         200 => "OK",
         204 => "No Content",
         302 => "Found",
+        410 => "Gone",
         404 => "Not Found",
         500 => "Internal Server Error",
         502 => "Bad Gateway",

@@ -9,7 +9,7 @@ use super::Context;
 use crate::store::Backend;
 use crate::time::Clock;
 use keyhook_core::rate::RateLimit;
-use keyhook_delivery::worker::WorkerOptions;
+use keyhook_delivery::worker::{self, WorkerOptions};
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
@@ -75,10 +75,10 @@ pub fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<()> {
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(signal, Arc::clone(&stop))?;
     }
-    // A connection for each of `--threads` requests at once, and one that the outbox worker
+    // A connection for each of `--threads` requests at once, and those the outbox worker
     // holds.
     let location = ctx.location()?;
-    let db = ctx.backend(true, u32::from(args.threads) + 1)?;
+    let db = ctx.backend(true, u32::from(args.threads) + worker::CONNECTIONS)?;
     // The location as the user gave it, a URL's password masked.
     let shown = location.to_string();
     let config = ServeConfig {

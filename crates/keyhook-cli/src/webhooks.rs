@@ -4,7 +4,9 @@ use super::output::status;
 use super::{prompt, secret_out, Context};
 use crate::service::input::Problems;
 use crate::service::replay::{self, ReplayRequest};
-use crate::service::webhooks::{self, NewWebhook, WebhookEvents, WebhookPatch, WebhookUrl};
+use crate::service::webhooks::{
+    self, Grace, NewWebhook, RotateSecret, WebhookEvents, WebhookPatch, WebhookUrl,
+};
 use crate::time::Timestamp;
 
 #[derive(Debug, Subcommand)]
@@ -66,6 +68,20 @@ pub enum WebhooksCommand {
         /// Do not ask for confirmation (required without a terminal)
         #[arg(long, short = 'y')]
         yes: bool,
+    },
+    /// Give a webhook a new secret; the old one keeps signing deliveries during the grace period
+    #[command(
+        after_help = "Example:\n  keyhook webhooks rotate-secret 5b8f0c4e --grace 2d\n  SECRET=$(keyhook webhooks rotate-secret 5b8f0c4e --quiet)"
+    )]
+    RotateSecret {
+        /// Webhook id
+        id: String,
+        /// Keep signing with the old secret too for this long (0 to 7d; 0 drops it at once)
+        #[arg(long, value_name = "DUR", default_value = "24h", value_parser = grace)]
+        grace: Grace,
+        /// Print only the new secret
+        #[arg(long, short = 'q')]
+        quiet: bool,
     },
     /// Show the newest delivery attempts to a webhook
     #[command(
@@ -139,8 +155,51 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
         }
         WebhooksCommand::Show { id } => {
             let w = webhooks::get(&store, &actor, &id)?;
-            ctx.out
-                .data(&w, |o| writeln!(o, "{}", ctx.out.webhook_detail(&w, now)))
+            let reason = webhooks::disabled_reason(&store, &w)?;
+            ctx.out.data(&w, |o| {
+                writeln!(o, "{}", ctx.out.webhook_detail(&w, now))?;
+                if let Some(reason) = &reason {
+                    writeln!(o, "disabled: {reason}")?;
+                }
+                Ok(())
+            })
+        }
+        WebhooksCommand::RotateSecret { id, grace, quiet } => {
+            let input = RotateSecret {
+                grace: Some(grace),
+                ..RotateSecret::default()
+            };
+            // As `create`: the new secret is written and flushed before the commit, or the
+            // old one stays.
+            let w = webhooks::rotate_secret_publishing(&store, &actor, &id, input, now, |w| {
+                secret_out::publish("webhook secret", "the secret is unchanged", || {
+                    if quiet && !ctx.out.is_json() {
+                        use std::io::Write;
+                        let mut stdout = std::io::stdout().lock();
+                        writeln!(stdout, "{}", w.secret)?;
+                        stdout.flush()?;
+                        return Ok(());
+                    }
+                    ctx.out
+                        .data(w, |o| writeln!(o, "{}", ctx.out.webhook_detail(w, now)))
+                })
+            })?;
+            if !quiet {
+                ctx.out.note(&if grace.seconds() == 0 {
+                    format!(
+                        "Rotated the secret of {}: the old secret was deleted.",
+                        w.id
+                    )
+                } else {
+                    format!(
+                        "Rotated the secret of {}: deliveries carry a signature with the old \
+                         secret too until {}.",
+                        w.id,
+                        super::output::when(Some(now.add_millis(grace.seconds() * 1000)))
+                    )
+                });
+            }
+            Ok(())
         }
         WebhooksCommand::Test { id } => {
             let sender = ctx.sender();
@@ -225,6 +284,17 @@ fn since_arg(s: &str, now: Timestamp) -> Result<Timestamp, String> {
             "must be an RFC 3339 time (2026-11-22T08:00:00Z) or a duration ago (2h): {e}"
         )),
     }
+}
+
+/// `--grace`: a duration (`90m`, `2d`) of whole seconds from 0 to 7 days; `0` (or `0s`,
+/// `0h`...) drops the old secret at once.
+fn grace(s: &str) -> Result<Grace, String> {
+    let t = s.trim();
+    let unit = t.trim_start_matches('0');
+    if unit.len() < t.len() && ["", "ms", "s", "m", "h", "d", "w"].contains(&unit) {
+        return Ok(Grace::new(0).expect("0 is a grace"));
+    }
+    Grace::from_millis(crate::time::parse_duration(s)?)
 }
 
 fn set_active(

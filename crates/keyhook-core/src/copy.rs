@@ -94,6 +94,10 @@ pub const TABLES: &[Table] = &[
             ("fail_count", Int),
             ("created_at", Int),
             ("updated_at", Int),
+            // secrets+delivery rules
+            ("previous_secret", Text),
+            ("previous_secret_expires_at", Int),
+            ("disabled_reason", Text),
         ],
     },
     Table {

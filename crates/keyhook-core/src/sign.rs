@@ -56,6 +56,22 @@ pub fn sign(secret: &str, msg_id: &str, timestamp: i64, body: &[u8]) -> Result<S
     ))
 }
 
+/// The `webhook-signature` header value for a message signed with each of `secrets`, in
+/// order, space-separated: during a secret's rotation the new secret first, then the old one
+/// (the Standard Webhooks rotation rule), so a receiver holding either verifies it.
+pub fn sign_all(
+    secrets: &[&str],
+    msg_id: &str,
+    timestamp: i64,
+    body: &[u8],
+) -> Result<String, Error> {
+    let signatures = secrets
+        .iter()
+        .map(|s| sign(s, msg_id, timestamp, body))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(signatures.join(" "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,6 +169,23 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn rotation_signs_with_each_secret_new_first() {
+        let (new, old) = (generate_secret(), generate_secret());
+        let header = sign_all(&[&new, &old], "m", 7, b"{}").unwrap();
+        let want = format!(
+            "{} {}",
+            reference_signature(&new, "m", 7, b"{}"),
+            reference_signature(&old, "m", 7, b"{}")
+        );
+        assert_eq!(header, want);
+        assert_eq!(
+            sign_all(&[&new], "m", 7, b"{}").unwrap(),
+            reference_signature(&new, "m", 7, b"{}")
+        );
+        assert!(sign_all(&[&new, "whsec_"], "m", 7, b"{}").is_err());
     }
 
     #[test]

@@ -178,6 +178,7 @@ pub trait Queries:
     + IdempotencyQueries
     + AuditQueries
     + OpsQueries
+    + SecretQueries
 {
 }
 
@@ -189,7 +190,8 @@ impl<
             + ReplayQueries
             + IdempotencyQueries
             + AuditQueries
-            + OpsQueries,
+            + OpsQueries
+            + SecretQueries,
     > Queries for T
 {
 }
@@ -244,8 +246,11 @@ pub trait WebhookQueries {
     fn delete_webhook(&self, id: &str) -> StoreResult<bool>;
     /// Logs an attempt and counts it toward the webhook's `failCount`; the
     /// `disable_after`th consecutive failure disables it. Nothing is written for a webhook
-    /// that no longer exists. Returns the webhook's user when this attempt disabled it (an
-    /// active webhook reaching the threshold), for the audit entry of the same transaction.
+    /// that no longer exists. A 410 Gone disables it at once ([`GONE_REASON`]); once a
+    /// webhook is disabled so, `failCount` stays at the value that disabled it until it is
+    /// enabled again (which clears the reason). Returns the webhook's user when this attempt
+    /// disabled it (an active webhook reaching the threshold, or answering 410), for the
+    /// audit entry of the same transaction.
     fn record_attempt(
         &self,
         a: &AttemptRecord<'_>,
@@ -400,6 +405,46 @@ pub trait AuditQueries {
     /// Retention calls it in batches until it returns less than `limit`, so no transaction
     /// holds the write lock long.
     fn prune_audit(&self, before: Timestamp, limit: usize) -> StoreResult<usize>;
+}
+
+/// Secret rotation with a grace period, why a webhook was disabled, and what a delivery is
+/// signed with right before it is sent.
+pub trait SecretQueries {
+    /// Replaces the webhook's secret with `secret`. `previous` is the secret replaced and
+    /// when it stops being used (its grace period); `None` drops any previous secret at once.
+    /// Only the newest previous secret is kept (a second rotation during a grace replaces it).
+    fn set_secret(
+        &self,
+        id: &str,
+        secret: &str,
+        previous: Option<(&str, Timestamp)>,
+        now: Timestamp,
+    ) -> StoreResult<()>;
+    /// What a message to the webhook is signed with at `now`, read right before it is sent:
+    /// `None` for a webhook that no longer exists.
+    fn signing(&self, id: &str, now: Timestamp) -> StoreResult<Option<Signing>>;
+    /// Deletes every previous secret whose grace period has ended by `now`; returns how many.
+    fn drop_expired_secrets(&self, now: Timestamp) -> StoreResult<usize>;
+    /// Why the webhook was disabled automatically ([`GONE_REASON`], [`failures_reason`]), if
+    /// it was and has not been enabled since.
+    fn disabled_reason(&self, id: &str) -> StoreResult<Option<String>>;
+}
+
+/// A webhook's state as a delivery needs it right before the request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Signing {
+    pub is_active: bool,
+    pub url: String,
+    /// The current secret first, then the previous one while its grace period lasts.
+    pub secrets: Vec<String>,
+}
+
+/// The reason stored when a receiver answered 410 Gone (`record_attempt`).
+pub const GONE_REASON: &str = "receiver answered 410 Gone";
+
+/// The reason stored when the `n`th consecutive failure disabled a webhook.
+pub fn failures_reason(n: i64) -> String {
+    format!("{n} consecutive failed attempts")
 }
 
 /// What one attempt did, to be logged and counted.

@@ -18,9 +18,17 @@ pub struct Attempt {
     pub retry_after_ms: Option<i64>,
 }
 
-/// Sends one webhook message: `body` POSTed to `url`, signed with `secret` per Standard
-/// Webhooks under `msg_id` and `timestamp` (seconds). Never panics; every failure is an
-/// [`Attempt`] that was not delivered.
+/// Sends one webhook message: `body` POSTed to `url`, signed with each of `secrets` (the
+/// current one first, then one in its rotation's grace period) per Standard Webhooks under
+/// `msg_id` and `timestamp` (seconds). Never panics; every failure is an [`Attempt`] that was
+/// not delivered.
 pub trait Transport: Send + Sync {
-    fn send(&self, url: &str, secret: &str, msg_id: &str, body: &[u8], timestamp: i64) -> Attempt;
+    fn send(
+        &self,
+        url: &str,
+        secrets: &[&str],
+        msg_id: &str,
+        body: &[u8],
+        timestamp: i64,
+    ) -> Attempt;
 }

@@ -23,7 +23,7 @@ fn these_tests_pass_on_postgresql() {
 struct Unreachable;
 
 impl Transport for Unreachable {
-    fn send(&self, url: &str, _: &str, _: &str, _: &[u8], _: i64) -> Attempt {
+    fn send(&self, url: &str, _: &[&str], _: &str, _: &[u8], _: i64) -> Attempt {
         panic!("sent to {url} although the operation was refused")
     }
 }

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, NaiveDateTime, Utc};
 
 use keyhook_core::guard::is_forbidden;
-use keyhook_core::sign::sign;
+use keyhook_core::sign::sign_all;
 use keyhook_core::time::Clock;
 use keyhook_core::transport::{Attempt, Transport};
 
@@ -83,11 +83,12 @@ impl Sender {
         }
     }
 
-    /// POSTs `body` to `url` signed per Standard Webhooks, never panics.
+    /// POSTs `body` to `url` signed with each of `secrets` per Standard Webhooks, never
+    /// panics.
     pub fn send(
         &self,
         url: &str,
-        secret: &str,
+        secrets: &[&str],
         msg_id: &str,
         body: &[u8],
         timestamp: i64,
@@ -100,7 +101,7 @@ impl Sender {
         if !is_header_value(msg_id) {
             return failed("invalid message id", start);
         }
-        let signature = match sign(secret, msg_id, timestamp, body) {
+        let signature = match sign_all(secrets, msg_id, timestamp, body) {
             Ok(s) => s,
             Err(e) => return failed(e.to_string(), start),
         };
@@ -120,8 +121,15 @@ impl Sender {
 }
 
 impl Transport for Sender {
-    fn send(&self, url: &str, secret: &str, msg_id: &str, body: &[u8], timestamp: i64) -> Attempt {
-        Sender::send(self, url, secret, msg_id, body, timestamp)
+    fn send(
+        &self,
+        url: &str,
+        secrets: &[&str],
+        msg_id: &str,
+        body: &[u8],
+        timestamp: i64,
+    ) -> Attempt {
+        Sender::send(self, url, secrets, msg_id, body, timestamp)
     }
 }
 
@@ -417,7 +425,7 @@ mod tests {
     fn post_to(port: u16) -> Attempt {
         sender(5000).send(
             &format!("http://127.0.0.1:{port}/"),
-            &generate_secret(),
+            &[&generate_secret()],
             "evt_1",
             BODY,
             TS,
@@ -437,7 +445,7 @@ mod tests {
         let secret = generate_secret();
         let a = sender(5000).send(
             &format!("http://127.0.0.1:{port}/hooks/in?x=1"),
-            &secret,
+            &[&secret],
             "evt_abc",
             BODY,
             TS,
@@ -469,7 +477,7 @@ mod tests {
         assert_eq!(
             h["webhook-signature"],
             // `sign` itself is checked against an independent HMAC in keyhook-core.
-            sign(&secret, "evt_abc", TS, &req.body).unwrap()
+            keyhook_core::sign::sign(&secret, "evt_abc", TS, &req.body).unwrap()
         );
     }
 
@@ -538,7 +546,7 @@ mod tests {
         });
         let a = s.send(
             &format!("http://127.0.0.1:{port}/"),
-            &generate_secret(),
+            &[&generate_secret()],
             "evt_1",
             BODY,
             TS,
@@ -555,7 +563,7 @@ mod tests {
         });
         let a = sender(300).send(
             &format!("http://127.0.0.1:{port}/"),
-            &generate_secret(),
+            &[&generate_secret()],
             "evt_1",
             BODY,
             TS,
@@ -579,7 +587,7 @@ mod tests {
         };
         let a = sender(2000).send(
             &format!("http://127.0.0.1:{port}/"),
-            &generate_secret(),
+            &[&generate_secret()],
             "evt_1",
             BODY,
             TS,
@@ -641,7 +649,7 @@ mod tests {
         let url = format!("http://127.0.0.1:{port}/");
         let secret = generate_secret();
         for id in ["evt_1", "evt_2"] {
-            let a = s.clone().send(&url, &secret, id, BODY, TS);
+            let a = s.clone().send(&url, &[&secret], id, BODY, TS);
             assert!(a.delivered, "{a:?}");
             assert_eq!(a.status_text, "No Content");
             assert_eq!(received(&rx).headers["webhook-id"], id);
@@ -659,7 +667,7 @@ mod tests {
         });
         let a = guarded.send(
             &format!("http://{host}:{port}/"),
-            &generate_secret(),
+            &[&generate_secret()],
             "evt_1",
             BODY,
             TS,
@@ -697,7 +705,7 @@ mod tests {
             "http://169.254.169.254/latest/meta-data/",
             "http://0.0.0.0:9/",
         ] {
-            let a = guarded.send(url, &generate_secret(), "evt_1", BODY, TS);
+            let a = guarded.send(url, &[&generate_secret()], "evt_1", BODY, TS);
             assert_eq!(a.status_text, BLOCKED, "{url}");
             assert_eq!(a.status_code, 0);
         }
@@ -714,14 +722,14 @@ mod tests {
             "http://",
             "file:///etc/passwd",
         ] {
-            let a = s.send(url, &secret, "evt_1", BODY, TS);
+            let a = s.send(url, &[&secret], "evt_1", BODY, TS);
             assert_eq!(a.status_text, "invalid url", "{url:?}");
             assert!(!a.delivered);
             assert_eq!(a.status_code, 0);
         }
-        let a = s.send("http://127.0.0.1:9/", "whsec_%%%", "evt_1", BODY, TS);
+        let a = s.send("http://127.0.0.1:9/", &["whsec_%%%"], "evt_1", BODY, TS);
         assert_eq!(a.status_text, "webhook secret is malformed");
-        let a = s.send("http://127.0.0.1:9/", &secret, "evt\r\nx: y", BODY, TS);
+        let a = s.send("http://127.0.0.1:9/", &[&secret], "evt\r\nx: y", BODY, TS);
         assert_eq!(a.status_text, "invalid message id");
     }
 
@@ -730,7 +738,7 @@ mod tests {
         let (port, rx) = receiver(answer(b"SSH-2.0-OpenSSH_9.6\r\n\r\n"));
         let a = sender(2000).send(
             &format!("http://127.0.0.1:{port}/"),
-            &generate_secret(),
+            &[&generate_secret()],
             "evt_1",
             BODY,
             TS,
@@ -751,7 +759,7 @@ mod tests {
         });
         let a = sender(2000).send(
             &format!("https://127.0.0.1:{port}/"),
-            &generate_secret(),
+            &[&generate_secret()],
             "evt_1",
             BODY,
             TS,

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use super::client::{ClientConfig, Sender};
 use super::schedule::Schedule;
 use crate::error::Result;
-use crate::service::webhooks::{log_attempt, AttemptOf};
+use crate::service::webhooks::{drop_expired_secrets, log_attempt, AttemptOf};
 use crate::store::{Backend, Claimed, Conn, Store};
 use crate::time::{Clock, Timestamp};
 use keyhook_core::transport::Attempt;
@@ -29,6 +29,13 @@ const LEASE: Duration = Duration::from_secs(10);
 /// How often the leases of deliveries in flight are renewed: well within [`LEASE`], so a busy
 /// database or a slow round trip does not let one lapse.
 const RENEW_EVERY: Duration = Duration::from_secs(3);
+/// How often the previous secrets whose grace period has ended are deleted. Until then they
+/// are only kept, never used: a delivery reads the secrets valid at its own time.
+const DROP_SECRETS_EVERY: Duration = Duration::from_secs(1);
+/// The connections a worker holds for its run: one to claim and settle, one for the sender
+/// threads to look at each webhook right before its request (`Backend` pools are sized for
+/// it: `deliver` and `serve` add this many).
+pub const CONNECTIONS: u32 = 2;
 
 pub struct WorkerOptions {
     pub client: ClientConfig,
@@ -70,12 +77,24 @@ impl Summary {
     }
 }
 
-type Done = (Claimed, Attempt, Timestamp);
+/// What became of a claimed delivery on a sender thread.
+enum Outcome {
+    /// Sent: what the endpoint answered.
+    Sent(Attempt),
+    /// Not sent: its webhook was disabled or deleted after the claim.
+    Cancelled,
+    /// Not sent: the webhook could not be looked at (the database busy). The lease runs out
+    /// and the delivery is claimed again.
+    Unchecked,
+}
+
+type Done = (Claimed, Outcome, Timestamp);
 
 /// Works the outbox until `stop` is raised (or, with `once`, until nothing is due), then
 /// waits for the deliveries in flight and records them.
 pub fn run(db: &dyn Backend, opts: &WorkerOptions, stop: &AtomicBool) -> Result<Summary> {
     let store = db.connect()?;
+    let check = Arc::new(Mutex::new(db.connect()?));
     let sender = Sender::new(&opts.client);
     let concurrency = opts.concurrency.max(1);
     let (job_tx, job_rx) = mpsc::channel::<Claimed>();
@@ -85,9 +104,10 @@ pub fn run(db: &dyn Backend, opts: &WorkerOptions, stop: &AtomicBool) -> Result<
         .map(|i| {
             let (rx, tx, sender) = (Arc::clone(&job_rx), done_tx.clone(), sender.clone());
             let clock = opts.client.clock.clone();
+            let check = Arc::clone(&check);
             thread::Builder::new()
                 .name(format!("deliver-{i}"))
-                .spawn(move || send_loop(&rx, &tx, &sender, &clock))
+                .spawn(move || send_loop(&rx, &tx, &sender, &clock, &check))
         })
         .collect::<std::io::Result<_>>()?;
     drop(done_tx);
@@ -99,7 +119,13 @@ pub fn run(db: &dyn Backend, opts: &WorkerOptions, stop: &AtomicBool) -> Result<
     result
 }
 
-fn send_loop(jobs: &Mutex<Receiver<Claimed>>, done: &Tx<Done>, sender: &Sender, clock: &Clock) {
+fn send_loop(
+    jobs: &Mutex<Receiver<Claimed>>,
+    done: &Tx<Done>,
+    sender: &Sender,
+    clock: &Clock,
+    check: &Mutex<Box<Store>>,
+) {
     loop {
         let job = match jobs.lock() {
             Ok(rx) => rx.recv(),
@@ -107,14 +133,29 @@ fn send_loop(jobs: &Mutex<Receiver<Claimed>>, done: &Tx<Done>, sender: &Sender, 
         };
         let Ok(c) = job else { return };
         let now = clock.now();
-        let a = sender.send(
-            &c.url,
-            &c.secret,
-            &c.event_id,
-            &c.payload,
-            now.millis() / 1000,
-        );
-        if done.send((c, a, now)).is_err() {
+        // A claim may wait behind other requests: the webhook is looked at again right before
+        // its request (one primary-key read), so a delivery to a webhook disabled or deleted
+        // since is not sent, and one rotated since is signed with the secrets of now.
+        let signing = match check.lock() {
+            Ok(store) => store.conn().signing(&c.webhook_id, now).ok(),
+            Err(_) => None,
+        };
+        let outcome = match signing {
+            None => Outcome::Unchecked,
+            Some(None) => Outcome::Cancelled,
+            Some(Some(s)) if !s.is_active => Outcome::Cancelled,
+            Some(Some(s)) => {
+                let secrets: Vec<&str> = s.secrets.iter().map(String::as_str).collect();
+                Outcome::Sent(sender.send(
+                    &s.url,
+                    &secrets,
+                    &c.event_id,
+                    &c.payload,
+                    now.millis() / 1000,
+                ))
+            }
+        };
+        if done.send((c, outcome, now)).is_err() {
             return;
         }
     }
@@ -135,7 +176,12 @@ fn settle_loop(
     // The deliveries claimed and not yet settled, whose leases this worker renews.
     let mut held: HashSet<String> = HashSet::new();
     let mut renewed = Instant::now();
+    let mut secrets_dropped: Option<Instant> = None;
     loop {
+        if secrets_dropped.is_none_or(|t| t.elapsed() >= DROP_SECRETS_EVERY) {
+            drop_expired_secrets(store, clock.now())?;
+            secrets_dropped = Some(Instant::now());
+        }
         if !held.is_empty() && renewed.elapsed() >= RENEW_EVERY {
             let ids: Vec<&str> = held.iter().map(String::as_str).collect();
             let until = clock.now().add_millis(lease_ms);
@@ -217,8 +263,17 @@ fn settle_loop(
         });
         let mut settled = Summary::default();
         store.write(|c| {
-            for (d, a, at) in &finished {
-                settle(c, &opts.schedule, d, a, *at, clock.now(), &mut settled)?;
+            for (d, outcome, at) in &finished {
+                match outcome {
+                    Outcome::Sent(a) => {
+                        settle(c, &opts.schedule, d, a, *at, clock.now(), &mut settled)?;
+                    }
+                    Outcome::Cancelled => {
+                        c.finish_delivery(&d.delivery_id, "cancelled", false, clock.now())?;
+                        settled.cancelled += 1;
+                    }
+                    Outcome::Unchecked => {}
+                }
             }
             Ok(())
         })?;
@@ -263,7 +318,14 @@ fn settle(
         c.finish_delivery(&d.delivery_id, "delivered", true, now)?;
         return Ok(());
     }
-    match schedule.next_delay(attempt, a.retry_after_ms) {
+    // 410 Gone: the receiver says the endpoint is gone for good. `log_attempt` has disabled
+    // the webhook; the delivery is not retried.
+    let next = if a.status_code == 410 {
+        None
+    } else {
+        schedule.next_delay(attempt, a.retry_after_ms)
+    };
+    match next {
         Some(delay) => {
             summary.retrying += 1;
             c.retry_delivery(&d.delivery_id, now.add_millis(delay), now)?;

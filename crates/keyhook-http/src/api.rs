@@ -199,9 +199,19 @@ fn handle(
         }
         Body::Empty
     };
-    // A replay's body is optional: none is `{}`.
-    let no_body = matches!(body, Body::Empty);
-    let json = || body::json(rq, body).map_err(Fail::Reply);
+    // A rotation's or a replay's body is optional: none is `{}` (the defaults).
+    let optional = matches!(
+        route,
+        Route::RotateWebhookSecret(_) | Route::ReplayWebhook(_)
+    );
+    let json = || {
+        if optional {
+            body::optional_json(rq, body)
+        } else {
+            body::json(rq, body)
+        }
+        .map_err(Fail::Reply)
+    };
     let out: std::result::Result<Reply, Fail> = (|| {
         let store = ctx.db.store()?;
         Ok(match route {
@@ -252,17 +262,16 @@ fn handle(
                 reply::data(202, &events::emit(store, actor, input, now)?)
             }
             Route::ReplayWebhook(id) => {
-                let body = if no_body {
-                    serde_json::Value::Object(Default::default())
-                } else {
-                    json()?
-                };
-                let input = input::replay(&body)?;
+                let input = input::replay(&json()?)?;
                 reply::data(202, &replay::replay(store, actor, id, input, now)?)
             }
             Route::ListAudit => {
                 let q = input::audit_query(rq.url(), now)?;
                 reply::data(200, &audit::list(store, actor, q)?)
+            }
+            Route::RotateWebhookSecret(id) => {
+                let input = input::rotate_secret(&json()?)?;
+                reply::data(200, &webhooks::rotate_secret(store, actor, id, input, now)?)
             }
         })
     })();

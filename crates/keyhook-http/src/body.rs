@@ -125,6 +125,15 @@ pub fn json(rq: &Request, body: Body) -> Result<Value, Reply> {
         .map_err(|message| reply::error(&Error::validation("body", message)))
 }
 
+/// The JSON body of a request to an endpoint whose body is optional: none (with or without
+/// a JSON `Content-Type`) is `{}`; anything sent is taken as [`json`] takes it.
+pub fn optional_json(rq: &Request, body: Body) -> Result<Value, Reply> {
+    if matches!(body, Body::Empty) {
+        return Ok(Value::Object(serde_json::Map::new()));
+    }
+    json(rq, body)
+}
+
 /// The body of a request to an endpoint that takes none: none, or an empty JSON object (which
 /// some clients send with every POST). Anything else is refused as [`json`] would refuse it
 /// (415, 413, 400), or with 400 on `body` when it is a JSON document with something in it, so

@@ -14,7 +14,9 @@ use crate::service::events::{EventName, IdempotencyKey, NewEvent, IDEMPOTENCY_FI
 use crate::service::input::Object;
 use crate::service::keys::{Expiry, KeyName, NewKey, ProfileIds};
 use crate::service::replay::ReplayRequest;
-use crate::service::webhooks::{NewWebhook, WebhookEvents, WebhookPatch, WebhookUrl};
+use crate::service::webhooks::{
+    Grace, NewWebhook, RotateSecret, WebhookEvents, WebhookPatch, WebhookUrl,
+};
 use crate::time::Timestamp;
 
 /// A `POST /api-keys` body.
@@ -146,6 +148,18 @@ pub fn webhook_patch(body: &Value, allow_private: bool) -> Result<WebhookPatch> 
         url: url.and_then(|u| p.take("url", WebhookUrl::new(&u, allow_private))),
         events: events.and_then(|e| p.take_list("events", WebhookEvents::new(e))),
         is_active,
+        problems: p,
+    })
+}
+
+/// A `POST /webhooks/{id}/rotate-secret` body: `{"graceSeconds": N}`, all optional.
+pub fn rotate_secret(body: &Value) -> Result<RotateSecret> {
+    let mut o = Object::new(body, &["graceSeconds"])?;
+    let grace = o.integer("graceSeconds");
+    let mut p = o.problems;
+    p.end_decoding();
+    Ok(RotateSecret {
+        grace: grace.and_then(|g| p.take("graceSeconds", Grace::new(g))),
         problems: p,
     })
 }

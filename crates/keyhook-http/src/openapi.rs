@@ -352,6 +352,14 @@ fn paths() -> Value {
         paths["/openapi.json"]["get"]["responses"][code] = v;
     }
     paths["/webhooks/{id}/replay"]["post"]["responses"]["409"] = err("WebhookDisabled");
+    // secrets+delivery rules: secret rotation with a grace period (CONTRACT §6).
+    paths["/webhooks/{id}/rotate-secret"] = json!({
+        "parameters": webhook_id_param(),
+        "post": with(op("Give a webhook a new secret; the old one keeps signing (second) until the grace period ends, then is deleted",
+                        "rotateWebhookSecret",
+                        ("200", ok("The webhook, with its new secret", r("Webhook"))), &write),
+                     "requestBody", json!({ "required": false, "content": { "application/json": { "schema": r("RotateSecret") } } }))
+    });
     paths
 }
 
@@ -593,6 +601,20 @@ fn schemas() -> Value {
         .expect("required is an array")
         .push(json!("key"));
     schemas["ApiKeyCreated"] = created;
+    // secrets+delivery rules
+    schemas["RotateSecret"] = json!({
+        "type": "object",
+        "additionalProperties": false,
+        "description": "Left out (or no body at all): a grace period of 24 hours.",
+        "properties": {
+            "graceSeconds": {
+                "type": ["integer", "null"],
+                "minimum": 0,
+                "maximum": webhooks::MAX_GRACE_SECONDS,
+                "description": format!("How long the old secret keeps signing deliveries, in seconds (default {}); 0 deletes it at once", webhooks::DEFAULT_GRACE_SECONDS)
+            }
+        }
+    });
     schemas
 }
 

@@ -20,6 +20,7 @@ pub enum Route<'a> {
     EmitEvent,
     ReplayWebhook(&'a str),
     ListAudit,
+    RotateWebhookSecret(&'a str),
 }
 
 impl Route<'_> {
@@ -40,6 +41,7 @@ impl Route<'_> {
             Route::EmitEvent => Operation::EmitEvent,
             Route::ReplayWebhook(_) => Operation::ReplayWebhook,
             Route::ListAudit => Operation::ListAudit,
+            Route::RotateWebhookSecret(_) => Operation::RotateWebhookSecret,
         }
     }
 
@@ -57,6 +59,7 @@ impl Route<'_> {
             Route::EmitEvent => "/events",
             Route::ReplayWebhook(_) => "/webhooks/{id}/replay",
             Route::ListAudit => "/audit",
+            Route::RotateWebhookSecret(_) => "/webhooks/{id}/rotate-secret",
         }
     }
 
@@ -69,6 +72,7 @@ impl Route<'_> {
                 | Route::UpdateWebhook(_)
                 | Route::EmitEvent
                 | Route::ReplayWebhook(_)
+                | Route::RotateWebhookSecret(_)
         )
     }
 }
@@ -136,6 +140,10 @@ pub fn route<'a>(method: &Method, path: &'a str) -> Match<'a> {
         ["webhooks", id, "deliveries"] if !id.is_empty() => {
             (get.then_some(Route::WebhookDeliveries(id)), "GET")
         }
+        ["webhooks", id, "rotate-secret"] if !id.is_empty() => (
+            matches!(method, Method::Post).then_some(Route::RotateWebhookSecret(id)),
+            "POST",
+        ),
         ["events"] => (
             matches!(method, Method::Post).then_some(Route::EmitEvent),
             "POST",
@@ -165,6 +173,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("/webhooks/{id}/replay", "post"),
     ("/events", "post"),
     ("/audit", "get"),
+    ("/webhooks/{id}/rotate-secret", "post"),
     ("/openapi.json", "get"),
 ];
 

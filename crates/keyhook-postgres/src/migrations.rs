@@ -126,6 +126,14 @@ const MIGRATIONS: &[&str] = &[
      );
      CREATE INDEX audit_log_user ON audit_log(user_id, at, id);
      CREATE INDEX audit_log_at ON audit_log(at, id);"#,
+    // secrets+delivery rules (engineer S): SQLite's migration of the same name.
+    r#"ALTER TABLE webhooks ADD COLUMN previous_secret TEXT COLLATE "C";
+     ALTER TABLE webhooks ADD COLUMN previous_secret_expires_at BIGINT;
+     ALTER TABLE webhooks ADD COLUMN disabled_reason TEXT COLLATE "C";
+     UPDATE webhooks SET disabled_reason = fail_count || ' consecutive failed attempts'
+        WHERE NOT is_active AND fail_count >= 10;
+     CREATE INDEX webhooks_previous_secret ON webhooks(previous_secret_expires_at)
+        WHERE previous_secret_expires_at IS NOT NULL;"#,
 ];
 
 /// The schema version this binary writes.

@@ -5,7 +5,9 @@ use postgres::Row;
 use super::migrations::LOCK_CLASS;
 use super::{json_strings, to_json, Fail, PgStore};
 use keyhook_core::model::{DeliveryAttempt, Webhook};
-use keyhook_core::store::{AttemptRecord, KeyQueries, StoreResult, WebhookQueries};
+use keyhook_core::store::{
+    failures_reason, AttemptRecord, KeyQueries, StoreResult, WebhookQueries, GONE_REASON,
+};
 use keyhook_core::time::Timestamp;
 
 macro_rules! columns {
@@ -147,7 +149,9 @@ impl WebhookQueries for PgStore {
         self.run(|s| {
             s.execute(
                 "UPDATE webhooks SET url = $2, events = $3, is_active = $4, fail_count = $5,
-                    updated_at = $6 WHERE id = $1",
+                    updated_at = $6,
+                    disabled_reason = CASE WHEN $4 THEN NULL ELSE disabled_reason END
+                 WHERE id = $1",
                 &[
                     &w.id,
                     &w.url,
@@ -166,7 +170,8 @@ impl WebhookQueries for PgStore {
     }
 
     /// Logs an attempt and counts it. A failure is one `UPDATE … RETURNING`: it adds one to
-    /// `fail_count` and, at the `disable_after`-th consecutive failure, disables the webhook,
+    /// `fail_count` and, at the `disable_after`-th consecutive failure or a 410 Gone, disables
+    /// the webhook and records why (after which `fail_count` stays as it is until an enable),
     /// under the row's lock, so concurrent attempts on any instance each count once and the
     /// threshold is never skipped; the log row is inserted from what it returns, so nothing
     /// is written for a webhook deleted while the request was out. A success resets
@@ -183,6 +188,7 @@ impl WebhookQueries for PgStore {
         disable_after: i64,
     ) -> StoreResult<Option<String>> {
         let status_code = i64::from(a.status_code);
+        let failures = failures_reason(disable_after);
         // $1 to $10, the same in both statements: the attempt's row.
         let row: [&(dyn postgres::types::ToSql + Sync); 10] = [
             &a.webhook_id,
@@ -201,7 +207,8 @@ impl WebhookQueries for PgStore {
             if a.delivered {
                 s.execute(
                     "WITH reset AS (
-                        UPDATE webhooks SET fail_count = 0 WHERE id = $1 AND fail_count <> 0
+                        UPDATE webhooks SET fail_count = 0
+                        WHERE id = $1 AND fail_count <> 0 AND disabled_reason IS NULL
                      )
                      INSERT INTO delivery_attempts (webhook_id, delivery_id, event_id, event,
                         attempt, attempted_at, delivered, status_code, status_text, duration_ms,
@@ -213,19 +220,29 @@ impl WebhookQueries for PgStore {
             } else {
                 disabled = s
                     .query_opt(
-                        "SELECT user_id, is_active AND fail_count + 1 >= $2 FROM webhooks
-                         WHERE id = $1 FOR UPDATE",
-                        &[&a.webhook_id, &disable_after],
+                        "SELECT user_id, is_active AND disabled_reason IS NULL
+                                AND ($3::bigint = 410 OR fail_count + 1 >= $2)
+                         FROM webhooks WHERE id = $1 FOR UPDATE",
+                        &[&a.webhook_id, &disable_after, &status_code],
                     )?
                     .map(|r| Ok::<_, Fail>((r.try_get::<_, String>(0)?, r.try_get::<_, bool>(1)?)))
                     .transpose()?
                     .and_then(|(user, flips)| flips.then_some(user));
                 s.execute(
                     "WITH counted AS (
-                        UPDATE webhooks SET fail_count = fail_count + 1,
-                            is_active = CASE WHEN fail_count + 1 >= $11 THEN false
-                                        ELSE is_active END,
-                            updated_at = CASE WHEN fail_count + 1 >= $11 AND is_active
+                        UPDATE webhooks SET
+                            fail_count = CASE WHEN disabled_reason IS NULL THEN fail_count + 1
+                                         ELSE fail_count END,
+                            is_active = CASE WHEN disabled_reason IS NULL
+                                             AND ($7::bigint = 410 OR fail_count + 1 >= $11)
+                                        THEN false ELSE is_active END,
+                            disabled_reason = CASE WHEN disabled_reason IS NOT NULL
+                                                   THEN disabled_reason
+                                              WHEN $7::bigint = 410 THEN $12
+                                              WHEN fail_count + 1 >= $11 THEN $13 END,
+                            updated_at = CASE WHEN disabled_reason IS NULL
+                                              AND ($7::bigint = 410 OR fail_count + 1 >= $11)
+                                              AND is_active
                                          THEN $6 ELSE updated_at END
                         WHERE id = $1
                         RETURNING id
@@ -234,7 +251,7 @@ impl WebhookQueries for PgStore {
                         attempt, attempted_at, delivered, status_code, status_text, duration_ms,
                         response_excerpt)
                      SELECT id, $2, $3, $4, $5, $6, false, $7, $8, $9, $10 FROM counted",
-                    &[&row[..], &[&disable_after]].concat(),
+                    &[&row[..], &[&disable_after, &GONE_REASON, &failures]].concat(),
                 )?;
             }
             Ok(disabled)

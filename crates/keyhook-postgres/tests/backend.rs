@@ -46,7 +46,16 @@ fn the_schema_is_sqlites_in_postgresql_types() {
         Kind::Text => "text",
         Kind::Bytes => "bytea",
     };
-    let nullable = ["last_used_at", "expires_at", "lease_until", "delivery_id"];
+    let nullable = [
+        "last_used_at",
+        "expires_at",
+        "lease_until",
+        "delivery_id",
+        // secrets+delivery rules
+        "previous_secret",
+        "previous_secret_expires_at",
+        "disabled_reason",
+    ];
     let mut want: Vec<String> = TABLES
         .iter()
         .flat_map(|t| {
@@ -76,7 +85,8 @@ fn the_schema_is_sqlites_in_postgresql_types() {
         indexes.trim(),
         "api_keys_prefix,api_keys_user,audit_log_at,audit_log_user,deliveries_due,\
          deliveries_event,deliveries_webhook,delivery_attempts_delivery,\
-         delivery_attempts_webhook,events_user_created,idempotency_keys_created,webhooks_user"
+         delivery_attempts_webhook,events_user_created,idempotency_keys_created,\
+         webhooks_previous_secret,webhooks_user"
     );
     // Each child row goes with its parent, as on SQLite.
     let cascades = db.sql(

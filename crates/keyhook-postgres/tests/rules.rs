@@ -184,8 +184,8 @@ fn failure() -> Attempt {
 }
 
 /// 40 failed attempts on one webhook at once, from three instances, while the webhook is
-/// also being edited: failCount is exactly 40, every attempt is logged, and the webhook is
-/// disabled.
+/// also being edited: failCount is exactly 10 (the threshold, where it stops), every attempt
+/// is logged, and the webhook is disabled.
 #[test]
 fn fail_count_is_exact_under_concurrent_attempts_and_edits() {
     let db = database_or_skip!();
@@ -225,7 +225,9 @@ fn fail_count_is_exact_under_concurrent_attempts_and_edits() {
     }
     let s = all[1].connect().unwrap();
     let w = webhooks::get(&s, &operator("alice"), &w.id).unwrap();
-    assert_eq!(w.fail_count, 40);
+    // Exactly the threshold: no attempt lost, and none counted after the one that disabled
+    // the webhook (issue 12, item 8).
+    assert_eq!(w.fail_count, 10);
     assert!(!w.is_active);
     assert_eq!(s.conn().attempts(&w.id, 100).unwrap().len(), 40);
 }

@@ -15,6 +15,7 @@ mod migrations;
 mod ops;
 mod outbox;
 mod replay;
+mod secrets;
 mod webhooks;
 
 use std::fs::{DirBuilder, OpenOptions};

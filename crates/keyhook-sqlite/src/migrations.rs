@@ -136,6 +136,16 @@ const MIGRATIONS: &[&str] = &[
      ) STRICT;
      CREATE INDEX audit_log_user ON audit_log(user_id, at, id);
      CREATE INDEX audit_log_at ON audit_log(at, id);",
+    // secrets+delivery rules (engineer S): the secret replaced by a rotation, kept until its
+    // grace period ends, and why a webhook was disabled automatically (410 Gone, or too many
+    // consecutive failures: webhooks disabled so before this version get the latter).
+    "ALTER TABLE webhooks ADD COLUMN previous_secret TEXT;
+     ALTER TABLE webhooks ADD COLUMN previous_secret_expires_at INTEGER;
+     ALTER TABLE webhooks ADD COLUMN disabled_reason TEXT;
+     UPDATE webhooks SET disabled_reason = fail_count || ' consecutive failed attempts'
+        WHERE is_active = 0 AND fail_count >= 10;
+     CREATE INDEX webhooks_previous_secret ON webhooks(previous_secret_expires_at)
+        WHERE previous_secret_expires_at IS NOT NULL;",
 ];
 
 /// The schema version this binary writes.

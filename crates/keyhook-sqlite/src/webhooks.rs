@@ -5,7 +5,9 @@ use crate::error::sql;
 use crate::model::{DeliveryAttempt, Webhook};
 use crate::time::Timestamp;
 use keyhook_core::store::KeyQueries;
-use keyhook_core::store::{AttemptRecord, StoreResult, WebhookQueries};
+use keyhook_core::store::{
+    failures_reason, AttemptRecord, StoreResult, WebhookQueries, GONE_REASON,
+};
 
 const COLUMNS: &str =
     "id, user_id, url, events, secret, is_active, fail_count, created_at, updated_at";
@@ -107,7 +109,9 @@ impl WebhookQueries for Conn {
             self.0
                 .prepare_cached(
                     "UPDATE webhooks SET url = ?2, events = ?3, is_active = ?4, fail_count = ?5,
-                        updated_at = ?6 WHERE id = ?1",
+                        updated_at = ?6,
+                        disabled_reason = CASE WHEN ?4 THEN NULL ELSE disabled_reason END
+                     WHERE id = ?1",
                 )?
                 .execute(params![
                     w.id,
@@ -132,7 +136,8 @@ impl WebhookQueries for Conn {
     }
 
     /// Logs an attempt and counts it: a success resets `fail_count`, a failure adds one, and
-    /// the `disable_after`-th consecutive failure disables the webhook, all in one statement
+    /// the `disable_after`-th consecutive failure (or a 410 Gone) disables the webhook and
+    /// records why, all in one statement
     /// so that no interleaving can skip the threshold. The request was sent with no
     /// transaction open, so the webhook may have been deleted meanwhile (its deliveries with
     /// it): then there is nothing left to log to, and nothing is written.
@@ -170,7 +175,8 @@ impl WebhookQueries for Conn {
             if a.delivered {
                 self.0
                     .prepare_cached(
-                        "UPDATE webhooks SET fail_count = 0 WHERE id = ?1 AND fail_count != 0",
+                        "UPDATE webhooks SET fail_count = 0
+                         WHERE id = ?1 AND fail_count != 0 AND disabled_reason IS NULL",
                     )?
                     .execute([a.webhook_id])?;
             } else {
@@ -178,19 +184,35 @@ impl WebhookQueries for Conn {
                     .0
                     .prepare_cached(
                         "SELECT user_id FROM webhooks
-                         WHERE id = ?1 AND is_active = 1 AND fail_count + 1 >= ?2",
+                         WHERE id = ?1 AND is_active = 1 AND disabled_reason IS NULL
+                           AND (?3 = 410 OR fail_count + 1 >= ?2)",
                     )?
-                    .query_row(params![a.webhook_id, disable_after], |r| r.get(0))
+                    .query_row(params![a.webhook_id, disable_after, a.status_code], |r| {
+                        r.get(0)
+                    })
                     .optional()?;
                 self.0
                     .prepare_cached(
+                        // A webhook disabled automatically (`disabled_reason` set) keeps the
+                        // failCount that disabled it until it is enabled again.
                         "UPDATE webhooks SET fail_count = fail_count + 1,
-                            is_active = CASE WHEN fail_count + 1 >= ?2 THEN 0 ELSE is_active END,
-                            updated_at = CASE WHEN fail_count + 1 >= ?2 AND is_active = 1
+                            is_active = CASE WHEN ?4 = 410 OR fail_count + 1 >= ?2 THEN 0
+                                        ELSE is_active END,
+                            disabled_reason = CASE WHEN ?4 = 410 THEN ?5
+                                              WHEN fail_count + 1 >= ?2 THEN ?6 END,
+                            updated_at = CASE WHEN (?4 = 410 OR fail_count + 1 >= ?2)
+                                              AND is_active = 1
                                          THEN ?3 ELSE updated_at END
-                         WHERE id = ?1",
+                         WHERE id = ?1 AND disabled_reason IS NULL",
                     )?
-                    .execute(params![a.webhook_id, disable_after, a.attempted_at.0])?;
+                    .execute(params![
+                        a.webhook_id,
+                        disable_after,
+                        a.attempted_at.0,
+                        a.status_code,
+                        GONE_REASON,
+                        failures_reason(disable_after)
+                    ])?;
             }
             Ok(disabled)
         })

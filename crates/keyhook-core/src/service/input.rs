@@ -176,6 +176,27 @@ impl<'a> Object<'a> {
         }
     }
 
+    /// A whole number: `86400`, or `86400.0` (JSON Schema's `integer` takes a number whose
+    /// fraction is zero); not `1.5` or `"86400"`. One beyond the 64-bit range is given as
+    /// `i64::MIN` or `i64::MAX`, so a range rule refuses it by its own message.
+    pub fn integer(&mut self, field: &str) -> Option<i64> {
+        match self.get(field)? {
+            Value::Number(n) if n.is_i64() => n.as_i64(),
+            Value::Number(n) if n.is_u64() => Some(i64::MAX),
+            Value::Number(n)
+                if n.as_f64()
+                    .is_some_and(|f| f.is_finite() && f.fract() == 0.0) =>
+            {
+                // Saturating: out of range becomes i64::MIN or i64::MAX.
+                n.as_f64().map(|f| f as i64)
+            }
+            _ => {
+                self.problems.add(field, "must be an integer");
+                None
+            }
+        }
+    }
+
     pub fn object(&mut self, field: &str) -> Option<Map<String, Value>> {
         match self.get(field)? {
             Value::Object(m) => Some(m.clone()),

@@ -119,6 +119,7 @@ pub enum Operation {
     EmitEvent,
     ReplayWebhook,
     ListAudit,
+    RotateWebhookSecret,
 }
 
 impl Operation {
@@ -130,7 +131,9 @@ impl Operation {
                 Access::Read
             }
             CreateKey | DeleteKey | RotateKey | PruneKeys | CreateWebhook | UpdateWebhook
-            | DeleteWebhook | TestWebhook | EmitEvent | ReplayWebhook => Access::Write,
+            | DeleteWebhook | TestWebhook | EmitEvent | ReplayWebhook | RotateWebhookSecret => {
+                Access::Write
+            }
         }
     }
 
@@ -154,6 +157,7 @@ impl Operation {
             EmitEvent => "emit events",
             ReplayWebhook => "replay webhooks",
             ListAudit => "read the audit log",
+            RotateWebhookSecret => "rotate webhook secrets",
         }
     }
 }

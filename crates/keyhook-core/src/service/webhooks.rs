@@ -7,7 +7,7 @@ use super::input::{check_unique_non_empty, ListProblems, Problems};
 use super::{Actor, Database, Operation};
 use crate::error::{Error, Result};
 use crate::model::{DeliveryAttempt, TestResult, Webhook};
-use crate::store::{AttemptRecord, Conn, Store};
+use crate::store::{AttemptRecord, Conn, Signing, Store, GONE_REASON};
 use crate::time::Timestamp;
 use crate::transport::{Attempt, Transport};
 use crate::{guard, sign};
@@ -437,6 +437,137 @@ pub fn delete(store: &Store, actor: &Actor, id: &str, now: Timestamp) -> Result<
     })
 }
 
+/// The longest grace period of a secret rotation: 7 days, in seconds.
+pub const MAX_GRACE_SECONDS: i64 = 604_800;
+/// The grace period of a rotation that names none: 24 hours, in seconds.
+pub const DEFAULT_GRACE_SECONDS: i64 = 86_400;
+
+/// How long a rotated-out secret keeps signing deliveries: whole seconds from 0 to
+/// [`MAX_GRACE_SECONDS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Grace(i64);
+
+impl Grace {
+    pub fn new(seconds: i64) -> std::result::Result<Grace, String> {
+        if (0..=MAX_GRACE_SECONDS).contains(&seconds) {
+            Ok(Grace(seconds))
+        } else {
+            Err(format!(
+                "must be a whole number of seconds from 0 to {MAX_GRACE_SECONDS} (7 days)"
+            ))
+        }
+    }
+
+    /// A duration in milliseconds (the CLI's `--grace`), which must be whole seconds.
+    pub fn from_millis(ms: i64) -> std::result::Result<Grace, String> {
+        if ms % 1000 != 0 {
+            return Err("must be whole seconds".into());
+        }
+        Grace::new(ms / 1000)
+    }
+
+    pub fn seconds(self) -> i64 {
+        self.0
+    }
+}
+
+impl Default for Grace {
+    fn default() -> Self {
+        Grace(DEFAULT_GRACE_SECONDS)
+    }
+}
+
+/// A secret rotation (`POST /webhooks/{id}/rotate-secret`).
+#[derive(Debug, Default, Clone)]
+pub struct RotateSecret {
+    /// [`Grace::default`] when `None`.
+    pub grace: Option<Grace>,
+    /// As in [`NewWebhook`].
+    pub problems: Problems,
+}
+
+/// Gives the webhook a new secret (generated as at creation). The secret it replaces keeps
+/// signing deliveries and test pings, after the new one, until the grace period ends; then it
+/// is deleted (the worker's [`drop_expired_secrets`], and never used after its end whatever
+/// the worker does). A grace of 0 deletes it at once. Only the newest previous secret is kept,
+/// as Svix does: rotating again during a grace period drops the older one at once, and the
+/// secret replaced now gets the new grace period.
+pub fn rotate_secret(
+    store: &Store,
+    actor: &Actor,
+    id: &str,
+    input: RotateSecret,
+    now: Timestamp,
+) -> Result<Webhook> {
+    rotate_secret_then(store, actor, id, input, now, None::<Publish>)
+}
+
+/// [`rotate_secret`], handing the webhook with its new secret to `publish` before the commit,
+/// as [`create_publishing`] does: if `publish` fails, the old secret stays as it was.
+pub fn rotate_secret_publishing(
+    store: &Store,
+    actor: &Actor,
+    id: &str,
+    input: RotateSecret,
+    now: Timestamp,
+    publish: impl FnOnce(&Webhook) -> Result<()>,
+) -> Result<Webhook> {
+    rotate_secret_then(store, actor, id, input, now, Some(publish))
+}
+
+fn rotate_secret_then(
+    store: &Store,
+    actor: &Actor,
+    id: &str,
+    input: RotateSecret,
+    now: Timestamp,
+    publish: Option<impl FnOnce(&Webhook) -> Result<()>>,
+) -> Result<Webhook> {
+    actor.may(Operation::RotateWebhookSecret, None)?;
+    input.problems.into_result(&["graceSeconds", "body"])?;
+    let grace = input.grace.unwrap_or_default();
+    let secret = sign::generate_secret();
+    store.write(|c| {
+        let mut w = find(c, actor, id)?;
+        let until = now.add_millis(grace.seconds() * 1000);
+        let previous = (grace.seconds() > 0).then_some((w.secret.as_str(), until));
+        c.set_secret(&w.id, &secret, previous, now)?;
+        c.drop_expired_secrets(now)?;
+        w.secret = secret;
+        w.updated_at = now;
+        let details = serde_json::json!({
+            "graceSeconds": grace.seconds(),
+            "previousSecretUntil": (grace.seconds() > 0).then(|| until.to_rfc3339()),
+        });
+        audit::record(
+            c,
+            now,
+            &Entry::by(actor, Action::WebhookSecretRotated, &w.id, details),
+        )?;
+        if let Some(publish) = publish {
+            c.stage()?;
+            publish(&w)?;
+        }
+        Ok(w)
+    })
+}
+
+/// Deletes the previous secrets whose grace period has ended (the outbox worker calls it),
+/// outside a transaction: one statement, after which a backend may also clear what it keeps
+/// of the old rows (SQLite's write-ahead log).
+pub fn drop_expired_secrets(store: &Store, now: Timestamp) -> Result<usize> {
+    Ok(store.conn().drop_expired_secrets(now)?)
+}
+
+/// Why `w` was disabled automatically (a 410 Gone, or too many failures in a row), if it
+/// was and has not been enabled since: for `webhooks show`.
+pub fn disabled_reason(store: &Store, w: &Webhook) -> Result<Option<String>> {
+    if w.is_active {
+        return Ok(None);
+    }
+    Ok(store.conn().disabled_reason(&w.id)?)
+}
+
 /// Sends one `webhook.test` delivery now, even to a disabled webhook, and counts it toward
 /// `failCount` like any attempt. Three phases: look the webhook up (one database step), send
 /// (holding nothing of the database: no connection, pool slot or transaction), record the
@@ -465,7 +596,8 @@ pub fn test(
 struct Ping {
     webhook_id: String,
     url: String,
-    secret: String,
+    /// The current secret first, then one in its rotation's grace period.
+    secrets: Vec<String>,
     event_id: String,
     body: Vec<u8>,
     at: Timestamp,
@@ -474,13 +606,16 @@ struct Ping {
 impl Ping {
     fn prepare(store: &Store, actor: &Actor, id: &str, now: Timestamp) -> Result<Ping> {
         let w = find(store.conn(), actor, id)?;
+        // The secrets of a rotation in its grace period sign a ping as they sign deliveries.
+        let signing = store.conn().signing(&w.id, now)?;
+        let secrets = signing.map_or_else(|| vec![w.secret.clone()], |s: Signing| s.secrets);
         let event_id = events::new_event_id();
         let data = serde_json::json!({ "webhookId": w.id });
         let body = events::payload(&event_id, TEST_EVENT, now, &data);
         Ok(Ping {
             webhook_id: w.id,
             url: w.url,
-            secret: w.secret,
+            secrets,
             event_id,
             body,
             at: now,
@@ -489,7 +624,8 @@ impl Ping {
 
     fn send(&self, sender: &dyn Transport) -> Attempt {
         let ts = self.at.millis() / 1000;
-        sender.send(&self.url, &self.secret, &self.event_id, &self.body, ts)
+        let secrets: Vec<&str> = self.secrets.iter().map(String::as_str).collect();
+        sender.send(&self.url, &secrets, &self.event_id, &self.body, ts)
     }
 
     fn record(&self, store: &Store, a: &Attempt) -> Result<()> {
@@ -540,11 +676,16 @@ pub fn log_attempt(c: Conn<'_>, of: AttemptOf<'_>, at: Timestamp, a: &Attempt) -
         DISABLE_AFTER_FAILURES,
     )?;
     if let Some(user) = disabled {
-        let details = serde_json::json!({
-            "reason": "consecutive failures",
-            "failCount": DISABLE_AFTER_FAILURES,
-            "statusCode": a.status_code,
-        });
+        // The same rule as the store's: a 410 Gone disables at once, whatever the count.
+        let details = if a.status_code == 410 {
+            serde_json::json!({ "reason": GONE_REASON, "statusCode": a.status_code })
+        } else {
+            serde_json::json!({
+                "reason": "consecutive failures",
+                "failCount": DISABLE_AFTER_FAILURES,
+                "statusCode": a.status_code,
+            })
+        };
         let entry = Entry::system(
             &user,
             Via::Worker,

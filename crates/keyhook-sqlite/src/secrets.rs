@@ -1,0 +1,92 @@
+//! Secret rotation with a grace period and the reason a webhook was disabled (secrets+delivery
+//! rules): `keyhook_core::store::SecretQueries`.
+
+use rusqlite::{params, OptionalExtension};
+
+use super::Conn;
+use crate::error::sql;
+use crate::time::Timestamp;
+use keyhook_core::store::{SecretQueries, Signing, StoreResult};
+
+impl SecretQueries for Conn {
+    fn set_secret(
+        &self,
+        id: &str,
+        secret: &str,
+        previous: Option<(&str, Timestamp)>,
+        now: Timestamp,
+    ) -> StoreResult<()> {
+        sql(|| {
+            self.0
+                .prepare_cached(
+                    "UPDATE webhooks SET secret = ?2, previous_secret = ?3,
+                        previous_secret_expires_at = ?4, updated_at = ?5 WHERE id = ?1",
+                )?
+                .execute(params![
+                    id,
+                    secret,
+                    previous.map(|(s, _)| s),
+                    previous.map(|(_, t)| t.0),
+                    now.0
+                ])?;
+            Ok(())
+        })
+    }
+
+    /// The previous secret only while its grace period lasts, whether or not the worker has
+    /// deleted it yet.
+    fn signing(&self, id: &str, now: Timestamp) -> StoreResult<Option<Signing>> {
+        sql(|| {
+            Ok(self
+                .0
+                .prepare_cached(
+                    "SELECT is_active, url, secret,
+                        CASE WHEN previous_secret_expires_at > ?2 THEN previous_secret END
+                     FROM webhooks WHERE id = ?1",
+                )?
+                .query_row(params![id, now.0], |r| {
+                    let mut secrets = vec![r.get::<_, String>(2)?];
+                    secrets.extend(r.get::<_, Option<String>>(3)?);
+                    Ok(Signing {
+                        is_active: r.get(0)?,
+                        url: r.get(1)?,
+                        secrets,
+                    })
+                })
+                .optional()?)
+        })
+    }
+
+    /// Outside a transaction (the worker's call), the write-ahead log, whose older frames of
+    /// the row still hold the secret while a long-lived process (`serve`) keeps it, is then
+    /// checkpointed and truncated. A checkpoint that cannot finish now (a reader on an older
+    /// snapshot past the busy timeout) is left to SQLite's next one.
+    fn drop_expired_secrets(&self, now: Timestamp) -> StoreResult<usize> {
+        sql(|| {
+            let dropped = self
+                .0
+                .prepare_cached(
+                    "UPDATE webhooks SET previous_secret = NULL, previous_secret_expires_at = NULL
+                     WHERE previous_secret_expires_at <= ?1",
+                )?
+                .execute([now.0])?;
+            if dropped > 0 && self.0.is_autocommit() {
+                let _ = self
+                    .0
+                    .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+            }
+            Ok(dropped)
+        })
+    }
+
+    fn disabled_reason(&self, id: &str) -> StoreResult<Option<String>> {
+        sql(|| {
+            Ok(self
+                .0
+                .prepare_cached("SELECT disabled_reason FROM webhooks WHERE id = ?1")?
+                .query_row([id], |r| r.get(0))
+                .optional()?
+                .flatten())
+        })
+    }
+}

@@ -37,12 +37,16 @@ if [ -z "${BASE:-}" ]; then
   fi
 fi
 
+# The base build left its own builds of keyhook's crates in target/: make cargo see this
+# tree's sources as changed.
+touch crates/*/src/lib.rs src/main.rs
 cargo build --release --quiet
 bin=$PWD/target/release/keyhook
 
 echo "-- metrics off (A: $BASE) against metrics on (B: this tree)"
-ROUNDS=$ROUNDS DURATION=$DURATION bash bench/serve-ab.sh "$BASE" "$bin" | tee /dev/stderr | tail -1 |
-  awk '{ printf "metrics on/off throughput ratio %s (target >= 0.90)\n", $NF }'
+ab=$(ROUNDS=$ROUNDS DURATION=$DURATION bash bench/serve-ab.sh "$BASE" "$bin")
+echo "$ab"
+echo "$ab" | tail -1 | awk '{ printf "metrics on/off throughput ratio %s (target >= 0.90)\n", $NF }'
 
 echo "-- p99 of 32 clients with and without a /metrics scrape loop (10/s)"
 work=$(mktemp -d)

@@ -16,6 +16,12 @@ _keyhook() {
             ",$1")
                 cmd="keyhook"
                 ;;
+            keyhook,audit)
+                cmd="keyhook__subcmd__audit"
+                ;;
+            keyhook,backup)
+                cmd="keyhook__subcmd__backup"
+                ;;
             keyhook,completions)
                 cmd="keyhook__subcmd__completions"
                 ;;
@@ -69,6 +75,12 @@ _keyhook() {
                 ;;
             keyhook__subcmd__events__subcmd__help,help)
                 cmd="keyhook__subcmd__events__subcmd__help__subcmd__help"
+                ;;
+            keyhook__subcmd__help,audit)
+                cmd="keyhook__subcmd__help__subcmd__audit"
+                ;;
+            keyhook__subcmd__help,backup)
+                cmd="keyhook__subcmd__help__subcmd__backup"
                 ;;
             keyhook__subcmd__help,completions)
                 cmd="keyhook__subcmd__help__subcmd__completions"
@@ -138,6 +150,9 @@ _keyhook() {
                 ;;
             keyhook__subcmd__help__subcmd__webhooks,list)
                 cmd="keyhook__subcmd__help__subcmd__webhooks__subcmd__list"
+                ;;
+            keyhook__subcmd__help__subcmd__webhooks,replay)
+                cmd="keyhook__subcmd__help__subcmd__webhooks__subcmd__replay"
                 ;;
             keyhook__subcmd__help__subcmd__webhooks,rotate-secret)
                 cmd="keyhook__subcmd__help__subcmd__webhooks__subcmd__rotate__subcmd__secret"
@@ -217,6 +232,9 @@ _keyhook() {
             keyhook__subcmd__webhooks,list)
                 cmd="keyhook__subcmd__webhooks__subcmd__list"
                 ;;
+            keyhook__subcmd__webhooks,replay)
+                cmd="keyhook__subcmd__webhooks__subcmd__replay"
+                ;;
             keyhook__subcmd__webhooks,rotate-secret)
                 cmd="keyhook__subcmd__webhooks__subcmd__rotate__subcmd__secret"
                 ;;
@@ -247,6 +265,9 @@ _keyhook() {
             keyhook__subcmd__webhooks__subcmd__help,list)
                 cmd="keyhook__subcmd__webhooks__subcmd__help__subcmd__list"
                 ;;
+            keyhook__subcmd__webhooks__subcmd__help,replay)
+                cmd="keyhook__subcmd__webhooks__subcmd__help__subcmd__replay"
+                ;;
             keyhook__subcmd__webhooks__subcmd__help,rotate-secret)
                 cmd="keyhook__subcmd__webhooks__subcmd__help__subcmd__rotate__subcmd__secret"
                 ;;
@@ -263,8 +284,76 @@ _keyhook() {
 
     case "${cmd}" in
         keyhook)
-            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version keys key webhooks webhook events deliver db serve completions help"
+            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version keys key webhooks webhook events deliver db audit backup serve completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --delivery-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__audit)
+            opts="-h -V --since --limit --all-users --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --delivery-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__backup)
+            opts="-h -V --force --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -497,13 +586,17 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__events__subcmd__emit)
-            opts="-h -V --data --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            opts="-h -V --data --idempotency-key --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --data)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --idempotency-key)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -573,8 +666,36 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__help)
-            opts="keys webhooks events deliver db serve completions help"
+            opts="keys webhooks events deliver db audit backup serve completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__help__subcmd__audit)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__help__subcmd__backup)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -811,7 +932,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__help__subcmd__webhooks)
-            opts="create list show test enable disable delete rotate-secret deliveries"
+            opts="create list show test enable disable delete rotate-secret deliveries replay"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -895,6 +1016,20 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__help__subcmd__webhooks__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__help__subcmd__webhooks__subcmd__replay)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1357,7 +1492,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__serve)
-            opts="-h -V --bind --threads --read-timeout --header-timeout --max-connections --retry-schedule --delivery-workers --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            opts="-h -V --bind --threads --read-timeout --header-timeout --max-connections --rate-limit --log-format --retry-schedule --delivery-workers --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1381,6 +1516,14 @@ _keyhook() {
                     ;;
                 --max-connections)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rate-limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --retry-schedule)
@@ -1415,7 +1558,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__webhooks)
-            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version create list show test enable disable delete rotate-secret deliveries help"
+            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version create list show test enable disable delete rotate-secret deliveries replay help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1603,7 +1746,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__webhooks__subcmd__help)
-            opts="create list show test enable disable delete rotate-secret deliveries help"
+            opts="create list show test enable disable delete rotate-secret deliveries replay help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1714,6 +1857,20 @@ _keyhook() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        keyhook__subcmd__webhooks__subcmd__help__subcmd__replay)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         keyhook__subcmd__webhooks__subcmd__help__subcmd__rotate__subcmd__secret)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -1763,6 +1920,44 @@ _keyhook() {
                 return 0
             fi
             case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --delivery-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__webhooks__subcmd__replay)
+            opts="-h -V --since --event --failed-only --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --event)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -41,6 +41,8 @@ complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "webhook" -d 'Create
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "events" -d 'Emit events to subscribed webhooks'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "deliver" -d 'Send queued webhook deliveries (with --once: what is due now, then exit)'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "db" -d 'Copy the whole database into another, empty one'
+complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "audit" -d 'Show the audit log: who changed which key or webhook, newest first'
+complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "backup" -d 'Back up the SQLite database into FILE while others keep writing'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "serve" -d 'Serve the /api/v1 HTTP JSON API (and deliver webhooks)'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "completions" -d 'Print the completion script for a shell'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -266,26 +268,27 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_sub
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from help" -f -a "prune" -d 'Delete the user\'s keys that expired more than DUR ago (default 30 days)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from help" -f -a "verify" -d 'Check a key read from standard input: exit 0 if it may be used, 4 if not'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -l user -d 'The user that owns what is created and listed' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -s V -l version -d 'Print version'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -f -a "create" -d 'Subscribe a URL to events (at most 10 webhooks per user)'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -f -a "list" -d 'List the user\'s webhooks'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -f -a "show" -d 'Show one webhook, its secret included'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -f -a "test" -d 'Send a webhook.test delivery now and report what the endpoint answered'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -f -a "enable" -d 'Re-enable a webhook and reset its failure count'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -f -a "disable" -d 'Stop event deliveries to a webhook'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -f -a "delete" -d 'Delete a webhook and its delivery log'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -f -a "rotate-secret" -d 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -f -a "deliveries" -d 'Show the newest delivery attempts to a webhook'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -s V -l version -d 'Print version'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -f -a "create" -d 'Subscribe a URL to events (at most 10 webhooks per user)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -f -a "list" -d 'List the user\'s webhooks'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -f -a "show" -d 'Show one webhook, its secret included'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -f -a "test" -d 'Send a webhook.test delivery now and report what the endpoint answered'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -f -a "enable" -d 'Re-enable a webhook and reset its failure count'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -f -a "disable" -d 'Stop event deliveries to a webhook'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -f -a "delete" -d 'Delete a webhook and its delivery log'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -f -a "rotate-secret" -d 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -f -a "deliveries" -d 'Show the newest delivery attempts to a webhook'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -f -a "replay" -d 'Queue past events again for a webhook (after its endpoint was down)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l url -d 'The http(s) URL that receives the deliveries' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l event -d 'An event to subscribe to (repeat for several), e.g. post.published' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
@@ -381,6 +384,19 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_see
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -s V -l version -d 'Print version'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -l since -d 'Replay events since this time: RFC 3339, or a duration ago such as 2h [default: 24h]' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -l event -d 'Replay only this event (its id, evt_...)' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
+always\t''
+never\t''"
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -l failed-only -d 'Only events whose last delivery to this webhook failed'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from help" -f -a "create" -d 'Subscribe a URL to events (at most 10 webhooks per user)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from help" -f -a "list" -d 'List the user\'s webhooks'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show one webhook, its secret included'
@@ -390,27 +406,29 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_see
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete a webhook and its delivery log'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from help" -f -a "rotate-secret" -d 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from help" -f -a "deliveries" -d 'Show the newest delivery attempts to a webhook'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from help" -f -a "replay" -d 'Queue past events again for a webhook (after its endpoint was down)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -l user -d 'The user that owns what is created and listed' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -s V -l version -d 'Print version'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -f -a "create" -d 'Subscribe a URL to events (at most 10 webhooks per user)'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -f -a "list" -d 'List the user\'s webhooks'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -f -a "show" -d 'Show one webhook, its secret included'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -f -a "test" -d 'Send a webhook.test delivery now and report what the endpoint answered'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -f -a "enable" -d 'Re-enable a webhook and reset its failure count'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -f -a "disable" -d 'Stop event deliveries to a webhook'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -f -a "delete" -d 'Delete a webhook and its delivery log'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -f -a "rotate-secret" -d 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -f -a "deliveries" -d 'Show the newest delivery attempts to a webhook'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -s V -l version -d 'Print version'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -f -a "create" -d 'Subscribe a URL to events (at most 10 webhooks per user)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -f -a "list" -d 'List the user\'s webhooks'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -f -a "show" -d 'Show one webhook, its secret included'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -f -a "test" -d 'Send a webhook.test delivery now and report what the endpoint answered'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -f -a "enable" -d 'Re-enable a webhook and reset its failure count'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -f -a "disable" -d 'Stop event deliveries to a webhook'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -f -a "delete" -d 'Delete a webhook and its delivery log'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -f -a "rotate-secret" -d 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -f -a "deliveries" -d 'Show the newest delivery attempts to a webhook'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -f -a "replay" -d 'Queue past events again for a webhook (after its endpoint was down)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create list show test enable disable delete rotate-secret deliveries replay help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l url -d 'The http(s) URL that receives the deliveries' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l event -d 'An event to subscribe to (repeat for several), e.g. post.published' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
@@ -506,6 +524,19 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from deliveries" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from deliveries" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from deliveries" -s V -l version -d 'Print version'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -l since -d 'Replay events since this time: RFC 3339, or a duration ago such as 2h [default: 24h]' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -l event -d 'Replay only this event (its id, evt_...)' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
+always\t''
+never\t''"
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -l failed-only -d 'Only events whose last delivery to this webhook failed'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from help" -f -a "create" -d 'Subscribe a URL to events (at most 10 webhooks per user)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from help" -f -a "list" -d 'List the user\'s webhooks'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show one webhook, its secret included'
@@ -515,6 +546,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete a webhook and its delivery log'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from help" -f -a "rotate-secret" -d 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from help" -f -a "deliveries" -d 'Show the newest delivery attempts to a webhook'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from help" -f -a "replay" -d 'Queue past events again for a webhook (after its endpoint was down)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit help" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit help" -l user -d 'The user that owns what is created and listed' -r
@@ -529,6 +561,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_s
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit help" -f -a "emit" -d 'Queue an event for every active webhook of the user subscribed to it'
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit" -l data -d 'The event\'s data: a JSON object, @FILE to read it from a file, or - for stdin' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit" -l idempotency-key -d 'A key for this event (1-255 printable ASCII characters): a repeat with the same key within 24 hours queues nothing and prints the first event' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit" -l user -d 'The user that owns what is created and listed' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
@@ -579,11 +612,38 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subc
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from copy" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from help" -f -a "copy" -d 'Copy everything in the --db database into an empty database'
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -l since -d 'Only entries at or after TS (RFC 3339) or this long ago (90m, 7d)' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -l limit -d 'At most N entries (1 to 1000)' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
+complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
+always\t''
+never\t''"
+complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -l all-users -d 'The entries of every user'
+complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
+complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
+complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -s V -l version -d 'Print version'
+complete -c keyhook -n "__fish_keyhook_using_subcommand backup" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
+complete -c keyhook -n "__fish_keyhook_using_subcommand backup" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand backup" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
+always\t''
+never\t''"
+complete -c keyhook -n "__fish_keyhook_using_subcommand backup" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand backup" -l force -d 'Replace FILE if it exists'
+complete -c keyhook -n "__fish_keyhook_using_subcommand backup" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
+complete -c keyhook -n "__fish_keyhook_using_subcommand backup" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
+complete -c keyhook -n "__fish_keyhook_using_subcommand backup" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c keyhook -n "__fish_keyhook_using_subcommand backup" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l bind -d 'Address to listen on (port 0 picks a free port; the address is printed on stderr)' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l threads -d 'Requests handled at once (each connection has its own thread; more wait their turn)' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l read-timeout -d 'Disconnect a client that sends nothing for this long (between requests or within one)' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l header-timeout -d 'Disconnect a client whose request head (request line and headers) takes longer than this (from connecting for the first request, from its first byte for later ones), or whose request body takes longer than this after the head' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l max-connections -d 'Connections served at once; a connection over the limit is answered 503 and closed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l rate-limit -d 'Requests per API key, N/s or N/min (burst N), counted by this instance; failed authentications are limited per client address at the same rate. Off when not given' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l log-format -d 'How log lines are written on stderr: text, or one JSON object per line (the filter is KEYHOOK_LOG, default info)' -r -f -a "text\t'The message alone, one line per event'
+json\t'One JSON object per line: time, level, target, message and the event\'s fields'"
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l retry-schedule -d 'Delays before each retry of a failed delivery, comma-separated' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l delivery-workers -d 'Deliveries sent at once' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
@@ -606,14 +666,16 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -l json -d 
 complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db serve completions help" -f -a "keys" -d 'Create, list, show, delete, rotate and verify API keys'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db serve completions help" -f -a "webhooks" -d 'Create, list, test, enable, disable and delete webhook subscriptions'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db serve completions help" -f -a "events" -d 'Emit events to subscribed webhooks'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db serve completions help" -f -a "deliver" -d 'Send queued webhook deliveries (with --once: what is due now, then exit)'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db serve completions help" -f -a "db" -d 'Copy the whole database into another, empty one'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db serve completions help" -f -a "serve" -d 'Serve the /api/v1 HTTP JSON API (and deliver webhooks)'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db serve completions help" -f -a "completions" -d 'Print the completion script for a shell'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db serve completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve completions help" -f -a "keys" -d 'Create, list, show, delete, rotate and verify API keys'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve completions help" -f -a "webhooks" -d 'Create, list, test, enable, disable and delete webhook subscriptions'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve completions help" -f -a "events" -d 'Emit events to subscribed webhooks'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve completions help" -f -a "deliver" -d 'Send queued webhook deliveries (with --once: what is due now, then exit)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve completions help" -f -a "db" -d 'Copy the whole database into another, empty one'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve completions help" -f -a "audit" -d 'Show the audit log: who changed which key or webhook, newest first'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve completions help" -f -a "backup" -d 'Back up the SQLite database into FILE while others keep writing'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve completions help" -f -a "serve" -d 'Serve the /api/v1 HTTP JSON API (and deliver webhooks)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve completions help" -f -a "completions" -d 'Print the completion script for a shell'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "create" -d 'Create a key and print it; the plaintext is shown this once and never stored'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "list" -d 'List the user\'s keys (never the plaintext)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "show" -d 'Show one key'
@@ -630,5 +692,6 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_su
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "delete" -d 'Delete a webhook and its delivery log'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "rotate-secret" -d 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "deliveries" -d 'Show the newest delivery attempts to a webhook'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "replay" -d 'Queue past events again for a webhook (after its endpoint was down)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from events" -f -a "emit" -d 'Queue an event for every active webhook of the user subscribed to it'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from db" -f -a "copy" -d 'Copy everything in the --db database into an empty database'

@@ -18,6 +18,11 @@ pub struct DeliveryArgs {
     #[arg(long, env = "KEYHOOK_DELIVERY_WORKERS", default_value_t = 16, value_name = "N",
           value_parser = clap::value_parser!(u16).range(1..=512))]
     pub delivery_workers: u16,
+    /// Delete events, finished deliveries and attempts older than this (at least 1s), in
+    /// small batches; pending deliveries and their events are kept
+    #[arg(long, env = "KEYHOOK_RETENTION", default_value = crate::service::retention::DEFAULT_RETENTION,
+          value_name = "DUR", value_parser = super::prune::retention_arg)]
+    pub retention: std::time::Duration,
 }
 
 impl DeliveryArgs {
@@ -27,6 +32,7 @@ impl DeliveryArgs {
             schedule: self.retry_schedule.clone(),
             concurrency: usize::from(self.delivery_workers),
             once,
+            retention: Some(self.retention),
         }
     }
 }
@@ -50,8 +56,8 @@ pub fn run(ctx: &Context, args: DeliverArgs) -> anyhow::Result<()> {
     }
     // Deliveries come from events in a database that exists: a mistyped --db is an error,
     // not a new empty database with nothing to send.
-    // The worker holds one connection for its whole run.
-    let db = ctx.backend(false, 1)?;
+    // The worker holds one connection for its whole run, and the pruner one while it prunes.
+    let db = ctx.backend(false, 2)?;
     let opts = args.delivery.worker_options(ctx, args.once);
     let s = worker::run(&*db, &opts, &stop)?;
     ctx.out.note(&format!(

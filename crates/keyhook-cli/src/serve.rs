@@ -61,10 +61,10 @@ pub fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<()> {
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(signal, Arc::clone(&stop))?;
     }
-    // A connection for each of `--threads` requests at once, and one that the outbox worker
-    // holds.
+    // A connection for each of `--threads` requests at once, one that the outbox worker
+    // holds, and one for its pruner (retention).
     let location = ctx.location()?;
-    let db = ctx.backend(true, u32::from(args.threads) + 1)?;
+    let db = ctx.backend(true, u32::from(args.threads) + 2)?;
     // The location as the user gave it, a URL's password masked.
     let shown = location.to_string();
     let config = ServeConfig {

@@ -146,9 +146,21 @@ fn once<T>(
 
 /// Every query keyhook makes, in three groups. Implementations keep the rows exactly as
 /// given: the rules are the services' business, not the backend's.
-pub trait Queries: KeyQueries + WebhookQueries + OutboxQueries + CopyQueries {}
+pub trait Queries:
+    KeyQueries + WebhookQueries + OutboxQueries + CopyQueries + RetentionQueries + HistoryQueries
+{
+}
 
-impl<T: KeyQueries + WebhookQueries + OutboxQueries + CopyQueries> Queries for T {}
+impl<
+        T: KeyQueries
+            + WebhookQueries
+            + OutboxQueries
+            + CopyQueries
+            + RetentionQueries
+            + HistoryQueries,
+    > Queries for T
+{
+}
 
 /// Users and API keys.
 pub trait KeyQueries {
@@ -269,6 +281,42 @@ pub trait CopyQueries {
     /// keeping every value, ids included; a backend whose ids come from a sequence moves the
     /// sequence past them.
     fn write_rows(&self, table: &Table, rows: &[Vec<Cell>]) -> StoreResult<()>;
+}
+
+/// Retention: each prunable table's batch step, one per table, so that the pruning service
+/// (`service::retention::STEPS`) lists them and a new prunable table is one more method and
+/// one more line there. Each step deletes at most `limit` rows older than `cutoff` (strictly
+/// before it) and returns how many it deleted; the caller runs each batch in its own short
+/// write transaction and repeats until a batch deletes fewer than `limit`.
+pub trait RetentionQueries {
+    /// Attempts whose `attempted_at` is before `cutoff` (test pings included).
+    fn prune_attempts(&self, cutoff: Timestamp, limit: usize) -> StoreResult<u64>;
+    /// Finished deliveries (`delivered`, `failed`, `cancelled`) whose `updated_at` (when they
+    /// finished) is before `cutoff`; a pending delivery never, however old.
+    fn prune_deliveries(&self, cutoff: Timestamp, limit: usize) -> StoreResult<u64>;
+    /// Events whose `created_at` is before `cutoff` and that no delivery refers to any more
+    /// (so never one with a pending delivery, nor one whose delivery is still kept).
+    fn prune_events(&self, cutoff: Timestamp, limit: usize) -> StoreResult<u64>;
+}
+
+/// One attempt as the history line draws it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttemptMark {
+    pub webhook_id: String,
+    pub delivered: bool,
+    pub duration_ms: i64,
+}
+
+/// The recent attempts of many webhooks at once (`webhooks list`'s history line).
+pub trait HistoryQueries {
+    /// The newest `per_webhook` attempts of each webhook of `user` (only of `webhook_id`
+    /// when given), in one query: grouped by webhook, oldest first within each.
+    fn recent_attempts(
+        &self,
+        user: &str,
+        webhook_id: Option<&str>,
+        per_webhook: i64,
+    ) -> StoreResult<Vec<AttemptMark>>;
 }
 
 /// What one attempt did, to be logged and counted.

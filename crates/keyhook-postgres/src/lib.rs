@@ -34,6 +34,7 @@ mod keys;
 mod migrations;
 mod outbox;
 mod pool;
+mod retention;
 mod tls;
 mod url;
 mod webhooks;

@@ -99,6 +99,10 @@ const MIGRATIONS: &[&str] = &[
      );
      CREATE INDEX delivery_attempts_webhook ON delivery_attempts(webhook_id, id);
      CREATE INDEX delivery_attempts_delivery ON delivery_attempts(delivery_id);"#,
+    // retention (engineer T): the age indexes the prune steps search, oldest first.
+    "CREATE INDEX delivery_attempts_at ON delivery_attempts(attempted_at);
+     CREATE INDEX deliveries_finished ON deliveries(updated_at) WHERE state <> 'pending';
+     CREATE INDEX events_created ON events(created_at);",
 ];
 
 /// The schema version this binary writes.

@@ -10,6 +10,7 @@ mod key_cache;
 mod keys;
 mod migrations;
 mod outbox;
+mod retention;
 mod webhooks;
 
 use std::fs::{DirBuilder, OpenOptions};

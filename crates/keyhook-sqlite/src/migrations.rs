@@ -109,6 +109,10 @@ const MIGRATIONS: &[&str] = &[
      ALTER TABLE api_keys_by_hash RENAME TO api_keys;
      CREATE INDEX api_keys_user ON api_keys(user_id, created_at);
      CREATE INDEX api_keys_prefix ON api_keys(key_prefix);",
+    // retention (engineer T): the age indexes the prune steps search, oldest first.
+    "CREATE INDEX delivery_attempts_at ON delivery_attempts(attempted_at);
+     CREATE INDEX deliveries_finished ON deliveries(updated_at) WHERE state <> 'pending';
+     CREATE INDEX events_created ON events(created_at);",
 ];
 
 /// The schema version this binary writes.

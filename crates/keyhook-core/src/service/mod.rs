@@ -4,8 +4,10 @@
 
 pub mod copy;
 pub mod events;
+pub mod history;
 pub mod input;
 pub mod keys;
+pub mod retention;
 pub mod webhooks;
 
 use crate::auth::{self, Access};

@@ -2,6 +2,7 @@ use clap::Subcommand;
 
 use super::output::status;
 use super::{prompt, secret_out, Context};
+use crate::service::history;
 use crate::service::input::Problems;
 use crate::service::webhooks::{self, NewWebhook, WebhookEvents, WebhookPatch, WebhookUrl};
 use crate::time::Timestamp;
@@ -98,8 +99,9 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
             // no webhook (`secret_out::publish`).
             webhooks::create_publishing(&store, &actor, input, now, |w| {
                 secret_out::publish("webhook secret", "no webhook was created", || {
-                    ctx.out
-                        .data(w, |o| writeln!(o, "{}", ctx.out.webhook_detail(w, now)))
+                    ctx.out.data(w, |o| {
+                        writeln!(o, "{}", ctx.out.webhook_detail(w, &[], now))
+                    })
                 })
             })?;
             ctx.out.note(
@@ -112,17 +114,31 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
             if list.is_empty() {
                 ctx.out.note(&format!("No webhooks for user {}.", ctx.user));
             }
+            // The history line is for the table only (`--json` is the API body), fetched for
+            // all the user's webhooks in one query.
+            let history = if ctx.out.is_json() || list.is_empty() {
+                Default::default()
+            } else {
+                history::recent(&store, &actor, None)?
+            };
             ctx.out.data(&list, |o| {
                 if list.is_empty() {
                     return Ok(());
                 }
-                writeln!(o, "{}", ctx.out.webhook_list(&list, now))
+                writeln!(o, "{}", ctx.out.webhook_list(&list, &history, now))
             })
         }
         WebhooksCommand::Show { id } => {
             let w = webhooks::get(&store, &actor, &id)?;
-            ctx.out
-                .data(&w, |o| writeln!(o, "{}", ctx.out.webhook_detail(&w, now)))
+            let mut history = if ctx.out.is_json() {
+                Default::default()
+            } else {
+                history::recent(&store, &actor, Some(&w.id))?
+            };
+            let marks = history.remove(&w.id).unwrap_or_default();
+            ctx.out.data(&w, |o| {
+                writeln!(o, "{}", ctx.out.webhook_detail(&w, &marks, now))
+            })
         }
         WebhooksCommand::Test { id } => {
             let sender = ctx.sender();
@@ -185,6 +201,7 @@ fn set_active(
         ..WebhookPatch::default()
     };
     let w = webhooks::update(store, actor, id, patch, now)?;
-    ctx.out
-        .data(&w, |o| writeln!(o, "{}", ctx.out.webhook_detail(&w, now)))
+    ctx.out.data(&w, |o| {
+        writeln!(o, "{}", ctx.out.webhook_detail(&w, &[], now))
+    })
 }

@@ -27,6 +27,7 @@ mod pings;
 mod privilege;
 mod raw_http;
 mod receiver;
+mod retention;
 mod secrets;
 mod serve;
 mod server;

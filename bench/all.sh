@@ -8,6 +8,7 @@
 #
 # The parts can be run alone: bench/cli-create.sh, bench/serve.sh, bench/deliver.sh,
 # bench/pg.sh (which also installs postgresql) and `cargo bench --bench authenticate`.
+# bench/retention.sh too (retention: file size over 200k deliveries, latency while pruning).
 # Figures are ratios against baselines because shared machines are noisy; run it on an
 # otherwise idle machine.
 set -euo pipefail
@@ -36,11 +37,14 @@ echo "== webhook deliveries against a loopback nginx"
 bash bench/deliver.sh | tee "$logs/deliver.txt"
 echo "== PostgreSQL: serve against serve on SQLite, and three instances delivering a fan-out"
 bash bench/pg.sh | tee "$logs/pg.txt"
+echo "== retention: 200,000 deliveries with --retention 5s; request latency while pruning"
+bash bench/retention.sh | tee "$logs/retention.txt"
 
 python3 - "$logs" "$out" <<'PY'
 import json, os, platform, re, subprocess, sys, time
 logs, out = sys.argv[1], sys.argv[2]
 text = {n: open(os.path.join(logs, f"{n}.txt")).read() for n in ("cli", "serve", "auth", "deliver", "pg")}
+text["retention"] = open(os.path.join(logs, "retention.txt")).read()
 def num(name, pattern):
     m = re.search(pattern, text[name])
     if not m:
@@ -76,6 +80,12 @@ rows = [
     ("fan-out, 3 instances on PostgreSQL", num("pg", r"fan-out rate: (\d+) deliveries/s"), "/s",
      "1 serve on SQLite", num("pg", r"SQLite, \d+/\d+ delivered in [\d.]+ s, (\d+) deliveries/s"), None,
      ">= 2000/s"),
+    ("db file growth after 1/4 of 200k deliveries", num("retention", r"growth after the first quarter ([\d.]+)x"),
+     "x", None, None, None, "~1 (flat)"),
+    ("GET /webhooks p99 while pruning", num("retention", r"GET /webhooks p99: without pruning [\d.]+ ms, while pruning ([\d.]+) ms"),
+     "ms", "without pruning", num("retention", r"GET /webhooks p99: without pruning ([\d.]+) ms"), None, "+ a few ms at most"),
+    ("POST /events p99 while pruning", num("retention", r"POST /events p99: without pruning [\d.]+ ms, while pruning ([\d.]+) ms"),
+     "ms", "without pruning", num("retention", r"POST /events p99: without pruning ([\d.]+) ms"), None, "+ a few ms at most"),
 ]
 figures = []
 print()

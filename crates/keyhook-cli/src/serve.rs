@@ -45,7 +45,7 @@ pub struct ServeArgs {
 pub struct ServeConfig {
     pub bind: String,
     /// The database, whose pool has a connection for each of `--threads` requests at once
-    /// and one for the outbox worker.
+    /// and two for the outbox worker (its deliveries and its pruner).
     pub db: Arc<dyn Backend>,
     pub read_timeout: Duration,
     pub header_timeout: Duration,

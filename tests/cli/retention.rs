@@ -313,3 +313,22 @@ fn webhooks_show_and_list_draw_the_history_line() {
         );
     }
 }
+
+/// `deliver --once` prunes once, after sending, with its `--retention`
+/// (`KEYHOOK_RETENTION` too).
+#[test]
+fn deliver_once_prunes_with_its_retention() {
+    let a = aged();
+    let env = &a.env;
+    let out = env
+        .cmd()
+        .env("KEYHOOK_RETENTION", "1d")
+        .args(["--allow-private-targets", "deliver", "--once"])
+        .args(["--retry-schedule", "30d"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let mut want = vec![a.pending.clone(), a.recent.clone()];
+    want.sort();
+    assert_eq!(events(env), want);
+}

@@ -350,3 +350,16 @@ pub fn spawn(
         }
     })
 }
+
+#[cfg(test)]
+mod retention_tests {
+    use super::*;
+
+    #[test]
+    fn the_pruner_looks_at_a_tenth_of_the_retention_within_1s_and_1min() {
+        let s = Duration::from_secs;
+        assert_eq!(prune_interval(s(5)), s(1));
+        assert_eq!(prune_interval(s(100)), s(10));
+        assert_eq!(prune_interval(s(30 * 86_400)), s(60));
+    }
+}

@@ -58,8 +58,9 @@ setup() {
   key=$("$bin" --db "$db" --user bench keys create --name bench --quiet)
   for i in $(seq $HOOKS); do
     "$bin" --db "$db" --user bench --allow-private-targets webhooks create \
-      --url "http://127.0.0.1:$nport/hook/$i" --event post.published >/dev/null 2>&1
+      --url "http://127.0.0.1:$nport/hook/$i" --event post.published >"$work/unused-webhook" 2>&1
   done
+  [ "$(sqlite3 "$db" 'SELECT count(*) FROM webhooks')" = "$HOOKS" ] || { echo "no webhooks in $db" >&2; exit 1; }
   echo "$key"
 }
 
@@ -69,7 +70,7 @@ start_serve() {
   local p; p=$(port)
   "$bin" --db "$db" --allow-private-targets serve --bind "127.0.0.1:$p" "$@" 2>"$db.log" &
   serve_pid=$!; pids+=("$serve_pid")
-  for _ in $(seq 100); do grep -q listening "$db.log" && break; sleep 0.1; done
+  for _ in $(seq 100); do grep -qs listening "$db.log" && break; sleep 0.1; done
   serve_url="http://127.0.0.1:$p/api/v1"
 }
 
@@ -151,7 +152,7 @@ sqlite3 "$a" ".backup '$b'"
 old_rows=$(rows "$a")
 cat >"$work/post.lua" <<'LUA'
 wrk.method = "POST"
-wrk.body = '{"event": "bench.nobody", "data": {"n": 1}}'
+wrk.body = '{"event": "profile.deleted", "data": {"n": 1}}'
 wrk.headers["Content-Type"] = "application/json"
 LUA
 measure() { # $1 db, $2 retention, $3 label

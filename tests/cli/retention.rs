@@ -162,7 +162,7 @@ fn prune_defaults_to_thirty_days() {
     assert_eq!(v["data"]["events"], 1, "the event of 31 days ago: {v}");
 }
 
-/// Far more rows than one batch (500) are all deleted, and counted.
+/// Far more rows than one batch (100) are all deleted, and counted.
 #[test]
 fn prune_works_through_many_batches() {
     let env = Env::with_clock();

@@ -73,8 +73,9 @@ fn the_schema_is_sqlites_in_postgresql_types() {
     );
     assert_eq!(
         indexes.trim(),
-        "api_keys_prefix,api_keys_user,deliveries_due,deliveries_event,deliveries_webhook,\
-         delivery_attempts_delivery,delivery_attempts_webhook,webhooks_user"
+        "api_keys_prefix,api_keys_user,deliveries_due,deliveries_event,deliveries_finished,\
+         deliveries_webhook,delivery_attempts_at,delivery_attempts_delivery,\
+         delivery_attempts_webhook,events_created,webhooks_user"
     );
     // Each child row goes with its parent, as on SQLite.
     let cascades = db.sql(

@@ -9,7 +9,7 @@
 # The parts can be run alone: bench/cli-create.sh, bench/serve.sh, bench/deliver.sh,
 # bench/pg.sh (which also installs postgresql) and `cargo bench --bench authenticate`,
 # bench/ratelimit.sh, bench/metrics.sh, bench/rotation.sh (deliveries with secret rotation
-# active).
+# active), bench/retention.sh (file size over 200k deliveries, latency while pruning).
 # Figures are ratios against baselines because shared machines are noisy; run it on an
 # otherwise idle machine.
 set -euo pipefail
@@ -44,11 +44,14 @@ echo "== /metrics: serve with metrics against without, and p99 under a scrape lo
 bash bench/metrics.sh | tee "$logs/metrics.txt"
 echo "== webhook deliveries with secret rotation active (two signatures) against one secret"
 bash bench/rotation.sh | tee "$logs/rotation.txt"
+echo "== retention: 200,000 deliveries with --retention 5s; request latency while pruning"
+bash bench/retention.sh | tee "$logs/retention.txt"
 
 python3 - "$logs" "$out" <<'PY'
 import json, os, platform, re, subprocess, sys, time
 logs, out = sys.argv[1], sys.argv[2]
 text = {n: open(os.path.join(logs, f"{n}.txt")).read() for n in ("cli", "serve", "auth", "deliver", "pg", "ratelimit", "metrics")}
+text["retention"] = open(os.path.join(logs, "retention.txt")).read()
 def num(name, pattern):
     m = re.search(pattern, text[name])
     if not m:
@@ -90,6 +93,12 @@ rows = [
      None, None, None, ">= 0.90"),
     ("p99 with a /metrics scrape loop", num("metrics", r"with a scrape loop ([\d.]+) ms"), "ms",
      "p99 without scraping", num("metrics", r"without scraping ([\d.]+) ms"), None, "ratio <= 1.10"),
+    ("db file growth after the peak backlog, 200k deliveries", num("retention", r"growth after the peak backlog ([\d.]+)x"),
+     "x", None, None, None, "~1 (flat)"),
+    ("GET /webhooks p99 while pruning", num("retention", r"GET /webhooks p99: without pruning [\d.]+ ms, while pruning ([\d.]+) ms"),
+     "ms", "without pruning", num("retention", r"GET /webhooks p99: without pruning ([\d.]+) ms"), None, "+ a few ms at most"),
+    ("POST /events p99 while pruning", num("retention", r"POST /events p99: without pruning [\d.]+ ms, while pruning ([\d.]+) ms"),
+     "ms", "without pruning", num("retention", r"POST /events p99: without pruning ([\d.]+) ms"), None, "+ a few ms at most"),
 ]
 text["rotation"] = open(os.path.join(logs, "rotation.txt")).read()
 rows.append(("deliveries, rotation active (2 signatures)", num("rotation", r"rotation rate: (\d+) deliveries/s"), "/s",

@@ -43,6 +43,9 @@ _keyhook() {
             keyhook,keys)
                 cmd="keyhook__subcmd__keys"
                 ;;
+            keyhook,prune)
+                cmd="keyhook__subcmd__prune"
+                ;;
             keyhook,serve)
                 cmd="keyhook__subcmd__serve"
                 ;;
@@ -99,6 +102,9 @@ _keyhook() {
                 ;;
             keyhook__subcmd__help,keys)
                 cmd="keyhook__subcmd__help__subcmd__keys"
+                ;;
+            keyhook__subcmd__help,prune)
+                cmd="keyhook__subcmd__help__subcmd__prune"
                 ;;
             keyhook__subcmd__help,serve)
                 cmd="keyhook__subcmd__help__subcmd__serve"
@@ -284,7 +290,7 @@ _keyhook() {
 
     case "${cmd}" in
         keyhook)
-            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version keys key webhooks webhook events deliver db audit backup serve completions help"
+            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version keys key webhooks webhook events deliver db audit backup serve prune completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -518,7 +524,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__deliver)
-            opts="-h -V --once --retry-schedule --delivery-workers --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            opts="-h -V --once --retry-schedule --delivery-workers --retention --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -529,6 +535,10 @@ _keyhook() {
                     return 0
                     ;;
                 --delivery-workers)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retention)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -666,7 +676,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__help)
-            opts="keys webhooks events deliver db audit backup serve completions help"
+            opts="keys webhooks events deliver db audit backup serve prune completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -906,6 +916,20 @@ _keyhook() {
         keyhook__subcmd__help__subcmd__keys__subcmd__verify)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__help__subcmd__prune)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1491,8 +1515,42 @@ _keyhook() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        keyhook__subcmd__prune)
+            opts="-h -V --older-than --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --older-than)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --delivery-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         keyhook__subcmd__serve)
-            opts="-h -V --bind --threads --read-timeout --header-timeout --max-connections --rate-limit --log-format --retry-schedule --delivery-workers --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            opts="-h -V --bind --threads --read-timeout --header-timeout --max-connections --rate-limit --log-format --retry-schedule --delivery-workers --retention --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1531,6 +1589,10 @@ _keyhook() {
                     return 0
                     ;;
                 --delivery-workers)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retention)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -38,6 +38,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand audit 'Show the audit log: who changed which key or webhook, newest first'
             cand backup 'Back up the SQLite database into FILE while others keep writing'
             cand serve 'Serve the /api/v1 HTTP JSON API (and deliver webhooks)'
+            cand prune 'Delete events, finished deliveries and attempts older than a duration, now'
             cand completions 'Print the completion script for a shell'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -754,6 +755,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;deliver'= {
             cand --retry-schedule 'Delays before each retry of a failed delivery, comma-separated'
             cand --delivery-workers 'Deliveries sent at once'
+            cand --retention 'Delete events, finished deliveries and attempts older than this (at least 1s), in small batches; pending deliveries and their events are kept'
             cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
@@ -839,6 +841,20 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --log-format 'How log lines are written on stderr: text, or one JSON object per line (the filter is KEYHOOK_LOG, default info)'
             cand --retry-schedule 'Delays before each retry of a failed delivery, comma-separated'
             cand --delivery-workers 'Deliveries sent at once'
+            cand --retention 'Delete events, finished deliveries and attempts older than this (at least 1s), in small batches; pending deliveries and their events are kept'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;prune'= {
+            cand --older-than 'Delete events, finished deliveries and attempts older than this (at least 1s); pending deliveries and their events are kept'
             cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
@@ -871,6 +887,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand audit 'Show the audit log: who changed which key or webhook, newest first'
             cand backup 'Back up the SQLite database into FILE while others keep writing'
             cand serve 'Serve the /api/v1 HTTP JSON API (and deliver webhooks)'
+            cand prune 'Delete events, finished deliveries and attempts older than a duration, now'
             cand completions 'Print the completion script for a shell'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -946,6 +963,8 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;help;backup'= {
         }
         &'keyhook;help;serve'= {
+        }
+        &'keyhook;help;prune'= {
         }
         &'keyhook;help;completions'= {
         }

@@ -44,6 +44,7 @@ complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "db" -d 'Copy the wh
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "audit" -d 'Show the audit log: who changed which key or webhook, newest first'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "backup" -d 'Back up the SQLite database into FILE while others keep writing'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "serve" -d 'Serve the /api/v1 HTTP JSON API (and deliver webhooks)'
+complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "prune" -d 'Delete events, finished deliveries and attempts older than a duration, now'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "completions" -d 'Print the completion script for a shell'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
@@ -576,6 +577,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -l retry-schedule -d 'Delays before each retry of a failed delivery, comma-separated' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -l delivery-workers -d 'Deliveries sent at once' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -l retention -d 'Delete events, finished deliveries and attempts older than this (at least 1s), in small batches; pending deliveries and their events are kept' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
 complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -l user -d 'The user that owns what is created and listed' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
@@ -646,6 +648,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l log-format -d 
 json\t'One JSON object per line: time, level, target, message and the event\'s fields'"
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l retry-schedule -d 'Delays before each retry of a failed delivery, comma-separated' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l delivery-workers -d 'Deliveries sent at once' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l retention -d 'Delete events, finished deliveries and attempts older than this (at least 1s), in small batches; pending deliveries and their events are kept' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l user -d 'The user that owns what is created and listed' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
@@ -656,6 +659,17 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l json -d 'Print
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -s V -l version -d 'Print version'
+complete -c keyhook -n "__fish_keyhook_using_subcommand prune" -l older-than -d 'Delete events, finished deliveries and attempts older than this (at least 1s); pending deliveries and their events are kept' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand prune" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
+complete -c keyhook -n "__fish_keyhook_using_subcommand prune" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand prune" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
+always\t''
+never\t''"
+complete -c keyhook -n "__fish_keyhook_using_subcommand prune" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand prune" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
+complete -c keyhook -n "__fish_keyhook_using_subcommand prune" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
+complete -c keyhook -n "__fish_keyhook_using_subcommand prune" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c keyhook -n "__fish_keyhook_using_subcommand prune" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
 complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -l user -d 'The user that owns what is created and listed' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
@@ -666,16 +680,17 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -l json -d 
 complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve completions help" -f -a "keys" -d 'Create, list, show, delete, rotate and verify API keys'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve completions help" -f -a "webhooks" -d 'Create, list, test, enable, disable and delete webhook subscriptions'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve completions help" -f -a "events" -d 'Emit events to subscribed webhooks'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve completions help" -f -a "deliver" -d 'Send queued webhook deliveries (with --once: what is due now, then exit)'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve completions help" -f -a "db" -d 'Copy the whole database into another, empty one'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve completions help" -f -a "audit" -d 'Show the audit log: who changed which key or webhook, newest first'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve completions help" -f -a "backup" -d 'Back up the SQLite database into FILE while others keep writing'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve completions help" -f -a "serve" -d 'Serve the /api/v1 HTTP JSON API (and deliver webhooks)'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve completions help" -f -a "completions" -d 'Print the completion script for a shell'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve prune completions help" -f -a "keys" -d 'Create, list, show, delete, rotate and verify API keys'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve prune completions help" -f -a "webhooks" -d 'Create, list, test, enable, disable and delete webhook subscriptions'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve prune completions help" -f -a "events" -d 'Emit events to subscribed webhooks'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve prune completions help" -f -a "deliver" -d 'Send queued webhook deliveries (with --once: what is due now, then exit)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve prune completions help" -f -a "db" -d 'Copy the whole database into another, empty one'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve prune completions help" -f -a "audit" -d 'Show the audit log: who changed which key or webhook, newest first'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve prune completions help" -f -a "backup" -d 'Back up the SQLite database into FILE while others keep writing'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve prune completions help" -f -a "serve" -d 'Serve the /api/v1 HTTP JSON API (and deliver webhooks)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve prune completions help" -f -a "prune" -d 'Delete events, finished deliveries and attempts older than a duration, now'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve prune completions help" -f -a "completions" -d 'Print the completion script for a shell'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve prune completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "create" -d 'Create a key and print it; the plaintext is shown this once and never stored'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "list" -d 'List the user\'s keys (never the plaintext)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "show" -d 'Show one key'

@@ -34,6 +34,7 @@ mod privilege;
 mod raw_http;
 mod receiver;
 mod replay;
+mod retention;
 mod secrets;
 mod serve;
 mod server;

@@ -18,6 +18,11 @@ pub struct DeliveryArgs {
     #[arg(long, env = "KEYHOOK_DELIVERY_WORKERS", default_value_t = 16, value_name = "N",
           value_parser = clap::value_parser!(u16).range(1..=512))]
     pub delivery_workers: u16,
+    /// Delete events, finished deliveries and attempts older than this (at least 1s), in
+    /// small batches; pending deliveries and their events are kept
+    #[arg(long, env = "KEYHOOK_RETENTION", default_value = crate::service::retention::DEFAULT_RETENTION,
+          value_name = "DUR", value_parser = super::prune::retention_arg)]
+    pub retention: std::time::Duration,
 }
 
 impl DeliveryArgs {
@@ -28,6 +33,7 @@ impl DeliveryArgs {
             concurrency: usize::from(self.delivery_workers),
             once,
             on_settled: None,
+            retention: Some(self.retention),
         }
     }
 }
@@ -51,8 +57,8 @@ pub fn run(ctx: &Context, args: DeliverArgs) -> anyhow::Result<()> {
     }
     // Deliveries come from events in a database that exists: a mistyped --db is an error,
     // not a new empty database with nothing to send.
-    // The worker holds its connections for its whole run.
-    let db = ctx.backend(false, worker::CONNECTIONS)?;
+    // The worker holds its connections for its whole run, and the pruner one while it prunes.
+    let db = ctx.backend(false, worker::CONNECTIONS + 1)?;
     let opts = args.delivery.worker_options(ctx, args.once);
     let s = worker::run(&*db, &opts, &stop)?;
     ctx.out.note(&format!(

@@ -13,6 +13,7 @@ mod keys;
 pub mod logging;
 pub mod output;
 mod prompt;
+mod prune;
 mod secret_out;
 pub mod serve;
 mod webhooks;
@@ -156,6 +157,8 @@ pub enum Command {
     /// Serve the /api/v1 HTTP JSON API (and deliver webhooks)
     #[command(after_help = "Example:\n  keyhook serve --bind 127.0.0.1:8787 --threads 4")]
     Serve(serve::ServeArgs),
+    /// Delete events, finished deliveries and attempts older than a duration, now
+    Prune(prune::PruneArgs),
     /// Print the completion script for a shell
     #[command(
         after_help = "Example:\n  keyhook completions bash > ~/.local/share/bash-completion/completions/keyhook"
@@ -325,6 +328,7 @@ pub fn main(wiring: &'static dyn Wiring) -> i32 {
         Command::Audit(args) => audit::run(&ctx, args),
         Command::Backup(args) => backup::run(&ctx, args),
         Command::Serve(args) => serve::run(&ctx, args),
+        Command::Prune(args) => prune::run(&ctx, args),
         Command::Completions { shell } => {
             use std::io::Write;
             let mut stdout = io::stdout().lock();

@@ -1,5 +1,6 @@
 //! Printing: data to stdout, messages to stderr; `--json` prints exactly the HTTP body.
 
+use std::collections::HashMap;
 use std::io::{self, IsTerminal, Write};
 
 use comfy_table::{presets, Attribute, Cell, Color, ContentArrangement, Table};
@@ -7,6 +8,7 @@ use serde::Serialize;
 
 use crate::error::Error;
 use crate::model::{ApiKey, AuditEntry, Data, DeliveryAttempt, ErrorEnvelope, Webhook};
+use crate::service::history::Mark;
 use crate::time::Timestamp;
 
 /// `--color`: whether tables use color.
@@ -208,6 +210,9 @@ struct Text {
     text: String,
     fit: Fit,
     good: Option<bool>,
+    /// The text with its own colors, shown instead of `text` when color is on (a `Whole`
+    /// cell, measured by `text`).
+    styled: Option<String>,
 }
 
 fn whole(text: impl Into<String>) -> Text {
@@ -215,6 +220,7 @@ fn whole(text: impl Into<String>) -> Text {
         text: text.into(),
         fit: Fit::Whole,
         good: None,
+        styled: None,
     }
 }
 
@@ -223,6 +229,7 @@ fn wrap(text: impl Into<String>) -> Text {
         text: text.into(),
         fit: Fit::Wrap,
         good: None,
+        styled: None,
     }
 }
 
@@ -231,6 +238,7 @@ fn cut(text: impl Into<String>) -> Text {
         text: text.into(),
         fit: Fit::Cut,
         good: None,
+        styled: None,
     }
 }
 
@@ -428,6 +436,49 @@ fn fit_text(s: &str, max: usize, fit: Fit) -> String {
     lines.join("\n")
 }
 
+/// The levels of the latency sparkline, lowest first.
+const SPARKS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+
+/// A webhook's recent attempts as one line, oldest first and newest last (read left to
+/// right, as time goes): a ✓ (delivered) or ✗ per attempt, a space, then a sparkline of their
+/// durations, each scaled between the fastest (▁) and the slowest (█) of these attempts (all
+/// ▁ when they took the same time). With `color`, ✓ runs are green and ✗ runs red (ANSI);
+/// empty without attempts.
+pub fn history_line(marks: &[Mark], color: bool) -> String {
+    if marks.is_empty() {
+        return String::new();
+    }
+    let mut out = String::new();
+    for run in marks.chunk_by(|a, b| a.delivered == b.delivered) {
+        let (sign, code) = if run[0].delivered {
+            ('✓', "32")
+        } else {
+            ('✗', "31")
+        };
+        if color {
+            out.push_str(&format!("\x1b[{code}m"));
+        }
+        out.extend(std::iter::repeat_n(sign, run.len()));
+        if color {
+            out.push_str("\x1b[0m");
+        }
+    }
+    out.push(' ');
+    let min = marks.iter().map(|m| m.duration_ms).min().unwrap_or(0);
+    let max = marks.iter().map(|m| m.duration_ms).max().unwrap_or(0);
+    let span = i128::from(max) - i128::from(min);
+    for m in marks {
+        let level = if span == 0 {
+            0
+        } else {
+            let top = SPARKS.len() as i128 - 1;
+            ((i128::from(m.duration_ms) - i128::from(min)) * top + span / 2) / span
+        };
+        out.push(SPARKS[level as usize]);
+    }
+    out
+}
+
 fn scope(key: &ApiKey) -> String {
     if key.full_access {
         "all profiles".into()
@@ -479,9 +530,10 @@ impl Output {
                 .into_iter()
                 .enumerate()
                 .map(|(i, c)| {
-                    let text = match &widths {
-                        Some(w) => fit_text(&c.text, w[i], c.fit),
-                        None => c.text,
+                    let text = match (&widths, c.styled) {
+                        (_, Some(styled)) if self.color => styled,
+                        (Some(w), _) => fit_text(&c.text, w[i], c.fit),
+                        (None, _) => c.text,
                     };
                     match c.good {
                         Some(good) => self.flag(text, good),
@@ -594,7 +646,22 @@ impl Output {
         self.fitted(&[], rows)
     }
 
-    pub fn webhook_list(&self, list: &[Webhook], now: Timestamp) -> Table {
+    /// A webhook's history line as a cell: plain for measuring, colored when color is on.
+    fn history(&self, marks: &[Mark]) -> Text {
+        Text {
+            styled: Some(history_line(marks, true)),
+            ..whole(history_line(marks, false))
+        }
+    }
+
+    /// The webhooks, with a HISTORY column (see [`history_line`]) once any of them has an
+    /// attempt; `history` holds each one's recent attempts by id.
+    pub fn webhook_list(
+        &self,
+        list: &[Webhook],
+        history: &HashMap<String, Vec<Mark>>,
+        now: Timestamp,
+    ) -> Table {
         // Narrowed, the id column shows prefixes long enough to tell the webhooks apart.
         let unique = |a: &Webhook, b: &Webhook| {
             1 + a
@@ -632,11 +699,21 @@ impl Output {
                 ]
             })
             .collect();
-        self.fitted(&["ID", "URL", "EVENTS", "ACTIVE", "FAILS", "CREATED"], rows)
+        let mut header = vec!["ID", "URL", "EVENTS", "ACTIVE", "FAILS", "CREATED"];
+        let mut rows: Vec<Vec<Text>> = rows;
+        if list.iter().any(|w| history.contains_key(&w.id)) {
+            header.push("HISTORY");
+            for (row, w) in rows.iter_mut().zip(list) {
+                let marks = history.get(&w.id).map_or(&[][..], Vec::as_slice);
+                row.push(self.history(marks));
+            }
+        }
+        self.fitted(&header, rows)
     }
 
-    pub fn webhook_detail(&self, w: &Webhook, now: Timestamp) -> Table {
-        let rows = vec![
+    /// One webhook, with a `history` row (see [`history_line`]) when `history` has attempts.
+    pub fn webhook_detail(&self, w: &Webhook, history: &[Mark], now: Timestamp) -> Table {
+        let mut rows = vec![
             ("id", whole(&w.id)),
             ("user", whole(&w.user_id)),
             ("url", cut(&w.url)),
@@ -659,6 +736,9 @@ impl Output {
             ("created", wrap(when_full(Some(w.created_at), now))),
             ("updated", wrap(when_full(Some(w.updated_at), now))),
         ];
+        if !history.is_empty() {
+            rows.push(("history", self.history(history)));
+        }
         self.detail(rows)
     }
 
@@ -715,6 +795,44 @@ impl Output {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn marks(list: &[(bool, i64)]) -> Vec<Mark> {
+        list.iter()
+            .map(|&(delivered, duration_ms)| Mark {
+                delivered,
+                duration_ms,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn history_line_oldest_first_with_a_sparkline_scaled_to_its_attempts() {
+        let m = marks(&[
+            (true, 10),
+            (true, 80),
+            (false, 45),
+            (true, 10),
+            (false, 100),
+        ]);
+        assert_eq!(history_line(&m, false), "✓✓✗✓✗ ▁▆▄▁█");
+        assert_eq!(
+            history_line(&m, true),
+            "\x1b[32m✓✓\x1b[0m\x1b[31m✗\x1b[0m\x1b[32m✓\x1b[0m\x1b[31m✗\x1b[0m ▁▆▄▁█"
+        );
+        // The same time for all: the lowest bar; one attempt; none.
+        assert_eq!(
+            history_line(&marks(&[(true, 7), (true, 7)]), false),
+            "✓✓ ▁▁"
+        );
+        assert_eq!(history_line(&marks(&[(false, 3)]), false), "✗ ▁");
+        assert_eq!(history_line(&[], true), "");
+        // Every level is reachable, the extremes at the ends.
+        let ramp: Vec<(bool, i64)> = (0..8).map(|i| (true, i * 100)).collect();
+        assert_eq!(history_line(&marks(&ramp), false), "✓✓✓✓✓✓✓✓ ▁▂▃▄▅▆▇█");
+        // Extreme durations do not overflow.
+        let wide = marks(&[(true, i64::MIN), (true, i64::MAX)]);
+        assert_eq!(history_line(&wide, false), "✓✓ ▁█");
+    }
 
     #[test]
     fn relative_times() {

@@ -2,6 +2,7 @@ use clap::Subcommand;
 
 use super::output::status;
 use super::{prompt, secret_out, Context};
+use crate::service::history;
 use crate::service::input::Problems;
 use crate::service::replay::{self, ReplayRequest};
 use crate::service::webhooks::{
@@ -132,8 +133,9 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
             // no webhook (`secret_out::publish`).
             webhooks::create_publishing(&store, &actor, input, now, |w| {
                 secret_out::publish("webhook secret", "no webhook was created", || {
-                    ctx.out
-                        .data(w, |o| writeln!(o, "{}", ctx.out.webhook_detail(w, now)))
+                    ctx.out.data(w, |o| {
+                        writeln!(o, "{}", ctx.out.webhook_detail(w, &[], now))
+                    })
                 })
             })?;
             ctx.out.note(
@@ -146,18 +148,31 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
             if list.is_empty() {
                 ctx.out.note(&format!("No webhooks for user {}.", ctx.user));
             }
+            // The history line is for the table only (`--json` is the API body), fetched for
+            // all the user's webhooks in one query.
+            let history = if ctx.out.is_json() || list.is_empty() {
+                Default::default()
+            } else {
+                history::recent(&store, &actor, None)?
+            };
             ctx.out.data(&list, |o| {
                 if list.is_empty() {
                     return Ok(());
                 }
-                writeln!(o, "{}", ctx.out.webhook_list(&list, now))
+                writeln!(o, "{}", ctx.out.webhook_list(&list, &history, now))
             })
         }
         WebhooksCommand::Show { id } => {
             let w = webhooks::get(&store, &actor, &id)?;
             let reason = webhooks::disabled_reason(&store, &w)?;
+            let mut history = if ctx.out.is_json() {
+                Default::default()
+            } else {
+                history::recent(&store, &actor, Some(&w.id))?
+            };
+            let marks = history.remove(&w.id).unwrap_or_default();
             ctx.out.data(&w, |o| {
-                writeln!(o, "{}", ctx.out.webhook_detail(&w, now))?;
+                writeln!(o, "{}", ctx.out.webhook_detail(&w, &marks, now))?;
                 if let Some(reason) = &reason {
                     writeln!(o, "disabled: {reason}")?;
                 }
@@ -180,8 +195,9 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
                         stdout.flush()?;
                         return Ok(());
                     }
-                    ctx.out
-                        .data(w, |o| writeln!(o, "{}", ctx.out.webhook_detail(w, now)))
+                    ctx.out.data(w, |o| {
+                        writeln!(o, "{}", ctx.out.webhook_detail(w, &[], now))
+                    })
                 })
             })?;
             if !quiet {
@@ -310,6 +326,7 @@ fn set_active(
         ..WebhookPatch::default()
     };
     let w = webhooks::update(store, actor, id, patch, now)?;
-    ctx.out
-        .data(&w, |o| writeln!(o, "{}", ctx.out.webhook_detail(&w, now)))
+    ctx.out.data(&w, |o| {
+        writeln!(o, "{}", ctx.out.webhook_detail(&w, &[], now))
+    })
 }

@@ -179,6 +179,8 @@ pub trait Queries:
     + AuditQueries
     + OpsQueries
     + SecretQueries
+    + RetentionQueries
+    + HistoryQueries
 {
 }
 
@@ -191,7 +193,9 @@ impl<
             + IdempotencyQueries
             + AuditQueries
             + OpsQueries
-            + SecretQueries,
+            + SecretQueries
+            + RetentionQueries
+            + HistoryQueries,
     > Queries for T
 {
 }
@@ -445,6 +449,42 @@ pub const GONE_REASON: &str = "receiver answered 410 Gone";
 /// The reason stored when the `n`th consecutive failure disabled a webhook.
 pub fn failures_reason(n: i64) -> String {
     format!("{n} consecutive failed attempts")
+}
+
+/// Retention: each prunable table's batch step, one per table, so that the pruning service
+/// (`service::retention::STEPS`) lists them and a new prunable table is one more method and
+/// one more line there. Each step deletes at most `limit` rows older than `cutoff` (strictly
+/// before it) and returns how many it deleted; the caller runs each batch in its own short
+/// write transaction and repeats until a batch deletes fewer than `limit`.
+pub trait RetentionQueries {
+    /// Attempts whose `attempted_at` is before `cutoff` (test pings included).
+    fn prune_attempts(&self, cutoff: Timestamp, limit: usize) -> StoreResult<u64>;
+    /// Finished deliveries (`delivered`, `failed`, `cancelled`) whose `updated_at` (when they
+    /// finished) is before `cutoff`; a pending delivery never, however old.
+    fn prune_deliveries(&self, cutoff: Timestamp, limit: usize) -> StoreResult<u64>;
+    /// Events whose `created_at` is before `cutoff` and that no delivery refers to any more
+    /// (so never one with a pending delivery, nor one whose delivery is still kept).
+    fn prune_events(&self, cutoff: Timestamp, limit: usize) -> StoreResult<u64>;
+}
+
+/// One attempt as the history line draws it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttemptMark {
+    pub webhook_id: String,
+    pub delivered: bool,
+    pub duration_ms: i64,
+}
+
+/// The recent attempts of many webhooks at once (`webhooks list`'s history line).
+pub trait HistoryQueries {
+    /// The newest `per_webhook` attempts of each webhook of `user` (only of `webhook_id`
+    /// when given), in one query: grouped by webhook, oldest first within each.
+    fn recent_attempts(
+        &self,
+        user: &str,
+        webhook_id: Option<&str>,
+        per_webhook: i64,
+    ) -> StoreResult<Vec<AttemptMark>>;
 }
 
 /// What one attempt did, to be logged and counted.

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use super::client::{ClientConfig, Sender};
 use super::schedule::Schedule;
 use crate::error::Result;
+use crate::service::retention::{self, Pruned};
 use crate::service::webhooks::{drop_expired_secrets, log_attempt, AttemptOf};
 use crate::store::{Backend, Claimed, Conn, Store};
 use crate::time::{Clock, Timestamp};
@@ -46,11 +47,25 @@ pub struct WorkerOptions {
     pub once: bool,
     /// Told what each committed batch settled (`serve`'s metrics: `keyhook_deliveries_total`).
     pub on_settled: Option<OnSettled>,
+    /// Delete what is older than this (`service::retention`), in small batches: every
+    /// [`prune_interval`] on a thread of its own, or once at the end with `once`. `None`:
+    /// never.
+    pub retention: Option<Duration>,
 }
 
 /// The metrics hook: called with the counts of one committed transaction, never with counts
 /// a rolled-back transaction would have recorded. keyhook-delivery knows no metrics crate.
 pub type OnSettled = Arc<dyn Fn(&Summary) + Send + Sync>;
+
+/// How often a running worker prunes: a tenth of the retention, between 1 s and 1 min, so a
+/// short retention (a benchmark's) is kept closely and the default costs one look a minute.
+pub fn prune_interval(retention: Duration) -> Duration {
+    (retention / 10).clamp(Duration::from_secs(1), Duration::from_secs(60))
+}
+
+/// Between two batches the pruner pauses at least as long as the batch took (and 2 ms), so
+/// it holds the write lock at most half the time and a waiting writer gets its turn.
+const PRUNE_MIN_PAUSE: Duration = Duration::from_millis(2);
 
 /// What a run did.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -93,6 +108,68 @@ type Done = (Claimed, Outcome, Timestamp);
 /// Works the outbox until `stop` is raised (or, with `once`, until nothing is due), then
 /// waits for the deliveries in flight and records them.
 pub fn run(db: &dyn Backend, opts: &WorkerOptions, stop: &AtomicBool) -> Result<Summary> {
+    let Some(retention) = opts.retention.filter(|_| !opts.once) else {
+        let summary = deliver(db, opts, stop)?;
+        if let Some(retention) = opts.retention {
+            prune_pass(db, retention, &opts.client.clock, stop)?;
+        }
+        return Ok(summary);
+    };
+    // The pruner runs beside the deliveries on its own connection, one pass at a time (a
+    // pass never overlaps the next), until the worker stops or fails.
+    let finished = AtomicBool::new(false);
+    thread::scope(|s| {
+        let pruner = thread::Builder::new()
+            .name("prune".into())
+            .spawn_scoped(s, || {
+                prune_loop(db, retention, &opts.client.clock, stop, &finished)
+            })?;
+        let result = deliver(db, opts, stop);
+        finished.store(true, Ordering::Relaxed);
+        let _ = pruner.join();
+        result
+    })
+}
+
+fn prune_loop(
+    db: &dyn Backend,
+    retention: Duration,
+    clock: &Clock,
+    stop: &AtomicBool,
+    finished: &AtomicBool,
+) {
+    let every = prune_interval(retention);
+    let mut next = Instant::now();
+    while !stop.load(Ordering::Relaxed) && !finished.load(Ordering::Relaxed) {
+        if Instant::now() >= next {
+            // Best effort: a pass that fails (the database busy) is tried at the next turn.
+            let _ = prune_pass(db, retention, clock, stop);
+            next = Instant::now() + every;
+        }
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Deletes what is older than `retention`, in batches with pauses between them.
+fn prune_pass(
+    db: &dyn Backend,
+    retention: Duration,
+    clock: &Clock,
+    stop: &AtomicBool,
+) -> Result<Pruned> {
+    let store = db.connect()?;
+    let ms = i64::try_from(retention.as_millis()).unwrap_or(i64::MAX);
+    let cutoff = clock.now().add_millis(-ms);
+    let mut mark = Instant::now();
+    retention::prune(&*store, cutoff, retention::BATCH, &mut || {
+        thread::sleep(mark.elapsed().max(PRUNE_MIN_PAUSE));
+        mark = Instant::now();
+        !stop.load(Ordering::Relaxed)
+    })
+}
+
+/// Sends what is due until `stop` (or, with `once`, until nothing is due).
+fn deliver(db: &dyn Backend, opts: &WorkerOptions, stop: &AtomicBool) -> Result<Summary> {
     let store = db.connect()?;
     let check = Arc::new(Mutex::new(db.connect()?));
     let sender = Sender::new(&opts.client);
@@ -360,4 +437,17 @@ pub fn spawn(
             }
         }
     })
+}
+
+#[cfg(test)]
+mod retention_tests {
+    use super::*;
+
+    #[test]
+    fn the_pruner_looks_at_a_tenth_of_the_retention_within_1s_and_1min() {
+        let s = Duration::from_secs;
+        assert_eq!(prune_interval(s(5)), s(1));
+        assert_eq!(prune_interval(s(100)), s(10));
+        assert_eq!(prune_interval(s(30 * 86_400)), s(60));
+    }
 }

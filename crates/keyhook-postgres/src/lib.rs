@@ -42,6 +42,7 @@ mod ops;
 mod outbox;
 mod pool;
 mod replay;
+mod retention;
 mod secrets;
 mod tls;
 mod url;

@@ -84,9 +84,9 @@ fn the_schema_is_sqlites_in_postgresql_types() {
     assert_eq!(
         indexes.trim(),
         "api_keys_prefix,api_keys_user,audit_log_at,audit_log_user,deliveries_due,\
-         deliveries_event,deliveries_webhook,delivery_attempts_delivery,\
-         delivery_attempts_webhook,events_user_created,idempotency_keys_created,\
-         webhooks_previous_secret,webhooks_user"
+         deliveries_event,deliveries_finished,deliveries_webhook,delivery_attempts_at,\
+         delivery_attempts_delivery,delivery_attempts_webhook,events_created,\
+         events_user_created,idempotency_keys_created,webhooks_previous_secret,webhooks_user"
     );
     // Each child row goes with its parent, as on SQLite.
     let cascades = db.sql(

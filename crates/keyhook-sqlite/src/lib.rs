@@ -15,6 +15,7 @@ mod migrations;
 mod ops;
 mod outbox;
 mod replay;
+mod retention;
 mod secrets;
 mod webhooks;
 
@@ -39,6 +40,9 @@ pub use migrations::SCHEMA_VERSION;
 
 /// How long a writer waits for another process's write lock before giving up.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The size, in bytes, the write-ahead log is cut back to each time it is reset (64 MiB).
+pub const WAL_SIZE_LIMIT: i64 = 64 * 1024 * 1024;
 
 pub struct SqliteStore {
     conn: Conn,
@@ -170,6 +174,18 @@ impl SqliteStore {
             .conn
             .0
             .busy_timeout(BUSY_TIMEOUT)
+            .map_err(|e| store.describe(e.into()))?;
+        // The write-ahead log grows while checkpoints cannot reset it (a burst of writes with
+        // readers in between) and SQLite never shrinks it by itself: cut it back to this size
+        // whenever it is reset, so the file pair stays bounded once retention keeps up.
+        store
+            .conn
+            .0
+            .query_row(
+                &format!("PRAGMA journal_size_limit = {WAL_SIZE_LIMIT}"),
+                [],
+                |r| r.get::<_, i64>(0),
+            )
             .map_err(|e| store.describe(e.into()))?;
         Ok(store)
     }
@@ -334,5 +350,31 @@ pub(crate) mod testing {
             created_at: keyhook_core::time::Timestamp(1),
             key: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::temp_store;
+    use super::*;
+
+    /// Every connection cuts the write-ahead log back to [`WAL_SIZE_LIMIT`] when it resets
+    /// it (SQLite's default, -1, keeps the log at its largest size for ever).
+    #[test]
+    fn connections_bound_the_write_ahead_log() {
+        let (dir, store) = temp_store();
+        let limit: i64 = store
+            .conn
+            .0
+            .query_row("PRAGMA journal_size_limit", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(limit, WAL_SIZE_LIMIT);
+        let again = SqliteStore::open_existing(&dir.path().join("k.db")).unwrap();
+        let limit: i64 = again
+            .conn
+            .0
+            .query_row("PRAGMA journal_size_limit", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(limit, WAL_SIZE_LIMIT);
     }
 }

@@ -146,6 +146,10 @@ const MIGRATIONS: &[&str] = &[
         WHERE is_active = 0 AND fail_count >= 10;
      CREATE INDEX webhooks_previous_secret ON webhooks(previous_secret_expires_at)
         WHERE previous_secret_expires_at IS NOT NULL;",
+    // retention (engineer T): the age indexes the prune steps search, oldest first.
+    "CREATE INDEX delivery_attempts_at ON delivery_attempts(attempted_at);
+     CREATE INDEX deliveries_finished ON deliveries(updated_at) WHERE state <> 'pending';
+     CREATE INDEX events_created ON events(created_at);",
 ];
 
 /// The schema version this binary writes.

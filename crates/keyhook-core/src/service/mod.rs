@@ -5,9 +5,11 @@
 pub mod audit;
 pub mod copy;
 pub mod events;
+pub mod history;
 pub mod input;
 pub mod keys;
 pub mod replay;
+pub mod retention;
 pub mod webhooks;
 
 use crate::auth::{self, Access};

@@ -1,0 +1,41 @@
+//! `keyhook prune`: what the worker's retention does, at once.
+
+use std::time::Duration;
+
+use clap::Args;
+
+use super::Context;
+use crate::service::retention::{self, DEFAULT_RETENTION};
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  keyhook prune                    # older than 30 days\n  keyhook prune --older-than 12h"
+)]
+pub struct PruneArgs {
+    /// Delete events, finished deliveries and attempts older than this (at least 1s); pending
+    /// deliveries and their events are kept
+    #[arg(long, default_value = DEFAULT_RETENTION, value_name = "DUR",
+          value_parser = retention_arg)]
+    older_than: Duration,
+}
+
+/// `--retention` and `--older-than`: a duration of at least 1s.
+pub fn retention_arg(s: &str) -> Result<Duration, String> {
+    let ms = retention::parse_retention(s)?;
+    Ok(Duration::from_millis(ms.unsigned_abs()))
+}
+
+pub fn run(ctx: &Context, args: PruneArgs) -> anyhow::Result<()> {
+    let store = ctx.existing_store()?;
+    let ms = i64::try_from(args.older_than.as_millis()).unwrap_or(i64::MAX);
+    let cutoff = ctx.clock.now().add_millis(-ms);
+    let pruned = retention::prune(&store, cutoff, retention::BATCH, &mut || true)?;
+    ctx.out.data(&pruned, |o| {
+        let counts: Vec<String> = pruned
+            .0
+            .iter()
+            .map(|(name, n)| format!("{n} {name}"))
+            .collect();
+        writeln!(o, "Deleted {}.", counts.join(", "))
+    })
+}

@@ -53,18 +53,21 @@ fn entry(actor: &str, via: &str, action: &str, target: &str) -> (String, String,
     (actor.into(), via.into(), action.into(), target.into())
 }
 
-fn create_webhook(env: &Env, url: &str) -> Value {
-    let (code, v) = env.json(&[
+/// `deliver --once` with no retries and one sender, so attempts are made in order.
+fn deliver_once(env: &Env) {
+    let r = env.run(&[
         "--allow-private-targets",
-        "webhooks",
-        "create",
-        "--url",
-        url,
-        "--event",
-        "post.published",
+        "deliver",
+        "--once",
+        "--retry-schedule=",
+        "--delivery-workers",
+        "1",
     ]);
-    assert_eq!(code, 0, "{v}");
-    v["data"].clone()
+    assert_eq!(r.code, 0, "{r:#?}");
+}
+
+fn create_webhook(env: &Env, url: &str) -> Value {
+    env.create_webhook(url, "post.published")
 }
 
 #[test]
@@ -198,15 +201,7 @@ fn the_automatic_disable_is_audited_as_system_by_the_worker() {
         let (code, v) = env.json(&["events", "emit", "post.published"]);
         assert_eq!(code, 0, "{v}");
     }
-    let r = env.run(&[
-        "--allow-private-targets",
-        "deliver",
-        "--once",
-        "--retry-schedule=",
-        "--delivery-workers",
-        "1",
-    ]);
-    assert_eq!(r.code, 0, "{r:#?}");
+    deliver_once(&env);
     let (code, v) = env.json(&["webhooks", "show", &wid]);
     assert_eq!(code, 0);
     assert_eq!(v["data"]["isActive"], false, "{v}");
@@ -459,15 +454,7 @@ fn replay_rotation_and_a_410_are_audited() {
     assert_eq!(code, 0, "{v}");
     let new_secret = str_of(&v["data"], "secret").to_string();
     rx.set_status(410);
-    let r = env.run(&[
-        "--allow-private-targets",
-        "deliver",
-        "--once",
-        "--retry-schedule=",
-        "--delivery-workers",
-        "1",
-    ]);
-    assert_eq!(r.code, 0, "{r:#?}");
+    deliver_once(&env);
 
     let entries = audit(&env, &[]);
     let t = trail(&entries);

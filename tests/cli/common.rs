@@ -220,6 +220,22 @@ impl Env {
         assert_eq!(code, 0, "keys create failed: {v}");
         v["data"].clone()
     }
+
+    /// Creates a webhook at `url` (loopback allowed) for `event` and returns its `data`
+    /// object (with `secret`).
+    pub fn create_webhook(&self, url: &str, event: &str) -> Value {
+        let (code, v) = self.json(&[
+            "--allow-private-targets",
+            "webhooks",
+            "create",
+            "--url",
+            url,
+            "--event",
+            event,
+        ]);
+        assert_eq!(code, 0, "webhooks create failed: {v}");
+        v["data"].clone()
+    }
 }
 
 /// The rows of `statement` on a SQLite connection, each value as text, the way

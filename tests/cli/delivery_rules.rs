@@ -20,19 +20,7 @@ fn kh(env: &Env, args: &[&str]) -> (i32, Value) {
 
 /// A webhook for `post.published` at `url`; returns its `data`.
 fn create(env: &Env, url: &str) -> Value {
-    let (code, v) = kh(
-        env,
-        &[
-            "webhooks",
-            "create",
-            "--url",
-            url,
-            "--event",
-            "post.published",
-        ],
-    );
-    assert_eq!(code, 0, "{v}");
-    v["data"].clone()
+    env.create_webhook(url, "post.published")
 }
 
 fn show(env: &Env, id: &str) -> Value {

@@ -12,17 +12,10 @@ const DAY: i64 = 86_400_000;
 
 /// Creates a webhook for `event` at `url`; returns its id.
 fn webhook(env: &Env, url: &str, event: &str) -> String {
-    let (code, v) = env.json(&[
-        "--allow-private-targets",
-        "webhooks",
-        "create",
-        "--url",
-        url,
-        "--event",
-        event,
-    ]);
-    assert_eq!(code, 0, "{v}");
-    v["data"]["id"].as_str().unwrap().to_string()
+    env.create_webhook(url, event)["id"]
+        .as_str()
+        .unwrap()
+        .to_string()
 }
 
 fn emit(env: &Env, event: &str) -> String {

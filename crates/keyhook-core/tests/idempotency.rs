@@ -46,6 +46,12 @@ fn a_key_holds_its_event_for_24_hours_then_takes_a_new_one() {
     );
 }
 
+/// One batch of two of the pruning query, with the window's cutoff at `at`.
+fn prune(s: &Store, at: Timestamp) -> usize {
+    s.write(|c| Ok(c.prune_idempotency(events::stale_before(at), 2)?))
+        .unwrap()
+}
+
 #[test]
 fn pruning_deletes_only_records_past_the_window_in_batches() {
     let (_g, s) = temp_store();
@@ -54,10 +60,10 @@ fn pruning_deletes_only_records_past_the_window_in_batches() {
     }
     let fresh = emit(&s, "u", "fresh", NOW.add_millis(IDEMPOTENCY_WINDOW_MS));
     let at = NOW.add_millis(IDEMPOTENCY_WINDOW_MS + 1);
-    assert_eq!(events::prune_idempotency(&s, at, 2).unwrap(), 2);
-    assert_eq!(events::prune_idempotency(&s, at, 2).unwrap(), 2);
-    assert_eq!(events::prune_idempotency(&s, at, 2).unwrap(), 1);
-    assert_eq!(events::prune_idempotency(&s, at, 2).unwrap(), 0);
+    assert_eq!(prune(&s, at), 2);
+    assert_eq!(prune(&s, at), 2);
+    assert_eq!(prune(&s, at), 1);
+    assert_eq!(prune(&s, at), 0);
     // The fresh record still holds its key; a pruned key takes a new event.
     assert_eq!(emit(&s, "u", "fresh", at), fresh);
     let old = emit(&s, "u", "old-0", at);

@@ -211,9 +211,8 @@ pub fn emit_checked(
     };
     store.write(|c| {
         if let Some(key) = &idempotency_key {
-            let stale_before = now.add_millis(-IDEMPOTENCY_WINDOW_MS);
             if let Some(first) =
-                c.claim_idempotency_key(user, key.as_str(), &accepted, stale_before)?
+                c.claim_idempotency_key(user, key.as_str(), &accepted, stale_before(now))?
             {
                 accepted = first;
                 return Ok(());
@@ -229,12 +228,10 @@ pub fn emit_checked(
     Ok(accepted)
 }
 
-/// Deletes at most `limit` idempotency records older than the window (so no longer holding
-/// their key) at `now`; returns how many. For the retention machinery, batch by batch; a
-/// stale record left in place is harmless, since the next use of its key replaces it.
-pub fn prune_idempotency(store: &Store, now: Timestamp, limit: usize) -> Result<usize> {
-    let before = now.add_millis(-IDEMPOTENCY_WINDOW_MS);
-    store.write(|c| Ok(c.prune_idempotency(before, limit)?))
+/// The moment before which an idempotency record created no longer holds its key at `at`:
+/// what a repeat may replace, and what retention may delete (`service::retention::ALSO`).
+pub fn stale_before(at: Timestamp) -> Timestamp {
+    at.add_millis(-IDEMPOTENCY_WINDOW_MS)
 }
 
 #[cfg(test)]

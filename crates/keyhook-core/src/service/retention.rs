@@ -44,10 +44,7 @@ pub const STEPS: &[(&str, Step)] = &[
 /// and are kept the retention past that (so a short retention never frees a key early).
 pub const ALSO: &[Step] = &[
     |c, cutoff, n| Ok(c.prune_audit(cutoff, n)? as u64),
-    |c, cutoff, n| {
-        let before = cutoff.add_millis(-super::events::IDEMPOTENCY_WINDOW_MS);
-        Ok(c.prune_idempotency(before, n)? as u64)
-    },
+    |c, cutoff, n| Ok(c.prune_idempotency(super::events::stale_before(cutoff), n)? as u64),
 ];
 
 /// How many rows each step deleted, in [`STEPS`] order; serialised as an object

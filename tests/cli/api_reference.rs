@@ -213,6 +213,14 @@ pub fn render(doc: &Value) -> String {
                     for (media, content) in object(&response["content"]) {
                         let _ = write!(a, " (`{media}`: {})", body_type(&content["schema"]));
                     }
+                    // Their descriptions are in the error responses' table (429's).
+                    let headers: Vec<String> = object(&response["headers"])
+                        .keys()
+                        .map(|h| format!("`{h}`"))
+                        .collect();
+                    if !headers.is_empty() {
+                        let _ = write!(a, "; headers {}", headers.join(", "));
+                    }
                     line(w, &format!("| {status} | {} |", cell(&a)));
                 }
             }
@@ -413,7 +421,16 @@ fn rules(s: &Value, path: &str, long: &mut Vec<(String, String)>) -> Vec<String>
             "uniqueItems" if v == &Value::Bool(true) => out.push("no item twice".into()),
             "default" => out.push(format!("default `{v}`")),
             "pattern" => {
-                let p = text(v);
+                // The document holds the characters above the Basic Multilingual Plane
+                // themselves (tags, private use: invisible on a page); the reference spells
+                // them as escapes.
+                let p: String = text(v)
+                    .chars()
+                    .map(|c| match u32::from(c) {
+                        u @ 0x10000.. => format!("\\u{{{u:x}}}"),
+                        _ => c.to_string(),
+                    })
+                    .collect();
                 if p.chars().count() > INLINE_PATTERN {
                     out.push("pattern below".into());
                     long.push((path.to_string(), p));

@@ -129,6 +129,73 @@ fn a_key_over_its_rate_gets_429_with_retry_after_and_others_are_not_slowed() {
     assert!(!server.log().contains(&a), "the plaintext key is logged");
 }
 
+/// The OpenAPI document says where the `RateLimit-*` headers come: on every operation's
+/// success and on each error answered after the key was authenticated (a 404 above), not
+/// on 401; the 429 adds `Retry-After`.
+#[test]
+fn the_openapi_document_names_the_rate_limit_headers_on_authenticated_responses() {
+    let env = Env::new();
+    let server = Server::start(&env);
+    let doc = server.send("GET", "/api/v1/openapi.json", &[], None).json();
+    let names = |r: &serde_json::Value| -> Vec<String> {
+        let mut v: Vec<String> = r["headers"]
+            .as_object()
+            .map(|h| h.keys().cloned().collect())
+            .unwrap_or_default();
+        v.sort();
+        v
+    };
+    let rate = ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"];
+    let components = &doc["components"]["responses"];
+    let mut operations = 0;
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            if method == "parameters" {
+                continue;
+            }
+            operations += 1;
+            for (code, resp) in op["responses"].as_object().unwrap() {
+                let resp = match resp["$ref"].as_str() {
+                    Some(r) => &components[r.rsplit('/').next().unwrap()],
+                    None => resp,
+                };
+                let at = format!("{method} {path} {code}");
+                assert!(resp["description"].is_string(), "{at}: {resp}");
+                let has = names(resp);
+                // No key asked for (the document itself): nothing to count.
+                if op["security"] == json!([]) {
+                    assert!(has.is_empty(), "{at}: {has:?}");
+                    continue;
+                }
+                match code.as_str() {
+                    "401" | "408" | "417" | "431" | "501" | "505" => {
+                        assert!(has.is_empty(), "{at}: {has:?}")
+                    }
+                    // A 400 without a body to validate is the protocol's BadRequest.
+                    "400" if resp == &components["BadRequest"] => {
+                        assert!(has.is_empty(), "{at}: {has:?}")
+                    }
+                    "429" => assert_eq!(
+                        has,
+                        [
+                            "RateLimit-Limit",
+                            "RateLimit-Remaining",
+                            "RateLimit-Reset",
+                            "Retry-After"
+                        ],
+                        "{at}"
+                    ),
+                    _ => assert_eq!(has, rate, "{at}"),
+                }
+                for h in &has {
+                    assert_eq!(resp["headers"][h]["schema"]["type"], "integer", "{at} {h}");
+                }
+            }
+        }
+    }
+    assert!(operations >= 15, "{operations} operations");
+}
+
 #[test]
 fn without_rate_limit_nothing_is_limited_and_no_header_is_sent() {
     let env = Env::new();

@@ -79,15 +79,22 @@ fn id_param(what: &str, pattern: &str) -> Value {
     }])
 }
 
-/// The `{id}` of `/webhooks/{id}`: a webhook id (a UUID), or a prefix of one (any case, as
-/// `service::webhooks::find` looks it up); anything else is 404.
+/// The `{id}` of `/webhooks/{id}`: a webhook id (a UUID), or a prefix of one of at least
+/// `MIN_ID_PREFIX` characters (any case, as `service::webhooks::find` looks it up). A shorter
+/// one is outside the pattern: the server answers 404, or 400 listing the webhooks it
+/// matches when several do (what an operator who typed it wants to see).
 fn webhook_id_param() -> Value {
     let help = format!(
         "Webhook id, or a prefix of it (at least {} characters, any case) that only one of \
          the caller's webhooks has; a prefix several have is 400, listing them",
         webhooks::MIN_ID_PREFIX
     );
-    id_param(&help, &format!("^[0-9A-Fa-f-]{{1,{}}}$", webhooks::ID_LEN))
+    let pattern = format!(
+        "^[0-9A-Fa-f-]{{{},{}}}$",
+        webhooks::MIN_ID_PREFIX,
+        webhooks::ID_LEN
+    );
+    id_param(&help, &pattern)
 }
 
 /// The `{id}` of `/api-keys/{id}`: a key id (a UUID) or a key prefix; anything else is 404.
@@ -183,7 +190,11 @@ fn protocol_errors(bad_request: bool) -> Vec<(String, Value)> {
 
 fn op(summary: &str, id: &str, success: (&str, Value), errs: &[&str]) -> Value {
     let mut responses = serde_json::Map::new();
-    responses.insert(success.0.to_string(), success.1);
+    // Every operation is authenticated: its success carries the key's RateLimit-* headers.
+    responses.insert(
+        success.0.to_string(),
+        with(success.1, "headers", rate_limit_headers(false)),
+    );
     for (code, v) in errors(errs) {
         responses.insert(code, v);
     }
@@ -191,11 +202,13 @@ fn op(summary: &str, id: &str, success: (&str, Value), errs: &[&str]) -> Value {
 }
 
 /// `Retry-After` (with `retry`) and the `RateLimit-*` headers that every authenticated
-/// response carries under `serve --rate-limit` (draft-ietf-httpapi-ratelimit-headers).
+/// response carries under `serve --rate-limit` (draft-ietf-httpapi-ratelimit-headers): on
+/// each operation's success and on the errors [`AUTHENTICATED_ERRORS`] name. Not required:
+/// without `--rate-limit` none is sent.
 fn rate_limit_headers(retry: bool) -> Value {
     let int = |description: &str| json!({ "description": description, "schema": { "type": "integer", "minimum": 0 } });
     let mut h = json!({
-        "RateLimit-Limit": int("serve --rate-limit: the key's burst, N"),
+        "RateLimit-Limit": int("serve --rate-limit (on every response to an authenticated request; absent without it): the key's burst, N"),
         "RateLimit-Remaining": int("serve --rate-limit: requests the key may still make at once"),
         "RateLimit-Reset": int("serve --rate-limit: seconds until the key's burst is whole again")
     });
@@ -221,7 +234,7 @@ fn build() -> Value {
             "content": { "application/json": { "schema": r("Error") } }
         })
     };
-    json!({
+    let mut doc = json!({
         "openapi": "3.1.0",
         "info": {
             "title": "keyhook",
@@ -259,8 +272,38 @@ fn build() -> Value {
             },
             "schemas": schemas()
         }
-    })
+    });
+    let plain = doc["components"]["responses"].clone();
+    for name in AUTHENTICATED_ERRORS {
+        doc["components"]["responses"][name]["headers"] = rate_limit_headers(false);
+    }
+    // The document itself is served without a key: its errors are the plain ones, inline.
+    if let Some(responses) = doc["paths"]["/openapi.json"]["get"]["responses"].as_object_mut() {
+        for resp in responses.values_mut() {
+            let name = resp["$ref"].as_str().and_then(|r| r.rsplit('/').next());
+            if let Some(name) = name.filter(|n| AUTHENTICATED_ERRORS.contains(n)) {
+                *resp = plain[name].clone();
+            }
+        }
+    }
+    doc
 }
+
+/// The error responses a request can get after its key was authenticated, which then carry
+/// the key's `RateLimit-*` headers (`api::dispatch`). Not 401 (no key), not the protocol
+/// errors (answered before any key is looked at), not 429 (its own, with Retry-After).
+const AUTHENTICATED_ERRORS: &[&str] = &[
+    "ValidationError",
+    "Forbidden",
+    "NotFound",
+    "MethodNotAllowed",
+    "LimitReached",
+    "PayloadTooLarge",
+    "WebhookDisabled",
+    "UnsupportedMediaType",
+    "InternalError",
+    "Unavailable",
+];
 
 fn paths() -> Value {
     let write = ["400", "403", "404", "413", "415"];

@@ -16,7 +16,7 @@ pub const MAX_PROFILE_ID_CHARS: usize = 100;
 /// The name rule of [`validate`] as a regular expression, for the OpenAPI document: at most
 /// [`MAX_NAME_CHARS`] characters, the first and last visible and not white space, none
 /// invisible, with white space around them that trimming removes. Left to the description:
-/// a plaintext key, and the noncharacters of planes 1 to 14 (`input::INVISIBLE_CLASS`).
+/// a plaintext key.
 pub fn name_pattern() -> String {
     use super::input::{CONTROL_CLASS, INVISIBLE_CLASS, SPACE_CLASS, WHITE_SPACE_CLASS};
     let edge = format!("[^{CONTROL_CLASS}{WHITE_SPACE_CLASS}{INVISIBLE_CLASS}]");

@@ -39,7 +39,8 @@ impl OutboxQueries for PgStore {
             let n = s.execute(
                 "INSERT INTO deliveries (id, event_id, webhook_id, state, attempts,
                     next_attempt_at, created_at, updated_at)
-                 SELECT 'dlv_' || left(encode(sha256(uuid_send(gen_random_uuid())), 'hex'), 24),
+                 SELECT 'dlv_' || lpad(to_hex($3::bigint), 12, '0')
+                        || left(encode(sha256(uuid_send(gen_random_uuid())), 'hex'), 12),
                     $1, w.id, 'pending', 0, $3, $3, $3
                  FROM webhooks w
                  WHERE w.user_id = $2 AND w.is_active

@@ -45,7 +45,8 @@ impl OutboxQueries for Conn {
                 .prepare_cached(
                     "INSERT INTO deliveries (id, event_id, webhook_id, state, attempts,
                         next_attempt_at, created_at, updated_at)
-                     SELECT 'dlv_' || lower(hex(randomblob(12))), ?1, w.id, 'pending', 0, ?3, ?3, ?3
+                     SELECT 'dlv_' || printf('%012x', ?3) || lower(hex(randomblob(6))),
+                        ?1, w.id, 'pending', 0, ?3, ?3, ?3
                      FROM webhooks w
                      WHERE w.user_id = ?2 AND w.is_active = 1
                        AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value = ?4)",

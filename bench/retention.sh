@@ -1,22 +1,26 @@
 #!/usr/bin/env bash
 # Retention (CONTRACT §6): the database stops growing, and pruning does not slow requests.
 #  1. Size over time: `serve --retention 5s` with 10 webhooks on a loopback nginx, fed
-#     20,000 events over HTTP (200,000 deliveries). Every SAMPLE seconds: the deliveries
-#     that reached nginx so far, the SQLite file and its WAL, and the rows in events,
-#     deliveries and attempts. The loader emits faster than the worker delivers, so a backlog
-#     of pending deliveries (never pruned) builds up and the file grows with it; once the
-#     backlog shrinks the file stays flat while deliveries keep going (pruned pages are
-#     reused), and the row counts fall back to what the last few seconds hold.
+#     20,000 events over HTTP (200,000 deliveries) at RATE events a second (x10 deliveries;
+#     RATE=0: as fast as the server takes them). Every SAMPLE seconds: the deliveries that
+#     reached nginx so far, the SQLite file and its WAL, and the rows in events, deliveries
+#     and attempts. At the default rate the worker keeps up, so the rows stay at what the
+#     last few seconds hold, and the file stops growing once the first retention period is
+#     over (pruned pages are reused): growth is measured from the end of the first quarter
+#     of the run to its end. With RATE=0 a backlog of pending deliveries (never pruned)
+#     builds up first and the file grows with it; growth is then measured from the largest
+#     backlog on.
 #  2. Latency: two copies of a database holding PRUNE_EVENTS old delivered events (x10
 #     deliveries and attempts). `serve --retention 1s` prunes them all the while wrk runs;
 #     the same `serve` with a 100-year retention does not prune. p99 of GET /webhooks and of
 #     POST /events (an event nobody subscribes to: a write that needs the write lock), with
 #     pruning against without, in the same run.
 #
-#   bench/retention.sh     # EVENTS=20000 RETENTION=5s SAMPLE=5 PRUNE_EVENTS=40000 DURATION=10s
+#   bench/retention.sh     # EVENTS=20000 RATE=250 RETENTION=5s SAMPLE=5 PRUNE_EVENTS=40000 DURATION=10s
 set -euo pipefail
 cd "$(dirname "$0")/.."
 EVENTS=${EVENTS:-20000}
+RATE=${RATE:-250}
 RETENTION=${RETENTION:-5s}
 SAMPLE=${SAMPLE:-5}
 PRUNE_EVENTS=${PRUNE_EVENTS:-40000}
@@ -78,14 +82,15 @@ start_serve() {
 size() { stat -c %s "$1" 2>/dev/null || echo 0; }
 rows() { sqlite3 "$1" "PRAGMA busy_timeout = 10000; SELECT (SELECT count(*) FROM events) || ' ' || (SELECT count(*) FROM deliveries) || ' ' || (SELECT count(*) FROM delivery_attempts) || ' ' || (SELECT count(*) FROM deliveries WHERE state = 'pending')" | tail -1; }
 
-echo "== 1. $((EVENTS * HOOKS)) deliveries with --retention $RETENTION: size every ${SAMPLE}s"
+echo "== 1. $((EVENTS * HOOKS)) deliveries with --retention $RETENTION at ${RATE} events/s (x$HOOKS): size every ${SAMPLE}s"
 db=$work/size.db
 key=$(setup "$db")
 : >"$work/access.log"
 start_serve "$db" --retention "$RETENTION" --threads 8
-python3 - "$serve_url" "$key" "$EVENTS" >"$work/loader.log" 2>&1 <<'PY' &
-import http.client, json, sys, threading, urllib.parse
-url, key, events = sys.argv[1], sys.argv[2], int(sys.argv[3])
+python3 - "$serve_url" "$key" "$EVENTS" "$RATE" >"$work/loader.log" 2>&1 <<'PY' &
+import http.client, json, sys, threading, time, urllib.parse
+url, key, events, rate = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+start = time.monotonic()
 u = urllib.parse.urlparse(url)
 left = [events]
 lock = threading.Lock()
@@ -97,6 +102,11 @@ def worker():
                 return
             left[0] -= 1
             n = left[0]
+        if rate > 0:
+            # Event number `events - n - 1` is due at that many 1/rate seconds.
+            wait = start + (events - n - 1) / rate - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)
         body = json.dumps({"event": "post.published", "data": {"n": n}})
         c.request("POST", u.path + "/events", body, {"Authorization": "Bearer " + key,
                                                       "Content-Type": "application/json"})
@@ -140,7 +150,7 @@ SELECT printf('evt_%032x', i), 'bench', 'post.published',
        CAST(printf('{"id":"evt_%032x","event":"post.published","data":{"postId":"p_%d"}}', i, i) AS BLOB),
        1700000000000 + i FROM n;
 INSERT INTO deliveries (id, event_id, webhook_id, state, attempts, next_attempt_at, created_at, updated_at)
-SELECT 'dlv_' || lower(hex(randomblob(12))), e.id, w.id, 'delivered', 1, 0, e.created_at, e.created_at
+SELECT 'dlv_' || printf('%012x', e.created_at) || lower(hex(randomblob(6))), e.id, w.id, 'delivered', 1, 0, e.created_at, e.created_at
 FROM events e CROSS JOIN webhooks w;
 INSERT INTO delivery_attempts (webhook_id, delivery_id, event_id, event, attempt, attempted_at,
    delivered, status_code, status_text, duration_ms, response_excerpt)
@@ -167,9 +177,10 @@ measure "$a" 1s prune
 left=$(rows "$a")
 echo "rows (events deliveries attempts pending) before: $old_rows; after the pruning run: $left"
 
-python3 - "$work" "$total" "$samples" "$old_rows" "$left" <<'PY'
+python3 - "$work" "$total" "$samples" "$old_rows" "$left" "$RATE" <<'PY'
 import re, sys
 work, total, samples, before, after = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+rate = int(sys.argv[6])
 def wrk(path):
     t = open(path).read()
     m = re.search(r"99%\s+([\d.]+)(us|ms|s)\b", t)
@@ -179,13 +190,22 @@ def wrk(path):
     return p99, rps, int(bad.group(1)) if bad else 0
 rows = [list(map(int, l.split())) for l in open(samples) if l.strip()]
 # t, delivered, db bytes, wal bytes, events, deliveries, attempts, pending. Pending
-# deliveries are never pruned, so the file grows while the backlog does; from the sample with
-# the largest backlog on, deliveries go on and the file should not grow.
-peak = max(rows, key=lambda r: r[7])
+# deliveries are never pruned, so the file grows while a backlog does. Throttled, the worker
+# keeps up: from the end of the first quarter (past the first retention period) the file
+# should not grow. Unthrottled: from the sample with the largest backlog on.
 end = rows[-1]
-print(f"size: {end[1]}/{total} delivered; db file {peak[2] / 1e6:.1f} MB at the largest backlog "
-      f"(t={peak[0]} s, {peak[7]} pending, {peak[1]} delivered), {end[2] / 1e6:.1f} MB at the end "
-      f"({end[1] - peak[1]} deliveries later); growth after the peak backlog {end[2] / peak[2]:.2f}x (flat is ~1)")
+if rate > 0:
+    during = [r for r in rows if r[1] < total] or rows
+    start = during[len(during) // 4]
+    what = f"from t={start[0]} s (a quarter of the sending)"
+else:
+    start = max(rows, key=lambda r: r[7])
+    what = f"from the largest backlog (t={start[0]} s, {start[7]} pending)"
+print(f"size: {end[1]}/{total} delivered; db file {start[2] / 1e6:.1f} MB {what}, "
+      f"{end[2] / 1e6:.1f} MB at the end ({end[1] - start[1]} deliveries later): "
+      f"growth {end[2] / start[2]:.2f}x (flat is ~1)")
+print(f"most pending at once: {max(r[7] for r in rows)}; most deliveries rows at once: "
+      f"{max(r[5] for r in rows)}")
 wal = max(r[3] for r in rows)
 at = next(r[0] for r in rows if r[3] == wal)
 print(f"WAL: high-water mark {wal / 1e6:.1f} MB, reached at t={at} s and never exceeded after "

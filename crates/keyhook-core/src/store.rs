@@ -74,6 +74,17 @@ pub trait Storage: Send {
     /// Records a use of the key (see [`Queries::set_key_last_used`]) and keeps any cached
     /// copy in step.
     fn record_key_use(&self, key_hash: &str, key_id: &str, at: Timestamp) -> StoreResult<()>;
+
+    /// Gives back what the database's own log still holds of rows changed or deleted, outside
+    /// any transaction: always with `always` (old secrets were just deleted), otherwise only
+    /// once the log has grown past the backend's bound. The outbox worker calls it every
+    /// second, so the log stays bounded under constant reads and writes. SQLite: a checkpoint
+    /// of the write-ahead log, which is truncated (`always`) or restarted. The default does
+    /// nothing: a database server keeps its own log.
+    fn trim_log(&self, always: bool) -> StoreResult<()> {
+        let _ = always;
+        Ok(())
+    }
 }
 
 /// One database and the pool of connections to it: the pool lives here, in the backend, not
@@ -134,6 +145,10 @@ impl<S: Storage + ?Sized> Storage for Box<S> {
 
     fn record_key_use(&self, key_hash: &str, key_id: &str, at: Timestamp) -> StoreResult<()> {
         (**self).record_key_use(key_hash, key_id, at)
+    }
+
+    fn trim_log(&self, always: bool) -> StoreResult<()> {
+        (**self).trim_log(always)
     }
 }
 
@@ -427,6 +442,9 @@ pub trait SecretQueries {
     /// What a message to the webhook is signed with at `now`, read right before it is sent:
     /// `None` for a webhook that no longer exists.
     fn signing(&self, id: &str, now: Timestamp) -> StoreResult<Option<Signing>>;
+    /// Whether a previous secret's grace period has ended by `now` (a read, through the
+    /// partial index on the expiry: the worker asks every second).
+    fn any_expired_secret(&self, now: Timestamp) -> StoreResult<bool>;
     /// Deletes every previous secret whose grace period has ended by `now`; returns how many.
     fn drop_expired_secrets(&self, now: Timestamp) -> StoreResult<usize>;
     /// Why the webhook was disabled automatically ([`GONE_REASON`], [`failures_reason`]), if

@@ -33,6 +33,9 @@ const RENEW_EVERY: Duration = Duration::from_secs(3);
 /// How often the previous secrets whose grace period has ended are deleted. Until then they
 /// are only kept, never used: a delivery reads the secrets valid at its own time.
 const DROP_SECRETS_EVERY: Duration = Duration::from_secs(1);
+/// How often the database's log is looked at (`Storage::trim_log`; for SQLite, the size of
+/// the write-ahead log file, restarted once it is over its limit).
+const TRIM_LOG_EVERY: Duration = Duration::from_millis(250);
 /// The connections a worker holds for its run: one to claim and settle, one for the sender
 /// threads to look at each webhook right before its request (`Backend` pools are sized for
 /// it: `deliver` and `serve` add this many).
@@ -254,10 +257,17 @@ fn settle_loop(
     let mut held: HashSet<String> = HashSet::new();
     let mut renewed = Instant::now();
     let mut secrets_dropped: Option<Instant> = None;
+    let mut trimmed: Option<Instant> = None;
     loop {
         if secrets_dropped.is_none_or(|t| t.elapsed() >= DROP_SECRETS_EVERY) {
             drop_expired_secrets(store, clock.now())?;
             secrets_dropped = Some(Instant::now());
+        }
+        if trimmed.is_none_or(|t| t.elapsed() >= TRIM_LOG_EVERY) {
+            // Best effort, tried again next time: keeps the log bounded while reads and
+            // writes never stop.
+            let _ = store.trim_log(false);
+            trimmed = Some(Instant::now());
         }
         if !held.is_empty() && renewed.elapsed() >= RENEW_EVERY {
             let ids: Vec<&str> = held.iter().map(String::as_str).collect();

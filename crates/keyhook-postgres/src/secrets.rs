@@ -45,6 +45,16 @@ impl SecretQueries for PgStore {
         })
     }
 
+    fn any_expired_secret(&self, now: Timestamp) -> StoreResult<bool> {
+        self.run(|s| {
+            Ok(s.query_one(
+                "SELECT EXISTS (SELECT 1 FROM webhooks WHERE previous_secret_expires_at <= $1)",
+                &[&now.0],
+            )?
+            .get(0))
+        })
+    }
+
     fn drop_expired_secrets(&self, now: Timestamp) -> StoreResult<usize> {
         self.run(|s| {
             let n = s.execute(

@@ -7,17 +7,20 @@ use keyhook_core::model::ApiKey;
 use keyhook_core::store::{Backend, BackupDone, Conn, Storage, Store, StoreResult};
 use keyhook_core::time::Timestamp;
 
-use crate::SqliteStore;
+use crate::{SqliteStore, WriteLock};
 
 /// A database file and the connections open to it. `create` says whether connecting may
 /// create it (and its directory). The pool opens its `pool_size` connections at the first
 /// connect (so a server's descriptors are taken before it serves, as r2d2 does for a
 /// database server); a connection given back is kept for the next caller, so the number of
-/// open connections (and descriptors) stays fixed however many callers come and go.
+/// open connections (and descriptors) stays fixed however many callers come and go. Its
+/// connections share one in-process write lock ([`WriteLock`]): this process's writers queue
+/// for the file in turn.
 pub struct SqliteBackend {
     path: PathBuf,
     create: bool,
     pool: Arc<Pool<SqliteStore>>,
+    writer: WriteLock,
 }
 
 impl SqliteBackend {
@@ -28,6 +31,7 @@ impl SqliteBackend {
             path: path.into(),
             create,
             pool: Arc::new(Pool::new(pool_size as usize)),
+            writer: WriteLock::default(),
         }
     }
 
@@ -41,11 +45,12 @@ impl Backend for SqliteBackend {
     /// the pool's size are open, else the first one given back (the caller waits).
     fn connect(&self) -> keyhook_core::Result<Box<Store>> {
         let open = || {
-            Ok(if self.create {
+            let store = if self.create {
                 SqliteStore::open(&self.path)?
             } else {
                 SqliteStore::open_existing(&self.path)?
-            })
+            };
+            Ok(store.sharing_writes(&self.writer))
         };
         let store = self.pool.take(open)?;
         // The first connection made the file and its schema; the others just open it.
@@ -205,6 +210,10 @@ impl<T: Storage> Storage for Pooled<T> {
 
     fn record_key_use(&self, key_hash: &str, key_id: &str, at: Timestamp) -> StoreResult<()> {
         self.get().record_key_use(key_hash, key_id, at)
+    }
+
+    fn trim_log(&self, always: bool) -> StoreResult<()> {
+        self.get().trim_log(always)
     }
 }
 

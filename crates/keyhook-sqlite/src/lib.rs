@@ -23,6 +23,7 @@ use std::fs::{DirBuilder, OpenOptions};
 use std::io::ErrorKind;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
@@ -41,14 +42,28 @@ pub use migrations::SCHEMA_VERSION;
 /// How long a writer waits for another process's write lock before giving up.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The size, in bytes, the write-ahead log is cut back to each time it is reset (64 MiB).
+/// The size, in bytes, the write-ahead log is cut back to each time it is reset (64 MiB),
+/// and past which [`Storage::trim_log`] restarts it.
 pub const WAL_SIZE_LIMIT: i64 = 64 * 1024 * 1024;
+
+/// How long a checkpoint that restarts the write-ahead log waits for the readers of older
+/// snapshots (and another process's writer) before it gives up until the next turn. While
+/// it waits nobody writes, so it is short; readers finish in milliseconds.
+const CHECKPOINT_WAIT: Duration = Duration::from_millis(100);
 
 pub struct SqliteStore {
     conn: Conn,
     path: PathBuf,
     key_cache: std::cell::RefCell<key_cache::KeyCache>,
+    /// Held by every write of this process to the file (shared by a pool's connections, see
+    /// [`SqliteBackend`]): writers of one process queue here, in turn, instead of meeting
+    /// SQLite's lock, whose busy handler polls in sleeps of up to 100 ms (which put a write
+    /// behind the pruner's batches 100 ms or more late). Other processes still meet the lock.
+    writer: WriteLock,
 }
+
+/// The in-process write lock of one database file.
+pub type WriteLock = Arc<Mutex<()>>;
 
 /// The connection, on which every query of [`Queries`] runs: inside a transaction while
 /// [`SqliteStore::write_dyn`] holds one open on it, outside otherwise.
@@ -136,7 +151,35 @@ impl SqliteStore {
             conn: Conn(conn),
             path: path.to_path_buf(),
             key_cache: Default::default(),
+            writer: WriteLock::default(),
         }
+    }
+
+    /// This connection's writes take `writer` (the one of the other connections to the same
+    /// file in this process) instead of a lock of its own.
+    pub fn sharing_writes(mut self, writer: &WriteLock) -> SqliteStore {
+        self.writer = Arc::clone(writer);
+        self
+    }
+
+    /// The in-process write lock (a panic while it was held left nothing to repair: the
+    /// transaction it guarded was rolled back).
+    fn write_lock(&self) -> MutexGuard<'_, ()> {
+        self.writer.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The in-process write lock if nobody holds it now.
+    fn try_write_lock(&self) -> Option<MutexGuard<'_, ()>> {
+        match self.writer.try_lock() {
+            Ok(g) => Some(g),
+            Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
+            Err(TryLockError::WouldBlock) => None,
+        }
+    }
+
+    /// The size of the write-ahead log file (0 when there is none).
+    fn wal_len(&self) -> u64 {
+        std::fs::metadata(wal_path(&self.path)).map_or(0, |m| m.len())
     }
 
     fn open_unmigrated(path: &Path, create: bool) -> Result<SqliteStore> {
@@ -225,6 +268,7 @@ impl Storage for SqliteStore {
         // `new_unchecked` takes `&Connection`; a store is used by one thread at a time and no
         // caller nests `write`, so the checked variant's `&mut` would buy nothing. Queries run
         // on the same connection, so they run inside the transaction while `tx` lives.
+        let _turn = self.write_lock();
         let tx = rusqlite::Transaction::new_unchecked(&self.conn.0, TransactionBehavior::Immediate)
             .map_err(|e| self.describe(e.into()))?;
         let out = f(&self.conn);
@@ -251,9 +295,65 @@ impl Storage for SqliteStore {
         Ok(self.cached_key_by_hash(key_hash)?)
     }
 
+    /// Best effort, as the core allows: while another write of this process holds the lock,
+    /// the use is not recorded (a request never waits to note `lastUsedAt`; the key's next
+    /// request tries again).
     fn record_key_use(&self, key_hash: &str, key_id: &str, at: Timestamp) -> StoreResult<()> {
-        Ok(self.cached_record_key_use(key_hash, key_id, at)?)
+        match self.try_write_lock() {
+            Some(_turn) => Ok(self.cached_record_key_use(key_hash, key_id, at)?),
+            None => Err(keyhook_core::store::StoreError::Unavailable(
+                "another write is under way".into(),
+            )),
+        }
     }
+
+    /// With `always`, `PRAGMA wal_checkpoint(TRUNCATE)`: the log is emptied, so no frame of
+    /// a deleted secret stays on disk. Otherwise, once the log file is over
+    /// [`WAL_SIZE_LIMIT`], a RESTART checkpoint. SQLite's own checkpoints (passive, every
+    /// 1,000 pages, by the commit that crosses them) cannot copy the frames committed after
+    /// the snapshot of a reader still reading; when readers always overlap they never finish,
+    /// the log is never restarted, and it grew to 4.5 GB in `bench/retention.sh`. RESTART
+    /// takes the write lock, waits (at most [`CHECKPOINT_WAIT`], else it is tried at the next
+    /// call) for those readers, copies what is left, and the next writer starts the log from
+    /// its beginning again (`journal_size_limit` cuts the file back to the limit).
+    fn trim_log(&self, always: bool) -> StoreResult<()> {
+        self.trim_log_past(always, WAL_SIZE_LIMIT as u64, CHECKPOINT_WAIT)
+    }
+}
+
+impl SqliteStore {
+    /// [`Storage::trim_log`] with the log's bound (bytes) and the wait for readers given (a
+    /// test's are small and long).
+    fn trim_log_past(&self, always: bool, limit: u64, wait: Duration) -> StoreResult<()> {
+        let mode = if always {
+            "TRUNCATE"
+        } else if self.wal_len() > limit {
+            "RESTART"
+        } else {
+            return Ok(());
+        };
+        let _turn = self.write_lock();
+        self.checkpoint(mode, wait)
+    }
+
+    /// `PRAGMA wal_checkpoint(mode)`, waiting at most `wait` for readers and writers.
+    fn checkpoint(&self, mode: &str, wait: Duration) -> StoreResult<()> {
+        let conn = &self.conn.0;
+        let run = || -> rusqlite::Result<()> {
+            conn.busy_timeout(wait)?;
+            let done = conn.query_row(&format!("PRAGMA wal_checkpoint({mode})"), [], |_| Ok(()));
+            conn.busy_timeout(BUSY_TIMEOUT)?;
+            done
+        };
+        run().map_err(|e| self.describe(e.into()).into())
+    }
+}
+
+/// The write-ahead log of the database at `path`.
+fn wal_path(path: &Path) -> PathBuf {
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    PathBuf::from(wal)
 }
 
 /// Whether `path`'s write-ahead log exists and is not empty. Only the file's metadata is
@@ -276,9 +376,7 @@ pub(crate) fn create_parent_dir(path: &Path) -> Result<()> {
 }
 
 fn has_wal_content(path: &Path) -> bool {
-    let mut wal = path.as_os_str().to_owned();
-    wal.push("-wal");
-    std::fs::metadata(PathBuf::from(wal)).is_ok_and(|m| m.len() > 0)
+    std::fs::metadata(wal_path(path)).is_ok_and(|m| m.len() > 0)
 }
 
 /// Whether the directory of `path` is on a read-only filesystem: creating a file there fails
@@ -357,6 +455,7 @@ pub(crate) mod testing {
 mod tests {
     use super::testing::temp_store;
     use super::*;
+    use keyhook_core::store::KeyQueries;
 
     /// Every connection cuts the write-ahead log back to [`WAL_SIZE_LIMIT`] when it resets
     /// it (SQLite's default, -1, keeps the log at its largest size for ever).
@@ -376,5 +475,99 @@ mod tests {
             .query_row("PRAGMA journal_size_limit", [], |r| r.get(0))
             .unwrap();
         assert_eq!(limit, WAL_SIZE_LIMIT);
+    }
+
+    /// One small write transaction (a page or two of log).
+    fn write_row(store: &SqliteStore, i: i64) {
+        store
+            .conn
+            .0
+            .execute("INSERT INTO t VALUES (?1, randomblob(3000))", [i])
+            .unwrap();
+    }
+
+    /// Frames committed after a reader's snapshot cannot be copied into the database while
+    /// that reader lasts, so with readers always overlapping SQLite's own (passive)
+    /// checkpoints never finish and the log is never restarted. Under its bound, trim_log
+    /// leaves the log alone (it returns at once, the log keeps growing); past it, it waits
+    /// for such a reader to finish and restarts the log (the next writes reuse it from its
+    /// start, and the file stops growing); `always` empties it.
+    #[test]
+    fn trim_log_restarts_a_log_past_its_bound_and_empties_it_when_asked() {
+        let (dir, store) = temp_store();
+        store.conn.0.execute_batch("CREATE TABLE t (i, b)").unwrap();
+        let reader = SqliteStore::open_existing(&dir.path().join("k.db")).unwrap();
+        // A reader on the snapshot of now, while 50 more rows are written.
+        let read = |r: &SqliteStore| {
+            r.conn.0.execute_batch("BEGIN").unwrap();
+            let _: i64 = r
+                .conn
+                .0
+                .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
+                .unwrap();
+        };
+        let end = |r: &SqliteStore| r.conn.0.execute_batch("COMMIT").unwrap();
+        let rows = |from: i64, n: i64| (from..from + n).for_each(|i| write_row(&store, i));
+        rows(0, 50);
+        read(&reader);
+        rows(50, 50);
+        let grown = store.wal_len();
+        assert!(grown > 100 * 4096, "{grown}");
+        // At the bound: left alone, at once although a reader is there.
+        let long = Duration::from_secs(30);
+        let started = std::time::Instant::now();
+        store.trim_log_past(false, grown, long).unwrap();
+        assert!(started.elapsed() < Duration::from_secs(5), "it waited");
+        end(&reader);
+        rows(100, 20);
+        let longer = store.wal_len();
+        assert!(longer > grown, "{longer} after {grown}");
+        // Past the bound: it waits for the reader (gone 50 ms later), then restarts the log.
+        read(&reader);
+        rows(120, 20);
+        let before = store.wal_len();
+        std::thread::scope(|s| {
+            s.spawn(move || {
+                std::thread::sleep(Duration::from_millis(50));
+                end(&reader);
+            });
+            store.trim_log_past(false, 0, long).unwrap();
+        });
+        rows(140, 20);
+        assert_eq!(store.wal_len(), before, "the log grew after a restart");
+        // Always: emptied.
+        store.trim_log(true).unwrap();
+        assert_eq!(store.wal_len(), 0);
+        // And nothing was lost.
+        let n: i64 = store
+            .conn
+            .0
+            .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 160);
+    }
+
+    /// A use of a key is noted only when no other write of the process holds the lock: a
+    /// request does not wait for it (the core takes the refusal as "not recorded").
+    #[test]
+    fn a_key_use_waits_for_no_other_write() {
+        let (dir, store) = temp_store();
+        let key = testing::plain_key("k1", "kp_00000000");
+        store.write(|c| Ok(c.insert_key(&key, "h1")?)).unwrap();
+        let lock = WriteLock::default();
+        let store = store.sharing_writes(&lock);
+        let other = SqliteStore::open_existing(&dir.path().join("k.db"))
+            .unwrap()
+            .sharing_writes(&lock);
+        let held = other.write_lock();
+        let e = store.record_key_use("h1", "k1", Timestamp(5)).unwrap_err();
+        assert!(
+            matches!(e, keyhook_core::store::StoreError::Unavailable(_)),
+            "{e:?}"
+        );
+        drop(held);
+        store.record_key_use("h1", "k1", Timestamp(5)).unwrap();
+        let k = store.conn.key_by_hash("h1").unwrap().unwrap();
+        assert_eq!(k.last_used_at, Some(Timestamp(5)));
     }
 }

@@ -57,25 +57,26 @@ impl SecretQueries for Conn {
         })
     }
 
-    /// Outside a transaction (the worker's call), the write-ahead log, whose older frames of
-    /// the row still hold the secret while a long-lived process (`serve`) keeps it, is then
-    /// checkpointed and truncated. A checkpoint that cannot finish now (a reader on an older
-    /// snapshot past the busy timeout) is left to SQLite's next one.
+    fn any_expired_secret(&self, now: Timestamp) -> StoreResult<bool> {
+        sql(|| {
+            Ok(self
+                .0
+                .prepare_cached(
+                    "SELECT EXISTS (SELECT 1 FROM webhooks WHERE previous_secret_expires_at <= ?1)",
+                )?
+                .query_row([now.0], |r| r.get(0))?)
+        })
+    }
+
     fn drop_expired_secrets(&self, now: Timestamp) -> StoreResult<usize> {
         sql(|| {
-            let dropped = self
+            Ok(self
                 .0
                 .prepare_cached(
                     "UPDATE webhooks SET previous_secret = NULL, previous_secret_expires_at = NULL
                      WHERE previous_secret_expires_at <= ?1",
                 )?
-                .execute([now.0])?;
-            if dropped > 0 && self.0.is_autocommit() {
-                let _ = self
-                    .0
-                    .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
-            }
-            Ok(dropped)
+                .execute([now.0])?)
         })
     }
 

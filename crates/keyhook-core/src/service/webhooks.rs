@@ -553,10 +553,18 @@ fn rotate_secret_then(
 }
 
 /// Deletes the previous secrets whose grace period has ended (the outbox worker calls it),
-/// outside a transaction: one statement, after which a backend may also clear what it keeps
-/// of the old rows (SQLite's write-ahead log).
+/// then, if it deleted any, has the backend clear what its log keeps of the old rows
+/// ([`Storage::trim_log`](crate::store::Storage::trim_log): SQLite's write-ahead log).
 pub fn drop_expired_secrets(store: &Store, now: Timestamp) -> Result<usize> {
-    Ok(store.conn().drop_expired_secrets(now)?)
+    // A read first: the write lock is taken only when there is something to delete.
+    if !store.conn().any_expired_secret(now)? {
+        return Ok(0);
+    }
+    let dropped = store.write(|c| Ok(c.drop_expired_secrets(now)?))?;
+    if dropped > 0 {
+        store.trim_log(true)?;
+    }
+    Ok(dropped)
 }
 
 /// Why `w` was disabled automatically (a 410 Gone, or too many failures in a row), if it

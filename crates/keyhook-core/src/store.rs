@@ -520,6 +520,15 @@ pub struct AttemptRecord<'a> {
     pub response_excerpt: &'a str,
 }
 
+impl AttemptRecord<'_> {
+    /// Whether the receiver answered 410 Gone, which disables the webhook at once whatever
+    /// its `failCount` ([`GONE_REASON`]). The one place the rule is stated: the backends bind
+    /// it into their statements, and the audit entry of the disable reads it.
+    pub fn gone(&self) -> bool {
+        !self.delivered && self.status_code == 410
+    }
+}
+
 /// A delivery taken by a worker, with what it needs to send it.
 #[derive(Debug, Clone)]
 pub struct Claimed {

@@ -189,6 +189,7 @@ impl WebhookQueries for PgStore {
     ) -> StoreResult<Option<String>> {
         let status_code = i64::from(a.status_code);
         let failures = failures_reason(disable_after);
+        let gone = a.gone();
         // $1 to $10, the same in both statements: the attempt's row.
         let row: [&(dyn postgres::types::ToSql + Sync); 10] = [
             &a.webhook_id,
@@ -221,9 +222,9 @@ impl WebhookQueries for PgStore {
                 disabled = s
                     .query_opt(
                         "SELECT user_id, is_active AND disabled_reason IS NULL
-                                AND ($3::bigint = 410 OR fail_count + 1 >= $2)
+                                AND ($3 OR fail_count + 1 >= $2)
                          FROM webhooks WHERE id = $1 FOR UPDATE",
-                        &[&a.webhook_id, &disable_after, &status_code],
+                        &[&a.webhook_id, &disable_after, &gone],
                     )?
                     .map(|r| Ok::<_, Fail>((r.try_get::<_, String>(0)?, r.try_get::<_, bool>(1)?)))
                     .transpose()?
@@ -234,14 +235,14 @@ impl WebhookQueries for PgStore {
                             fail_count = CASE WHEN disabled_reason IS NULL THEN fail_count + 1
                                          ELSE fail_count END,
                             is_active = CASE WHEN disabled_reason IS NULL
-                                             AND ($7::bigint = 410 OR fail_count + 1 >= $11)
+                                             AND ($14 OR fail_count + 1 >= $11)
                                         THEN false ELSE is_active END,
                             disabled_reason = CASE WHEN disabled_reason IS NOT NULL
                                                    THEN disabled_reason
-                                              WHEN $7::bigint = 410 THEN $12
+                                              WHEN $14 THEN $12
                                               WHEN fail_count + 1 >= $11 THEN $13 END,
                             updated_at = CASE WHEN disabled_reason IS NULL
-                                              AND ($7::bigint = 410 OR fail_count + 1 >= $11)
+                                              AND ($14 OR fail_count + 1 >= $11)
                                               AND is_active
                                          THEN $6 ELSE updated_at END
                         WHERE id = $1
@@ -251,7 +252,7 @@ impl WebhookQueries for PgStore {
                         attempt, attempted_at, delivered, status_code, status_text, duration_ms,
                         response_excerpt)
                      SELECT id, $2, $3, $4, $5, $6, false, $7, $8, $9, $10 FROM counted",
-                    &[&row[..], &[&disable_after, &GONE_REASON, &failures]].concat(),
+                    &[&row[..], &[&disable_after, &GONE_REASON, &failures, &gone]].concat(),
                 )?;
             }
             Ok(disabled)

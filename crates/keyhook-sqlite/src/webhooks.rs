@@ -185,22 +185,20 @@ impl WebhookQueries for Conn {
                     .prepare_cached(
                         "SELECT user_id FROM webhooks
                          WHERE id = ?1 AND is_active = 1 AND disabled_reason IS NULL
-                           AND (?3 = 410 OR fail_count + 1 >= ?2)",
+                           AND (?3 OR fail_count + 1 >= ?2)",
                     )?
-                    .query_row(params![a.webhook_id, disable_after, a.status_code], |r| {
-                        r.get(0)
-                    })
+                    .query_row(params![a.webhook_id, disable_after, a.gone()], |r| r.get(0))
                     .optional()?;
                 self.0
                     .prepare_cached(
                         // A webhook disabled automatically (`disabled_reason` set) keeps the
                         // failCount that disabled it until it is enabled again.
                         "UPDATE webhooks SET fail_count = fail_count + 1,
-                            is_active = CASE WHEN ?4 = 410 OR fail_count + 1 >= ?2 THEN 0
+                            is_active = CASE WHEN ?4 OR fail_count + 1 >= ?2 THEN 0
                                         ELSE is_active END,
-                            disabled_reason = CASE WHEN ?4 = 410 THEN ?5
+                            disabled_reason = CASE WHEN ?4 THEN ?5
                                               WHEN fail_count + 1 >= ?2 THEN ?6 END,
-                            updated_at = CASE WHEN (?4 = 410 OR fail_count + 1 >= ?2)
+                            updated_at = CASE WHEN (?4 OR fail_count + 1 >= ?2)
                                               AND is_active = 1
                                          THEN ?3 ELSE updated_at END
                          WHERE id = ?1 AND disabled_reason IS NULL",
@@ -209,7 +207,7 @@ impl WebhookQueries for Conn {
                         a.webhook_id,
                         disable_after,
                         a.attempted_at.0,
-                        a.status_code,
+                        a.gone(),
                         GONE_REASON,
                         failures_reason(disable_after)
                     ])?;

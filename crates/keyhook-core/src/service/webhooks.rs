@@ -667,25 +667,23 @@ pub struct AttemptOf<'a> {
 /// failure counter's doing, not the pinging actor's).
 pub fn log_attempt(c: Conn<'_>, of: AttemptOf<'_>, at: Timestamp, a: &Attempt) -> Result<()> {
     let webhook_id = of.webhook_id;
-    let disabled = c.record_attempt(
-        &AttemptRecord {
-            webhook_id: of.webhook_id,
-            delivery_id: of.delivery_id,
-            event_id: of.event_id,
-            event: of.event,
-            attempt: of.attempt,
-            attempted_at: at,
-            delivered: a.delivered,
-            status_code: a.status_code,
-            status_text: &a.status_text,
-            duration_ms: a.duration_ms,
-            response_excerpt: &a.response_excerpt,
-        },
-        DISABLE_AFTER_FAILURES,
-    )?;
+    let record = AttemptRecord {
+        webhook_id: of.webhook_id,
+        delivery_id: of.delivery_id,
+        event_id: of.event_id,
+        event: of.event,
+        attempt: of.attempt,
+        attempted_at: at,
+        delivered: a.delivered,
+        status_code: a.status_code,
+        status_text: &a.status_text,
+        duration_ms: a.duration_ms,
+        response_excerpt: &a.response_excerpt,
+    };
+    let disabled = c.record_attempt(&record, DISABLE_AFTER_FAILURES)?;
     if let Some(user) = disabled {
-        // The same rule as the store's: a 410 Gone disables at once, whatever the count.
-        let details = if a.status_code == 410 {
+        // Why the store disabled it: the rule it was given (`AttemptRecord::gone`).
+        let details = if record.gone() {
             serde_json::json!({ "reason": GONE_REASON, "statusCode": a.status_code })
         } else {
             serde_json::json!({

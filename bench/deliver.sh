@@ -17,6 +17,7 @@
 #   KEEP=/tmp/dir bench/deliver.sh   # also copies the work folder (databases, logs) there
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 WORKERS=${WORKERS:-16}
 EVENTS=${EVENTS:-1000}
 BIG_EVENTS=${BIG_EVENTS:-10000}
@@ -45,7 +46,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+port=$(port)
 cat >"$work/nginx.conf" <<NGINX
 worker_processes auto;
 pid $work/nginx.pid;
@@ -64,29 +65,15 @@ nginx -c "$work/nginx.conf" -p "$work"
 for _ in $(seq 50); do [ -s "$work/nginx.pid" ] && break; sleep 0.1; done
 nginx_pid=$(cat "$work/nginx.pid")
 
-# A database with 10 webhooks of one user (on port $3, nginx's by default) and `$1` events
-# queued for all of them. Events are written with sqlite3 in one transaction (a process per
-# event would dominate the setup).
+# A database with 10 webhooks of one user (on port $3, nginx's by default) and `$2` events
+# queued for all of them (`queue_events`).
 prepare() {
   local db=$1 events=$2 to=${3:-$port}
   for i in $(seq $HOOKS); do
     "$bin" --db "$db" --user bench --allow-private-targets webhooks create \
       --url "http://127.0.0.1:$to/hook/$i" --event post.published >"$work/unused-webhook" 2>&1
   done
-  sqlite3 "$db" <<SQL
-PRAGMA foreign_keys = ON;
-BEGIN;
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $events)
-INSERT INTO events (id, user_id, event, payload, created_at)
-SELECT printf('evt_%032x', i), 'bench', 'post.published',
-       CAST(printf('{"id":"evt_%032x","event":"post.published","createdAt":"2026-11-22T00:00:00.000Z","data":{"postId":"p_%d"}}', i, i) AS BLOB),
-       1700000000000
-FROM n;
-INSERT INTO deliveries (id, event_id, webhook_id, state, attempts, next_attempt_at, created_at, updated_at)
-SELECT 'dlv_' || lower(hex(randomblob(12))), e.id, w.id, 'pending', 0, 0, 0, 0
-FROM events e CROSS JOIN webhooks w;
-COMMIT;
-SQL
+  queue_events "$db" "$events"
 }
 
 # Runs `deliver --once` on $1; prints "seconds peak_rss_kb".
@@ -116,7 +103,7 @@ big_delivered=$(sqlite3 "$work/big.db" "SELECT count(*) FROM deliveries WHERE st
 
 # 3. Crash recovery. The receiver logs "time webhook-id path" per request and holds it until
 # $work/release exists, then answers 200 at once.
-rport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+rport=$(port)
 cat >"$work/receiver.py" <<'PY'
 import http.server, os, sys, time
 port, work = int(sys.argv[1]), sys.argv[2]

@@ -12,6 +12,7 @@
 #   BASE=/tmp/keyhook-main bench/hostile.sh        # DURATION=10s SLOW=500 FLOOD=30 by default
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 DURATION=${DURATION:-10s}
 SLOW=${SLOW:-500}
 FLOOD=${FLOOD:-30}
@@ -66,7 +67,6 @@ for t in ts: t.start()
 for t in ts: t.join(timeout=max(arg, 60) if mode == "slow" else 120)
 PY
 
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 rss() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
 p99() { python3 -c '
 import re,sys

@@ -20,7 +20,7 @@ trap cleanup EXIT
 db=$work/k.db
 key=$("$A" --db "$db" --user bench keys create --name bench --quiet)
 
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+. "$(dirname "$0")/lib.sh"
 declare -A pid at
 start() { # name binary [serve arguments...]
   local name=$1 bin=$2 p; shift 2

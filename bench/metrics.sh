@@ -19,6 +19,7 @@
 # Loopback only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 ROUNDS=${ROUNDS:-8}
 DURATION=${DURATION:-5s}
 need=()
@@ -62,7 +63,7 @@ cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -r
 trap cleanup EXIT
 db=$work/k.db
 key=$("$bin" --db "$db" --user bench keys create --name bench --quiet)
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+port=$(port)
 "$bin" --db "$db" serve --bind "127.0.0.1:$port" 2>"$work/serve.log" &
 pids+=($!)
 for _ in $(seq 50); do grep -q listening "$work/serve.log" && break; sleep 0.1; done

@@ -17,6 +17,7 @@
 #   PGPORT=55660 bench/pg.sh           # the cluster's port (a free one by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 ROUNDS=${ROUNDS:-4}
 DURATION=${DURATION:-5s}
 KEYS=${KEYS:-100000}
@@ -37,7 +38,6 @@ fi
 pgbin=$(dirname "$(ls -d /usr/lib/postgresql/*/bin/initdb | sort -V | tail -1)")
 if [ -n "${BIN:-}" ]; then bin=$BIN; else cargo build --release --quiet; bin=$PWD/target/release/keyhook; fi
 
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 work=$(mktemp -d); chmod 755 "$work"
 pids=()
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
@@ -196,20 +196,7 @@ for i in $(seq $HOOKS); do
 done
 start sqlite-fanout "$fdb" "$(port)" --allow-private-targets
 : >"$work/access.log"
-sqlite3 "$fdb" <<SQL
-PRAGMA foreign_keys = ON;
-BEGIN;
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $EVENTS)
-INSERT INTO events (id, user_id, event, payload, created_at)
-SELECT printf('evt_%032x', i), 'bench', 'post.published',
-       CAST(printf('{"id":"evt_%032x","event":"post.published","createdAt":"2026-11-22T00:00:00.000Z","data":{"postId":"p_%d"}}', i, i) AS BLOB),
-       1700000000000
-FROM n;
-INSERT INTO deliveries (id, event_id, webhook_id, state, attempts, next_attempt_at, created_at, updated_at)
-SELECT 'dlv_' || lower(hex(randomblob(12))), e.id, w.id, 'pending', 0, 0, 0, 0
-FROM events e CROSS JOIN webhooks w;
-COMMIT;
-SQL
+queue_events "$fdb" "$EVENTS"
 t2=$(date +%s.%N)
 for _ in $(seq 1200); do
   settled=$(sqlite3 "$fdb" "SELECT count(*) FROM deliveries WHERE state <> 'pending'")

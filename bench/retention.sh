@@ -19,6 +19,7 @@
 #   bench/retention.sh     # EVENTS=20000 RATE=250 RETENTION=5s SAMPLE=5 PRUNE_EVENTS=40000 DURATION=10s
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 EVENTS=${EVENTS:-20000}
 RATE=${RATE:-250}
 RETENTION=${RETENTION:-5s}
@@ -39,7 +40,6 @@ work=$(mktemp -d); chmod 755 "$work"
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
 trap cleanup EXIT
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 nport=$(port)
 cat >"$work/nginx.conf" <<NGINX

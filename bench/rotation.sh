@@ -10,6 +10,7 @@
 #   bench/rotation.sh        # WORKERS=16 EVENTS=1000 are the defaults
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 WORKERS=${WORKERS:-16}
 EVENTS=${EVENTS:-1000}
 HOOKS=10
@@ -29,7 +30,7 @@ nginx_pid=""
 cleanup() { [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null; rm -rf "$work"; }
 trap cleanup EXIT
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+port=$(port)
 cat >"$work/nginx.conf" <<NGINX
 worker_processes auto;
 pid $work/nginx.pid;
@@ -50,7 +51,7 @@ for _ in $(seq 50); do [ -s "$work/nginx.pid" ] && break; sleep 0.1; done
 nginx_pid=$(cat "$work/nginx.pid")
 
 # 10 webhooks of one user (rotated with a day's grace when $2 is "rotated") and $EVENTS events
-# queued for all of them, written with sqlite3 in one transaction.
+# queued for all of them (`queue_events`).
 prepare() {
   local db=$1 mode=$2
   for i in $(seq $HOOKS); do
@@ -61,20 +62,7 @@ prepare() {
       "$bin" --db "$db" --user bench webhooks rotate-secret "$id" --grace 1d --quiet >"$work/secret-$i"
     fi
   done
-  sqlite3 "$db" <<SQL
-PRAGMA foreign_keys = ON;
-BEGIN;
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $EVENTS)
-INSERT INTO events (id, user_id, event, payload, created_at)
-SELECT printf('evt_%032x', i), 'bench', 'post.published',
-       CAST(printf('{"id":"evt_%032x","event":"post.published","createdAt":"2026-11-22T00:00:00.000Z","data":{"postId":"p_%d"}}', i, i) AS BLOB),
-       1700000000000
-FROM n;
-INSERT INTO deliveries (id, event_id, webhook_id, state, attempts, next_attempt_at, created_at, updated_at)
-SELECT 'dlv_' || lower(hex(randomblob(12))), e.id, w.id, 'pending', 0, 0, 0, 0
-FROM events e CROSS JOIN webhooks w;
-COMMIT;
-SQL
+  queue_events "$db" "$EVENTS"
 }
 
 # `deliver --once` on $1; prints its wall-clock seconds.

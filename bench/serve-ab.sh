@@ -38,7 +38,7 @@ SELECT lower(hex(randomblob(16))), 'user-' || (i % 1000 + 1), 'key ' || i,
 FROM n;
 SQL
 
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+. "$(dirname "$0")/lib.sh"
 start() {
   "$1" --db "$db" serve --bind "127.0.0.1:$2" 2>"$work/$2.log" &
   pids+=($!)

@@ -46,7 +46,7 @@ SELECT lower(hex(randomblob(16))), 'user-' || (i % 1000 + 1), 'key ' || i,
 FROM n;
 SQL
 
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+. bench/lib.sh
 kport=$(port)
 "$bin" --db "$db" serve --bind "127.0.0.1:$kport" --threads "$THREADS" 2>"$work/serve.log" &
 kpid=$!; pids+=("$kpid")

@@ -1,0 +1,25 @@
+# Shared by the bench scripts: `. "$(dirname "$0")/lib.sh"` (or `. bench/lib.sh` from the
+# repository's root).
+
+# A free TCP port on loopback.
+port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# Queues $2 post.published events of user bench in the SQLite file $1, each with a pending
+# delivery, due now, to every webhook in it: written with sqlite3 in one transaction (a
+# process per event would dominate a benchmark's setup).
+queue_events() {
+  sqlite3 "$1" <<SQL
+PRAGMA foreign_keys = ON;
+BEGIN;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $2)
+INSERT INTO events (id, user_id, event, payload, created_at)
+SELECT printf('evt_%032x', i), 'bench', 'post.published',
+       CAST(printf('{"id":"evt_%032x","event":"post.published","createdAt":"2026-11-22T00:00:00.000Z","data":{"postId":"p_%d"}}', i, i) AS BLOB),
+       1700000000000
+FROM n;
+INSERT INTO deliveries (id, event_id, webhook_id, state, attempts, next_attempt_at, created_at, updated_at)
+SELECT 'dlv_' || lower(hex(randomblob(12))), e.id, w.id, 'pending', 0, 0, 0, 0
+FROM events e CROSS JOIN webhooks w;
+COMMIT;
+SQL
+}

@@ -12,9 +12,10 @@ They change no check and drop no failure. They do two things:
      link-local or reserved network (the server runs without --allow-private-targets): such a
      host becomes 192.0.2.1 (TEST-NET-1, documentation only; inside the script's network
      namespace nothing is reachable anyway).
-   - a replay's `since` must not be in the future: a date-time after 2000 gets the year 2000
-     (format, offset and fractional seconds kept); and its `eventId` must be an event of the
-     caller's user, which a generated id never is: it is dropped.
+   - a replay's `since`, and GET /audit's `since` query, must not be in the future: a
+     date-time after 2000 gets the year 2000 (format, offset and fractional seconds kept); and
+     a replay's `eventId` must be an event of the caller's user, which a generated id never
+     is: it is dropped.
    Negative cases are left alone: whatever makes them invalid is still there.
 
 2. Keep the run's own API key alive: `DELETE /api-keys/{id}` with the id or prefix of the key
@@ -104,7 +105,11 @@ def map_case(context, case):
         if params.get("id") in {KEY_ID, KEY_PREFIX} - {""}:
             params["id"] = "not-the-key-of-this-run"
             case.path_parameters = params
-    if not _is_positive(case) or not isinstance(case.body, dict):
+    if not _is_positive(case):
+        return case
+    if method == "GET" and op.path == "/audit" and case.query and "since" in case.query:
+        case.query["since"] = _past(case.query["since"])
+    if not isinstance(case.body, dict):
         return case
     if method == "POST" and op.path == "/api-keys" and "expiresAt" in case.body:
         case.body["expiresAt"] = _future(case.body["expiresAt"])

@@ -8,7 +8,7 @@ use crate::service::audit::{self, Query};
 
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Each change to a key or webhook is one entry: when, who (cli:<login name>, a key's prefix, or\nsystem), through what (cli, http, worker), the action and its target.\n\nExamples:\n  keyhook audit --since 24h\n  keyhook --json audit --since 2030-01-01T00:00:00Z --limit 1000 --all-users"
+    after_help = "Each change to a key or webhook is one entry: when, who (cli:<login name>, a key's prefix, or\nsystem), through what (cli, http, worker), the action and its target.\n\nExamples:\n  keyhook audit --since 24h\n  keyhook --json audit --since 2026-11-01T00:00:00Z --limit 1000 --all-users"
 )]
 pub struct AuditArgs {
     /// Only entries at or after TS (RFC 3339) or this long ago (90m, 7d)
@@ -35,7 +35,7 @@ pub fn run(ctx: &Context, args: AuditArgs) -> anyhow::Result<()> {
     let since = args
         .since
         .as_deref()
-        .map(|s| audit::parse_since(s, now).map_err(|m| Error::validation("since", m)))
+        .map(|s| crate::time::parse_since(s, now).map_err(|m| Error::validation("since", m)))
         .transpose()?;
     let actor = ctx.actor()?;
     let q = Query {

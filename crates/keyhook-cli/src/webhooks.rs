@@ -257,7 +257,7 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
             failed_only,
         } => {
             let mut p = Problems::default();
-            let since = since.and_then(|s| p.take("since", since_arg(&s, now)));
+            let since = since.and_then(|s| p.take("since", crate::time::parse_since(&s, now)));
             let input = ReplayRequest {
                 since,
                 event_id,
@@ -286,19 +286,6 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
                 writeln!(o, "{}", ctx.out.attempt_list(&list, now))
             })
         }
-    }
-}
-
-/// `--since`: an RFC 3339 time, or a duration ago (`2h`, `1d`).
-fn since_arg(s: &str, now: Timestamp) -> Result<Timestamp, String> {
-    if let Some(t) = Timestamp::parse_rfc3339(s) {
-        return Ok(t);
-    }
-    match crate::time::parse_duration(s) {
-        Ok(ms) => Ok(now.add_millis(-ms)),
-        Err(e) => Err(format!(
-            "must be an RFC 3339 time (2026-11-22T08:00:00Z) or a duration ago (2h): {e}"
-        )),
     }
 }
 

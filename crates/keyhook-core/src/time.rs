@@ -186,8 +186,55 @@ pub fn parse_duration(s: &str) -> Result<i64, String> {
     Ok(total)
 }
 
+/// The moment a `since` names (`webhooks replay --since`, `audit --since`, GET /audit's
+/// `?since`): an RFC 3339 date-time, or a duration (`90m`, `7d`) back from `now`; never after
+/// `now`. Else the rule's message.
+pub fn parse_since(s: &str, now: Timestamp) -> Result<Timestamp, String> {
+    let at = match Timestamp::parse_rfc3339(s) {
+        Some(t) => t,
+        None => {
+            let looks_like_duration = s.trim().starts_with(|c: char| c.is_ascii_digit());
+            match parse_duration(s) {
+                Ok(ms) => now.add_millis(-ms),
+                Err(m) if looks_like_duration && !s.contains('T') => return Err(m),
+                Err(_) => {
+                    return Err("must be an RFC 3339 date-time (2026-01-01T00:00:00Z) or a \
+                                duration back from now (90m, 7d)"
+                        .into())
+                }
+            }
+        }
+    };
+    if at > now {
+        return Err("must not be in the future".into());
+    }
+    Ok(at)
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn since_takes_a_past_timestamp_or_a_duration_back() {
+        use super::{parse_since, Timestamp};
+        let now = Timestamp::parse_rfc3339("2026-11-23T12:00:00Z").unwrap();
+        assert_eq!(parse_since("1h", now), Ok(now.add_millis(-3_600_000)));
+        assert_eq!(
+            parse_since("2026-01-01T00:00:00Z", now),
+            Ok(Timestamp::parse_rfc3339("2026-01-01T00:00:00Z").unwrap())
+        );
+        assert_eq!(parse_since("2026-11-23T12:00:00Z", now), Ok(now));
+        for bad in ["soon", "", "0s", "2026-01-01", "yesterday", "-1h"] {
+            assert!(parse_since(bad, now).is_err(), "{bad}");
+        }
+        for future in ["2026-11-23T12:00:00.001Z", "2030-01-01T00:00:00Z"] {
+            assert_eq!(
+                parse_since(future, now),
+                Err("must not be in the future".into()),
+                "{future}"
+            );
+        }
+    }
+
     use super::*;
 
     #[test]

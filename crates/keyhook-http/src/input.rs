@@ -71,7 +71,7 @@ pub fn audit_query(target: &str, now: Timestamp) -> Result<audit::Query> {
         }
         seen.push(name.clone());
         match name.as_str() {
-            "since" => match audit::parse_since(&value, now) {
+            "since" => match crate::time::parse_since(&value, now) {
                 Ok(t) => q.since = Some(t),
                 Err(m) => problems.push(FieldError::new(name, m)),
             },

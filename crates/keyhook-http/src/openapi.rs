@@ -368,7 +368,7 @@ fn paths() -> Value {
                         "parameters", json!([
                             {
                                 "name": "since", "in": "query", "required": false,
-                                "description": "Only entries at or after this moment: an RFC 3339 date-time with an offset (`2030-01-01T00:00:00Z`), or a duration back from now (`90m`, `7d`; units ms, s, m, h, d, w). The pattern is the part always taken; any RFC 3339 date-time and durations up to 100 years are too",
+                                "description": "Only entries at or after this moment: an RFC 3339 date-time with an offset (`2026-01-01T00:00:00Z`), or a duration back from now (`90m`, `7d`; units ms, s, m, h, d, w); not in the future (400, as a replay's `since`). The pattern is the part always taken; any RFC 3339 date-time and durations up to 100 years are too",
                                 "schema": { "type": "string", "pattern": SINCE_PATTERN }
                             },
                             {

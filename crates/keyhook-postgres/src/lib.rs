@@ -32,6 +32,20 @@
 //! the store gives it back. Migrations run once per backend, at its first connect, under an
 //! advisory lock (`migrations.rs`).
 
+/// A new delivery's id, as an SQL expression of the statement's parameter `$at` (its
+/// creation time in milliseconds): `dlv_`, 12 hex digits of that time (so ids sort by
+/// creation, and retention deletes at one end of their index), then 12 from the server's
+/// strong random source (`gen_random_uuid`, hashed): the ids `keyhook-sqlite` makes.
+macro_rules! new_delivery_id {
+    ($at:literal) => {
+        concat!(
+            "'dlv_' || lpad(to_hex(",
+            $at,
+            "::bigint), 12, '0') || left(encode(sha256(uuid_send(gen_random_uuid())), 'hex'), 12)"
+        )
+    };
+}
+
 mod audit;
 mod copy;
 mod error;

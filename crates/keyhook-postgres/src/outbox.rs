@@ -25,9 +25,8 @@ impl OutboxQueries for PgStore {
         })
     }
 
-    /// Queues the event for every active webhook of `user` subscribed to it. Each delivery
-    /// id is `dlv_` and 24 hex digits from the server's strong random source
-    /// (`gen_random_uuid`, hashed), as SQLite's `randomblob(12)`.
+    /// Queues the event for every active webhook of `user` subscribed to it, each delivery
+    /// with a `new_delivery_id!` of now.
     fn enqueue_deliveries(
         &self,
         event_id: &str,
@@ -37,15 +36,17 @@ impl OutboxQueries for PgStore {
     ) -> StoreResult<usize> {
         self.run(|s| {
             let n = s.execute(
-                "INSERT INTO deliveries (id, event_id, webhook_id, state, attempts,
-                    next_attempt_at, created_at, updated_at)
-                 SELECT 'dlv_' || lpad(to_hex($3::bigint), 12, '0')
-                        || left(encode(sha256(uuid_send(gen_random_uuid())), 'hex'), 12),
-                    $1, w.id, 'pending', 0, $3, $3, $3
-                 FROM webhooks w
-                 WHERE w.user_id = $2 AND w.is_active
-                   AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(w.events::jsonb) e
-                               WHERE e = $4)",
+                concat!(
+                    "INSERT INTO deliveries (id, event_id, webhook_id, state, attempts,
+                        next_attempt_at, created_at, updated_at)
+                     SELECT ",
+                    new_delivery_id!("$3"),
+                    ", $1, w.id, 'pending', 0, $3, $3, $3
+                     FROM webhooks w
+                     WHERE w.user_id = $2 AND w.is_active
+                       AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(w.events::jsonb) e
+                                   WHERE e = $4)"
+                ),
                 &[&event_id, &user, &now.0, &event],
             )?;
             Ok(n as usize)

@@ -13,9 +13,9 @@ macro_rules! replay_insert {
         concat!(
             "INSERT INTO deliveries (id, event_id, webhook_id, state, attempts,
                 next_attempt_at, created_at, updated_at)
-             SELECT 'dlv_' || lpad(to_hex($5::bigint), 12, '0')
-                || left(encode(sha256(uuid_send(gen_random_uuid())), 'hex'), 12),
-                e.id, w.id, 'pending', 0, $5, $5, $5
+             SELECT ",
+            new_delivery_id!("$5"),
+            ", e.id, w.id, 'pending', 0, $5, $5, $5
              FROM webhooks w JOIN events e ON e.user_id = w.user_id
              WHERE w.id = $1 AND w.user_id = $2 AND ",
             $which,

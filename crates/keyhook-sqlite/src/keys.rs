@@ -145,7 +145,7 @@ impl KeyQueries for Conn {
                 return Ok(());
             };
             let len = STAGE_RESERVE_FRAMES * (page_size + WAL_FRAME_HEADER);
-            reserve_past_end(std::path::Path::new(&format!("{db}-wal")), len)
+            reserve_past_end(&crate::wal_path(std::path::Path::new(db)), len)
         })
     }
 
@@ -187,16 +187,13 @@ impl KeyQueries for Conn {
     /// a moment: a use is worth a timestamp, not seconds of waiting in the middle of a read.
     fn set_key_last_used(&self, id: &str, at: Timestamp) -> StoreResult<()> {
         sql(|| {
-            self.0.busy_timeout(std::time::Duration::from_millis(100))?;
-            let updated = self
-                .0
-                .prepare_cached(
+            self.waiting_at_most(std::time::Duration::from_millis(100), |c| {
+                c.prepare_cached(
                     "UPDATE api_keys SET last_used_at = ?2
                      WHERE id = ?1 AND (last_used_at IS NULL OR last_used_at < ?2)",
-                )
-                .and_then(|mut stmt| stmt.execute(params![id, at.0]));
-            self.0.busy_timeout(super::BUSY_TIMEOUT)?;
-            updated?;
+                )?
+                .execute(params![id, at.0])
+            })?;
             Ok(())
         })
     }

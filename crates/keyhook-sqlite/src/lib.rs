@@ -3,6 +3,19 @@
 //! storage boundary ([`keyhook_core::store::Storage`] and [`Queries`]) over one connection.
 //! One [`SqliteStore`] belongs to one thread; a server opens one per worker.
 
+/// A new delivery's id, as an SQL expression of the statement's parameter `$at` (its
+/// creation time in milliseconds): `dlv_`, 12 hex digits of that time (so ids sort by
+/// creation, and retention deletes at one end of their index), then 12 random ones.
+macro_rules! new_delivery_id {
+    ($at:literal) => {
+        concat!(
+            "'dlv_' || printf('%012x', ",
+            $at,
+            ") || lower(hex(randomblob(6)))"
+        )
+    };
+}
+
 mod audit;
 mod backend;
 mod backup;
@@ -63,7 +76,7 @@ pub struct SqliteStore {
 }
 
 /// The in-process write lock of one database file.
-pub type WriteLock = Arc<Mutex<()>>;
+pub(crate) type WriteLock = Arc<Mutex<()>>;
 
 /// The connection, on which every query of [`Queries`] runs: inside a transaction while
 /// [`SqliteStore::write_dyn`] holds one open on it, outside otherwise.
@@ -157,7 +170,7 @@ impl SqliteStore {
 
     /// This connection's writes take `writer` (the one of the other connections to the same
     /// file in this process) instead of a lock of its own.
-    pub fn sharing_writes(mut self, writer: &WriteLock) -> SqliteStore {
+    pub(crate) fn sharing_writes(mut self, writer: &WriteLock) -> SqliteStore {
         self.writer = Arc::clone(writer);
         self
     }
@@ -177,9 +190,9 @@ impl SqliteStore {
         }
     }
 
-    /// The size of the write-ahead log file (0 when there is none).
+    /// The size of this database's write-ahead log file.
     fn wal_len(&self) -> u64 {
-        std::fs::metadata(wal_path(&self.path)).map_or(0, |m| m.len())
+        wal_len(&self.path)
     }
 
     fn open_unmigrated(path: &Path, create: bool) -> Result<SqliteStore> {
@@ -338,19 +351,31 @@ impl SqliteStore {
 
     /// `PRAGMA wal_checkpoint(mode)`, waiting at most `wait` for readers and writers.
     fn checkpoint(&self, mode: &str, wait: Duration) -> StoreResult<()> {
-        let conn = &self.conn.0;
-        let run = || -> rusqlite::Result<()> {
-            conn.busy_timeout(wait)?;
-            let done = conn.query_row(&format!("PRAGMA wal_checkpoint({mode})"), [], |_| Ok(()));
-            conn.busy_timeout(BUSY_TIMEOUT)?;
-            done
-        };
-        run().map_err(|e| self.describe(e.into()).into())
+        self.conn
+            .waiting_at_most(wait, |c| {
+                c.query_row(&format!("PRAGMA wal_checkpoint({mode})"), [], |_| Ok(()))
+            })
+            .map_err(|e| self.describe(e.into()).into())
+    }
+}
+
+impl Conn {
+    /// Runs `f` with the busy timeout cut to `wait` (for a statement worth less than a long
+    /// wait for another writer), then puts [`BUSY_TIMEOUT`] back; `f`'s result.
+    fn waiting_at_most<T>(
+        &self,
+        wait: Duration,
+        f: impl FnOnce(&Connection) -> rusqlite::Result<T>,
+    ) -> rusqlite::Result<T> {
+        self.0.busy_timeout(wait)?;
+        let out = f(&self.0);
+        self.0.busy_timeout(BUSY_TIMEOUT)?;
+        out
     }
 }
 
 /// The write-ahead log of the database at `path`.
-fn wal_path(path: &Path) -> PathBuf {
+pub(crate) fn wal_path(path: &Path) -> PathBuf {
     let mut wal = path.as_os_str().to_owned();
     wal.push("-wal");
     PathBuf::from(wal)
@@ -376,7 +401,12 @@ pub(crate) fn create_parent_dir(path: &Path) -> Result<()> {
 }
 
 fn has_wal_content(path: &Path) -> bool {
-    std::fs::metadata(wal_path(path)).is_ok_and(|m| m.len() > 0)
+    wal_len(path) > 0
+}
+
+/// The size of the write-ahead log of the database at `path` (0 when there is none).
+fn wal_len(path: &Path) -> u64 {
+    std::fs::metadata(wal_path(path)).map_or(0, |m| m.len())
 }
 
 /// Whether the directory of `path` is on a read-only filesystem: creating a file there fails

@@ -42,15 +42,16 @@ impl OutboxQueries for Conn {
         sql(|| {
             Ok(self
                 .0
-                .prepare_cached(
+                .prepare_cached(concat!(
                     "INSERT INTO deliveries (id, event_id, webhook_id, state, attempts,
                         next_attempt_at, created_at, updated_at)
-                     SELECT 'dlv_' || printf('%012x', ?3) || lower(hex(randomblob(6))),
-                        ?1, w.id, 'pending', 0, ?3, ?3, ?3
+                     SELECT ",
+                    new_delivery_id!("?3"),
+                    ", ?1, w.id, 'pending', 0, ?3, ?3, ?3
                      FROM webhooks w
                      WHERE w.user_id = ?2 AND w.is_active = 1
-                       AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value = ?4)",
-                )?
+                       AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value = ?4)"
+                ))?
                 .execute(params![event_id, user, now.0, event])?)
         })
     }

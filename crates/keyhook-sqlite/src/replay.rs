@@ -14,8 +14,9 @@ macro_rules! replay_insert {
         concat!(
             "INSERT INTO deliveries (id, event_id, webhook_id, state, attempts,
                 next_attempt_at, created_at, updated_at)
-             SELECT 'dlv_' || printf('%012x', ?5) || lower(hex(randomblob(6))),
-                e.id, w.id, 'pending', 0, ?5, ?5, ?5
+             SELECT ",
+            new_delivery_id!("?5"),
+            ", e.id, w.id, 'pending', 0, ?5, ?5, ?5
              FROM webhooks w JOIN events e ON e.user_id = w.user_id
              WHERE w.id = ?1 AND w.user_id = ?2 AND ",
             $which,

@@ -1,0 +1,66 @@
+//! Event and delivery ids sort by their creation time (SQLite, and again on PostgreSQL), so
+//! the indexes on them grow at one end and retention deletes at the other.
+
+use keyhook_core::service::events::{self, EventName, NewEvent};
+use keyhook_core::service::webhooks::{self, NewWebhook, WebhookEvents, WebhookUrl};
+use keyhook_core::service::Actor;
+use keyhook_core::time::Timestamp;
+mod support;
+use support::temp_store;
+
+/// Every test of this file, again on PostgreSQL.
+#[test]
+fn these_tests_pass_on_postgresql() {
+    support::run_again_on_postgres("these_tests_pass_on_postgresql");
+}
+
+#[test]
+fn event_and_delivery_ids_sort_by_creation() {
+    let (_g, s) = temp_store();
+    let op = Actor::operator("alice").unwrap();
+    let start = Timestamp(1_800_000_000_000);
+    webhooks::create(
+        &s,
+        &op,
+        NewWebhook {
+            url: WebhookUrl::new("http://127.0.0.1:9/hook", true).ok(),
+            events: WebhookEvents::new(vec!["post.published".into()]).ok(),
+            ..NewWebhook::default()
+        },
+        start,
+    )
+    .unwrap();
+    let mut event_ids = Vec::new();
+    for i in 0..20i64 {
+        // The real clock orders event ids; the store's clock, delivery ids.
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        let input = NewEvent {
+            event: EventName::new("post.published").ok(),
+            ..NewEvent::default()
+        };
+        let at = start.add_millis(i * 1_000);
+        event_ids.push(events::emit(&s, &op, input, at).unwrap().id);
+    }
+    let mut sorted = event_ids.clone();
+    sorted.sort();
+    assert_eq!(sorted, event_ids, "event ids in creation order");
+    let claimed = s
+        .write(|c| Ok(c.claim_due(start.add_millis(60_000), 100, start.add_millis(70_000))?))
+        .unwrap();
+    assert_eq!(claimed.len(), 20);
+    let mut by_event: Vec<(usize, String)> = claimed
+        .iter()
+        .map(|d| {
+            let n = event_ids.iter().position(|e| *e == d.event_id).unwrap();
+            (n, d.delivery_id.clone())
+        })
+        .collect();
+    by_event.sort();
+    let ids: Vec<&String> = by_event.iter().map(|(_, id)| id).collect();
+    let mut sorted = ids.clone();
+    sorted.sort();
+    assert_eq!(sorted, ids, "delivery ids in creation order");
+    assert!(ids
+        .iter()
+        .all(|id| id.len() == 28 && id.starts_with("dlv_")));
+}

@@ -405,7 +405,7 @@ pub trait IdempotencyQueries {
     ) -> StoreResult<()>;
     /// Deletes at most `limit` records created before `before`; returns how many. For the
     /// retention machinery, in small batches.
-    fn prune_idempotency(&self, before: Timestamp, limit: usize) -> StoreResult<usize>;
+    fn prune_idempotency(&self, before: Timestamp, limit: usize) -> StoreResult<u64>;
 }
 
 /// The audit log (`service::audit`).
@@ -423,7 +423,7 @@ pub trait AuditQueries {
     /// Deletes at most `limit` of the oldest entries from before `before`; returns how many.
     /// Retention calls it in batches until it returns less than `limit`, so no transaction
     /// holds the write lock long.
-    fn prune_audit(&self, before: Timestamp, limit: usize) -> StoreResult<usize>;
+    fn prune_audit(&self, before: Timestamp, limit: usize) -> StoreResult<u64>;
 }
 
 /// Secret rotation with a grace period, why a webhook was disabled, and what a delivery is
@@ -526,6 +526,16 @@ impl AttemptRecord<'_> {
     /// it into their statements, and the audit entry of the disable reads it.
     pub fn gone(&self) -> bool {
         !self.delivered && self.status_code == 410
+    }
+
+    /// The `disabled_reason` recorded if this failed attempt disables the webhook: 410 Gone,
+    /// else it is the `disable_after`th failure in a row.
+    pub fn disable_reason(&self, disable_after: i64) -> String {
+        if self.gone() {
+            GONE_REASON.into()
+        } else {
+            failures_reason(disable_after)
+        }
     }
 }
 

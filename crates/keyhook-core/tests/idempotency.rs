@@ -47,7 +47,7 @@ fn a_key_holds_its_event_for_24_hours_then_takes_a_new_one() {
 }
 
 /// One batch of two of the pruning query, with the window's cutoff at `at`.
-fn prune(s: &Store, at: Timestamp) -> usize {
+fn prune(s: &Store, at: Timestamp) -> u64 {
     s.write(|c| Ok(c.prune_idempotency(events::stale_before(at), 2)?))
         .unwrap()
 }

@@ -63,15 +63,12 @@ impl AuditQueries for PgStore {
         })
     }
 
-    fn prune_audit(&self, before: Timestamp, limit: usize) -> StoreResult<usize> {
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        self.run(|s| {
-            let n = s.execute(
-                "DELETE FROM audit_log WHERE id IN (
-                    SELECT id FROM audit_log WHERE at < $1 ORDER BY at, id LIMIT $2)",
-                &[&before.0, &limit],
-            )?;
-            Ok(usize::try_from(n).unwrap_or(usize::MAX))
-        })
+    fn prune_audit(&self, before: Timestamp, limit: usize) -> StoreResult<u64> {
+        self.prune(
+            "DELETE FROM audit_log WHERE id IN (
+                SELECT id FROM audit_log WHERE at < $1 ORDER BY at, id LIMIT $2)",
+            before,
+            limit,
+        )
     }
 }

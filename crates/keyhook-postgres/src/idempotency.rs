@@ -72,15 +72,12 @@ impl IdempotencyQueries for PgStore {
         })
     }
 
-    fn prune_idempotency(&self, before: Timestamp, limit: usize) -> StoreResult<usize> {
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        self.run(|s| {
-            let n = s.execute(
-                "DELETE FROM idempotency_keys WHERE event_id IN (
-                    SELECT event_id FROM idempotency_keys WHERE created_at < $1 LIMIT $2)",
-                &[&before.0, &limit],
-            )?;
-            Ok(n as usize)
-        })
+    fn prune_idempotency(&self, before: Timestamp, limit: usize) -> StoreResult<u64> {
+        self.prune(
+            "DELETE FROM idempotency_keys WHERE event_id IN (
+                SELECT event_id FROM idempotency_keys WHERE created_at < $1 LIMIT $2)",
+            before,
+            limit,
+        )
     }
 }

@@ -9,7 +9,13 @@ use keyhook_core::store::{AttemptMark, HistoryQueries, RetentionQueries, StoreRe
 use keyhook_core::time::Timestamp;
 
 impl PgStore {
-    fn prune(&self, statement: &str, cutoff: Timestamp, limit: usize) -> StoreResult<u64> {
+    /// One batch: `statement` deletes at most `$2` rows older than `$1`; how many it did.
+    pub(crate) fn prune(
+        &self,
+        statement: &str,
+        cutoff: Timestamp,
+        limit: usize,
+    ) -> StoreResult<u64> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         self.run(|s| Ok(s.execute(statement, &[&cutoff.0, &limit])?))
     }

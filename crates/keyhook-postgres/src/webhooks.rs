@@ -5,9 +5,7 @@ use postgres::Row;
 use super::migrations::LOCK_CLASS;
 use super::{json_strings, to_json, Fail, PgStore};
 use keyhook_core::model::{DeliveryAttempt, Webhook};
-use keyhook_core::store::{
-    failures_reason, AttemptRecord, KeyQueries, StoreResult, WebhookQueries, GONE_REASON,
-};
+use keyhook_core::store::{AttemptRecord, KeyQueries, StoreResult, WebhookQueries};
 use keyhook_core::time::Timestamp;
 
 macro_rules! columns {
@@ -188,7 +186,7 @@ impl WebhookQueries for PgStore {
         disable_after: i64,
     ) -> StoreResult<Option<String>> {
         let status_code = i64::from(a.status_code);
-        let failures = failures_reason(disable_after);
+        let reason = a.disable_reason(disable_after);
         let gone = a.gone();
         // $1 to $10, the same in both statements: the attempt's row.
         let row: [&(dyn postgres::types::ToSql + Sync); 10] = [
@@ -235,14 +233,13 @@ impl WebhookQueries for PgStore {
                             fail_count = CASE WHEN disabled_reason IS NULL THEN fail_count + 1
                                          ELSE fail_count END,
                             is_active = CASE WHEN disabled_reason IS NULL
-                                             AND ($14 OR fail_count + 1 >= $11)
+                                             AND ($13 OR fail_count + 1 >= $11)
                                         THEN false ELSE is_active END,
                             disabled_reason = CASE WHEN disabled_reason IS NOT NULL
                                                    THEN disabled_reason
-                                              WHEN $14 THEN $12
-                                              WHEN fail_count + 1 >= $11 THEN $13 END,
+                                              WHEN $13 OR fail_count + 1 >= $11 THEN $12 END,
                             updated_at = CASE WHEN disabled_reason IS NULL
-                                              AND ($14 OR fail_count + 1 >= $11)
+                                              AND ($13 OR fail_count + 1 >= $11)
                                               AND is_active
                                          THEN $6 ELSE updated_at END
                         WHERE id = $1
@@ -252,7 +249,7 @@ impl WebhookQueries for PgStore {
                         attempt, attempted_at, delivered, status_code, status_text, duration_ms,
                         response_excerpt)
                      SELECT id, $2, $3, $4, $5, $6, false, $7, $8, $9, $10 FROM counted",
-                    &[&row[..], &[&disable_after, &GONE_REASON, &failures, &gone]].concat(),
+                    &[&row[..], &[&disable_after, &reason, &gone]].concat(),
                 )?;
             }
             Ok(disabled)

@@ -78,16 +78,12 @@ impl AuditQueries for Conn {
         })
     }
 
-    fn prune_audit(&self, before: Timestamp, limit: usize) -> StoreResult<usize> {
-        sql(|| {
-            let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-            Ok(self
-                .0
-                .prepare_cached(
-                    "DELETE FROM audit_log WHERE id IN (
-                        SELECT id FROM audit_log WHERE at < ?1 ORDER BY at, id LIMIT ?2)",
-                )?
-                .execute(params![before.0, limit])?)
-        })
+    fn prune_audit(&self, before: Timestamp, limit: usize) -> StoreResult<u64> {
+        self.prune(
+            "DELETE FROM audit_log WHERE id IN (
+                SELECT id FROM audit_log WHERE at < ?1 ORDER BY at, id LIMIT ?2)",
+            before,
+            limit,
+        )
     }
 }

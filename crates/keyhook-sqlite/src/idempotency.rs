@@ -76,16 +76,12 @@ impl IdempotencyQueries for Conn {
         })
     }
 
-    fn prune_idempotency(&self, before: Timestamp, limit: usize) -> StoreResult<usize> {
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        sql(|| {
-            Ok(self
-                .0
-                .prepare_cached(
-                    "DELETE FROM idempotency_keys WHERE event_id IN (
-                        SELECT event_id FROM idempotency_keys WHERE created_at < ?1 LIMIT ?2)",
-                )?
-                .execute(params![before.0, limit])?)
-        })
+    fn prune_idempotency(&self, before: Timestamp, limit: usize) -> StoreResult<u64> {
+        self.prune(
+            "DELETE FROM idempotency_keys WHERE event_id IN (
+                SELECT event_id FROM idempotency_keys WHERE created_at < ?1 LIMIT ?2)",
+            before,
+            limit,
+        )
     }
 }

@@ -10,7 +10,13 @@ use crate::time::Timestamp;
 use keyhook_core::store::{AttemptMark, HistoryQueries, RetentionQueries, StoreResult};
 
 impl Conn {
-    fn prune(&self, statement: &str, cutoff: Timestamp, limit: usize) -> StoreResult<u64> {
+    /// One batch: `statement` deletes at most `?2` rows older than `?1`; how many it did.
+    pub(crate) fn prune(
+        &self,
+        statement: &str,
+        cutoff: Timestamp,
+        limit: usize,
+    ) -> StoreResult<u64> {
         sql(|| {
             let limit = i64::try_from(limit).unwrap_or(i64::MAX);
             let n = self

@@ -5,9 +5,7 @@ use crate::error::sql;
 use crate::model::{DeliveryAttempt, Webhook};
 use crate::time::Timestamp;
 use keyhook_core::store::KeyQueries;
-use keyhook_core::store::{
-    failures_reason, AttemptRecord, StoreResult, WebhookQueries, GONE_REASON,
-};
+use keyhook_core::store::{AttemptRecord, StoreResult, WebhookQueries};
 
 const COLUMNS: &str =
     "id, user_id, url, events, secret, is_active, fail_count, created_at, updated_at";
@@ -196,8 +194,7 @@ impl WebhookQueries for Conn {
                         "UPDATE webhooks SET fail_count = fail_count + 1,
                             is_active = CASE WHEN ?4 OR fail_count + 1 >= ?2 THEN 0
                                         ELSE is_active END,
-                            disabled_reason = CASE WHEN ?4 THEN ?5
-                                              WHEN fail_count + 1 >= ?2 THEN ?6 END,
+                            disabled_reason = CASE WHEN ?4 OR fail_count + 1 >= ?2 THEN ?5 END,
                             updated_at = CASE WHEN (?4 OR fail_count + 1 >= ?2)
                                               AND is_active = 1
                                          THEN ?3 ELSE updated_at END
@@ -208,8 +205,7 @@ impl WebhookQueries for Conn {
                         disable_after,
                         a.attempted_at.0,
                         a.gone(),
-                        GONE_REASON,
-                        failures_reason(disable_after)
+                        a.disable_reason(disable_after)
                     ])?;
             }
             Ok(disabled)

@@ -43,8 +43,8 @@ pub const STEPS: &[(&str, Step)] = &[
 /// long as events (CONTRACT §7), and idempotency records, which hold their key for 24 hours
 /// and are kept the retention past that (so a short retention never frees a key early).
 pub const ALSO: &[Step] = &[
-    |c, cutoff, n| Ok(c.prune_audit(cutoff, n)? as u64),
-    |c, cutoff, n| Ok(c.prune_idempotency(super::events::stale_before(cutoff), n)? as u64),
+    |c, cutoff, n| c.prune_audit(cutoff, n),
+    |c, cutoff, n| c.prune_idempotency(super::events::stale_before(cutoff), n),
 ];
 
 /// How many rows each step deleted, in [`STEPS`] order; serialised as an object

@@ -154,7 +154,12 @@ fn the_openapi_document_names_the_rate_limit_headers_on_authenticated_responses(
                 continue;
             }
             operations += 1;
-            for (code, resp) in op["responses"].as_object().unwrap() {
+            let responses = op["responses"].as_object().unwrap();
+            // Any authenticated operation can be over `--rate-limit`.
+            if op["security"] != json!([]) {
+                assert!(responses.contains_key("429"), "{method} {path}: no 429");
+            }
+            for (code, resp) in responses {
                 let resp = match resp["$ref"].as_str() {
                     Some(r) => &components[r.rsplit('/').next().unwrap()],
                     None => resp,

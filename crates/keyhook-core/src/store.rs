@@ -539,7 +539,8 @@ impl AttemptRecord<'_> {
     }
 }
 
-/// A delivery taken by a worker, with what it needs to send it.
+/// A delivery taken by a worker, with what it needs to send it; where to and with which
+/// secrets is read right before the request ([`SecretQueries::signing`]).
 #[derive(Debug, Clone)]
 pub struct Claimed {
     pub delivery_id: String,
@@ -549,7 +550,5 @@ pub struct Claimed {
     /// Attempts made before this one.
     pub attempts: i64,
     pub webhook_id: String,
-    pub url: String,
-    pub secret: String,
     pub webhook_active: bool,
 }

@@ -90,8 +90,7 @@ impl OutboxQueries for PgStore {
                     UPDATE deliveries d SET lease_until = $3 FROM due WHERE d.id = due.id
                     RETURNING d.id, d.event_id, d.webhook_id, d.attempts, d.next_attempt_at
                  )
-                 SELECT l.id, l.event_id, e.event, e.payload, l.attempts, w.id, w.url, w.secret,
-                    w.is_active
+                 SELECT l.id, l.event_id, e.event, e.payload, l.attempts, w.id, w.is_active
                  FROM leased l
                  JOIN events e ON e.id = l.event_id
                  JOIN webhooks w ON w.id = l.webhook_id
@@ -107,9 +106,7 @@ impl OutboxQueries for PgStore {
                         payload: r.try_get(3)?,
                         attempts: r.try_get(4)?,
                         webhook_id: r.try_get(5)?,
-                        url: r.try_get(6)?,
-                        secret: r.try_get(7)?,
-                        webhook_active: r.try_get(8)?,
+                        webhook_active: r.try_get(6)?,
                     })
                 })
                 .collect()

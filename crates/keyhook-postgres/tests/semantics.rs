@@ -217,8 +217,6 @@ fn exercise(s: &Store) -> Vec<String> {
                     d.payload,
                     d.attempts,
                     d.webhook_id,
-                    d.url,
-                    d.secret,
                     d.webhook_active,
                     d.delivery_id,
                 )
@@ -228,12 +226,9 @@ fn exercise(s: &Store) -> Vec<String> {
         got
     };
     let first = claim(T, 2);
-    let ids: Vec<String> = first.iter().map(|d| d.8.clone()).collect();
+    let ids: Vec<String> = first.iter().map(|d| d.6.clone()).collect();
     note!(first.iter().map(|d| (&d.0, &d.3, &d.4)).collect::<Vec<_>>());
-    note!(first
-        .iter()
-        .map(|d| (&d.1, &d.2, &d.5, &d.6, d.7))
-        .collect::<Vec<_>>());
+    note!(first.iter().map(|d| (&d.1, &d.2, d.5)).collect::<Vec<_>>());
     note!(ids.iter().all(|id| {
         id.len() == 28
             && id.starts_with("dlv_")

@@ -81,8 +81,7 @@ impl OutboxQueries for Conn {
     ) -> StoreResult<Vec<Claimed>> {
         sql(|| {
             let mut stmt = self.0.prepare_cached(
-                "SELECT d.id, d.event_id, e.event, e.payload, d.attempts, w.id, w.url, w.secret,
-                    w.is_active
+                "SELECT d.id, d.event_id, e.event, e.payload, d.attempts, w.id, w.is_active
                  FROM deliveries d
                  JOIN events e ON e.id = d.event_id
                  JOIN webhooks w ON w.id = d.webhook_id
@@ -100,9 +99,7 @@ impl OutboxQueries for Conn {
                         payload: r.get(3)?,
                         attempts: r.get(4)?,
                         webhook_id: r.get(5)?,
-                        url: r.get(6)?,
-                        secret: r.get(7)?,
-                        webhook_active: r.get(8)?,
+                        webhook_active: r.get(6)?,
                     })
                 })?
                 .collect::<rusqlite::Result<_>>()?;

@@ -57,8 +57,7 @@ pub fn run(ctx: &Context, args: DeliverArgs) -> anyhow::Result<()> {
     }
     // Deliveries come from events in a database that exists: a mistyped --db is an error,
     // not a new empty database with nothing to send.
-    // The worker holds its connections for its whole run, and the pruner one while it prunes.
-    let db = ctx.backend(false, worker::CONNECTIONS + 1)?;
+    let db = ctx.backend(false, worker::CONNECTIONS)?;
     let opts = args.delivery.worker_options(ctx, args.once);
     let s = worker::run(&*db, &opts, &stop)?;
     ctx.out.note(&format!(

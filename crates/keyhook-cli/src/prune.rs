@@ -27,8 +27,7 @@ pub fn retention_arg(s: &str) -> Result<Duration, String> {
 
 pub fn run(ctx: &Context, args: PruneArgs) -> anyhow::Result<()> {
     let store = ctx.existing_store()?;
-    let ms = i64::try_from(args.older_than.as_millis()).unwrap_or(i64::MAX);
-    let cutoff = ctx.clock.now().add_millis(-ms);
+    let cutoff = retention::cutoff(ctx.clock.now(), args.older_than);
     let pruned = retention::prune(&store, cutoff, retention::BATCH, &mut || true)?;
     ctx.out.data(&pruned, |o| {
         let counts: Vec<String> = pruned

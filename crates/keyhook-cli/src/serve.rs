@@ -57,7 +57,7 @@ pub struct ServeArgs {
 pub struct ServeConfig {
     pub bind: String,
     /// The database, whose pool has a connection for each of `--threads` requests at once
-    /// and two for the outbox worker (its deliveries and its pruner).
+    /// and `worker::CONNECTIONS` for the outbox worker (claims, checks and its pruner).
     pub db: Arc<dyn Backend>,
     pub read_timeout: Duration,
     pub header_timeout: Duration,
@@ -75,10 +75,9 @@ pub fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<()> {
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(signal, Arc::clone(&stop))?;
     }
-    // A connection for each of `--threads` requests at once, those the outbox worker holds,
-    // and one for its pruner (retention).
+    // A connection for each of `--threads` requests at once, and those of the outbox worker.
     let location = ctx.location()?;
-    let db = ctx.backend(true, u32::from(args.threads) + worker::CONNECTIONS + 1)?;
+    let db = ctx.backend(true, u32::from(args.threads) + worker::CONNECTIONS)?;
     // The location as the user gave it, a URL's password masked.
     let shown = location.to_string();
     let config = ServeConfig {

@@ -520,12 +520,18 @@ pub struct AttemptRecord<'a> {
     pub response_excerpt: &'a str,
 }
 
+/// Whether an attempt's answer was 410 Gone (and so not delivered): the receiver says the
+/// endpoint is gone for good. The webhook is disabled at once and the delivery not retried.
+pub fn gone(delivered: bool, status_code: u16) -> bool {
+    !delivered && status_code == 410
+}
+
 impl AttemptRecord<'_> {
     /// Whether the receiver answered 410 Gone, which disables the webhook at once whatever
     /// its `failCount` ([`GONE_REASON`]). The one place the rule is stated: the backends bind
     /// it into their statements, and the audit entry of the disable reads it.
     pub fn gone(&self) -> bool {
-        !self.delivered && self.status_code == 410
+        gone(self.delivered, self.status_code)
     }
 
     /// The `disabled_reason` recorded if this failed attempt disables the webhook: 410 Gone,

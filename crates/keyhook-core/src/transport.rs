@@ -18,6 +18,13 @@ pub struct Attempt {
     pub retry_after_ms: Option<i64>,
 }
 
+impl Attempt {
+    /// The receiver answered 410 Gone ([`store::gone`](crate::store::gone)).
+    pub fn gone(&self) -> bool {
+        crate::store::gone(self.delivered, self.status_code)
+    }
+}
+
 /// Sends one webhook message: `body` POSTed to `url`, signed with each of `secrets` (the
 /// current one first, then one in its rotation's grace period) per Standard Webhooks under
 /// `msg_id` and `timestamp` (seconds). Never panics; every failure is an [`Attempt`] that was

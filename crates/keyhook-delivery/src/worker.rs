@@ -36,10 +36,10 @@ const DROP_SECRETS_EVERY: Duration = Duration::from_secs(1);
 /// How often the database's log is looked at (`Storage::trim_log`; for SQLite, the size of
 /// the write-ahead log file, restarted once it is over its limit).
 const TRIM_LOG_EVERY: Duration = Duration::from_millis(250);
-/// The connections a worker holds for its run: one to claim and settle, one for the sender
-/// threads to look at each webhook right before its request (`Backend` pools are sized for
-/// it: `deliver` and `serve` add this many).
-pub const CONNECTIONS: u32 = 2;
+/// The connections a worker takes: one to claim and settle and one for the sender threads to
+/// look at each webhook right before its request, held for its run, and one for its pruner
+/// while it prunes (`Backend` pools are sized for it: `deliver` and `serve` add this many).
+pub const CONNECTIONS: u32 = 3;
 
 pub struct WorkerOptions {
     pub client: ClientConfig,
@@ -161,8 +161,7 @@ fn prune_pass(
     stop: &AtomicBool,
 ) -> Result<Pruned> {
     let store = db.connect()?;
-    let ms = i64::try_from(retention.as_millis()).unwrap_or(i64::MAX);
-    let cutoff = clock.now().add_millis(-ms);
+    let cutoff = retention::cutoff(clock.now(), retention);
     let mut mark = Instant::now();
     retention::prune(&*store, cutoff, retention::BATCH, &mut || {
         thread::sleep(mark.elapsed().max(PRUNE_MIN_PAUSE));
@@ -293,8 +292,7 @@ fn settle_loop(
                         live.push(d);
                     } else {
                         // A disabled webhook gets no event deliveries.
-                        c.finish_delivery(&d.delivery_id, "cancelled", false, now)?;
-                        settled.cancelled += 1;
+                        cancel(c, &d, now, &mut settled)?;
                     }
                 }
                 Ok(live)
@@ -355,10 +353,7 @@ fn settle_loop(
                     Outcome::Sent(a) => {
                         settle(c, &opts.schedule, d, a, *at, clock.now(), &mut settled)?;
                     }
-                    Outcome::Cancelled => {
-                        c.finish_delivery(&d.delivery_id, "cancelled", false, clock.now())?;
-                        settled.cancelled += 1;
-                    }
+                    Outcome::Cancelled => cancel(c, d, clock.now(), &mut settled)?,
                     Outcome::Unchecked => {}
                 }
             }
@@ -374,6 +369,13 @@ fn sleep_unless_stopped(stop: &AtomicBool) {
         thread::sleep(Duration::from_millis(20));
         slept += Duration::from_millis(20);
     }
+}
+
+/// Ends a delivery unsent: its webhook is disabled (or deleted).
+fn cancel(c: Conn<'_>, d: &Claimed, now: Timestamp, summary: &mut Summary) -> Result<()> {
+    c.finish_delivery(&d.delivery_id, "cancelled", false, now)?;
+    summary.cancelled += 1;
+    Ok(())
 }
 
 /// Logs the attempt, counts it toward the webhook's `failCount`, and settles the delivery:
@@ -407,7 +409,7 @@ fn settle(
     }
     // 410 Gone: the receiver says the endpoint is gone for good. `log_attempt` has disabled
     // the webhook; the delivery is not retried.
-    let next = if a.status_code == 410 {
+    let next = if a.gone() {
         None
     } else {
         schedule.next_delay(attempt, a.retry_after_ms)

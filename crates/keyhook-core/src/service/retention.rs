@@ -85,6 +85,11 @@ pub fn parse_retention(s: &str) -> std::result::Result<i64, String> {
     Ok(ms)
 }
 
+/// The cutoff of a retention of `retention` at `now`: what is older is deleted.
+pub fn cutoff(now: Timestamp, retention: std::time::Duration) -> Timestamp {
+    now.add_millis(-i64::try_from(retention.as_millis()).unwrap_or(i64::MAX))
+}
+
 /// Deletes everything older than `cutoff` (see the module doc), batch by batch. After each
 /// batch `between` is called: it may pause to let other writers in, and returns `false` to
 /// stop early (what was deleted so far is reported).

@@ -5,12 +5,11 @@
 use keyhook_core::copy::{Cell, TABLES};
 use keyhook_core::model::{ApiKey, Permission};
 use keyhook_core::service::copy::{self, Progress, BATCH_BYTES, BATCH_ROWS, FIRST_BATCH_ROWS};
-use keyhook_core::service::webhooks::{self, NewWebhook, WebhookEvents, WebhookUrl};
-use keyhook_core::service::Actor;
 use keyhook_core::store::{AttemptRecord, Store};
 use keyhook_core::time::Timestamp;
 use keyhook_core::Error;
 use keyhook_sqlite::SqliteStore;
+mod support;
 
 const NOW: Timestamp = Timestamp(1_800_000_000_000);
 const KEYS: usize = 2_500;
@@ -33,18 +32,7 @@ fn dump(s: &Store) -> Vec<Vec<Vec<Cell>>> {
 /// payloads are too large for a batch of `BATCH_ROWS`, deliveries and attempts.
 fn source(dir: &tempfile::TempDir) -> Box<Store> {
     let s = store(dir, "source.db");
-    let op = Actor::operator("alice").unwrap();
-    let hook = webhooks::create(
-        &s,
-        &op,
-        NewWebhook {
-            url: WebhookUrl::new("http://127.0.0.1:9/hook", true).ok(),
-            events: WebhookEvents::new(vec!["post.published".into()]).ok(),
-            ..NewWebhook::default()
-        },
-        NOW,
-    )
-    .unwrap();
+    let hook = support::create_webhook(&*s, "alice", NOW);
     s.write(|c| {
         for i in 0..KEYS {
             let key = ApiKey {

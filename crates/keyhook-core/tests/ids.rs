@@ -2,7 +2,6 @@
 //! the indexes on them grow at one end and retention deletes at the other.
 
 use keyhook_core::service::events::{self, EventName, NewEvent};
-use keyhook_core::service::webhooks::{self, NewWebhook, WebhookEvents, WebhookUrl};
 use keyhook_core::service::Actor;
 use keyhook_core::time::Timestamp;
 mod support;
@@ -19,17 +18,7 @@ fn event_and_delivery_ids_sort_by_creation() {
     let (_g, s) = temp_store();
     let op = Actor::operator("alice").unwrap();
     let start = Timestamp(1_800_000_000_000);
-    webhooks::create(
-        &s,
-        &op,
-        NewWebhook {
-            url: WebhookUrl::new("http://127.0.0.1:9/hook", true).ok(),
-            events: WebhookEvents::new(vec!["post.published".into()]).ok(),
-            ..NewWebhook::default()
-        },
-        start,
-    )
-    .unwrap();
+    support::create_webhook(&s, "alice", start);
     let mut event_ids = Vec::new();
     for i in 0..20i64 {
         // The real clock orders event ids; the store's clock, delivery ids.

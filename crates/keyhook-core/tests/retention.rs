@@ -2,8 +2,6 @@
 //! at most its limit, oldest first, so no transaction holds the write lock for a whole table.
 
 use keyhook_core::service::retention::STEPS;
-use keyhook_core::service::webhooks::{self, NewWebhook, WebhookEvents, WebhookUrl};
-use keyhook_core::service::Actor;
 use keyhook_core::store::AttemptRecord;
 use keyhook_core::time::Timestamp;
 mod support;
@@ -20,18 +18,7 @@ const T: Timestamp = Timestamp(1_800_000_000_000);
 #[test]
 fn every_step_deletes_at_most_its_limit_per_batch() {
     let (_g, s) = temp_store();
-    let op = Actor::operator("alice").unwrap();
-    let hook = webhooks::create(
-        &s,
-        &op,
-        NewWebhook {
-            url: WebhookUrl::new("http://127.0.0.1:9/hook", true).ok(),
-            events: WebhookEvents::new(vec!["post.published".into()]).ok(),
-            ..NewWebhook::default()
-        },
-        T,
-    )
-    .unwrap();
+    let hook = support::create_webhook(&s, "alice", T);
     s.write(|c| {
         for i in 0..25 {
             let id = format!("evt_{i:032x}");

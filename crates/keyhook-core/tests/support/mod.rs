@@ -7,7 +7,11 @@
 
 use std::process::Command;
 
+use keyhook_core::model::Webhook;
+use keyhook_core::service::webhooks::{self, NewWebhook, WebhookEvents, WebhookUrl};
+use keyhook_core::service::Actor;
 use keyhook_core::store::{Backend, Store};
+use keyhook_core::time::Timestamp;
 use keyhook_postgres::PgBackend;
 use keyhook_sqlite::SqliteStore;
 
@@ -70,4 +74,20 @@ pub fn run_again_on_postgres(this: &str) {
         .find(|l| l.starts_with("test result:"))
         .unwrap_or("no summary");
     eprintln!("on PostgreSQL: {ran}");
+}
+
+/// A webhook of `user` on post.published (to a loopback URL nothing listens on), made by the
+/// operator at `at`.
+pub fn create_webhook(s: &Store, user: &str, at: Timestamp) -> Webhook {
+    webhooks::create(
+        s,
+        &Actor::operator(user).unwrap(),
+        NewWebhook {
+            url: WebhookUrl::new("http://127.0.0.1:9/hook", true).ok(),
+            events: WebhookEvents::new(vec!["post.published".into()]).ok(),
+            ..NewWebhook::default()
+        },
+        at,
+    )
+    .unwrap()
 }

@@ -393,6 +393,17 @@ pub fn check_generated(path: &Path, want: &[u8], stale: &mut Vec<String>) {
 /// Runs `keyhook --db DB ARGS` on a pseudo-terminal through util-linux `script`, and types
 /// `input` once `prompt` is on the screen; `None` when `script` is not installed.
 pub fn on_terminal(env: &Env, args: &[&str], prompt: &str, input: &str) -> Option<Run> {
+    on_terminal_with(env, &[], args, prompt, input)
+}
+
+/// [`on_terminal`] with the environment variables `vars` set too.
+pub fn on_terminal_with(
+    env: &Env,
+    vars: &[(&str, &str)],
+    args: &[&str],
+    prompt: &str,
+    input: &str,
+) -> Option<Run> {
     use std::io::{Read, Write};
     use std::process::Stdio;
     use std::sync::{Arc, Mutex};
@@ -424,6 +435,7 @@ pub fn on_terminal(env: &Env, args: &[&str], prompt: &str, input: &str) -> Optio
             cmd.env_remove(&k);
         }
     }
+    cmd.envs(vars.iter().copied());
     let mut child = cmd
         .env("TERM", "dumb")
         .args(["-qec", &line, "/dev/null"])

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::Env;
+use crate::common::{on_terminal_with, Env};
 use crate::receiver::Receiver;
 use crate::server::Server;
 
@@ -295,6 +295,14 @@ fn webhooks_show_and_list_draw_the_history_line() {
     );
     let r = env.run(&["--color", "always", "webhooks", "list"]);
     assert!(r.stdout.contains("\u{1b}[31m✗\u{1b}[0m"), "{:?}", r.stdout);
+    // On a terminal (`--color auto`): colored, unless NO_COLOR is set.
+    let show = ["webhooks", "show", busy.as_str()];
+    if let Some(r) = on_terminal_with(&env, &[("NO_COLOR", "")], &show, "", "") {
+        assert!(r.stdout.contains("\u{1b}[32m✓✓\u{1b}[0m"), "{:?}", r.stdout);
+        let r = on_terminal_with(&env, &[("NO_COLOR", "1")], &show, "", "").unwrap();
+        assert!(r.stdout.contains(&line), "{:?}", r.stdout);
+        assert!(!r.stdout.contains("\u{1b}["), "NO_COLOR: {:?}", r.stdout);
+    }
 
     for args in [vec!["webhooks", "show", &busy], vec!["webhooks", "list"]] {
         let (code, v) = env.json(&args);

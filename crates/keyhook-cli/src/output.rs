@@ -649,7 +649,7 @@ impl Output {
     /// A webhook's history line as a cell: plain for measuring, colored when color is on.
     fn history(&self, marks: &[Mark]) -> Text {
         Text {
-            styled: Some(history_line(marks, true)),
+            styled: self.color.then(|| history_line(marks, true)),
             ..whole(history_line(marks, false))
         }
     }

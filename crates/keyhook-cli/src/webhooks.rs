@@ -164,11 +164,14 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
         }
         WebhooksCommand::Show { id } => {
             let w = webhooks::get(&store, &actor, &id)?;
-            let reason = webhooks::disabled_reason(&store, &w)?;
-            let mut history = if ctx.out.is_json() {
+            // Both only for the table: `--json` is the API body.
+            let (reason, mut history) = if ctx.out.is_json() {
                 Default::default()
             } else {
-                history::recent(&store, &actor, Some(&w.id))?
+                (
+                    webhooks::disabled_reason(&store, &w)?,
+                    history::recent(&store, &actor, Some(&w.id))?,
+                )
             };
             let marks = history.remove(&w.id).unwrap_or_default();
             ctx.out.data(&w, |o| {
@@ -211,7 +214,7 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
                         "Rotated the secret of {}: deliveries carry a signature with the old \
                          secret too until {}.",
                         w.id,
-                        super::output::when(Some(now.add_millis(grace.seconds() * 1000)))
+                        super::output::when(Some(grace.until(now)))
                     )
                 });
             }

@@ -469,6 +469,11 @@ impl Grace {
     pub fn seconds(self) -> i64 {
         self.0
     }
+
+    /// When a grace period starting at `now` ends.
+    pub fn until(self, now: Timestamp) -> Timestamp {
+        now.add_millis(self.0 * 1000)
+    }
 }
 
 impl Default for Grace {
@@ -529,7 +534,7 @@ fn rotate_secret_then(
     let secret = sign::generate_secret();
     store.write(|c| {
         let mut w = find(c, actor, id)?;
-        let until = now.add_millis(grace.seconds() * 1000);
+        let until = grace.until(now);
         let previous = (grace.seconds() > 0).then_some((w.secret.as_str(), until));
         c.set_secret(&w.id, &secret, previous, now)?;
         c.drop_expired_secrets(now)?;

@@ -7,6 +7,7 @@ use super::Context;
 use crate::error::Error;
 use crate::service::events::{self, EventName, IdempotencyKey, NewEvent, IDEMPOTENCY_FIELD};
 use crate::service::input::Problems;
+use crate::service::keys::ProfileId;
 
 /// The most event data read from --data, a file or standard input.
 const MAX_DATA_BYTES: u64 = 64 * 1024;
@@ -15,7 +16,7 @@ const MAX_DATA_BYTES: u64 = 64 * 1024;
 pub enum EventsCommand {
     /// Queue an event for every active webhook of the user subscribed to it
     #[command(
-        after_help = "Examples:\n  keyhook events emit post.published --data '{\"postId\": \"p_1\"}'\n  keyhook events emit profile.created --data @event.json"
+        after_help = "Examples:\n  keyhook events emit post.published --profile brand-a --data '{\"postId\": \"p_1\"}'\n  keyhook events emit profile.created --data @event.json"
     )]
     Emit {
         /// The event name, e.g. post.published
@@ -23,6 +24,10 @@ pub enum EventsCommand {
         /// The event's data: a JSON object, @FILE to read it from a file, or - for stdin
         #[arg(long, value_name = "JSON|@FILE|-")]
         data: Option<String>,
+        /// The profile the event is about: only webhooks whose scope covers it get it;
+        /// without it the event is user-wide and goes only to webhooks of all profiles
+        #[arg(long, value_name = "ID")]
+        profile: Option<String>,
         /// A key for this event (1-255 printable ASCII characters): a repeat with the same
         /// key within 24 hours queues nothing and prints the first event
         #[arg(long, value_name = "K")]
@@ -34,6 +39,7 @@ pub fn run(ctx: &Context, cmd: EventsCommand) -> anyhow::Result<()> {
     let EventsCommand::Emit {
         name,
         data,
+        profile,
         idempotency_key,
     } = cmd;
     let data = match data {
@@ -44,6 +50,7 @@ pub fn run(ctx: &Context, cmd: EventsCommand) -> anyhow::Result<()> {
     let input = NewEvent {
         event: p.take("event", EventName::new(&name)),
         data,
+        profile_id: profile.and_then(|id| p.take("profileId", ProfileId::new(&id))),
         idempotency_key: None,
         problems: p,
     };
@@ -67,9 +74,13 @@ pub fn run(ctx: &Context, cmd: EventsCommand) -> anyhow::Result<()> {
         );
     }
     ctx.out.data(&accepted, |o| {
+        let about = accepted
+            .profile_id
+            .as_ref()
+            .map_or(String::new(), |p| format!(", profile {p}"));
         writeln!(
             o,
-            "Queued {} ({}) for {} webhook{}.",
+            "Queued {} ({}{about}) for {} webhook{}.",
             accepted.id,
             accepted.event,
             accepted.deliveries,

@@ -109,7 +109,7 @@ fn flag_name(field: &str) -> String {
     let flag = match base {
         "name" => "--name",
         "permission" => "--permission",
-        "profileIds" | "fullAccess" => "--profile",
+        "profileIds" | "fullAccess" | "profileId" => "--profile",
         "expiresAt" => "--expires-at",
         "url" => "--url",
         "events" => "--event",
@@ -479,11 +479,12 @@ pub fn history_line(marks: &[Mark], color: bool) -> String {
     out
 }
 
-fn scope(key: &ApiKey) -> String {
-    if key.full_access {
+/// A key's or a webhook's scope, as the SCOPE column shows it.
+fn scope(s: crate::auth::Scope<'_>) -> String {
+    if s.full_access {
         "all profiles".into()
     } else {
-        key.profile_ids.join(", ")
+        s.profile_ids.join(", ")
     }
 }
 
@@ -603,7 +604,7 @@ impl Output {
                     whole(&k.key_prefix),
                     wrap(&k.name),
                     whole(k.permission.as_str()),
-                    wrap(scope(k)),
+                    wrap(scope(k.scope())),
                     self.expiry(k, now, false),
                     wrap(k.last_used_at.map_or("never".into(), |t| relative(t, now))),
                 ];
@@ -623,7 +624,7 @@ impl Output {
             ("name", wrap(&k.name)),
             ("prefix", whole(&k.key_prefix)),
             ("permission", whole(k.permission.as_str())),
-            ("scope", wrap(scope(k))),
+            ("scope", wrap(scope(k.scope()))),
             ("expires", self.expiry(k, now, true)),
             (
                 "last used",
@@ -687,6 +688,7 @@ impl Output {
                     },
                     cut(&w.url),
                     wrap(w.events.join(", ")),
+                    wrap(scope(w.scope())),
                     Text {
                         good: Some(w.is_active),
                         ..whole(yes_no(w.is_active))
@@ -699,7 +701,7 @@ impl Output {
                 ]
             })
             .collect();
-        let mut header = vec!["ID", "URL", "EVENTS", "ACTIVE", "FAILS", "CREATED"];
+        let mut header = vec!["ID", "URL", "EVENTS", "SCOPE", "ACTIVE", "FAILS", "CREATED"];
         let mut rows: Vec<Vec<Text>> = rows;
         if list.iter().any(|w| history.contains_key(&w.id)) {
             header.push("HISTORY");
@@ -718,6 +720,7 @@ impl Output {
             ("user", whole(&w.user_id)),
             ("url", cut(&w.url)),
             ("events", wrap(w.events.join(", "))),
+            ("scope", wrap(scope(w.scope()))),
             (
                 "active",
                 Text {

@@ -4,6 +4,7 @@ use super::output::status;
 use super::{prompt, secret_out, Context};
 use crate::service::history;
 use crate::service::input::Problems;
+use crate::service::keys::ProfileIds;
 use crate::service::replay::{self, ReplayRequest};
 use crate::service::webhooks::{
     self, Grace, NewWebhook, RotateSecret, WebhookEvents, WebhookPatch, WebhookUrl,
@@ -23,6 +24,33 @@ pub enum WebhooksCommand {
         /// An event to subscribe to (repeat for several), e.g. post.published
         #[arg(long = "event", value_name = "NAME", required = true)]
         events: Vec<String>,
+        /// Deliver only events of this profile (repeat for several); without it the webhook
+        /// gets the events of all profiles, and user-wide events
+        #[arg(long = "profile", value_name = "ID")]
+        profiles: Vec<String>,
+    },
+    /// Change a webhook's URL, events or scope (what PATCH /webhooks/{id} changes)
+    #[command(
+        after_help = "Examples:\n  keyhook webhooks update 5b8f0c4e --url https://example.com/hooks/v2\n  keyhook webhooks update 5b8f0c4e --event post.published --event post.failed\n  keyhook webhooks update 5b8f0c4e --profile brand-a --profile brand-b\n  keyhook webhooks update 5b8f0c4e --all-profiles",
+        group(clap::ArgGroup::new("change").required(true).multiple(true)
+            .args(["url", "events", "profiles", "all_profiles"]))
+    )]
+    Update {
+        /// Webhook id
+        id: String,
+        /// The new http(s) URL
+        #[arg(long)]
+        url: Option<String>,
+        /// The events to subscribe to, replacing the current ones (repeat for several)
+        #[arg(long = "event", value_name = "NAME")]
+        events: Vec<String>,
+        /// Deliver only events of these profiles, replacing the current scope (repeat for
+        /// several)
+        #[arg(long = "profile", value_name = "ID", conflicts_with = "all_profiles")]
+        profiles: Vec<String>,
+        /// Deliver the events of all profiles, and user-wide events
+        #[arg(long)]
+        all_profiles: bool,
     },
     /// List the user's webhooks
     #[command(after_help = "Example:\n  keyhook webhooks list")]
@@ -122,11 +150,18 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
         ctx.existing_store()?
     };
     match cmd {
-        WebhooksCommand::Create { url, events } => {
+        WebhooksCommand::Create {
+            url,
+            events,
+            profiles,
+        } => {
             let mut p = Problems::default();
+            let (full_access, profile_ids) = scope_args(&mut p, profiles, false);
             let input = NewWebhook {
                 url: p.take("url", WebhookUrl::new(&url, ctx.allow_private)),
                 events: p.take_list("events", WebhookEvents::new(events)),
+                full_access,
+                profile_ids,
                 problems: p,
             };
             // The output carries the new secret: written and flushed before the commit, or
@@ -244,6 +279,30 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
                 ))
             }
         }
+        WebhooksCommand::Update {
+            id,
+            url,
+            events,
+            profiles,
+            all_profiles,
+        } => {
+            let mut p = Problems::default();
+            let (full_access, profile_ids) = scope_args(&mut p, profiles, all_profiles);
+            let patch = WebhookPatch {
+                url: url.and_then(|u| p.take("url", WebhookUrl::new(&u, ctx.allow_private))),
+                events: (!events.is_empty())
+                    .then(|| p.take_list("events", WebhookEvents::new(events)))
+                    .flatten(),
+                full_access,
+                profile_ids,
+                is_active: None,
+                problems: p,
+            };
+            let w = webhooks::update(&store, &actor, &id, patch, now)?;
+            ctx.out.data(&w, |o| {
+                writeln!(o, "{}", ctx.out.webhook_detail(&w, &[], now))
+            })
+        }
         WebhooksCommand::Enable { id } => set_active(ctx, &store, &actor, &id, true, now),
         WebhooksCommand::Disable { id } => set_active(ctx, &store, &actor, &id, false, now),
         WebhooksCommand::Delete { id, yes } => {
@@ -289,6 +348,25 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
                 writeln!(o, "{}", ctx.out.attempt_list(&list, now))
             })
         }
+    }
+}
+
+/// `--profile ID...` (a scope of those profiles) or `--all-profiles`, as the API's
+/// `fullAccess` and `profileIds`; neither: no scope named.
+fn scope_args(
+    p: &mut Problems,
+    profiles: Vec<String>,
+    all_profiles: bool,
+) -> (Option<bool>, Option<ProfileIds>) {
+    if all_profiles {
+        (Some(true), None)
+    } else if profiles.is_empty() {
+        (None, None)
+    } else {
+        (
+            Some(false),
+            p.take_list("profileIds", ProfileIds::new(profiles)),
+        )
     }
 }
 

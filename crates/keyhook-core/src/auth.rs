@@ -6,7 +6,7 @@ use rand::RngCore;
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
-use crate::model::{ApiKey, Permission};
+use crate::model::{ApiKey, Permission, Webhook};
 use crate::store::Store;
 use crate::time::Timestamp;
 
@@ -136,13 +136,95 @@ pub fn may(key: &ApiKey, access: Access, asked: &str, profile: Option<&str>) -> 
         return Err(Error::Forbidden(format!("readonly key cannot {asked}")));
     }
     if let Some(profile) = profile {
-        if !key.full_access && !key.profile_ids.iter().any(|p| p == profile) {
+        let profile = profile.to_string();
+        if no_broader_scope(Scope::of_event(Some(&profile)), key.scope()).is_err() {
             return Err(Error::Forbidden(format!(
                 "key is not scoped to profile {profile}"
             )));
         }
     }
     Ok(())
+}
+
+/// The profiles something reaches: all of its user's (`fullAccess`), or only those listed.
+/// A key, a webhook and an event each have one: an event of a profile reaches that profile, a
+/// user-wide event (no profile) reaches them all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Scope<'a> {
+    pub full_access: bool,
+    pub profile_ids: &'a [String],
+}
+
+impl<'a> Scope<'a> {
+    /// All the user's profiles.
+    pub const ALL: Scope<'static> = Scope {
+        full_access: true,
+        profile_ids: &[],
+    };
+
+    /// What an event reaches: its one profile, or (a user-wide event) all of them.
+    pub fn of_event(profile: Option<&'a String>) -> Scope<'a> {
+        match profile {
+            Some(p) => Scope {
+                full_access: false,
+                profile_ids: std::slice::from_ref(p),
+            },
+            None => Scope::ALL,
+        }
+    }
+}
+
+impl ApiKey {
+    pub fn scope(&self) -> Scope<'_> {
+        Scope {
+            full_access: self.full_access,
+            profile_ids: &self.profile_ids,
+        }
+    }
+}
+
+impl Webhook {
+    pub fn scope(&self) -> Scope<'_> {
+        Scope {
+            full_access: self.full_access,
+            profile_ids: &self.profile_ids,
+        }
+    }
+}
+
+impl crate::store::Signing {
+    pub fn scope(&self) -> Scope<'_> {
+        Scope {
+            full_access: self.full_access,
+            profile_ids: &self.profile_ids,
+        }
+    }
+}
+
+/// The scope part of [`no_broader`]: is `a` within `b`? A full-access `b` covers anything; a
+/// scoped one covers only scoped `a`s whose profiles are all in its list. What decides which
+/// webhooks a key sees and may create, which events it may emit, and (through [`covers`])
+/// which webhooks an event is delivered to.
+pub fn no_broader_scope(a: Scope<'_>, b: Scope<'_>) -> std::result::Result<(), Excess> {
+    if !b.full_access {
+        if a.full_access {
+            return Err(Excess::FullAccess);
+        }
+        if let Some(p) = a.profile_ids.iter().find(|p| !b.profile_ids.contains(p)) {
+            return Err(Excess::Profile(p.clone()));
+        }
+    }
+    Ok(())
+}
+
+/// The matching rule of deliveries: is an event of `profile` (`None`: user-wide) delivered to
+/// (or replayed to) a webhook of scope `webhook`? Only when the webhook is full-access or
+/// the profile is one of its list; a user-wide event only to full-access webhooks. That is
+/// [`no_broader_scope`] of the event's scope and the webhook's. The backends state the same
+/// rule in SQL where they queue in bulk (`SCOPE_MATCH` in each backend crate); the core's
+/// tests (`tests/scope.rs`) check on both that they queue exactly what this says.
+pub fn covers(webhook: Scope<'_>, profile: Option<&String>) -> bool {
+    no_broader_scope(Scope::of_event(profile), webhook).is_ok()
 }
 
 /// What a key reaches: the fields the "no broader than" rule compares. A key to be created is
@@ -166,10 +248,20 @@ impl ApiKey {
     }
 }
 
-/// The first way in which a key reaches further than another.
+impl<'a> Reach<'a> {
+    pub fn scope(&self) -> Scope<'a> {
+        Scope {
+            full_access: self.full_access,
+            profile_ids: self.profile_ids,
+        }
+    }
+}
+
+/// The first way in which a key (or a webhook, or an event) reaches further than another.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Excess {
-    /// Full access, where the other key is limited to profiles.
+    /// Full access (or, for an event, all profiles: a user-wide event), where the other is
+    /// limited to profiles.
     FullAccess,
     /// A profile outside the other key's list.
     Profile(String),
@@ -184,14 +276,7 @@ pub enum Excess {
 /// no higher, and `b` never expires or `a` expires no later than `b`. The one rule behind "a
 /// key creates, deletes and rotates only keys no broader than itself".
 pub fn no_broader(a: Reach<'_>, b: Reach<'_>) -> std::result::Result<(), Excess> {
-    if !b.full_access {
-        if a.full_access {
-            return Err(Excess::FullAccess);
-        }
-        if let Some(p) = a.profile_ids.iter().find(|p| !b.profile_ids.contains(p)) {
-            return Err(Excess::Profile(p.clone()));
-        }
-    }
+    no_broader_scope(a.scope(), b.scope())?;
     if a.permission == Permission::Readwrite && b.permission == Permission::Readonly {
         return Err(Excess::Permission);
     }
@@ -309,6 +394,31 @@ mod tests {
         assert_eq!(e.to_string(), "readonly key cannot POST");
         let e = may(&ro, Access::Read, "GET", Some("p9")).unwrap_err();
         assert_eq!(e.to_string(), "key is not scoped to profile p9");
+    }
+
+    #[test]
+    fn events_reach_webhooks_whose_scope_covers_their_profile() {
+        let ids = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let ab = ids(&["a", "b"]);
+        let scoped = Scope {
+            full_access: false,
+            profile_ids: &ab,
+        };
+        let (a, c) = ("a".to_string(), "c".to_string());
+        assert!(covers(Scope::ALL, None));
+        assert!(covers(Scope::ALL, Some(&a)));
+        assert!(covers(scoped, Some(&a)));
+        assert!(!covers(scoped, Some(&c)));
+        // A user-wide event only to full-access webhooks.
+        assert!(!covers(scoped, None));
+        assert_eq!(
+            no_broader_scope(Scope::of_event(None), scoped),
+            Err(Excess::FullAccess)
+        );
+        assert_eq!(
+            no_broader_scope(Scope::of_event(Some(&c)), scoped),
+            Err(Excess::Profile("c".into()))
+        );
     }
 
     fn reach<'a>(k: &'a ApiKey, expires: Option<i64>) -> Reach<'a> {

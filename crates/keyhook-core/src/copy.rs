@@ -98,6 +98,9 @@ pub const TABLES: &[Table] = &[
             ("previous_secret", Text),
             ("previous_secret_expires_at", Int),
             ("disabled_reason", Text),
+            // profile scope (issue 19)
+            ("full_access", Bool),
+            ("profile_ids", Text),
         ],
     },
     Table {
@@ -109,6 +112,8 @@ pub const TABLES: &[Table] = &[
             ("event", Text),
             ("payload", Bytes),
             ("created_at", Int),
+            // profile scope (issue 19)
+            ("profile_id", Text),
         ],
     },
     Table {
@@ -155,6 +160,8 @@ pub const TABLES: &[Table] = &[
             ("event", Text),
             ("deliveries", Int),
             ("created_at", Int),
+            // profile scope (issue 19): '' for user-wide events
+            ("profile_id", Text),
         ],
     },
     // audit log (engineer A)
@@ -170,6 +177,9 @@ pub const TABLES: &[Table] = &[
             ("action", Text),
             ("target", Text),
             ("details", Text),
+            // profile scope (issue 19)
+            ("full_access", Bool),
+            ("profile_ids", Text),
         ],
     },
 ];

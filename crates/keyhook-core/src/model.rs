@@ -67,6 +67,10 @@ pub struct Webhook {
     pub user_id: String,
     pub url: String,
     pub events: Vec<String>,
+    /// `true`: events of every profile (and user-wide events) are delivered; `false`: only
+    /// events of `profileIds` (issue 19).
+    pub full_access: bool,
+    pub profile_ids: Vec<String>,
     pub secret: String,
     pub is_active: bool,
     pub fail_count: i64,
@@ -92,6 +96,8 @@ pub struct DeliveryAttempt {
     pub delivery_id: Option<String>,
     pub event_id: String,
     pub event: String,
+    /// The event's profile; `null` for a user-wide event and for test pings.
+    pub profile_id: Option<String>,
     /// 1 for the first attempt of a delivery, 2 for its first retry...
     pub attempt: i64,
     pub attempted_at: Timestamp,
@@ -120,6 +126,13 @@ pub struct AuditEntry {
     pub target: String,
     /// A small JSON object: names, permissions, URLs; never a key or a secret.
     pub details: serde_json::Value,
+    /// The scope of the key or webhook the entry is about (for a change of scope, the two
+    /// together): a scoped key is shown only entries within its own scope. Not part of the
+    /// API's object.
+    #[serde(skip)]
+    pub full_access: bool,
+    #[serde(skip)]
+    pub profile_ids: Vec<String>,
 }
 
 /// What `POST /events` accepted: the event and how many deliveries it queued.
@@ -128,6 +141,8 @@ pub struct AuditEntry {
 pub struct EventAccepted {
     pub id: String,
     pub event: String,
+    /// The profile the event is about; `null` for a user-wide event.
+    pub profile_id: Option<String>,
     pub created_at: Timestamp,
     pub deliveries: usize,
 }

@@ -281,21 +281,25 @@ pub trait WebhookQueries {
 
 /// Events and the deliveries queued for them.
 pub trait OutboxQueries {
+    /// Records an event of `user`, about `profile` (`None`: user-wide).
     fn insert_event(
         &self,
         id: &str,
         user: &str,
         event: &str,
+        profile: Option<&str>,
         payload: &[u8],
         now: Timestamp,
     ) -> StoreResult<()>;
-    /// Queues the event for every active webhook of `user` subscribed to it; returns how many
-    /// deliveries were queued.
+    /// Queues the event for every active webhook of `user` subscribed to it whose scope
+    /// covers `profile` ([`crate::auth::covers`], which the backend states in SQL as its
+    /// `SCOPE_MATCH`); returns how many deliveries were queued.
     fn enqueue_deliveries(
         &self,
         event_id: &str,
         user: &str,
         event: &str,
+        profile: Option<&str>,
         now: Timestamp,
     ) -> StoreResult<usize>;
     /// Whether any delivery is due at `now`.
@@ -357,8 +361,10 @@ pub trait CopyQueries {
 
 /// Replay (`webhooks replay`, POST /webhooks/{id}/replay): fresh deliveries of past events.
 pub trait ReplayQueries {
-    /// The name of `user`'s event `event_id`, or None when `user` has no such event.
-    fn event_name_of(&self, user: &str, event_id: &str) -> StoreResult<Option<String>>;
+    /// The name and profile of `user`'s event `event_id`, or None when `user` has no such
+    /// event.
+    fn event_of(&self, user: &str, event_id: &str)
+        -> StoreResult<Option<(String, Option<String>)>>;
     /// Queues a fresh delivery to the webhook for each event that `sel` selects, at most
     /// `limit` (in no particular order: all are due at once), in one statement (`INSERT …
     /// SELECT`: nothing is built in memory, and the scan stops at `limit`); returns how many
@@ -371,7 +377,8 @@ pub trait ReplayQueries {
     ) -> StoreResult<usize>;
 }
 
-/// What a replay selects: the user's events that the webhook subscribes to, either the one
+/// What a replay selects: the user's events that the webhook subscribes to and whose profile
+/// its scope covers ([`crate::auth::covers`], the backend's `SCOPE_MATCH`), either the one
 /// named (`event_id`) or all created at or after `since`; with `failed_only`, only those whose
 /// newest delivery to this webhook ended `failed` or `cancelled`.
 pub struct ReplaySelection<'a> {
@@ -383,12 +390,14 @@ pub struct ReplaySelection<'a> {
 }
 
 /// Idempotency keys of `POST /events` (`Idempotency-Key`, `events emit --idempotency-key`).
+/// A key is held per user and per profile (`first.profile_id`; user-wide events have a
+/// space of their own), so the event returned is always of the profile asked for.
 pub trait IdempotencyQueries {
-    /// Inside a write transaction: takes `(user, key)` for the event `first`, unless a record
-    /// created after `stale_before` holds it, which is returned instead (and nothing is
-    /// written). A record created at or before `stale_before` is replaced. On a backend
-    /// without a whole-database write lock, a concurrent transaction taking the same key
-    /// waits for this one and then sees its record.
+    /// Inside a write transaction: takes `(user, first.profile_id, key)` for the event
+    /// `first`, unless a record created after `stale_before` holds it, which is returned
+    /// instead (and nothing is written). A record created at or before `stale_before` is
+    /// replaced. On a backend without a whole-database write lock, a concurrent transaction
+    /// taking the same key waits for this one and then sees its record.
     fn claim_idempotency_key(
         &self,
         user: &str,
@@ -396,10 +405,11 @@ pub trait IdempotencyQueries {
         first: &EventAccepted,
         stale_before: Timestamp,
     ) -> StoreResult<Option<EventAccepted>>;
-    /// Records how many deliveries the event that took `(user, key)` queued.
+    /// Records how many deliveries the event that took `(user, profile, key)` queued.
     fn set_idempotency_deliveries(
         &self,
         user: &str,
+        profile: Option<&str>,
         key: &str,
         deliveries: usize,
     ) -> StoreResult<()>;
@@ -413,11 +423,13 @@ pub trait AuditQueries {
     /// Appends `e` (its `id` is ignored: the store numbers entries in the order appended).
     fn insert_audit(&self, e: &AuditEntry) -> StoreResult<()>;
     /// At most `limit` entries of `user` (of every user when `None`) at or after `since`,
-    /// newest first.
+    /// newest first (by `at`, then `id`), and older than `before` (`(at, id)` of the last
+    /// entry of a previous page) when given.
     fn list_audit(
         &self,
         user: Option<&str>,
         since: Option<Timestamp>,
+        before: Option<(Timestamp, i64)>,
         limit: i64,
     ) -> StoreResult<Vec<AuditEntry>>;
     /// Deletes at most `limit` of the oldest entries from before `before`; returns how many.
@@ -456,6 +468,9 @@ pub trait SecretQueries {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Signing {
     pub is_active: bool,
+    /// The webhook's scope now: a delivery it no longer covers is not sent.
+    pub full_access: bool,
+    pub profile_ids: Vec<String>,
     pub url: String,
     /// The current secret first, then the previous one while its grace period lasts.
     pub secrets: Vec<String>,
@@ -552,6 +567,8 @@ pub struct Claimed {
     pub delivery_id: String,
     pub event_id: String,
     pub event: String,
+    /// The event's profile (`None`: user-wide).
+    pub profile_id: Option<String>,
     pub payload: Vec<u8>,
     /// Attempts made before this one.
     pub attempts: i64,

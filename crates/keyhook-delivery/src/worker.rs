@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use super::client::{ClientConfig, Sender};
 use super::schedule::Schedule;
+use keyhook_core::auth;
 use crate::error::Result;
 use crate::service::retention::{self, Pruned};
 use crate::service::webhooks::{drop_expired_secrets, log_attempt, AttemptOf};
@@ -223,6 +224,11 @@ fn send_loop(
             None => Outcome::Unchecked,
             Some(None) => Outcome::Cancelled,
             Some(Some(s)) if !s.is_active => Outcome::Cancelled,
+            // The webhook's scope no longer covers the event (it changed since the event was
+            // queued): the matching rule holds at the send too.
+            Some(Some(s)) if !auth::covers(s.scope(), c.profile_id.as_ref()) => {
+                Outcome::Cancelled
+            }
             Some(Some(s)) => {
                 let secrets: Vec<&str> = s.secrets.iter().map(String::as_str).collect();
                 Outcome::Sent(sender.send(

@@ -12,7 +12,7 @@ use crate::redact;
 use crate::service::audit;
 use crate::service::events::{EventName, IdempotencyKey, NewEvent, IDEMPOTENCY_FIELD};
 use crate::service::input::Object;
-use crate::service::keys::{Expiry, KeyName, NewKey, ProfileIds};
+use crate::service::keys::{Expiry, KeyName, NewKey, ProfileId, ProfileIds};
 use crate::service::replay::ReplayRequest;
 use crate::service::webhooks::{
     Grace, NewWebhook, RotateSecret, WebhookEvents, WebhookPatch, WebhookUrl,
@@ -124,29 +124,40 @@ fn percent_decode(s: &str) -> Option<String> {
 
 /// A `POST /webhooks` body.
 pub fn new_webhook(body: &Value, allow_private: bool) -> Result<NewWebhook> {
-    let mut o = Object::new(body, &["url", "events"])?;
+    let mut o = Object::new(body, &["url", "events", "fullAccess", "profileIds"])?;
     let url = o.string("url");
     let events = o.strings("events");
+    let full_access = o.bool("fullAccess");
+    let profile_ids = o.strings("profileIds");
     let mut p = o.problems;
     p.end_decoding();
     Ok(NewWebhook {
         url: url.and_then(|u| p.take("url", WebhookUrl::new(&u, allow_private))),
         events: events.and_then(|e| p.take_list("events", WebhookEvents::new(e))),
+        full_access,
+        profile_ids: profile_ids.and_then(|ids| p.take_list("profileIds", ProfileIds::new(ids))),
         problems: p,
     })
 }
 
 /// A `PATCH /webhooks/{id}` body.
 pub fn webhook_patch(body: &Value, allow_private: bool) -> Result<WebhookPatch> {
-    let mut o = Object::new(body, &["url", "events", "isActive"])?;
+    let mut o = Object::new(
+        body,
+        &["url", "events", "fullAccess", "profileIds", "isActive"],
+    )?;
     let url = o.string("url");
     let events = o.strings("events");
+    let full_access = o.bool("fullAccess");
+    let profile_ids = o.strings("profileIds");
     let is_active = o.bool("isActive");
     let mut p = o.problems;
     p.end_decoding();
     Ok(WebhookPatch {
         url: url.and_then(|u| p.take("url", WebhookUrl::new(&u, allow_private))),
         events: events.and_then(|e| p.take_list("events", WebhookEvents::new(e))),
+        full_access,
+        profile_ids: profile_ids.and_then(|ids| p.take_list("profileIds", ProfileIds::new(ids))),
         is_active,
         problems: p,
     })
@@ -164,16 +175,18 @@ pub fn rotate_secret(body: &Value) -> Result<RotateSecret> {
     })
 }
 
-/// A `POST /events` body: `{"event": NAME, "data": {...}}`.
+/// A `POST /events` body: `{"event": NAME, "data": {...}, "profileId": ID}`.
 pub fn new_event(body: &Value) -> Result<NewEvent> {
-    let mut o = Object::new(body, &["event", "data"])?;
+    let mut o = Object::new(body, &["event", "data", "profileId"])?;
     let event = o.string("event");
     let data = o.object("data");
+    let profile_id = o.string("profileId");
     let mut p = o.problems;
     p.end_decoding();
     Ok(NewEvent {
         event: event.and_then(|e| p.take("event", EventName::new(&e))),
         data,
+        profile_id: profile_id.and_then(|id| p.take("profileId", ProfileId::new(&id))),
         idempotency_key: None,
         problems: p,
     })

@@ -10,6 +10,12 @@ use keyhook_core::model::EventAccepted;
 use keyhook_core::store::{IdempotencyQueries, KeyQueries, StoreResult};
 use keyhook_core::time::Timestamp;
 
+/// The `profile_id` column of a key: the profile, or '' for a user-wide event (as in
+/// `keyhook-sqlite`).
+fn profile_key(profile: Option<&str>) -> &str {
+    profile.unwrap_or("")
+}
+
 impl IdempotencyQueries for PgStore {
     fn claim_idempotency_key(
         &self,
@@ -19,13 +25,15 @@ impl IdempotencyQueries for PgStore {
         stale_before: Timestamp,
     ) -> StoreResult<Option<EventAccepted>> {
         self.ensure_user(user, first.created_at)?;
+        let profile = profile_key(first.profile_id.as_deref());
         self.run(|s| {
             let taken = s.execute(
                 "INSERT INTO idempotency_keys (user_id, key, event_id, event, deliveries,
-                    created_at)
-                 VALUES ($1, $2, $3, $4, 0, $5)
-                 ON CONFLICT (user_id, key) DO UPDATE SET event_id = excluded.event_id,
-                    event = excluded.event, deliveries = 0, created_at = excluded.created_at
+                    created_at, profile_id)
+                 VALUES ($1, $2, $3, $4, 0, $5, $7)
+                 ON CONFLICT (user_id, profile_id, key) DO UPDATE
+                    SET event_id = excluded.event_id, event = excluded.event, deliveries = 0,
+                        created_at = excluded.created_at
                  WHERE idempotency_keys.created_at <= $6",
                 &[
                     &user,
@@ -34,6 +42,7 @@ impl IdempotencyQueries for PgStore {
                     &first.event,
                     &first.created_at.0,
                     &stale_before.0,
+                    &profile,
                 ],
             )?;
             if taken == 1 {
@@ -41,13 +50,14 @@ impl IdempotencyQueries for PgStore {
             }
             let row = s.query_opt(
                 "SELECT event_id, event, created_at, deliveries FROM idempotency_keys
-                 WHERE user_id = $1 AND key = $2",
-                &[&user, &key],
+                 WHERE user_id = $1 AND key = $2 AND profile_id = $3",
+                &[&user, &key, &profile],
             )?;
             row.map(|r| {
                 Ok(EventAccepted {
                     id: r.try_get(0)?,
                     event: r.try_get(1)?,
+                    profile_id: first.profile_id.clone(),
                     created_at: Timestamp(r.try_get(2)?),
                     deliveries: usize::try_from(r.try_get::<_, i64>(3)?).unwrap_or(0),
                 })
@@ -59,14 +69,17 @@ impl IdempotencyQueries for PgStore {
     fn set_idempotency_deliveries(
         &self,
         user: &str,
+        profile: Option<&str>,
         key: &str,
         deliveries: usize,
     ) -> StoreResult<()> {
         let deliveries = deliveries as i64;
+        let profile = profile_key(profile);
         self.run(|s| {
             s.execute(
-                "UPDATE idempotency_keys SET deliveries = $3 WHERE user_id = $1 AND key = $2",
-                &[&user, &key, &deliveries],
+                "UPDATE idempotency_keys SET deliveries = $3
+                 WHERE user_id = $1 AND key = $2 AND profile_id = $4",
+                &[&user, &key, &deliveries, &profile],
             )?;
             Ok(())
         })

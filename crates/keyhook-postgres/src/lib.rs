@@ -46,6 +46,25 @@ macro_rules! new_delivery_id {
     };
 }
 
+/// `keyhook_core::auth::covers` in SQL, the one place this backend states it (as
+/// `keyhook-sqlite`'s `scope_match!`): the webhook `$w` (a table alias) is full-access, or
+/// its `profile_ids` hold the event's profile `$profile` (an expression; NULL for a
+/// user-wide event, which no list holds). The core's `tests/scope.rs` checks it on this
+/// backend too.
+macro_rules! scope_match {
+    ($w:literal, $profile:literal) => {
+        concat!(
+            "(",
+            $w,
+            ".full_access OR EXISTS (SELECT 1 FROM jsonb_array_elements_text(",
+            $w,
+            ".profile_ids::jsonb) p WHERE p = ",
+            $profile,
+            "))"
+        )
+    };
+}
+
 mod audit;
 mod copy;
 mod error;

@@ -138,6 +138,19 @@ const MIGRATIONS: &[&str] = &[
     "CREATE INDEX delivery_attempts_at ON delivery_attempts(attempted_at);
      CREATE INDEX deliveries_finished ON deliveries(updated_at) WHERE state <> 'pending';
      CREATE INDEX events_created ON events(created_at);",
+    // profile scope (issue 19): SQLite's migration of the same name.
+    r#"ALTER TABLE webhooks ADD COLUMN full_access BOOLEAN NOT NULL DEFAULT true;
+     ALTER TABLE webhooks ADD COLUMN profile_ids TEXT COLLATE "C" NOT NULL DEFAULT '[]';
+     ALTER TABLE events ADD COLUMN profile_id TEXT COLLATE "C";
+     ALTER TABLE audit_log ADD COLUMN full_access BOOLEAN NOT NULL DEFAULT true;
+     ALTER TABLE audit_log ADD COLUMN profile_ids TEXT COLLATE "C" NOT NULL DEFAULT '[]';
+     UPDATE audit_log
+        SET full_access = false,
+            profile_ids = coalesce((details::jsonb -> 'profileIds')::text, '[]')
+        WHERE action LIKE 'key.%' AND details::jsonb -> 'fullAccess' = 'false'::jsonb;
+     ALTER TABLE idempotency_keys ADD COLUMN profile_id TEXT COLLATE "C" NOT NULL DEFAULT '';
+     ALTER TABLE idempotency_keys DROP CONSTRAINT idempotency_keys_pkey;
+     ALTER TABLE idempotency_keys ADD PRIMARY KEY (user_id, profile_id, key);"#,
 ];
 
 /// The schema version this binary writes.

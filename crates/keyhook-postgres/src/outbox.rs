@@ -11,27 +11,29 @@ impl OutboxQueries for PgStore {
         id: &str,
         user: &str,
         event: &str,
+        profile: Option<&str>,
         payload: &[u8],
         now: Timestamp,
     ) -> StoreResult<()> {
         self.ensure_user(user, now)?;
         self.run(|s| {
             s.execute(
-                "INSERT INTO events (id, user_id, event, payload, created_at)
-                 VALUES ($1, $2, $3, $4, $5)",
-                &[&id, &user, &event, &payload, &now.0],
+                "INSERT INTO events (id, user_id, event, payload, created_at, profile_id)
+                 VALUES ($1, $2, $3, $4, $5, $6)",
+                &[&id, &user, &event, &payload, &now.0, &profile],
             )?;
             Ok(())
         })
     }
 
-    /// Queues the event for every active webhook of `user` subscribed to it, each delivery
-    /// with a `new_delivery_id!` of now.
+    /// Queues the event for every active webhook of `user` subscribed to it whose scope
+    /// covers its profile (`scope_match!`), each delivery with a `new_delivery_id!` of now.
     fn enqueue_deliveries(
         &self,
         event_id: &str,
         user: &str,
         event: &str,
+        profile: Option<&str>,
         now: Timestamp,
     ) -> StoreResult<usize> {
         self.run(|s| {
@@ -45,9 +47,11 @@ impl OutboxQueries for PgStore {
                      FROM webhooks w
                      WHERE w.user_id = $2 AND w.is_active
                        AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(w.events::jsonb) e
-                                   WHERE e = $4)"
+                                   WHERE e = $4)
+                       AND ",
+                    scope_match!("w", "$5::text")
                 ),
-                &[&event_id, &user, &now.0, &event],
+                &[&event_id, &user, &now.0, &event, &profile],
             )?;
             Ok(n as usize)
         })
@@ -90,7 +94,8 @@ impl OutboxQueries for PgStore {
                     UPDATE deliveries d SET lease_until = $3 FROM due WHERE d.id = due.id
                     RETURNING d.id, d.event_id, d.webhook_id, d.attempts, d.next_attempt_at
                  )
-                 SELECT l.id, l.event_id, e.event, e.payload, l.attempts, w.id, w.is_active
+                 SELECT l.id, l.event_id, e.event, e.payload, l.attempts, w.id, w.is_active,
+                    e.profile_id
                  FROM leased l
                  JOIN events e ON e.id = l.event_id
                  JOIN webhooks w ON w.id = l.webhook_id
@@ -103,6 +108,7 @@ impl OutboxQueries for PgStore {
                         delivery_id: r.try_get(0)?,
                         event_id: r.try_get(1)?,
                         event: r.try_get(2)?,
+                        profile_id: r.try_get(7)?,
                         payload: r.try_get(3)?,
                         attempts: r.try_get(4)?,
                         webhook_id: r.try_get(5)?,

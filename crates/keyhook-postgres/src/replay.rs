@@ -21,6 +21,9 @@ macro_rules! replay_insert {
             $which,
             " AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(w.events::jsonb) x
                            WHERE x = e.event)
+               AND ",
+            scope_match!("w", "e.profile_id"),
+            "
                AND (NOT $4 OR (SELECT d.state FROM deliveries d
                                WHERE d.event_id = e.id AND d.webhook_id = w.id
                                ORDER BY d.created_at DESC, d.id DESC LIMIT 1)
@@ -31,15 +34,18 @@ macro_rules! replay_insert {
 }
 
 impl ReplayQueries for PgStore {
-    fn event_name_of(&self, user: &str, event_id: &str) -> StoreResult<Option<String>> {
+    fn event_of(
+        &self,
+        user: &str,
+        event_id: &str,
+    ) -> StoreResult<Option<(String, Option<String>)>> {
         self.run(|s| {
             s.query_opt(
-                "SELECT event FROM events WHERE id = $1 AND user_id = $2",
+                "SELECT event, profile_id FROM events WHERE id = $1 AND user_id = $2",
                 &[&event_id, &user],
             )?
-            .map(|r| r.try_get(0))
+            .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
             .transpose()
-            .map_err(Into::into)
         })
     }
 

@@ -28,7 +28,8 @@ impl SecretQueries for PgStore {
         self.run(|s| {
             let Some(r) = s.query_opt(
                 "SELECT is_active, url, secret,
-                    CASE WHEN previous_secret_expires_at > $2 THEN previous_secret END
+                    CASE WHEN previous_secret_expires_at > $2 THEN previous_secret END,
+                    full_access, profile_ids
                  FROM webhooks WHERE id = $1",
                 &[&id, &now.0],
             )?
@@ -39,6 +40,8 @@ impl SecretQueries for PgStore {
             secrets.extend(r.try_get::<_, Option<String>>(3)?);
             Ok(Some(Signing {
                 is_active: r.try_get(0)?,
+                full_access: r.try_get(4)?,
+                profile_ids: super::json_strings(r.try_get(5)?)?,
                 url: r.try_get(1)?,
                 secrets,
             }))

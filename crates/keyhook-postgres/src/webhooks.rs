@@ -10,7 +10,8 @@ use keyhook_core::time::Timestamp;
 
 macro_rules! columns {
     () => {
-        "id, user_id, url, events, secret, is_active, fail_count, created_at, updated_at"
+        "id, user_id, url, events, secret, is_active, fail_count, created_at, updated_at,
+         full_access, profile_ids"
     };
 }
 
@@ -31,11 +32,14 @@ const USER_LOCK_CLASS: i32 = LOCK_CLASS + 1;
 
 fn from_row(r: &Row) -> Result<Webhook, Fail> {
     let events: &str = r.try_get(3)?;
+    let profile_ids: &str = r.try_get(10)?;
     Ok(Webhook {
         id: r.try_get(0)?,
         user_id: r.try_get(1)?,
         url: r.try_get(2)?,
         events: json_strings(events)?,
+        full_access: r.try_get(9)?,
+        profile_ids: json_strings(profile_ids)?,
         secret: r.try_get(4)?,
         is_active: r.try_get(5)?,
         fail_count: r.try_get(6)?,
@@ -72,8 +76,8 @@ impl WebhookQueries for PgStore {
         self.run(|s| {
             s.execute(
                 "INSERT INTO webhooks (id, user_id, url, events, secret, is_active, fail_count,
-                    created_at, updated_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                    created_at, updated_at, full_access, profile_ids)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
                 &[
                     &w.id,
                     &w.user_id,
@@ -84,6 +88,8 @@ impl WebhookQueries for PgStore {
                     &w.fail_count,
                     &w.created_at.0,
                     &w.updated_at.0,
+                    &w.full_access,
+                    &to_json(&w.profile_ids),
                 ],
             )?;
             Ok(())
@@ -147,7 +153,7 @@ impl WebhookQueries for PgStore {
         self.run(|s| {
             s.execute(
                 "UPDATE webhooks SET url = $2, events = $3, is_active = $4, fail_count = $5,
-                    updated_at = $6,
+                    updated_at = $6, full_access = $7, profile_ids = $8,
                     disabled_reason = CASE WHEN $4 THEN NULL ELSE disabled_reason END
                  WHERE id = $1",
                 &[
@@ -157,6 +163,8 @@ impl WebhookQueries for PgStore {
                     &w.is_active,
                     &w.fail_count,
                     &w.updated_at.0,
+                    &w.full_access,
+                    &to_json(&w.profile_ids),
                 ],
             )?;
             Ok(())
@@ -259,9 +267,11 @@ impl WebhookQueries for PgStore {
     fn attempts(&self, webhook_id: &str, limit: i64) -> StoreResult<Vec<DeliveryAttempt>> {
         self.run(|s| {
             let rows = s.query(
-                "SELECT id, delivery_id, event_id, event, attempt, attempted_at, delivered,
-                    status_code, status_text, duration_ms, response_excerpt
-                 FROM delivery_attempts WHERE webhook_id = $1 ORDER BY id DESC LIMIT $2",
+                "SELECT a.id, a.delivery_id, a.event_id, a.event, a.attempt, a.attempted_at,
+                    a.delivered, a.status_code, a.status_text, a.duration_ms,
+                    a.response_excerpt, e.profile_id
+                 FROM delivery_attempts a LEFT JOIN events e ON e.id = a.event_id
+                 WHERE a.webhook_id = $1 ORDER BY a.id DESC LIMIT $2",
                 &[&webhook_id, &limit],
             )?;
             rows.iter()
@@ -272,6 +282,7 @@ impl WebhookQueries for PgStore {
                         delivery_id: r.try_get(1)?,
                         event_id: r.try_get(2)?,
                         event: r.try_get(3)?,
+                        profile_id: r.try_get(11)?,
                         attempt: r.try_get(4)?,
                         attempted_at: Timestamp(r.try_get(5)?),
                         delivered: r.try_get(6)?,

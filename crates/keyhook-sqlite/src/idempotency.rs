@@ -9,6 +9,12 @@ use crate::time::Timestamp;
 use keyhook_core::model::EventAccepted;
 use keyhook_core::store::{IdempotencyQueries, KeyQueries, StoreResult};
 
+/// The `profile_id` column of a key: the profile, or '' for a user-wide event (a profile id
+/// is never empty).
+fn profile_key(profile: Option<&str>) -> &str {
+    profile.unwrap_or("")
+}
+
 impl IdempotencyQueries for Conn {
     fn claim_idempotency_key(
         &self,
@@ -18,6 +24,7 @@ impl IdempotencyQueries for Conn {
         stale_before: Timestamp,
     ) -> StoreResult<Option<EventAccepted>> {
         self.ensure_user(user, first.created_at)?;
+        let profile = profile_key(first.profile_id.as_deref());
         sql(|| {
             // Taken when new, or when the record holding it is stale; a fresh record is left
             // as it is (the WHERE of the upsert), and then read.
@@ -25,10 +32,11 @@ impl IdempotencyQueries for Conn {
                 .0
                 .prepare_cached(
                     "INSERT INTO idempotency_keys (user_id, key, event_id, event, deliveries,
-                        created_at)
-                     VALUES (?1, ?2, ?3, ?4, 0, ?5)
-                     ON CONFLICT (user_id, key) DO UPDATE SET event_id = excluded.event_id,
-                        event = excluded.event, deliveries = 0, created_at = excluded.created_at
+                        created_at, profile_id)
+                     VALUES (?1, ?2, ?3, ?4, 0, ?5, ?7)
+                     ON CONFLICT (user_id, profile_id, key) DO UPDATE
+                        SET event_id = excluded.event_id, event = excluded.event,
+                            deliveries = 0, created_at = excluded.created_at
                      WHERE idempotency_keys.created_at <= ?6",
                 )?
                 .execute(params![
@@ -37,7 +45,8 @@ impl IdempotencyQueries for Conn {
                     first.id,
                     first.event,
                     first.created_at.0,
-                    stale_before.0
+                    stale_before.0,
+                    profile
                 ])?;
             if taken == 1 {
                 return Ok(None);
@@ -46,12 +55,13 @@ impl IdempotencyQueries for Conn {
                 .0
                 .prepare_cached(
                     "SELECT event_id, event, created_at, deliveries FROM idempotency_keys
-                     WHERE user_id = ?1 AND key = ?2",
+                     WHERE user_id = ?1 AND key = ?2 AND profile_id = ?3",
                 )?
-                .query_row(params![user, key], |r| {
+                .query_row(params![user, key, profile], |r| {
                     Ok(EventAccepted {
                         id: r.get(0)?,
                         event: r.get(1)?,
+                        profile_id: first.profile_id.clone(),
                         created_at: Timestamp(r.get(2)?),
                         deliveries: usize::try_from(r.get::<_, i64>(3)?).unwrap_or(0),
                     })
@@ -63,15 +73,17 @@ impl IdempotencyQueries for Conn {
     fn set_idempotency_deliveries(
         &self,
         user: &str,
+        profile: Option<&str>,
         key: &str,
         deliveries: usize,
     ) -> StoreResult<()> {
         sql(|| {
             self.0
                 .prepare_cached(
-                    "UPDATE idempotency_keys SET deliveries = ?3 WHERE user_id = ?1 AND key = ?2",
+                    "UPDATE idempotency_keys SET deliveries = ?3
+                     WHERE user_id = ?1 AND key = ?2 AND profile_id = ?4",
                 )?
-                .execute(params![user, key, deliveries as i64])?;
+                .execute(params![user, key, deliveries as i64, profile_key(profile)])?;
             Ok(())
         })
     }

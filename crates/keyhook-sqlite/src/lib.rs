@@ -16,6 +16,25 @@ macro_rules! new_delivery_id {
     };
 }
 
+/// `keyhook_core::auth::covers` in SQL, the one place this backend states it: the webhook
+/// `$w` (a table alias) is full-access, or its `profile_ids` hold the event's profile
+/// `$profile` (an expression; NULL for a user-wide event, which no list holds). Used where
+/// deliveries are queued in bulk (`enqueue_deliveries`, `enqueue_replay`); the core's
+/// `tests/scope.rs` checks that what they queue is what `covers` says.
+macro_rules! scope_match {
+    ($w:literal, $profile:literal) => {
+        concat!(
+            "(",
+            $w,
+            ".full_access = 1 OR EXISTS (SELECT 1 FROM json_each(",
+            $w,
+            ".profile_ids) WHERE value = ",
+            $profile,
+            "))"
+        )
+    };
+}
+
 mod audit;
 mod backend;
 mod backup;

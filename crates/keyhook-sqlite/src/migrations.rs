@@ -150,6 +150,39 @@ const MIGRATIONS: &[&str] = &[
     "CREATE INDEX delivery_attempts_at ON delivery_attempts(attempted_at);
      CREATE INDEX deliveries_finished ON deliveries(updated_at) WHERE state <> 'pending';
      CREATE INDEX events_created ON events(created_at);",
+    // profile scope (issue 19): a webhook's scope (existing webhooks keep full access), an
+    // event's profile (existing events are user-wide), the scope of what an audit entry is
+    // about (a key's entries carry it in their details; webhooks had full access), and
+    // idempotency keys held per profile ('' for user-wide events), so the primary key grows.
+    "ALTER TABLE webhooks ADD COLUMN full_access INTEGER NOT NULL DEFAULT 1
+        CHECK (full_access IN (0, 1));
+     ALTER TABLE webhooks ADD COLUMN profile_ids TEXT NOT NULL DEFAULT '[]';
+     ALTER TABLE events ADD COLUMN profile_id TEXT;
+     ALTER TABLE audit_log ADD COLUMN full_access INTEGER NOT NULL DEFAULT 1
+        CHECK (full_access IN (0, 1));
+     ALTER TABLE audit_log ADD COLUMN profile_ids TEXT NOT NULL DEFAULT '[]';
+     UPDATE audit_log
+        SET full_access = CASE json_extract(details, '$.fullAccess') WHEN 0 THEN 0 ELSE 1 END,
+            profile_ids = CASE json_extract(details, '$.fullAccess') WHEN 0
+                          THEN coalesce(json_extract(details, '$.profileIds'), '[]')
+                          ELSE '[]' END
+        WHERE action LIKE 'key.%' AND json_valid(details);
+     CREATE TABLE idempotency_keys_by_profile (
+        user_id     TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        profile_id  TEXT NOT NULL,
+        key         TEXT NOT NULL,
+        event_id    TEXT NOT NULL UNIQUE,
+        event       TEXT NOT NULL,
+        deliveries  INTEGER NOT NULL,
+        created_at  INTEGER NOT NULL,
+        PRIMARY KEY (user_id, profile_id, key)
+     ) STRICT;
+     INSERT INTO idempotency_keys_by_profile (user_id, profile_id, key, event_id, event,
+        deliveries, created_at)
+     SELECT user_id, '', key, event_id, event, deliveries, created_at FROM idempotency_keys;
+     DROP TABLE idempotency_keys;
+     ALTER TABLE idempotency_keys_by_profile RENAME TO idempotency_keys;
+     CREATE INDEX idempotency_keys_created ON idempotency_keys(created_at);",
 ];
 
 /// The schema version this binary writes.

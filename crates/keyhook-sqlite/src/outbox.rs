@@ -15,6 +15,7 @@ impl OutboxQueries for Conn {
         id: &str,
         user: &str,
         event: &str,
+        profile: Option<&str>,
         payload: &[u8],
         now: Timestamp,
     ) -> StoreResult<()> {
@@ -22,21 +23,22 @@ impl OutboxQueries for Conn {
             self.ensure_user(user, now)?;
             self.0
                 .prepare_cached(
-                    "INSERT INTO events (id, user_id, event, payload, created_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5)",
+                    "INSERT INTO events (id, user_id, event, payload, created_at, profile_id)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                 )?
-                .execute(params![id, user, event, payload, now.0])?;
+                .execute(params![id, user, event, payload, now.0, profile])?;
             Ok(())
         })
     }
 
-    /// Queues the event for every active webhook of `user` subscribed to it; returns how
-    /// many deliveries were queued.
+    /// Queues the event for every active webhook of `user` subscribed to it whose scope
+    /// covers its profile (`scope_match!`); returns how many deliveries were queued.
     fn enqueue_deliveries(
         &self,
         event_id: &str,
         user: &str,
         event: &str,
+        profile: Option<&str>,
         now: Timestamp,
     ) -> StoreResult<usize> {
         sql(|| {
@@ -50,9 +52,11 @@ impl OutboxQueries for Conn {
                     ", ?1, w.id, 'pending', 0, ?3, ?3, ?3
                      FROM webhooks w
                      WHERE w.user_id = ?2 AND w.is_active = 1
-                       AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value = ?4)"
+                       AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value = ?4)
+                       AND ",
+                    scope_match!("w", "?5")
                 ))?
-                .execute(params![event_id, user, now.0, event])?)
+                .execute(params![event_id, user, now.0, event, profile])?)
         })
     }
 
@@ -81,7 +85,8 @@ impl OutboxQueries for Conn {
     ) -> StoreResult<Vec<Claimed>> {
         sql(|| {
             let mut stmt = self.0.prepare_cached(
-                "SELECT d.id, d.event_id, e.event, e.payload, d.attempts, w.id, w.is_active
+                "SELECT d.id, d.event_id, e.event, e.payload, d.attempts, w.id, w.is_active,
+                    e.profile_id
                  FROM deliveries d
                  JOIN events e ON e.id = d.event_id
                  JOIN webhooks w ON w.id = d.webhook_id
@@ -96,6 +101,7 @@ impl OutboxQueries for Conn {
                         delivery_id: r.get(0)?,
                         event_id: r.get(1)?,
                         event: r.get(2)?,
+                        profile_id: r.get(7)?,
                         payload: r.get(3)?,
                         attempts: r.get(4)?,
                         webhook_id: r.get(5)?,

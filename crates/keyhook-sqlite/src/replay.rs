@@ -21,6 +21,9 @@ macro_rules! replay_insert {
              WHERE w.id = ?1 AND w.user_id = ?2 AND ",
             $which,
             " AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value = e.event)
+               AND ",
+            scope_match!("w", "e.profile_id"),
+            "
                AND (?4 = 0 OR (SELECT d.state FROM deliveries d
                                WHERE d.event_id = e.id AND d.webhook_id = w.id
                                ORDER BY d.created_at DESC, d.rowid DESC LIMIT 1)
@@ -31,12 +34,18 @@ macro_rules! replay_insert {
 }
 
 impl ReplayQueries for Conn {
-    fn event_name_of(&self, user: &str, event_id: &str) -> StoreResult<Option<String>> {
+    fn event_of(
+        &self,
+        user: &str,
+        event_id: &str,
+    ) -> StoreResult<Option<(String, Option<String>)>> {
         sql(|| {
             Ok(self
                 .0
-                .prepare_cached("SELECT event FROM events WHERE id = ?1 AND user_id = ?2")?
-                .query_row(params![event_id, user], |r| r.get(0))
+                .prepare_cached(
+                    "SELECT event, profile_id FROM events WHERE id = ?1 AND user_id = ?2",
+                )?
+                .query_row(params![event_id, user], |r| Ok((r.get(0)?, r.get(1)?)))
                 .optional()?)
         })
     }

@@ -41,14 +41,18 @@ impl SecretQueries for Conn {
                 .0
                 .prepare_cached(
                     "SELECT is_active, url, secret,
-                        CASE WHEN previous_secret_expires_at > ?2 THEN previous_secret END
+                        CASE WHEN previous_secret_expires_at > ?2 THEN previous_secret END,
+                        full_access, profile_ids
                      FROM webhooks WHERE id = ?1",
                 )?
                 .query_row(params![id, now.0], |r| {
                     let mut secrets = vec![r.get::<_, String>(2)?];
                     secrets.extend(r.get::<_, Option<String>>(3)?);
+                    let profile_ids: String = r.get(5)?;
                     Ok(Signing {
                         is_active: r.get(0)?,
+                        full_access: r.get(4)?,
+                        profile_ids: super::json_strings(&profile_ids)?,
                         url: r.get(1)?,
                         secrets,
                     })

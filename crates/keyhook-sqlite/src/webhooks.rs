@@ -7,16 +7,19 @@ use crate::time::Timestamp;
 use keyhook_core::store::KeyQueries;
 use keyhook_core::store::{AttemptRecord, StoreResult, WebhookQueries};
 
-const COLUMNS: &str =
-    "id, user_id, url, events, secret, is_active, fail_count, created_at, updated_at";
+const COLUMNS: &str = "id, user_id, url, events, secret, is_active, fail_count, created_at,
+    updated_at, full_access, profile_ids";
 
 fn from_row(r: &Row<'_>) -> rusqlite::Result<Webhook> {
     let events: String = r.get(3)?;
+    let profile_ids: String = r.get(10)?;
     Ok(Webhook {
         id: r.get(0)?,
         user_id: r.get(1)?,
         url: r.get(2)?,
         events: json_strings(&events)?,
+        full_access: r.get(9)?,
+        profile_ids: json_strings(&profile_ids)?,
         secret: r.get(4)?,
         is_active: r.get(5)?,
         fail_count: r.get(6)?,
@@ -41,8 +44,8 @@ impl WebhookQueries for Conn {
             self.0
                 .prepare_cached(
                     "INSERT INTO webhooks (id, user_id, url, events, secret, is_active, fail_count,
-                        created_at, updated_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                        created_at, updated_at, full_access, profile_ids)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                 )?
                 .execute(params![
                     w.id,
@@ -53,7 +56,9 @@ impl WebhookQueries for Conn {
                     w.is_active,
                     w.fail_count,
                     w.created_at.0,
-                    w.updated_at.0
+                    w.updated_at.0,
+                    w.full_access,
+                    to_json(&w.profile_ids)
                 ])?;
             Ok(())
         })
@@ -107,7 +112,7 @@ impl WebhookQueries for Conn {
             self.0
                 .prepare_cached(
                     "UPDATE webhooks SET url = ?2, events = ?3, is_active = ?4, fail_count = ?5,
-                        updated_at = ?6,
+                        updated_at = ?6, full_access = ?7, profile_ids = ?8,
                         disabled_reason = CASE WHEN ?4 THEN NULL ELSE disabled_reason END
                      WHERE id = ?1",
                 )?
@@ -117,7 +122,9 @@ impl WebhookQueries for Conn {
                     to_json(&w.events),
                     w.is_active,
                     w.fail_count,
-                    w.updated_at.0
+                    w.updated_at.0,
+                    w.full_access,
+                    to_json(&w.profile_ids)
                 ])?;
             Ok(())
         })
@@ -216,9 +223,11 @@ impl WebhookQueries for Conn {
     fn attempts(&self, webhook_id: &str, limit: i64) -> StoreResult<Vec<DeliveryAttempt>> {
         sql(|| {
             let mut stmt = self.0.prepare_cached(
-                "SELECT id, delivery_id, event_id, event, attempt, attempted_at, delivered,
-                    status_code, status_text, duration_ms, response_excerpt
-                 FROM delivery_attempts WHERE webhook_id = ?1 ORDER BY id DESC LIMIT ?2",
+                "SELECT a.id, a.delivery_id, a.event_id, a.event, a.attempt, a.attempted_at,
+                    a.delivered, a.status_code, a.status_text, a.duration_ms,
+                    a.response_excerpt, e.profile_id
+                 FROM delivery_attempts a LEFT JOIN events e ON e.id = a.event_id
+                 WHERE a.webhook_id = ?1 ORDER BY a.id DESC LIMIT ?2",
             )?;
             let rows = stmt.query_map(params![webhook_id, limit], |r| {
                 Ok(DeliveryAttempt {
@@ -226,6 +235,7 @@ impl WebhookQueries for Conn {
                     delivery_id: r.get(1)?,
                     event_id: r.get(2)?,
                     event: r.get(3)?,
+                    profile_id: r.get(11)?,
                     attempt: r.get(4)?,
                     attempted_at: Timestamp(r.get(5)?),
                     delivered: r.get(6)?,

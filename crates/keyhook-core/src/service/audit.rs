@@ -7,6 +7,7 @@
 use serde_json::{json, Value};
 
 use super::{Actor, Operation};
+use crate::auth::Scope;
 use crate::error::{Error, Result};
 use crate::model::{ApiKey, AuditEntry, Webhook};
 use crate::redact;
@@ -99,6 +100,10 @@ pub struct Entry {
     pub target: String,
     /// A small JSON object; never a plaintext key or a secret.
     pub details: Value,
+    /// The scope of what the entry is about ([`Entry::about`]); full access until told, so
+    /// that an entry whose scope was not given is shown to no scoped key.
+    pub full_access: bool,
+    pub profile_ids: Vec<String>,
 }
 
 impl Entry {
@@ -111,7 +116,17 @@ impl Entry {
             action,
             target: target.to_string(),
             details,
+            full_access: true,
+            profile_ids: Vec::new(),
         }
+    }
+
+    /// The entry is about something of `scope` (a key's, a webhook's): a key sees the entry
+    /// only if it sees that scope ([`Actor::sees`]).
+    pub fn about(mut self, scope: Scope<'_>) -> Entry {
+        self.full_access = scope.full_access;
+        self.profile_ids = scope.profile_ids.to_vec();
+        self
     }
 
     /// An automatic change to something of `user`: actor `system`.
@@ -123,8 +138,25 @@ impl Entry {
             action,
             target: target.to_string(),
             details,
+            full_access: true,
+            profile_ids: Vec::new(),
         }
     }
+}
+
+/// The smallest scope holding both `a` and `b`: what an entry about a change of scope is
+/// about, so that only keys that see the webhook before and after the change see it.
+pub fn union(a: Scope<'_>, b: Scope<'_>) -> (bool, Vec<String>) {
+    if a.full_access || b.full_access {
+        return (true, Vec::new());
+    }
+    let mut ids = a.profile_ids.to_vec();
+    for p in b.profile_ids {
+        if !ids.contains(p) {
+            ids.push(p.clone());
+        }
+    }
+    (false, ids)
 }
 
 /// Appends `entry`, at `at`, on `c`: call it inside the `Store::write` transaction of the
@@ -143,6 +175,8 @@ pub fn record(c: Conn<'_>, at: Timestamp, entry: &Entry) -> Result<()> {
         action: entry.action.as_str().to_string(),
         target: entry.target.clone(),
         details,
+        full_access: entry.full_access,
+        profile_ids: entry.profile_ids.clone(),
     })?;
     Ok(())
 }
@@ -179,6 +213,8 @@ pub fn webhook_details(w: &Webhook) -> Value {
     json!({
         "url": redact::url(&w.url),
         "events": w.events,
+        "fullAccess": w.full_access,
+        "profileIds": w.profile_ids,
         "isActive": w.is_active,
     })
 }
@@ -243,8 +279,13 @@ impl Default for Query {
     }
 }
 
+/// How many entries a scoped key's listing reads at a time while it looks for entries it sees.
+const PAGE: i64 = 500;
+
 /// The actor's user's entries (every user's with `all_users`, operators only), newest first.
-/// Any valid key may read its own user's log.
+/// Any valid key may read its own user's log; a key limited to profiles sees only the entries
+/// about keys and webhooks within its scope ([`Actor::sees`]), read page by page until
+/// `limit` of them are found or the log ends.
 pub fn list(store: &Store, actor: &Actor, q: Query) -> Result<Vec<AuditEntry>> {
     actor.may(Operation::ListAudit, None)?;
     let limit = check_limit(q.limit).map_err(|m| Error::validation("limit", m))?;
@@ -257,7 +298,26 @@ pub fn list(store: &Store, actor: &Actor, q: Query) -> Result<Vec<AuditEntry>> {
         }
         (_, false) => Some(actor.user_id()),
     };
-    Ok(store.conn().list_audit(user, q.since, limit)?)
+    if actor.sees(Scope::ALL) {
+        return Ok(store.conn().list_audit(user, q.since, None, limit)?);
+    }
+    let mut out = Vec::new();
+    let mut before = None;
+    loop {
+        let page = store.conn().list_audit(user, q.since, before, PAGE)?;
+        let full = page.len() as i64 == PAGE;
+        before = page.last().map(|e| (e.at, e.id));
+        out.extend(page.into_iter().filter(|e| {
+            actor.sees(Scope {
+                full_access: e.full_access,
+                profile_ids: &e.profile_ids,
+            })
+        }));
+        if out.len() as i64 >= limit || !full {
+            out.truncate(limit as usize);
+            return Ok(out);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -5,8 +5,10 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::input::Problems;
+use super::keys::ProfileId;
 use super::{Actor, Operation};
-use crate::error::Result;
+use crate::auth::{self, Excess, Scope};
+use crate::error::{Error, FieldError, Result};
 use crate::model::EventAccepted;
 use crate::store::Store;
 use crate::time::Timestamp;
@@ -76,15 +78,24 @@ struct Payload<'a> {
     id: &'a str,
     event: &'a str,
     created_at: Timestamp,
+    profile_id: Option<&'a str>,
     data: &'a Value,
 }
 
-/// The exact bytes POSTed to receivers: `{"id", "event", "createdAt", "data"}`.
-pub fn payload(id: &str, event: &str, created_at: Timestamp, data: &Value) -> Vec<u8> {
+/// The exact bytes POSTed to receivers: `{"id", "event", "createdAt", "profileId", "data"}`,
+/// `profileId` being `null` for a user-wide event (and a test ping).
+pub fn payload(
+    id: &str,
+    event: &str,
+    profile_id: Option<&str>,
+    created_at: Timestamp,
+    data: &Value,
+) -> Vec<u8> {
     serde_json::to_vec(&Payload {
         id,
         event,
         created_at,
+        profile_id,
         data,
     })
     .unwrap_or_default()
@@ -143,6 +154,9 @@ pub struct NewEvent {
     pub event: Option<EventName>,
     /// `{}` when absent.
     pub data: Option<Map<String, Value>>,
+    /// The profile the event is about; `None`: a user-wide event, delivered only to
+    /// full-access webhooks. A key limited to profiles must name one of its own.
+    pub profile_id: Option<ProfileId>,
     /// With a key, a repeat within [`IDEMPOTENCY_WINDOW_MS`] returns the first event.
     pub idempotency_key: Option<IdempotencyKey>,
     /// What the front end refused converting the request, named as the request names it; a
@@ -151,7 +165,7 @@ pub struct NewEvent {
 }
 
 /// The fields of [`NewEvent`] as the API names them, in the order problems are reported.
-const NEW_EVENT_FIELDS: &[&str] = &["event", "data", IDEMPOTENCY_FIELD];
+const NEW_EVENT_FIELDS: &[&str] = &["event", "data", "profileId", IDEMPOTENCY_FIELD];
 
 /// Records the event and queues one delivery for each active webhook of the actor's user
 /// that subscribes to it, in one transaction.
@@ -168,20 +182,46 @@ pub fn emit(
 pub struct CheckedEvent {
     event: String,
     data: Value,
+    profile_id: Option<String>,
     idempotency_key: Option<IdempotencyKey>,
 }
 
 /// The rules an event must meet before it touches the database (the actor's permission, the
-/// name, the data), so that a front end can report them before it opens one.
+/// name, the data, the profile), so that a front end can report them before it opens one.
 pub fn check(actor: &Actor, input: NewEvent) -> Result<CheckedEvent> {
     actor.may(Operation::EmitEvent, None)?;
     let mut p = input.problems;
     let event = p.require("event", input.event);
     p.into_result(NEW_EVENT_FIELDS)?;
+    let profile_id = input.profile_id.map(ProfileId::into_string);
+    check_profile(actor, profile_id.as_ref())?;
     Ok(CheckedEvent {
         event: event.map_or("", |e| e.as_str()).to_string(),
         data: Value::Object(input.data.unwrap_or_default()),
+        profile_id,
         idempotency_key: input.idempotency_key,
+    })
+}
+
+/// A key emits only events within its scope (`auth::no_broader_scope`, the event's scope
+/// being its one profile, or every profile for a user-wide event): a key limited to profiles
+/// names one of them, else 403 on `profileId`. The operator and full-access keys emit any.
+fn check_profile(actor: &Actor, profile: Option<&String>) -> Result<()> {
+    let Actor::Key(key) = actor else {
+        return Ok(());
+    };
+    let detail = match auth::no_broader_scope(Scope::of_event(profile), key.scope()) {
+        Ok(()) => return Ok(()),
+        Err(Excess::Profile(p)) => format!("{p} is outside the profiles of this key"),
+        Err(_) => format!(
+            "is required: this key is limited to profiles ({}), and a user-wide event \
+             reaches them all",
+            key.profile_ids.join(", ")
+        ),
+    };
+    Err(Error::ForbiddenFields {
+        message: "a key limited to profiles emits only events of its own profiles".into(),
+        details: vec![FieldError::new("profileId", detail)],
     })
 }
 
@@ -191,7 +231,10 @@ pub fn check(actor: &Actor, input: NewEvent) -> Result<CheckedEvent> {
 /// when the user's key already holds an event newer than [`IDEMPOTENCY_WINDOW_MS`], that
 /// first event is returned as it was accepted and nothing is written or queued, whatever the
 /// name and data of this one (the first event wins, as Svix does). A key older than the
-/// window is taken again.
+/// window is taken again. Keys are held per user AND per profile (user-wide events have a
+/// space of their own): the same key sent for another profile is another key, so an answer
+/// never shows an event of a profile other than the one the caller named, which its scope
+/// allowed ([`check`]): a scoped key is never shown an event it could not see.
 pub fn emit_checked(
     store: &Store,
     actor: &Actor,
@@ -201,14 +244,16 @@ pub fn emit_checked(
     let CheckedEvent {
         event,
         data,
+        profile_id,
         idempotency_key,
     } = checked;
     let id = new_event_id();
-    let body = payload(&id, &event, now, &data);
+    let body = payload(&id, &event, profile_id.as_deref(), now, &data);
     let user = actor.user_id();
     let mut accepted = EventAccepted {
         id,
         event,
+        profile_id,
         created_at: now,
         deliveries: 0,
     };
@@ -221,10 +266,12 @@ pub fn emit_checked(
                 return Ok(());
             }
         }
-        c.insert_event(&accepted.id, user, &accepted.event, &body, now)?;
-        accepted.deliveries = c.enqueue_deliveries(&accepted.id, user, &accepted.event, now)?;
+        let profile = accepted.profile_id.as_deref();
+        c.insert_event(&accepted.id, user, &accepted.event, profile, &body, now)?;
+        accepted.deliveries =
+            c.enqueue_deliveries(&accepted.id, user, &accepted.event, profile, now)?;
         if let Some(key) = &idempotency_key {
-            c.set_idempotency_deliveries(user, key.as_str(), accepted.deliveries)?;
+            c.set_idempotency_deliveries(user, profile, key.as_str(), accepted.deliveries)?;
         }
         Ok(())
     })?;

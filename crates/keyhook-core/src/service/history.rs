@@ -28,8 +28,21 @@ pub fn recent(
     let rows = store
         .conn()
         .recent_attempts(actor.user_id(), webhook_id, HISTORY_LEN)?;
+    // Only of webhooks the actor sees (`webhooks::list` is that list).
+    let seen: Option<Vec<String>> = match actor {
+        Actor::Operator { .. } => None,
+        Actor::Key(_) => Some(
+            super::webhooks::list(store, actor)?
+                .into_iter()
+                .map(|w| w.id)
+                .collect(),
+        ),
+    };
     let mut out: HashMap<String, Vec<Mark>> = HashMap::new();
     for r in rows {
+        if seen.as_ref().is_some_and(|ids| !ids.contains(&r.webhook_id)) {
+            continue;
+        }
         out.entry(r.webhook_id).or_default().push(Mark {
             delivered: r.delivered,
             duration_ms: r.duration_ms,

@@ -64,6 +64,33 @@ impl KeyName {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ProfileIds(Vec<String>);
 
+/// One profile id: what each of [`ProfileIds`] must be (an event's `profileId`): not empty,
+/// at most [`MAX_PROFILE_ID_CHARS`] characters of visible text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileId(String);
+
+impl ProfileId {
+    pub fn new(id: &str) -> std::result::Result<ProfileId, String> {
+        // The rules of each of `ProfileIds`, in its order.
+        if id.trim().is_empty() {
+            return Err("must not be empty".into());
+        }
+        if id.chars().count() > MAX_PROFILE_ID_CHARS {
+            return Err(format!("must be at most {MAX_PROFILE_ID_CHARS} characters"));
+        }
+        visible(id)?;
+        Ok(ProfileId(id.to_string()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
 impl ProfileIds {
     pub fn new(ids: Vec<String>) -> std::result::Result<ProfileIds, ListProblems> {
         let mut p = ListProblems::default();
@@ -92,6 +119,44 @@ impl ProfileIds {
     pub fn as_slice(&self) -> &[String] {
         &self.0
     }
+
+    pub fn into_vec(self) -> Vec<String> {
+        self.0
+    }
+}
+
+/// The scope rule of a key, and of a webhook (issue 19): `fullAccess` (true when absent) and
+/// `profileIds` agree: profile ids only with `fullAccess: false`, and at least one then.
+/// Reports into `p` (on `profileIds`) and returns the scope, or `None` when it was refused.
+pub fn check_scope(
+    p: &mut Problems,
+    full_access: Option<bool>,
+    profile_ids: Option<ProfileIds>,
+) -> Option<(bool, Vec<String>)> {
+    let full_access = full_access.unwrap_or(true);
+    // Profile ids that were sent but refused were sent all the same.
+    let has_profiles = match &profile_ids {
+        Some(ids) => !ids.is_empty(),
+        None => p.mentions("profileIds"),
+    };
+    if p.has("fullAccess") || p.has("profileIds") {
+        return None;
+    }
+    if full_access && has_profiles {
+        p.add(
+            "profileIds",
+            "must be empty when fullAccess is true (set fullAccess to false to limit the scope)",
+        );
+        return None;
+    }
+    if !full_access && !has_profiles {
+        p.add(
+            "profileIds",
+            "at least one profile id is required when fullAccess is false",
+        );
+        return None;
+    }
+    Some((full_access, profile_ids.map(ProfileIds::into_vec).unwrap_or_default()))
 }
 
 /// When a new key expires: later than the moment it is created, and no later than RFC 3339
@@ -164,31 +229,14 @@ struct KeySpec {
 fn validate(input: NewKey) -> Result<KeySpec> {
     let mut p = input.problems;
     let name = p.require("name", input.name);
-    let full_access = input.full_access.unwrap_or(true);
-    // Profile ids that were sent but refused were sent all the same.
-    let has_profiles = match &input.profile_ids {
-        Some(ids) => !ids.is_empty(),
-        None => p.mentions("profileIds"),
-    };
-    if !p.has("fullAccess") && !p.has("profileIds") {
-        if full_access && has_profiles {
-            p.add(
-                "profileIds",
-                "must be empty when fullAccess is true (set fullAccess to false to limit the key)",
-            );
-        } else if !full_access && !has_profiles {
-            p.add(
-                "profileIds",
-                "at least one profile id is required when fullAccess is false",
-            );
-        }
-    }
+    let scope = check_scope(&mut p, input.full_access, input.profile_ids);
     p.into_result(NEW_KEY_FIELDS)?;
+    let (full_access, profile_ids) = scope.unwrap_or_default();
     Ok(KeySpec {
         name: name.map(|n| n.0).unwrap_or_default(),
         permission: input.permission.unwrap_or(Permission::Readwrite),
         full_access,
-        profile_ids: input.profile_ids.map(|ids| ids.0).unwrap_or_default(),
+        profile_ids,
         expires_at: input.expires_at.map(Expiry::at),
     })
 }
@@ -324,7 +372,7 @@ fn create_then(
         audit::record(
             c,
             now,
-            &Entry::by(actor, Action::KeyCreated, &key.id, details),
+            &Entry::by(actor, Action::KeyCreated, &key.id, details).about(key.scope()),
         )?;
         if let Some(publish) = publish {
             c.stage()?;
@@ -384,7 +432,7 @@ pub fn delete(store: &Store, actor: &Actor, id: &str, now: Timestamp) -> Result<
         audit::record(
             c,
             now,
-            &Entry::by(actor, Action::KeyDeleted, &key.id, details),
+            &Entry::by(actor, Action::KeyDeleted, &key.id, details).about(key.scope()),
         )?;
         Ok(key)
     })
@@ -464,7 +512,7 @@ fn rotate_then(
         audit::record(
             c,
             now,
-            &Entry::by(actor, Action::KeyRotated, &old.id, details),
+            &Entry::by(actor, Action::KeyRotated, &old.id, details).about(old.scope()),
         )?;
         if let Some(publish) = publish {
             c.stage()?;
@@ -520,7 +568,7 @@ pub fn prune(
             audit::record(
                 c,
                 now,
-                &Entry::by(actor, Action::KeyDeleted, &k.id, details),
+                &Entry::by(actor, Action::KeyDeleted, &k.id, details).about(k.scope()),
             )?;
         }
         Ok(keys)

@@ -91,6 +91,17 @@ impl Actor {
         }
     }
 
+    /// Whether the actor sees something of its user with `scope` (a webhook, an audit
+    /// entry): the operator and a full-access key see everything; a scoped key only what is
+    /// within its own profiles (`auth::no_broader_scope`, the rule keys obey towards keys).
+    /// What it does not see is answered as what does not exist.
+    pub fn sees(&self, scope: auth::Scope<'_>) -> bool {
+        match self {
+            Actor::Operator { .. } => true,
+            Actor::Key(key) => auth::no_broader_scope(scope, key.scope()).is_ok(),
+        }
+    }
+
     /// The permission and scope check of `op` (`auth::may`), which every operation makes
     /// first; the operator is never refused.
     pub fn may(&self, op: Operation, profile: Option<&str>) -> Result<()> {

@@ -10,6 +10,7 @@ use super::events;
 use super::input::Problems;
 use super::webhooks::find;
 use super::{Actor, Operation};
+use crate::auth::{self, Scope};
 use crate::error::{Error, Result};
 use crate::store::{ReplaySelection, Store};
 use crate::time::Timestamp;
@@ -45,7 +46,8 @@ pub struct Replayed {
 }
 
 /// Queues a fresh delivery to the actor's webhook `id` for every event of the user since
-/// `since` that the webhook subscribes to (or for the one event named), in one write
+/// `since` that the webhook subscribes to and whose profile its scope covers as it is now
+/// (`auth::covers`), or for the one event named, in one write
 /// transaction: all or nothing. The webhook must be active (409 `WEBHOOK_DISABLED`). An
 /// event id that the user does not have, or whose event the webhook does not subscribe to, is
 /// a validation error on `eventId`: an explicit id that would queue nothing is a mistake
@@ -84,13 +86,27 @@ pub fn replay(
             )));
         }
         if let Some(event_id) = &input.event_id {
-            let Some(name) = c.event_name_of(user, event_id)? else {
+            // An event the actor does not see (of a profile outside its scope) is one it
+            // cannot name: as unknown as an id of no event.
+            let found = c.event_of(user, event_id)?;
+            let Some((name, profile)) =
+                found.filter(|(_, p)| actor.sees(Scope::of_event(p.as_ref())))
+            else {
                 return Err(Error::validation("eventId", "no event with this id"));
             };
             if !w.events.contains(&name) {
                 return Err(Error::validation(
                     "eventId",
                     format!("the webhook does not subscribe to {name}, the event's name"),
+                ));
+            }
+            if !auth::covers(w.scope(), profile.as_ref()) {
+                let whose = profile.map_or("a user-wide event".to_string(), |p| {
+                    format!("an event of profile {p}")
+                });
+                return Err(Error::validation(
+                    "eventId",
+                    format!("the webhook's scope does not cover {whose}"),
                 ));
             }
         }
@@ -122,7 +138,7 @@ pub fn replay(
         audit::record(
             c,
             now,
-            &Entry::by(actor, Action::WebhookReplayed, &w.id, details),
+            &Entry::by(actor, Action::WebhookReplayed, &w.id, details).about(w.scope()),
         )?;
         Ok(Replayed { queued })
     })

@@ -4,8 +4,10 @@
 use super::audit::{self, Action, Entry, Via};
 use super::events::{self, EventName, TEST_EVENT};
 use super::input::{check_unique_non_empty, ListProblems, Problems};
+use super::keys::{check_scope, ProfileIds};
 use super::{Actor, Database, Operation};
-use crate::error::{Error, Result};
+use crate::auth::{self, Excess, Scope};
+use crate::error::{Error, FieldError, Result};
 use crate::model::{DeliveryAttempt, TestResult, Webhook};
 use crate::store::{AttemptRecord, Conn, Signing, Store, GONE_REASON};
 use crate::time::Timestamp;
@@ -42,6 +44,10 @@ pub struct NewWebhook {
     pub url: Option<WebhookUrl>,
     /// Required.
     pub events: Option<WebhookEvents>,
+    /// With `profile_ids`, the scope, validated as a key's (`keys::check_scope`); when
+    /// neither is given, the acting key's own scope (full access for the operator).
+    pub full_access: Option<bool>,
+    pub profile_ids: Option<ProfileIds>,
     /// What the front end refused converting the request, named as the request names it; a
     /// refused value is `None` above.
     pub problems: Problems,
@@ -52,6 +58,10 @@ pub struct NewWebhook {
 pub struct WebhookPatch {
     pub url: Option<WebhookUrl>,
     pub events: Option<WebhookEvents>,
+    /// The scope, replaced as a whole when either is given (as in [`NewWebhook`]; absent
+    /// `fullAccess` is `true`), kept when neither is.
+    pub full_access: Option<bool>,
+    pub profile_ids: Option<ProfileIds>,
     pub is_active: Option<bool>,
     /// As in [`NewWebhook`].
     pub problems: Problems,
@@ -59,7 +69,59 @@ pub struct WebhookPatch {
 
 /// The fields of [`NewWebhook`] and [`WebhookPatch`] as the API names them, in the order
 /// problems are reported.
-const WEBHOOK_FIELDS: &[&str] = &["url", "events", "isActive", "body"];
+const WEBHOOK_FIELDS: &[&str] = &[
+    "url",
+    "events",
+    "fullAccess",
+    "profileIds",
+    "isActive",
+    "body",
+];
+
+/// The scope a create or a change asks for, checked as a key's scope is
+/// (`keys::check_scope`): `None` when it names neither `fullAccess` nor `profileIds`, or
+/// when what it names was refused (then `p` says why).
+fn asked_scope(
+    p: &mut Problems,
+    full_access: Option<bool>,
+    profile_ids: Option<ProfileIds>,
+) -> Option<(bool, Vec<String>)> {
+    let named = full_access.is_some()
+        || profile_ids.is_some()
+        || p.mentions("fullAccess")
+        || p.mentions("profileIds");
+    if named {
+        check_scope(p, full_access, profile_ids)
+    } else {
+        None
+    }
+}
+
+/// A key gives webhooks only scopes within its own (`auth::no_broader_scope`, the rule keys
+/// obey towards keys): else 403, naming `fullAccess` or `profileIds`. The operator may give
+/// any scope.
+fn check_scope_within(actor: &Actor, scope: Scope<'_>) -> Result<()> {
+    let Actor::Key(key) = actor else {
+        return Ok(());
+    };
+    match auth::no_broader_scope(scope, key.scope()) {
+        Ok(()) => Ok(()),
+        Err(Excess::Profile(p)) => Err(Error::ForbiddenFields {
+            message: format!("key is not scoped to profile {p}"),
+            details: vec![FieldError::new(
+                "profileIds",
+                format!("{p} is outside the profiles of this key"),
+            )],
+        }),
+        Err(_) => Err(Error::ForbiddenFields {
+            message: "a key limited to profiles cannot give a webhook full access".into(),
+            details: vec![FieldError::new(
+                "fullAccess",
+                "must be false, with profileIds within those of this key",
+            )],
+        }),
+    }
+}
 
 /// Where deliveries go: an absolute http(s) URL with a host, without credentials or
 /// fragment, at most [`MAX_URL_LEN`] characters, written as an RFC 3986 URI (ASCII; anything
@@ -248,16 +310,31 @@ fn create_then(
     let mut p = input.problems;
     let url = p.require("url", input.url);
     let events = p.require("events", input.events);
+    let scope = asked_scope(&mut p, input.full_access, input.profile_ids);
     p.into_result(WEBHOOK_FIELDS)?;
     let (Some(url), Some(events)) = (url, events) else {
         unreachable!("a missing value is a problem")
     };
+    // A scoped key that names no scope gives the webhook its own.
+    let (full_access, profile_ids) = scope.unwrap_or_else(|| match actor {
+        Actor::Key(k) => (k.full_access, k.profile_ids.clone()),
+        Actor::Operator { .. } => (true, Vec::new()),
+    });
+    check_scope_within(
+        actor,
+        Scope {
+            full_access,
+            profile_ids: &profile_ids,
+        },
+    )?;
     let user = actor.user_id().to_string();
     let webhook = Webhook {
         id: uuid::Uuid::new_v4().to_string(),
         user_id: user.clone(),
         url: url.0,
         events: events.0,
+        full_access,
+        profile_ids,
         secret: sign::generate_secret(),
         is_active: true,
         fail_count: 0,
@@ -265,7 +342,8 @@ fn create_then(
         updated_at: now,
     };
     // BEGIN IMMEDIATE: the count and the insert see no other writer, so N processes
-    // creating at once never make an eleventh.
+    // creating at once never make an eleventh. Every webhook of the user counts, those the
+    // acting key cannot see too; the refusal says nothing about them.
     store.write(|c| {
         if c.count_webhooks(&user)? >= MAX_WEBHOOKS_PER_USER {
             return Err(Error::LimitReached(format!(
@@ -277,7 +355,8 @@ fn create_then(
         audit::record(
             c,
             now,
-            &Entry::by(actor, Action::WebhookCreated, &webhook.id, details),
+            &Entry::by(actor, Action::WebhookCreated, &webhook.id, details)
+                .about(webhook.scope()),
         )?;
         if let Some(publish) = publish {
             c.stage()?;
@@ -288,9 +367,12 @@ fn create_then(
     Ok(webhook)
 }
 
+/// The actor's user's webhooks that the actor sees ([`Actor::sees`]).
 pub fn list(store: &Store, actor: &Actor) -> Result<Vec<Webhook>> {
     actor.may(Operation::ListWebhooks, None)?;
-    Ok(store.conn().list_webhooks(actor.user_id())?)
+    let mut list = store.conn().list_webhooks(actor.user_id())?;
+    list.retain(|w| actor.sees(w.scope()));
+    Ok(list)
 }
 
 /// The shortest id prefix that names a webhook: 4 of the 32 hex digits of a UUID, as short as
@@ -304,11 +386,15 @@ pub const ID_LEN: usize = 36;
 /// The actor's webhook whose id is `id`, or whose id starts with `id` (at least
 /// [`MIN_ID_PREFIX`] characters, case-insensitive) when exactly one does. A prefix of any
 /// length that matches several is refused (validation error listing them); another user's
-/// webhooks are never matched. The CLI and the HTTP `{id}` path parameter both come through
-/// here.
+/// webhooks are never matched, nor are those of its user that the actor does not see
+/// ([`Actor::sees`]: a key sees only webhooks within its scope): they are not found, exactly
+/// as an unknown id. The CLI and the HTTP `{id}` path parameter both come through here, so
+/// every operation on one webhook obeys it.
 pub(super) fn find(conn: Conn<'_>, actor: &Actor, id: &str) -> Result<Webhook> {
     if let Some(w) = conn.webhook(actor.user_id(), id)? {
-        return Ok(w);
+        if actor.sees(w.scope()) {
+            return Ok(w);
+        }
     }
     let not_found =
         |hint: &str| Error::NotFound(format!("no webhook with id or id prefix {id:?}{hint}"));
@@ -322,6 +408,7 @@ pub(super) fn find(conn: Conn<'_>, actor: &Actor, id: &str) -> Result<Webhook> {
     }
     // Ten at most per user; a few more are fetched only to say how many match.
     let mut found = conn.webhooks_by_id_prefix(actor.user_id(), &prefix, 20)?;
+    found.retain(|w| actor.sees(w.scope()));
     match found.len() {
         0 => Err(not_found("")),
         1 if prefix.len() >= MIN_ID_PREFIX => Ok(found.remove(0)),
@@ -358,12 +445,31 @@ pub fn update(
     let mut p = patch.problems;
     // A field that was sent but refused (`"isActive": "yes"`) was named: its own detail says
     // what is wrong, without a second one saying that nothing was named.
-    let named = ["url", "events", "isActive"].iter().any(|f| p.mentions(f));
-    let empty = patch.url.is_none() && patch.events.is_none() && patch.is_active.is_none();
+    let named = ["url", "events", "fullAccess", "profileIds", "isActive"]
+        .iter()
+        .any(|f| p.mentions(f));
+    let empty = patch.url.is_none()
+        && patch.events.is_none()
+        && patch.full_access.is_none()
+        && patch.profile_ids.is_none()
+        && patch.is_active.is_none();
     if empty && !named && !p.has("body") {
-        p.add("body", "name at least one of url, events, isActive");
+        p.add(
+            "body",
+            "name at least one of url, events, fullAccess, profileIds, isActive",
+        );
     }
+    let scope = asked_scope(&mut p, patch.full_access, patch.profile_ids);
     p.into_result(WEBHOOK_FIELDS)?;
+    if let Some((full_access, ids)) = &scope {
+        check_scope_within(
+            actor,
+            Scope {
+                full_access: *full_access,
+                profile_ids: ids,
+            },
+        )?;
+    }
     store.write(|c| {
         let mut w = find(c, actor, id)?;
         let before = w.clone();
@@ -373,6 +479,10 @@ pub fn update(
         if let Some(e) = patch.events {
             w.events = e.0;
         }
+        if let Some((full_access, ids)) = scope {
+            w.full_access = full_access;
+            w.profile_ids = ids;
+        }
         if let Some(active) = patch.is_active {
             if active {
                 w.fail_count = 0;
@@ -381,8 +491,15 @@ pub fn update(
         }
         w.updated_at = now;
         c.update_webhook(&w)?;
+        // A change of scope is shown to the keys that saw the webhook before and after it.
+        let (full_access, ids) = audit::union(before.scope(), w.scope());
+        let about = Scope {
+            full_access,
+            profile_ids: &ids,
+        };
         for (action, details) in update_entries(&before, &w) {
-            audit::record(c, now, &Entry::by(actor, action, &w.id, details))?;
+            let entry = Entry::by(actor, action, &w.id, details).about(about);
+            audit::record(c, now, &entry)?;
         }
         Ok(w)
     })
@@ -401,6 +518,10 @@ fn update_entries(before: &Webhook, after: &Webhook) -> Vec<(Action, serde_json:
     }
     if before.events != after.events {
         changed.insert("events".into(), after.events.clone().into());
+    }
+    if before.scope() != after.scope() {
+        changed.insert("fullAccess".into(), after.full_access.into());
+        changed.insert("profileIds".into(), after.profile_ids.clone().into());
     }
     if !changed.is_empty() {
         out.push((Action::WebhookUpdated, changed.into()));
@@ -431,7 +552,7 @@ pub fn delete(store: &Store, actor: &Actor, id: &str, now: Timestamp) -> Result<
         audit::record(
             c,
             now,
-            &Entry::by(actor, Action::WebhookDeleted, &w.id, details),
+            &Entry::by(actor, Action::WebhookDeleted, &w.id, details).about(w.scope()),
         )?;
         Ok(w)
     })
@@ -547,7 +668,7 @@ fn rotate_secret_then(
         audit::record(
             c,
             now,
-            &Entry::by(actor, Action::WebhookSecretRotated, &w.id, details),
+            &Entry::by(actor, Action::WebhookSecretRotated, &w.id, details).about(w.scope()),
         )?;
         if let Some(publish) = publish {
             c.stage()?;
@@ -624,7 +745,7 @@ impl Ping {
         let secrets = signing.map_or_else(|| vec![w.secret.clone()], |s: Signing| s.secrets);
         let event_id = events::new_event_id();
         let data = serde_json::json!({ "webhookId": w.id });
-        let body = events::payload(&event_id, TEST_EVENT, now, &data);
+        let body = events::payload(&event_id, TEST_EVENT, None, now, &data);
         Ok(Ping {
             webhook_id: w.id,
             url: w.url,
@@ -687,6 +808,10 @@ pub fn log_attempt(c: Conn<'_>, of: AttemptOf<'_>, at: Timestamp, a: &Attempt) -
     };
     let disabled = c.record_attempt(&record, DISABLE_AFTER_FAILURES)?;
     if let Some(user) = disabled {
+        // The webhook's scope, for who may read the entry (it exists: it was just disabled).
+        let w = c.webhook(&user, webhook_id)?;
+        let all = (true, Vec::new());
+        let (full_access, ids) = w.map_or(all, |w| (w.full_access, w.profile_ids));
         // Why the store disabled it: the rule it was given (`AttemptRecord::gone`).
         let details = if record.gone() {
             serde_json::json!({ "reason": GONE_REASON, "statusCode": a.status_code })
@@ -703,7 +828,11 @@ pub fn log_attempt(c: Conn<'_>, of: AttemptOf<'_>, at: Timestamp, a: &Attempt) -
             Action::WebhookDisabled,
             webhook_id,
             details,
-        );
+        )
+        .about(Scope {
+            full_access,
+            profile_ids: &ids,
+        });
         audit::record(c, at, &entry)?;
     }
     Ok(())

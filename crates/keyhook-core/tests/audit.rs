@@ -28,7 +28,7 @@ fn at(ms: i64) -> Timestamp {
 }
 
 fn all(s: &keyhook_core::store::Store) -> Vec<AuditEntry> {
-    s.conn().list_audit(None, None, 1_000).unwrap()
+    s.conn().list_audit(None, None, None, 1_000).unwrap()
 }
 
 #[test]

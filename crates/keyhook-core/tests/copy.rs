@@ -32,8 +32,25 @@ fn dump(s: &Store) -> Vec<Vec<Vec<Cell>>> {
 /// payloads are too large for a batch of `BATCH_ROWS`, deliveries and attempts.
 fn source(dir: &tempfile::TempDir) -> Box<Store> {
     let s = store(dir, "source.db");
-    let hook = support::create_webhook(&*s, "alice", NOW);
+    let mut hook = support::create_webhook(&*s, "alice", NOW);
+    // Profile scope (issue 19): a scoped webhook, events of a profile, an idempotency key of
+    // a profile and an audit entry about a scope travel too.
+    hook.full_access = false;
+    hook.profile_ids = vec!["p1".into(), "p2".into()];
     s.write(|c| {
+        c.update_webhook(&hook)?;
+        c.insert_audit(&keyhook_core::model::AuditEntry {
+            id: 0,
+            user_id: "alice".into(),
+            at: NOW,
+            actor: "kp_00000000".into(),
+            via: "http".into(),
+            action: "webhook.updated".into(),
+            target: hook.id.clone(),
+            details: serde_json::json!({}),
+            full_access: false,
+            profile_ids: vec!["p1".into()],
+        })?;
         for i in 0..KEYS {
             let key = ApiKey {
                 id: format!("{i:032x}"),
@@ -57,12 +74,14 @@ fn source(dir: &tempfile::TempDir) -> Box<Store> {
         let payload = format!("{{\"pad\":\"{}\"}}", "x".repeat(PAYLOAD - 10));
         for i in 0..EVENTS {
             let id = format!("evt_{i:032x}");
-            c.insert_event(&id, "alice", "post.published", payload.as_bytes(), NOW)?;
-            c.enqueue_deliveries(&id, "alice", "post.published", NOW)?;
+            let profile = (i % 2 == 0).then_some("p1");
+            c.insert_event(&id, "alice", "post.published", profile, payload.as_bytes(), NOW)?;
+            c.enqueue_deliveries(&id, "alice", "post.published", profile, NOW)?;
         }
         let first = keyhook_core::model::EventAccepted {
             id: "evt_idempotent".into(),
             event: "post.published".into(),
+            profile_id: Some("p2".into()),
             created_at: NOW,
             deliveries: 0,
         };
@@ -108,6 +127,12 @@ fn every_row_arrives_in_bounded_batches() {
     for (t, rows) in TABLES.iter().zip(&before) {
         assert!(!rows.is_empty(), "the fixture has no row in {}", t.name);
     }
+    // The columns of profile scope arrived with their values.
+    let hooks = dst.conn().list_webhooks("alice").unwrap();
+    assert_eq!((hooks[0].full_access, &hooks[0].profile_ids[..]), (false, &["p1".to_string(), "p2".to_string()][..]));
+    let first_event = format!("evt_{:032x}", 0);
+    let (_, profile) = dst.conn().event_of("alice", &first_event).unwrap().unwrap();
+    assert_eq!(profile.as_deref(), Some("p1"));
     let want: Vec<(&str, u64)> = TABLES
         .iter()
         .zip(&before)

@@ -22,8 +22,8 @@ fn every_step_deletes_at_most_its_limit_per_batch() {
     s.write(|c| {
         for i in 0..25 {
             let id = format!("evt_{i:032x}");
-            c.insert_event(&id, "alice", "post.published", b"{}", T)?;
-            c.enqueue_deliveries(&id, "alice", "post.published", T)?;
+            c.insert_event(&id, "alice", "post.published", None, b"{}", T)?;
+            c.enqueue_deliveries(&id, "alice", "post.published", None, T)?;
         }
         for d in c.claim_due(T, 100, T.add_millis(10_000))? {
             let attempt = AttemptRecord {

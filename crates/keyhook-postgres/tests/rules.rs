@@ -99,8 +99,8 @@ fn two_claimers_never_claim_the_same_delivery() {
     for i in 0..events {
         s.write(|c| {
             let id = format!("evt_{i}");
-            c.insert_event(&id, "alice", "post.published", b"{}", NOW)?;
-            Ok(c.enqueue_deliveries(&id, "alice", "post.published", NOW)?)
+            c.insert_event(&id, "alice", "post.published", None, b"{}", NOW)?;
+            Ok(c.enqueue_deliveries(&id, "alice", "post.published", None, NOW)?)
         })
         .unwrap();
     }
@@ -135,8 +135,8 @@ fn a_claim_skips_rows_another_claim_holds() {
     for i in 0..4 {
         s.write(|c| {
             let id = format!("evt_{i}");
-            c.insert_event(&id, "alice", "post.published", b"{}", NOW.add_millis(i))?;
-            Ok(c.enqueue_deliveries(&id, "alice", "post.published", NOW.add_millis(i))?)
+            c.insert_event(&id, "alice", "post.published", None, b"{}", NOW.add_millis(i))?;
+            Ok(c.enqueue_deliveries(&id, "alice", "post.published", None, NOW.add_millis(i))?)
         })
         .unwrap();
     }

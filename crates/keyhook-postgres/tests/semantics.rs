@@ -41,6 +41,8 @@ fn hook(id: &str, user: &str, events: &[&str], active: bool, created: i64) -> We
         user_id: user.into(),
         url: format!("https://example.com/{id}"),
         events: events.iter().map(|e| e.to_string()).collect(),
+        full_access: true,
+        profile_ids: vec![],
         secret: format!("whsec_{id}"),
         is_active: active,
         fail_count: 0,
@@ -126,6 +128,12 @@ fn exercise(s: &Store) -> Vec<String> {
         hook("abd-3", "u", &["post.deleted"], true, T - 1),
         hook("ab%_4", "u", &["post.published"], false, T + 3),
         hook("abc-5", "v", &["post.published"], true, T),
+        // Profile scope (issue 19): a webhook of profiles p1 and p2.
+        Webhook {
+            full_access: false,
+            profile_ids: vec!["p1".into(), "p2".into()],
+            ..hook("abe-6", "u", &["post.published"], true, T + 4)
+        },
     ];
     s.write(|c| {
         for w in &hooks {
@@ -178,30 +186,44 @@ fn exercise(s: &Store) -> Vec<String> {
                 action: "key.created".into(),
                 target: format!("t{i}"),
                 details: serde_json::json!({"name": "é", "n": i, "list": [1, null]}),
+                full_access: i % 2 == 0,
+                profile_ids: if i % 2 == 0 { vec![] } else { vec!["p1".into()] },
             })?;
         }
         Ok(())
     })
     .unwrap();
-    note!(c.list_audit(Some("u"), None, 10));
-    note!(c.list_audit(Some("u"), Some(Timestamp(T + 5)), 2));
-    note!(c.list_audit(None, None, 3));
-    note!(c.list_audit(Some("nobody"), None, 3));
+    note!(c.list_audit(Some("u"), None, None, 10));
+    note!(c.list_audit(Some("u"), Some(Timestamp(T + 5)), None, 2));
+    note!(c.list_audit(None, None, None, 3));
+    note!(c.list_audit(Some("nobody"), None, None, 3));
     note!(s.write(|c| Ok(c.prune_audit(Timestamp(T + 5), 1)?)));
     note!(s.write(|c| Ok(c.prune_audit(Timestamp(T + 6), 10)?)));
-    note!(c.list_audit(None, None, 10));
+    note!(c.list_audit(None, None, None, 10));
 
     // The outbox. Delivery ids are random: answers are written down without them.
     let payload = b"{\"a\":1,\"b\":[\"\\u00e9\"]}\x00\xff".to_vec();
     note!(s.write(|c| {
-        c.insert_event("evt_1", "u", "post.published", &payload, Timestamp(T))?;
-        c.insert_event("evt_2", "w", "post.deleted", b"{}", Timestamp(T + 1))?;
+        c.insert_event("evt_1", "u", "post.published", None, &payload, Timestamp(T))?;
+        c.insert_event("evt_2", "w", "post.deleted", None, b"{}", Timestamp(T + 1))?;
         Ok((
-            c.enqueue_deliveries("evt_1", "u", "post.published", Timestamp(T))?,
-            c.enqueue_deliveries("evt_2", "u", "post.deleted", Timestamp(T + 5))?,
-            c.enqueue_deliveries("evt_2", "u", "nothing.subscribes", Timestamp(T + 5))?,
+            c.enqueue_deliveries("evt_1", "u", "post.published", None, Timestamp(T))?,
+            c.enqueue_deliveries("evt_2", "u", "post.deleted", None, Timestamp(T + 5))?,
+            c.enqueue_deliveries("evt_2", "u", "nothing.subscribes", None, Timestamp(T + 5))?,
         ))
     }));
+    // The matching rule (`scope_match!`): an event of p2 reaches the full-access webhooks and
+    // abe-6, one of p3 only the full-access ones, a user-wide one too.
+    note!(s.write(|c| {
+        let mut n = Vec::new();
+        for (id, profile) in [("evt_p2", Some("p2")), ("evt_p3", Some("p3"))] {
+            c.insert_event(id, "u", "post.published", profile, b"{}", Timestamp(T + 2))?;
+            n.push(c.enqueue_deliveries(id, "u", "post.published", profile, Timestamp(T + 2))?);
+            n.push(c.delivery_counts()?.iter().map(|(_, k)| k).sum::<i64>() as usize);
+        }
+        Ok(n)
+    }));
+    note!(c.event_of("u", "evt_p2"));
     note!(c.any_due(Timestamp(T - 1)));
     note!(c.any_due(Timestamp(T)));
     note!(c.delivery_counts());
@@ -258,8 +280,8 @@ fn exercise(s: &Store) -> Vec<String> {
     note!(c.list_webhooks("u"));
 
     // Replay and idempotency keys (engineer R).
-    note!(c.event_name_of("u", "evt_1"));
-    note!(c.event_name_of("v", "evt_1"));
+    note!(c.event_of("u", "evt_1"));
+    note!(c.event_of("v", "evt_1"));
     let sel = |since: i64, event_id: Option<&'static str>, failed_only: bool| ReplaySelection {
         webhook_id: "abc-1",
         user: "u",
@@ -285,6 +307,7 @@ fn exercise(s: &Store) -> Vec<String> {
     let accepted = |id: &str, at: i64| keyhook_core::model::EventAccepted {
         id: id.into(),
         event: "post.published".into(),
+        profile_id: None,
         created_at: Timestamp(at),
         deliveries: 0,
     };
@@ -294,7 +317,15 @@ fn exercise(s: &Store) -> Vec<String> {
         &accepted("evt_i1", T),
         Timestamp(0)
     )?)));
-    note!(s.write(|c| Ok(c.set_idempotency_deliveries("u", "k", 3)?)));
+    note!(s.write(|c| Ok(c.set_idempotency_deliveries("u", None, "k", 3)?)));
+    // Held per profile: the same key for p1 is another key.
+    let of_p1 = keyhook_core::model::EventAccepted {
+        profile_id: Some("p1".into()),
+        ..accepted("evt_ip1", T)
+    };
+    note!(s.write(|c| Ok(c.claim_idempotency_key("u", "k", &of_p1, Timestamp(0))?)));
+    note!(s.write(|c| Ok(c.set_idempotency_deliveries("u", Some("p1"), "k", 2)?)));
+    note!(s.write(|c| Ok(c.claim_idempotency_key("u", "k", &of_p1, Timestamp(0))?)));
     note!(s.write(|c| Ok(c.claim_idempotency_key(
         "u",
         "k",

@@ -228,7 +228,7 @@ fn a_key_creates_and_changes_webhooks_only_within_its_scope() {
     );
     invalid(
         webhooks::update(&s, &op("u"), &w.id, widen(None, Some(&["a"])), NOW),
-        "must be empty when fullAccess is true (set fullAccess to false to limit the scope)",
+        "must be empty when fullAccess is true (set fullAccess to false to limit the webhook)",
     );
 }
 

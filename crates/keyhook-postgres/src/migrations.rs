@@ -274,3 +274,82 @@ fn apply_pending(
     tx.commit().map_err(sql)?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The profile scope migration (issue 19) keeps what was there, as SQLite's does:
+    /// webhooks get full access, events are user-wide, idempotency keys the user-wide ones,
+    /// audit entries about a scoped key are about its scope.
+    #[test]
+    fn profile_scope_arrives_with_full_access_and_user_wide_events() {
+        let Some(db) = keyhook_testpg::database() else {
+            return;
+        };
+        let mine = MIGRATIONS
+            .iter()
+            .position(|m| m.contains("ADD PRIMARY KEY (user_id, profile_id, key)"))
+            .unwrap();
+        let mut c = Client::connect(&db.url(), postgres::NoTls).unwrap();
+        apply_pending(&mut c, &MIGRATIONS[..mine], true, "test").unwrap();
+        c.batch_execute(
+            r#"INSERT INTO users (id, created_at) VALUES ('u', 1);
+             INSERT INTO webhooks (id, user_id, url, events, secret, is_active, fail_count,
+                created_at, updated_at) VALUES ('w', 'u', 'http://a/', '["post.published"]',
+                'whsec_x', true, 0, 1, 1);
+             INSERT INTO events (id, user_id, event, payload, created_at)
+                VALUES ('evt_1', 'u', 'post.published', '{7d', 1);
+             INSERT INTO idempotency_keys (user_id, key, event_id, event, deliveries, created_at)
+                VALUES ('u', 'k', 'evt_1', 'post.published', 1, 1);
+             INSERT INTO audit_log (user_id, at, actor, via, action, target, details) VALUES
+                ('u', 1, 'cli:r', 'cli', 'key.created', 'k1',
+                 '{"fullAccess":false,"profileIds":["a","b"]}'),
+                ('u', 2, 'cli:r', 'cli', 'key.created', 'k2', '{"fullAccess":true,"profileIds":[]}'),
+                ('u', 3, 'cli:r', 'cli', 'webhook.created', 'w', '{"url":"http://a/"}');"#,
+        )
+        .unwrap();
+        migrate(&mut c, false, "test").unwrap();
+        let one = |c: &mut Client, sql: &str| -> Option<String> {
+            c.query_one(sql, &[]).unwrap().get(0)
+        };
+        assert_eq!(
+            one(&mut c, "SELECT version::text FROM keyhook_schema").unwrap(),
+            SCHEMA_VERSION.to_string()
+        );
+        assert_eq!(
+            one(&mut c, "SELECT full_access::text || ' ' || profile_ids FROM webhooks"),
+            Some("true []".into())
+        );
+        assert_eq!(one(&mut c, "SELECT profile_id FROM events"), None);
+        assert_eq!(
+            one(
+                &mut c,
+                "SELECT profile_id || '|' || key || '|' || event_id FROM idempotency_keys"
+            ),
+            Some("|k|evt_1".into())
+        );
+        let scopes: Vec<(bool, String)> = c
+            .query("SELECT full_access, profile_ids FROM audit_log ORDER BY id", &[])
+            .unwrap()
+            .iter()
+            .map(|r| (r.get(0), r.get(1)))
+            .collect();
+        let ids = |s: &str| serde_json::from_str::<Vec<String>>(s).unwrap();
+        let scopes: Vec<(bool, Vec<String>)> =
+            scopes.into_iter().map(|(f, p)| (f, ids(&p))).collect();
+        assert_eq!(
+            scopes,
+            [
+                (false, vec!["a".to_string(), "b".to_string()]),
+                (true, vec![]),
+                (true, vec![])
+            ]
+        );
+        c.batch_execute(
+            "INSERT INTO idempotency_keys (user_id, profile_id, key, event_id, event,
+                deliveries, created_at) VALUES ('u', 'a', 'k', 'evt_2', 'post.published', 0, 2);",
+        )
+        .unwrap();
+    }
+}

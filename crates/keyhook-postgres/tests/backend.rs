@@ -60,7 +60,14 @@ fn the_schema_is_sqlites_in_postgresql_types() {
         .iter()
         .flat_map(|t| {
             t.columns.iter().map(move |(c, k)| {
-                let null = if nullable.contains(c) { "YES" } else { "NO" };
+                // profile scope: a user-wide event has no profile (an idempotency key's
+                // profile_id is '' for it instead).
+                let user_wide = (t.name, *c) == ("events", "profile_id");
+                let null = if nullable.contains(c) || user_wide {
+                    "YES"
+                } else {
+                    "NO"
+                };
                 format!("{}.{c}:{}:{null}", t.name, ty(*k))
             })
         })

@@ -358,6 +358,63 @@ mod tests {
         }
     }
 
+    /// The profile scope migration (issue 19) keeps what was there: webhooks get full
+    /// access, events are user-wide, idempotency keys are the user-wide ones, and audit
+    /// entries about a scoped key are about its scope (webhooks' about full access).
+    #[test]
+    fn profile_scope_arrives_with_full_access_and_user_wide_events() {
+        let mine = MIGRATIONS
+            .iter()
+            .position(|m| m.contains("idempotency_keys_by_profile"))
+            .unwrap();
+        let conn = Connection::open_in_memory().unwrap();
+        apply_pending(&conn, &MIGRATIONS[..mine]).unwrap();
+        conn.execute_batch(
+            "INSERT INTO users (id, created_at) VALUES ('u', 1);
+             INSERT INTO webhooks (id, user_id, url, events, secret, is_active, fail_count,
+                created_at, updated_at) VALUES ('w', 'u', 'http://a/', '[\"post.published\"]',
+                'whsec_x', 1, 0, 1, 1);
+             INSERT INTO events (id, user_id, event, payload, created_at)
+                VALUES ('evt_1', 'u', 'post.published', x'7b7d', 1);
+             INSERT INTO idempotency_keys (user_id, key, event_id, event, deliveries, created_at)
+                VALUES ('u', 'k', 'evt_1', 'post.published', 1, 1);
+             INSERT INTO audit_log (user_id, at, actor, via, action, target, details) VALUES
+                ('u', 1, 'cli:r', 'cli', 'key.created', 'k1',
+                 '{\"fullAccess\":false,\"profileIds\":[\"a\",\"b\"]}'),
+                ('u', 2, 'cli:r', 'cli', 'key.created', 'k2',
+                 '{\"fullAccess\":true,\"profileIds\":[]}'),
+                ('u', 3, 'cli:r', 'cli', 'webhook.created', 'w', '{\"url\":\"http://a/\"}');",
+        )
+        .unwrap();
+        migrate(&conn).unwrap();
+        assert_eq!(version(&conn), SCHEMA_VERSION);
+        let one = |sql: &str| -> String {
+            conn.query_row(sql, [], |r| r.get::<_, rusqlite::types::Value>(0))
+                .map(|v| format!("{v:?}"))
+                .unwrap()
+        };
+        assert_eq!(
+            one("SELECT full_access || ' ' || profile_ids FROM webhooks"),
+            "Text(\"1 []\")"
+        );
+        assert_eq!(one("SELECT profile_id FROM events"), "Null");
+        assert_eq!(
+            one("SELECT profile_id || '|' || key || '|' || event_id FROM idempotency_keys"),
+            "Text(\"|k|evt_1\")"
+        );
+        assert_eq!(
+            one("SELECT group_concat(full_access || ' ' || profile_ids, ';') FROM
+                 (SELECT * FROM audit_log ORDER BY id)"),
+            "Text(\"0 [\\\"a\\\",\\\"b\\\"];1 [];1 []\")"
+        );
+        // The same key may now be taken again for a profile.
+        conn.execute_batch(
+            "INSERT INTO idempotency_keys (user_id, profile_id, key, event_id, event,
+                deliveries, created_at) VALUES ('u', 'a', 'k', 'evt_2', 'post.published', 0, 2);",
+        )
+        .unwrap();
+    }
+
     #[test]
     fn switching_to_wal_waits_for_another_process() {
         let dir = tempfile::tempdir().unwrap();

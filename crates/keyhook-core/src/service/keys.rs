@@ -127,8 +127,10 @@ impl ProfileIds {
 
 /// The scope rule of a key, and of a webhook (issue 19): `fullAccess` (true when absent) and
 /// `profileIds` agree: profile ids only with `fullAccess: false`, and at least one then.
-/// Reports into `p` (on `profileIds`) and returns the scope, or `None` when it was refused.
+/// Reports into `p` (on `profileIds`; `what` names the thing limited, `key` or `webhook`) and
+/// returns the scope, or `None` when it was refused.
 pub fn check_scope(
+    what: &str,
     p: &mut Problems,
     full_access: Option<bool>,
     profile_ids: Option<ProfileIds>,
@@ -145,7 +147,10 @@ pub fn check_scope(
     if full_access && has_profiles {
         p.add(
             "profileIds",
-            "must be empty when fullAccess is true (set fullAccess to false to limit the scope)",
+            format!(
+                "must be empty when fullAccess is true (set fullAccess to false to limit the \
+                 {what})"
+            ),
         );
         return None;
     }
@@ -229,7 +234,7 @@ struct KeySpec {
 fn validate(input: NewKey) -> Result<KeySpec> {
     let mut p = input.problems;
     let name = p.require("name", input.name);
-    let scope = check_scope(&mut p, input.full_access, input.profile_ids);
+    let scope = check_scope("key", &mut p, input.full_access, input.profile_ids);
     p.into_result(NEW_KEY_FIELDS)?;
     let (full_access, profile_ids) = scope.unwrap_or_default();
     Ok(KeySpec {

@@ -91,7 +91,7 @@ fn asked_scope(
         || p.mentions("fullAccess")
         || p.mentions("profileIds");
     if named {
-        check_scope(p, full_access, profile_ids)
+        check_scope("webhook", p, full_access, profile_ids)
     } else {
         None
     }

@@ -258,8 +258,8 @@ fn build() -> Value {
                 "NotImplemented": error_response("NOT_IMPLEMENTED: a Transfer-Encoding other than chunked; the connection is closed"),
                 "HttpVersionNotSupported": error_response("HTTP_VERSION_NOT_SUPPORTED: only HTTP/1.0 and HTTP/1.1 are served; the connection is closed"),
                 "Unauthorized": error_response(&format!("UNAUTHORIZED, or API_KEY_EXPIRED with message `{}`", Error::Expired)),
-                "Forbidden": error_response("FORBIDDEN: a readonly key writing; a key creating a key broader than itself, or one that outlives it (details: `expiresAt`); a key deleting a key broader than itself (wider scope, higher permission or a later expiry)"),
-                "NotFound": error_response("NOT_FOUND: no such path or id for the caller's user"),
+                "Forbidden": error_response("FORBIDDEN: a readonly key writing; a key creating a key broader than itself, or one that outlives it (details: `expiresAt`); a key deleting a key broader than itself (wider scope, higher permission or a later expiry); a key limited to profiles giving a webhook a scope beyond its own (details: `profileIds`, or `fullAccess` for full access) or emitting an event without one of its profiles (details: `profileId`)"),
+                "NotFound": error_response("NOT_FOUND: no such path or id for the caller's user; a webhook whose scope is not within the caller's (a key limited to profiles sees only webhooks of its profiles) is not found either"),
                 "MethodNotAllowed": error_response("METHOD_NOT_ALLOWED, with an Allow header"),
                 "LimitReached": error_response(&format!("WEBHOOK_LIMIT_REACHED: the user has {MAX_WEBHOOKS_PER_USER} webhooks")),
                 "PayloadTooLarge": error_response(&format!("PAYLOAD_TOO_LARGE: body over {} KiB (declared, or a chunk over what is left of it; then the connection is closed)", super::body::MAX_BODY / 1024)),
@@ -331,7 +331,7 @@ fn paths() -> Value {
         "/webhooks/{id}": {
             "parameters": webhook_id_param(),
             "get": op("Show a webhook", "getWebhook", ("200", ok("The webhook", r("Webhook"))), &["400", "403", "404"]),
-            "patch": with(op("Change url, events or isActive (isActive: true resets failCount)", "updateWebhook",
+            "patch": with(op("Change url, events, scope (fullAccess, profileIds) or isActive (isActive: true resets failCount)", "updateWebhook",
                              ("200", ok("The webhook as changed", r("Webhook"))), &write),
                           "requestBody", body(r("UpdateWebhook"))),
             "delete": op("Delete a webhook and its delivery log", "deleteWebhook", no_content("Deleted"), &["400", "403", "404"])
@@ -347,12 +347,12 @@ fn paths() -> Value {
                       ("200", ok("Attempts", json!({"type": "array", "items": r("DeliveryAttempt")}))), &["400", "403", "404"])
         },
         "/events": {
-            "post": with(with(op("Emit an event to the caller's subscribed, active webhooks", "emitEvent",
-                                 ("202", ok("Queued; with an Idempotency-Key already used by the caller's user within 24 hours, the FIRST event as it was accepted, and nothing is queued", r("EventAccepted"))), &write),
+            "post": with(with(op("Emit an event to the caller's subscribed, active webhooks whose scope covers its profileId", "emitEvent",
+                                 ("202", ok("Queued; with an Idempotency-Key already used by the caller's user for the same profileId (or, both user-wide, none) within 24 hours, the FIRST event as it was accepted, and nothing is queued", r("EventAccepted"))), &write),
                               "requestBody", body(r("EmitEvent"))),
                          "parameters", json!([{
                              "name": IDEMPOTENCY_FIELD, "in": "header", "required": false,
-                             "description": format!("A key for this event, per user: a repeat with the same key within 24 hours returns the first event (202, the same body) and queues nothing, whatever its event and data (the first event wins); after 24 hours the key may be used again. 1 to {IDEMPOTENCY_KEY_MAX} printable ASCII characters (space to ~), not starting or ending with a space, sent at most once; otherwise 400 VALIDATION_ERROR with field `{IDEMPOTENCY_FIELD}`"),
+                             "description": format!("A key for this event, per user and per profileId (a user-wide event's keys are apart from every profile's, so a repeat never answers with an event of another profile): a repeat with the same key and profileId within 24 hours returns the first event (202, the same body) and queues nothing, whatever its event and data (the first event wins); after 24 hours the key may be used again. 1 to {IDEMPOTENCY_KEY_MAX} printable ASCII characters (space to ~), not starting or ending with a space, sent at most once; otherwise 400 VALIDATION_ERROR with field `{IDEMPOTENCY_FIELD}`"),
                              "schema": { "type": "string", "minLength": 1, "maxLength": IDEMPOTENCY_KEY_MAX, "pattern": IDEMPOTENCY_KEY_PATTERN }
                          }]))
         },
@@ -438,6 +438,16 @@ fn schemas() -> Value {
     let url = url_schema();
     let permissions: Vec<&str> = Permission::ALL.iter().map(|p| p.as_str()).collect();
     let ts = json!({ "type": "string", "format": "date-time" });
+    // The scope's profile ids, of a key and of a webhook alike (`keys::ProfileIds`).
+    let profile_ids = json!({
+        "type": ["array", "null"],
+        "maxItems": MAX_PROFILE_IDS,
+        "uniqueItems": true,
+        "items": {
+            "type": "string", "maxLength": MAX_PROFILE_ID_CHARS, "pattern": keys::profile_id_pattern(),
+            "description": format!("Not blank. {VISIBLE_RULE}")
+        }
+    });
     let ts_or_null = json!({ "type": ["string", "null"], "format": "date-time" });
     let mut schemas = json!({
         "ApiKey": {
@@ -471,15 +481,7 @@ fn schemas() -> Value {
                 "permission": { "enum": permissions.iter().map(|p| json!(p)).chain([Value::Null]).collect::<Vec<_>>(),
                                 "default": Permission::Readwrite.as_str() },
                 "fullAccess": { "type": ["boolean", "null"], "default": true },
-                "profileIds": {
-                    "type": ["array", "null"],
-                    "maxItems": MAX_PROFILE_IDS,
-                    "uniqueItems": true,
-                    "items": {
-                        "type": "string", "maxLength": MAX_PROFILE_ID_CHARS, "pattern": keys::profile_id_pattern(),
-                        "description": format!("Not blank. {VISIBLE_RULE}")
-                    }
-                },
+                "profileIds": profile_ids.clone(),
                 "expiresAt": { "type": ["string", "null"], "format": "date-time" }
             },
             // fullAccess false needs profile ids; fullAccess true (the default) allows none.
@@ -490,12 +492,14 @@ fn schemas() -> Value {
         "Webhook": {
             "type": "object",
             "additionalProperties": false,
-            "required": ["id", "userId", "url", "events", "secret", "isActive", "failCount", "createdAt", "updatedAt"],
+            "required": ["id", "userId", "url", "events", "fullAccess", "profileIds", "secret", "isActive", "failCount", "createdAt", "updatedAt"],
             "properties": {
                 "id": { "type": "string" },
                 "userId": { "type": "string" },
                 "url": { "type": "string", "format": "uri", "maxLength": MAX_URL_LEN },
                 "events": { "type": "array", "minItems": 1, "items": { "enum": CATALOG } },
+                "fullAccess": { "type": "boolean", "description": "true: events of every profile and user-wide events are delivered; false: only events whose profileId is in profileIds" },
+                "profileIds": { "type": "array", "items": { "type": "string" } },
                 "secret": { "type": "string", "pattern": SECRET_PATTERN },
                 "isActive": { "type": "boolean" },
                 "failCount": { "type": "integer", "minimum": 0 },
@@ -507,25 +511,38 @@ fn schemas() -> Value {
             "type": "object",
             "additionalProperties": false,
             "required": ["url", "events"],
+            "description": "The scope (`fullAccess`, `profileIds`) follows the rules of an API key's; with neither field, the webhook gets the caller's own scope. A key limited to profiles gives only scopes within its own (else 403, details `profileIds` or `fullAccess`). `null` counts as absent.",
             "properties": {
                 "url": url,
-                "events": { "type": "array", "minItems": 1, "uniqueItems": true, "items": { "enum": CATALOG } }
-            }
+                "events": { "type": "array", "minItems": 1, "uniqueItems": true, "items": { "enum": CATALOG } },
+                "fullAccess": { "type": ["boolean", "null"], "default": true },
+                "profileIds": profile_ids.clone()
+            },
+            "if": { "required": ["fullAccess"], "properties": { "fullAccess": { "const": false } } },
+            "then": { "required": ["profileIds"], "properties": { "profileIds": { "type": "array", "minItems": 1 } } },
+            "else": { "properties": { "profileIds": { "maxItems": 0 } } }
         },
         "UpdateWebhook": {
             "type": "object",
             "additionalProperties": false,
-            "description": "A field left out or `null` stays as it is; at least one must be given.",
+            "description": "A field left out or `null` stays as it is; at least one must be given. The scope is replaced as a whole when `fullAccess` or `profileIds` is given, with the rules of CreateWebhook (`fullAccess` absent is `true`).",
             "properties": {
                 "url": nullable(&url),
                 "events": { "type": ["array", "null"], "minItems": 1, "uniqueItems": true, "items": { "enum": CATALOG } },
+                "fullAccess": { "type": ["boolean", "null"] },
+                "profileIds": profile_ids.clone(),
                 "isActive": { "type": ["boolean", "null"] }
             },
             "anyOf": [
                 { "required": ["url"], "properties": { "url": { "type": "string" } } },
                 { "required": ["events"], "properties": { "events": { "type": "array" } } },
+                { "required": ["fullAccess"], "properties": { "fullAccess": { "type": "boolean" } } },
+                { "required": ["profileIds"], "properties": { "profileIds": { "type": "array" } } },
                 { "required": ["isActive"], "properties": { "isActive": { "type": "boolean" } } }
-            ]
+            ],
+            "if": { "required": ["fullAccess"], "properties": { "fullAccess": { "const": false } } },
+            "then": { "required": ["profileIds"], "properties": { "profileIds": { "type": "array", "minItems": 1 } } },
+            "else": { "properties": { "profileIds": { "maxItems": 0 } } }
         },
         "TestResult": {
             "type": "object",
@@ -540,12 +557,13 @@ fn schemas() -> Value {
         "DeliveryAttempt": {
             "type": "object",
             "additionalProperties": false,
-            "required": ["id", "deliveryId", "eventId", "event", "attempt", "attemptedAt", "delivered", "statusCode", "statusText", "durationMs", "responseExcerpt"],
+            "required": ["id", "deliveryId", "eventId", "event", "profileId", "attempt", "attemptedAt", "delivered", "statusCode", "statusText", "durationMs", "responseExcerpt"],
             "properties": {
                 "id": { "type": "integer" },
                 "deliveryId": { "type": ["string", "null"] },
                 "eventId": { "type": "string" },
                 "event": { "type": "string" },
+                "profileId": { "type": ["string", "null"], "description": "The event's profile; null for a user-wide event and a test ping" },
                 "attempt": { "type": "integer", "minimum": 1 },
                 "attemptedAt": ts,
                 "delivered": { "type": "boolean" },
@@ -574,10 +592,14 @@ fn schemas() -> Value {
             "type": "object",
             "additionalProperties": false,
             "required": ["event"],
-            "description": "`null` counts as absent for `data`.",
+            "description": "`null` counts as absent for `data` and `profileId`. Without `profileId` the event is user-wide and is delivered only to webhooks with fullAccess; with one, to webhooks with fullAccess or whose profileIds hold it. A key limited to profiles must name one of its own (else 403, details `profileId`). Receivers get `{id, event, createdAt, profileId, data}`.",
             "properties": {
                 "event": { "enum": CATALOG },
-                "data": { "type": ["object", "null"] }
+                "data": { "type": ["object", "null"] },
+                "profileId": {
+                    "type": ["string", "null"], "minLength": 1, "maxLength": MAX_PROFILE_ID_CHARS, "pattern": keys::profile_id_pattern(),
+                    "description": format!("Not blank. {VISIBLE_RULE}")
+                }
             }
         },
         "ReplayWebhook": {
@@ -601,10 +623,11 @@ fn schemas() -> Value {
         "EventAccepted": {
             "type": "object",
             "additionalProperties": false,
-            "required": ["id", "event", "createdAt", "deliveries"],
+            "required": ["id", "event", "profileId", "createdAt", "deliveries"],
             "properties": {
                 "id": { "type": "string", "pattern": EVENT_ID_PATTERN },
                 "event": { "type": "string" },
+                "profileId": { "type": ["string", "null"] },
                 "createdAt": ts,
                 "deliveries": { "type": "integer", "minimum": 0 }
             }

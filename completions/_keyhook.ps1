@@ -390,6 +390,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Subscribe a URL to events (at most 10 webhooks per user)')
+            [CompletionResult]::new('update', 'update', [CompletionResultType]::ParameterValue, 'Change a webhook''s URL, events or scope (what PATCH /webhooks/{id} changes)')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the user''s webhooks')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one webhook, its secret included')
             [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Send a webhook.test delivery now and report what the endpoint answered')
@@ -414,6 +415,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Subscribe a URL to events (at most 10 webhooks per user)')
+            [CompletionResult]::new('update', 'update', [CompletionResultType]::ParameterValue, 'Change a webhook''s URL, events or scope (what PATCH /webhooks/{id} changes)')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the user''s webhooks')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one webhook, its secret included')
             [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Send a webhook.test delivery now and report what the endpoint answered')
@@ -429,6 +431,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
         'keyhook;webhooks;create' {
             [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'The http(s) URL that receives the deliveries')
             [CompletionResult]::new('--event', '--event', [CompletionResultType]::ParameterName, 'An event to subscribe to (repeat for several), e.g. post.published')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Deliver only events of this profile (repeat for several); without it the webhook gets the events of all profiles, and user-wide events')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
@@ -444,10 +447,45 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
         'keyhook;webhook;create' {
             [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'The http(s) URL that receives the deliveries')
             [CompletionResult]::new('--event', '--event', [CompletionResultType]::ParameterName, 'An event to subscribe to (repeat for several), e.g. post.published')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Deliver only events of this profile (repeat for several); without it the webhook gets the events of all profiles, and user-wide events')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'keyhook;webhooks;update' {
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'The new http(s) URL')
+            [CompletionResult]::new('--event', '--event', [CompletionResultType]::ParameterName, 'The events to subscribe to, replacing the current ones (repeat for several)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Deliver only events of these profiles, replacing the current scope (repeat for several)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--all-profiles', '--all-profiles', [CompletionResultType]::ParameterName, 'Deliver the events of all profiles, and user-wide events')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'keyhook;webhook;update' {
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'The new http(s) URL')
+            [CompletionResult]::new('--event', '--event', [CompletionResultType]::ParameterName, 'The events to subscribe to, replacing the current ones (repeat for several)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Deliver only events of these profiles, replacing the current scope (repeat for several)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--all-profiles', '--all-profiles', [CompletionResultType]::ParameterName, 'Deliver the events of all profiles, and user-wide events')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
             [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -708,6 +746,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
         }
         'keyhook;webhooks;help' {
             [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Subscribe a URL to events (at most 10 webhooks per user)')
+            [CompletionResult]::new('update', 'update', [CompletionResultType]::ParameterValue, 'Change a webhook''s URL, events or scope (what PATCH /webhooks/{id} changes)')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the user''s webhooks')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one webhook, its secret included')
             [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Send a webhook.test delivery now and report what the endpoint answered')
@@ -721,6 +760,9 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;webhooks;help;create' {
+            break
+        }
+        'keyhook;webhooks;help;update' {
             break
         }
         'keyhook;webhooks;help;list' {
@@ -755,6 +797,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
         }
         'keyhook;webhook;help' {
             [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Subscribe a URL to events (at most 10 webhooks per user)')
+            [CompletionResult]::new('update', 'update', [CompletionResultType]::ParameterValue, 'Change a webhook''s URL, events or scope (what PATCH /webhooks/{id} changes)')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the user''s webhooks')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one webhook, its secret included')
             [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Send a webhook.test delivery now and report what the endpoint answered')
@@ -768,6 +811,9 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;webhook;help;create' {
+            break
+        }
+        'keyhook;webhook;help;update' {
             break
         }
         'keyhook;webhook;help;list' {
@@ -817,6 +863,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
         }
         'keyhook;events;emit' {
             [CompletionResult]::new('--data', '--data', [CompletionResultType]::ParameterName, 'The event''s data: a JSON object, @FILE to read it from a file, or - for stdin')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'The profile the event is about: only webhooks whose scope covers it get it; without it the event is user-wide and goes only to webhooks of all profiles')
             [CompletionResult]::new('--idempotency-key', '--idempotency-key', [CompletionResultType]::ParameterName, 'A key for this event (1-255 printable ASCII characters): a repeat with the same key within 24 hours queues nothing and prints the first event')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
@@ -1025,6 +1072,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
         }
         'keyhook;help;webhooks' {
             [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Subscribe a URL to events (at most 10 webhooks per user)')
+            [CompletionResult]::new('update', 'update', [CompletionResultType]::ParameterValue, 'Change a webhook''s URL, events or scope (what PATCH /webhooks/{id} changes)')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the user''s webhooks')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one webhook, its secret included')
             [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Send a webhook.test delivery now and report what the endpoint answered')
@@ -1037,6 +1085,9 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;help;webhooks;create' {
+            break
+        }
+        'keyhook;help;webhooks;update' {
             break
         }
         'keyhook;help;webhooks;list' {

@@ -169,6 +169,9 @@ _keyhook() {
             keyhook__subcmd__help__subcmd__webhooks,test)
                 cmd="keyhook__subcmd__help__subcmd__webhooks__subcmd__test"
                 ;;
+            keyhook__subcmd__help__subcmd__webhooks,update)
+                cmd="keyhook__subcmd__help__subcmd__webhooks__subcmd__update"
+                ;;
             keyhook__subcmd__keys,create)
                 cmd="keyhook__subcmd__keys__subcmd__create"
                 ;;
@@ -250,6 +253,9 @@ _keyhook() {
             keyhook__subcmd__webhooks,test)
                 cmd="keyhook__subcmd__webhooks__subcmd__test"
                 ;;
+            keyhook__subcmd__webhooks,update)
+                cmd="keyhook__subcmd__webhooks__subcmd__update"
+                ;;
             keyhook__subcmd__webhooks__subcmd__help,create)
                 cmd="keyhook__subcmd__webhooks__subcmd__help__subcmd__create"
                 ;;
@@ -282,6 +288,9 @@ _keyhook() {
                 ;;
             keyhook__subcmd__webhooks__subcmd__help,test)
                 cmd="keyhook__subcmd__webhooks__subcmd__help__subcmd__test"
+                ;;
+            keyhook__subcmd__webhooks__subcmd__help,update)
+                cmd="keyhook__subcmd__webhooks__subcmd__help__subcmd__update"
                 ;;
             *)
                 ;;
@@ -596,13 +605,17 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__events__subcmd__emit)
-            opts="-h -V --data --idempotency-key --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            opts="-h -V --data --profile --idempotency-key --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --data)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -956,7 +969,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__help__subcmd__webhooks)
-            opts="create list show test enable disable delete rotate-secret deliveries replay"
+            opts="create update list show test enable disable delete rotate-secret deliveries replay"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1096,6 +1109,20 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__help__subcmd__webhooks__subcmd__test)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__help__subcmd__webhooks__subcmd__update)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1620,7 +1647,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__webhooks)
-            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version create list show test enable disable delete rotate-secret deliveries replay help"
+            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version create update list show test enable disable delete rotate-secret deliveries replay help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1650,7 +1677,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__webhooks__subcmd__create)
-            opts="-h -V --url --event --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            opts="-h -V --url --event --profile --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1661,6 +1688,10 @@ _keyhook() {
                     return 0
                     ;;
                 --event)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1808,7 +1839,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__webhooks__subcmd__help)
-            opts="create list show test enable disable delete rotate-secret deliveries replay help"
+            opts="create update list show test enable disable delete rotate-secret deliveries replay help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1975,6 +2006,20 @@ _keyhook() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        keyhook__subcmd__webhooks__subcmd__help__subcmd__update)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         keyhook__subcmd__webhooks__subcmd__list)
             opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -2114,6 +2159,48 @@ _keyhook() {
                 return 0
             fi
             case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --delivery-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__webhooks__subcmd__update)
+            opts="-h -V --url --event --profile --all-profiles --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --event)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

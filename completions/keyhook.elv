@@ -352,6 +352,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand create 'Subscribe a URL to events (at most 10 webhooks per user)'
+            cand update 'Change a webhook''s URL, events or scope (what PATCH /webhooks/{id} changes)'
             cand list 'List the user''s webhooks'
             cand show 'Show one webhook, its secret included'
             cand test 'Send a webhook.test delivery now and report what the endpoint answered'
@@ -375,6 +376,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand create 'Subscribe a URL to events (at most 10 webhooks per user)'
+            cand update 'Change a webhook''s URL, events or scope (what PATCH /webhooks/{id} changes)'
             cand list 'List the user''s webhooks'
             cand show 'Show one webhook, its secret included'
             cand test 'Send a webhook.test delivery now and report what the endpoint answered'
@@ -389,6 +391,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;webhooks;create'= {
             cand --url 'The http(s) URL that receives the deliveries'
             cand --event 'An event to subscribe to (repeat for several), e.g. post.published'
+            cand --profile 'Deliver only events of this profile (repeat for several); without it the webhook gets the events of all profiles, and user-wide events'
             cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
@@ -403,10 +406,43 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;webhook;create'= {
             cand --url 'The http(s) URL that receives the deliveries'
             cand --event 'An event to subscribe to (repeat for several), e.g. post.published'
+            cand --profile 'Deliver only events of this profile (repeat for several); without it the webhook gets the events of all profiles, and user-wide events'
             cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;webhooks;update'= {
+            cand --url 'The new http(s) URL'
+            cand --event 'The events to subscribe to, replacing the current ones (repeat for several)'
+            cand --profile 'Deliver only events of these profiles, replacing the current scope (repeat for several)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --all-profiles 'Deliver the events of all profiles, and user-wide events'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;webhook;update'= {
+            cand --url 'The new http(s) URL'
+            cand --event 'The events to subscribe to, replacing the current ones (repeat for several)'
+            cand --profile 'Deliver only events of these profiles, replacing the current scope (repeat for several)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --all-profiles 'Deliver the events of all profiles, and user-wide events'
             cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
             cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
             cand -h 'Print help (see more with ''--help'')'
@@ -648,6 +684,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         }
         &'keyhook;webhooks;help'= {
             cand create 'Subscribe a URL to events (at most 10 webhooks per user)'
+            cand update 'Change a webhook''s URL, events or scope (what PATCH /webhooks/{id} changes)'
             cand list 'List the user''s webhooks'
             cand show 'Show one webhook, its secret included'
             cand test 'Send a webhook.test delivery now and report what the endpoint answered'
@@ -660,6 +697,8 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'keyhook;webhooks;help;create'= {
+        }
+        &'keyhook;webhooks;help;update'= {
         }
         &'keyhook;webhooks;help;list'= {
         }
@@ -683,6 +722,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         }
         &'keyhook;webhook;help'= {
             cand create 'Subscribe a URL to events (at most 10 webhooks per user)'
+            cand update 'Change a webhook''s URL, events or scope (what PATCH /webhooks/{id} changes)'
             cand list 'List the user''s webhooks'
             cand show 'Show one webhook, its secret included'
             cand test 'Send a webhook.test delivery now and report what the endpoint answered'
@@ -695,6 +735,8 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'keyhook;webhook;help;create'= {
+        }
+        &'keyhook;webhook;help;update'= {
         }
         &'keyhook;webhook;help;list'= {
         }
@@ -732,6 +774,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         }
         &'keyhook;events;emit'= {
             cand --data 'The event''s data: a JSON object, @FILE to read it from a file, or - for stdin'
+            cand --profile 'The profile the event is about: only webhooks whose scope covers it get it; without it the event is user-wide and goes only to webhooks of all profiles'
             cand --idempotency-key 'A key for this event (1-255 printable ASCII characters): a repeat with the same key within 24 hours queues nothing and prints the first event'
             cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
@@ -916,6 +959,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         }
         &'keyhook;help;webhooks'= {
             cand create 'Subscribe a URL to events (at most 10 webhooks per user)'
+            cand update 'Change a webhook''s URL, events or scope (what PATCH /webhooks/{id} changes)'
             cand list 'List the user''s webhooks'
             cand show 'Show one webhook, its secret included'
             cand test 'Send a webhook.test delivery now and report what the endpoint answered'
@@ -927,6 +971,8 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand replay 'Queue past events again for a webhook (after its endpoint was down)'
         }
         &'keyhook;help;webhooks;create'= {
+        }
+        &'keyhook;help;webhooks;update'= {
         }
         &'keyhook;help;webhooks;list'= {
         }

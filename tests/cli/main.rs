@@ -35,6 +35,7 @@ mod raw_http;
 mod receiver;
 mod replay;
 mod retention;
+mod scope;
 mod secrets;
 mod serve;
 mod server;

@@ -531,9 +531,28 @@ fn keys(b: &Bench) {
         "in the past",
     );
 
+    scope(b, op, &json!({"name": "n"}));
+}
+
+/// The scope of a key, and of a webhook (issue 19), at `op` whose body without a scope is
+/// `base`: profileIds' items, length and uniqueness, and every combination with fullAccess
+/// against the if/then/else the document states.
+fn scope(b: &Bench, op: Op, base: &Value) {
+    let s = b.schema(op);
+    let props = format!("{s}/properties");
+    let with = |a: Option<Value>, p: Option<Value>| {
+        let mut body = base.clone();
+        if let Some(a) = a {
+            body["fullAccess"] = a;
+        }
+        if let Some(p) = p {
+            body["profileIds"] = p;
+        }
+        body
+    };
     // profileIds: its items, its length, uniqueness.
     let ids = format!("{props}/profileIds");
-    let limited = |v: Value| json!({"name": "n", "fullAccess": false, "profileIds": v});
+    let limited = |v: Value| with(Some(json!(false)), Some(v));
     b.strings(
         op,
         "profileIds",
@@ -584,14 +603,7 @@ fn keys(b: &Bench) {
     let profiles = [None, Some(Value::Null), Some(json!([])), Some(json!(["p"]))];
     for a in &access {
         for p in &profiles {
-            let mut body = json!({"name": "n"});
-            if let Some(a) = a {
-                body["fullAccess"] = a.clone();
-            }
-            if let Some(p) = p {
-                body["profileIds"] = p.clone();
-            }
-            b.agree(op, body, "");
+            b.agree(op, with(a.clone(), p.clone()), "");
         }
     }
 }
@@ -729,6 +741,9 @@ fn webhooks(b: &Bench) {
         }
     }
 
+    scope(b, Op::CreateWebhook, &Op::CreateWebhook.base());
+    scope(b, Op::UpdateWebhook, &Op::UpdateWebhook.base());
+
     // PATCH: at least one field, isActive a boolean.
     let op = Op::UpdateWebhook;
     b.limit(&format!("{}/anyOf", b.schema(op)));
@@ -743,6 +758,9 @@ fn webhooks(b: &Bench) {
         json!({"url": LOOPBACK}),
         json!({"events": ["post.published"]}),
         json!({"url": LOOPBACK, "events": null, "isActive": null}),
+        json!({"fullAccess": null, "profileIds": null}),
+        json!({"fullAccess": true}),
+        json!({"profileIds": []}),
     ] {
         b.agree(op, body, "");
     }
@@ -775,6 +793,24 @@ fn events(b: &Bench) {
         json!(5),
     ] {
         b.agree(op, b.with(op, "data", v), "data");
+    }
+    // profileId: a profile id as a key's scope takes one (the emitter has full access).
+    b.strings(
+        op,
+        "profileId",
+        &format!("{props}/profileId"),
+        &|v| b.with(op, "profileId", v),
+        &[&repeat('p'), &repeat('é')],
+        &[" ", "\u{3000}", " p ", "p q", "p\u{200b}", "\tp", "p\u{2028}", "日本"],
+    );
+    b.gap(
+        op,
+        b.with(op, "profileId", json!(a_key())),
+        true,
+        "a plaintext key is no profile id",
+    );
+    for v in [Value::Null, json!(["p"]), json!(5)] {
+        b.agree(op, b.with(op, "profileId", v), "profileId");
     }
 }
 

@@ -26,19 +26,21 @@ const WEBHOOKS: &str = "/api/v1/webhooks";
 const EVENTS: &str = "/api/v1/events";
 const PATIENCE: Duration = Duration::from_secs(10);
 
-const WEBHOOK_FIELDS: [&str; 9] = [
+const WEBHOOK_FIELDS: [&str; 11] = [
     "createdAt",
     "events",
     "failCount",
+    "fullAccess",
     "id",
     "isActive",
+    "profileIds",
     "secret",
     "updatedAt",
     "url",
     "userId",
 ];
 
-const ATTEMPT_FIELDS: [&str; 11] = [
+const ATTEMPT_FIELDS: [&str; 12] = [
     "attempt",
     "attemptedAt",
     "delivered",
@@ -47,6 +49,7 @@ const ATTEMPT_FIELDS: [&str; 11] = [
     "event",
     "eventId",
     "id",
+    "profileId",
     "responseExcerpt",
     "statusCode",
     "statusText",
@@ -122,7 +125,7 @@ fn assert_signed_delivery(req: &Request, secret: &str, event: &str) -> Value {
     let body = req.json();
     assert_eq!(
         sorted_keys(&body),
-        ["createdAt", "data", "event", "id"],
+        ["createdAt", "data", "event", "id", "profileId"],
         "{body}"
     );
     let id = str_of(&body, "id");
@@ -839,7 +842,7 @@ fn deliveries_carry_verifiable_standard_webhooks_signatures() {
     for e in [&e1, &e2, &e3, &e4] {
         assert_eq!(
             sorted_keys(e),
-            ["createdAt", "deliveries", "event", "id"],
+            ["createdAt", "deliveries", "event", "id", "profileId"],
             "{e}"
         );
         assert_eq!(e["deliveries"], 1, "{e}");
@@ -1589,7 +1592,11 @@ fn events_posted_over_http_are_delivered_by_the_worker_in_serve() {
     );
     assert_eq!(r.status, 202, "{r:?}");
     let e = r.data();
-    assert_eq!(sorted_keys(&e), ["createdAt", "deliveries", "event", "id"]);
+    assert_eq!(
+        sorted_keys(&e),
+        ["createdAt", "deliveries", "event", "id", "profileId"]
+    );
+    assert!(e["profileId"].is_null(), "a user-wide event: {e}");
     assert_eq!(e["event"], "post.published");
     assert_eq!(e["deliveries"], 1);
     assert!(is_api_timestamp(str_of(&e, "createdAt")));

@@ -688,7 +688,13 @@ impl Output {
                     },
                     cut(&w.url),
                     wrap(w.events.join(", ")),
-                    wrap(scope(w.scope())),
+                    // "all" rather than "all profiles": the list is the widest table, and
+                    // must fit 80 columns with whole event names.
+                    wrap(if w.full_access {
+                        "all".to_string()
+                    } else {
+                        scope(w.scope())
+                    }),
                     Text {
                         good: Some(w.is_active),
                         ..whole(yes_no(w.is_active))

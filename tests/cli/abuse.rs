@@ -46,9 +46,9 @@ const KEY_FIELDS: &[&str] = &[
     "profileIds",
     "expiresAt",
 ];
-const CREATE_WEBHOOK_FIELDS: &[&str] = &["url", "events"];
-const PATCH_WEBHOOK_FIELDS: &[&str] = &["url", "events", "isActive"];
-const EVENT_FIELDS: &[&str] = &["event", "data"];
+const CREATE_WEBHOOK_FIELDS: &[&str] = &["url", "events", "fullAccess", "profileIds"];
+const PATCH_WEBHOOK_FIELDS: &[&str] = &["url", "events", "fullAccess", "profileIds", "isActive"];
+const EVENT_FIELDS: &[&str] = &["event", "data", "profileId"];
 
 /// Names that are not events one may subscribe to or emit: the test event and some that do
 /// not exist. The real ones are keyhook's `CATALOG`.
@@ -185,6 +185,17 @@ fn value_for(field: &'static str, url: &str) -> BoxedStrategy<Value> {
                 0..4,
             )
             .prop_map(|v| json!(v))
+            .boxed(),
+        ),
+        "profileId" => (
+            strings(vec!["p1".into(), "brand-a".into(), "é".repeat(100)]),
+            prop_oneof![
+                text().prop_map(Value::String),
+                Just(json!("")),
+                Just(json!(" ")),
+                Just(json!("x".repeat(101))),
+                Just(json!(["p1"])),
+            ]
             .boxed(),
         ),
         "expiresAt" => (

@@ -452,3 +452,44 @@ fn a_delivery_the_webhooks_scope_no_longer_covers_is_cancelled() {
     let (_, v) = env.json(&["webhooks", "deliveries", id]);
     assert_eq!(v["data"][0]["profileId"], "a");
 }
+
+/// The CLI's `--profile` flags take profile ids as the API does: a bad one exits 2 naming
+/// the flag, with nothing written; `events emit --profile` prints the profile.
+#[test]
+fn profile_flags_refuse_bad_ids_naming_the_flag() {
+    let env = Env::new();
+    create_hook(&env, "http://127.0.0.1:9/h", &["--profile", "a"]);
+    for args in [
+        vec!["events", "emit", "post.published", "--profile", ""],
+        vec!["events", "emit", "post.published", "--profile", "a\u{200b}"],
+        vec![
+            "--allow-private-targets",
+            "webhooks",
+            "create",
+            "--url",
+            "http://127.0.0.1:9/x",
+            "--event",
+            "post.published",
+            "--profile",
+            "a",
+            "--profile",
+            "a",
+        ],
+    ] {
+        let r = env.run(&args);
+        r.assert_error(2);
+        assert!(r.stderr.contains("--profile"), "{args:?}: {}", r.stderr);
+    }
+    assert_eq!(env.count_rows("events"), 0);
+    assert_eq!(env.count_rows("webhooks"), 1);
+    let r = env.run(&["events", "emit", "post.published", "--profile", "a"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(
+        r.stdout.contains("(post.published, profile a) for 1 webhook."),
+        "{}",
+        r.stdout
+    );
+    // A user-wide event goes to no scoped webhook.
+    let r = env.run(&["events", "emit", "post.published"]);
+    assert!(r.stdout.contains("for 0 webhooks."), "{}", r.stdout);
+}

@@ -801,7 +801,16 @@ fn events(b: &Bench) {
         &format!("{props}/profileId"),
         &|v| b.with(op, "profileId", v),
         &[&repeat('p'), &repeat('é')],
-        &[" ", "\u{3000}", " p ", "p q", "p\u{200b}", "\tp", "p\u{2028}", "日本"],
+        &[
+            " ",
+            "\u{3000}",
+            " p ",
+            "p q",
+            "p\u{200b}",
+            "\tp",
+            "p\u{2028}",
+            "日本",
+        ],
     );
     b.gap(
         op,

@@ -231,7 +231,11 @@ fn every_webhook_route_answers_an_unseen_webhook_as_an_unknown_id() {
         );
         assert_eq!(hidden.status, 404, "{method} {tail}: {hidden:?}");
         assert_eq!(none.status, 404, "{method} {tail}: {none:?}");
-        assert_eq!(anonymous(&hidden, &b), anonymous(&none, unknown), "{method} {tail}");
+        assert_eq!(
+            anonymous(&hidden, &b),
+            anonymous(&none, unknown),
+            "{method} {tail}"
+        );
     }
     // brand-b's webhook is untouched: active, same secret, no ping, no audit entry but its
     // creation.
@@ -258,16 +262,32 @@ fn a_key_gives_webhooks_only_scopes_within_its_own() {
     let post = |body: Value| send(&ag.server, "POST", "/api/v1/webhooks", &key, Some(&body));
     let url = ag.a.url("/more");
     let r = post(json!({"url": url, "events": ["post.published"], "fullAccess": true}));
-    assert_eq!((r.status, error_fields(&r)), (403, vec!["fullAccess".to_string()]));
-    let r = post(json!({"url": url, "events": ["post.published"], "fullAccess": false,
-                        "profileIds": ["brand-a", "brand-b"]}));
-    assert_eq!((r.status, error_fields(&r)), (403, vec!["profileIds".to_string()]));
+    assert_eq!(
+        (r.status, error_fields(&r)),
+        (403, vec!["fullAccess".to_string()])
+    );
+    let r = post(
+        json!({"url": url, "events": ["post.published"], "fullAccess": false,
+                        "profileIds": ["brand-a", "brand-b"]}),
+    );
+    assert_eq!(
+        (r.status, error_fields(&r)),
+        (403, vec!["profileIds".to_string()])
+    );
     let r = post(json!({"url": url, "events": ["post.published"], "fullAccess": false}));
-    assert_eq!((r.status, error_fields(&r)), (400, vec!["profileIds".to_string()]));
+    assert_eq!(
+        (r.status, error_fields(&r)),
+        (400, vec!["profileIds".to_string()])
+    );
     let r = post(json!({"url": url, "events": ["post.published"], "profileIds": ["brand-a"]}));
-    assert_eq!((r.status, error_fields(&r)), (400, vec!["profileIds".to_string()]));
-    let r = post(json!({"url": url, "events": ["post.published"], "fullAccess": false,
-                        "profileIds": ["brand-a"]}));
+    assert_eq!(
+        (r.status, error_fields(&r)),
+        (400, vec!["profileIds".to_string()])
+    );
+    let r = post(
+        json!({"url": url, "events": ["post.published"], "fullAccess": false,
+                        "profileIds": ["brand-a"]}),
+    );
     assert_eq!(r.status, 201, "{r:?}");
     let a = str_of(&ag.hook_a, "id");
     let patch = |body: Value| {
@@ -280,9 +300,15 @@ fn a_key_gives_webhooks_only_scopes_within_its_own() {
         )
     };
     let r = patch(json!({"fullAccess": true}));
-    assert_eq!((r.status, error_fields(&r)), (403, vec!["fullAccess".to_string()]));
+    assert_eq!(
+        (r.status, error_fields(&r)),
+        (403, vec!["fullAccess".to_string()])
+    );
     let r = patch(json!({"fullAccess": false, "profileIds": ["brand-b"]}));
-    assert_eq!((r.status, error_fields(&r)), (403, vec!["profileIds".to_string()]));
+    assert_eq!(
+        (r.status, error_fields(&r)),
+        (403, vec!["profileIds".to_string()])
+    );
     assert_eq!(ag.env.count_rows("webhooks"), 3);
     let r = patch(json!({"url": ag.a.url("/moved")}));
     assert_eq!(r.status, 200, "{r:?}");
@@ -295,7 +321,11 @@ fn a_key_gives_webhooks_only_scopes_within_its_own() {
 fn a_scoped_key_at_the_limit_gets_409_and_nothing_else() {
     let ag = agency();
     for i in 0..8 {
-        create_hook(&ag.env, &ag.b.url(&format!("/{i}")), &["--profile", "brand-b"]);
+        create_hook(
+            &ag.env,
+            &ag.b.url(&format!("/{i}")),
+            &["--profile", "brand-b"],
+        );
     }
     let key = ag.brand_a_key("readwrite");
     let body = json!({"url": ag.a.url("/x"), "events": ["post.published"]});
@@ -384,7 +414,10 @@ fn an_idempotency_key_never_reveals_an_event_the_key_could_not_see() {
 fn webhooks_update_changes_url_events_and_scope() {
     let env = Env::new();
     let w = create_hook(&env, "http://127.0.0.1:9/h", &[]);
-    assert_eq!((w["fullAccess"].clone(), w["profileIds"].clone()), (json!(true), json!([])));
+    assert_eq!(
+        (w["fullAccess"].clone(), w["profileIds"].clone()),
+        (json!(true), json!([]))
+    );
     let id = str_of(&w, "id");
     let (code, v) = env.json(&[
         "--allow-private-targets",
@@ -404,13 +437,22 @@ fn webhooks_update_changes_url_events_and_scope() {
     let d = &v["data"];
     assert_eq!(d["url"], "http://127.0.0.1:9/v2");
     assert_eq!(d["events"], json!(["post.failed"]));
-    assert_eq!((d["fullAccess"].clone(), d["profileIds"].clone()), (json!(false), json!(["p1", "p2"])));
+    assert_eq!(
+        (d["fullAccess"].clone(), d["profileIds"].clone()),
+        (json!(false), json!(["p1", "p2"]))
+    );
     assert_eq!(d["secret"], w["secret"]);
     let table = env.run(&["webhooks", "show", id]);
     assert!(table.stdout.contains("p1, p2"), "{}", table.stdout);
     let (code, v) = env.json(&["webhooks", "update", id, "--all-profiles"]);
     assert_eq!(code, 0, "{v}");
-    assert_eq!((v["data"]["fullAccess"].clone(), v["data"]["profileIds"].clone()), (json!(true), json!([])));
+    assert_eq!(
+        (
+            v["data"]["fullAccess"].clone(),
+            v["data"]["profileIds"].clone()
+        ),
+        (json!(true), json!([]))
+    );
     let r = env.run(&["webhooks", "update", id, "--profile", ""]);
     r.assert_error(2);
     assert!(r.stderr.contains("--profile"), "{}", r.stderr);
@@ -485,7 +527,8 @@ fn profile_flags_refuse_bad_ids_naming_the_flag() {
     let r = env.run(&["events", "emit", "post.published", "--profile", "a"]);
     assert_eq!(r.code, 0, "{r:?}");
     assert!(
-        r.stdout.contains("(post.published, profile a) for 1 webhook."),
+        r.stdout
+            .contains("(post.published, profile a) for 1 webhook."),
         "{}",
         r.stdout
     );

@@ -75,7 +75,14 @@ fn source(dir: &tempfile::TempDir) -> Box<Store> {
         for i in 0..EVENTS {
             let id = format!("evt_{i:032x}");
             let profile = (i % 2 == 0).then_some("p1");
-            c.insert_event(&id, "alice", "post.published", profile, payload.as_bytes(), NOW)?;
+            c.insert_event(
+                &id,
+                "alice",
+                "post.published",
+                profile,
+                payload.as_bytes(),
+                NOW,
+            )?;
             c.enqueue_deliveries(&id, "alice", "post.published", profile, NOW)?;
         }
         let first = keyhook_core::model::EventAccepted {
@@ -129,7 +136,10 @@ fn every_row_arrives_in_bounded_batches() {
     }
     // The columns of profile scope arrived with their values.
     let hooks = dst.conn().list_webhooks("alice").unwrap();
-    assert_eq!((hooks[0].full_access, &hooks[0].profile_ids[..]), (false, &["p1".to_string(), "p2".to_string()][..]));
+    assert_eq!(
+        (hooks[0].full_access, &hooks[0].profile_ids[..]),
+        (false, &["p1".to_string(), "p2".to_string()][..])
+    );
     let first_event = format!("evt_{:032x}", 0);
     let (_, profile) = dst.conn().event_of("alice", &first_event).unwrap().unwrap();
     assert_eq!(profile.as_deref(), Some("p1"));

@@ -163,7 +163,11 @@ fn webhooks_outside_a_keys_scope_are_not_found_by_any_operation() {
         assert_eq!(webhooks::get(&s, &op("u"), id).unwrap(), *hidden);
     }
     // What it sees, it may act on; a full-access key sees everything.
-    assert!(webhooks::test(&*s, &rw, &of_a.id, &Fine, NOW).unwrap().delivered);
+    assert!(
+        webhooks::test(&*s, &rw, &of_a.id, &Fine, NOW)
+            .unwrap()
+            .delivered
+    );
     let full = Actor::Key(key(&s, "u", None, Permission::Readonly));
     assert_eq!(webhooks::list(&s, &full).unwrap().len(), 3);
 }
@@ -176,7 +180,10 @@ fn a_key_creates_and_changes_webhooks_only_within_its_scope() {
     let ab = ids(&["a", "b"]);
     let k = Actor::Key(key(&s, "u", Some(&ab), Permission::Readwrite));
     let own = webhooks::create(&s, &k, new_hook(&EVENTS, None), NOW).unwrap();
-    assert_eq!((own.full_access, own.profile_ids.clone()), (false, ab.clone()));
+    assert_eq!(
+        (own.full_access, own.profile_ids.clone()),
+        (false, ab.clone())
+    );
     let narrower = hook(&s, &k, &EVENTS, Some(&ids(&["b"])));
     assert_eq!(narrower.profile_ids, ["b"]);
 
@@ -340,7 +347,10 @@ fn the_audit_log_shows_a_scoped_key_only_entries_within_its_scope() {
         .collect();
     assert_eq!(
         targets,
-        [("key.created", k.id.as_str()), ("webhook.created", &mine.id)]
+        [
+            ("key.created", k.id.as_str()),
+            ("webhook.created", &mine.id)
+        ]
     );
     let all = audit::list(&s, &Actor::Key(full_key), q).unwrap();
     assert_eq!(all.len(), 10);
@@ -393,21 +403,38 @@ fn replay_applies_the_matching_rule_to_the_scope_of_now() {
     let k = Actor::Key(key(&s, "u", Some(&ids(&["a"])), Permission::Readwrite));
     let e = replay::replay(&s, &k, &w.id, one(&e_b.id), NOW).unwrap_err();
     assert_eq!(e.details()[0].message, "no event with this id");
-    assert_eq!(replay::replay(&s, &k, &w.id, one(&e_a.id), NOW).unwrap().queued, 1);
+    assert_eq!(
+        replay::replay(&s, &k, &w.id, one(&e_a.id), NOW)
+            .unwrap()
+            .queued,
+        1
+    );
     assert!(take_queued(&s).iter().all(|(_, e)| *e == e_a.id));
 }
 
 /// The payload receivers get: `{"id", "event", "createdAt", "profileId", "data"}`.
 #[test]
 fn a_payload_carries_the_events_profile_or_null() {
-    let body = events::payload("evt_1", "post.published", Some("a"), NOW, &serde_json::json!({}));
+    let body = events::payload(
+        "evt_1",
+        "post.published",
+        Some("a"),
+        NOW,
+        &serde_json::json!({}),
+    );
     let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(v["profileId"], "a");
     let text = String::from_utf8(body).unwrap();
-    let at: Vec<usize> = ["\"id\"", "\"event\"", "\"createdAt\"", "\"profileId\"", "\"data\""]
-        .iter()
-        .map(|k| text.find(k).unwrap())
-        .collect();
+    let at: Vec<usize> = [
+        "\"id\"",
+        "\"event\"",
+        "\"createdAt\"",
+        "\"profileId\"",
+        "\"data\"",
+    ]
+    .iter()
+    .map(|k| text.find(k).unwrap())
+    .collect();
     assert!(at.windows(2).all(|w| w[0] < w[1]), "{text}");
     let body = events::payload("evt_1", "post.published", None, NOW, &serde_json::json!({}));
     let v: serde_json::Value = serde_json::from_slice(&body).unwrap();

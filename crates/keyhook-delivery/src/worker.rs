@@ -13,12 +13,12 @@ use std::time::{Duration, Instant};
 
 use super::client::{ClientConfig, Sender};
 use super::schedule::Schedule;
-use keyhook_core::auth;
 use crate::error::Result;
 use crate::service::retention::{self, Pruned};
 use crate::service::webhooks::{drop_expired_secrets, log_attempt, AttemptOf};
 use crate::store::{Backend, Claimed, Conn, Store};
 use crate::time::{Clock, Timestamp};
+use keyhook_core::auth;
 use keyhook_core::transport::Attempt;
 
 /// How often an idle worker looks for due deliveries.
@@ -226,9 +226,7 @@ fn send_loop(
             Some(Some(s)) if !s.is_active => Outcome::Cancelled,
             // The webhook's scope no longer covers the event (it changed since the event was
             // queued): the matching rule holds at the send too.
-            Some(Some(s)) if !auth::covers(s.scope(), c.profile_id.as_ref()) => {
-                Outcome::Cancelled
-            }
+            Some(Some(s)) if !auth::covers(s.scope(), c.profile_id.as_ref()) => Outcome::Cancelled,
             Some(Some(s)) => {
                 let secrets: Vec<&str> = s.secrets.iter().map(String::as_str).collect();
                 Outcome::Sent(sender.send(

@@ -310,15 +310,17 @@ mod tests {
         )
         .unwrap();
         migrate(&mut c, false, "test").unwrap();
-        let one = |c: &mut Client, sql: &str| -> Option<String> {
-            c.query_one(sql, &[]).unwrap().get(0)
-        };
+        let one =
+            |c: &mut Client, sql: &str| -> Option<String> { c.query_one(sql, &[]).unwrap().get(0) };
         assert_eq!(
             one(&mut c, "SELECT version::text FROM keyhook_schema").unwrap(),
             SCHEMA_VERSION.to_string()
         );
         assert_eq!(
-            one(&mut c, "SELECT full_access::text || ' ' || profile_ids FROM webhooks"),
+            one(
+                &mut c,
+                "SELECT full_access::text || ' ' || profile_ids FROM webhooks"
+            ),
             Some("true []".into())
         );
         assert_eq!(one(&mut c, "SELECT profile_id FROM events"), None);
@@ -330,7 +332,10 @@ mod tests {
             Some("|k|evt_1".into())
         );
         let scopes: Vec<(bool, String)> = c
-            .query("SELECT full_access, profile_ids FROM audit_log ORDER BY id", &[])
+            .query(
+                "SELECT full_access, profile_ids FROM audit_log ORDER BY id",
+                &[],
+            )
             .unwrap()
             .iter()
             .map(|r| (r.get(0), r.get(1)))

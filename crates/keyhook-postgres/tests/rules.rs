@@ -135,7 +135,14 @@ fn a_claim_skips_rows_another_claim_holds() {
     for i in 0..4 {
         s.write(|c| {
             let id = format!("evt_{i}");
-            c.insert_event(&id, "alice", "post.published", None, b"{}", NOW.add_millis(i))?;
+            c.insert_event(
+                &id,
+                "alice",
+                "post.published",
+                None,
+                b"{}",
+                NOW.add_millis(i),
+            )?;
             Ok(c.enqueue_deliveries(&id, "alice", "post.published", None, NOW.add_millis(i))?)
         })
         .unwrap();

@@ -187,7 +187,11 @@ fn exercise(s: &Store) -> Vec<String> {
                 target: format!("t{i}"),
                 details: serde_json::json!({"name": "é", "n": i, "list": [1, null]}),
                 full_access: i % 2 == 0,
-                profile_ids: if i % 2 == 0 { vec![] } else { vec!["p1".into()] },
+                profile_ids: if i % 2 == 0 {
+                    vec![]
+                } else {
+                    vec!["p1".into()]
+                },
             })?;
         }
         Ok(())

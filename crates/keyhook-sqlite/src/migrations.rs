@@ -403,8 +403,10 @@ mod tests {
             "Text(\"|k|evt_1\")"
         );
         assert_eq!(
-            one("SELECT group_concat(full_access || ' ' || profile_ids, ';') FROM
-                 (SELECT * FROM audit_log ORDER BY id)"),
+            one(
+                "SELECT group_concat(full_access || ' ' || profile_ids, ';') FROM
+                 (SELECT * FROM audit_log ORDER BY id)"
+            ),
             "Text(\"0 [\\\"a\\\",\\\"b\\\"];1 [];1 []\")"
         );
         // The same key may now be taken again for a profile.

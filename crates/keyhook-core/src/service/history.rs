@@ -40,7 +40,10 @@ pub fn recent(
     };
     let mut out: HashMap<String, Vec<Mark>> = HashMap::new();
     for r in rows {
-        if seen.as_ref().is_some_and(|ids| !ids.contains(&r.webhook_id)) {
+        if seen
+            .as_ref()
+            .is_some_and(|ids| !ids.contains(&r.webhook_id))
+        {
             continue;
         }
         out.entry(r.webhook_id).or_default().push(Mark {

@@ -161,7 +161,10 @@ pub fn check_scope(
         );
         return None;
     }
-    Some((full_access, profile_ids.map(ProfileIds::into_vec).unwrap_or_default()))
+    Some((
+        full_access,
+        profile_ids.map(ProfileIds::into_vec).unwrap_or_default(),
+    ))
 }
 
 /// When a new key expires: later than the moment it is created, and no later than RFC 3339

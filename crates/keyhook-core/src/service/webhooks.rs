@@ -355,8 +355,7 @@ fn create_then(
         audit::record(
             c,
             now,
-            &Entry::by(actor, Action::WebhookCreated, &webhook.id, details)
-                .about(webhook.scope()),
+            &Entry::by(actor, Action::WebhookCreated, &webhook.id, details).about(webhook.scope()),
         )?;
         if let Some(publish) = publish {
             c.stage()?;

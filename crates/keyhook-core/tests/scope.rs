@@ -136,7 +136,7 @@ fn webhooks_outside_a_keys_scope_are_not_found_by_any_operation() {
             .into_iter()
             .map(|w| w.id)
             .collect();
-        assert_eq!(listed, [of_a.id.clone()], "{permission:?}");
+        assert_eq!(listed, std::slice::from_ref(&of_a.id), "{permission:?}");
         for hidden in [&all, &of_b] {
             // By id, and by a unique prefix.
             for id in [hidden.id.as_str(), &hidden.id[..8]] {

@@ -224,7 +224,12 @@ impl Env {
     /// Creates a webhook at `url` (loopback allowed) for `event` and returns its `data`
     /// object (with `secret`).
     pub fn create_webhook(&self, url: &str, event: &str) -> Value {
-        let (code, v) = self.json(&[
+        self.create_webhook_with(url, event, &[])
+    }
+
+    /// [`Env::create_webhook`] with `extra` flags (`--profile ID`).
+    pub fn create_webhook_with(&self, url: &str, event: &str, extra: &[&str]) -> Value {
+        let mut args = vec![
             "--allow-private-targets",
             "webhooks",
             "create",
@@ -232,7 +237,9 @@ impl Env {
             url,
             "--event",
             event,
-        ]);
+        ];
+        args.extend_from_slice(extra);
+        let (code, v) = self.json(&args);
         assert_eq!(code, 0, "webhooks create failed: {v}");
         v["data"].clone()
     }

@@ -441,6 +441,18 @@ fn request_body_limits_refuse_exactly_what_the_server_refuses() {
     assert!(*b.cases.borrow() > 300, "{} cases", b.cases.borrow());
 }
 
+/// Profile ids to try, besides those at the length limits: blank, invisible or odd ones.
+const PROFILE_ID_PROBES: &[&str] = &[
+    " ",
+    "\u{3000}",
+    " p ",
+    "p q",
+    "p\u{200b}",
+    "\tp",
+    "p\u{2028}",
+    "日本",
+];
+
 fn keys(b: &Bench) {
     let op = Op::CreateKey;
     let s = b.schema(op);
@@ -559,16 +571,7 @@ fn scope(b: &Bench, op: Op, base: &Value) {
         &format!("{ids}/items"),
         &|v| limited(json!([v])),
         &[&repeat('p'), &repeat('é')],
-        &[
-            " ",
-            "\u{3000}",
-            " p ",
-            "p q",
-            "p\u{200b}",
-            "\tp",
-            "p\u{2028}",
-            "日本",
-        ],
+        PROFILE_ID_PROBES,
     );
     b.gap(
         op,
@@ -801,16 +804,7 @@ fn events(b: &Bench) {
         &format!("{props}/profileId"),
         &|v| b.with(op, "profileId", v),
         &[&repeat('p'), &repeat('é')],
-        &[
-            " ",
-            "\u{3000}",
-            " p ",
-            "p q",
-            "p\u{200b}",
-            "\tp",
-            "p\u{2028}",
-            "日本",
-        ],
+        PROFILE_ID_PROBES,
     );
     b.gap(
         op,

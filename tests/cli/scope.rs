@@ -26,19 +26,7 @@ struct Agency {
 }
 
 fn create_hook(env: &Env, url: &str, extra: &[&str]) -> Value {
-    let mut args = vec![
-        "--allow-private-targets",
-        "webhooks",
-        "create",
-        "--url",
-        url,
-        "--event",
-        "post.published",
-    ];
-    args.extend_from_slice(extra);
-    let (code, v) = env.json(&args);
-    assert_eq!(code, 0, "{v}");
-    v["data"].clone()
+    env.create_webhook_with(url, "post.published", extra)
 }
 
 fn agency() -> Agency {

@@ -481,6 +481,8 @@ fn a_delivery_the_webhooks_scope_no_longer_covers_is_cancelled() {
     // The attempt log shows the event's profile.
     let (_, v) = env.json(&["webhooks", "deliveries", id]);
     assert_eq!(v["data"][0]["profileId"], "a");
+    let table = env.run(&["webhooks", "deliveries", id]);
+    assert!(table.stdout.contains("profile a"), "{}", table.stdout);
 }
 
 /// The CLI's `--profile` flags take profile ids as the API does: a bad one exits 2 naming

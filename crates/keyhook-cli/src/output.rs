@@ -783,7 +783,11 @@ impl Output {
             .map(|a| {
                 vec![
                     wrap(relative(a.attempted_at, now)),
-                    wrap(format!("{} {}", a.event, a.event_id)),
+                    // The event's profile after its id, when it has one (issue 19).
+                    wrap(match &a.profile_id {
+                        Some(p) => format!("{} {} profile {p}", a.event, a.event_id),
+                        None => format!("{} {}", a.event, a.event_id),
+                    }),
                     whole(a.attempt.to_string()),
                     Text {
                         good: Some(a.delivered),

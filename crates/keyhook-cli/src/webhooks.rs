@@ -295,12 +295,7 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
 /// `--grace`: a duration (`90m`, `2d`) of whole seconds from 0 to 7 days; `0` (or `0s`,
 /// `0h`...) drops the old secret at once.
 fn grace(s: &str) -> Result<Grace, String> {
-    let t = s.trim();
-    let unit = t.trim_start_matches('0');
-    if unit.len() < t.len() && ["", "ms", "s", "m", "h", "d", "w"].contains(&unit) {
-        return Ok(Grace::new(0).expect("0 is a grace"));
-    }
-    Grace::from_millis(crate::time::parse_duration(s)?)
+    Grace::from_millis(crate::time::parse_duration_or_zero(s)?)
 }
 
 fn set_active(

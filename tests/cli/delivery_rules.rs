@@ -494,7 +494,10 @@ fn a_disable_reaches_the_next_check_whatever_the_claim_batching() {
             );
             let deadline = Instant::now() + PATIENCE;
             while env.sql_i64(&pending) > 0 {
-                assert!(Instant::now() < deadline, "{case}: deliveries still pending");
+                assert!(
+                    Instant::now() < deadline,
+                    "{case}: deliveries still pending"
+                );
                 thread::sleep(Duration::from_millis(20));
             }
             rx.release();

@@ -50,7 +50,8 @@ fn value_options() -> Vec<Option_> {
 /// The command at `path` of a command.
 fn find<'a>(root: &'a clap::Command, path: &[String]) -> &'a clap::Command {
     path.iter().fold(root, |c, name| {
-        c.find_subcommand(name).expect("a path walked from the root")
+        c.find_subcommand(name)
+            .expect("a path walked from the root")
     })
 }
 
@@ -135,23 +136,42 @@ fn negative_values_are_refused_naming_the_flag() {
     let k = env.create_key("k", &[]);
     let key_id = str_of(&k, "id");
     let cases: Vec<(Vec<&str>, &str)> = vec![
-        (vec!["webhooks", "rotate-secret", id, "--grace", "-1s"], "--grace"),
+        (
+            vec!["webhooks", "rotate-secret", id, "--grace", "-1s"],
+            "--grace",
+        ),
         (vec!["prune", "--older-than", "-1s"], "--older-than"),
         (vec!["audit", "--limit", "-1"], "--limit"),
         (vec!["audit", "--since", "-1d"], "--since"),
         (vec!["keys", "rotate", key_id, "--grace", "-1h"], "--grace"),
-        (vec!["keys", "create", "--name", "n", "--expires-in", "-1d"], "--expires-in"),
-        (vec!["keys", "prune", "--expired-for", "-1d", "--yes"], "--expired-for"),
+        (
+            vec!["keys", "create", "--name", "n", "--expires-in", "-1d"],
+            "--expires-in",
+        ),
+        (
+            vec!["keys", "prune", "--expired-for", "-1d", "--yes"],
+            "--expired-for",
+        ),
         (vec!["webhooks", "replay", id, "--since", "-1h"], "--since"),
         (vec!["serve", "--threads", "-1"], "--threads"),
-        (vec!["deliver", "--once", "--delivery-workers", "-1"], "--delivery-workers"),
-        (vec!["--delivery-timeout", "-1s", "webhooks", "list"], "--delivery-timeout"),
+        (
+            vec!["deliver", "--once", "--delivery-workers", "-1"],
+            "--delivery-workers",
+        ),
+        (
+            vec!["--delivery-timeout", "-1s", "webhooks", "list"],
+            "--delivery-timeout",
+        ),
     ];
     for (args, flag) in cases {
         let r = env.run(&args);
         r.assert_error(2);
         assert!(r.stderr.contains(flag), "{args:?}: {}", r.stderr);
-        assert!(!r.stderr.contains("unexpected argument"), "{args:?}: {}", r.stderr);
+        assert!(
+            !r.stderr.contains("unexpected argument"),
+            "{args:?}: {}",
+            r.stderr
+        );
     }
     // Nothing was done: one key, the webhook's secret unchanged.
     let (_, keys) = env.json(&["keys", "list"]);

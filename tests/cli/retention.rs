@@ -233,8 +233,14 @@ fn bad_retentions_are_refused() {
         (vec!["prune", "--older-than", "-1s"], "--older-than"),
         (vec!["prune", "--older-than=-1s"], "negative"),
         (vec!["prune", "--older-than", "soon"], "--older-than"),
-        (vec!["deliver", "--once", "--retention", "999ms"], "at least 1s"),
-        (vec!["deliver", "--once", "--retention", "0s"], "greater than zero"),
+        (
+            vec!["deliver", "--once", "--retention", "999ms"],
+            "at least 1s",
+        ),
+        (
+            vec!["deliver", "--once", "--retention", "0s"],
+            "greater than zero",
+        ),
         (
             vec!["deliver", "--once", "--retention", "0d"],
             "--retention",

@@ -130,13 +130,17 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
                 problems: p,
             };
             // The output carries the new secret: written and flushed before the commit, or
-            // no webhook (`secret_out::publish`).
+            // no webhook. /dev/null is fine: `show` prints the secret again.
             webhooks::create_publishing(&store, &actor, input, now, |w| {
-                secret_out::publish("webhook secret", "no webhook was created", || {
-                    ctx.out.data(w, |o| {
-                        writeln!(o, "{}", ctx.out.webhook_detail(w, &[], now))
-                    })
-                })
+                secret_out::publish_readable_again(
+                    "webhook secret",
+                    "no webhook was created",
+                    || {
+                        ctx.out.data(w, |o| {
+                            writeln!(o, "{}", ctx.out.webhook_detail(w, &[], now))
+                        })
+                    },
+                )
             })?;
             ctx.out.note(
                 "Receivers verify deliveries with the secret (Standard Webhooks signatures).",
@@ -190,18 +194,22 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
             // As `create`: the new secret is written and flushed before the commit, or the
             // old one stays.
             let w = webhooks::rotate_secret_publishing(&store, &actor, &id, input, now, |w| {
-                secret_out::publish("webhook secret", "the secret is unchanged", || {
-                    if quiet && !ctx.out.is_json() {
-                        use std::io::Write;
-                        let mut stdout = std::io::stdout().lock();
-                        writeln!(stdout, "{}", w.secret)?;
-                        stdout.flush()?;
-                        return Ok(());
-                    }
-                    ctx.out.data(w, |o| {
-                        writeln!(o, "{}", ctx.out.webhook_detail(w, &[], now))
-                    })
-                })
+                secret_out::publish_readable_again(
+                    "webhook secret",
+                    "the secret is unchanged",
+                    || {
+                        if quiet && !ctx.out.is_json() {
+                            use std::io::Write;
+                            let mut stdout = std::io::stdout().lock();
+                            writeln!(stdout, "{}", w.secret)?;
+                            stdout.flush()?;
+                            return Ok(());
+                        }
+                        ctx.out.data(w, |o| {
+                            writeln!(o, "{}", ctx.out.webhook_detail(w, &[], now))
+                        })
+                    },
+                )
             })?;
             if !quiet {
                 ctx.out.note(&if grace.seconds() == 0 {

@@ -331,7 +331,10 @@ mod tests {
         ] {
             assert!(parse_duration(bad).is_err(), "{bad} should be refused");
         }
-        assert_eq!(parse_duration("-5m"), Err("duration \"-5m\" is negative".into()));
+        assert_eq!(
+            parse_duration("-5m"),
+            Err("duration \"-5m\" is negative".into())
+        );
     }
 
     #[test]
@@ -341,7 +344,10 @@ mod tests {
         }
         assert_eq!(parse_duration_or_zero("90s"), Ok(90_000));
         for bad in ["", "-0s", "-1s", "0x", "s", "0.5s"] {
-            assert!(parse_duration_or_zero(bad).is_err(), "{bad} should be refused");
+            assert!(
+                parse_duration_or_zero(bad).is_err(),
+                "{bad} should be refused"
+            );
         }
     }
 }

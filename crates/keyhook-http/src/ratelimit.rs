@@ -333,8 +333,13 @@ mod tests {
         assert!(l.blocked(a).is_none());
         assert!(l.failed_auth(a).is_none());
         assert!(l.blocked(a).is_none(), "one failure of 2 leaves a cell");
-        assert!(l.failed_auth(a).is_none(), "the second is answered as it was");
-        let over = l.blocked(a).expect("after 2 failures the address is refused");
+        assert!(
+            l.failed_auth(a).is_none(),
+            "the second is answered as it was"
+        );
+        let over = l
+            .blocked(a)
+            .expect("after 2 failures the address is refused");
         assert!((29..=30).contains(&over.retry_after), "{over:?}");
         assert!(l.blocked(IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2))).is_none());
         // A block forgotten (a full shard), the next failure is refused itself.

@@ -113,6 +113,10 @@ pub fn replay(
                 ),
             ));
         }
+        // A replay that queued nothing changed nothing: no audit entry.
+        if queued == 0 {
+            return Ok(Replayed { queued });
+        }
         let details = serde_json::json!({
             "queued": queued,
             "since": since.to_rfc3339(),

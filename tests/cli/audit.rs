@@ -556,7 +556,9 @@ fn changes_that_change_nothing_are_not_audited() {
     assert_eq!(code, 0);
 
     // failCount reset by an enable of an active webhook: audited as what changed.
-    env.sql(&format!("UPDATE webhooks SET fail_count = 3 WHERE id = '{wid}'"));
+    env.sql(&format!(
+        "UPDATE webhooks SET fail_count = 3 WHERE id = '{wid}'"
+    ));
     let data = patch(json!({"isActive": true}));
     assert_eq!(data["failCount"], 0, "{data}");
     let entries = audit(&env, &[]);

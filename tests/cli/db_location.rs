@@ -107,7 +107,10 @@ fn errors_and_the_start_line_mask_the_password_the_same_way() {
     r.assert_error(1);
     assert!(r.stderr.contains(masked), "{r:#?}");
     let r = run(bare_cmd().args(["--db", url, "--json", "keys", "list"]));
-    let message = r.json()["error"]["message"].as_str().unwrap_or("").to_string();
+    let message = r.json()["error"]["message"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
     assert!(message.contains(masked), "{r:#?}");
     let env = Env::new();
     if env.is_sqlite() {

@@ -403,7 +403,28 @@ fn paths() -> Value {
                         ("200", ok("The webhook, with its new secret", r("Webhook"))), &write),
                      "requestBody", json!({ "required": false, "content": { "application/json": { "schema": r("RotateSecret") } } }))
     });
+    idempotency_refusals(&mut paths);
     paths
+}
+
+/// Each operation that refuses an `Idempotency-Key` (`Operation::idempotency_key`) says so
+/// in its description, with the rule's reason.
+fn idempotency_refusals(paths: &mut Value) {
+    for (template, method) in super::router::ROUTES {
+        let Ok(m) = method.to_ascii_uppercase().parse::<tiny_http::Method>() else {
+            continue;
+        };
+        let path = template.replace("{id}", "x");
+        let super::router::Match::Found(route) = super::router::route(&m, &path) else {
+            continue;
+        };
+        if let Err(why) = route.operation().idempotency_key() {
+            paths[*template][*method]["description"] = json!(format!(
+                "An `{IDEMPOTENCY_FIELD}` header is refused here: 400 VALIDATION_ERROR with \
+                 field `{IDEMPOTENCY_FIELD}`, and nothing is done ({why})."
+            ));
+        }
+    }
 }
 
 /// What the description of human-visible text says beyond its pattern.

@@ -393,7 +393,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_see
 always\t''
 never\t''"
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -l failed-only -d 'Only events whose last delivery to this webhook failed'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -l failed-only -d 'Only events whose last delivery to this webhook failed; one waiting for its next retry is sent now (not queued twice)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -533,7 +533,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen
 always\t''
 never\t''"
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -l failed-only -d 'Only events whose last delivery to this webhook failed'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -l failed-only -d 'Only events whose last delivery to this webhook failed; one waiting for its next retry is sent now (not queued twice)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -105,7 +105,8 @@ pub enum WebhooksCommand {
         /// Replay only this event (its id, evt_...)
         #[arg(long = "event", value_name = "EVT_ID")]
         event_id: Option<String>,
-        /// Only events whose last delivery to this webhook failed
+        /// Only events whose last delivery to this webhook failed; one waiting for its next
+        /// retry is sent now (not queued twice)
         #[arg(long)]
         failed_only: bool,
     },

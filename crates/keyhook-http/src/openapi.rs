@@ -604,7 +604,7 @@ fn schemas() -> Value {
         "ReplayWebhook": {
             "type": "object",
             "additionalProperties": false,
-            "description": format!("Every field is optional, and no body is `{{}}`. Replays the caller's events created at or after `since` (default: 24 hours ago; not in the future) that the webhook subscribes to, or only the event `eventId` (then `since` does not filter; an id the user does not have, or an event the webhook does not subscribe to, is 400 on `eventId`). With `failedOnly`, only events whose newest delivery to this webhook ended failed or cancelled. At most {MAX_REPLAY} deliveries: a window with more is refused (400 on `since`) and nothing is queued. `null` counts as absent."),
+            "description": format!("Every field is optional, and no body is `{{}}`. Replays the caller's events created at or after `since` (default: 24 hours ago; not in the future) that the webhook subscribes to, or only the event `eventId` (then `since` does not filter; an id the user does not have, or an event the webhook does not subscribe to, is 400 on `eventId`). With `failedOnly`, only events whose newest delivery to this webhook ended failed or cancelled (queued again), or failed and waits for its next retry (sent now, not queued twice; counted in `queued`). At most {MAX_REPLAY} deliveries: a window with more is refused (400 on `since`) and nothing is queued. `null` counts as absent."),
             "properties": {
                 "since": { "type": ["string", "null"], "format": "date-time" },
                 "eventId": { "type": ["string", "null"], "pattern": EVENT_ID_PATTERN },

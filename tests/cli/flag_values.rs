@@ -10,7 +10,7 @@ use keyhook::cli::{runtime_command, Cli};
 use crate::common::{str_of, Env};
 
 /// A value-taking option of a command: the command's path and the option's id and flag.
-struct Option_ {
+struct ValueOption {
     path: Vec<String>,
     id: String,
     flag: String,
@@ -18,9 +18,11 @@ struct Option_ {
     global: bool,
 }
 
-fn value_options() -> Vec<Option_> {
-    fn walk(cmd: &clap::Command, path: &[String], out: &mut Vec<Option_>) {
-        for a in cmd.get_arguments() {
+fn value_options() -> Vec<ValueOption> {
+    let root = Cli::command();
+    let mut out = Vec::new();
+    for path in crate::help::command_paths() {
+        for a in find(&root, &path).get_arguments() {
             if a.is_positional() || !a.get_action().takes_values() {
                 continue;
             }
@@ -29,21 +31,14 @@ fn value_options() -> Vec<Option_> {
                 (None, Some(s)) => format!("-{s}"),
                 (None, None) => continue,
             };
-            out.push(Option_ {
-                path: path.to_vec(),
+            out.push(ValueOption {
+                path: path.clone(),
                 id: a.get_id().to_string(),
                 flag,
                 global: path.is_empty(),
             });
         }
-        for sub in cmd.get_subcommands() {
-            let mut p = path.to_vec();
-            p.push(sub.get_name().to_string());
-            walk(sub, &p, out);
-        }
     }
-    let mut out = Vec::new();
-    walk(&Cli::command(), &[], &mut out);
     out
 }
 
@@ -57,7 +52,7 @@ fn find<'a>(root: &'a clap::Command, path: &[String]) -> &'a clap::Command {
 
 /// `argv` for `--flag VALUE` on the command at `path`, with its required positionals given
 /// (the first of their possible values, or `x`).
-fn argv(root: &clap::Command, o: &Option_, value: &str) -> Vec<String> {
+fn argv(root: &clap::Command, o: &ValueOption, value: &str) -> Vec<String> {
     let mut argv = vec!["keyhook".to_string()];
     let (path, rest): (Vec<String>, Vec<String>) = if o.global {
         (vec![], vec!["keys".into(), "list".into()])

@@ -842,7 +842,7 @@ fn rotate_errors() {
         assert_eq!(code, 3, "{v}");
         assert_error_envelope(&v, "NOT_FOUND");
     }
-    for grace in ["5x", "0s", "", "1"] {
+    for grace in ["5x", "-1s", "", "1"] {
         let r = env.run(&[
             "--user",
             "bob",

@@ -215,7 +215,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;keys;rotate' {
-            [CompletionResult]::new('--grace', '--grace', [CompletionResultType]::ParameterName, 'Keep the old key working this long (e.g. 1h, 7d) instead of deleting it at once')
+            [CompletionResult]::new('--grace', '--grace', [CompletionResultType]::ParameterName, 'Keep the old key working this long (e.g. 1h, 7d) instead of deleting it at once (0s: it expires now and stays listed until deleted or pruned)')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
@@ -231,7 +231,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;key;rotate' {
-            [CompletionResult]::new('--grace', '--grace', [CompletionResultType]::ParameterName, 'Keep the old key working this long (e.g. 1h, 7d) instead of deleting it at once')
+            [CompletionResult]::new('--grace', '--grace', [CompletionResultType]::ParameterName, 'Keep the old key working this long (e.g. 1h, 7d) instead of deleting it at once (0s: it expires now and stays listed until deleted or pruned)')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
@@ -247,7 +247,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;keys;prune' {
-            [CompletionResult]::new('--expired-for', '--expired-for', [CompletionResultType]::ParameterName, 'How long ago a key must have expired to be deleted (e.g. 7d, 12h)')
+            [CompletionResult]::new('--expired-for', '--expired-for', [CompletionResultType]::ParameterName, 'How long ago a key must have expired to be deleted (e.g. 7d, 12h; 0s: every expired key)')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
@@ -263,7 +263,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;key;prune' {
-            [CompletionResult]::new('--expired-for', '--expired-for', [CompletionResultType]::ParameterName, 'How long ago a key must have expired to be deleted (e.g. 7d, 12h)')
+            [CompletionResult]::new('--expired-for', '--expired-for', [CompletionResultType]::ParameterName, 'How long ago a key must have expired to be deleted (e.g. 7d, 12h; 0s: every expired key)')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
@@ -719,7 +719,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
-            [CompletionResult]::new('--failed-only', '--failed-only', [CompletionResultType]::ParameterName, 'Only events whose last delivery to this webhook failed')
+            [CompletionResult]::new('--failed-only', '--failed-only', [CompletionResultType]::ParameterName, 'Only events whose last delivery to this webhook failed; one waiting for its next retry is sent now (not queued twice)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
             [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -735,7 +735,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
-            [CompletionResult]::new('--failed-only', '--failed-only', [CompletionResultType]::ParameterName, 'Only events whose last delivery to this webhook failed')
+            [CompletionResult]::new('--failed-only', '--failed-only', [CompletionResultType]::ParameterName, 'Only events whose last delivery to this webhook failed; one waiting for its next retry is sent now (not queued twice)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
             [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -999,7 +999,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;prune' {
-            [CompletionResult]::new('--older-than', '--older-than', [CompletionResultType]::ParameterName, 'Delete events, finished deliveries and attempts older than this (at least 1s); pending deliveries and their events are kept')
+            [CompletionResult]::new('--older-than', '--older-than', [CompletionResultType]::ParameterName, 'Delete events, finished deliveries and attempts older than this (0s: everything finished until now); pending deliveries and their events are kept')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')

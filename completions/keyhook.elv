@@ -201,7 +201,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;keys;rotate'= {
-            cand --grace 'Keep the old key working this long (e.g. 1h, 7d) instead of deleting it at once'
+            cand --grace 'Keep the old key working this long (e.g. 1h, 7d) instead of deleting it at once (0s: it expires now and stays listed until deleted or pruned)'
             cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
@@ -216,7 +216,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;key;rotate'= {
-            cand --grace 'Keep the old key working this long (e.g. 1h, 7d) instead of deleting it at once'
+            cand --grace 'Keep the old key working this long (e.g. 1h, 7d) instead of deleting it at once (0s: it expires now and stays listed until deleted or pruned)'
             cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
@@ -231,7 +231,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;keys;prune'= {
-            cand --expired-for 'How long ago a key must have expired to be deleted (e.g. 7d, 12h)'
+            cand --expired-for 'How long ago a key must have expired to be deleted (e.g. 7d, 12h; 0s: every expired key)'
             cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
@@ -246,7 +246,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;key;prune'= {
-            cand --expired-for 'How long ago a key must have expired to be deleted (e.g. 7d, 12h)'
+            cand --expired-for 'How long ago a key must have expired to be deleted (e.g. 7d, 12h; 0s: every expired key)'
             cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
@@ -659,7 +659,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
-            cand --failed-only 'Only events whose last delivery to this webhook failed'
+            cand --failed-only 'Only events whose last delivery to this webhook failed; one waiting for its next retry is sent now (not queued twice)'
             cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
             cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
             cand -h 'Print help (see more with ''--help'')'
@@ -674,7 +674,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
-            cand --failed-only 'Only events whose last delivery to this webhook failed'
+            cand --failed-only 'Only events whose last delivery to this webhook failed; one waiting for its next retry is sent now (not queued twice)'
             cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
             cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
             cand -h 'Print help (see more with ''--help'')'
@@ -897,7 +897,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --version 'Print version'
         }
         &'keyhook;prune'= {
-            cand --older-than 'Delete events, finished deliveries and attempts older than this (at least 1s); pending deliveries and their events are kept'
+            cand --older-than 'Delete events, finished deliveries and attempts older than this (0s: everything finished until now); pending deliveries and their events are kept'
             cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'

@@ -114,7 +114,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_su
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from delete" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from delete" -s V -l version -d 'Print version'
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from rotate" -l grace -d 'Keep the old key working this long (e.g. 1h, 7d) instead of deleting it at once' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from rotate" -l grace -d 'Keep the old key working this long (e.g. 1h, 7d) instead of deleting it at once (0s: it expires now and stays listed until deleted or pruned)' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from rotate" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from rotate" -l user -d 'The user that owns what is created and listed' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from rotate" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
@@ -126,7 +126,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_su
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from rotate" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from rotate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from rotate" -s V -l version -d 'Print version'
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from prune" -l expired-for -d 'How long ago a key must have expired to be deleted (e.g. 7d, 12h)' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from prune" -l expired-for -d 'How long ago a key must have expired to be deleted (e.g. 7d, 12h; 0s: every expired key)' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from prune" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from prune" -l user -d 'The user that owns what is created and listed' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from prune" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
@@ -225,7 +225,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_sub
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from delete" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from delete" -s V -l version -d 'Print version'
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from rotate" -l grace -d 'Keep the old key working this long (e.g. 1h, 7d) instead of deleting it at once' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from rotate" -l grace -d 'Keep the old key working this long (e.g. 1h, 7d) instead of deleting it at once (0s: it expires now and stays listed until deleted or pruned)' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from rotate" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from rotate" -l user -d 'The user that owns what is created and listed' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from rotate" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
@@ -237,7 +237,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_sub
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from rotate" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from rotate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from rotate" -s V -l version -d 'Print version'
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from prune" -l expired-for -d 'How long ago a key must have expired to be deleted (e.g. 7d, 12h)' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from prune" -l expired-for -d 'How long ago a key must have expired to be deleted (e.g. 7d, 12h; 0s: every expired key)' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from prune" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from prune" -l user -d 'The user that owns what is created and listed' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from prune" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
@@ -409,7 +409,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_see
 always\t''
 never\t''"
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -l failed-only -d 'Only events whose last delivery to this webhook failed'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -l failed-only -d 'Only events whose last delivery to this webhook failed; one waiting for its next retry is sent now (not queued twice)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -566,7 +566,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen
 always\t''
 never\t''"
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -l failed-only -d 'Only events whose last delivery to this webhook failed'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -l failed-only -d 'Only events whose last delivery to this webhook failed; one waiting for its next retry is sent now (not queued twice)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -694,7 +694,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l json -d 'Print
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -s V -l version -d 'Print version'
-complete -c keyhook -n "__fish_keyhook_using_subcommand prune" -l older-than -d 'Delete events, finished deliveries and attempts older than this (at least 1s); pending deliveries and their events are kept' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand prune" -l older-than -d 'Delete events, finished deliveries and attempts older than this (0s: everything finished until now); pending deliveries and their events are kept' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand prune" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
 complete -c keyhook -n "__fish_keyhook_using_subcommand prune" -l user -d 'The user that owns what is created and listed' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand prune" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'

@@ -488,3 +488,91 @@ fn replay_rotation_and_a_410_are_audited() {
     assert!(!all.contains(&new_secret), "{all}");
     assert!(!all.contains(str_of(&w, "secret")), "{all}");
 }
+
+/// A change that changes nothing is not audited (an audit log records changes) and leaves
+/// `updatedAt` alone: `enable` on an enabled webhook, `disable` on a disabled one, PATCH with
+/// the same url, the same events, the `isActive` it has, or all three; a replay that queues
+/// nothing. Enabling an active webhook whose `failCount` is not 0 resets it: that is a
+/// change, `webhook.updated` with `failCount: 0`.
+#[test]
+fn changes_that_change_nothing_are_not_audited() {
+    let env = Env::new();
+    let me = login();
+    let admin = env.create_key("admin", &[]);
+    let admin_key = str_of(&admin, "key").to_string();
+    let prefix = str_of(&admin, "keyPrefix").to_string();
+    let w = create_webhook(&env, "http://127.0.0.1:9/a");
+    let wid = str_of(&w, "id").to_string();
+    let updated_at = || {
+        let (code, v) = env.json(&["webhooks", "show", &wid]);
+        assert_eq!(code, 0, "{v}");
+        str_of(&v["data"], "updatedAt").to_string()
+    };
+    let count = || audit(&env, &[]).len();
+    let base = count();
+    let at = updated_at();
+
+    let (code, v) = env.json(&["webhooks", "enable", &wid]);
+    assert_eq!((code, &v["data"]["isActive"]), (0, &json!(true)), "{v}");
+    assert_eq!(count(), base, "enable on an enabled webhook");
+    let server = Server::start_with(&env, &["--allow-private-targets"]);
+    let patch = |body: Value| {
+        let r = server.send(
+            "PATCH",
+            &format!("/api/v1/webhooks/{wid}"),
+            &[
+                ("Authorization", &format!("Bearer {admin_key}")),
+                ("Content-Type", "application/json"),
+            ],
+            Some(body.to_string().as_bytes()),
+        );
+        assert_eq!(r.status, 200, "{body}: {r:?}");
+        r.data()
+    };
+    for body in [
+        json!({"isActive": true}),
+        json!({"url": "http://127.0.0.1:9/a"}),
+        json!({"events": ["post.published"]}),
+        json!({"url": "http://127.0.0.1:9/a", "events": ["post.published"], "isActive": true}),
+    ] {
+        let data = patch(body.clone());
+        assert_eq!(str_of(&data, "updatedAt"), at, "{body}");
+        assert_eq!(count(), base, "{body}: {:#?}", audit(&env, &[]));
+    }
+    assert_eq!(updated_at(), at);
+    let (code, v) = env.json(&["webhooks", "replay", &wid, "--since", "1h"]);
+    assert_eq!((code, &v["data"]["queued"]), (0, &json!(0)), "{v}");
+    assert_eq!(count(), base, "a replay that queued nothing");
+
+    // The first disable is a change; the second is not.
+    for _ in 0..2 {
+        let (code, v) = env.json(&["webhooks", "disable", &wid]);
+        assert_eq!(code, 0, "{v}");
+    }
+    assert_eq!(patch(json!({"isActive": false}))["isActive"], false);
+    assert_eq!(count(), base + 1);
+    assert_eq!(audit(&env, &[])[0]["action"], "webhook.disabled");
+    let (code, _) = env.json(&["webhooks", "enable", &wid]);
+    assert_eq!(code, 0);
+
+    // failCount reset by an enable of an active webhook: audited as what changed.
+    env.sql(&format!(
+        "UPDATE webhooks SET fail_count = 3 WHERE id = '{wid}'"
+    ));
+    let data = patch(json!({"isActive": true}));
+    assert_eq!(data["failCount"], 0, "{data}");
+    let entries = audit(&env, &[]);
+    assert_eq!(entries.len(), base + 3, "{entries:#?}");
+    assert_eq!(
+        trail(&entries[..3]),
+        [
+            entry(&me, "cli", "webhook.disabled", &wid),
+            entry(&me, "cli", "webhook.enabled", &wid),
+            entry(&prefix, "http", "webhook.updated", &wid),
+        ]
+    );
+    assert_eq!(entries[0]["details"], json!({"failCount": 0}));
+    let (code, _) = env.json(&["webhooks", "enable", &wid]);
+    assert_eq!(code, 0);
+    assert_eq!(audit(&env, &[]).len(), base + 3, "failCount is 0 again");
+}

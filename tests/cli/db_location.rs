@@ -96,6 +96,42 @@ fn a_server_that_cannot_be_used_is_a_runtime_error_that_shows_no_password() {
     assert_no_secret(&r, "serve");
 }
 
+/// One masking of a URL's password everywhere, the one docs/postgresql.md shows
+/// (`postgres://keyhook:***@host/...`): a connection's error, with and without `--json`, a
+/// schema's error, and serve's start line name the database the same way.
+#[test]
+fn errors_and_the_start_line_mask_the_password_the_same_way() {
+    let url = "postgres://keyhook:S3CR3T@127.0.0.1:1/keyhook?connect_timeout=2";
+    let masked = "postgres://keyhook:***@127.0.0.1:1/keyhook?connect_timeout=2";
+    let r = run(bare_cmd().args(["--db", url, "keys", "list"]));
+    r.assert_error(1);
+    assert!(r.stderr.contains(masked), "{r:#?}");
+    let r = run(bare_cmd().args(["--db", url, "--json", "keys", "list"]));
+    let message = r.json()["error"]["message"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    assert!(message.contains(masked), "{r:#?}");
+    let env = Env::new();
+    if env.is_sqlite() {
+        // The rest needs a PostgreSQL database with a password in its URL.
+        return;
+    }
+    let url = env.db_arg().into_string().unwrap();
+    let masked = keyhook::redact::url(&url).into_owned();
+    assert!(masked.contains(":***@"), "{masked}");
+    // An empty database: no keyhook tables yet.
+    let r = env.run(&["keys", "list"]);
+    r.assert_error(1);
+    assert!(r.stderr.contains(&masked), "{masked}: {r:#?}");
+    let server = crate::server::Server::start(&env);
+    let log = server.log();
+    assert!(
+        log.contains(&format!("(database {masked})")),
+        "{masked}: {log}"
+    );
+}
+
 #[test]
 fn help_shows_keyhook_db_as_the_default_without_its_password() {
     for args in [

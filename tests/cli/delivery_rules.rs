@@ -447,3 +447,72 @@ fn the_old_secret_leaves_a_running_servers_database() {
         str_of(&r.data(), "secret")
     );
 }
+
+/// A disable reaches the next check at once: with one sender, and with several (all but one
+/// kept busy by `/hold` deliveries queued first, so that the free one sends every delivery
+/// to the failing webhook in turn, as one sender does), whatever the claim batching
+/// (`--delivery-workers N` claims up to 2N at a time):
+/// - a receiver answering 410 to 4 queued events gets 1 request; the other 3 are cancelled;
+/// - a receiver answering 500 to 13 queued events, without retries, gets 10 requests, and the
+///   webhook ends disabled with `failCount` 10.
+#[test]
+fn a_disable_reaches_the_next_check_whatever_the_claim_batching() {
+    for senders in [1usize, 3] {
+        for (status, events, sent) in [(410u16, 4usize, 1usize), (500, 13, 10)] {
+            let case = format!("{senders} sender(s), {status} to {events} events");
+            let env = Env::new();
+            let rx = Receiver::start();
+            let held = senders - 1;
+            if held > 0 {
+                env.create_webhook(&rx.url("/hold"), "post.deleted");
+                for _ in 0..held {
+                    let (code, v) = kh(&env, &["events", "emit", "post.deleted"]);
+                    assert_eq!((code, &v["data"]["deliveries"]), (0, &json!(1)), "{v}");
+                }
+            }
+            rx.set_status(status);
+            let w = create(&env, &rx.url("/switch"));
+            let id = str_of(&w, "id");
+            for _ in 0..events {
+                emit(&env, 1);
+            }
+            let mut c = std_cmd();
+            c.arg("--db").arg(env.db_arg());
+            let workers = senders.to_string();
+            let worker = c
+                .args(["--allow-private-targets", "deliver", "--once"])
+                .args(["--delivery-workers", &workers, "--retry-schedule", ""])
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn keyhook deliver");
+            // Every delivery to the failing webhook ends (sent or cancelled) while the held
+            // ones keep the other senders busy.
+            let pending = format!(
+                "SELECT count(*) FROM deliveries WHERE webhook_id = '{id}' AND state = 'pending'"
+            );
+            let deadline = Instant::now() + PATIENCE;
+            while env.sql_i64(&pending) > 0 {
+                assert!(
+                    Instant::now() < deadline,
+                    "{case}: deliveries still pending"
+                );
+                thread::sleep(Duration::from_millis(20));
+            }
+            rx.release();
+            let summary = wait(worker);
+            let to_it = rx.requests_to("/switch").len();
+            assert_eq!(to_it, sent, "{case}: {summary}");
+            assert!(
+                summary.contains(&format!("cancelled {}", events - sent)),
+                "{case}: {summary}"
+            );
+            let shown = show(&env, id);
+            assert_eq!(shown["isActive"], false, "{case}: {shown}");
+            let count = if status == 410 { 1 } else { 10 };
+            assert_eq!(shown["failCount"], count, "{case}: {shown}");
+            assert_eq!(rx.requests_to("/hold").len(), held, "{case}");
+        }
+    }
+}

@@ -13,7 +13,7 @@ fn snapshots() -> PathBuf {
 }
 
 /// Every command path: [], ["keys"], ["keys", "create"], ...
-fn command_paths() -> Vec<Vec<String>> {
+pub(crate) fn command_paths() -> Vec<Vec<String>> {
     fn walk(cmd: &clap::Command, prefix: &[String], out: &mut Vec<Vec<String>>) {
         out.push(prefix.to_vec());
         for sub in cmd.get_subcommands() {

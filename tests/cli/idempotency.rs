@@ -304,3 +304,125 @@ fn the_documented_header_limits_are_the_servers() {
         }
     }
 }
+
+/// Every POST route but /events refuses an `Idempotency-Key` it cannot honour, with 400
+/// VALIDATION_ERROR on `Idempotency-Key`, and does nothing: POST /api-keys (a key's plaintext
+/// is shown once, so a retry must not mint a second key), /webhooks, /webhooks/{id}/test,
+/// /replay and /rotate-secret. Without the header each works; the OpenAPI document says so
+/// for each. GET, PATCH and DELETE, which a repeat does not change further, ignore it.
+#[test]
+fn post_routes_that_cannot_honour_an_idempotency_key_refuse_it() {
+    let env = Env::new();
+    let key = key_of(&env, "default");
+    webhook(&env, "default");
+    let (_, list) = env.json(&["webhooks", "list"]);
+    let wid = str_of(&list["data"][0], "id").to_string();
+    let server = Server::start(&env);
+    let auth = format!("Bearer {key}");
+    let post = |path: &str, body: &Value, idem: Option<&str>| {
+        let mut headers = vec![
+            ("Authorization", auth.as_str()),
+            ("Content-Type", "application/json"),
+        ];
+        if let Some(k) = idem {
+            headers.push(("Idempotency-Key", k));
+        }
+        server.send("POST", path, &headers, Some(body.to_string().as_bytes()))
+    };
+    let count = |table: &str| env.sql_i64(&format!("SELECT count(*) FROM {table}"));
+    let secret =
+        || env.sql(&format!("SELECT secret FROM webhooks WHERE id = '{wid}'"))[0][0].clone();
+    let routes = [
+        (
+            "/api/v1/api-keys".to_string(),
+            json!({"name": "retry"}),
+            "createApiKey",
+        ),
+        (
+            "/api/v1/webhooks".to_string(),
+            json!({"url": "https://example.com/h", "events": ["post.published"]}),
+            "createWebhook",
+        ),
+        (
+            format!("/api/v1/webhooks/{wid}/test"),
+            Value::Null,
+            "testWebhook",
+        ),
+        (
+            format!("/api/v1/webhooks/{wid}/replay"),
+            json!({}),
+            "replayWebhook",
+        ),
+        (
+            format!("/api/v1/webhooks/{wid}/rotate-secret"),
+            json!({}),
+            "rotateWebhookSecret",
+        ),
+    ];
+    let state = || {
+        (
+            count("api_keys"),
+            count("webhooks"),
+            count("delivery_attempts"),
+            count("audit_log"),
+            secret(),
+        )
+    };
+    let before = state();
+    for (path, body, _) in &routes {
+        let body = if body.is_null() {
+            json!({})
+        } else {
+            body.clone()
+        };
+        // Sent once, as a retrying client does on its first try.
+        let r = if path.ends_with("/test") {
+            server.send(
+                "POST",
+                path,
+                &[("Authorization", auth.as_str()), ("Idempotency-Key", "k-1")],
+                None,
+            )
+        } else {
+            post(path, &body, Some("k-1"))
+        };
+        assert_eq!(r.status, 400, "{path}: {r:?}");
+        let e = r.json();
+        assert_eq!(e["error"]["code"], "VALIDATION_ERROR", "{path}: {e}");
+        assert_eq!(
+            e["error"]["details"][0]["field"], "Idempotency-Key",
+            "{path}: {e}"
+        );
+        assert_eq!(state(), before, "{path}: something was done");
+    }
+    let message = {
+        let r = post("/api/v1/api-keys", &json!({"name": "retry"}), Some("k-1"));
+        r.json()["error"]["details"][0]["message"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert!(message.contains("shown only once"), "{message}");
+    // Without it, a key is created as before; GET and PATCH ignore it.
+    let r = post("/api/v1/api-keys", &json!({"name": "retry"}), None);
+    assert_eq!(r.status, 201, "{r:?}");
+    let r = server.send(
+        "GET",
+        "/api/v1/api-keys",
+        &[("Authorization", auth.as_str()), ("Idempotency-Key", "k-2")],
+        None,
+    );
+    assert_eq!(r.status, 200, "{r:?}");
+    // The document says which routes refuse it.
+    let doc = server.call("GET", "/api/v1/openapi.json", None).json();
+    for (path, _, operation) in &routes {
+        let template = path.strip_prefix("/api/v1").unwrap().replace(&wid, "{id}");
+        let op = &doc["paths"][&template]["post"];
+        assert_eq!(op["operationId"], *operation, "{template}");
+        let d = op["description"].as_str().unwrap_or("");
+        assert!(
+            d.contains("Idempotency-Key") && d.contains("400"),
+            "{template}: {d}"
+        );
+    }
+}

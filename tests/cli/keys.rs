@@ -779,6 +779,20 @@ fn rotate_grace_expires_the_old_key() {
     assert_eq!(env.verify(s(&v["data"], "key"), &[]).code, 0);
 }
 
+/// `--grace 0s`: the old key expires now (listed as expired until deleted or pruned).
+#[test]
+fn rotate_grace_zero_expires_the_old_key_now() {
+    let env = Env::with_clock();
+    let old = env.create_key("ci", &[]);
+    let (code, v) = env.json(&["keys", "rotate", s(&old, "id"), "--grace", "0s"]);
+    assert_eq!(code, 0, "{v}");
+    let r = env.verify(s(&old, "key"), &[]);
+    r.assert_error(4);
+    assert!(r.stderr.contains("API key has expired"), "{}", r.stderr);
+    assert_eq!(env.verify(s(&v["data"], "key"), &[]).code, 0);
+    assert_eq!(env.list(&[]).len(), 2, "the old key is still listed");
+}
+
 #[test]
 fn rotate_quiet_prints_only_the_new_key() {
     let env = Env::new();
@@ -828,7 +842,7 @@ fn rotate_errors() {
         assert_eq!(code, 3, "{v}");
         assert_error_envelope(&v, "NOT_FOUND");
     }
-    for grace in ["5x", "0s", "", "1"] {
+    for grace in ["5x", "-1s", "", "1"] {
         let r = env.run(&[
             "--user",
             "bob",

@@ -544,6 +544,21 @@ fn prune_deletes_only_keys_expired_longer_than_dur() {
     assert_eq!(env.list(&["--all-users"]).len(), 3, "bob's key stays");
 }
 
+/// `--expired-for 0s`: every expired key, however recently it expired; none that has not.
+#[test]
+fn prune_expired_for_zero_deletes_every_expired_key() {
+    let env = Env::with_clock();
+    let expired = key(&env, "soon", &["--expires-in", "1s"]).1;
+    let live = key(&env, "later", &["--expires-in", "1h"]).1;
+    env.advance_clock(1_001);
+    let (code, v) = env.json(&["keys", "prune", "--expired-for", "1s", "--yes"]);
+    assert_eq!((code, v), (0, json!({"data": {"deleted": 0}})));
+    let (code, v) = env.json(&["keys", "prune", "--expired-for", "0s", "--yes"]);
+    assert_eq!((code, v), (0, json!({"data": {"deleted": 1}})));
+    assert_eq!(prefixes(&env), vec![s(&live, "keyPrefix").to_string()]);
+    assert_ne!(s(&expired, "keyPrefix"), s(&live, "keyPrefix"));
+}
+
 #[test]
 fn prune_without_yes_off_a_terminal_deletes_nothing() {
     let env = Env::new();
@@ -560,9 +575,13 @@ fn prune_without_yes_off_a_terminal_deletes_nothing() {
 fn prune_refuses_a_bad_duration() {
     let env = Env::new();
     prune_fixture(&env);
-    for bad in ["soon", "0s", "-5d", "", "30", "1000000w"] {
-        // `--expired-for=-5d`: as a separate word, clap would read `-5d` as flags.
+    for bad in ["soon", "-5d", "", "30", "1000000w"] {
         let r = env.run(&["keys", "prune", &format!("--expired-for={bad}"), "--yes"]);
+        assert_eq!(r.code, 2, "{bad:?}: {r:#?}");
+        assert!(r.stderr.contains("--expired-for"), "{bad:?}: {r:#?}");
+        // As a separate word too: the word after the flag is its value, whatever it starts
+        // with.
+        let r = env.run(&["keys", "prune", "--expired-for", bad, "--yes"]);
         assert_eq!(r.code, 2, "{bad:?}: {r:#?}");
         assert!(r.stderr.contains("--expired-for"), "{bad:?}: {r:#?}");
     }

@@ -122,7 +122,7 @@ fn since_is_a_time_or_a_duration_ago_and_defaults_to_24_hours() {
 fn failed_only_replays_what_did_not_get_through() {
     let env = Env::new();
     let receiver = Receiver::start();
-    let id = webhook(&env, "u", &receiver.url("/r"), &["post.published"]);
+    let id = webhook(&env, "u", &receiver.url("/ok"), &["post.published"]);
     emit(&env, "u", "post.published", "{}");
     deliver_once(&env);
     receiver.wait_for(1, std::time::Duration::from_secs(10));
@@ -148,6 +148,73 @@ fn failed_only_replays_what_did_not_get_through() {
         0
     );
     assert_eq!(queued(&env, "u", &id, &["--event", &lost]), 1);
+}
+
+/// A failed delivery waiting for its next retry (an hour away) is a failed one: `--failed-only`
+/// (and `failedOnly` over HTTP) counts it and makes it due now instead of queuing a second
+/// copy, so the receiver gets the event once more, not twice. One already delivered is not.
+#[test]
+fn failed_only_sends_a_delivery_waiting_for_its_retry_now_without_a_second_copy() {
+    for over_http in [false, true] {
+        let env = Env::new();
+        let receiver = Receiver::start();
+        receiver.set_status(500);
+        let id = webhook(&env, "u", &receiver.url("/switch"), &["post.published"]);
+        let key = str_of(&env.create_key("k", &["--user", "u"]), "key").to_string();
+        let failed = emit(&env, "u", "post.published", "{}");
+        let deliver = |schedule: &str| {
+            let r = env.run(&[
+                "--allow-private-targets",
+                "deliver",
+                "--once",
+                "--retry-schedule",
+                schedule,
+            ]);
+            assert_eq!(r.code, 0, "{r:#?}");
+            r.stderr
+        };
+        assert!(deliver("1h").contains("to retry 1"));
+        receiver.wait_for(1, std::time::Duration::from_secs(10));
+        let pending = format!(
+            "SELECT count(*) FROM deliveries WHERE event_id = '{failed}' AND state = 'pending'"
+        );
+        assert_eq!(env.sql_i64(&pending), 1);
+        receiver.set_status(200);
+        // Nothing is due: the retry is an hour away.
+        assert!(deliver("1h").contains("delivered 0"));
+        let mut server = None;
+        let count = if over_http {
+            let s = server.insert(Server::start_with(&env, &["--allow-private-targets"]));
+            let r = replay_http(s, &key, &id, Some(&json!({"failedOnly": true})));
+            assert_eq!(r.status, 202, "{r:?}");
+            r.data()["queued"].as_i64().unwrap()
+        } else {
+            queued(&env, "u", &id, &["--failed-only"])
+        };
+        assert_eq!(count, 1, "over http: {over_http}");
+        let all = format!("SELECT count(*) FROM deliveries WHERE event_id = '{failed}'");
+        assert_eq!(env.sql_i64(&all), 1, "no second copy");
+        if !over_http {
+            assert!(deliver("1h").contains("delivered 1"));
+        }
+        receiver.wait_for(2, std::time::Duration::from_secs(10));
+        // (by `serve`'s worker over HTTP)
+        let delivered = format!(
+            "SELECT count(*) FROM deliveries WHERE event_id = '{failed}' AND state = 'delivered'"
+        );
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while env.sql_i64(&delivered) != 1 {
+            assert!(std::time::Instant::now() < deadline, "not settled");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        drop(server);
+        // One delivery of the event, so the receiver got it once more, not twice.
+        let got = receiver.requests();
+        assert_eq!(got.len(), 2, "{got:#?}");
+        assert_eq!(got[1].header("webhook-id"), failed);
+        // Nothing failed is left.
+        assert_eq!(queued(&env, "u", &id, &["--failed-only"]), 0);
+    }
 }
 
 /// The CLI refuses what the API refuses, exit 2 naming the flag, and queues nothing.
@@ -249,11 +316,14 @@ fn the_endpoint_answers_202_queued_and_refuses_what_it_must() {
     let body = json!({"since": since.to_rfc3339(), "eventId": e1, "failedOnly": false});
     let r = replay_http(&s, &key, &id, Some(&body));
     assert_eq!((r.status, r.data()), (202, json!({"queued": 1})), "{r:?}");
+    // (From now on: the worker of `serve` is failing these deliveries meanwhile, and a
+    // failed one waiting for its retry is what `failedOnly` sends again.)
+    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
     let r = replay_http(
         &s,
         &key,
         &id,
-        Some(&json!({"since": null, "failedOnly": true})),
+        Some(&json!({"since": now, "eventId": null, "failedOnly": true})),
     );
     assert_eq!((r.status, r.data()), (202, json!({"queued": 0})), "{r:?}");
     let before = env.count_rows("deliveries");

@@ -201,16 +201,46 @@ fn the_worker_prunes_in_the_background() {
     assert_eq!(count(env, "SELECT count(*) FROM deliveries"), 2);
 }
 
-/// Zero, below the floor, garbage: exit 2 naming the flag (or the variable's flag).
+/// `--older-than 0s` (or `0`, `0d`) is now: every finished delivery, every attempt and every
+/// event no pending delivery needs, however recent, goes; the pending delivery and its event
+/// stay.
+#[test]
+fn prune_older_than_zero_deletes_everything_finished() {
+    for zero in ["0s", "0", "0d"] {
+        let a = aged();
+        let env = &a.env;
+        env.advance_clock(1);
+        let (code, v) = env.json(&["prune", "--older-than", zero]);
+        assert_eq!(code, 0, "{zero}: {v}");
+        assert_eq!(
+            v,
+            serde_json::json!({"data": {"attempts": 3, "deliveries": 2, "events": 2}}),
+            "{zero}"
+        );
+        assert_eq!(events(env), vec![a.pending.clone()], "{zero}");
+        let states = env.sql("SELECT state FROM deliveries");
+        assert_eq!(states, vec![vec!["pending".to_string()]], "{zero}");
+    }
+}
+
+/// Negative, below the floor (the worker's retention), garbage: exit 2 naming the flag (or
+/// the variable's flag).
 #[test]
 fn bad_retentions_are_refused() {
     let env = Env::new();
     env.create_key("k", &[]);
     for (args, needle) in [
-        (vec!["prune", "--older-than", "0"], "--older-than"),
-        (vec!["prune", "--older-than", "0s"], "greater than zero"),
-        (vec!["prune", "--older-than", "999ms"], "at least 1s"),
+        (vec!["prune", "--older-than", "-1s"], "--older-than"),
+        (vec!["prune", "--older-than=-1s"], "negative"),
         (vec!["prune", "--older-than", "soon"], "--older-than"),
+        (
+            vec!["deliver", "--once", "--retention", "999ms"],
+            "at least 1s",
+        ),
+        (
+            vec!["deliver", "--once", "--retention", "0s"],
+            "greater than zero",
+        ),
         (
             vec!["deliver", "--once", "--retention", "0d"],
             "--retention",

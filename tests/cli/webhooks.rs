@@ -1739,9 +1739,13 @@ fn a_spinner_shows_while_a_test_ping_waits_only_on_a_terminal_and_never_with_jso
 // ---------------------------------------------------------------------------------------------
 // The new secret is written before the webhook is committed
 
+/// A write that fails (a full disk, a closed pipe) creates nothing; standard output sent to
+/// /dev/null (or closed) is no failure: the secret is in `webhooks show`, so nothing is lost,
+/// and the webhook is created (a provisioning script's `webhooks create ... >/dev/null`).
+/// `rotate-secret` the same way: a failed write keeps the old secret, /dev/null rotates it.
 #[test]
 fn a_webhook_whose_output_cannot_be_written_is_not_created() {
-    use crate::privilege::{assert_write_failure, run_into, SINKS};
+    use crate::privilege::{assert_write_failure, run_into, Sink};
     let env = Env::new();
     let ids = |env: &Env| -> Vec<String> {
         let (code, v) = kh(env, false, &["webhooks", "list"]);
@@ -1761,7 +1765,7 @@ fn a_webhook_whose_output_cannot_be_written_is_not_created() {
     );
     let kept_id = str_of(&kept, "id").to_string();
     let create_args = ["webhooks", "create", "--url", "http://example.com/a"];
-    for sink in SINKS {
+    for sink in [Sink::Full, Sink::ClosedPipe] {
         for json in [false, true] {
             let mut args = vec![];
             if json {
@@ -1797,4 +1801,57 @@ fn a_webhook_whose_output_cannot_be_written_is_not_created() {
     assert!(r.stdout.contains("whsec_"), "{r:#?}");
     create(&env, "default", "http://example.com/c", &["post.published"]);
     assert_eq!(ids(&env).len(), 3);
+
+    let secret = |id: &str| {
+        let (code, v) = kh(&env, false, &["webhooks", "show", id]);
+        assert_eq!(code, 0, "{v}");
+        str_of(&v["data"], "secret").to_string()
+    };
+    for sink in [Sink::Full, Sink::ClosedPipe] {
+        let before = secret(&kept_id);
+        let r = run_into(
+            &env,
+            sink,
+            &["webhooks", "rotate-secret", &kept_id, "--quiet"],
+        );
+        assert_write_failure(&r, &format!("rotate-secret {sink:?}"));
+        assert!(r.stderr.contains("the secret is unchanged"), "{r:#?}");
+        assert_eq!(secret(&kept_id), before, "{sink:?}");
+    }
+    for sink in [Sink::DevNull, Sink::Closed] {
+        for json in [false, true] {
+            let what = format!("{sink:?} json {json}");
+            let before_ids = ids(&env);
+            let mut args = vec![];
+            if json {
+                args.push("--json");
+            }
+            args.extend_from_slice(&create_args);
+            args.extend_from_slice(&["--event", "post.published"]);
+            let r = run_into(&env, sink, &args);
+            assert_eq!(r.code, 0, "{what}: {r:#?}");
+            assert!(!r.stderr.contains("whsec_"), "{what}: {r:#?}");
+            let now = ids(&env);
+            assert_eq!(
+                now.len(),
+                before_ids.len() + 1,
+                "{what}: no webhook created"
+            );
+            let new = now.into_iter().find(|id| !before_ids.contains(id)).unwrap();
+            assert!(secret(&new).starts_with("whsec_"), "{what}: readable again");
+            let (code, v) = kh(&env, false, &["webhooks", "delete", &new, "--yes"]);
+            assert_eq!(code, 0, "{v}");
+
+            let before = secret(&kept_id);
+            let mut args = vec![];
+            if json {
+                args.push("--json");
+            }
+            args.extend_from_slice(&["webhooks", "rotate-secret", &kept_id]);
+            let r = run_into(&env, sink, &args);
+            assert_eq!(r.code, 0, "rotate-secret {what}: {r:#?}");
+            let after = secret(&kept_id);
+            assert!(after != before && after.starts_with("whsec_"), "{what}");
+        }
+    }
 }

@@ -8,7 +8,7 @@ use crate::error::Error;
 use crate::model::Permission;
 use crate::service::input::Problems;
 use crate::service::keys::{self, Expiry, KeyName, NewKey, ProfileIds};
-use crate::time::{parse_duration, Timestamp};
+use crate::time::{parse_duration, parse_duration_or_zero, Timestamp};
 
 #[derive(Debug, Subcommand)]
 pub enum KeysCommand {
@@ -49,7 +49,8 @@ pub enum KeysCommand {
         /// Key id or its 11-character prefix
         id: String,
         /// Keep the old key working this long (e.g. 1h, 7d) instead of deleting it at once
-        #[arg(long, value_name = "DUR", value_parser = duration_ms)]
+        /// (0s: it expires now and stays listed until deleted or pruned)
+        #[arg(long, value_name = "DUR", value_parser = parse_duration_or_zero)]
         grace: Option<i64>,
         /// Print only the new plaintext key
         #[arg(long, short = 'q')]
@@ -58,7 +59,8 @@ pub enum KeysCommand {
     /// Delete the user's keys that expired more than DUR ago (default 30 days)
     #[command(after_help = "Example (cron):\n  keyhook keys prune --expired-for 30d --yes")]
     Prune {
-        /// How long ago a key must have expired to be deleted (e.g. 7d, 12h)
+        /// How long ago a key must have expired to be deleted (e.g. 7d, 12h; 0s: every
+        /// expired key)
         #[arg(long, value_name = "DUR", value_parser = age, default_value = "30d")]
         expired_for: Age,
         /// Do not ask for confirmation (required without a terminal)
@@ -114,7 +116,7 @@ pub struct Age {
 
 fn age(s: &str) -> Result<Age, String> {
     Ok(Age {
-        ms: parse_duration(s)?,
+        ms: parse_duration_or_zero(s)?,
         text: s.trim().to_string(),
     })
 }

@@ -179,8 +179,8 @@ pub const DB_DEFAULT_DOC: &str = "$XDG_DATA_HOME/keyhook/keyhook.db";
 /// password masked, else XDG_DATA_HOME, else HOME), so that `--help` shows the database a
 /// command would use. Without a resolvable default there is none, and a command needing the
 /// database says how to name one.
-fn runtime_command() -> clap::Command {
-    let cmd = hide_env_values(Cli::command());
+pub fn runtime_command() -> clap::Command {
+    let cmd = values_may_start_with_hyphen(hide_env_values(Cli::command()));
     match crate::config::db_default() {
         Some(path) => {
             // Once per process: clap keeps `'static` defaults.
@@ -216,6 +216,23 @@ pub fn documented_command() -> clap::Command {
 fn hide_env_values(cmd: clap::Command) -> clap::Command {
     cmd.mut_args(|a| a.hide_env_values(true))
         .mut_subcommands(hide_env_values)
+}
+
+/// `cmd` and every subcommand with each option that takes one value reading the next word as
+/// that value even when it starts with `-`, as POSIX `getopt` does: `--grace -1s` is then
+/// refused by `--grace`'s own parser, naming the flag, instead of clap's "unexpected argument
+/// '-1'", which names none. Options taking several values at once keep clap's rule, or they
+/// would swallow the flags after them.
+fn values_may_start_with_hyphen(cmd: clap::Command) -> clap::Command {
+    cmd.mut_args(|a| {
+        let one_value = a.get_num_args().is_none_or(|n| n.max_values() == 1);
+        if !a.is_positional() && a.get_action().takes_values() && one_value {
+            a.allow_hyphen_values(true)
+        } else {
+            a
+        }
+    })
+    .mut_subcommands(values_may_start_with_hyphen)
 }
 
 /// `--db`'s parser: clap's for a path (which refuses an empty one), then [`DbLocation::parse`].

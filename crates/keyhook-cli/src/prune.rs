@@ -12,14 +12,20 @@ use crate::service::retention::{self, DEFAULT_RETENTION};
     after_help = "Examples:\n  keyhook prune                    # older than 30 days\n  keyhook prune --older-than 12h"
 )]
 pub struct PruneArgs {
-    /// Delete events, finished deliveries and attempts older than this (at least 1s); pending
-    /// deliveries and their events are kept
+    /// Delete events, finished deliveries and attempts older than this (0s: everything
+    /// finished until now); pending deliveries and their events are kept
     #[arg(long, default_value = DEFAULT_RETENTION, value_name = "DUR",
-          value_parser = retention_arg)]
+          value_parser = older_than_arg)]
     older_than: Duration,
 }
 
-/// `--retention` and `--older-than`: a duration of at least 1s.
+/// `--older-than`: a duration, 0 meaning now.
+fn older_than_arg(s: &str) -> Result<Duration, String> {
+    let ms = crate::time::parse_duration_or_zero(s)?;
+    Ok(Duration::from_millis(ms.unsigned_abs()))
+}
+
+/// `--retention`: a duration of at least 1s.
 pub fn retention_arg(s: &str) -> Result<Duration, String> {
     let ms = retention::parse_retention(s)?;
     Ok(Duration::from_millis(ms.unsigned_abs()))

@@ -1,7 +1,9 @@
-//! Output that carries a new secret (a new API key, a new webhook's signing secret). It is the
-//! only copy the operator gets of it, so it is written and flushed inside the transaction that
-//! stores the secret, before the commit (CONTRACT §3): a write that fails, or a standard output
-//! that throws everything away, rolls the change back and the command exits 1.
+//! Output that carries a new secret (a new API key, a new webhook's signing secret). It is
+//! written and flushed inside the transaction that stores the secret, before the commit
+//! (CONTRACT §3): a write that fails rolls the change back and the command exits 1. A new API
+//! key is shown only there, so a standard output that throws everything away (/dev/null) is
+//! refused too ([`publish`]); a webhook's secret can be read again (`webhooks show`, every
+//! listing), so a script may send that output to /dev/null ([`publish_readable_again`]).
 
 use std::os::fd::AsFd;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
@@ -25,6 +27,16 @@ pub fn publish(
              {unchanged}"
         )));
     }
+    publish_readable_again(what, unchanged, write)
+}
+
+/// As [`publish`], for a secret that can be read again later: standard output may be
+/// /dev/null (nothing is lost); a write that fails still rolls the change back.
+pub fn publish_readable_again(
+    what: &str,
+    unchanged: &str,
+    write: impl FnOnce() -> anyhow::Result<()>,
+) -> Result<(), Error> {
     write().and_then(|()| Ok(sync_stdout_file()?)).map_err(|e| {
         Error::Io(format!(
             "cannot write the new {what} to standard output ({}); {unchanged}",

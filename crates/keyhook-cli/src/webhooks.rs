@@ -133,7 +133,8 @@ pub enum WebhooksCommand {
         /// Replay only this event (its id, evt_...)
         #[arg(long = "event", value_name = "EVT_ID")]
         event_id: Option<String>,
-        /// Only events whose last delivery to this webhook failed
+        /// Only events whose last delivery to this webhook failed; one waiting for its next
+        /// retry is sent now (not queued twice)
         #[arg(long)]
         failed_only: bool,
     },
@@ -165,13 +166,17 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
                 problems: p,
             };
             // The output carries the new secret: written and flushed before the commit, or
-            // no webhook (`secret_out::publish`).
+            // no webhook. /dev/null is fine: `show` prints the secret again.
             webhooks::create_publishing(&store, &actor, input, now, |w| {
-                secret_out::publish("webhook secret", "no webhook was created", || {
-                    ctx.out.data(w, |o| {
-                        writeln!(o, "{}", ctx.out.webhook_detail(w, &[], now))
-                    })
-                })
+                secret_out::publish_readable_again(
+                    "webhook secret",
+                    "no webhook was created",
+                    || {
+                        ctx.out.data(w, |o| {
+                            writeln!(o, "{}", ctx.out.webhook_detail(w, &[], now))
+                        })
+                    },
+                )
             })?;
             ctx.out.note(
                 "Receivers verify deliveries with the secret (Standard Webhooks signatures).",
@@ -225,18 +230,22 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
             // As `create`: the new secret is written and flushed before the commit, or the
             // old one stays.
             let w = webhooks::rotate_secret_publishing(&store, &actor, &id, input, now, |w| {
-                secret_out::publish("webhook secret", "the secret is unchanged", || {
-                    if quiet && !ctx.out.is_json() {
-                        use std::io::Write;
-                        let mut stdout = std::io::stdout().lock();
-                        writeln!(stdout, "{}", w.secret)?;
-                        stdout.flush()?;
-                        return Ok(());
-                    }
-                    ctx.out.data(w, |o| {
-                        writeln!(o, "{}", ctx.out.webhook_detail(w, &[], now))
-                    })
-                })
+                secret_out::publish_readable_again(
+                    "webhook secret",
+                    "the secret is unchanged",
+                    || {
+                        if quiet && !ctx.out.is_json() {
+                            use std::io::Write;
+                            let mut stdout = std::io::stdout().lock();
+                            writeln!(stdout, "{}", w.secret)?;
+                            stdout.flush()?;
+                            return Ok(());
+                        }
+                        ctx.out.data(w, |o| {
+                            writeln!(o, "{}", ctx.out.webhook_detail(w, &[], now))
+                        })
+                    },
+                )
             })?;
             if !quiet {
                 ctx.out.note(&if grace.seconds() == 0 {
@@ -373,12 +382,7 @@ fn scope_args(
 /// `--grace`: a duration (`90m`, `2d`) of whole seconds from 0 to 7 days; `0` (or `0s`,
 /// `0h`...) drops the old secret at once.
 fn grace(s: &str) -> Result<Grace, String> {
-    let t = s.trim();
-    let unit = t.trim_start_matches('0');
-    if unit.len() < t.len() && ["", "ms", "s", "m", "h", "d", "w"].contains(&unit) {
-        return Ok(Grace::new(0).expect("0 is a grace"));
-    }
-    Grace::from_millis(crate::time::parse_duration(s)?)
+    Grace::from_millis(crate::time::parse_duration_or_zero(s)?)
 }
 
 fn set_active(

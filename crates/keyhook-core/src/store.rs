@@ -380,7 +380,9 @@ pub trait ReplayQueries {
 /// What a replay selects: the user's events that the webhook subscribes to and whose profile
 /// its scope covers ([`crate::auth::covers`], the backend's `SCOPE_MATCH`), either the one
 /// named (`event_id`) or all created at or after `since`; with `failed_only`, only those whose
-/// newest delivery to this webhook ended `failed` or `cancelled`.
+/// newest delivery to this webhook ended `failed` or `cancelled` (a fresh delivery each), and
+/// those whose delivery failed and waits for its next retry, not leased (made due now: no
+/// second copy). `enqueue_replay` returns both counts together.
 pub struct ReplaySelection<'a> {
     pub webhook_id: &'a str,
     pub user: &'a str,

@@ -135,6 +135,9 @@ pub fn parse_duration(s: &str) -> Result<i64, String> {
     if s.is_empty() {
         return Err("empty duration".into());
     }
+    if s.starts_with('-') {
+        return Err(format!("duration {s:?} is negative"));
+    }
     let mut total: i64 = 0;
     let mut digits = String::new();
     let mut chars = s.chars().peekable();
@@ -184,6 +187,17 @@ pub fn parse_duration(s: &str) -> Result<i64, String> {
         return Err("duration must be greater than zero".into());
     }
     Ok(total)
+}
+
+/// As [`parse_duration`], and zero too (`0`, `0s`, `0h`...), where it means now: a grace
+/// period that ends at once, everything finished or expired up to now.
+pub fn parse_duration_or_zero(s: &str) -> Result<i64, String> {
+    let t = s.trim();
+    let unit = t.trim_start_matches('0');
+    if unit.len() < t.len() && ["", "ms", "s", "m", "h", "d", "w"].contains(&unit) {
+        return Ok(0);
+    }
+    parse_duration(s)
 }
 
 /// The moment a `since` names (`webhooks replay --since`, `audit --since`, GET /audit's
@@ -316,6 +330,24 @@ mod tests {
             "1000000w",
         ] {
             assert!(parse_duration(bad).is_err(), "{bad} should be refused");
+        }
+        assert_eq!(
+            parse_duration("-5m"),
+            Err("duration \"-5m\" is negative".into())
+        );
+    }
+
+    #[test]
+    fn durations_from_zero() {
+        for zero in ["0", "0s", "00ms", "0h", " 0d "] {
+            assert_eq!(parse_duration_or_zero(zero), Ok(0), "{zero}");
+        }
+        assert_eq!(parse_duration_or_zero("90s"), Ok(90_000));
+        for bad in ["", "-0s", "-1s", "0x", "s", "0.5s"] {
+            assert!(
+                parse_duration_or_zero(bad).is_err(),
+                "{bad} should be refused"
+            );
         }
     }
 }

@@ -574,5 +574,11 @@ fn prune_deletes_keys_expired_longer_than_the_age() {
     assert!(get(&s, &op(), &edge.id).is_ok());
     assert_eq!(list(&s, &op(), false).unwrap().len(), 3);
     assert_eq!(list(&s, &op(), true).unwrap().len(), 4, "bob's key stays");
-    assert_eq!(prune(&s, &op(), 0, at).unwrap_err().exit_code(), 2);
+    assert_eq!(prune(&s, &op(), -1, at).unwrap_err().exit_code(), 2);
+    // 0: every key expired by now (`edge` and `recent`), none that has not.
+    let deleted = prune(&s, &op(), 0, at).unwrap();
+    let mut names: Vec<&str> = deleted.iter().map(|k| k.name.as_str()).collect();
+    names.sort();
+    assert_eq!(names, ["edge", "recent"]);
+    assert_eq!(list(&s, &op(), false).unwrap().len(), 1, "forever stays");
 }

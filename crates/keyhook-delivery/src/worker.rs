@@ -4,10 +4,10 @@
 //! At-least-once: a delivery is leased before it is sent and settled after; if the process
 //! dies in between, the lease runs out and the delivery is claimed and sent again.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender as Tx};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -109,6 +109,71 @@ enum Outcome {
 
 type Done = (Claimed, Outcome, Timestamp);
 
+/// The failed attempts of this worker not yet settled, per webhook. A failed attempt may
+/// disable its webhook when it is settled (the 10th consecutive failure, a 410 Gone), so the
+/// check before the next request to the same webhook waits until it is committed: whatever
+/// the claim batching and however many senders, a check sees the disable of every attempt
+/// that ended before it (CONTRACT §6). A success never disables, so it holds nobody up.
+#[derive(Default)]
+struct Unsettled {
+    state: Mutex<UnsettledState>,
+    settled: Condvar,
+}
+
+#[derive(Default)]
+struct UnsettledState {
+    failed: HashMap<String, usize>,
+    /// The settle loop has ended: nothing will be settled any more.
+    closed: bool,
+}
+
+impl Unsettled {
+    /// A failed attempt to `webhook` waits for its settling.
+    fn failed(&self, webhook: &str) {
+        if let Ok(mut s) = self.state.lock() {
+            *s.failed.entry(webhook.to_string()).or_default() += 1;
+        }
+    }
+
+    /// Waits until no failed attempt to `webhook` waits for its settling; false when the
+    /// settle loop has ended instead (the delivery is then left to its lease).
+    fn wait_for(&self, webhook: &str) -> bool {
+        let Ok(mut s) = self.state.lock() else {
+            return false;
+        };
+        while !s.closed && s.failed.contains_key(webhook) {
+            s = match self.settled.wait(s) {
+                Ok(s) => s,
+                Err(_) => return false,
+            };
+        }
+        !s.closed
+    }
+
+    /// The failed attempts of `finished` are committed.
+    fn settled(&self, finished: &[Done]) {
+        let Ok(mut s) = self.state.lock() else { return };
+        for (d, outcome, _) in finished {
+            if matches!(outcome, Outcome::Sent(a) if !a.delivered) {
+                if let Some(n) = s.failed.get_mut(&d.webhook_id) {
+                    *n -= 1;
+                    if *n == 0 {
+                        s.failed.remove(&d.webhook_id);
+                    }
+                }
+            }
+        }
+        self.settled.notify_all();
+    }
+
+    fn close(&self) {
+        if let Ok(mut s) = self.state.lock() {
+            s.closed = true;
+        }
+        self.settled.notify_all();
+    }
+}
+
 /// Works the outbox until `stop` is raised (or, with `once`, until nothing is due), then
 /// waits for the deliveries in flight and records them.
 pub fn run(db: &dyn Backend, opts: &WorkerOptions, stop: &AtomicBool) -> Result<Summary> {
@@ -175,6 +240,7 @@ fn prune_pass(
 fn deliver(db: &dyn Backend, opts: &WorkerOptions, stop: &AtomicBool) -> Result<Summary> {
     let store = db.connect()?;
     let check = Arc::new(Mutex::new(db.connect()?));
+    let unsettled = Arc::new(Unsettled::default());
     let sender = Sender::new(&opts.client);
     let concurrency = opts.concurrency.max(1);
     let (job_tx, job_rx) = mpsc::channel::<Claimed>();
@@ -184,14 +250,23 @@ fn deliver(db: &dyn Backend, opts: &WorkerOptions, stop: &AtomicBool) -> Result<
         .map(|i| {
             let (rx, tx, sender) = (Arc::clone(&job_rx), done_tx.clone(), sender.clone());
             let clock = opts.client.clock.clone();
-            let check = Arc::clone(&check);
+            let (check, unsettled) = (Arc::clone(&check), Arc::clone(&unsettled));
             thread::Builder::new()
                 .name(format!("deliver-{i}"))
-                .spawn(move || send_loop(&rx, &tx, &sender, &clock, &check))
+                .spawn(move || send_loop(&rx, &tx, &sender, &clock, &check, &unsettled))
         })
         .collect::<std::io::Result<_>>()?;
     drop(done_tx);
-    let result = settle_loop(&*store, opts, stop, concurrency * 2, &job_tx, &done_rx);
+    let result = settle_loop(
+        &*store,
+        opts,
+        stop,
+        concurrency * 2,
+        &job_tx,
+        &done_rx,
+        &unsettled,
+    );
+    unsettled.close();
     drop(job_tx);
     for s in senders {
         let _ = s.join();
@@ -205,6 +280,7 @@ fn send_loop(
     sender: &Sender,
     clock: &Clock,
     check: &Mutex<Box<Store>>,
+    unsettled: &Unsettled,
 ) {
     loop {
         let job = match jobs.lock() {
@@ -212,13 +288,16 @@ fn send_loop(
             Err(_) => return,
         };
         let Ok(c) = job else { return };
-        let now = clock.now();
         // A claim may wait behind other requests: the webhook is looked at again right before
-        // its request (one primary-key read), so a delivery to a webhook disabled or deleted
-        // since is not sent, and one rotated since is signed with the secrets of now.
+        // its request (one primary-key read), after the failed attempts to it that have ended
+        // are committed, so a delivery to a webhook disabled or deleted since (by hand, or by
+        // the attempt before it) is not sent, and one rotated since is signed with the
+        // secrets of now.
+        let settled = unsettled.wait_for(&c.webhook_id);
+        let now = clock.now();
         let signing = match check.lock() {
-            Ok(store) => store.conn().signing(&c.webhook_id, now).ok(),
-            Err(_) => None,
+            Ok(store) if settled => store.conn().signing(&c.webhook_id, now).ok(),
+            _ => None,
         };
         let outcome = match signing {
             None => Outcome::Unchecked,
@@ -229,13 +308,17 @@ fn send_loop(
             Some(Some(s)) if !auth::covers(s.scope(), c.profile_id.as_ref()) => Outcome::Cancelled,
             Some(Some(s)) => {
                 let secrets: Vec<&str> = s.secrets.iter().map(String::as_str).collect();
-                Outcome::Sent(sender.send(
+                let a = sender.send(
                     &s.url,
                     &secrets,
                     &c.event_id,
                     &c.payload,
                     now.millis() / 1000,
-                ))
+                );
+                if !a.delivered {
+                    unsettled.failed(&c.webhook_id);
+                }
+                Outcome::Sent(a)
             }
         };
         if done.send((c, outcome, now)).is_err() {
@@ -251,6 +334,7 @@ fn settle_loop(
     capacity: usize,
     jobs: &Tx<Claimed>,
     done: &Receiver<Done>,
+    unsettled: &Unsettled,
 ) -> Result<Summary> {
     let lease_ms = i64::try_from(LEASE.as_millis()).unwrap_or(i64::MAX);
     let clock = &opts.client.clock;
@@ -363,6 +447,7 @@ fn settle_loop(
             }
             Ok(())
         })?;
+        unsettled.settled(&finished);
         summary.add(&settled, opts);
     }
 }

@@ -141,6 +141,19 @@ fn authenticated(
         Match::MethodNotAllowed(allow) => return (reply::method_not_allowed(allow), prefix),
         Match::NotFound => return (reply::not_found(), prefix),
     };
+    // An Idempotency-Key the operation cannot honour is refused, never ignored.
+    if let Err(why) = route.operation().idempotency_key() {
+        if rq
+            .headers()
+            .iter()
+            .any(|h| h.field.equiv(events::IDEMPOTENCY_FIELD))
+        {
+            return (
+                reply::error(&Error::validation(events::IDEMPOTENCY_FIELD, why)),
+                prefix,
+            );
+        }
+    }
     let actor = Actor::Key(key);
     (handle(ctx, &actor, route, rq, body, now), prefix)
 }
@@ -255,7 +268,7 @@ fn handle(
                 let keys: Vec<&str> = rq
                     .headers()
                     .iter()
-                    .filter(|h| h.field.equiv("Idempotency-Key"))
+                    .filter(|h| h.field.equiv(events::IDEMPOTENCY_FIELD))
                     .map(|h| h.value.as_str())
                     .collect();
                 input::idempotency_key(&keys, &mut input);

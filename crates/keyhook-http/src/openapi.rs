@@ -403,7 +403,28 @@ fn paths() -> Value {
                         ("200", ok("The webhook, with its new secret", r("Webhook"))), &write),
                      "requestBody", json!({ "required": false, "content": { "application/json": { "schema": r("RotateSecret") } } }))
     });
+    idempotency_refusals(&mut paths);
     paths
+}
+
+/// Each operation that refuses an `Idempotency-Key` (`Operation::idempotency_key`) says so
+/// in its description, with the rule's reason.
+fn idempotency_refusals(paths: &mut Value) {
+    for (template, method) in super::router::ROUTES {
+        let Ok(m) = method.to_ascii_uppercase().parse::<tiny_http::Method>() else {
+            continue;
+        };
+        let path = template.replace("{id}", "x");
+        let super::router::Match::Found(route) = super::router::route(&m, &path) else {
+            continue;
+        };
+        if let Err(why) = route.operation().idempotency_key() {
+            paths[*template][*method]["description"] = json!(format!(
+                "An `{IDEMPOTENCY_FIELD}` header is refused here: 400 VALIDATION_ERROR with \
+                 field `{IDEMPOTENCY_FIELD}`, and nothing is done ({why})."
+            ));
+        }
+    }
 }
 
 /// What the description of human-visible text says beyond its pattern.
@@ -605,7 +626,7 @@ fn schemas() -> Value {
         "ReplayWebhook": {
             "type": "object",
             "additionalProperties": false,
-            "description": format!("Every field is optional, and no body is `{{}}`. Replays the caller's events created at or after `since` (default: 24 hours ago; not in the future) that the webhook subscribes to, or only the event `eventId` (then `since` does not filter; an id the user does not have, or an event the webhook does not subscribe to, is 400 on `eventId`). With `failedOnly`, only events whose newest delivery to this webhook ended failed or cancelled. At most {MAX_REPLAY} deliveries: a window with more is refused (400 on `since`) and nothing is queued. `null` counts as absent."),
+            "description": format!("Every field is optional, and no body is `{{}}`. Replays the caller's events created at or after `since` (default: 24 hours ago; not in the future) that the webhook subscribes to, or only the event `eventId` (then `since` does not filter; an id the user does not have, or an event the webhook does not subscribe to, is 400 on `eventId`). With `failedOnly`, only events whose newest delivery to this webhook ended failed or cancelled (queued again), or failed and waits for its next retry (sent now, not queued twice; counted in `queued`). At most {MAX_REPLAY} deliveries: a window with more is refused (400 on `since`) and nothing is queued. `null` counts as absent."),
             "properties": {
                 "since": { "type": ["string", "null"], "format": "date-time" },
                 "eventId": { "type": ["string", "null"], "pattern": EVENT_ID_PATTERN },

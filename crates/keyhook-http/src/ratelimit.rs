@@ -211,19 +211,38 @@ impl Limits {
         (until > now).then(|| self.limited(Duration::from_nanos(until - now)))
     }
 
-    /// Counts a failed authentication from `addr`; the one over the limit blocks the address
-    /// until a cell comes back, and is itself answered 429.
+    /// Counts a failed authentication from `addr`. The one that uses the address's last cell
+    /// (the Nth within the period) blocks the address until a cell comes back, so the next
+    /// request is refused before its key is looked at; it is itself answered as it was
+    /// (None). One over the limit that finds no block (a forgotten one) blocks the address
+    /// and is itself answered 429 (Some).
     pub fn failed_auth(&self, addr: IpAddr) -> Option<Limited> {
         let k = addr_key(addr);
-        match self.addrs.check_key(&k) {
-            Ok(_) => None,
-            Err(not_until) => {
-                let wait = not_until.wait_time_from(self.clock.now());
-                let until = self.now_ns().saturating_add(wait.as_nanos() as u64);
-                let _ = self.blocked.update(&k, |_| Ok::<_, ()>(((), until)));
-                Some(self.limited(wait))
+        loop {
+            match self.addrs.check_key(&k) {
+                Ok(snapshot) if snapshot.remaining_burst_capacity() > 0 => return None,
+                // The last cell: the check that follows is refused (a refusal takes no
+                // cell) and says when a cell comes back, which is when the block ends. If a
+                // cell came back in between, it took that one too and looks again.
+                Ok(_) => match self.addrs.check_key(&k) {
+                    Ok(_) => continue,
+                    Err(not_until) => {
+                        self.block(k, not_until.wait_time_from(self.clock.now()));
+                        return None;
+                    }
+                },
+                Err(not_until) => {
+                    let wait = not_until.wait_time_from(self.clock.now());
+                    self.block(k, wait);
+                    return Some(self.limited(wait));
+                }
             }
         }
+    }
+
+    fn block(&self, k: u128, wait: Duration) {
+        let until = self.now_ns().saturating_add(wait.as_nanos() as u64);
+        let _ = self.blocked.update(&k, |_| Ok::<_, ()>(((), until)));
     }
 
     /// Forgets what no longer matters: full buckets and ended blocks.
@@ -313,11 +332,22 @@ mod tests {
         let a = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1));
         assert!(l.blocked(a).is_none());
         assert!(l.failed_auth(a).is_none());
-        assert!(l.failed_auth(a).is_none());
-        let over = l.failed_auth(a).expect("the third failure is refused");
+        assert!(l.blocked(a).is_none(), "one failure of 2 leaves a cell");
+        assert!(
+            l.failed_auth(a).is_none(),
+            "the second is answered as it was"
+        );
+        let over = l
+            .blocked(a)
+            .expect("after 2 failures the address is refused");
         assert!((29..=30).contains(&over.retry_after), "{over:?}");
-        assert!(l.blocked(a).is_some(), "and the address stays refused");
         assert!(l.blocked(IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2))).is_none());
+        // A block forgotten (a full shard), the next failure is refused itself.
+        l.blocked.retain_above(u64::MAX);
+        assert!(l.blocked(a).is_none());
+        let over = l.failed_auth(a).expect("over the limit");
+        assert!((29..=30).contains(&over.retry_after), "{over:?}");
+        assert!(l.blocked(a).is_some());
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! `sslrootcert` (unknown to the driver). The URL is split the way the driver splits it:
 //! the credentials end at the first `@`, so a password may hold `/`, `?` or `:` as they are.
 //!
-//! No message made here contains the password, and [`Target::describe`] is the URL without it.
+//! No message made here contains the password, and [`Target::describe`] is the URL with it
+//! masked (`user:***@`).
 
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -91,7 +92,6 @@ impl FromStr for Target {
         let mut sslmode = None;
         let mut sslrootcert = None;
         let mut kept = Vec::new();
-        let mut described_params = Vec::new();
         for param in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
             let Some((key, value)) = param.split_once('=') else {
                 return Err(invalid(
@@ -104,9 +104,6 @@ impl FromStr for Target {
                 "sslmode" => sslmode = Some(decode(value)?),
                 "sslrootcert" => sslrootcert = Some(decode(value)?),
                 _ => kept.push(param),
-            }
-            if key != "password" {
-                described_params.push(param);
             }
         }
         let tls = match (sslmode.as_deref(), sslrootcert) {
@@ -164,28 +161,17 @@ impl FromStr for Target {
         if config.get_application_name().is_none() {
             config.application_name("keyhook");
         }
-        let user = creds.map(|c| c.split_once(':').map_or(c, |(user, _)| user));
-        let mut described = url[..scheme].to_string();
-        if let Some(user) = user {
-            described.push_str(user);
-            described.push('@');
-        }
-        described.push_str(location);
-        if !described_params.is_empty() {
-            described.push('?');
-            described.push_str(&described_params.join("&"));
-        }
         Ok(Target {
             config,
             tls,
-            described,
+            described: keyhook_core::redact::url(url).into_owned(),
         })
     }
 }
 
 impl Target {
-    /// The URL as given, without its password (neither in the credentials nor as a
-    /// `password` parameter).
+    /// The URL as given with its password masked the one way keyhook masks it everywhere
+    /// (`redact::url`: `postgres://user:***@host/db`, `password=***`).
     pub fn describe(&self) -> &str {
         &self.described
     }
@@ -230,7 +216,7 @@ mod tests {
     }
 
     #[test]
-    fn parses_the_parts_and_describes_without_the_password() {
+    fn parses_the_parts_and_describes_with_the_password_masked() {
         let t: Target = format!("postgres://kh:{SECRET}@db.example:6543/keys?application_name=x")
             .parse()
             .unwrap();
@@ -241,7 +227,7 @@ mod tests {
         assert_eq!(t.tls, Tls::Off);
         assert_eq!(
             t.describe(),
-            "postgres://kh@db.example:6543/keys?application_name=x"
+            "postgres://kh:***@db.example:6543/keys?application_name=x"
         );
         assert_eq!(t.config.get_connect_timeout(), Some(&CONNECT_TIMEOUT));
         assert_eq!(t.config.get_tcp_user_timeout(), Some(&TCP_USER_TIMEOUT));
@@ -257,21 +243,28 @@ mod tests {
             Some(&Duration::from_secs(9))
         );
 
-        // A password given as a parameter is left out too; characters the driver accepts in
+        // A password given as a parameter is masked too; characters the driver accepts in
         // a password as they are ('/', '?', ':') stay in the credentials.
         let t: Target = "postgresql://kh@h/d?password=hunter2&sslmode=require"
             .parse()
             .unwrap();
         assert_eq!(t.config.get_password(), Some(&b"hunter2"[..]));
-        assert_eq!(t.describe(), "postgresql://kh@h/d?sslmode=require");
+        assert_eq!(
+            t.describe(),
+            "postgresql://kh@h/d?password=***&sslmode=require"
+        );
         assert_eq!(t.tls, Tls::Require);
         let t: Target = "postgres://kh@h/d?pass%77ord=hunter2".parse().unwrap();
         assert_eq!(t.config.get_password(), Some(&b"hunter2"[..]));
-        assert_eq!(t.describe(), "postgres://kh@h/d");
+        assert_eq!(t.describe(), "postgres://kh@h/d?pass%77ord=***");
         let t: Target = "postgres://kh:a/b?c:d@h:1/db".parse().unwrap();
         assert_eq!(t.config.get_password(), Some(&b"a/b?c:d"[..]));
         assert_eq!(t.config.get_dbname(), Some("db"));
-        assert_eq!(t.describe(), "postgres://kh@h:1/db");
+        assert_eq!(t.describe(), "postgres://kh:***@h:1/db");
+        // The same masking as every other message and log line.
+        let url = format!("postgres://kh:{SECRET}@h/d?sslmode=require");
+        let t: Target = url.parse().unwrap();
+        assert_eq!(t.describe(), keyhook_core::redact::url(&url));
     }
 
     #[test]

@@ -118,7 +118,7 @@ fn without_create_an_empty_database_is_not_found_and_stays_empty() {
     assert_eq!((e.exit_code(), e.code()), (1, "DATABASE_NOT_FOUND"));
     let m = e.to_string();
     assert!(
-        m.starts_with("no keyhook database at postgres://keyhook@127.0.0.1:"),
+        m.starts_with("no keyhook database at postgres://keyhook:***@127.0.0.1:"),
         "{m}"
     );
     assert!(m.contains("keyhook keys create"), "{m}");
@@ -239,7 +239,7 @@ fn an_unreachable_server_or_database_is_reported_without_a_password() {
     let backend = PgBackend::new(&url, 2, true).unwrap();
     assert_eq!(
         backend.describe(),
-        format!("postgres://kh@127.0.0.1:{port}/keyhook")
+        format!("postgres://kh:***@127.0.0.1:{port}/keyhook")
     );
     let e = error_of(&backend);
     assert!(matches!(e, Error::Unavailable(_)), "{e:?}");
@@ -247,7 +247,7 @@ fn an_unreachable_server_or_database_is_reported_without_a_password() {
     let m = e.to_string();
     assert!(
         m.starts_with(&format!(
-            "postgres://kh@127.0.0.1:{port}/keyhook: cannot reach the database server"
+            "postgres://kh:***@127.0.0.1:{port}/keyhook: cannot reach the database server"
         )),
         "{m}"
     );

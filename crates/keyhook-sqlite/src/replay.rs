@@ -33,6 +33,23 @@ macro_rules! replay_insert {
     };
 }
 
+/// With `failed_only`: the deliveries of the selected events to this webhook that failed and
+/// wait for their next retry (`?1` webhook, `?2` user, `?3` since or event id, `?4` now) are
+/// made due now, instead of a second copy being queued beside them. One already leased (in
+/// flight) is left alone: it is being sent.
+macro_rules! replay_retry_now {
+    ($which:literal) => {
+        concat!(
+            "UPDATE deliveries SET next_attempt_at = ?4, updated_at = ?4
+             WHERE webhook_id = ?1 AND state = 'pending' AND attempts > 0
+               AND (lease_until IS NULL OR lease_until <= ?4)
+               AND event_id IN (SELECT e.id FROM events e WHERE e.user_id = ?2 AND ",
+            $which,
+            ")"
+        )
+    };
+}
+
 impl ReplayQueries for Conn {
     fn event_of(
         &self,
@@ -83,7 +100,20 @@ impl ReplayQueries for Conn {
                         limit
                     ])?,
             };
-            Ok(n)
+            if !sel.failed_only {
+                return Ok(n);
+            }
+            let moved = match sel.event_id {
+                Some(id) => self
+                    .0
+                    .prepare_cached(replay_retry_now!("e.id = ?3"))?
+                    .execute(params![sel.webhook_id, sel.user, id, now.0])?,
+                None => self
+                    .0
+                    .prepare_cached(replay_retry_now!("e.created_at >= ?3"))?
+                    .execute(params![sel.webhook_id, sel.user, sel.since.0, now.0])?,
+            };
+            Ok(n + moved)
         })
     }
 }

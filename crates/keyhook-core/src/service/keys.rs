@@ -548,8 +548,8 @@ fn prunable_in(
     expired_for_ms: i64,
     now: Timestamp,
 ) -> Result<Vec<ApiKey>> {
-    if expired_for_ms <= 0 {
-        return Err(Error::validation("expiredFor", "must be greater than zero"));
+    if expired_for_ms < 0 {
+        return Err(Error::validation("expiredFor", "must not be negative"));
     }
     let cutoff = now.add_millis(-expired_for_ms);
     let mut keys = conn.keys_expired_before(actor.user_id(), cutoff)?;

@@ -30,7 +30,8 @@ pub struct ReplayRequest {
     pub since: Option<Timestamp>,
     /// Replay just this event (then `since` does not filter).
     pub event_id: Option<String>,
-    /// Only events whose newest delivery to this webhook ended failed (or cancelled).
+    /// Only events whose newest delivery to this webhook ended failed (or cancelled), or
+    /// failed and waits for its next retry (then sent now, not queued twice).
     pub failed_only: bool,
     /// What the front end refused converting the request, named as the request names it.
     pub problems: Problems,
@@ -128,6 +129,10 @@ pub fn replay(
                     since.to_rfc3339()
                 ),
             ));
+        }
+        // A replay that queued nothing changed nothing: no audit entry.
+        if queued == 0 {
+            return Ok(Replayed { queued });
         }
         let details = serde_json::json!({
             "queued": queued,

@@ -488,6 +488,11 @@ pub fn update(
             }
             w.is_active = active;
         }
+        // A patch that sets what is already set changes nothing: no write, no new
+        // `updatedAt`, no audit entry (an audit log records changes).
+        if w == before {
+            return Ok(w);
+        }
         w.updated_at = now;
         c.update_webhook(&w)?;
         // A change of scope is shown to the keys that saw the webhook before and after it.
@@ -504,11 +509,11 @@ pub fn update(
     })
 }
 
-/// The audit entries of a change from `before` to `after`: `webhook.updated` when the URL or
-/// the events changed (with what they became), `webhook.enabled` / `webhook.disabled` when
-/// `isActive` changed; one entry per kind of change. A patch that changes nothing (setting
-/// what is already set) is still recorded as an update of what it named, so an operator
-/// sees every write.
+/// The audit entries of a change from `before` to `after` (which differ): `webhook.updated`
+/// when the URL or the events changed (with what they became), `webhook.enabled` /
+/// `webhook.disabled` when `isActive` changed; one entry per kind of change. `isActive: true`
+/// on an active webhook whose `failCount` was not 0 resets it: `webhook.updated` with
+/// `failCount: 0`.
 fn update_entries(before: &Webhook, after: &Webhook) -> Vec<(Action, serde_json::Value)> {
     let mut out = Vec::new();
     let mut changed = serde_json::Map::new();
@@ -521,6 +526,9 @@ fn update_entries(before: &Webhook, after: &Webhook) -> Vec<(Action, serde_json:
     if before.scope() != after.scope() {
         changed.insert("fullAccess".into(), after.full_access.into());
         changed.insert("profileIds".into(), after.profile_ids.clone().into());
+    }
+    if before.is_active == after.is_active && before.fail_count != after.fail_count {
+        changed.insert("failCount".into(), after.fail_count.into());
     }
     if !changed.is_empty() {
         out.push((Action::WebhookUpdated, changed.into()));
@@ -536,7 +544,8 @@ fn update_entries(before: &Webhook, after: &Webhook) -> Vec<(Action, serde_json:
             serde_json::json!({ "failCount": before.fail_count }),
         ));
     }
-    if out.is_empty() {
+    if out.is_empty() && before != after {
+        // A change no entry above names (a field added since): recorded all the same.
         out.push((Action::WebhookUpdated, serde_json::json!({})));
     }
     out

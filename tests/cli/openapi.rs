@@ -190,6 +190,13 @@ impl Validator<'_> {
                         fail(format!("{value} matches none of anyOf"));
                     }
                 }
+                "not" => {
+                    let mut e = Vec::new();
+                    self.check(arg, value, at, &mut e);
+                    if e.is_empty() {
+                        fail(format!("{value} matches what `not` forbids"));
+                    }
+                }
                 "default" | "description" => {}
                 other => panic!("the test's validator does not know keyword {other}"),
             }
@@ -209,8 +216,32 @@ impl Validator<'_> {
             .map(|c| &c["application/json"]["schema"])
     }
 
-    /// Fails unless `resp` is documented for `method path` and its body matches the schema.
+    /// Fails unless `resp` is documented for `method path`, its body matches the schema, and
+    /// it carries each header the document declares `required`, matching its schema.
     fn validate(&self, path: &str, method: &str, resp: &Resp) {
+        let documented =
+            self.resolve(&self.doc["paths"][path][method]["responses"][resp.status.to_string()]);
+        if let Some(headers) = documented.get("headers").and_then(Value::as_object) {
+            for (name, h) in headers {
+                let h = self.resolve(h);
+                match resp.header(name) {
+                    Some(value) => {
+                        let mut errors = Vec::new();
+                        self.check(&h["schema"], &json!(value), name, &mut errors);
+                        assert!(
+                            errors.is_empty(),
+                            "{method} {path} {}: {errors:?}",
+                            resp.status
+                        );
+                    }
+                    None => assert!(
+                        h["required"] != json!(true),
+                        "{method} {path} {}: no {name} header",
+                        resp.status
+                    ),
+                }
+            }
+        }
         match self.response_schema(path, method, resp.status) {
             Some(schema) => {
                 let mut errors = Vec::new();
@@ -372,6 +403,8 @@ fn real_responses_match_the_schemas() {
     let anon = server.call("GET", "/api/v1/webhooks", None);
     assert_eq!(anon.status, 401);
     v.validate("/webhooks", "get", &anon);
+    let declared = &doc["components"]["responses"]["Unauthorized"]["headers"];
+    assert_eq!(declared["WWW-Authenticate"]["required"], true, "{declared}");
     let ro = server.post_json(
         "/api/v1/webhooks",
         &readonly,
@@ -385,6 +418,19 @@ fn real_responses_match_the_schemas() {
     let wrong = server.call("PUT", "/api/v1/webhooks", Some(&key));
     assert_eq!(wrong.status, 405);
     v.validate("/webhooks", "post", &wrong);
+    let declared = &doc["components"]["responses"]["MethodNotAllowed"]["headers"];
+    assert_eq!(declared["Allow"]["required"], true, "{declared}");
+    // Each path's Allow matches the declared pattern, whatever methods it lists.
+    for path in [
+        "/api/v1/api-keys/x",
+        "/api/v1/webhooks/abcd",
+        "/api/v1/events",
+        "/api/v1/audit",
+    ] {
+        let wrong = server.call("PUT", path, Some(&key));
+        assert_eq!(wrong.status, 405, "{path}");
+        v.validate("/webhooks", "post", &wrong);
+    }
     let big = server.post(
         "/api/v1/events",
         Some(&key),

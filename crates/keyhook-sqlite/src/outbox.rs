@@ -81,7 +81,8 @@ impl OutboxQueries for Conn {
     ) -> StoreResult<Vec<Claimed>> {
         sql(|| {
             let mut stmt = self.0.prepare_cached(
-                "SELECT d.id, d.event_id, e.event, e.payload, d.attempts, w.id, w.is_active
+                "SELECT d.id, d.event_id, e.event, e.payload, d.attempts, w.id, w.is_active,
+                        d.lease_until IS NOT NULL
                  FROM deliveries d
                  JOIN events e ON e.id = d.event_id
                  JOIN webhooks w ON w.id = d.webhook_id
@@ -100,6 +101,7 @@ impl OutboxQueries for Conn {
                         attempts: r.get(4)?,
                         webhook_id: r.get(5)?,
                         webhook_active: r.get(6)?,
+                        recovered: r.get(7)?,
                     })
                 })?
                 .collect::<rusqlite::Result<_>>()?;

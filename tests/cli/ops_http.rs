@@ -188,7 +188,7 @@ fn the_openapi_document_names_the_rate_limit_headers_on_authenticated_responses(
                         ],
                         "{at}"
                     ),
-                    "408" | "417" | "431" | "501" | "505" => {
+                    "408" | "414" | "417" | "431" | "501" | "505" => {
                         assert!(has.is_empty(), "{at}: {has:?}")
                     }
                     // A 400 without a body to validate is the protocol's BadRequest.

@@ -727,3 +727,16 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_su
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "replay" -d 'Queue past events again for a webhook (after its endpoint was down)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from events" -f -a "emit" -d 'Queue an event for every active webhook of the user subscribed to it'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from db" -f -a "copy" -d 'Copy everything in the --db database into an empty database'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from show" -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from delete" -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from rotate" -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from show" -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from test" -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from enable" -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from disable" -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from delete" -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from rotate-secret" -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit" -f -a "post.published post.failed post.deleted account.connected account.disconnected profile.created profile.deleted"
+complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -f -a "bash elvish fish powershell zsh"

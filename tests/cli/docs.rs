@@ -237,6 +237,15 @@ fn every_value_is_completed_from_a_list_as_a_path_or_as_nothing() {
     // fish: a global option's values at the top level (`keyhook --color <TAB>`): the
     // check of whether a command was given leaves out an option waiting for its value.
     assert!(fish.contains("set -e cmd[-1]"), "{fish}");
+    // fish: positionals (which clap_complete leaves out): event names, and no file names
+    // where no path goes.
+    assert!(fish.contains(
+        "complete -c keyhook -n \"__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit\" -f -a \"post.published "
+    ), "{fish}");
+    assert!(fish.contains(
+        "complete -c keyhook -n \"__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from show\" -f\n"
+    ));
+    assert!(!fish.contains("__fish_keyhook_using_subcommand backup\" -f\n"));
 }
 
 /// The pages' `.TH` line: title, section, a date mandoc can read, source and manual (clap_mangen's

@@ -1,6 +1,7 @@
 //! Shell completions and manual pages, rendered from `Cli::command()`. The committed files in
 //! `completions/` and `man/` are these renderings; a test keeps them in step.
 
+use std::fmt::Write as _;
 use std::io::Write;
 
 use clap::CommandFactory;
@@ -22,7 +23,9 @@ pub fn completions(shell: Shell) -> Vec<u8> {
     let mut out = Vec::new();
     clap_complete::generate(shell, &mut completion_command(), "keyhook", &mut out);
     if shell == Shell::Fish {
-        return fish_option_values(&String::from_utf8_lossy(&out)).into_bytes();
+        let mut script = fish_option_values(&String::from_utf8_lossy(&out));
+        script.push_str(&fish_positionals(&completion_command()));
+        return script.into_bytes();
     }
     out
 }
@@ -55,6 +58,51 @@ pub fn completion_command() -> clap::Command {
     let mut cmd = hint(Cli::command());
     cmd.build();
     cmd
+}
+
+/// clap_complete's fish script completes no positional argument, so fish offers file names
+/// for each (`events emit <TAB>`, `keys show <TAB>`). Added: for a command whose positionals
+/// take no path, no file names, and the values of a positional that lists them (an event
+/// name, a shell).
+fn fish_positionals(root: &clap::Command) -> String {
+    fn walk(cmd: &clap::Command, path: &[&str], out: &mut String) {
+        let positionals: Vec<&clap::Arg> = cmd.get_positionals().collect();
+        if !path.is_empty() && !positionals.is_empty() {
+            let paths = positionals.iter().any(|a| {
+                matches!(
+                    a.get_value_hint(),
+                    clap::ValueHint::AnyPath | clap::ValueHint::FilePath | clap::ValueHint::DirPath
+                )
+            });
+            let condition = match path {
+                [one] => format!("__fish_keyhook_using_subcommand {one}"),
+                [one, two] => format!(
+                    "__fish_keyhook_using_subcommand {one}; and __fish_seen_subcommand_from {two}"
+                ),
+                _ => String::new(),
+            };
+            if !paths && !condition.is_empty() {
+                let values: Vec<String> = positionals
+                    .iter()
+                    .flat_map(|a| a.get_possible_values())
+                    .map(|v| v.get_name().to_string())
+                    .collect();
+                let _ = write!(out, "complete -c keyhook -n \"{condition}\" -f");
+                if !values.is_empty() {
+                    let _ = write!(out, " -a \"{}\"", values.join(" "));
+                }
+                out.push('\n');
+            }
+        }
+        for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+            let mut deeper = path.to_vec();
+            deeper.push(sub.get_name());
+            walk(sub, &deeper, out);
+        }
+    }
+    let mut out = String::new();
+    walk(root, &[], &mut out);
+    out
 }
 
 /// clap_complete's fish script decides whether a command has been given yet with `argparse`

@@ -2,7 +2,7 @@
 
 They change no check and drop no failure. They do two things:
 
-1. Keep *positive* cases (those generated to be valid per the document) inside the two rules of
+1. Keep *positive* cases (those generated to be valid per the document) inside the rules of
    keyhook that JSON Schema cannot state, so that `positive_data_acceptance` tests everything
    else:
    - `expiresAt` must be in the future: a date-time in the past gets the year 2996 (a leap
@@ -12,6 +12,11 @@ They change no check and drop no failure. They do two things:
      link-local or reserved network (the server runs without --allow-private-targets): such a
      host becomes 192.0.2.1 (TEST-NET-1, documentation only; inside the script's network
      namespace nothing is reachable anyway).
+   - a key's `name` and `profileIds` must not hold invisible characters above the Basic
+     Multilingual Plane (tags, private use, noncharacters...), which the document's patterns
+     leave to their descriptions so that every regular-expression engine reads the patterns
+     alike (JavaScript's without the u flag too): each such character becomes a visible one
+     of plane 2 (U+20000 + its low 15 bits).
    - a replay's `since`, and GET /audit's `since` query, must not be in the future: a
      date-time after 2000 gets the year 2000 (format, offset and fractional seconds kept); and
      a replay's `eventId` must be an event of the caller's user, which a generated id never
@@ -70,6 +75,26 @@ def _future(value):
 PAST_YEAR = 2000
 
 
+def _astral_invisible(c):
+    # keyhook-core's service::input::ASTRAL_INVISIBLE (is_invisible above U+FFFF).
+    u = ord(c)
+    return u > 0xFFFF and (
+        u in (0x110BD, 0x110CD, 0x1D159)
+        or 0x13430 <= u <= 0x1343F
+        or 0x1BCA0 <= u <= 0x1BCA3
+        or 0x1D173 <= u <= 0x1D17A
+        or 0xE0000 <= u <= 0xE0FFF
+        or u >= 0xF0000
+        or u & 0xFFFE == 0xFFFE
+    )
+
+
+def _visible(value):
+    if not isinstance(value, str):
+        return value
+    return "".join(chr(0x20000 + (ord(c) & 0x7FFF)) if _astral_invisible(c) else c for c in value)
+
+
 def _past(value):
     if isinstance(value, str):
         m = DATE_TIME.match(value)
@@ -113,6 +138,11 @@ def map_case(context, case):
         return case
     if method == "POST" and op.path == "/api-keys" and "expiresAt" in case.body:
         case.body["expiresAt"] = _future(case.body["expiresAt"])
+    if method == "POST" and op.path == "/api-keys":
+        if "name" in case.body:
+            case.body["name"] = _visible(case.body["name"])
+        if isinstance(case.body.get("profileIds"), list):
+            case.body["profileIds"] = [_visible(p) for p in case.body["profileIds"]]
     if method == "POST" and op.path == "/webhooks/{id}/replay":
         if "since" in case.body:
             case.body["since"] = _past(case.body["since"])

@@ -104,3 +104,174 @@ fn man_pages_render_without_warnings() {
         assert!(top.contains(section), "keyhook.1 lacks {section}");
     }
 }
+
+/// What bash's completion of `line` (the words so far, the last one being completed)
+/// offers, from the committed script, run in a directory holding `afile.txt`.
+fn bash_completes(line: &[&str]) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("afile.txt"), "").unwrap();
+    let words: Vec<String> = line.iter().map(|w| format!("'{w}'")).collect();
+    let script = format!(
+        "source {} && COMP_WORDS=({}) && COMP_CWORD={} && COMP_LINE=\"${{COMP_WORDS[*]}}\" \
+         && _keyhook keyhook \"${{COMP_WORDS[COMP_CWORD]}}\" \"${{COMP_WORDS[COMP_CWORD-1]}}\" \
+         && printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+        root().join("completions/keyhook.bash").display(),
+        words.join(" "),
+        line.len() - 1
+    );
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{line:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Event names are offered where an event name goes; durations, ids and other values that
+/// are not paths offer nothing (no file names); `--db` still offers files.
+#[test]
+fn bash_completes_event_names_and_no_files_for_values_that_are_not_paths() {
+    let catalog: Vec<String> = keyhook::service::events::CATALOG
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let got = bash_completes(&["keyhook", "webhooks", "create", "--url", "u", "--event", ""]);
+    assert_eq!(got, catalog);
+    assert_eq!(
+        bash_completes(&["keyhook", "webhooks", "create", "--event", "post.p"]),
+        ["post.published"]
+    );
+    let got = bash_completes(&["keyhook", "events", "emit", ""]);
+    for name in &catalog {
+        assert!(got.contains(name), "{got:?}");
+    }
+    assert!(!got.iter().any(|w| w.contains("afile")), "{got:?}");
+    for line in [
+        &["keyhook", "webhooks", "replay", "abcd", "--since", ""][..],
+        &["keyhook", "webhooks", "replay", "abcd", "--event", ""],
+        &["keyhook", "keys", "create", "--expires-in", ""],
+        &["keyhook", "keys", "rotate", "x", "--grace", ""],
+        &["keyhook", "webhooks", "rotate-secret", "x", "--grace", ""],
+        &["keyhook", "prune", "--older-than", ""],
+        &["keyhook", "serve", "--retention", ""],
+        &["keyhook", "--delivery-timeout", ""],
+        &["keyhook", "audit", "--limit", ""],
+        &["keyhook", "events", "emit", "post.published", "--data", ""],
+    ] {
+        let got = bash_completes(line);
+        assert!(
+            !got.iter().any(|w| w.contains("afile")),
+            "{line:?}: {got:?}"
+        );
+    }
+    let got = bash_completes(&["keyhook", "--db", ""]);
+    assert!(got.iter().any(|w| w == "afile.txt"), "{got:?}");
+    assert_eq!(
+        bash_completes(&["keyhook", "--color", ""]),
+        ["auto", "always", "never"]
+    );
+}
+
+/// Every argument that takes a value is completed from a list (possible values), as a path
+/// (only those whose value is one: PATH, FILE), or as nothing; never as a file by default.
+/// The scripts of zsh and fish say the same: zsh's `_default` and fish's bare `-r` complete
+/// files.
+#[test]
+fn every_value_is_completed_from_a_list_as_a_path_or_as_nothing() {
+    fn walk(cmd: &clap::Command, path: &str, seen: &mut usize) {
+        for a in cmd.get_arguments() {
+            if !a.get_action().takes_values() {
+                continue;
+            }
+            *seen += 1;
+            let at = format!("{path} {}", a.get_id());
+            let name = a.get_value_names().map(|n| n.join(" ")).unwrap_or_default();
+            let path_like = name.contains("PATH") || name.contains("FILE");
+            let hint = a.get_value_hint();
+            let listed = !a.get_possible_values().is_empty();
+            match hint {
+                clap::ValueHint::AnyPath | clap::ValueHint::FilePath => {
+                    assert!(path_like, "{at}: {name} completed as a path")
+                }
+                clap::ValueHint::Other => assert!(!listed, "{at}"),
+                clap::ValueHint::Unknown => assert!(listed, "{at}: {name} would complete files"),
+                other => panic!("{at}: {other:?}"),
+            }
+            if name.contains("DUR") {
+                assert_eq!(hint, clap::ValueHint::Other, "{at}");
+            }
+        }
+        for sub in cmd.get_subcommands() {
+            walk(sub, &format!("{path} {}", sub.get_name()), seen);
+        }
+    }
+    let mut seen = 0;
+    walk(&docs::completion_command(), "keyhook", &mut seen);
+    assert!(seen > 30, "{seen}");
+    let script = |file: &str| {
+        let (shell, _) = docs::SHELLS.iter().find(|(_, f)| *f == file).unwrap();
+        String::from_utf8(docs::completions(*shell)).unwrap()
+    };
+    let zsh = script("_keyhook");
+    assert!(
+        !zsh.contains(":_default"),
+        "zsh completes files for a value"
+    );
+    let fish = script("keyhook.fish");
+    for line in fish.lines().filter(|l| l.contains(" -r")) {
+        assert!(
+            line.contains(" -r -f") || line.contains(" -r -F"),
+            "fish completes files here: {line}"
+        );
+    }
+    // fish: a global option's values at the top level (`keyhook --color <TAB>`): the
+    // check of whether a command was given leaves out an option waiting for its value.
+    assert!(fish.contains("set -e cmd[-1]"), "{fish}");
+    // fish: positionals (which clap_complete leaves out): event names, and no file names
+    // where no path goes.
+    assert!(fish.contains(
+        "complete -c keyhook -n \"__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit\" -f -a \"post.published "
+    ), "{fish}");
+    assert!(fish.contains(
+        "complete -c keyhook -n \"__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from show\" -f\n"
+    ));
+    assert!(!fish.contains("__fish_keyhook_using_subcommand backup\" -f\n"));
+}
+
+/// The pages' `.TH` line: title, section, a date mandoc can read, source and manual (clap_mangen's
+/// default put `create 0.1.0` where the date goes); no paragraph macro next to another
+/// (`mandoc -T lint` warns of each; CI runs mandoc itself: .ci/tools.sh).
+#[test]
+fn man_pages_have_a_date_and_no_paragraph_macro_next_to_another() {
+    let version = env!("CARGO_PKG_VERSION");
+    for (name, bytes) in docs::man_pages() {
+        let page = String::from_utf8(bytes).unwrap();
+        let title = name.trim_end_matches(".1").to_uppercase();
+        let th = page.lines().find(|l| l.starts_with(".TH ")).unwrap();
+        assert_eq!(
+            th,
+            format!(
+                ".TH {title} 1 {} \"keyhook {version}\" \"keyhook manual\"",
+                docs::MAN_DATE
+            ),
+            "{name}"
+        );
+        let lines: Vec<&str> = page.lines().collect();
+        for pair in lines.windows(2) {
+            let para = |l: &str| l.is_empty() || [".sp", ".br", ".PP", ".P", ".LP"].contains(&l);
+            assert!(!(para(pair[0]) && para(pair[1])), "{name}: {pair:?}");
+        }
+        assert!(!lines.iter().any(|l| l.ends_with(' ')), "{name}");
+    }
+    assert!(chrono::NaiveDate::parse_from_str(docs::MAN_DATE, "%Y-%m-%d").is_ok());
+}

@@ -42,19 +42,31 @@ fn ok(s: &Server, bytes: &[u8]) -> RawResp {
 }
 
 #[test]
-fn a_request_line_over_8_kib_is_431_and_closes() {
+fn a_request_line_over_8_kib_is_414_and_closes() {
     let (_env, s, key) = serve(&[]);
     let long = format!("{KEYS}?{}", "a".repeat(8 * 1024));
     let err = refused(
         &s,
         &raw_request("GET", &long, &[], b""),
-        431,
-        "HEADERS_TOO_LARGE",
+        414,
+        "URI_TOO_LONG",
     );
     assert!(
-        err["message"].as_str().unwrap().contains("request line"),
+        err["message"].as_str().unwrap().contains("request target"),
         "{err}"
     );
+    // 100 KB, as the issue sent: 414 too, while the client is still sending.
+    let huge = format!("/api/v1/{}", "a".repeat(100_000));
+    refused(
+        &s,
+        &raw_request("GET", &huge, &[], b""),
+        414,
+        "URI_TOO_LONG",
+    );
+    // A "method" of 9 KiB without a space: no target to blame; no method that long exists.
+    let mut bogus = vec![b'G'; 9 * 1024];
+    bogus.extend_from_slice(b"\r\n\r\n");
+    refused(&s, &bogus, 501, "NOT_IMPLEMENTED");
     // Just under the limit is served.
     let fits = format!("{KEYS}?{}", "a".repeat(8 * 1024 - 40));
     let auth = format!("Bearer {key}");
@@ -486,6 +498,7 @@ fn the_openapi_document_lists_the_http_layer_errors() {
         "REQUEST_TIMEOUT",
         "EXPECTATION_FAILED",
         "HEADERS_TOO_LARGE",
+        "URI_TOO_LONG",
         "NOT_IMPLEMENTED",
         "SERVICE_UNAVAILABLE",
         "HTTP_VERSION_NOT_SUPPORTED",
@@ -507,7 +520,7 @@ fn the_openapi_document_lists_the_http_layer_errors() {
             if method == "parameters" {
                 continue;
             }
-            for status in ["400", "408", "431", "501", "503", "505"] {
+            for status in ["400", "408", "414", "431", "501", "503", "505"] {
                 assert!(
                     op["responses"].get(status).is_some(),
                     "{method} {path} does not list {status}"
@@ -515,4 +528,32 @@ fn the_openapi_document_lists_the_http_layer_errors() {
             }
         }
     }
+}
+
+/// No response says `Server: tiny-http (Rust)`, nor any other `Server`: not the API's, not
+/// /healthz's or /metrics', not the HTTP layer's own refusals.
+#[test]
+fn no_response_carries_a_server_header() {
+    let (_env, s, key) = serve(&[]);
+    let auth = format!("Bearer {key}");
+    for (path, headers) in [
+        (KEYS, vec![("Authorization", auth.as_str())]),
+        (KEYS, vec![]),
+        ("/api/v1/openapi.json", vec![]),
+        ("/healthz", vec![]),
+        ("/metrics", vec![]),
+        ("/nowhere", vec![]),
+    ] {
+        let r = s
+            .raw(&raw_request("GET", path, &headers, b""))
+            .expect("an answer");
+        assert_eq!(r.header("Server"), None, "{path}: {r:?}");
+        assert!(r.header("Date").is_some(), "{path}: {r:?}");
+    }
+    let long = format!("{KEYS}?{}", "a".repeat(9 * 1024));
+    let r = s
+        .raw(&raw_request("GET", &long, &[], b""))
+        .expect("an answer");
+    assert_eq!(r.status, 414, "{r:?}");
+    assert_eq!(r.header("Server"), None, "{r:?}");
 }

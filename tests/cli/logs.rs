@@ -305,3 +305,236 @@ fn an_internal_error_is_an_error_line_in_json() {
         "{access}"
     );
 }
+
+/// A webhook to `url` (a loopback receiver) and `events` events for it, each carrying
+/// [`PAYLOAD`]; returns the webhook's id and secret.
+fn failing_hook(env: &Env, url: &str, events: usize) -> (String, String) {
+    let (code, created) = env.json(&[
+        "--allow-private-targets",
+        "webhooks",
+        "create",
+        "--url",
+        url,
+        "--event",
+        "post.published",
+    ]);
+    assert_eq!(code, 0, "{created}");
+    let data = format!(r#"{{"note":"{PAYLOAD}"}}"#);
+    for _ in 0..events {
+        let (code, v) = env.json(&["events", "emit", "post.published", "--data", &data]);
+        assert_eq!(code, 0, "{v}");
+    }
+    let hook = &created["data"];
+    (
+        hook["id"].as_str().unwrap().to_string(),
+        hook["secret"].as_str().unwrap().to_string(),
+    )
+}
+
+/// What only an event's payload holds: it must never reach the log.
+const PAYLOAD: &str = "payload-only-in-the-event-4c1d";
+
+/// The worker's lines (target `keyhook::delivery`) of a text log: the lines that start with
+/// `what`.
+fn worker_lines<'a>(log: &'a str, what: &str) -> Vec<&'a str> {
+    log.lines()
+        .filter(|l| l.starts_with(&format!("keyhook: {what}")))
+        .collect()
+}
+
+/// The delivery worker logs each failed attempt (webhook id, event id, attempt number,
+/// status or error, next try), each delivery it gives up and the automatic disable with its
+/// reason; as text lines in `deliver`. Nothing of a payload or a secret.
+#[test]
+fn the_delivery_worker_logs_failures_give_ups_and_the_disable() {
+    let env = Env::new();
+    let rx = crate::receiver::Receiver::start();
+    let (hook, secret) = failing_hook(&env, &rx.url("/fail"), 12);
+    // No retries: each failure gives its delivery up; the 10th in a row disables.
+    let r = env.run(&[
+        "--allow-private-targets",
+        "deliver",
+        "--once",
+        "--retry-schedule=",
+        "--delivery-workers",
+        "1",
+    ]);
+    assert_eq!(r.code, 0, "{r:#?}");
+    let log = &r.stderr;
+    let sent = rx.requests().len();
+    assert!((10..=12).contains(&sent), "{sent}\n{log}");
+    let failed = worker_lines(log, "delivery failed: ");
+    assert_eq!(failed.len(), sent, "{log}");
+    for (i, line) in failed.iter().enumerate() {
+        assert!(
+            line.starts_with(&format!(
+                "keyhook: delivery failed: webhook {hook} event evt_"
+            )),
+            "{line}"
+        );
+        assert!(
+            line.ends_with(" attempt 1: status 500 Internal Server Error; no next try"),
+            "{i}: {line}"
+        );
+    }
+    assert_eq!(
+        worker_lines(log, "delivery given up: ").len(),
+        sent,
+        "{log}"
+    );
+    assert_eq!(
+        worker_lines(log, "webhook "),
+        [format!("keyhook: webhook {hook} disabled: consecutive failures").as_str()],
+        "{log}"
+    );
+    assert!(!log.contains(PAYLOAD) && !log.contains(&secret), "{log}");
+    assert!(!log.contains(&secret["whsec_".len()..]), "{log}");
+
+    // A connection refused, with a retry scheduled: the error, and when the next try is.
+    let env = Env::new();
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/gone", closed.local_addr().unwrap());
+    drop(closed);
+    let (hook, _) = failing_hook(&env, &url, 1);
+    let r = env.run(&[
+        "--allow-private-targets",
+        "deliver",
+        "--once",
+        "--retry-schedule",
+        "1h",
+    ]);
+    assert_eq!(r.code, 0, "{r:#?}");
+    let failed = worker_lines(&r.stderr, "delivery failed: ");
+    assert_eq!(failed.len(), 1, "{}", r.stderr);
+    let line = failed[0];
+    assert!(
+        line.contains(&format!("webhook {hook} event evt_")),
+        "{line}"
+    );
+    assert!(
+        line.contains(" attempt 1: connection refused; next try at 20"),
+        "{line}"
+    );
+    assert!(worker_lines(&r.stderr, "delivery given up").is_empty());
+}
+
+/// In `--log-format json` the worker's lines are objects with the fields by name: a 410
+/// Gone gives up the delivery and disables the webhook at once, with that reason.
+#[test]
+fn the_delivery_worker_logs_in_json_with_fields() {
+    let env = Env::new();
+    let rx = crate::receiver::Receiver::start();
+    rx.set_status(410);
+    let (hook, secret) = failing_hook(&env, &rx.url("/switch"), 1);
+    let mut s = Server::start_with(&env, &["--allow-private-targets", "--log-format", "json"]);
+    rx.wait_for(1, crate::server::PATIENCE);
+    let deadline = std::time::Instant::now() + crate::server::PATIENCE;
+    while !s.log().contains("disabled: receiver answered 410 Gone") {
+        assert!(std::time::Instant::now() < deadline, "{}", s.log());
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let (status, _, log) = s.stop_with("TERM");
+    assert!(status.success(), "{log}");
+    let lines: Vec<Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .filter(|l: &Value| l["target"] == "keyhook::delivery")
+        .collect();
+    let by = |start: &str| {
+        lines
+            .iter()
+            .find(|l| l["message"].as_str().unwrap().starts_with(start))
+            .unwrap_or_else(|| panic!("no {start} line:\n{log}"))
+    };
+    let failed = by("keyhook: delivery failed: ");
+    assert_eq!(failed["level"], "WARN", "{failed}");
+    assert_eq!(failed["webhookId"], hook.as_str(), "{failed}");
+    assert!(failed["eventId"].as_str().unwrap().starts_with("evt_"));
+    assert_eq!(
+        (
+            &failed["attempt"],
+            &failed["status"],
+            &failed["error"],
+            &failed["nextAttemptAt"]
+        ),
+        (&json!(1), &json!(410), &json!("Gone"), &Value::Null),
+        "{failed}"
+    );
+    let given_up = by("keyhook: delivery given up: ");
+    assert_eq!(given_up["eventId"], failed["eventId"], "{given_up}");
+    let disabled = by(&format!("keyhook: webhook {hook} disabled: "));
+    assert_eq!(
+        (
+            &disabled["level"],
+            &disabled["webhookId"],
+            &disabled["reason"]
+        ),
+        (
+            &json!("WARN"),
+            &json!(hook),
+            &json!("receiver answered 410 Gone")
+        ),
+        "{disabled}"
+    );
+    assert!(
+        !log.contains(PAYLOAD) && !log.contains(&secret["whsec_".len()..]),
+        "{log}"
+    );
+}
+
+/// A delivery whose lease ran out unsettled (its worker died) is logged when a worker
+/// recovers it.
+#[test]
+fn the_delivery_worker_logs_a_recovered_lease() {
+    let env = Env::new();
+    let rx = crate::receiver::Receiver::start();
+    let (hook, _) = failing_hook(&env, &rx.url("/ok"), 2);
+    // One of them was claimed by a worker that died: a lease in the past, never settled.
+    env.sql("UPDATE deliveries SET lease_until = 1 WHERE id = (SELECT MIN(id) FROM deliveries)");
+    let r = env.run(&["--allow-private-targets", "deliver", "--once"]);
+    assert_eq!(r.code, 0, "{r:#?}");
+    assert_eq!(rx.requests().len(), 2);
+    let recovered = worker_lines(&r.stderr, "delivery recovered: ");
+    assert_eq!(recovered.len(), 1, "{}", r.stderr);
+    assert!(
+        recovered[0].starts_with(&format!(
+            "keyhook: delivery recovered: webhook {hook} event evt_"
+        )),
+        "{}",
+        recovered[0]
+    );
+    assert!(recovered[0].ends_with("(attempt 1)"), "{}", recovered[0]);
+    assert!(worker_lines(&r.stderr, "delivery failed").is_empty());
+}
+
+/// `/healthz` and `/metrics` are named in the JSON log as the metrics label them, and every
+/// route the log names is a label of `/metrics`.
+#[test]
+fn json_log_routes_are_the_metrics_labels() {
+    let env = Env::new();
+    let mut s = Server::start_with(&env, &["--log-format", "json"]);
+    assert_eq!(s.send("GET", "/healthz", &[], None).status, 200);
+    assert_eq!(s.send("GET", "/api/v1/openapi.json", &[], None).status, 200);
+    assert_eq!(s.send("GET", "/nowhere", &[], None).status, 404);
+    let metrics = s.send("GET", "/metrics", &[], None).body;
+    let (_, _, log) = s.stop_with("TERM");
+    let routes: Vec<Value> = log
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|l| l["target"] == "keyhook::access")
+        .map(|l| l["route"].clone())
+        .collect();
+    assert_eq!(
+        routes,
+        [
+            json!("/healthz"),
+            json!("/api/v1/openapi.json"),
+            Value::Null,
+            json!("/metrics")
+        ],
+        "{log}"
+    );
+    for r in routes.iter().filter_map(Value::as_str) {
+        assert!(metrics.contains(&format!("{{route=\"{r}\"")), "{r}");
+    }
+}

@@ -190,6 +190,13 @@ impl Validator<'_> {
                         fail(format!("{value} matches none of anyOf"));
                     }
                 }
+                "not" => {
+                    let mut e = Vec::new();
+                    self.check(arg, value, at, &mut e);
+                    if e.is_empty() {
+                        fail(format!("{value} matches what `not` forbids"));
+                    }
+                }
                 "default" | "description" => {}
                 other => panic!("the test's validator does not know keyword {other}"),
             }
@@ -209,8 +216,32 @@ impl Validator<'_> {
             .map(|c| &c["application/json"]["schema"])
     }
 
-    /// Fails unless `resp` is documented for `method path` and its body matches the schema.
+    /// Fails unless `resp` is documented for `method path`, its body matches the schema, and
+    /// it carries each header the document declares `required`, matching its schema.
     fn validate(&self, path: &str, method: &str, resp: &Resp) {
+        let documented =
+            self.resolve(&self.doc["paths"][path][method]["responses"][resp.status.to_string()]);
+        if let Some(headers) = documented.get("headers").and_then(Value::as_object) {
+            for (name, h) in headers {
+                let h = self.resolve(h);
+                match resp.header(name) {
+                    Some(value) => {
+                        let mut errors = Vec::new();
+                        self.check(&h["schema"], &json!(value), name, &mut errors);
+                        assert!(
+                            errors.is_empty(),
+                            "{method} {path} {}: {errors:?}",
+                            resp.status
+                        );
+                    }
+                    None => assert!(
+                        h["required"] != json!(true),
+                        "{method} {path} {}: no {name} header",
+                        resp.status
+                    ),
+                }
+            }
+        }
         match self.response_schema(path, method, resp.status) {
             Some(schema) => {
                 let mut errors = Vec::new();
@@ -372,6 +403,8 @@ fn real_responses_match_the_schemas() {
     let anon = server.call("GET", "/api/v1/webhooks", None);
     assert_eq!(anon.status, 401);
     v.validate("/webhooks", "get", &anon);
+    let declared = &doc["components"]["responses"]["Unauthorized"]["headers"];
+    assert_eq!(declared["WWW-Authenticate"]["required"], true, "{declared}");
     let ro = server.post_json(
         "/api/v1/webhooks",
         &readonly,
@@ -385,6 +418,19 @@ fn real_responses_match_the_schemas() {
     let wrong = server.call("PUT", "/api/v1/webhooks", Some(&key));
     assert_eq!(wrong.status, 405);
     v.validate("/webhooks", "post", &wrong);
+    let declared = &doc["components"]["responses"]["MethodNotAllowed"]["headers"];
+    assert_eq!(declared["Allow"]["required"], true, "{declared}");
+    // Each path's Allow matches the declared pattern, whatever methods it lists.
+    for path in [
+        "/api/v1/api-keys/x",
+        "/api/v1/webhooks/abcd",
+        "/api/v1/events",
+        "/api/v1/audit",
+    ] {
+        let wrong = server.call("PUT", path, Some(&key));
+        assert_eq!(wrong.status, 405, "{path}");
+        v.validate("/webhooks", "post", &wrong);
+    }
     let big = server.post(
         "/api/v1/events",
         Some(&key),
@@ -449,5 +495,171 @@ fn the_validator_rejects_what_the_schemas_forbid() {
     cases.push(bad_prefix);
     for case in cases {
         assert_eq!(errors(&case).len(), 1, "{case}");
+    }
+}
+
+/// Strings every pattern of the document is tried on, by the regex crate here and by
+/// Python's `re` and JavaScript's `RegExp` with and without the `u` flag in CI
+/// (`.ci/tools.sh` reads them, with this crate's verdicts, from the committed
+/// `tests/cli/snapshots/openapi-patterns.json`): the boundaries of the rules (white space,
+/// control, invisible and astral characters, line ends, lengths) and values of each kind.
+const PATTERN_SAMPLES: &[&str] = &[
+    "",
+    "a",
+    " a ",
+    "  naïve  ",
+    "\t",
+    "a\tb",
+    "a\n",
+    "\na",
+    "a\r\n",
+    "a\u{85}",
+    "\u{a0}a",
+    "\u{3000}a\u{3000}",
+    "a\u{2028}",
+    "a\u{200b}b",
+    "\u{feff}a",
+    "a\u{202e}b",
+    "\u{e000}",
+    "\u{fdd0}",
+    "\u{ffff}",
+    "日本語",
+    "🚀",
+    "a🚀b",
+    "🚀🚀🚀",
+    "\u{1d159}",
+    "a\u{e0041}",
+    "\u{10ffff}",
+    "a\u{1fffe}",
+    "kp_0123abcd",
+    "kp_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+    "KP_0123ABCD",
+    "evt_0123456789abcdef0123456789abcdef",
+    "0a1b2c3d-0a1b-0a1b-0a1b-0a1b2c3d4e5f",
+    "0a1b",
+    "0A1B-",
+    "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+    "http://example.com/",
+    "HTTPS://Example.COM:65535/a/b?c=d&e=%20f",
+    "http://example.com:0/",
+    "http://example.com:65536/",
+    "http://192.168.1.1/x",
+    "http://256.1.1.1/",
+    "http://[::1]/",
+    "http://user:pw@example.com/",
+    "http://example.com/#frag",
+    "http://exämple.com/",
+    "ftp://example.com/",
+    "2026-01-01T00:00:00Z",
+    "2026-01-01T00:00:00.123+02:00",
+    "2026-02-30T00:00:00Z",
+    "90m",
+    "7d",
+    "1.5h",
+    "-1s",
+    "an idempotency key",
+    " leading",
+    "trailing ",
+    "~!@#$%^&*()",
+    "GET, POST",
+    "GET, PATCH, DELETE",
+    "get",
+];
+
+/// Every pattern of the document, where it is, with this crate's verdict on each sample. The
+/// patterns must mean the same to every engine a client may use (the document is ECMA-262's
+/// dialect; Python's `re` is what schemathesis and openapi-python-client users have): ASCII
+/// only, `\uXXXX` escapes, nothing above the Basic Multilingual Plane, each anchored `^...$`.
+#[test]
+fn every_pattern_is_portable_and_its_verdicts_are_committed_for_the_other_engines() {
+    fn walk(v: &Value, at: &str, out: &mut Vec<(String, String)>) {
+        match v {
+            Value::Object(o) => {
+                for (k, x) in o {
+                    let here = format!("{at}/{}", k.replace('~', "~0").replace('/', "~1"));
+                    match (k.as_str(), x) {
+                        ("pattern", Value::String(p)) => out.push((here, p.clone())),
+                        _ => walk(x, &here, out),
+                    }
+                }
+            }
+            Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    walk(x, &format!("{at}/{i}"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let doc = keyhook::http::openapi::document();
+    let mut patterns = Vec::new();
+    walk(doc, "", &mut patterns);
+    assert!(patterns.len() >= 10, "{patterns:?}");
+    let mut entries = Vec::new();
+    for (at, p) in &patterns {
+        assert!(p.is_ascii(), "{at}: not ASCII: {p}");
+        assert!(
+            p.starts_with('^') && p.ends_with('$'),
+            "{at}: not anchored: {p}"
+        );
+        for escape in [
+            "\\u{", "\\x", "\\U", "\\p", "\\P", "\\d", "\\w", "\\s", "\\b", "(?=", "(?!", "(?<",
+            "(?i",
+        ] {
+            assert!(
+                !p.contains(escape),
+                "{at}: {escape} is read differently by some engine: {p}"
+            );
+        }
+        // Every \u escape is four hex digits, of the Basic Multilingual Plane and no
+        // surrogate.
+        for (i, _) in p.match_indices("\\u") {
+            let hex = &p[i + 2..i + 6];
+            let u = u32::from_str_radix(hex, 16).unwrap_or_else(|_| panic!("{at}: \\u{hex}"));
+            assert!(
+                !(0xD800..=0xDFFF).contains(&u),
+                "{at}: a surrogate \\u{hex}"
+            );
+        }
+        let re = regex::Regex::new(p).unwrap_or_else(|e| panic!("{at}: {e}"));
+        let verdicts: Vec<Value> = PATTERN_SAMPLES
+            .iter()
+            .map(|s| json!([s, re.is_match(s)]))
+            .collect();
+        entries.push(json!({ "at": at, "pattern": p, "samples": verdicts }));
+    }
+    let mut bytes = serde_json::to_vec_pretty(&json!(entries)).unwrap();
+    bytes.push(b'\n');
+    let mut stale = Vec::new();
+    crate::common::check_generated(
+        &std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/cli/snapshots/openapi-patterns.json"),
+        &bytes,
+        &mut stale,
+    );
+    assert!(
+        stale.is_empty(),
+        "regenerated {stale:?}; commit the new file"
+    );
+}
+
+/// The name and profile id patterns say what the server's rules say, on every sample of the
+/// Basic Multilingual Plane (above it, the description says what the patterns cannot).
+#[test]
+fn the_text_patterns_refuse_what_the_rules_refuse() {
+    use keyhook::service::input::visible;
+    use keyhook::service::keys::{name_pattern, profile_id_pattern, KeyName};
+    let name = regex::Regex::new(&name_pattern()).unwrap();
+    let profile = regex::Regex::new(&profile_id_pattern()).unwrap();
+    for s in PATTERN_SAMPLES
+        .iter()
+        .filter(|s| s.chars().all(|c| (c as u32) <= 0xFFFF))
+    {
+        if keyhook::redact::has_key(s) {
+            continue; // a plaintext key: the description's
+        }
+        assert_eq!(name.is_match(s), KeyName::new(s).is_ok(), "name {s:?}");
+        let id_ok = !s.trim().is_empty() && visible(s).is_ok();
+        assert_eq!(profile.is_match(s), id_ok, "profile id {s:?}");
     }
 }

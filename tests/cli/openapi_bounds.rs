@@ -41,6 +41,7 @@ const LIMITS: &[&str] = &[
     "maxProperties",
     "if",
     "anyOf",
+    "not",
 ];
 
 /// Longer strings than this are taken to be unbounded by a pattern.
@@ -148,7 +149,9 @@ impl Bench {
         let r = server.post_json(
             "/api/v1/webhooks",
             &replayer,
-            &json!({"url": receiver.url("/replays"), "events": ["post.published"]}),
+            // Answering 200: failed replayed deliveries would disable the webhook after 10
+            // (and every later replay would be 409) as soon as the worker got to them.
+            &json!({"url": receiver.url("/ok"), "events": ["post.published"]}),
         );
         assert_eq!(r.status, 201, "{}", r.body);
         let replay_hook = r.data()["id"].as_str().unwrap().to_string();
@@ -465,7 +468,7 @@ fn keys(b: &Bench) {
         "name",
         &format!("{props}/name"),
         &name,
-        &[&repeat('a'), &repeat('é'), &repeat('🚀'), &spaced],
+        &[&repeat('a'), &repeat('é'), &repeat('🚀')],
         &[
             " ",
             "\t",
@@ -486,8 +489,6 @@ fn keys(b: &Bench) {
             "\u{e000}",
             "\u{fdd0}",
             "\u{ffff}",
-            "\u{10ffff}",
-            "\u{e0041}",
             "\u{34f}",
             "\u{1160}a",
             "x\u{0}y",
@@ -499,9 +500,30 @@ fn keys(b: &Bench) {
         ],
     );
     b.gap(op, name(json!(a_key())), true, "a plaintext key is no name");
-    // The noncharacters of planes 1 to 14 are in the pattern too.
-    b.agree(op, name(json!("a\u{1fffe}")), "name");
-    b.agree(op, name(json!("a\u{effff}b")), "name");
+    // maxLength counts the white space around a name, which the server trims first.
+    b.agree(op, name(json!(spaced(100))), "name");
+    b.gap(
+        op,
+        name(json!(spaced(101))),
+        false,
+        "trimmed to 99 characters",
+    );
+    // The invisible characters above the Basic Multilingual Plane are in the description
+    // only: a pattern naming them would not be read alike by every engine.
+    for astral in [
+        "a\u{1fffe}",
+        "a\u{effff}b",
+        "\u{10ffff}",
+        "\u{e0041}",
+        "x\u{1d173}",
+    ] {
+        b.gap(
+            op,
+            name(json!(astral)),
+            true,
+            "an invisible character above the BMP",
+        );
+    }
 
     b.enums(
         op,
@@ -579,7 +601,12 @@ fn scope(b: &Bench, op: Op, base: &Value) {
         true,
         "a plaintext key is no profile id",
     );
-    b.agree(op, limited(json!(["\u{1fffe}"])), "profileIds");
+    b.gap(
+        op,
+        limited(json!(["\u{1fffe}"])),
+        true,
+        "an invisible character above the BMP",
+    );
     let n = b.number(&format!("{ids}/maxItems"));
     for len in [n, n + 1] {
         let v: Vec<String> = (0..len).map(|i| format!("p{i}")).collect();
@@ -749,7 +776,7 @@ fn webhooks(b: &Bench) {
 
     // PATCH: at least one field, isActive a boolean.
     let op = Op::UpdateWebhook;
-    b.limit(&format!("{}/anyOf", b.schema(op)));
+    b.limit(&format!("{}/not", b.schema(op)));
     for body in [
         json!({}),
         json!({"url": null}),

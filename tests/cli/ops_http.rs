@@ -14,6 +14,8 @@ use crate::receiver::Receiver;
 use crate::server::{Resp, Server, PATIENCE};
 
 const KEYS: &str = "/api/v1/api-keys";
+/// The `Accept` of a Prometheus 2.x scrape.
+const OPENMETRICS: &str = "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1";
 
 fn key(env: &Env, name: &str) -> String {
     str_of(&env.create_key(name, &[]), "key").to_string()
@@ -35,7 +37,7 @@ fn limit_headers(r: &Resp) -> [Option<u64>; 4] {
 
 /// A scrape of /metrics: each sample line's name with labels, and its value.
 fn scrape(server: &Server) -> BTreeMap<String, f64> {
-    let r = server.send("GET", "/metrics", &[], None);
+    let r = server.send("GET", "/metrics", &[("Accept", OPENMETRICS)], None);
     assert_eq!(r.status, 200, "{r:?}");
     let ct = r.header("Content-Type").unwrap_or("");
     assert!(ct.starts_with("application/openmetrics-text"), "{ct}");
@@ -167,13 +169,26 @@ fn the_openapi_document_names_the_rate_limit_headers_on_authenticated_responses(
                 let at = format!("{method} {path} {code}");
                 assert!(resp["description"].is_string(), "{at}: {resp}");
                 let has = names(resp);
-                // No key asked for (the document itself): nothing to count.
+                // No key asked for (the document itself): nothing to count; a 405 names
+                // the methods the path takes.
                 if op["security"] == json!([]) {
-                    assert!(has.is_empty(), "{at}: {has:?}");
+                    let want: &[&str] = if code == "405" { &["Allow"] } else { &[] };
+                    assert_eq!(has, want, "{at}");
                     continue;
                 }
                 match code.as_str() {
-                    "401" | "408" | "417" | "431" | "501" | "505" => {
+                    "401" => assert_eq!(has, ["WWW-Authenticate"], "{at}"),
+                    "405" => assert_eq!(
+                        has,
+                        [
+                            "Allow",
+                            "RateLimit-Limit",
+                            "RateLimit-Remaining",
+                            "RateLimit-Reset"
+                        ],
+                        "{at}"
+                    ),
+                    "408" | "414" | "417" | "431" | "501" | "505" => {
                         assert!(has.is_empty(), "{at}: {has:?}")
                     }
                     // A 400 without a body to validate is the protocol's BadRequest.
@@ -192,7 +207,10 @@ fn the_openapi_document_names_the_rate_limit_headers_on_authenticated_responses(
                     ),
                     _ => assert_eq!(has, rate, "{at}"),
                 }
-                for h in &has {
+                for h in has
+                    .iter()
+                    .filter(|h| h.starts_with("RateLimit") || *h == "Retry-After")
+                {
                     assert_eq!(resp["headers"][h]["schema"]["type"], "integer", "{at} {h}");
                 }
             }
@@ -357,6 +375,12 @@ fn random_paths_create_no_label_values() {
     let env = Env::new();
     let a = key(&env, "a");
     let server = Server::start(&env);
+    let fresh_series = server
+        .send("GET", "/metrics", &[], None)
+        .body
+        .lines()
+        .filter(|l| l.starts_with("keyhook_http_requests_total"))
+        .count();
     for i in 0..200 {
         let junk = format!("zz{i}q{}", i * 7919);
         server.get(&format!("/api/v1/{junk}/x"), &a);
@@ -371,7 +395,8 @@ fn random_paths_create_no_label_values() {
         .lines()
         .filter(|l| l.starts_with("keyhook_http_requests_total"))
         .count();
-    assert!(series <= 6, "{series} series:\n{}", r.body);
+    // The same series as before the first request: one per route and status.
+    assert_eq!(series, fresh_series, "{}", r.body);
     let m = scrape(&server);
     assert_eq!(sample(&m, &requests("unmatched", 404)), 600.0, "{m:?}");
     assert_eq!(sample(&m, &requests("/api/v1/api-keys/{id}", 404)), 200.0);
@@ -439,4 +464,108 @@ fn metrics_count_deliveries_and_show_the_outbox_backlog() {
     let m = scrape(&server);
     let age = sample(&m, "keyhook_outbox_oldest_pending_age_seconds");
     assert!((1.0..2.0).contains(&age), "{age}: {m:?}");
+}
+
+/// The families of the table in docs/operations.md.
+fn documented_families() -> Vec<String> {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/operations.md"))
+        .unwrap();
+    let families: Vec<String> = doc
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `keyhook_"))
+        .map(|l| format!("keyhook_{}", l.split('`').next().unwrap()))
+        .collect();
+    assert!(families.len() >= 6, "{families:?}");
+    families
+}
+
+/// What `promtool check metrics` asks of the text format 0.0.4 (its parser and lint): every
+/// sample belongs to a family (its own name, or a histogram's `_bucket`, `_sum`, `_count`)
+/// that has a `# HELP` and a `# TYPE`, and a counter's name ends in `_total`.
+fn lint_text_004(body: &str) {
+    let mut help = Vec::new();
+    let mut types = BTreeMap::new();
+    for line in body.lines() {
+        if let Some(rest) = line.strip_prefix("# HELP ") {
+            help.push(rest.split(' ').next().unwrap().to_string());
+        } else if let Some(rest) = line.strip_prefix("# TYPE ") {
+            let (name, t) = rest.split_once(' ').unwrap();
+            types.insert(name.to_string(), t.to_string());
+            if t == "counter" {
+                assert!(name.ends_with("_total"), "{line}");
+            }
+        } else {
+            assert!(!line.starts_with('#'), "no such line in 0.0.4: {line}");
+            let name = line.split(['{', ' ']).next().unwrap();
+            let family = ["_bucket", "_sum", "_count"]
+                .iter()
+                .filter_map(|s| name.strip_suffix(s))
+                .find(|f| types.get(*f).is_some_and(|t| t == "histogram"))
+                .unwrap_or(name);
+            assert!(help.iter().any(|h| h == family), "{family} no help text");
+            assert!(types.contains_key(family), "{family} no type");
+        }
+    }
+}
+
+/// `/metrics` answers OpenMetrics when `Accept` asks for it and the Prometheus text format
+/// 0.0.4 otherwise; both hold every documented family, with every series of the HTTP
+/// families (each route and status), from the first scrape, before any other request.
+#[test]
+fn metrics_negotiate_the_format_and_every_series_exists_before_the_first_request() {
+    let env = Env::new();
+    let server = Server::start(&env);
+    let text = server.send("GET", "/metrics", &[], None);
+    assert_eq!(text.status, 200);
+    assert_eq!(
+        text.header("Content-Type"),
+        Some("text/plain; version=0.0.4; charset=utf-8")
+    );
+    lint_text_004(&text.body);
+    for accept in [
+        "*/*",
+        "text/plain",
+        "text/plain;version=0.0.4",
+        "application/json",
+    ] {
+        let r = server.send("GET", "/metrics", &[("Accept", accept)], None);
+        assert!(
+            r.header("Content-Type").unwrap().starts_with("text/plain"),
+            "{accept}"
+        );
+    }
+    let open = server.send("GET", "/metrics", &[("Accept", OPENMETRICS)], None);
+    assert_eq!(
+        open.header("Content-Type"),
+        Some("application/openmetrics-text; version=1.0.0; charset=utf-8")
+    );
+    assert!(open.body.ends_with("# EOF\n"));
+    let first = &text.body;
+    for family in documented_families() {
+        let base = family.strip_suffix("_total").unwrap_or(&family);
+        assert!(
+            first.contains(&format!("# HELP {family} ")),
+            "{family}:\n{first}"
+        );
+        assert!(open.body.contains(&format!("# HELP {base} ")), "{family}");
+        assert!(
+            first.contains(&format!("\n{family}")),
+            "no {family} series:\n{first}"
+        );
+    }
+    // Every route's request and duration series, at 0, before a request reached it.
+    let routes: Vec<String> = keyhook::http::ROUTES
+        .iter()
+        .map(|(t, _)| format!("/api/v1{t}"))
+        .chain(["/healthz".into(), "/metrics".into(), "unmatched".into()])
+        .collect();
+    for route in &routes {
+        for status in ["200", "401", "404", "other"] {
+            let want =
+                format!("keyhook_http_requests_total{{route=\"{route}\",status=\"{status}\"}} 0\n");
+            assert!(first.contains(&want), "{want}");
+        }
+        let want = format!("keyhook_http_request_duration_seconds_count{{route=\"{route}\"}} 0\n");
+        assert!(first.contains(&want), "{want}");
+    }
 }

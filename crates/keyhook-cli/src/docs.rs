@@ -1,6 +1,7 @@
 //! Shell completions and manual pages, rendered from `Cli::command()`. The committed files in
 //! `completions/` and `man/` are these renderings; a test keeps them in step.
 
+use std::fmt::Write as _;
 use std::io::Write;
 
 use clap::CommandFactory;
@@ -20,8 +21,104 @@ pub const SHELLS: &[(Shell, &str)] = &[
 
 pub fn completions(shell: Shell) -> Vec<u8> {
     let mut out = Vec::new();
-    clap_complete::generate(shell, &mut Cli::command(), "keyhook", &mut out);
+    clap_complete::generate(shell, &mut completion_command(), "keyhook", &mut out);
+    if shell == Shell::Fish {
+        let mut script = fish_option_values(&String::from_utf8_lossy(&out));
+        script.push_str(&fish_positionals(&completion_command()));
+        return script.into_bytes();
+    }
     out
+}
+
+/// `Cli::command()` as the completion scripts see it: a value that is neither a path (an
+/// argument that takes one says so with a path `value_hint`) nor one of a list (`--color`,
+/// an event name) is completed as nothing rather than as a file name: durations, ids, URLs,
+/// JSON, rates. Applied to every argument, so that one added later is covered too.
+pub fn completion_command() -> clap::Command {
+    fn hint(cmd: clap::Command) -> clap::Command {
+        let names: Vec<String> = cmd
+            .get_subcommands()
+            .map(|s| s.get_name().to_string())
+            .collect();
+        let mut cmd = cmd.mut_args(|a| {
+            // Before `build`, what an argument takes is its action's to say.
+            let takes_value = a.get_action().takes_values();
+            let listed = !a.get_possible_values().is_empty();
+            if takes_value && !listed && a.get_value_hint() == clap::ValueHint::Unknown {
+                a.value_hint(clap::ValueHint::Other)
+            } else {
+                a
+            }
+        });
+        for name in names {
+            cmd = cmd.mut_subcommand(name, hint);
+        }
+        cmd
+    }
+    let mut cmd = hint(Cli::command());
+    cmd.build();
+    cmd
+}
+
+/// clap_complete's fish script completes no positional argument, so fish offers file names
+/// for each (`events emit <TAB>`, `keys show <TAB>`). Added: for a command whose positionals
+/// take no path, no file names, and the values of a positional that lists them (an event
+/// name, a shell).
+fn fish_positionals(root: &clap::Command) -> String {
+    fn walk(cmd: &clap::Command, path: &[&str], out: &mut String) {
+        let positionals: Vec<&clap::Arg> = cmd.get_positionals().collect();
+        if !path.is_empty() && !positionals.is_empty() {
+            let paths = positionals.iter().any(|a| {
+                matches!(
+                    a.get_value_hint(),
+                    clap::ValueHint::AnyPath | clap::ValueHint::FilePath | clap::ValueHint::DirPath
+                )
+            });
+            let condition = match path {
+                [one] => format!("__fish_keyhook_using_subcommand {one}"),
+                [one, two] => format!(
+                    "__fish_keyhook_using_subcommand {one}; and __fish_seen_subcommand_from {two}"
+                ),
+                _ => String::new(),
+            };
+            if !paths && !condition.is_empty() {
+                let values: Vec<String> = positionals
+                    .iter()
+                    .flat_map(|a| a.get_possible_values())
+                    .map(|v| v.get_name().to_string())
+                    .collect();
+                let _ = write!(out, "complete -c keyhook -n \"{condition}\" -f");
+                if !values.is_empty() {
+                    let _ = write!(out, " -a \"{}\"", values.join(" "));
+                }
+                out.push('\n');
+            }
+        }
+        for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+            let mut deeper = path.to_vec();
+            deeper.push(sub.get_name());
+            walk(sub, &deeper, out);
+        }
+    }
+    let mut out = String::new();
+    walk(root, &[], &mut out);
+    out
+}
+
+/// clap_complete's fish script decides whether a command has been given yet with `argparse`
+/// over the words so far, which fails while the last of them is a global option still
+/// waiting for its value (`keyhook --color <TAB>`): the option's own completion then does
+/// not apply and fish offers file names. Patched so that such a trailing option is left out
+/// of that decision.
+fn fish_option_values(script: &str) -> String {
+    const FROM: &str =
+        "    argparse -s (__fish_keyhook_global_optspecs) -- $cmd 2>/dev/null\n    or return\n";
+    const TO: &str = "    argparse -s (__fish_keyhook_global_optspecs) -- $cmd 2>/dev/null\n    or begin\n        # The last word is an option still waiting for its value (keyhook --color <TAB>).\n        set -e cmd[-1]\n        argparse -s (__fish_keyhook_global_optspecs) -- $cmd 2>/dev/null\n    end\n    or return\n";
+    assert!(
+        script.contains(FROM),
+        "clap_complete's fish script changed: look at fish_option_values again"
+    );
+    script.replacen(FROM, TO, 1)
 }
 
 const EXIT_STATUS: &[(&str, &str)] = &[
@@ -91,9 +188,21 @@ fn environment(cmd: &clap::Command) -> Vec<(String, String)> {
     vars
 }
 
+/// The date of the pages' `.TH` line (shown in their footer): when their content last
+/// changed in a way a reader would care about. A fixed date, not the day they were rendered,
+/// so that the committed pages are the same on every machine; change it with the pages.
+pub const MAN_DATE: &str = "2026-11-25";
+
 /// One page: the standard sections, then EXAMPLES from the command's after-help text.
 fn page(cmd: &clap::Command, extra: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
-    let man = Man::new(cmd.clone());
+    let name = cmd.get_display_name().unwrap_or(cmd.get_name());
+    // The `.TH` line: title, section, date, source, manual (clap_mangen's default has no
+    // date, so its source, `create 0.1.0`, was read as one).
+    let man = Man::new(cmd.clone())
+        .title(name.to_uppercase())
+        .date(MAN_DATE)
+        .source(format!("keyhook {}", env!("CARGO_PKG_VERSION")))
+        .manual("keyhook manual");
     let mut out = Vec::new();
     let _ = man.render_title(&mut out);
     let _ = man.render_name_section(&mut out);
@@ -118,7 +227,31 @@ fn page(cmd: &clap::Command, extra: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
     }
     extra(&mut out);
     let _ = man.render_version_section(&mut out);
-    out
+    tidy(&String::from_utf8_lossy(&out)).into_bytes()
+}
+
+/// What clap_mangen writes that `mandoc -T lint` warns about, rewritten: a `.br`, a blank
+/// line (a paragraph break of its own) and a `.br` between a help text and its list of
+/// possible values become one `.sp`, which is what they mean; a blank line anywhere else is
+/// a `.sp` too; no line ends in white space.
+fn tidy(page: &str) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    let lines: Vec<&str> = page.lines().map(str::trim_end).collect();
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i..].starts_with(&[".br", "", ".br"]) {
+            out.push(".sp");
+            i += 3;
+            continue;
+        }
+        out.push(if lines[i].is_empty() { ".sp" } else { lines[i] });
+        i += 1;
+    }
+    // Paragraph macros side by side: only the first counts.
+    out.dedup_by(|b, a| *a == ".sp" && (*b == ".sp" || *b == ".br"));
+    let mut text = out.join("\n");
+    text.push('\n');
+    text
 }
 
 /// `keyhook.1` and a page per subcommand (`keyhook-keys.1`, `keyhook-keys-create.1`, ...).

@@ -20,6 +20,7 @@ pub enum EventsCommand {
     )]
     Emit {
         /// The event name, e.g. post.published
+        #[arg(value_parser = EventNameArg, hide_possible_values = true)]
         name: String,
         /// The event's data: a JSON object, @FILE to read it from a file, or - for stdin
         #[arg(long, value_name = "JSON|@FILE|-")]
@@ -117,5 +118,35 @@ fn parse_data(bytes: &[u8]) -> Result<serde_json::Map<String, Value>, Error> {
         Ok(Value::Object(m)) => Ok(m),
         Ok(_) => Err(Error::validation("data", "must be a JSON object")),
         Err(message) => Err(Error::validation("data", message)),
+    }
+}
+
+/// An event name as typed on the command line: any string (`EventName` checks it, with the
+/// rule's own message), which shell completion offers from the built-in catalog
+/// (`service::events::CATALOG`). The arguments that take one say `hide_possible_values`, so
+/// `--help` and the man pages are unchanged.
+#[derive(Debug, Clone, Copy)]
+pub struct EventNameArg;
+
+impl clap::builder::TypedValueParser for EventNameArg {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        clap::builder::StringValueParser::new().parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            events::CATALOG
+                .iter()
+                .map(|name| clap::builder::PossibleValue::new(*name)),
+        ))
     }
 }

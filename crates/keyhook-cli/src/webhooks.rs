@@ -22,7 +22,8 @@ pub enum WebhooksCommand {
         #[arg(long)]
         url: String,
         /// An event to subscribe to (repeat for several), e.g. post.published
-        #[arg(long = "event", value_name = "NAME", required = true)]
+        #[arg(long = "event", value_name = "NAME", required = true,
+              value_parser = crate::events::EventNameArg, hide_possible_values = true)]
         events: Vec<String>,
         /// Deliver only events of this profile (repeat for several); without it the webhook
         /// gets the events of all profiles, and user-wide events

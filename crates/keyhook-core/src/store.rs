@@ -576,4 +576,7 @@ pub struct Claimed {
     pub attempts: i64,
     pub webhook_id: String,
     pub webhook_active: bool,
+    /// An earlier claim's lease had run out unsettled: the worker that held it stopped (or
+    /// could not look at the webhook) before settling it, and this claim recovers it.
+    pub recovered: bool,
 }

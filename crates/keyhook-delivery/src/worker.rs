@@ -15,7 +15,7 @@ use super::client::{ClientConfig, Sender};
 use super::schedule::Schedule;
 use crate::error::Result;
 use crate::service::retention::{self, Pruned};
-use crate::service::webhooks::{drop_expired_secrets, log_attempt, AttemptOf};
+use crate::service::webhooks::{drop_expired_secrets, log_attempt_disabling, AttemptOf};
 use crate::store::{Backend, Claimed, Conn, Store};
 use crate::time::{Clock, Timestamp};
 use keyhook_core::auth;
@@ -386,6 +386,9 @@ fn settle_loop(
                 Ok(live)
             })?;
             summary.add(&settled, opts);
+            for d in batch.iter().filter(|d| d.recovered) {
+                log::recovered(d);
+            }
             claimed = batch.len();
             if held.is_empty() {
                 renewed = Instant::now();
@@ -435,11 +438,17 @@ fn settle_loop(
             (&x.webhook_id, &x.delivery_id).cmp(&(&y.webhook_id, &y.delivery_id))
         });
         let mut settled = Summary::default();
+        // Written once the transaction has committed: a rolled-back batch logs nothing.
+        let mut lines = Vec::new();
         store.write(|c| {
+            settled = Summary::default();
+            lines.clear();
             for (d, outcome, at) in &finished {
                 match outcome {
                     Outcome::Sent(a) => {
-                        settle(c, &opts.schedule, d, a, *at, clock.now(), &mut settled)?;
+                        let now = clock.now();
+                        let line = settle(c, &opts.schedule, d, a, *at, now, &mut settled)?;
+                        lines.extend(line);
                     }
                     Outcome::Cancelled => cancel(c, d, clock.now(), &mut settled)?,
                     Outcome::Unchecked => {}
@@ -448,6 +457,9 @@ fn settle_loop(
             Ok(())
         })?;
         unsettled.settled(&finished);
+        for line in &lines {
+            line.write();
+        }
         summary.add(&settled, opts);
     }
 }
@@ -468,7 +480,8 @@ fn cancel(c: Conn<'_>, d: &Claimed, now: Timestamp, summary: &mut Summary) -> Re
 }
 
 /// Logs the attempt, counts it toward the webhook's `failCount`, and settles the delivery:
-/// delivered, retried later, or given up.
+/// delivered, retried later, or given up. Returns what the log says of a failure, to be
+/// written once the transaction commits.
 fn settle(
     c: Conn<'_>,
     schedule: &Schedule,
@@ -477,9 +490,9 @@ fn settle(
     at: Timestamp,
     now: Timestamp,
     summary: &mut Summary,
-) -> Result<()> {
+) -> Result<Option<log::Failure>> {
     let attempt = d.attempts + 1;
-    log_attempt(
+    let disabled = log_attempt_disabling(
         c,
         AttemptOf {
             webhook_id: &d.webhook_id,
@@ -494,7 +507,7 @@ fn settle(
     if a.delivered {
         summary.delivered += 1;
         c.finish_delivery(&d.delivery_id, "delivered", true, now)?;
-        return Ok(());
+        return Ok(None);
     }
     // 410 Gone: the receiver says the endpoint is gone for good. `log_attempt` has disabled
     // the webhook; the delivery is not retried.
@@ -503,17 +516,121 @@ fn settle(
     } else {
         schedule.next_delay(attempt, a.retry_after_ms)
     };
-    match next {
-        Some(delay) => {
+    let next_at = next.map(|delay| now.add_millis(delay));
+    match next_at {
+        Some(at) => {
             summary.retrying += 1;
-            c.retry_delivery(&d.delivery_id, now.add_millis(delay), now)?;
+            c.retry_delivery(&d.delivery_id, at, now)?;
         }
         None => {
             summary.failed += 1;
             c.finish_delivery(&d.delivery_id, "failed", true, now)?;
         }
     }
-    Ok(())
+    Ok(Some(log::Failure::new(d, attempt, a, next_at, disabled)))
+}
+
+/// The worker's log lines (`tracing` events, target `keyhook::delivery`; `serve` and
+/// `deliver` write them as text or JSON): each failed attempt, each delivery given up, each
+/// webhook disabled, each delivery recovered from a lapsed lease. Ids, attempt numbers,
+/// statuses, errors and times only: never a URL, a secret, a payload or a response body.
+mod log {
+    use super::{Attempt, Claimed, Timestamp};
+
+    /// A failed attempt, and what came of it.
+    pub struct Failure {
+        webhook_id: String,
+        event_id: String,
+        attempt: i64,
+        /// The HTTP status, if there was a response.
+        status: Option<u16>,
+        /// The reason phrase, or what went wrong without a response.
+        error: String,
+        /// When the next attempt is due; `None`: given up.
+        next: Option<Timestamp>,
+        /// Why this attempt disabled the webhook, if it did.
+        disabled: Option<&'static str>,
+    }
+
+    impl Failure {
+        pub fn new(
+            d: &Claimed,
+            attempt: i64,
+            a: &Attempt,
+            next: Option<Timestamp>,
+            disabled: Option<&'static str>,
+        ) -> Failure {
+            Failure {
+                webhook_id: d.webhook_id.clone(),
+                event_id: d.event_id.clone(),
+                attempt,
+                status: (a.status_code != 0).then_some(a.status_code),
+                error: a.status_text.clone(),
+                next,
+                disabled,
+            }
+        }
+
+        pub fn write(&self) {
+            let what = match self.status {
+                Some(code) => format!("status {code} {}", self.error),
+                None => self.error.clone(),
+            };
+            let (webhook, event, attempt) = (&self.webhook_id, &self.event_id, self.attempt);
+            let next = self.next.map(Timestamp::to_rfc3339);
+            match &next {
+                Some(at) => tracing::warn!(
+                    target: "keyhook::delivery",
+                    webhookId = webhook.as_str(),
+                    eventId = event.as_str(),
+                    attempt,
+                    status = self.status,
+                    error = self.error.as_str(),
+                    nextAttemptAt = at.as_str(),
+                    "keyhook: delivery failed: webhook {webhook} event {event} attempt {attempt}: {what}; next try at {at}"
+                ),
+                None => tracing::warn!(
+                    target: "keyhook::delivery",
+                    webhookId = webhook.as_str(),
+                    eventId = event.as_str(),
+                    attempt,
+                    status = self.status,
+                    error = self.error.as_str(),
+                    nextAttemptAt = next.as_deref(),
+                    "keyhook: delivery failed: webhook {webhook} event {event} attempt {attempt}: {what}; no next try"
+                ),
+            }
+            if next.is_none() {
+                tracing::warn!(
+                    target: "keyhook::delivery",
+                    webhookId = webhook.as_str(),
+                    eventId = event.as_str(),
+                    attempts = attempt,
+                    "keyhook: delivery given up: webhook {webhook} event {event} after {attempt} attempts"
+                );
+            }
+            if let Some(reason) = self.disabled {
+                tracing::warn!(
+                    target: "keyhook::delivery",
+                    webhookId = webhook.as_str(),
+                    reason,
+                    "keyhook: webhook {webhook} disabled: {reason}"
+                );
+            }
+        }
+    }
+
+    /// A delivery claimed again after the lease of the worker that held it ran out.
+    pub fn recovered(d: &Claimed) {
+        let (webhook, event, attempt) = (&d.webhook_id, &d.event_id, d.attempts + 1);
+        tracing::info!(
+            target: "keyhook::delivery",
+            webhookId = webhook.as_str(),
+            eventId = event.as_str(),
+            attempt,
+            "keyhook: delivery recovered: webhook {webhook} event {event}: its lease ran out unsettled; sending it again (attempt {attempt})"
+        );
+    }
 }
 
 /// Runs the worker on a thread of its own until `stop` is raised, the way `serve` runs it

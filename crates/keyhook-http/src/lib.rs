@@ -213,7 +213,8 @@ fn on_request(shared: &Shared, mut rq: tiny_http::Request) {
         shared
             .metrics
             .record(route, reply.status, started.elapsed());
-        reply::send(rq, reply, started, key_prefix);
+        let label = shared.metrics.label(route);
+        reply::send(rq, reply, started, key_prefix, label);
     };
     // A request under /api/v1 without a well-formed Authorization header gets a 401 whatever
     // its body: it is not read (the connection then ends after the 401), so that an

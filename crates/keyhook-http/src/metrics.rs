@@ -1,12 +1,14 @@
-//! `GET /metrics`: Prometheus text (OpenMetrics) through the `prometheus-client` crate, which
-//! holds the registry and writes the format.
+//! `GET /metrics`: OpenMetrics through the `prometheus-client` crate, which holds the registry
+//! and writes the format, or the Prometheus text format 0.0.4 made from it ([`Format`], by the
+//! request's `Accept`).
 //!
 //! Recording on the hot path takes no lock and allocates nothing: every series a request can
-//! touch exists before the first request. `keyhook_http_requests_total{route,status}` and
+//! touch exists before the first request, and every scrape shows each of them, at 0 until it
+//! moves (so that `rate()` sees a series' first increase). `keyhook_http_requests_total{route,status}` and
 //! `keyhook_http_request_duration_seconds{route}` are plain atomics in arrays indexed by the
 //! route template (the router's, never the raw path: a client cannot create label values)
 //! and by the status among [`STATUSES`] (anything else is `other`), encoded at scrape time by
-//! a `Collector` that writes only the cells that moved. (prometheus-client's own `Family` takes
+//! a `Collector`. (prometheus-client's own `Family` takes
 //! a read lock and its `Histogram` a mutex per observation, which is why those two are ours.)
 //! `keyhook_auth_failures_total{reason}` and `keyhook_deliveries_total{outcome}` are
 //! prometheus-client `Counter`s (one `AtomicU64` each), created for every reason and outcome
@@ -179,9 +181,6 @@ impl Collector for HttpCollector {
             let width = STATUSES.len() + 1;
             for (i, cell) in self.0.requests.iter().enumerate() {
                 let n = cell.load(Ordering::Relaxed);
-                if n == 0 {
-                    continue;
-                }
                 let route = self.0.routes[i / width];
                 let status = STATUSES
                     .get(i % width)
@@ -198,9 +197,6 @@ impl Collector for HttpCollector {
         )?;
         for (route, h) in self.0.routes.iter().zip(self.0.durations.iter()) {
             let count = h.count.load(Ordering::Relaxed);
-            if count == 0 {
-                continue;
-            }
             let buckets: Vec<(f64, u64)> = BUCKETS
                 .iter()
                 .copied()
@@ -326,6 +322,12 @@ impl Metrics {
         RouteId(self.http.route_index(label))
     }
 
+    /// The label of `route` (`keyhook_http_requests_total{route}`), which the access log's
+    /// `route` field names too.
+    pub fn label(&self, route: RouteId) -> &'static str {
+        self.http.routes.get(route.0).copied().unwrap_or(UNMATCHED)
+    }
+
     /// Counts one answered request: two atomic additions and a histogram's three.
     pub fn record(&self, route: RouteId, status: u16, took: Duration) {
         let width = STATUSES.len() + 1;
@@ -362,12 +364,133 @@ impl Metrics {
         }
     }
 
-    /// The text of a scrape.
-    pub fn render(&self) -> String {
-        let mut out = String::with_capacity(8192);
+    /// The text of a scrape, in `format`.
+    pub fn render(&self, format: Format) -> String {
+        let mut out = String::with_capacity(65536);
         if let Err(e) = prometheus_client::encoding::text::encode(&mut out, &self.registry) {
             super::reply::log(&format!("keyhook: metrics: cannot encode: {e}"));
         }
-        out
+        match format {
+            Format::OpenMetrics => out,
+            Format::Text => text_004(&out),
+        }
+    }
+}
+
+/// The two formats `/metrics` answers in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// OpenMetrics 1.0 (`application/openmetrics-text`), what Prometheus asks for first.
+    OpenMetrics,
+    /// The Prometheus text format 0.0.4 (`text/plain`), what `curl`, `promtool check metrics`
+    /// and older scrapers read.
+    Text,
+}
+
+impl Format {
+    /// The format an `Accept` header asks for: OpenMetrics when it names
+    /// `application/openmetrics-text` with a quality above 0 and no lower than that of any
+    /// other range it names; otherwise (no header, `*/*`, `text/plain`...) the text format.
+    pub fn negotiate(accept: Option<&str>) -> Format {
+        let Some(accept) = accept else {
+            return Format::Text;
+        };
+        let (mut open, mut other) = (None::<f32>, 0.0f32);
+        for range in accept.split(',') {
+            let mut parts = range.split(';');
+            let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+            let q = parts
+                .filter_map(|p| p.split_once('='))
+                .find(|(k, _)| k.trim().eq_ignore_ascii_case("q"))
+                .map_or(Some(1.0), |(_, v)| v.trim().parse::<f32>().ok())
+                .unwrap_or(0.0);
+            if media == "application/openmetrics-text" {
+                open = Some(open.map_or(q, |o| o.max(q)));
+            } else if !media.is_empty() {
+                other = other.max(q);
+            }
+        }
+        match open {
+            Some(q) if q > 0.0 && q >= other => Format::OpenMetrics,
+            _ => Format::Text,
+        }
+    }
+
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Format::OpenMetrics => "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            Format::Text => "text/plain; version=0.0.4; charset=utf-8",
+        }
+    }
+}
+
+/// OpenMetrics text as the Prometheus text format 0.0.4: a counter family is named by its
+/// sample (`keyhook_deliveries_total`, which OpenMetrics calls `keyhook_deliveries`), and the
+/// `# EOF` and `# UNIT` lines, which 0.0.4 does not have, are left out. Samples, labels and
+/// their escaping are the same in both.
+fn text_004(open: &str) -> String {
+    let counters: Vec<&str> = open
+        .lines()
+        .filter_map(|l| l.strip_prefix("# TYPE "))
+        .filter_map(|l| l.strip_suffix(" counter"))
+        .collect();
+    let mut out = String::with_capacity(open.len() + 64);
+    for line in open.lines() {
+        if line == "# EOF" || line.starts_with("# UNIT ") {
+            continue;
+        }
+        let meta = ["# HELP ", "# TYPE "]
+            .into_iter()
+            .find_map(|p| line.strip_prefix(p).map(|rest| (p, rest)));
+        match meta {
+            Some((p, rest)) => {
+                let name = rest.split(' ').next().unwrap_or("");
+                out.push_str(p);
+                out.push_str(name);
+                if counters.contains(&name) {
+                    out.push_str("_total");
+                }
+                out.push_str(&rest[name.len()..]);
+            }
+            None => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accept_picks_the_format() {
+        for (accept, want) in [
+            (None, Format::Text),
+            (Some("*/*"), Format::Text),
+            (Some("text/plain"), Format::Text),
+            (Some("text/plain;version=0.0.4"), Format::Text),
+            (Some("application/openmetrics-text"), Format::OpenMetrics),
+            (Some("Application/OpenMetrics-Text; version=1.0.0"), Format::OpenMetrics),
+            // What Prometheus 2.x sends.
+            (Some("application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1"), Format::OpenMetrics),
+            (Some("text/plain;q=1, application/openmetrics-text;q=0.5"), Format::Text),
+            (Some("application/openmetrics-text;q=0"), Format::Text),
+            (Some("application/openmetrics-text;q=x"), Format::Text),
+            (Some("application/json"), Format::Text),
+        ] {
+            assert_eq!(Format::negotiate(accept), want, "{accept:?}");
+        }
+    }
+
+    #[test]
+    fn the_text_format_names_counters_by_their_samples() {
+        let open = "# HELP a_b Things.\n# TYPE a_b counter\na_b_total{x=\"1\"} 0\n\
+                    # HELP g A gauge.\n# TYPE g gauge\n# UNIT g seconds\ng 1.5\n# EOF\n";
+        assert_eq!(
+            text_004(open),
+            "# HELP a_b_total Things.\n# TYPE a_b_total counter\na_b_total{x=\"1\"} 0\n\
+             # HELP g A gauge.\n# TYPE g gauge\ng 1.5\n"
+        );
     }
 }

@@ -24,6 +24,7 @@ use crate::service::audit::{self, SINCE_PATTERN};
 use crate::service::events::{
     CATALOG, EVENT_ID_PATTERN, IDEMPOTENCY_FIELD, IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_PATTERN,
 };
+use crate::service::input::ASTRAL_INVISIBLE;
 use crate::service::keys::{self, MAX_NAME_CHARS, MAX_PROFILE_IDS, MAX_PROFILE_ID_CHARS};
 use crate::service::replay::MAX_REPLAY;
 use crate::service::webhooks::{self, MAX_URL_LEN, MAX_WEBHOOKS_PER_USER};
@@ -114,6 +115,7 @@ const HTTP_CODES: &[&str] = &[
     "BAD_REQUEST",
     "REQUEST_TIMEOUT",
     "HEADERS_TOO_LARGE",
+    "URI_TOO_LONG",
     "NOT_IMPLEMENTED",
     "HTTP_VERSION_NOT_SUPPORTED",
     "EXPECTATION_FAILED",
@@ -178,6 +180,7 @@ fn protocol_errors(bad_request: bool) -> Vec<(String, Value)> {
     }
     for (code, name) in [
         ("408", "RequestTimeout"),
+        ("414", "UriTooLong"),
         ("417", "ExpectationFailed"),
         ("431", "HeadersTooLarge"),
         ("501", "NotImplemented"),
@@ -252,15 +255,19 @@ fn build() -> Value {
                 "ValidationError": error_response("VALIDATION_ERROR: one detail per problem. A body that is not one JSON document, or in which an object repeats a key (at any depth), gets one detail on `body`; or BAD_REQUEST (see BadRequest)"),
                 "BadRequest": error_response("BAD_REQUEST: a malformed request line or header line (control characters, a bare CR, whitespace before the colon, line folding), a request target with a `#` or other than a path or an http(s) URI with a valid host (no userinfo) and port, an invalid Host or more than one (none in HTTP/1.1), a malformed or conflicting Content-Length, Content-Length with Transfer-Encoding, a malformed Transfer-Encoding, or a body that is malformed (chunked framing) or incomplete; nothing is acted on, and the connection is closed"),
                 "RequestTimeout": error_response("REQUEST_TIMEOUT: the request line and headers did not all arrive within the header timeout (serve --header-timeout, default 10 s; from connecting for a connection's first request, from the first byte for later ones), or the body within the header timeout after them; the connection is closed"),
-                "HeadersTooLarge": error_response(&format!("HEADERS_TOO_LARGE: the request line or a header line over {} KiB ({} bytes), the header lines over {} KiB in all, or more than {} header lines; the connection is closed",
+                "HeadersTooLarge": error_response(&format!("HEADERS_TOO_LARGE: a header line over {} KiB ({} bytes), the header lines over {} KiB in all, or more than {} header lines; the connection is closed",
                                                            tiny_http::MAX_HEADER_LINE / 1024, tiny_http::MAX_HEADER_LINE, tiny_http::MAX_HEADERS_SIZE / 1024, tiny_http::MAX_HEADERS)),
+                "UriTooLong": error_response(&format!("URI_TOO_LONG: the request line is over {} KiB ({} bytes): its request target is longer than the server parses; the connection is closed",
+                                                      tiny_http::MAX_REQUEST_LINE / 1024, tiny_http::MAX_REQUEST_LINE)),
                 "ExpectationFailed": error_response("EXPECTATION_FAILED: an Expect header other than 100-continue; the connection is closed"),
-                "NotImplemented": error_response("NOT_IMPLEMENTED: a Transfer-Encoding other than chunked; the connection is closed"),
+                "NotImplemented": error_response("NOT_IMPLEMENTED: a Transfer-Encoding other than chunked, or a request line over the limit with no space in it (a method longer than any the server has); the connection is closed"),
                 "HttpVersionNotSupported": error_response("HTTP_VERSION_NOT_SUPPORTED: only HTTP/1.0 and HTTP/1.1 are served; the connection is closed"),
-                "Unauthorized": error_response(&format!("UNAUTHORIZED, or API_KEY_EXPIRED with message `{}`", Error::Expired)),
+                "Unauthorized": with(error_response(&format!("UNAUTHORIZED, or API_KEY_EXPIRED with message `{}`", Error::Expired)),
+                                     "headers", json!({ "WWW-Authenticate": www_authenticate() })),
                 "Forbidden": error_response("FORBIDDEN: a readonly key writing; a key creating a key broader than itself, or one that outlives it (details: `expiresAt`); a key deleting a key broader than itself (wider scope, higher permission or a later expiry); a key limited to profiles giving a webhook a scope beyond its own (details: `profileIds`, or `fullAccess` for full access) or emitting an event without one of its profiles (details: `profileId`)"),
                 "NotFound": error_response("NOT_FOUND: no such path or id for the caller's user; a webhook whose scope is not within the caller's (a key limited to profiles sees only webhooks of its profiles) is not found either"),
-                "MethodNotAllowed": error_response("METHOD_NOT_ALLOWED, with an Allow header"),
+                "MethodNotAllowed": with(error_response("METHOD_NOT_ALLOWED, with an Allow header"),
+                                         "headers", json!({ "Allow": allow() })),
                 "LimitReached": error_response(&format!("WEBHOOK_LIMIT_REACHED: the user has {MAX_WEBHOOKS_PER_USER} webhooks")),
                 "PayloadTooLarge": error_response(&format!("PAYLOAD_TOO_LARGE: body over {} KiB (declared, or a chunk over what is left of it; then the connection is closed)", super::body::MAX_BODY / 1024)),
                 "WebhookDisabled": error_response("WEBHOOK_DISABLED: the webhook is disabled; enable it before replaying to it"),
@@ -275,7 +282,14 @@ fn build() -> Value {
     });
     let plain = doc["components"]["responses"].clone();
     for name in AUTHENTICATED_ERRORS {
-        doc["components"]["responses"][name]["headers"] = rate_limit_headers(false);
+        let response = &mut doc["components"]["responses"][name];
+        let mut headers = rate_limit_headers(false);
+        if let Some(own) = response["headers"].as_object() {
+            for (k, v) in own {
+                headers[k] = v.clone();
+            }
+        }
+        response["headers"] = headers;
     }
     // The document itself is served without a key: its errors are the plain ones, inline.
     if let Some(responses) = doc["paths"]["/openapi.json"]["get"]["responses"].as_object_mut() {
@@ -427,11 +441,37 @@ fn idempotency_refusals(paths: &mut Value) {
     }
 }
 
-/// What the description of human-visible text says beyond its pattern.
-const VISIBLE_RULE: &str = "No control characters (Cc), no format characters (Cf: bidi \
-    overrides and isolates, zero-width characters, U+FEFF...), no line or paragraph separators, \
-    no other invisible characters (U+034F, Hangul and Khmer fillers, U+2800, U+FFFC, private-use characters, variation selectors, \
-    tags) and no noncharacters; not a plaintext API key.";
+/// What the description of human-visible text says beyond its pattern (whose classes hold
+/// only the Basic Multilingual Plane: `service::input::ASTRAL_INVISIBLE`).
+fn visible_rule() -> String {
+    format!(
+        "No control characters (Cc), no format characters (Cf: bidi overrides and isolates, \
+         zero-width characters, U+FEFF...), no line or paragraph separators, no other invisible \
+         characters (U+034F, Hangul and Khmer fillers, U+2800, U+FFFC, private-use characters, \
+         variation selectors, tags) and no noncharacters; not a plaintext API key. The pattern \
+         states this for the Basic Multilingual Plane only (so that every regular-expression \
+         engine reads it alike, JavaScript's without the u flag too); above it, these are refused \
+         as well: {ASTRAL_INVISIBLE}."
+    )
+}
+
+/// `WWW-Authenticate` of every 401 (`reply::send`).
+fn www_authenticate() -> Value {
+    json!({
+        "description": "The authentication scheme to use: always `Bearer realm=\"keyhook\"`",
+        "required": true,
+        "schema": { "type": "string", "const": reply::WWW_AUTHENTICATE }
+    })
+}
+
+/// `Allow` of every 405: the methods the path takes.
+fn allow() -> Value {
+    json!({
+        "description": "The methods the path takes, comma-separated (`GET, HEAD`, `GET, PATCH, DELETE`...)",
+        "required": true,
+        "schema": { "type": "string", "pattern": "^[A-Z]+(?:, [A-Z]+)*$" }
+    })
+}
 
 /// A webhook URL as `webhooks::check_url` takes it (`webhooks::url_pattern`); the
 /// description names what the pattern leaves out.
@@ -466,7 +506,7 @@ fn schemas() -> Value {
         "uniqueItems": true,
         "items": {
             "type": "string", "maxLength": MAX_PROFILE_ID_CHARS, "pattern": keys::profile_id_pattern(),
-            "description": format!("Not blank. {VISIBLE_RULE}")
+            "description": format!("Not blank. {}", visible_rule())
         }
     });
     let ts_or_null = json!({ "type": ["string", "null"], "format": "date-time" });
@@ -496,7 +536,8 @@ fn schemas() -> Value {
             "properties": {
                 "name": {
                     "type": "string",
-                    "description": format!("Trimmed: 1 to {MAX_NAME_CHARS} characters. {VISIBLE_RULE}"),
+                    "description": format!("Trimmed: 1 to {MAX_NAME_CHARS} characters (`maxLength` counts the white space around them too, which the server trims first). {}", visible_rule()),
+                    "maxLength": MAX_NAME_CHARS,
                     "pattern": keys::name_pattern()
                 },
                 "permission": { "enum": permissions.iter().map(|p| json!(p)).chain([Value::Null]).collect::<Vec<_>>(),
@@ -507,7 +548,7 @@ fn schemas() -> Value {
             },
             // fullAccess false needs profile ids; fullAccess true (the default) allows none.
             "if": { "required": ["fullAccess"], "properties": { "fullAccess": { "const": false } } },
-            "then": { "required": ["profileIds"], "properties": { "profileIds": { "type": "array", "minItems": 1 } } },
+            "then": { "required": ["profileIds"], "properties": { "profileIds": { "type": "array", "minItems": 1, "items": { "type": "string" } } } },
             "else": { "properties": { "profileIds": { "maxItems": 0 } } }
         },
         "Webhook": {
@@ -540,7 +581,7 @@ fn schemas() -> Value {
                 "profileIds": profile_ids.clone()
             },
             "if": { "required": ["fullAccess"], "properties": { "fullAccess": { "const": false } } },
-            "then": { "required": ["profileIds"], "properties": { "profileIds": { "type": "array", "minItems": 1 } } },
+            "then": { "required": ["profileIds"], "properties": { "profileIds": { "type": "array", "minItems": 1, "items": { "type": "string" } } } },
             "else": { "properties": { "profileIds": { "maxItems": 0 } } }
         },
         "UpdateWebhook": {
@@ -554,15 +595,18 @@ fn schemas() -> Value {
                 "profileIds": profile_ids.clone(),
                 "isActive": { "type": ["boolean", "null"] }
             },
-            "anyOf": [
-                { "required": ["url"], "properties": { "url": { "type": "string" } } },
-                { "required": ["events"], "properties": { "events": { "type": "array" } } },
-                { "required": ["fullAccess"], "properties": { "fullAccess": { "type": "boolean" } } },
-                { "required": ["profileIds"], "properties": { "profileIds": { "type": "array" } } },
-                { "required": ["isActive"], "properties": { "isActive": { "type": "boolean" } } }
-            ],
+            // At least one field not null: not (every field given is null). Stated with `not`
+            // rather than an `anyOf` of objects, which code generators read as a union of
+            // models (openapi-python-client left the operation out).
+            "not": { "properties": {
+                "url": { "type": "null" },
+                "events": { "type": "null" },
+                "fullAccess": { "type": "null" },
+                "profileIds": { "type": "null" },
+                "isActive": { "type": "null" }
+            } },
             "if": { "required": ["fullAccess"], "properties": { "fullAccess": { "const": false } } },
-            "then": { "required": ["profileIds"], "properties": { "profileIds": { "type": "array", "minItems": 1 } } },
+            "then": { "required": ["profileIds"], "properties": { "profileIds": { "type": "array", "minItems": 1, "items": { "type": "string" } } } },
             "else": { "properties": { "profileIds": { "maxItems": 0 } } }
         },
         "TestResult": {
@@ -619,7 +663,7 @@ fn schemas() -> Value {
                 "data": { "type": ["object", "null"] },
                 "profileId": {
                     "type": ["string", "null"], "minLength": 1, "maxLength": MAX_PROFILE_ID_CHARS, "pattern": keys::profile_id_pattern(),
-                    "description": format!("Not blank. {VISIBLE_RULE}")
+                    "description": format!("Not blank. {}", visible_rule())
                 }
             }
         },

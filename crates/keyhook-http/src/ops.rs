@@ -4,6 +4,7 @@
 
 use tiny_http::{Method, Request};
 
+use super::metrics::Format;
 use super::reply::{self, Reply};
 use super::Shared;
 
@@ -16,7 +17,7 @@ pub fn answer(shared: &Shared, rq: &Request) -> Option<Reply> {
         _ => return None,
     };
     Some(match rq.method() {
-        Method::Get | Method::Head => which(shared),
+        Method::Get | Method::Head => which(shared, rq),
         _ => reply::method_not_allowed("GET"),
     })
 }
@@ -26,7 +27,7 @@ pub fn answer(shared: &Shared, rq: &Request) -> Option<Reply> {
 /// and the error envelope's `error` member beside it (code `SERVICE_UNAVAILABLE`, a message
 /// without internals), so that both a probe reading `status` and a client reading the
 /// envelope understand it.
-fn health(shared: &Shared) -> Reply {
+fn health(shared: &Shared, _: &Request) -> Reply {
     let ok = shared
         .db
         .connect()
@@ -46,8 +47,15 @@ fn health(shared: &Shared) -> Reply {
     }
 }
 
-fn metrics(shared: &Shared) -> Reply {
-    let mut r = reply::raw(200, shared.metrics.render().into_bytes());
-    r.content_type = Some("application/openmetrics-text; version=1.0.0; charset=utf-8");
+/// OpenMetrics or the Prometheus text format 0.0.4, as `Accept` asks (`metrics::Format`).
+fn metrics(shared: &Shared, rq: &Request) -> Reply {
+    let accept = rq
+        .headers()
+        .iter()
+        .find(|h| h.field.equiv("Accept"))
+        .map(|h| h.value.as_str());
+    let format = Format::negotiate(accept);
+    let mut r = reply::raw(200, shared.metrics.render(format).into_bytes());
+    r.content_type = Some(format.content_type());
     r
 }

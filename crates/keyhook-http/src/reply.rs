@@ -126,6 +126,9 @@ pub fn unsupported_media_type(message: &str) -> Reply {
     envelope(415, "UNSUPPORTED_MEDIA_TYPE", message.to_string(), &[])
 }
 
+/// The `WWW-Authenticate` of every 401 (RFC 6750).
+pub const WWW_AUTHENTICATE: &str = "Bearer realm=\"keyhook\"";
+
 fn header(name: &'static str, value: &str) -> Header {
     Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("static header is valid")
 }
@@ -137,22 +140,27 @@ pub fn log(line: &str) {
     tracing::error!(target: "keyhook", "{line}");
 }
 
-/// Sends `reply` and writes the access log line: method, path, status, duration, key prefix.
+/// Sends `reply` and writes the access log line: method, path, status, duration, key prefix,
+/// and `route`, the request's label in the metrics (`metrics::Metrics::label`: a route
+/// template, `/healthz` or `/metrics`; null for what the metrics count as `unmatched`).
 /// Never a key, a secret or a query string: a key in the path (`DELETE /api-keys/kp_…`), also
 /// percent-encoded, is shown as its prefix.
-pub fn send(request: Request, reply: Reply, started: Instant, key_prefix: Option<&str>) {
+pub fn send(
+    request: Request,
+    reply: Reply,
+    started: Instant,
+    key_prefix: Option<&str>,
+    route: &'static str,
+) {
     let status = reply.status;
     let request_line = format!(
         "{} {}",
         request.method(),
         request.url().split('?').next().unwrap_or("")
     );
-    // For the log's fields: the route's template (`/api/v1/api-keys/{id}`), never the path,
-    // or null for a path that names no route.
+    // For the log's fields: the route's label (`/api/v1/api-keys/{id}`), never the path.
     let method = request.method().to_string();
-    let route = super::api::api_path(request.url())
-        .and_then(super::router::template)
-        .map(|t| format!("{}{t}", super::api::PREFIX));
+    let route = (route != super::metrics::UNMATCHED).then_some(route);
     let mut headers = Vec::with_capacity(7);
     if !reply.body.is_empty() {
         let content_type = reply.content_type.unwrap_or("application/json");
@@ -163,7 +171,7 @@ pub fn send(request: Request, reply: Reply, started: Instant, key_prefix: Option
         headers.push(header("Allow", allow));
     }
     if status == 401 {
-        headers.push(header("WWW-Authenticate", "Bearer realm=\"keyhook\""));
+        headers.push(header("WWW-Authenticate", WWW_AUTHENTICATE));
     }
     if status == 429 {
         let seconds = reply.retry_after.unwrap_or(1).to_string();

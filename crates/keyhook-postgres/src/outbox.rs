@@ -84,7 +84,7 @@ impl OutboxQueries for PgStore {
         self.run(|s| {
             let rows = s.query(
                 "WITH due AS (
-                    SELECT d.id FROM deliveries d
+                    SELECT d.id, d.lease_until IS NOT NULL AS recovered FROM deliveries d
                     WHERE d.state = 'pending' AND d.next_attempt_at <= $1
                       AND (d.lease_until IS NULL OR d.lease_until <= $1)
                     ORDER BY d.next_attempt_at
@@ -92,10 +92,11 @@ impl OutboxQueries for PgStore {
                     FOR UPDATE SKIP LOCKED
                  ), leased AS (
                     UPDATE deliveries d SET lease_until = $3 FROM due WHERE d.id = due.id
-                    RETURNING d.id, d.event_id, d.webhook_id, d.attempts, d.next_attempt_at
+                    RETURNING d.id, d.event_id, d.webhook_id, d.attempts, d.next_attempt_at,
+                        due.recovered
                  )
                  SELECT l.id, l.event_id, e.event, e.payload, l.attempts, w.id, w.is_active,
-                    e.profile_id
+                    e.profile_id, l.recovered
                  FROM leased l
                  JOIN events e ON e.id = l.event_id
                  JOIN webhooks w ON w.id = l.webhook_id
@@ -113,6 +114,7 @@ impl OutboxQueries for PgStore {
                         attempts: r.try_get(4)?,
                         webhook_id: r.try_get(5)?,
                         webhook_active: r.try_get(6)?,
+                        recovered: r.try_get(8)?,
                     })
                 })
                 .collect()

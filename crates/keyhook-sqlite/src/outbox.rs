@@ -86,7 +86,7 @@ impl OutboxQueries for Conn {
         sql(|| {
             let mut stmt = self.0.prepare_cached(
                 "SELECT d.id, d.event_id, e.event, e.payload, d.attempts, w.id, w.is_active,
-                    e.profile_id
+                    e.profile_id, d.lease_until IS NOT NULL
                  FROM deliveries d
                  JOIN events e ON e.id = d.event_id
                  JOIN webhooks w ON w.id = d.webhook_id
@@ -106,6 +106,7 @@ impl OutboxQueries for Conn {
                         attempts: r.get(4)?,
                         webhook_id: r.get(5)?,
                         webhook_active: r.get(6)?,
+                        recovered: r.get(8)?,
                     })
                 })?
                 .collect::<rusqlite::Result<_>>()?;

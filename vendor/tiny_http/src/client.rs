@@ -80,6 +80,32 @@ impl Reject {
         })
     }
 
+    /// keyhook patch h: a request line over [`MAX_REQUEST_LINE`]. With a space in what was
+    /// read (`METHOD SP target...`), the request target is what is too long: 414 (RFC 9112
+    /// section 3). Without one, the method is: longer than any this server implements, 501
+    /// (RFC 9110 section 9.1).
+    fn long_request_line(line: &[u8]) -> ReadError {
+        if line.contains(&b' ') {
+            ReadError::Reject(Reject {
+                status: 414,
+                code: "URI_TOO_LONG",
+                message: format!(
+                    "the request target is too long: the request line is longer than \
+                     {MAX_REQUEST_LINE} bytes"
+                ),
+            })
+        } else {
+            ReadError::Reject(Reject {
+                status: 501,
+                code: "NOT_IMPLEMENTED",
+                message: format!(
+                    "the method is longer than any this server implements (the request line \
+                     is longer than {MAX_REQUEST_LINE} bytes)"
+                ),
+            })
+        }
+    }
+
     fn too_large(message: impl Into<String>) -> ReadError {
         ReadError::Reject(Reject {
             status: 431,
@@ -327,9 +353,7 @@ impl ClientConnection {
                 .read_line(MAX_REQUEST_LINE, &mut deadline, &mut started)?
                 .is_none()
             {
-                return Err(Reject::too_large(format!(
-                    "the request line is longer than {MAX_REQUEST_LINE} bytes"
-                )));
+                return Err(Reject::long_request_line(&self.line));
             }
             if !self.line.is_empty() {
                 break;
@@ -927,6 +951,31 @@ mod test {
                 String::from_utf8_lossy(bad)
             );
         }
+    }
+
+    // keyhook patch h
+    #[test]
+    fn an_over_long_request_line_is_414_or_501() {
+        let status = |line: &[u8]| match super::Reject::long_request_line(line) {
+            super::ReadError::Reject(r) => (r.status, r.code),
+            _ => unreachable!(),
+        };
+        let mut target = b"GET /".to_vec();
+        target.extend(std::iter::repeat(b'a').take(super::MAX_REQUEST_LINE));
+        assert_eq!(status(&target), (414, "URI_TOO_LONG"));
+        let method = vec![b'G'; super::MAX_REQUEST_LINE + 1];
+        assert_eq!(status(&method), (501, "NOT_IMPLEMENTED"));
+    }
+
+    // keyhook patch h
+    #[test]
+    fn no_server_header_is_added() {
+        let mut out = Vec::new();
+        crate::Response::from_string("x")
+            .raw_print(&mut out, crate::HTTPVersion(1, 1), &[], false, None)
+            .unwrap();
+        let head = String::from_utf8_lossy(&out).to_ascii_lowercase();
+        assert!(head.contains("date:") && !head.contains("server:"), "{head}");
     }
 
     // keyhook patch g

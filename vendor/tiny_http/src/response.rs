@@ -361,13 +361,8 @@ where
             self.headers.insert(0, build_date_header());
         }
 
-        // add `Server` if not in the headers
-        if !self.headers.iter().any(|h| h.field.equiv("Server")) {
-            self.headers.insert(
-                0,
-                Header::from_bytes(&b"Server"[..], &b"tiny-http (Rust)"[..]).unwrap(),
-            );
-        }
+        // keyhook patch h: no `Server` header is added (upstream adds `tiny-http (Rust)`):
+        // the application sends one if it wants one.
 
         // handling upgrade
         if let Some(upgrade) = upgrade {

@@ -13,17 +13,17 @@ pub const MAX_NAME_CHARS: usize = 100;
 pub const MAX_PROFILE_IDS: usize = 100;
 pub const MAX_PROFILE_ID_CHARS: usize = 100;
 
-/// The name rule of [`validate`] as a regular expression, for the OpenAPI document: at most
-/// [`MAX_NAME_CHARS`] characters, the first and last visible and not white space, none
-/// invisible, with white space around them that trimming removes. Left to the description:
-/// a plaintext key.
+/// The name rule of [`validate`] as a regular expression, for the OpenAPI document: the
+/// first and last character visible and not white space, none invisible, with white space
+/// around them that trimming removes. Its length, [`MAX_NAME_CHARS`] after trimming, is the
+/// schema's `maxLength` (of the untrimmed string: a quantifier would count UTF-16 code units
+/// in a JavaScript `RegExp` without the `u` flag, and characters elsewhere). Left to the
+/// description: a plaintext key, and the invisible characters above the Basic Multilingual
+/// Plane (see [`INVISIBLE_CLASS`](super::input::INVISIBLE_CLASS)).
 pub fn name_pattern() -> String {
     use super::input::{CONTROL_CLASS, INVISIBLE_CLASS, SPACE_CLASS, WHITE_SPACE_CLASS};
     let edge = format!("[^{CONTROL_CLASS}{WHITE_SPACE_CLASS}{INVISIBLE_CLASS}]");
-    let inner = format!(
-        "[^{CONTROL_CLASS}{INVISIBLE_CLASS}]{{0,{}}}",
-        MAX_NAME_CHARS - 2
-    );
+    let inner = format!("[^{CONTROL_CLASS}{INVISIBLE_CLASS}]*");
     format!("^[{SPACE_CLASS}]*{edge}(?:{inner}{edge})?[{SPACE_CLASS}]*$")
 }
 

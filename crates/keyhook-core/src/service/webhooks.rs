@@ -800,6 +800,17 @@ pub struct AttemptOf<'a> {
 /// when a test ping's failure was the one that crossed the threshold: the disable is the
 /// failure counter's doing, not the pinging actor's).
 pub fn log_attempt(c: Conn<'_>, of: AttemptOf<'_>, at: Timestamp, a: &Attempt) -> Result<()> {
+    log_attempt_disabling(c, of, at, a).map(drop)
+}
+
+/// [`log_attempt`], telling why the attempt disabled its webhook, if it did: the reason the
+/// audit entry records (for the worker's log line).
+pub fn log_attempt_disabling(
+    c: Conn<'_>,
+    of: AttemptOf<'_>,
+    at: Timestamp,
+    a: &Attempt,
+) -> Result<Option<&'static str>> {
     let webhook_id = of.webhook_id;
     let record = AttemptRecord {
         webhook_id: of.webhook_id,
@@ -821,14 +832,16 @@ pub fn log_attempt(c: Conn<'_>, of: AttemptOf<'_>, at: Timestamp, a: &Attempt) -
         let all = (true, Vec::new());
         let (full_access, ids) = w.map_or(all, |w| (w.full_access, w.profile_ids));
         // Why the store disabled it: the rule it was given (`AttemptRecord::gone`).
-        let details = if record.gone() {
-            serde_json::json!({ "reason": GONE_REASON, "statusCode": a.status_code })
+        let (reason, details) = if record.gone() {
+            let details = serde_json::json!({ "reason": GONE_REASON, "statusCode": a.status_code });
+            (GONE_REASON, details)
         } else {
-            serde_json::json!({
-                "reason": "consecutive failures",
+            let details = serde_json::json!({
+                "reason": FAILURES_REASON,
                 "failCount": DISABLE_AFTER_FAILURES,
                 "statusCode": a.status_code,
-            })
+            });
+            (FAILURES_REASON, details)
         };
         let entry = Entry::system(
             &user,
@@ -842,9 +855,13 @@ pub fn log_attempt(c: Conn<'_>, of: AttemptOf<'_>, at: Timestamp, a: &Attempt) -
             profile_ids: &ids,
         });
         audit::record(c, at, &entry)?;
+        return Ok(Some(reason));
     }
-    Ok(())
+    Ok(None)
 }
+
+/// The audit entry's reason when the consecutive failures disabled a webhook.
+pub const FAILURES_REASON: &str = "consecutive failures";
 
 /// The newest attempts to deliver to the webhook, newest first.
 pub fn attempts(store: &Store, actor: &Actor, id: &str) -> Result<Vec<DeliveryAttempt>> {

@@ -6,6 +6,7 @@ use super::{output, prompt, secret_out, Context};
 use crate::auth::{self, Access};
 use crate::error::Error;
 use crate::model::Permission;
+use keyhook_core::rate::RateLimit;
 use crate::service::input::Problems;
 use crate::service::keys::{self, Expiry, KeyName, NewKey, ProfileIds};
 use crate::time::{parse_duration, Timestamp};
@@ -96,6 +97,12 @@ pub struct CreateArgs {
     /// Expiry as a duration from now (90m, 12h, 30d, 2w)
     #[arg(long, value_name = "DUR", value_parser = duration_ms)]
     expires_in: Option<i64>,
+    /// This key's own rate limit (N/s or N/min, burst N), instead of serve --rate-limit's
+    #[arg(long, value_name = "RATE")]
+    rate_limit: Option<String>,
+    /// How many requests the key may make; then it is refused (403 KEY_EXHAUSTED)
+    #[arg(long, value_name = "N")]
+    max_uses: Option<String>,
     /// Print only the plaintext key
     #[arg(long, short = 'q')]
     quiet: bool,
@@ -293,8 +300,26 @@ fn new_key(args: &CreateArgs, now: Timestamp) -> NewKey {
             (None, Some(ms)) => p.take("--expires-in", Expiry::new(now.add_millis(ms), now)),
             (None, None) => None,
         },
+        rate_limit: args
+            .rate_limit
+            .as_ref()
+            .and_then(|r| p.take("rateLimit", RateLimit::parse(r))),
+        remaining_uses: args
+            .max_uses
+            .as_ref()
+            .and_then(|n| p.take("remainingUses", uses(n))),
         problems: p,
     }
+}
+
+/// `--max-uses`: digits only, then the rule of `remainingUses` (`keys::max_uses`).
+fn uses(s: &str) -> Result<i64, String> {
+    let n = match s.parse::<i64>() {
+        Ok(n) if s.bytes().all(|b| b.is_ascii_digit()) => n,
+        _ if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => i64::MAX,
+        _ => i64::MIN,
+    };
+    keys::max_uses(n)
 }
 
 fn count_keys(n: usize) -> String {

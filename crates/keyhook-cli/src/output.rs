@@ -111,6 +111,8 @@ fn flag_name(field: &str) -> String {
         "permission" => "--permission",
         "profileIds" | "fullAccess" => "--profile",
         "expiresAt" => "--expires-at",
+        "rateLimit" => "--rate-limit",
+        "remainingUses" => "--max-uses",
         "url" => "--url",
         "events" => "--event",
         "data" => "--data",

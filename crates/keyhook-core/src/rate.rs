@@ -53,6 +53,26 @@ impl RateLimit {
     }
 }
 
+impl RateLimit {
+    /// Whether this rate allows nothing another does not: no larger burst and no faster
+    /// refill. `10/s` and `600/min` refill alike, but `600/min` bursts 600 at once, so it
+    /// is not within `10/s` (the no-broader rule of per-key limits).
+    pub fn within(self, other: RateLimit) -> bool {
+        self.requests <= other.requests && self.per_request() >= other.per_request()
+    }
+
+    /// The time one request's share of the bucket takes to come back (period / N).
+    pub fn per_request(self) -> Duration {
+        self.period / self.requests.get()
+    }
+}
+
+impl serde::Serialize for RateLimit {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 impl fmt::Display for RateLimit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let unit = if self.period.as_secs() == 60 {
@@ -82,6 +102,19 @@ mod tests {
             RateLimit::parse("1000000/s").unwrap().requests.get(),
             MAX_RATE
         );
+    }
+
+    #[test]
+    fn a_rate_is_within_another_when_neither_its_burst_nor_its_refill_is_larger() {
+        let r = |s: &str| RateLimit::parse(s).unwrap();
+        assert!(r("10/s").within(r("10/s")));
+        assert!(r("5/s").within(r("10/s")));
+        assert!(r("10/min").within(r("10/s")));
+        assert!(!r("11/s").within(r("10/s")), "a larger burst");
+        assert!(!r("600/min").within(r("10/s")), "the same refill, a larger burst");
+        assert!(!r("10/s").within(r("10/min")), "a faster refill");
+        assert!(r("10/min").within(r("600/min")));
+        assert_eq!(serde_json::to_value(r("7/min")).unwrap(), "7/min");
     }
 
     #[test]

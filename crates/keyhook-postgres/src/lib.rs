@@ -67,7 +67,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use keyhook_core::model::ApiKey;
 use keyhook_core::store::{
-    Backend, Conn as View, KeyQueries, Storage, Store, StoreError, StoreResult,
+    Backend, ChecksumMemory, Conn as View, KeyQueries, Storage, Store, StoreError, StoreResult,
 };
 use keyhook_core::time::Timestamp;
 use r2d2_postgres::PostgresConnectionManager;
@@ -89,6 +89,8 @@ pub struct PgBackend {
     /// Whether the schema is known to be current (checked, or migrated, at the first
     /// successful connect).
     migrated: AtomicBool,
+    /// Whether no key without a checksum is left, once known: for all its connections.
+    checksums: ChecksumMemory,
 }
 
 impl std::fmt::Debug for PgBackend {
@@ -123,6 +125,7 @@ impl PgBackend {
             errors,
             create,
             migrated: AtomicBool::new(false),
+            checksums: ChecksumMemory::default(),
         })
     }
 
@@ -156,7 +159,10 @@ impl PgBackend {
                 e => self.located(e),
             },
         )?;
-        Ok(PgStore::new(Handle::Direct(Box::new(session))))
+        Ok(PgStore::new(
+            Handle::Direct(Box::new(session)),
+            self.checksums.clone(),
+        ))
     }
 }
 
@@ -171,7 +177,10 @@ impl Backend for PgBackend {
             return Ok(Box::new(store));
         }
         match self.pool.get() {
-            Ok(c) => Ok(Box::new(PgStore::new(Handle::Pooled(Box::new(c))))),
+            Ok(c) => Ok(Box::new(PgStore::new(
+                Handle::Pooled(Box::new(c)),
+                self.checksums.clone(),
+            ))),
             Err(_) => {
                 // Why the pool could not make a connection, if it tried just now; else every
                 // connection was in use for the whole wait.
@@ -244,14 +253,16 @@ pub struct PgStore {
     /// of a transaction in which one failed, and turns its COMMIT into a rollback; this makes
     /// that rollback an error even if the caller went on after the failure.
     failed: RefCell<Option<StoreError>>,
+    checksums: ChecksumMemory,
 }
 
 impl PgStore {
-    fn new(handle: Handle) -> PgStore {
+    fn new(handle: Handle, checksums: ChecksumMemory) -> PgStore {
         PgStore {
             session: RefCell::new(handle),
             tx: Cell::new(Tx::None),
             failed: RefCell::new(None),
+            checksums,
         }
     }
 
@@ -372,6 +383,10 @@ impl Storage for PgStore {
 
     fn record_key_use(&self, _key_hash: &str, key_id: &str, at: Timestamp) -> StoreResult<()> {
         self.set_key_last_used(key_id, at)
+    }
+
+    fn checksum_memory(&self) -> &ChecksumMemory {
+        &self.checksums
     }
 }
 

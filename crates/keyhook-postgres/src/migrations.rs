@@ -138,6 +138,11 @@ const MIGRATIONS: &[&str] = &[
     "CREATE INDEX delivery_attempts_at ON delivery_attempts(attempted_at);
      CREATE INDEX deliveries_finished ON deliveries(updated_at) WHERE state <> 'pending';
      CREATE INDEX events_created ON events(created_at);",
+    // leak-era keys (issue 25): SQLite's migration of the same name.
+    "ALTER TABLE api_keys ADD COLUMN checksummed BOOLEAN NOT NULL DEFAULT FALSE;
+     ALTER TABLE api_keys ADD COLUMN rate_limit TEXT COLLATE \"C\";
+     ALTER TABLE api_keys ADD COLUMN remaining_uses BIGINT CHECK (remaining_uses >= 0);
+     CREATE INDEX api_keys_without_checksum ON api_keys(id) WHERE NOT checksummed;",
 ];
 
 /// The schema version this binary writes.

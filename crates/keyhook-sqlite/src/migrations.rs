@@ -150,6 +150,14 @@ const MIGRATIONS: &[&str] = &[
     "CREATE INDEX delivery_attempts_at ON delivery_attempts(attempted_at);
      CREATE INDEX deliveries_finished ON deliveries(updated_at) WHERE state <> 'pending';
      CREATE INDEX events_created ON events(created_at);",
+    // leak-era keys (issue 25): whether a key ends with its CRC32 checksum (every key written
+    // from this version on; the ones before may not), a partial index that answers "is any
+    // key without one left?" with one probe, and each key's own rate limit and remaining uses.
+    "ALTER TABLE api_keys ADD COLUMN checksummed INTEGER NOT NULL DEFAULT 0
+        CHECK (checksummed IN (0, 1));
+     ALTER TABLE api_keys ADD COLUMN rate_limit TEXT;
+     ALTER TABLE api_keys ADD COLUMN remaining_uses INTEGER CHECK (remaining_uses >= 0);
+     CREATE INDEX api_keys_without_checksum ON api_keys(id) WHERE checksummed = 0;",
 ];
 
 /// The schema version this binary writes.

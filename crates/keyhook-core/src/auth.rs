@@ -32,8 +32,16 @@ pub const CHECKSUM_MISMATCH: &str = "API key checksum mismatch";
 /// A new plaintext key: `kp_`, 56 hex digits of 224 bits from the operating system's CSPRNG,
 /// and the 8 hex digits of [`checksum`] of those 59 characters.
 pub fn generate_key() -> String {
-    let mut bytes = [0u8; (KEY_CHECKED_LEN - KEY_PREFIX.len()) / 2];
+    let mut bytes = [0u8; KEY_RANDOM_BYTES];
     OsRng.fill_bytes(&mut bytes);
+    key_from(bytes)
+}
+
+/// Random bytes in a key: 28, as 56 hex digits.
+const KEY_RANDOM_BYTES: usize = (KEY_CHECKED_LEN - KEY_PREFIX.len()) / 2;
+
+/// The key whose random part is `bytes`.
+fn key_from(bytes: [u8; KEY_RANDOM_BYTES]) -> String {
     let mut key = String::with_capacity(KEY_LEN);
     key.push_str(KEY_PREFIX);
     key.push_str(&hex::encode(bytes));
@@ -329,6 +337,58 @@ mod tests {
         assert_ne!(a, b);
         assert_eq!(key_prefix(&a).len(), 11);
         assert!(a.starts_with(key_prefix(&a)));
+    }
+
+    #[test]
+    fn a_key_ends_with_the_big_endian_lowercase_crc32_of_its_first_59_characters() {
+        // CRC-32/ISO-HDLC of "123456789" is 0xcbf43926 (the catalogue's check value).
+        assert_eq!(checksum("123456789"), 0xcbf4_3926);
+        let key = key_from([0; KEY_RANDOM_BYTES]);
+        assert_eq!(&key[..KEY_CHECKED_LEN], format!("kp_{}", "0".repeat(56)));
+        let sum = checksum(&key[..KEY_CHECKED_LEN]);
+        assert_eq!(&key[KEY_CHECKED_LEN..], format!("{sum:08x}"));
+        assert!(has_valid_checksum(&key));
+        assert!(!has_valid_checksum(&key.to_uppercase()));
+        assert!(!has_valid_checksum(&format!("kp_{}", "a1".repeat(32))));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn every_generated_key_verifies(bytes in proptest::array::uniform28(proptest::num::u8::ANY)) {
+            let key = key_from(bytes);
+            proptest::prop_assert!(is_well_formed(&key));
+            proptest::prop_assert!(has_valid_checksum(&key), "{}", key);
+        }
+
+        #[test]
+        fn every_one_character_change_is_caught(
+            bytes in proptest::array::uniform28(proptest::num::u8::ANY),
+            at in 0..KEY_LEN,
+            to in proptest::char::any(),
+        ) {
+            let key = key_from(bytes);
+            let old = key.as_bytes()[at] as char;
+            proptest::prop_assume!(to != old);
+            let mut typo = key[..at].to_string();
+            typo.push(to);
+            typo.push_str(&key[at + 1..]);
+            proptest::prop_assert!(!has_valid_checksum(&typo), "{} from {}", typo, key);
+        }
+
+        #[test]
+        fn every_hex_digit_changed_anywhere_is_caught(
+            bytes in proptest::array::uniform28(proptest::num::u8::ANY),
+            at in KEY_PREFIX.len()..KEY_LEN,
+            to in 0..16u32,
+        ) {
+            // The changes a scanner sees most: a key whose shape is intact.
+            let key = key_from(bytes);
+            let to = char::from_digit(to, 16).unwrap();
+            proptest::prop_assume!(key.as_bytes()[at] as char != to);
+            let typo = format!("{}{to}{}", &key[..at], &key[at + 1..]);
+            proptest::prop_assert!(is_well_formed(&typo));
+            proptest::prop_assert!(!has_valid_checksum(&typo), "{} from {}", typo, key);
+        }
     }
 
     #[test]

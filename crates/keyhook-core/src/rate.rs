@@ -10,6 +10,12 @@ use std::time::Duration;
 /// enough that the limiter's arithmetic (nanoseconds per request) stays exact.
 pub const MAX_RATE: u32 = 1_000_000;
 
+/// What [`RateLimit::parse`] takes, as a regular expression (the OpenAPI document's;
+/// a test checks that the two agree).
+pub const RATE_PATTERN: &str = "^0*([1-9][0-9]{0,5}|1000000)/(s|sec|min|m)$";
+/// What a rate is shown as ([`RateLimit`]'s `Display`, the API's `rateLimit`).
+pub const SHOWN_RATE_PATTERN: &str = "^([1-9][0-9]{0,5}|1000000)/(s|min)$";
+
 /// N requests per period, with a burst of N.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RateLimit {
@@ -115,6 +121,22 @@ mod tests {
         assert!(!r("10/s").within(r("10/min")), "a faster refill");
         assert!(r("10/min").within(r("600/min")));
         assert_eq!(serde_json::to_value(r("7/min")).unwrap(), "7/min");
+    }
+
+    #[test]
+    fn the_patterns_agree_with_the_parser() {
+        let taken = regex::Regex::new(RATE_PATTERN).unwrap();
+        let shown = regex::Regex::new(SHOWN_RATE_PATTERN).unwrap();
+        for n in ["0", "1", "01", "9", "10", "999999", "1000000", "1000001", "0001000000", "", "-1", "+1", "1.5"] {
+            for unit in ["s", "sec", "min", "m", "h", "S", ""] {
+                let s = format!("{n}/{unit}");
+                let parsed = RateLimit::parse(&s);
+                assert_eq!(taken.is_match(&s), parsed.is_ok(), "{s}");
+                if let Ok(r) = parsed {
+                    assert!(shown.is_match(&r.to_string()), "{s} shown as {r}");
+                }
+            }
+        }
     }
 
     #[test]

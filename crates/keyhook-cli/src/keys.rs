@@ -66,6 +66,11 @@ pub enum KeysCommand {
         #[arg(long, short = 'y')]
         yes: bool,
     },
+    /// Find keys in files, directories or standard input; exit 4 if an active one is found
+    #[command(
+        after_help = "Exit status: 0 no active key found (or all revoked), 4 an active key found and not revoked, 2 usage.\n\nExamples:\n  git log -p | keyhook keys scan -\n  keyhook keys scan logs/ ci-output.txt --revoke --yes\n  keyhook --json keys scan build.log"
+    )]
+    Scan(super::scan::ScanArgs),
     /// Check a key read from standard input: exit 0 if it may be used, 4 if not
     #[command(
         after_help = "Example:\n  keyhook keys verify --method POST --profile prof_1 < key.txt"
@@ -262,6 +267,7 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
                 )
             })
         }
+        KeysCommand::Scan(args) => super::scan::run(ctx, args),
         KeysCommand::Verify { method, profile } => {
             // Before the prompt: a missing database fails without asking for a key.
             let store = ctx.existing_store()?;

@@ -126,6 +126,15 @@ fn flag_name(field: &str) -> String {
     format!("{flag}{index}")
 }
 
+/// A key's remaining uses, `unlimited` without a limit, `none (exhausted)` at 0.
+fn uses_left(k: &ApiKey) -> String {
+    match k.remaining_uses {
+        None => "unlimited".into(),
+        Some(0) => "none (exhausted)".into(),
+        Some(n) => n.to_string(),
+    }
+}
+
 fn yes_no(b: bool) -> &'static str {
     if b {
         "yes"
@@ -597,6 +606,13 @@ impl Output {
         if with_user {
             header.insert(0, "USER");
         }
+        // Limits of their own are the exception: their columns appear once a key has one.
+        let limited = keys
+            .iter()
+            .any(|k| k.rate_limit.is_some() || k.remaining_uses.is_some());
+        if limited {
+            header.extend(["RATE LIMIT", "USES LEFT"]);
+        }
         let rows = keys
             .iter()
             .map(|k| {
@@ -611,6 +627,10 @@ impl Output {
                 ];
                 if with_user {
                     row.insert(0, wrap(&k.user_id));
+                }
+                if limited {
+                    row.push(whole(k.rate_limit.map_or("-".into(), |r| r.to_string())));
+                    row.push(whole(uses_left(k)));
                 }
                 row
             })
@@ -627,6 +647,16 @@ impl Output {
             ("permission", whole(k.permission.as_str())),
             ("scope", wrap(scope(k))),
             ("expires", self.expiry(k, now, true)),
+            (
+                "rate limit",
+                wrap(
+                    k.rate_limit
+                        .map_or("the server's (serve --rate-limit)".into(), |r| {
+                            r.to_string()
+                        }),
+                ),
+            ),
+            ("uses left", whole(uses_left(k))),
             (
                 "last used",
                 wrap(

@@ -890,7 +890,11 @@ fn verify_refuses_unknown_and_malformed_keys() {
     assert!(r.stderr.contains("invalid API key"), "{}", r.stderr);
     // A typo: the checksum tells it from an unknown key.
     let zeros = format!("kp_{}", "0".repeat(64));
-    let typo = format!("{}{}", &key[..66], if key.ends_with('0') { '1' } else { '0' });
+    let typo = format!(
+        "{}{}",
+        &key[..66],
+        if key.ends_with('0') { '1' } else { '0' }
+    );
     for bad in [&zeros, &typo] {
         let r = env.verify(bad, &[]);
         r.assert_error(4);

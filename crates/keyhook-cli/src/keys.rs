@@ -6,10 +6,10 @@ use super::{output, prompt, secret_out, Context};
 use crate::auth::{self, Access};
 use crate::error::Error;
 use crate::model::Permission;
-use keyhook_core::rate::RateLimit;
 use crate::service::input::Problems;
 use crate::service::keys::{self, Expiry, KeyName, NewKey, ProfileIds};
 use crate::time::{parse_duration, Timestamp};
+use keyhook_core::rate::RateLimit;
 
 #[derive(Debug, Subcommand)]
 pub enum KeysCommand {

@@ -151,7 +151,10 @@ impl Scan<'_> {
             }
         };
         let mut head = Vec::with_capacity(scan::SNIFF_BYTES);
-        if let Err(e) = (&mut f).take(scan::SNIFF_BYTES as u64).read_to_end(&mut head) {
+        if let Err(e) = (&mut f)
+            .take(scan::SNIFF_BYTES as u64)
+            .read_to_end(&mut head)
+        {
             self.cannot_read(path, &e);
             return Ok(());
         }
@@ -286,10 +289,7 @@ impl Scan<'_> {
                     "Revoked {}… ({}, user {}), found in {}.",
                     a.prefix, a.name, a.user, a.found_in
                 )),
-                None => output::say(&format!(
-                    "{}… ({}) was already deleted.",
-                    a.prefix, a.name
-                )),
+                None => output::say(&format!("{}… ({}) was already deleted.", a.prefix, a.name)),
             }
         }
         Ok(())

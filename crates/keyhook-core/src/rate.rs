@@ -117,7 +117,10 @@ mod tests {
         assert!(r("5/s").within(r("10/s")));
         assert!(r("10/min").within(r("10/s")));
         assert!(!r("11/s").within(r("10/s")), "a larger burst");
-        assert!(!r("600/min").within(r("10/s")), "the same refill, a larger burst");
+        assert!(
+            !r("600/min").within(r("10/s")),
+            "the same refill, a larger burst"
+        );
         assert!(!r("10/s").within(r("10/min")), "a faster refill");
         assert!(r("10/min").within(r("600/min")));
         assert_eq!(serde_json::to_value(r("7/min")).unwrap(), "7/min");
@@ -127,7 +130,21 @@ mod tests {
     fn the_patterns_agree_with_the_parser() {
         let taken = regex::Regex::new(RATE_PATTERN).unwrap();
         let shown = regex::Regex::new(SHOWN_RATE_PATTERN).unwrap();
-        for n in ["0", "1", "01", "9", "10", "999999", "1000000", "1000001", "0001000000", "", "-1", "+1", "1.5"] {
+        for n in [
+            "0",
+            "1",
+            "01",
+            "9",
+            "10",
+            "999999",
+            "1000000",
+            "1000001",
+            "0001000000",
+            "",
+            "-1",
+            "+1",
+            "1.5",
+        ] {
             for unit in ["s", "sec", "min", "m", "h", "S", ""] {
                 let s = format!("{n}/{unit}");
                 let parsed = RateLimit::parse(&s);

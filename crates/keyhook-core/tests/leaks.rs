@@ -124,7 +124,10 @@ fn a_wrong_checksum_is_refused_without_a_lookup_when_every_key_has_one() {
     assert_eq!(counting.lookups.get(), 3);
     // The memory is the backend's: a key found in a leak with a wrong checksum is unknown
     // without a lookup too.
-    assert_eq!(identify(&counting, &op(), &typo, NOW).unwrap(), Leaked::Unknown);
+    assert_eq!(
+        identify(&counting, &op(), &typo, NOW).unwrap(),
+        Leaked::Unknown
+    );
     assert_eq!(counting.lookups.get(), 3);
 }
 
@@ -223,9 +226,11 @@ fn uses_are_spent_exactly_by_racing_connections() {
 
 fn field(e: Error) -> (String, String, String) {
     match e {
-        Error::ForbiddenFields { message, details } => {
-            (message, details[0].field.clone(), details[0].message.clone())
-        }
+        Error::ForbiddenFields { message, details } => (
+            message,
+            details[0].field.clone(),
+            details[0].message.clone(),
+        ),
         other => panic!("expected a 403 naming a field, got {other:?}"),
     }
 }
@@ -316,7 +321,9 @@ fn a_leaked_key_is_identified_and_revoked_once_with_its_audit_entry() {
     // Only the operator scans and revokes.
     let as_key = Actor::Key(make(&s, None, None));
     assert_eq!(
-        identify(&s, &as_key, &token, NOW).unwrap_err().http_status(),
+        identify(&s, &as_key, &token, NOW)
+            .unwrap_err()
+            .http_status(),
         403
     );
 }

@@ -8,11 +8,11 @@ use serde_json::Value;
 
 use crate::error::Result;
 use crate::model::Permission;
+use crate::rate::RateLimit;
 use crate::redact;
 use crate::service::audit;
 use crate::service::events::{EventName, IdempotencyKey, NewEvent, IDEMPOTENCY_FIELD};
 use crate::service::input::Object;
-use crate::rate::RateLimit;
 use crate::service::keys::{self, Expiry, KeyName, NewKey, ProfileIds};
 use crate::service::replay::ReplayRequest;
 use crate::service::webhooks::{

@@ -20,11 +20,11 @@ use super::reply::{self, Reply};
 use crate::auth::{KEY_LEN, KEY_PATTERN, KEY_PREFIX, KEY_PREFIX_LEN, KEY_PREFIX_PATTERN};
 use crate::error::Error;
 use crate::model::Permission;
+use crate::rate::{MAX_RATE, RATE_PATTERN, SHOWN_RATE_PATTERN};
 use crate::service::audit::{self, SINCE_PATTERN};
 use crate::service::events::{
     CATALOG, EVENT_ID_PATTERN, IDEMPOTENCY_FIELD, IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_PATTERN,
 };
-use crate::rate::{MAX_RATE, RATE_PATTERN, SHOWN_RATE_PATTERN};
 use crate::service::keys::{self, MAX_NAME_CHARS, MAX_PROFILE_IDS, MAX_PROFILE_ID_CHARS, MAX_USES};
 use crate::service::replay::MAX_REPLAY;
 use crate::service::webhooks::{self, MAX_URL_LEN, MAX_WEBHOOKS_PER_USER};

@@ -383,7 +383,9 @@ mod tests {
         let three = RateLimit::parse("3/min").unwrap();
         let got: Vec<_> = (0..3).map(|_| own.check_key("a", three).unwrap()).collect();
         assert_eq!(
-            got.iter().map(|h| (h.limit, h.remaining)).collect::<Vec<_>>(),
+            got.iter()
+                .map(|h| (h.limit, h.remaining))
+                .collect::<Vec<_>>(),
             [(3, 2), (3, 1), (3, 0)]
         );
         assert_eq!(got[0].reset, 20, "one cell of 3/min comes back in 20 s");
@@ -401,7 +403,11 @@ mod tests {
         own.check_key("c", fast).unwrap();
         std::thread::sleep(Duration::from_millis(2));
         own.sweep();
-        assert_eq!(own.tats.len(), 2, "a and b are still counting; c is full again");
+        assert_eq!(
+            own.tats.len(),
+            2,
+            "a and b are still counting; c is full again"
+        );
     }
 
     #[test]

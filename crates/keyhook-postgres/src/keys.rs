@@ -62,9 +62,10 @@ pub(crate) fn from_row(r: &Row) -> Result<ApiKey, Fail> {
         created_at: Timestamp(r.try_get(9)?),
         rate_limit: match r.try_get::<_, Option<&str>>(10)? {
             None => None,
-            Some(s) => Some(keyhook_core::rate::RateLimit::parse(s).map_err(|e| {
-                Fail::Data(format!("a stored rate limit is damaged: {e}"))
-            })?),
+            Some(s) => Some(
+                keyhook_core::rate::RateLimit::parse(s)
+                    .map_err(|e| Fail::Data(format!("a stored rate limit is damaged: {e}")))?,
+            ),
         },
         remaining_uses: r.try_get(11)?,
         key: None,

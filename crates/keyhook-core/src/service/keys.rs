@@ -318,9 +318,7 @@ fn check_may_act_on(actor: &Actor, target: &ApiKey, verb: &str) -> Result<()> {
         Err(Excess::RateLimit(limit)) => refused(format!(
             "a key with a higher rate limit: it is limited to {limit}"
         )),
-        Err(Excess::Uses(left)) => refused(format!(
-            "a key with more uses left: it has {left}"
-        )),
+        Err(Excess::Uses(left)) => refused(format!("a key with more uses left: it has {left}")),
     }
 }
 

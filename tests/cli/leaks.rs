@@ -677,3 +677,126 @@ fn scan_streams_a_huge_single_line_in_bounded_memory() {
         "peak RSS {peak_kib} KiB for a 256 MiB line"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// What docs/keys.md gives secret scanners
+
+/// The fenced block of `lang` after `heading` in docs/keys.md.
+fn doc_block(heading: &str, lang: &str) -> String {
+    let page = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/keys.md")).unwrap();
+    let section = &page[page.find(heading).unwrap_or_else(|| panic!("no {heading}"))..];
+    let start = section.find(&format!("```{lang}\n")).unwrap() + lang.len() + 4;
+    let len = section[start..].find("```").unwrap();
+    section[start..start + len].to_string()
+}
+
+/// Keys (valid), each with a one-character typo (invalid), and other tokens (invalid).
+fn samples() -> Vec<(String, bool)> {
+    let mut out = Vec::new();
+    for _ in 0..20 {
+        let k = keyhook::auth::generate_key();
+        out.push((typo(&k), false));
+        out.push((format!("{}{}", &k[..30], &k[31..]), false));
+        out.push((k, true));
+    }
+    out.push((format!("kp_{}", "0".repeat(64)), false));
+    out.push(("hello".into(), false));
+    out
+}
+
+#[test]
+fn the_python_verifier_of_the_docs_runs_and_agrees_with_keyhook() {
+    let code = doc_block("## Checksums", "python");
+    assert!(code.lines().count() <= 10, "ten lines at most:\n{code}");
+    let python = match std::process::Command::new("python3").arg("--version").output() {
+        Ok(o) if o.status.success() => "python3",
+        _ => {
+            assert!(std::env::var("CI").as_deref() != Ok("true"), "python3 is needed");
+            eprintln!("skipped: no python3");
+            return;
+        }
+    };
+    let samples = samples();
+    let input: String = samples.iter().map(|(t, _)| format!("{t}\n")).collect();
+    let out = std::process::Command::new(python)
+        .args(["-c", &code])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            c.stdin.take().unwrap().write_all(input.as_bytes())?;
+            c.wait_with_output()
+        })
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let lines: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    assert_eq!(lines.len(), samples.len());
+    for ((token, valid), line) in samples.iter().zip(&lines) {
+        let want = format!(
+            "{} {}",
+            &token[..token.len().min(11)],
+            if *valid { "valid" } else { "invalid" }
+        );
+        assert_eq!(line, &want, "{token}");
+        assert_eq!(keyhook::auth::has_valid_checksum(token), *valid, "{token}");
+    }
+}
+
+/// The regular expression of the docs and of docs/gitleaks.toml (gitleaks's Go regexp and
+/// Rust's regex read it alike) finds generated keys in text, whole, and no longer hex run.
+/// gitleaks itself runs on it when it is installed (Debian has no package of it).
+#[test]
+fn the_gitleaks_rule_finds_generated_keys() {
+    let toml = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/gitleaks.toml"))
+        .unwrap();
+    let pattern = toml
+        .lines()
+        .find_map(|l| l.strip_prefix("regex = '''")?.strip_suffix("'''"))
+        .expect("a regex line");
+    let re = regex::Regex::new(pattern).unwrap();
+    let plain = doc_block("For secret scanners", "text");
+    assert!(pattern.contains(plain.trim()), "{pattern} has the docs' {plain}");
+    let keys: Vec<String> = (0..20).map(|_| keyhook::auth::generate_key()).collect();
+    for k in &keys {
+        for text in [
+            format!("KEY={k}\n"),
+            format!("{{\"token\": \"{k}\"}}"),
+            format!("Authorization: Bearer {k}"),
+            k.clone(),
+        ] {
+            let found: Vec<&str> = re.captures_iter(&text).map(|c| c.get(1).unwrap().as_str()).collect();
+            assert_eq!(found, [k.as_str()], "{text}");
+        }
+        assert!(!re.is_match(&format!("{k}0")), "a longer hex run is no key");
+        assert!(!re.is_match(&k.to_uppercase()));
+    }
+    let gitleaks = std::process::Command::new("gitleaks").arg("version").output();
+    if !gitleaks.is_ok_and(|o| o.status.success()) {
+        eprintln!("gitleaks is not installed (Debian has no package): checked the rule's regex");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let body: String = keys.iter().map(|k| format!("export KEY={k}\n")).collect();
+    std::fs::write(dir.path().join("leak.env"), body).unwrap();
+    let report = dir.path().join("report.json");
+    let out = std::process::Command::new("gitleaks")
+        .args(["detect", "--no-git", "--no-banner", "--exit-code", "0", "--config"])
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/gitleaks.toml"))
+        .arg("--source")
+        .arg(dir.path())
+        .arg("--report-path")
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let findings: Vec<Value> = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let mine = findings
+        .iter()
+        .filter(|f| f["RuleID"] == "keyhook-api-key")
+        .count();
+    assert_eq!(mine, keys.len(), "{findings:?}");
+}

@@ -683,7 +683,8 @@ fn scan_streams_a_huge_single_line_in_bounded_memory() {
 
 /// The fenced block of `lang` after `heading` in docs/keys.md.
 fn doc_block(heading: &str, lang: &str) -> String {
-    let page = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/keys.md")).unwrap();
+    let page =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/keys.md")).unwrap();
     let section = &page[page.find(heading).unwrap_or_else(|| panic!("no {heading}"))..];
     let start = section.find(&format!("```{lang}\n")).unwrap() + lang.len() + 4;
     let len = section[start..].find("```").unwrap();
@@ -708,10 +709,16 @@ fn samples() -> Vec<(String, bool)> {
 fn the_python_verifier_of_the_docs_runs_and_agrees_with_keyhook() {
     let code = doc_block("## Checksums", "python");
     assert!(code.lines().count() <= 10, "ten lines at most:\n{code}");
-    let python = match std::process::Command::new("python3").arg("--version").output() {
+    let python = match std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+    {
         Ok(o) if o.status.success() => "python3",
         _ => {
-            assert!(std::env::var("CI").as_deref() != Ok("true"), "python3 is needed");
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "python3 is needed"
+            );
             eprintln!("skipped: no python3");
             return;
         }
@@ -759,7 +766,10 @@ fn the_gitleaks_rule_finds_generated_keys() {
         .expect("a regex line");
     let re = regex::Regex::new(pattern).unwrap();
     let plain = doc_block("For secret scanners", "text");
-    assert!(pattern.contains(plain.trim()), "{pattern} has the docs' {plain}");
+    assert!(
+        pattern.contains(plain.trim()),
+        "{pattern} has the docs' {plain}"
+    );
     let keys: Vec<String> = (0..20).map(|_| keyhook::auth::generate_key()).collect();
     for k in &keys {
         for text in [
@@ -768,13 +778,18 @@ fn the_gitleaks_rule_finds_generated_keys() {
             format!("Authorization: Bearer {k}"),
             k.clone(),
         ] {
-            let found: Vec<&str> = re.captures_iter(&text).map(|c| c.get(1).unwrap().as_str()).collect();
+            let found: Vec<&str> = re
+                .captures_iter(&text)
+                .map(|c| c.get(1).unwrap().as_str())
+                .collect();
             assert_eq!(found, [k.as_str()], "{text}");
         }
         assert!(!re.is_match(&format!("{k}0")), "a longer hex run is no key");
         assert!(!re.is_match(&k.to_uppercase()));
     }
-    let gitleaks = std::process::Command::new("gitleaks").arg("version").output();
+    let gitleaks = std::process::Command::new("gitleaks")
+        .arg("version")
+        .output();
     if !gitleaks.is_ok_and(|o| o.status.success()) {
         eprintln!("gitleaks is not installed (Debian has no package): checked the rule's regex");
         return;
@@ -784,7 +799,14 @@ fn the_gitleaks_rule_finds_generated_keys() {
     std::fs::write(dir.path().join("leak.env"), body).unwrap();
     let report = dir.path().join("report.json");
     let out = std::process::Command::new("gitleaks")
-        .args(["detect", "--no-git", "--no-banner", "--exit-code", "0", "--config"])
+        .args([
+            "detect",
+            "--no-git",
+            "--no-banner",
+            "--exit-code",
+            "0",
+            "--config",
+        ])
         .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/gitleaks.toml"))
         .arg("--source")
         .arg(dir.path())

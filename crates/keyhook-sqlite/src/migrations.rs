@@ -327,6 +327,18 @@ mod tests {
                     )
                 );
             }
+            if start >= 1 {
+                // A key from before checksums is marked as such, without limits of its own.
+                let (checksummed, rate, uses): (i64, Option<String>, Option<i64>) = conn
+                    .query_row(
+                        "SELECT checksummed, rate_limit, remaining_uses FROM api_keys
+                         WHERE key_hash = 'aa'",
+                        [],
+                        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                    )
+                    .unwrap();
+                assert_eq!((checksummed, rate, uses), (0, None, None));
+            }
             // Applying again is a no-op.
             migrate(&conn).unwrap();
             assert_eq!(version(&conn), SCHEMA_VERSION);

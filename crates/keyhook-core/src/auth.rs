@@ -476,6 +476,44 @@ mod tests {
     }
 
     #[test]
+    fn no_broader_compares_rate_limits_and_uses() {
+        let k = key(Permission::Readwrite, &[]);
+        let with = |rate: Option<&str>, uses: Option<i64>| Reach {
+            rate_limit: rate.map(|r| RateLimit::parse(r).unwrap()),
+            remaining_uses: uses,
+            ..k.reach()
+        };
+        let ten = RateLimit::parse("10/s").unwrap();
+        assert_eq!(no_broader(with(None, None), with(None, None)), Ok(()));
+        assert_eq!(
+            no_broader(with(Some("5/s"), None), with(Some("10/s"), None)),
+            Ok(())
+        );
+        assert_eq!(
+            no_broader(with(None, None), with(Some("10/s"), None)),
+            Err(Excess::RateLimit(ten))
+        );
+        assert_eq!(
+            no_broader(with(Some("600/min"), None), with(Some("10/s"), None)),
+            Err(Excess::RateLimit(ten))
+        );
+        assert_eq!(no_broader(with(None, Some(5)), with(None, Some(5))), Ok(()));
+        assert_eq!(
+            no_broader(with(None, Some(6)), with(None, Some(5))),
+            Err(Excess::Uses(5))
+        );
+        assert_eq!(
+            no_broader(with(None, None), with(None, Some(5))),
+            Err(Excess::Uses(5))
+        );
+        // A key without limits of its own covers any.
+        assert_eq!(
+            no_broader(with(Some("1/s"), Some(1)), with(None, None)),
+            Ok(())
+        );
+    }
+
+    #[test]
     fn no_broader_compares_scope_permission_and_lifetime() {
         let full_rw = key(Permission::Readwrite, &[]);
         let full_ro = key(Permission::Readonly, &[]);

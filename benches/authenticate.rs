@@ -8,6 +8,12 @@
 //! unknown well-formed tokens. The same-run baseline is the bare indexed lookup the check cannot avoid,
 //! `SELECT 1 FROM api_keys WHERE key_hash = ?` through rusqlite with precomputed hashes.
 //!
+//! Checksums (issue 25): a flood of random well-formed tokens (`kp_` and 64 random hex digits,
+//! whose last 8 are the CRC32 of the rest once in 2^32), first while one stored key has no
+//! checksum (each is looked up, and the store asks whether such keys are left), then once none
+//! is left (each is refused on its checksum, with no query): the same tokens, the same store,
+//! in the same run.
+//!
 //! Run with `cargo bench --bench authenticate`. Target: >= 200,000 verifications per second.
 
 use std::collections::HashSet;
@@ -101,6 +107,8 @@ fn main() {
                         },
                         last_used_at: None,
                         expires_at: (j % 10 == 0).then_some(far_future),
+                        rate_limit: None,
+                        remaining_uses: None,
                         created_at: created.add_millis(j as i64),
                         key: None,
                     };
@@ -213,6 +221,40 @@ fn main() {
     });
     assert!(rows > 0, "row baseline found nothing");
 
+    // --- A flood of random well-formed tokens, while a key without a checksum is left, then
+    // once none is. ---
+    let random: Vec<String> = (0..UNKNOWN)
+        .map(|_| {
+            let mut b = [0u8; 32];
+            rand::RngCore::fill_bytes(&mut rng, &mut b);
+            format!("kp_{}", hex::encode(b))
+        })
+        .filter(|t| !keyhook::auth::has_valid_checksum(t))
+        .collect();
+    let rw = Connection::open(&path).expect("open a writing connection");
+    let legacy = |on: bool| {
+        rw.execute(
+            "UPDATE api_keys SET checksummed = ?1 WHERE id = (SELECT min(id) FROM api_keys)",
+            [i64::from(!on)],
+        )
+        .expect("mark a key")
+    };
+    legacy(true);
+    let flood = Store::open(&path).expect("open store");
+    let flood_rate = |label: &str| {
+        let mut accepted = 0u64;
+        let r = rate(&random, secs, |token| {
+            if authenticate(&flood, token, now).is_ok() {
+                accepted += 1;
+            }
+        });
+        assert_eq!(accepted, 0, "{label}: a random token was accepted");
+        r
+    };
+    let open_rate = flood_rate("with a key without a checksum");
+    legacy(false);
+    let closed_rate = flood_rate("with none left");
+
     let us = |r: f64| 1e6 / r;
     println!();
     println!(
@@ -223,6 +265,8 @@ fn main() {
         ("authenticate(), first use of a key", first_rate),
         ("authenticate(), stored keys", auth_rate),
         ("authenticate(), unknown well-formed tokens", unknown_rate),
+        ("random tokens, a key without checksum left", open_rate),
+        ("random tokens, none left (no lookup)", closed_rate),
         ("baseline: SELECT 1 ... WHERE key_hash = ?", bare_rate),
         ("baseline: SELECT <row> ... WHERE key_hash = ?", row_rate),
     ] {
@@ -237,6 +281,11 @@ fn main() {
     println!(
         "ratio first use/baseline: {:.2} (a key not yet in the store's cache)",
         first_rate / bare_rate
+    );
+    println!(
+        "ratio random tokens, none left / one left: {:.2} (what refusing a wrong checksum \
+         without a lookup saves)",
+        closed_rate / open_rate
     );
     println!(
         "target >= {TARGET_PER_SEC:.0}/s with {n} keys: {}",

@@ -63,6 +63,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete a key; requests made with it are refused from then on')
             [CompletionResult]::new('rotate', 'rotate', [CompletionResultType]::ParameterValue, 'Replace a key with a new one of the same name, permission and scope')
             [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'Delete the user''s keys that expired more than DUR ago (default 30 days)')
+            [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Find keys in files, directories or standard input; exit 4 if an active one is found')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check a key read from standard input: exit 0 if it may be used, 4 if not')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -84,6 +85,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete a key; requests made with it are refused from then on')
             [CompletionResult]::new('rotate', 'rotate', [CompletionResultType]::ParameterValue, 'Replace a key with a new one of the same name, permission and scope')
             [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'Delete the user''s keys that expired more than DUR ago (default 30 days)')
+            [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Find keys in files, directories or standard input; exit 4 if an active one is found')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check a key read from standard input: exit 0 if it may be used, 4 if not')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -95,6 +97,8 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Limit the key to this profile (repeat for several); without it the key has full access')
             [CompletionResult]::new('--expires-at', '--expires-at', [CompletionResultType]::ParameterName, 'Expiry time, RFC 3339 with an offset (2030-01-01T00:00:00Z)')
             [CompletionResult]::new('--expires-in', '--expires-in', [CompletionResultType]::ParameterName, 'Expiry as a duration from now (90m, 12h, 30d, 2w)')
+            [CompletionResult]::new('--rate-limit', '--rate-limit', [CompletionResultType]::ParameterName, 'This key''s own rate limit (N/s or N/min, burst N), instead of serve --rate-limit''s')
+            [CompletionResult]::new('--max-uses', '--max-uses', [CompletionResultType]::ParameterName, 'How many requests the key may make; then it is refused (403 KEY_EXHAUSTED)')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
@@ -116,6 +120,8 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Limit the key to this profile (repeat for several); without it the key has full access')
             [CompletionResult]::new('--expires-at', '--expires-at', [CompletionResultType]::ParameterName, 'Expiry time, RFC 3339 with an offset (2030-01-01T00:00:00Z)')
             [CompletionResult]::new('--expires-in', '--expires-in', [CompletionResultType]::ParameterName, 'Expiry as a duration from now (90m, 12h, 30d, 2w)')
+            [CompletionResult]::new('--rate-limit', '--rate-limit', [CompletionResultType]::ParameterName, 'This key''s own rate limit (N/s or N/min, burst N), instead of serve --rate-limit''s')
+            [CompletionResult]::new('--max-uses', '--max-uses', [CompletionResultType]::ParameterName, 'How many requests the key may make; then it is refused (403 KEY_EXHAUSTED)')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
@@ -278,6 +284,38 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'keyhook;keys;scan' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--revoke', '--revoke', [CompletionResultType]::ParameterName, 'Delete every active key found (each in its own transaction, audited as leaked)')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask before revoking (required without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask before revoking (required without a terminal)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'keyhook;key;scan' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--revoke', '--revoke', [CompletionResultType]::ParameterName, 'Delete every active key found (each in its own transaction, audited as leaked)')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask before revoking (required without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask before revoking (required without a terminal)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'keyhook;keys;verify' {
             [CompletionResult]::new('--method', '--method', [CompletionResultType]::ParameterName, 'The HTTP method the key would be used for')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'A profile the key would touch')
@@ -315,6 +353,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete a key; requests made with it are refused from then on')
             [CompletionResult]::new('rotate', 'rotate', [CompletionResultType]::ParameterValue, 'Replace a key with a new one of the same name, permission and scope')
             [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'Delete the user''s keys that expired more than DUR ago (default 30 days)')
+            [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Find keys in files, directories or standard input; exit 4 if an active one is found')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check a key read from standard input: exit 0 if it may be used, 4 if not')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -337,6 +376,9 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
         'keyhook;keys;help;prune' {
             break
         }
+        'keyhook;keys;help;scan' {
+            break
+        }
         'keyhook;keys;help;verify' {
             break
         }
@@ -350,6 +392,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete a key; requests made with it are refused from then on')
             [CompletionResult]::new('rotate', 'rotate', [CompletionResultType]::ParameterValue, 'Replace a key with a new one of the same name, permission and scope')
             [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'Delete the user''s keys that expired more than DUR ago (default 30 days)')
+            [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Find keys in files, directories or standard input; exit 4 if an active one is found')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check a key read from standard input: exit 0 if it may be used, 4 if not')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -370,6 +413,9 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;key;help;prune' {
+            break
+        }
+        'keyhook;key;help;scan' {
             break
         }
         'keyhook;key;help;verify' {
@@ -1046,6 +1092,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete a key; requests made with it are refused from then on')
             [CompletionResult]::new('rotate', 'rotate', [CompletionResultType]::ParameterValue, 'Replace a key with a new one of the same name, permission and scope')
             [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'Delete the user''s keys that expired more than DUR ago (default 30 days)')
+            [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Find keys in files, directories or standard input; exit 4 if an active one is found')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check a key read from standard input: exit 0 if it may be used, 4 if not')
             break
         }
@@ -1065,6 +1112,9 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;help;keys;prune' {
+            break
+        }
+        'keyhook;help;keys;scan' {
             break
         }
         'keyhook;help;keys;verify' {

@@ -133,6 +133,9 @@ _keyhook() {
             keyhook__subcmd__help__subcmd__keys,rotate)
                 cmd="keyhook__subcmd__help__subcmd__keys__subcmd__rotate"
                 ;;
+            keyhook__subcmd__help__subcmd__keys,scan)
+                cmd="keyhook__subcmd__help__subcmd__keys__subcmd__scan"
+                ;;
             keyhook__subcmd__help__subcmd__keys,show)
                 cmd="keyhook__subcmd__help__subcmd__keys__subcmd__show"
                 ;;
@@ -190,6 +193,9 @@ _keyhook() {
             keyhook__subcmd__keys,rotate)
                 cmd="keyhook__subcmd__keys__subcmd__rotate"
                 ;;
+            keyhook__subcmd__keys,scan)
+                cmd="keyhook__subcmd__keys__subcmd__scan"
+                ;;
             keyhook__subcmd__keys,show)
                 cmd="keyhook__subcmd__keys__subcmd__show"
                 ;;
@@ -213,6 +219,9 @@ _keyhook() {
                 ;;
             keyhook__subcmd__keys__subcmd__help,rotate)
                 cmd="keyhook__subcmd__keys__subcmd__help__subcmd__rotate"
+                ;;
+            keyhook__subcmd__keys__subcmd__help,scan)
+                cmd="keyhook__subcmd__keys__subcmd__help__subcmd__scan"
                 ;;
             keyhook__subcmd__keys__subcmd__help,show)
                 cmd="keyhook__subcmd__keys__subcmd__help__subcmd__show"
@@ -829,7 +838,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__help__subcmd__keys)
-            opts="create list show delete rotate prune verify"
+            opts="create list show delete rotate prune scan verify"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -899,6 +908,20 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__help__subcmd__keys__subcmd__rotate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__help__subcmd__keys__subcmd__scan)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1137,7 +1160,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__keys)
-            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version create list show delete rotate prune verify help"
+            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version create list show delete rotate prune scan verify help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1167,7 +1190,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__keys__subcmd__create)
-            opts="-n -q -h -V --name --permission --profile --expires-at --expires-in --quiet --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            opts="-n -q -h -V --name --permission --profile --expires-at --expires-in --rate-limit --max-uses --quiet --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1194,6 +1217,14 @@ _keyhook() {
                     return 0
                     ;;
                 --expires-in)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rate-limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-uses)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1251,7 +1282,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__keys__subcmd__help)
-            opts="create list show delete rotate prune verify help"
+            opts="create list show delete rotate prune scan verify help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1335,6 +1366,20 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__keys__subcmd__help__subcmd__rotate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__keys__subcmd__help__subcmd__scan)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1451,6 +1496,36 @@ _keyhook() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --delivery-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__keys__subcmd__scan)
+            opts="-y -h -V --revoke --yes --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -59,6 +59,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand delete 'Delete a key; requests made with it are refused from then on'
             cand rotate 'Replace a key with a new one of the same name, permission and scope'
             cand prune 'Delete the user''s keys that expired more than DUR ago (default 30 days)'
+            cand scan 'Find keys in files, directories or standard input; exit 4 if an active one is found'
             cand verify 'Check a key read from standard input: exit 0 if it may be used, 4 if not'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -79,6 +80,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand delete 'Delete a key; requests made with it are refused from then on'
             cand rotate 'Replace a key with a new one of the same name, permission and scope'
             cand prune 'Delete the user''s keys that expired more than DUR ago (default 30 days)'
+            cand scan 'Find keys in files, directories or standard input; exit 4 if an active one is found'
             cand verify 'Check a key read from standard input: exit 0 if it may be used, 4 if not'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -89,6 +91,8 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --profile 'Limit the key to this profile (repeat for several); without it the key has full access'
             cand --expires-at 'Expiry time, RFC 3339 with an offset (2030-01-01T00:00:00Z)'
             cand --expires-in 'Expiry as a duration from now (90m, 12h, 30d, 2w)'
+            cand --rate-limit 'This key''s own rate limit (N/s or N/min, burst N), instead of serve --rate-limit''s'
+            cand --max-uses 'How many requests the key may make; then it is refused (403 KEY_EXHAUSTED)'
             cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
@@ -109,6 +113,8 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --profile 'Limit the key to this profile (repeat for several); without it the key has full access'
             cand --expires-at 'Expiry time, RFC 3339 with an offset (2030-01-01T00:00:00Z)'
             cand --expires-in 'Expiry as a duration from now (90m, 12h, 30d, 2w)'
+            cand --rate-limit 'This key''s own rate limit (N/s or N/min, burst N), instead of serve --rate-limit''s'
+            cand --max-uses 'How many requests the key may make; then it is refused (403 KEY_EXHAUSTED)'
             cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
@@ -260,6 +266,36 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'keyhook;keys;scan'= {
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --revoke 'Delete every active key found (each in its own transaction, audited as leaked)'
+            cand -y 'Do not ask before revoking (required without a terminal)'
+            cand --yes 'Do not ask before revoking (required without a terminal)'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;key;scan'= {
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --revoke 'Delete every active key found (each in its own transaction, audited as leaked)'
+            cand -y 'Do not ask before revoking (required without a terminal)'
+            cand --yes 'Do not ask before revoking (required without a terminal)'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'keyhook;keys;verify'= {
             cand --method 'The HTTP method the key would be used for'
             cand --profile 'A profile the key would touch'
@@ -295,6 +331,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand delete 'Delete a key; requests made with it are refused from then on'
             cand rotate 'Replace a key with a new one of the same name, permission and scope'
             cand prune 'Delete the user''s keys that expired more than DUR ago (default 30 days)'
+            cand scan 'Find keys in files, directories or standard input; exit 4 if an active one is found'
             cand verify 'Check a key read from standard input: exit 0 if it may be used, 4 if not'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -310,6 +347,8 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         }
         &'keyhook;keys;help;prune'= {
         }
+        &'keyhook;keys;help;scan'= {
+        }
         &'keyhook;keys;help;verify'= {
         }
         &'keyhook;keys;help;help'= {
@@ -321,6 +360,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand delete 'Delete a key; requests made with it are refused from then on'
             cand rotate 'Replace a key with a new one of the same name, permission and scope'
             cand prune 'Delete the user''s keys that expired more than DUR ago (default 30 days)'
+            cand scan 'Find keys in files, directories or standard input; exit 4 if an active one is found'
             cand verify 'Check a key read from standard input: exit 0 if it may be used, 4 if not'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -335,6 +375,8 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;key;help;rotate'= {
         }
         &'keyhook;key;help;prune'= {
+        }
+        &'keyhook;key;help;scan'= {
         }
         &'keyhook;key;help;verify'= {
         }
@@ -941,6 +983,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand delete 'Delete a key; requests made with it are refused from then on'
             cand rotate 'Replace a key with a new one of the same name, permission and scope'
             cand prune 'Delete the user''s keys that expired more than DUR ago (default 30 days)'
+            cand scan 'Find keys in files, directories or standard input; exit 4 if an active one is found'
             cand verify 'Check a key read from standard input: exit 0 if it may be used, 4 if not'
         }
         &'keyhook;help;keys;create'= {
@@ -954,6 +997,8 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;help;keys;rotate'= {
         }
         &'keyhook;help;keys;prune'= {
+        }
+        &'keyhook;help;keys;scan'= {
         }
         &'keyhook;help;keys;verify'= {
         }

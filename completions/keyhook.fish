@@ -47,30 +47,33 @@ complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "serve" -d 'Serve th
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "prune" -d 'Delete events, finished deliveries and attempts older than a duration, now'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "completions" -d 'Print the completion script for a shell'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -l user -d 'The user that owns what is created and listed' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -s V -l version -d 'Print version'
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -f -a "create" -d 'Create a key and print it; the plaintext is shown this once and never stored'
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -f -a "list" -d 'List the user\'s keys (never the plaintext)'
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -f -a "show" -d 'Show one key'
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -f -a "delete" -d 'Delete a key; requests made with it are refused from then on'
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -f -a "rotate" -d 'Replace a key with a new one of the same name, permission and scope'
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -f -a "prune" -d 'Delete the user\'s keys that expired more than DUR ago (default 30 days)'
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -f -a "verify" -d 'Check a key read from standard input: exit 0 if it may be used, 4 if not'
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -s V -l version -d 'Print version'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -f -a "create" -d 'Create a key and print it; the plaintext is shown this once and never stored'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -f -a "list" -d 'List the user\'s keys (never the plaintext)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -f -a "show" -d 'Show one key'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -f -a "delete" -d 'Delete a key; requests made with it are refused from then on'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -f -a "rotate" -d 'Replace a key with a new one of the same name, permission and scope'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -f -a "prune" -d 'Delete the user\'s keys that expired more than DUR ago (default 30 days)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -f -a "scan" -d 'Find keys in files, directories or standard input; exit 4 if an active one is found'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -f -a "verify" -d 'Check a key read from standard input: exit 0 if it may be used, 4 if not'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -s n -l name -d 'A label for the key (1 to 100 characters)' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -l permission -d 'What the key may do' -r -f -a "readwrite\t''
 readonly\t''"
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -l profile -d 'Limit the key to this profile (repeat for several); without it the key has full access' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -l expires-at -d 'Expiry time, RFC 3339 with an offset (2030-01-01T00:00:00Z)' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -l expires-in -d 'Expiry as a duration from now (90m, 12h, 30d, 2w)' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -l rate-limit -d 'This key\'s own rate limit (N/s or N/min, burst N), instead of serve --rate-limit\'s' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -l max-uses -d 'How many requests the key may make; then it is refused (403 KEY_EXHAUSTED)' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -l user -d 'The user that owns what is created and listed' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
@@ -138,6 +141,18 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_su
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from prune" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from prune" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from prune" -s V -l version -d 'Print version'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from scan" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from scan" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from scan" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
+always\t''
+never\t''"
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from scan" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from scan" -l revoke -d 'Delete every active key found (each in its own transaction, audited as leaked)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from scan" -s y -l yes -d 'Do not ask before revoking (required without a terminal)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from scan" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from scan" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from scan" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from scan" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from verify" -l method -d 'The HTTP method the key would be used for' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from verify" -l profile -d 'A profile the key would touch' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from verify" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
@@ -156,32 +171,36 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_su
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete a key; requests made with it are refused from then on'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "rotate" -d 'Replace a key with a new one of the same name, permission and scope'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "prune" -d 'Delete the user\'s keys that expired more than DUR ago (default 30 days)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "scan" -d 'Find keys in files, directories or standard input; exit 4 if an active one is found'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "verify" -d 'Check a key read from standard input: exit 0 if it may be used, 4 if not'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -l user -d 'The user that owns what is created and listed' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -s V -l version -d 'Print version'
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -f -a "create" -d 'Create a key and print it; the plaintext is shown this once and never stored'
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -f -a "list" -d 'List the user\'s keys (never the plaintext)'
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -f -a "show" -d 'Show one key'
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -f -a "delete" -d 'Delete a key; requests made with it are refused from then on'
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -f -a "rotate" -d 'Replace a key with a new one of the same name, permission and scope'
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -f -a "prune" -d 'Delete the user\'s keys that expired more than DUR ago (default 30 days)'
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -f -a "verify" -d 'Check a key read from standard input: exit 0 if it may be used, 4 if not'
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune verify help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -s V -l version -d 'Print version'
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -f -a "create" -d 'Create a key and print it; the plaintext is shown this once and never stored'
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -f -a "list" -d 'List the user\'s keys (never the plaintext)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -f -a "show" -d 'Show one key'
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -f -a "delete" -d 'Delete a key; requests made with it are refused from then on'
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -f -a "rotate" -d 'Replace a key with a new one of the same name, permission and scope'
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -f -a "prune" -d 'Delete the user\'s keys that expired more than DUR ago (default 30 days)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -f -a "scan" -d 'Find keys in files, directories or standard input; exit 4 if an active one is found'
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -f -a "verify" -d 'Check a key read from standard input: exit 0 if it may be used, 4 if not'
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -s n -l name -d 'A label for the key (1 to 100 characters)' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -l permission -d 'What the key may do' -r -f -a "readwrite\t''
 readonly\t''"
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -l profile -d 'Limit the key to this profile (repeat for several); without it the key has full access' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -l expires-at -d 'Expiry time, RFC 3339 with an offset (2030-01-01T00:00:00Z)' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -l expires-in -d 'Expiry as a duration from now (90m, 12h, 30d, 2w)' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -l rate-limit -d 'This key\'s own rate limit (N/s or N/min, burst N), instead of serve --rate-limit\'s' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -l max-uses -d 'How many requests the key may make; then it is refused (403 KEY_EXHAUSTED)' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -l user -d 'The user that owns what is created and listed' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
@@ -249,6 +268,18 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_sub
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from prune" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from prune" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from prune" -s V -l version -d 'Print version'
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from scan" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from scan" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from scan" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
+always\t''
+never\t''"
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from scan" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from scan" -l revoke -d 'Delete every active key found (each in its own transaction, audited as leaked)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from scan" -s y -l yes -d 'Do not ask before revoking (required without a terminal)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from scan" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from scan" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from scan" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from scan" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from verify" -l method -d 'The HTTP method the key would be used for' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from verify" -l profile -d 'A profile the key would touch' -r
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from verify" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
@@ -267,6 +298,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_sub
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete a key; requests made with it are refused from then on'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from help" -f -a "rotate" -d 'Replace a key with a new one of the same name, permission and scope'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from help" -f -a "prune" -d 'Delete the user\'s keys that expired more than DUR ago (default 30 days)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from help" -f -a "scan" -d 'Find keys in files, directories or standard input; exit 4 if an active one is found'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from help" -f -a "verify" -d 'Check a key read from standard input: exit 0 if it may be used, 4 if not'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay help" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
@@ -732,6 +764,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_su
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "delete" -d 'Delete a key; requests made with it are refused from then on'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "rotate" -d 'Replace a key with a new one of the same name, permission and scope'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "prune" -d 'Delete the user\'s keys that expired more than DUR ago (default 30 days)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "scan" -d 'Find keys in files, directories or standard input; exit 4 if an active one is found'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "verify" -d 'Check a key read from standard input: exit 0 if it may be used, 4 if not'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "create" -d 'Subscribe a URL to events (at most 10 webhooks per user)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "update" -d 'Change a webhook\'s URL, events or scope (what PATCH /webhooks/{id} changes)'

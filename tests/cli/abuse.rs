@@ -45,6 +45,8 @@ const KEY_FIELDS: &[&str] = &[
     "fullAccess",
     "profileIds",
     "expiresAt",
+    "rateLimit",
+    "remainingUses",
 ];
 const CREATE_WEBHOOK_FIELDS: &[&str] = &["url", "events", "fullAccess", "profileIds"];
 const PATCH_WEBHOOK_FIELDS: &[&str] = &["url", "events", "fullAccess", "profileIds", "isActive"];
@@ -196,6 +198,26 @@ fn value_for(field: &'static str, url: &str) -> BoxedStrategy<Value> {
                 Just(json!("x".repeat(101))),
                 Just(json!(["p1"])),
             ]
+            .boxed(),
+        ),
+        "rateLimit" => (
+            strings(vec!["10/s".into(), "600/min".into(), "1/m".into()]),
+            strings(vec![
+                "0/s".into(),
+                "10/h".into(),
+                "fast".into(),
+                "1000001/s".into(),
+            ]),
+        ),
+        "remainingUses" => (
+            select(vec![json!(1), json!(100), json!(9007199254740991_i64)]).boxed(),
+            select(vec![
+                json!(0),
+                json!(-1),
+                json!(1.5),
+                json!("5"),
+                json!(9007199254740992_i64),
+            ])
             .boxed(),
         ),
         "expiresAt" => (

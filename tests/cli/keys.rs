@@ -9,7 +9,7 @@ use crate::common::{
     self, is_api_timestamp, is_key, millis, on_terminal, sorted_keys, str_of as s, Env,
 };
 
-const KEY_FIELDS: [&str; 11] = [
+const KEY_FIELDS: [&str; 13] = [
     "id",
     "userId",
     "keyPrefix",
@@ -19,6 +19,8 @@ const KEY_FIELDS: [&str; 11] = [
     "profileIds",
     "lastUsedAt",
     "expiresAt",
+    "rateLimit",
+    "remainingUses",
     "createdAt",
     "key",
 ];
@@ -895,10 +897,23 @@ fn verify_refuses_unknown_and_malformed_keys() {
     let env = Env::new();
     let k = env.create_key("ci", &[]);
     let key = s(&k, "key");
-    let unknown = format!("kp_{}", "0".repeat(64));
+    // A well-formed key with a valid checksum that is not stored.
+    let unknown = keyhook::auth::generate_key();
     let r = env.verify(&unknown, &[]);
     r.assert_error(4);
     assert!(r.stderr.contains("invalid API key"), "{}", r.stderr);
+    // A typo: the checksum tells it from an unknown key.
+    let zeros = format!("kp_{}", "0".repeat(64));
+    let typo = format!(
+        "{}{}",
+        &key[..66],
+        if key.ends_with('0') { '1' } else { '0' }
+    );
+    for bad in [&zeros, &typo] {
+        let r = env.verify(bad, &[]);
+        r.assert_error(4);
+        assert_eq!(r.stderr, "keyhook: API key checksum mismatch\n", "{bad}");
+    }
     for bad in [
         key[..66].to_string(),
         format!("{key}0"),

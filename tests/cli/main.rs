@@ -24,6 +24,7 @@ mod idempotency;
 mod input_policy;
 mod instances;
 mod keys;
+mod leaks;
 mod leases;
 mod logs;
 mod newcomer;

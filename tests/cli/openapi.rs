@@ -466,6 +466,7 @@ fn the_validator_rejects_what_the_schemas_forbid() {
         "id": "k", "userId": "u", "keyPrefix": "kp_0123abcd", "name": "n",
         "permission": "readonly", "fullAccess": true, "profileIds": [],
         "lastUsedAt": null, "expiresAt": "2030-01-01T00:00:00.000Z",
+        "rateLimit": "10/s", "remainingUses": 0,
         "createdAt": "2026-01-01T00:00:00.000Z"
     });
     let errors = |value: &Value| {

@@ -565,6 +565,42 @@ fn keys(b: &Bench) {
         "in the past",
     );
 
+    // rateLimit: N/s or N/min with N from 1 to 1,000,000, all of it in the pattern.
+    let rate = format!("{props}/rateLimit/pattern");
+    assert!(b.limit(&rate).as_str().is_some());
+    for v in [
+        json!("1/s"),
+        json!("1000000/min"),
+        json!("1000001/s"),
+        json!("0/s"),
+        json!("010/sec"),
+        json!("5/m"),
+        json!("5/h"),
+        json!("5/S"),
+        json!("5"),
+        json!("-5/s"),
+        json!(""),
+        json!(5),
+        Value::Null,
+    ] {
+        b.agree(op, b.with(op, "rateLimit", v), "rateLimit");
+    }
+    // remainingUses: an integer from 1 to 2^53 - 1.
+    let most = b.number(&format!("{props}/remainingUses/maximum")) as u64;
+    let least = b.number(&format!("{props}/remainingUses/minimum")) as u64;
+    for v in [
+        json!(least),
+        json!(least - 1),
+        json!(most),
+        json!(most + 1),
+        json!(-1),
+        json!(1.5),
+        json!("5"),
+        Value::Null,
+    ] {
+        b.agree(op, b.with(op, "remainingUses", v), "remainingUses");
+    }
+
     scope(b, op, &json!({"name": "n"}));
 }
 

@@ -15,7 +15,7 @@ use crate::server::{raw_request, read_all_responses, read_response, Server};
 
 const KEYS: &str = "/api/v1/api-keys";
 
-const KEY_FIELDS: [&str; 10] = [
+const KEY_FIELDS: [&str; 12] = [
     "createdAt",
     "expiresAt",
     "fullAccess",
@@ -25,6 +25,8 @@ const KEY_FIELDS: [&str; 10] = [
     "name",
     "permission",
     "profileIds",
+    "rateLimit",
+    "remainingUses",
     "userId",
 ];
 

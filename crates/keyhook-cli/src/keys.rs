@@ -9,6 +9,7 @@ use crate::model::Permission;
 use crate::service::input::Problems;
 use crate::service::keys::{self, Expiry, KeyName, NewKey, ProfileIds};
 use crate::time::{parse_duration, parse_duration_or_zero, Timestamp};
+use keyhook_core::rate::RateLimit;
 
 #[derive(Debug, Subcommand)]
 pub enum KeysCommand {
@@ -67,6 +68,11 @@ pub enum KeysCommand {
         #[arg(long, short = 'y')]
         yes: bool,
     },
+    /// Find keys in files, directories or standard input; exit 4 if an active one is found
+    #[command(
+        after_help = "Exit status: 0 no active key found (or all revoked), 4 an active key found and not revoked, 2 usage.\n\nExamples:\n  git log -p | keyhook keys scan -\n  keyhook keys scan logs/ ci-output.txt --revoke --yes\n  keyhook --json keys scan build.log"
+    )]
+    Scan(super::scan::ScanArgs),
     /// Check a key read from standard input: exit 0 if it may be used, 4 if not
     #[command(
         after_help = "Example:\n  keyhook keys verify --method POST --profile prof_1 < key.txt"
@@ -98,6 +104,12 @@ pub struct CreateArgs {
     /// Expiry as a duration from now (90m, 12h, 30d, 2w)
     #[arg(long, value_name = "DUR", value_parser = duration_ms)]
     expires_in: Option<i64>,
+    /// This key's own rate limit (N/s or N/min, burst N), instead of serve --rate-limit's
+    #[arg(long, value_name = "RATE")]
+    rate_limit: Option<String>,
+    /// How many requests the key may make; then it is refused (403 KEY_EXHAUSTED)
+    #[arg(long, value_name = "N")]
+    max_uses: Option<String>,
     /// Print only the plaintext key
     #[arg(long, short = 'q')]
     quiet: bool,
@@ -257,6 +269,7 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
                 )
             })
         }
+        KeysCommand::Scan(args) => super::scan::run(ctx, args),
         KeysCommand::Verify { method, profile } => {
             // Before the prompt: a missing database fails without asking for a key.
             let store = ctx.existing_store()?;
@@ -295,8 +308,26 @@ fn new_key(args: &CreateArgs, now: Timestamp) -> NewKey {
             (None, Some(ms)) => p.take("--expires-in", Expiry::new(now.add_millis(ms), now)),
             (None, None) => None,
         },
+        rate_limit: args
+            .rate_limit
+            .as_ref()
+            .and_then(|r| p.take("rateLimit", RateLimit::parse(r))),
+        remaining_uses: args
+            .max_uses
+            .as_ref()
+            .and_then(|n| p.take("remainingUses", uses(n))),
         problems: p,
     }
+}
+
+/// `--max-uses`: digits only, then the rule of `remainingUses` (`keys::max_uses`).
+fn uses(s: &str) -> Result<i64, String> {
+    let n = match s.parse::<i64>() {
+        Ok(n) if s.bytes().all(|b| b.is_ascii_digit()) => n,
+        _ if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => i64::MAX,
+        _ => i64::MIN,
+    };
+    keys::max_uses(n)
 }
 
 fn count_keys(n: usize) -> String {

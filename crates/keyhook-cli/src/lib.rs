@@ -14,6 +14,7 @@ pub mod logging;
 pub mod output;
 mod prompt;
 mod prune;
+mod scan;
 mod secret_out;
 pub mod serve;
 mod webhooks;
@@ -408,10 +409,27 @@ fn usage_error(e: &clap::Error) -> i32 {
     2
 }
 
+/// A command that has said all it had to (on stdout and stderr) and only sets the exit
+/// status: `keys scan` finding an active key (4), whose `--json` output stays one object per
+/// finding, with no error object after them.
+#[derive(Debug)]
+pub(crate) struct Status(pub i32);
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "exit status {}", self.0)
+    }
+}
+
+impl std::error::Error for Status {}
+
 /// Prints `e` (as the error object on stdout too with `--json`) and returns its exit status.
 fn report(out: &Output, e: &anyhow::Error) -> i32 {
     if is_broken_pipe(e) {
         return 0;
+    }
+    if let Some(Status(code)) = e.downcast_ref::<Status>() {
+        return *code;
     }
     match e.downcast_ref::<Error>() {
         Some(err) => {

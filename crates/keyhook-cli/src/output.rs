@@ -111,6 +111,8 @@ fn flag_name(field: &str) -> String {
         "permission" => "--permission",
         "profileIds" | "fullAccess" | "profileId" => "--profile",
         "expiresAt" => "--expires-at",
+        "rateLimit" => "--rate-limit",
+        "remainingUses" => "--max-uses",
         "url" => "--url",
         "events" => "--event",
         "data" => "--data",
@@ -122,6 +124,15 @@ fn flag_name(field: &str) -> String {
         _ => return field.to_string(),
     };
     format!("{flag}{index}")
+}
+
+/// A key's remaining uses, `unlimited` without a limit, `none (exhausted)` at 0.
+fn uses_left(k: &ApiKey) -> String {
+    match k.remaining_uses {
+        None => "unlimited".into(),
+        Some(0) => "none (exhausted)".into(),
+        Some(n) => n.to_string(),
+    }
 }
 
 fn yes_no(b: bool) -> &'static str {
@@ -596,6 +607,13 @@ impl Output {
         if with_user {
             header.insert(0, "USER");
         }
+        // Limits of their own are the exception: their columns appear once a key has one.
+        let limited = keys
+            .iter()
+            .any(|k| k.rate_limit.is_some() || k.remaining_uses.is_some());
+        if limited {
+            header.extend(["RATE LIMIT", "USES LEFT"]);
+        }
         let rows = keys
             .iter()
             .map(|k| {
@@ -610,6 +628,10 @@ impl Output {
                 ];
                 if with_user {
                     row.insert(0, wrap(&k.user_id));
+                }
+                if limited {
+                    row.push(whole(k.rate_limit.map_or("-".into(), |r| r.to_string())));
+                    row.push(whole(uses_left(k)));
                 }
                 row
             })
@@ -626,6 +648,16 @@ impl Output {
             ("permission", whole(k.permission.as_str())),
             ("scope", wrap(scope(k.scope()))),
             ("expires", self.expiry(k, now, true)),
+            (
+                "rate limit",
+                wrap(
+                    k.rate_limit
+                        .map_or("the server's (serve --rate-limit)".into(), |r| {
+                            r.to_string()
+                        }),
+                ),
+            ),
+            ("uses left", whole(uses_left(k))),
             (
                 "last used",
                 wrap(

@@ -7,6 +7,7 @@ use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
 use crate::model::{ApiKey, Permission, Webhook};
+use crate::rate::RateLimit;
 use crate::store::Store;
 use crate::time::Timestamp;
 
@@ -23,15 +24,51 @@ pub const KEY_PREFIX_PATTERN: &str = "^kp_[0-9a-f]{8}$";
 /// `lastUsedAt` is written at most once per this many milliseconds per key, so that
 /// authentication is not a database write per request.
 pub const LAST_USED_RESOLUTION_MS: i64 = 1_000;
+/// The part of a key its checksum covers: `kp_` and 56 random hex digits (224 bits).
+pub const KEY_CHECKED_LEN: usize = 59;
+/// The refusal of a token whose checksum is wrong (a typo, a forgery, or not a key).
+pub const CHECKSUM_MISMATCH: &str = "API key checksum mismatch";
 
-/// A new plaintext key: 256 bits from the operating system's CSPRNG.
+/// A new plaintext key: `kp_`, 56 hex digits of 224 bits from the operating system's CSPRNG,
+/// and the 8 hex digits of [`checksum`] of those 59 characters.
 pub fn generate_key() -> String {
-    let mut bytes = [0u8; 32];
+    let mut bytes = [0u8; KEY_RANDOM_BYTES];
     OsRng.fill_bytes(&mut bytes);
+    key_from(bytes)
+}
+
+/// Random bytes in a key: 28, as 56 hex digits.
+const KEY_RANDOM_BYTES: usize = (KEY_CHECKED_LEN - KEY_PREFIX.len()) / 2;
+
+/// The key whose random part is `bytes`.
+fn key_from(bytes: [u8; KEY_RANDOM_BYTES]) -> String {
     let mut key = String::with_capacity(KEY_LEN);
     key.push_str(KEY_PREFIX);
     key.push_str(&hex::encode(bytes));
+    let sum = checksum(&key);
+    key.push_str(&hex::encode(sum.to_be_bytes()));
     key
+}
+
+/// CRC-32 (IEEE 802.3, the one of zlib, gzip and PNG; what GitHub's tokens use) of the
+/// first [`KEY_CHECKED_LEN`] characters of a key, as ASCII bytes. A key ends with it as 8
+/// lowercase hex digits, most significant first (docs/keys.md).
+pub fn checksum(checked: &str) -> u32 {
+    crc32fast::hash(checked.as_bytes())
+}
+
+/// Whether `token` is a well-formed key whose last 8 hex digits are the [`checksum`] of the
+/// rest: a scanner's (and the server's) test that needs no database. Keys issued before
+/// keyhook's keys carried a checksum fail it (all but one in 2^32).
+pub fn has_valid_checksum(token: &str) -> bool {
+    if !is_well_formed(token) {
+        return false;
+    }
+    let (checked, sum) = token.split_at(KEY_CHECKED_LEN);
+    let mut want = [0u8; 8];
+    hex::encode_to_slice(checksum(checked).to_be_bytes(), &mut want)
+        .expect("4 bytes encode into 8");
+    sum.as_bytes() == want
 }
 
 /// Whether `token` has the exact shape of a key. Anything else is refused before any lookup.
@@ -62,8 +99,14 @@ pub fn key_prefix(key: &str) -> &str {
     &key[..KEY_PREFIX_LEN.min(key.len())]
 }
 
-/// Finds the key behind `token` and checks that it may be used now. Does not record the use;
-/// see [`authenticate_request`].
+/// Finds the key behind `token` and checks that it may be used now (not expired, uses left).
+/// Does not record the use; see [`authenticate_request`] and [`spend_use`].
+///
+/// A token whose checksum is wrong is refused with [`CHECKSUM_MISMATCH`] before any lookup
+/// once the store knows that every key it holds has a checksum
+/// ([`Storage::all_keys_checksummed`](crate::store::Storage::all_keys_checksummed)); while
+/// keys from before checksums may be left, it is looked up like any token (it may be one of
+/// them), and refused with the same message if it is not.
 ///
 /// The lookup is by the SHA-256 of the token, so its timing tells an attacker nothing about
 /// any stored key.
@@ -73,14 +116,55 @@ pub fn authenticate(store: &Store, token: &str, now: Timestamp) -> Result<ApiKey
             "malformed API key: expected {KEY_PREFIX} followed by 64 lowercase hex characters"
         )));
     }
-    let mut buf = [0u8; 64];
-    let key = store
-        .key_by_hash(hash_key_into(token, &mut buf))?
-        .ok_or_else(|| Error::Unauthorized("invalid API key".into()))?;
+    let key = find_key(store, token)?;
     if key.is_expired(now) {
         return Err(Error::Expired);
     }
+    if key.remaining_uses == Some(0) {
+        return Err(Error::Exhausted);
+    }
     Ok(key)
+}
+
+/// The stored key a well-formed `token` is, by its hash, under the checksum rule of
+/// [`authenticate`]: `Unauthorized` ([`CHECKSUM_MISMATCH`] for a wrong checksum) when there
+/// is none.
+pub fn find_key(store: &Store, token: &str) -> Result<ApiKey> {
+    let checksum_ok = has_valid_checksum(token);
+    let mismatch = || Error::Unauthorized(CHECKSUM_MISMATCH.into());
+    if !checksum_ok && store.all_keys_checksummed(false)? {
+        return Err(mismatch());
+    }
+    let mut buf = [0u8; 64];
+    match store.key_by_hash(hash_key_into(token, &mut buf))? {
+        Some(key) => Ok(key),
+        None if checksum_ok => Err(Error::Unauthorized("invalid API key".into())),
+        None => {
+            // Learn whether keys without a checksum are left, so that the next such token
+            // needs no lookup once none is.
+            store.all_keys_checksummed(true)?;
+            Err(mismatch())
+        }
+    }
+}
+
+/// Counts one use of a key that has a number of uses (`--max-uses`), atomically in the
+/// database so that instances sharing it honour the number exactly; a key without one is
+/// left alone (no write). Refuses with [`Error::Exhausted`] when none is left.
+pub fn spend_use(store: &Store, key: &mut ApiKey) -> Result<()> {
+    if key.remaining_uses.is_none() {
+        return Ok(());
+    }
+    match store.write(|c| Ok(c.spend_key_use(&key.id)?))? {
+        Some(left) => {
+            key.remaining_uses = Some(left);
+            Ok(())
+        }
+        None => {
+            key.remaining_uses = Some(0);
+            Err(Error::Exhausted)
+        }
+    }
 }
 
 /// [`authenticate`], then records the use in `lastUsedAt`, at most once a second per key.
@@ -235,6 +319,8 @@ pub struct Reach<'a> {
     pub full_access: bool,
     pub profile_ids: &'a [String],
     pub expires_at: Option<Timestamp>,
+    pub rate_limit: Option<RateLimit>,
+    pub remaining_uses: Option<i64>,
 }
 
 impl ApiKey {
@@ -244,6 +330,8 @@ impl ApiKey {
             full_access: self.full_access,
             profile_ids: &self.profile_ids,
             expires_at: self.expires_at,
+            rate_limit: self.rate_limit,
+            remaining_uses: self.remaining_uses,
         }
     }
 }
@@ -269,12 +357,17 @@ pub enum Excess {
     Permission,
     /// No expiry, or a later one, where the other key expires at this time.
     Lifetime(Timestamp),
+    /// No rate limit of its own, or one not within this one of the other key.
+    RateLimit(RateLimit),
+    /// No limit on its uses, or more uses than the other key has left (this many).
+    Uses(i64),
 }
 
 /// Is a key reaching `a` no broader than `b`? Scope within `b`'s (a full-access `b` covers
 /// anything; a scoped one covers scoped keys whose profiles are all in its list), permission
-/// no higher, and `b` never expires or `a` expires no later than `b`. The one rule behind "a
-/// key creates, deletes and rotates only keys no broader than itself".
+/// no higher, `b` never expires or `a` expires no later than `b`, `b` has no rate limit of its
+/// own or `a` has one within it, and `b`'s uses are unlimited or `a` has no more left. The
+/// one rule behind "a key creates, deletes and rotates only keys no broader than itself".
 pub fn no_broader(a: Reach<'_>, b: Reach<'_>) -> std::result::Result<(), Excess> {
     no_broader_scope(a.scope(), b.scope())?;
     if a.permission == Permission::Readwrite && b.permission == Permission::Readonly {
@@ -283,6 +376,16 @@ pub fn no_broader(a: Reach<'_>, b: Reach<'_>) -> std::result::Result<(), Excess>
     if let Some(limit) = b.expires_at {
         if a.expires_at.is_none_or(|t| t > limit) {
             return Err(Excess::Lifetime(limit));
+        }
+    }
+    if let Some(limit) = b.rate_limit {
+        if !a.rate_limit.is_some_and(|r| r.within(limit)) {
+            return Err(Excess::RateLimit(limit));
+        }
+    }
+    if let Some(left) = b.remaining_uses {
+        if a.remaining_uses.is_none_or(|n| n > left) {
+            return Err(Excess::Uses(left));
         }
     }
     Ok(())
@@ -303,6 +406,8 @@ mod tests {
             profile_ids: profiles.iter().map(|s| s.to_string()).collect(),
             last_used_at: None,
             expires_at: None,
+            rate_limit: None,
+            remaining_uses: None,
             created_at: Timestamp(0),
             key: None,
         }
@@ -317,6 +422,58 @@ mod tests {
         assert_ne!(a, b);
         assert_eq!(key_prefix(&a).len(), 11);
         assert!(a.starts_with(key_prefix(&a)));
+    }
+
+    #[test]
+    fn a_key_ends_with_the_big_endian_lowercase_crc32_of_its_first_59_characters() {
+        // CRC-32/ISO-HDLC of "123456789" is 0xcbf43926 (the catalogue's check value).
+        assert_eq!(checksum("123456789"), 0xcbf4_3926);
+        let key = key_from([0; KEY_RANDOM_BYTES]);
+        assert_eq!(&key[..KEY_CHECKED_LEN], format!("kp_{}", "0".repeat(56)));
+        let sum = checksum(&key[..KEY_CHECKED_LEN]);
+        assert_eq!(&key[KEY_CHECKED_LEN..], format!("{sum:08x}"));
+        assert!(has_valid_checksum(&key));
+        assert!(!has_valid_checksum(&key.to_uppercase()));
+        assert!(!has_valid_checksum(&format!("kp_{}", "a1".repeat(32))));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn every_generated_key_verifies(bytes in proptest::array::uniform28(proptest::num::u8::ANY)) {
+            let key = key_from(bytes);
+            proptest::prop_assert!(is_well_formed(&key));
+            proptest::prop_assert!(has_valid_checksum(&key), "{}", key);
+        }
+
+        #[test]
+        fn every_one_character_change_is_caught(
+            bytes in proptest::array::uniform28(proptest::num::u8::ANY),
+            at in 0..KEY_LEN,
+            to in proptest::char::any(),
+        ) {
+            let key = key_from(bytes);
+            let old = key.as_bytes()[at] as char;
+            proptest::prop_assume!(to != old);
+            let mut typo = key[..at].to_string();
+            typo.push(to);
+            typo.push_str(&key[at + 1..]);
+            proptest::prop_assert!(!has_valid_checksum(&typo), "{} from {}", typo, key);
+        }
+
+        #[test]
+        fn every_hex_digit_changed_anywhere_is_caught(
+            bytes in proptest::array::uniform28(proptest::num::u8::ANY),
+            at in KEY_PREFIX.len()..KEY_LEN,
+            to in 0..16u32,
+        ) {
+            // The changes a scanner sees most: a key whose shape is intact.
+            let key = key_from(bytes);
+            let to = char::from_digit(to, 16).unwrap();
+            proptest::prop_assume!(key.as_bytes()[at] as char != to);
+            let typo = format!("{}{to}{}", &key[..at], &key[at + 1..]);
+            proptest::prop_assert!(is_well_formed(&typo));
+            proptest::prop_assert!(!has_valid_checksum(&typo), "{} from {}", typo, key);
+        }
     }
 
     #[test]
@@ -426,6 +583,44 @@ mod tests {
             expires_at: expires.map(Timestamp),
             ..k.reach()
         }
+    }
+
+    #[test]
+    fn no_broader_compares_rate_limits_and_uses() {
+        let k = key(Permission::Readwrite, &[]);
+        let with = |rate: Option<&str>, uses: Option<i64>| Reach {
+            rate_limit: rate.map(|r| RateLimit::parse(r).unwrap()),
+            remaining_uses: uses,
+            ..k.reach()
+        };
+        let ten = RateLimit::parse("10/s").unwrap();
+        assert_eq!(no_broader(with(None, None), with(None, None)), Ok(()));
+        assert_eq!(
+            no_broader(with(Some("5/s"), None), with(Some("10/s"), None)),
+            Ok(())
+        );
+        assert_eq!(
+            no_broader(with(None, None), with(Some("10/s"), None)),
+            Err(Excess::RateLimit(ten))
+        );
+        assert_eq!(
+            no_broader(with(Some("600/min"), None), with(Some("10/s"), None)),
+            Err(Excess::RateLimit(ten))
+        );
+        assert_eq!(no_broader(with(None, Some(5)), with(None, Some(5))), Ok(()));
+        assert_eq!(
+            no_broader(with(None, Some(6)), with(None, Some(5))),
+            Err(Excess::Uses(5))
+        );
+        assert_eq!(
+            no_broader(with(None, None), with(None, Some(5))),
+            Err(Excess::Uses(5))
+        );
+        // A key without limits of its own covers any.
+        assert_eq!(
+            no_broader(with(Some("1/s"), Some(1)), with(None, None)),
+            Ok(())
+        );
     }
 
     #[test]

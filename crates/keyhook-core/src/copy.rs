@@ -79,6 +79,9 @@ pub const TABLES: &[Table] = &[
             ("last_used_at", Int),
             ("expires_at", Int),
             ("created_at", Int),
+            ("checksummed", Bool),
+            ("rate_limit", Text),
+            ("remaining_uses", Int),
         ],
     },
     Table {

@@ -61,6 +61,9 @@ pub enum Error {
         message: String,
         details: Vec<FieldError>,
     },
+    /// The key has used up its `--max-uses`: 403 `KEY_EXHAUSTED`.
+    #[error("API key has no uses left")]
+    Exhausted,
     #[error("{0}")]
     NotFound(String),
     #[error("{0}")]
@@ -106,6 +109,7 @@ impl Error {
         "UNAUTHORIZED",
         "API_KEY_EXPIRED",
         "FORBIDDEN",
+        "KEY_EXHAUSTED",
         "NOT_FOUND",
         "WEBHOOK_LIMIT_REACHED",
         "WEBHOOK_DISABLED",
@@ -126,6 +130,7 @@ impl Error {
             Error::Unauthorized(_) => "UNAUTHORIZED",
             Error::Expired => "API_KEY_EXPIRED",
             Error::Forbidden(_) | Error::ForbiddenFields { .. } => "FORBIDDEN",
+            Error::Exhausted => "KEY_EXHAUSTED",
             Error::NotFound(_) => "NOT_FOUND",
             Error::LimitReached(_) => "WEBHOOK_LIMIT_REACHED",
             Error::WebhookDisabled(_) => "WEBHOOK_DISABLED",
@@ -140,7 +145,7 @@ impl Error {
         match self {
             Error::Validation(_) => 400,
             Error::Unauthorized(_) | Error::Expired => 401,
-            Error::Forbidden(_) | Error::ForbiddenFields { .. } => 403,
+            Error::Forbidden(_) | Error::ForbiddenFields { .. } | Error::Exhausted => 403,
             Error::NotFound(_) => 404,
             Error::LimitReached(_) | Error::WebhookDisabled(_) => 409,
             Error::RateLimited(_) => 429,
@@ -158,6 +163,7 @@ impl Error {
             | Error::Expired
             | Error::Forbidden(_)
             | Error::ForbiddenFields { .. }
+            | Error::Exhausted
             | Error::WebhookDisabled(_) => 4,
             Error::LimitReached(_) | Error::RateLimited(_) => 5,
             Error::Unavailable(_) | Error::Storage(_) | Error::Io(_) => 1,
@@ -205,6 +211,7 @@ mod tests {
                 message: s(),
                 details: vec![],
             },
+            Error::Exhausted,
             Error::NotFound(s()),
             Error::LimitReached(s()),
             Error::WebhookDisabled(s()),
@@ -222,6 +229,7 @@ mod tests {
                 | Error::Expired
                 | Error::Forbidden(_)
                 | Error::ForbiddenFields { .. }
+                | Error::Exhausted
                 | Error::NotFound(_)
                 | Error::LimitReached(_)
                 | Error::WebhookDisabled(_)

@@ -9,6 +9,7 @@ pub mod guard;
 pub mod model;
 pub mod rate;
 pub mod redact;
+pub mod scan;
 pub mod service;
 pub mod sign;
 pub mod store;

@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use serde::Serialize;
 
 use crate::error::{Error, FieldError};
+use crate::rate::RateLimit;
 use crate::time::Timestamp;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -48,6 +49,10 @@ pub struct ApiKey {
     pub profile_ids: Vec<String>,
     pub last_used_at: Option<Timestamp>,
     pub expires_at: Option<Timestamp>,
+    /// This key's own rate limit (`N/s`, `N/min`), instead of `serve --rate-limit`'s.
+    pub rate_limit: Option<RateLimit>,
+    /// Requests this key may still make; `None`: no limit.
+    pub remaining_uses: Option<i64>,
     pub created_at: Timestamp,
     /// The plaintext key: only in the response that created it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -202,6 +207,8 @@ mod tests {
             profile_ids: vec![],
             last_used_at: None,
             expires_at,
+            rate_limit: None,
+            remaining_uses: None,
             created_at: Timestamp(0),
             key: None,
         };

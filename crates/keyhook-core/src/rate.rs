@@ -10,6 +10,12 @@ use std::time::Duration;
 /// enough that the limiter's arithmetic (nanoseconds per request) stays exact.
 pub const MAX_RATE: u32 = 1_000_000;
 
+/// What [`RateLimit::parse`] takes, as a regular expression (the OpenAPI document's;
+/// a test checks that the two agree).
+pub const RATE_PATTERN: &str = "^0*([1-9][0-9]{0,5}|1000000)/(s|sec|min|m)$";
+/// What a rate is shown as ([`RateLimit`]'s `Display`, the API's `rateLimit`).
+pub const SHOWN_RATE_PATTERN: &str = "^([1-9][0-9]{0,5}|1000000)/(s|min)$";
+
 /// N requests per period, with a burst of N.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RateLimit {
@@ -53,6 +59,26 @@ impl RateLimit {
     }
 }
 
+impl RateLimit {
+    /// Whether this rate allows nothing another does not: no larger burst and no faster
+    /// refill. `10/s` and `600/min` refill alike, but `600/min` bursts 600 at once, so it
+    /// is not within `10/s` (the no-broader rule of per-key limits).
+    pub fn within(self, other: RateLimit) -> bool {
+        self.requests <= other.requests && self.per_request() >= other.per_request()
+    }
+
+    /// The time one request's share of the bucket takes to come back (period / N).
+    pub fn per_request(self) -> Duration {
+        self.period / self.requests.get()
+    }
+}
+
+impl serde::Serialize for RateLimit {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 impl fmt::Display for RateLimit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let unit = if self.period.as_secs() == 60 {
@@ -82,6 +108,52 @@ mod tests {
             RateLimit::parse("1000000/s").unwrap().requests.get(),
             MAX_RATE
         );
+    }
+
+    #[test]
+    fn a_rate_is_within_another_when_neither_its_burst_nor_its_refill_is_larger() {
+        let r = |s: &str| RateLimit::parse(s).unwrap();
+        assert!(r("10/s").within(r("10/s")));
+        assert!(r("5/s").within(r("10/s")));
+        assert!(r("10/min").within(r("10/s")));
+        assert!(!r("11/s").within(r("10/s")), "a larger burst");
+        assert!(
+            !r("600/min").within(r("10/s")),
+            "the same refill, a larger burst"
+        );
+        assert!(!r("10/s").within(r("10/min")), "a faster refill");
+        assert!(r("10/min").within(r("600/min")));
+        assert_eq!(serde_json::to_value(r("7/min")).unwrap(), "7/min");
+    }
+
+    #[test]
+    fn the_patterns_agree_with_the_parser() {
+        let taken = regex::Regex::new(RATE_PATTERN).unwrap();
+        let shown = regex::Regex::new(SHOWN_RATE_PATTERN).unwrap();
+        for n in [
+            "0",
+            "1",
+            "01",
+            "9",
+            "10",
+            "999999",
+            "1000000",
+            "1000001",
+            "0001000000",
+            "",
+            "-1",
+            "+1",
+            "1.5",
+        ] {
+            for unit in ["s", "sec", "min", "m", "h", "S", ""] {
+                let s = format!("{n}/{unit}");
+                let parsed = RateLimit::parse(&s);
+                assert_eq!(taken.is_match(&s), parsed.is_ok(), "{s}");
+                if let Ok(r) = parsed {
+                    assert!(shown.is_match(&r.to_string()), "{s} shown as {r}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -455,6 +455,37 @@ fn key_at(b: &[u8], i: usize) -> Option<(usize, [u8; SHOWN])> {
     (hex >= KEY_HEX).then_some((at, shown))
 }
 
+/// The most bytes one character of a key takes percent-encoded to [`MAX_NESTING`] levels
+/// ([`unit`]: an escape decodes two characters of the level below, four through `%25`).
+pub const MAX_UNIT_BYTES: usize = 85;
+
+/// The keyhook key starting at `i`, any character of it percent-encoded as [`keys`] finds
+/// them: once decoded, exactly `kp_` and 64 lowercase hex digits, not followed by another hex
+/// digit (a longer run is no key). Where it ends, and the key. `keys scan` looks for these;
+/// it takes at most [`MAX_UNIT_BYTES`] times 68 bytes from `i` to decide.
+pub fn whole_key_at(b: &[u8], i: usize) -> Option<(usize, [u8; crate::auth::KEY_LEN])> {
+    let mut key = [0u8; crate::auth::KEY_LEN];
+    let mut at = i;
+    for (n, slot) in key.iter_mut().enumerate() {
+        let (c, next) = unit(b, at, MAX_NESTING)?;
+        let ok = match n {
+            0 => c == b'k',
+            1 => c == b'p',
+            2 => c == b'_',
+            _ => matches!(c, b'0'..=b'9' | b'a'..=b'f'),
+        };
+        if !ok {
+            return None;
+        }
+        *slot = c;
+        at = next;
+    }
+    if unit(b, at, MAX_NESTING).is_some_and(|(c, _)| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    Some((at, key))
+}
+
 /// The character at `i`, percent-decoded up to `depth` levels, and where the next one starts.
 fn unit(b: &[u8], i: usize, depth: u8) -> Option<(u8, usize)> {
     let c = *b.get(i)?;

@@ -75,6 +75,18 @@ pub trait Storage: Send {
     /// copy in step.
     fn record_key_use(&self, key_hash: &str, key_id: &str, at: Timestamp) -> StoreResult<()>;
 
+    /// What this connection's backend remembers of [`Storage::all_keys_checksummed`],
+    /// shared by all its connections.
+    fn checksum_memory(&self) -> &ChecksumMemory;
+
+    /// Whether every key in the database has a checksum: none issued before keyhook's keys
+    /// carried one is left. With `look` false, only what is already known (no query);
+    /// with `look` true, the database is asked if that is not known yet.
+    fn all_keys_checksummed(&self, look: bool) -> StoreResult<bool> {
+        self.checksum_memory()
+            .all_keys_checksummed(self.conn(), look)
+    }
+
     /// Gives back what the database's own log still holds of rows changed or deleted, outside
     /// any transaction: always with `always` (old secrets were just deleted), otherwise only
     /// once the log has grown past the backend's bound. The outbox worker calls it every
@@ -149,6 +161,39 @@ impl<S: Storage + ?Sized> Storage for Box<S> {
 
     fn trim_log(&self, always: bool) -> StoreResult<()> {
         (**self).trim_log(always)
+    }
+
+    fn checksum_memory(&self) -> &ChecksumMemory {
+        (**self).checksum_memory()
+    }
+}
+
+/// Whether a database is known to hold no key without a checksum
+/// ([`Storage::all_keys_checksummed`]), remembered by a backend for all its connections.
+///
+/// Only "yes" is remembered, and it stays true: keyhook never writes a key without a
+/// checksum again (new keys, rotations; `db copy` writes only into an empty database), so
+/// once a query has seen none left, none can come back, on this instance or any other
+/// sharing the database. Each instance learns it on its own, with one query (an index
+/// probe), at the first token with a wrong checksum after the last such key is gone; no
+/// instance needs to tell another. Until then such tokens are looked up.
+#[derive(Debug, Clone, Default)]
+pub struct ChecksumMemory(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl ChecksumMemory {
+    fn all_keys_checksummed(&self, conn: Conn<'_>, look: bool) -> StoreResult<bool> {
+        use std::sync::atomic::Ordering;
+        if self.0.load(Ordering::Acquire) {
+            return Ok(true);
+        }
+        if !look {
+            return Ok(false);
+        }
+        let none_left = !conn.any_key_without_checksum()?;
+        if none_left {
+            self.0.store(true, Ordering::Release);
+        }
+        Ok(none_left)
     }
 }
 
@@ -244,6 +289,12 @@ pub trait KeyQueries {
     /// Records a use of the key, never moving `lastUsedAt` back; gives up quickly rather than
     /// wait long for another writer.
     fn set_key_last_used(&self, id: &str, at: Timestamp) -> StoreResult<()>;
+    /// Whether any key was stored without a checksum (issued before keys carried one).
+    fn any_key_without_checksum(&self) -> StoreResult<bool>;
+    /// Takes one of the key's remaining uses in one statement (a row lock on PostgreSQL),
+    /// and returns how many are left; `None` when it had none left (or no such key, or no
+    /// limit).
+    fn spend_key_use(&self, id: &str) -> StoreResult<Option<i64>>;
 }
 
 /// Webhooks and their attempt logs.

@@ -66,6 +66,10 @@ fn source(dir: &tempfile::TempDir) -> Box<Store> {
                 },
                 last_used_at: (i % 3 == 0).then_some(NOW),
                 expires_at: (i % 5 == 0).then_some(Timestamp(NOW.0 + 1_000)),
+                // Each key's own limits travel too.
+                rate_limit: (i % 4 == 0)
+                    .then(|| keyhook_core::rate::RateLimit::parse("7/min").unwrap()),
+                remaining_uses: (i % 3 == 1).then_some(i as i64),
                 created_at: NOW,
                 key: None,
             };

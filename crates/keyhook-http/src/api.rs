@@ -11,7 +11,7 @@ use super::db::RequestDb;
 use super::input;
 use super::metrics::{AuthFailure, Metrics};
 use super::pings::PingSlots;
-use super::ratelimit::Limits;
+use super::ratelimit::{Limits, OwnLimits};
 use super::reply::{self, Reply};
 use super::router::{self, Match, Route};
 use crate::auth::{self, Access};
@@ -36,6 +36,8 @@ pub struct Ctx<'a> {
     pub metrics: &'a Metrics,
     /// `--rate-limit`, when given.
     pub limits: Option<&'a Limits>,
+    /// The buckets of keys with a rate limit of their own (`rateLimit`).
+    pub own_limits: &'a OwnLimits,
     /// The client's address (failed authentications are limited by it).
     pub client: Option<IpAddr>,
 }
@@ -79,7 +81,7 @@ pub fn dispatch(mut ctx: Ctx<'_>, rq: &Request, body: Body) -> (Reply, Option<St
                 (e, why)
             }),
     };
-    let key = match key {
+    let mut key = match key {
         Ok(k) => k,
         Err((e, why)) => {
             // Only a refused key counts toward the address's limit (a database that does
@@ -100,14 +102,29 @@ pub fn dispatch(mut ctx: Ctx<'_>, rq: &Request, body: Body) -> (Reply, Option<St
         }
     };
     let prefix = Some(key.key_prefix.clone());
-    // Every authenticated response carries the key's RateLimit-* headers.
-    let rate = match ctx.limits.map(|l| l.check_key(&key.id)) {
+    // Every authenticated response carries the key's RateLimit-* headers: of its own limit,
+    // or else of --rate-limit's.
+    let checked = match key.rate_limit {
+        Some(own) => Some(ctx.own_limits.check_key(&key.id, own)),
+        None => ctx.limits.map(|l| l.check_key(&key.id)),
+    };
+    let rate = match checked {
         None => None,
         Some(Ok(headers)) => Some(headers),
         Some(Err(limited)) => {
             return (reply::rate_limited(limited, "for this key"), prefix);
         }
     };
+    // A request refused for its rate uses none of the key's uses; any other does.
+    if let Err(e) = ctx
+        .db
+        .store()
+        .and_then(|store| auth::spend_use(store, &mut key))
+    {
+        let mut r = reply::error(&e);
+        r.rate = rate;
+        return (r, prefix);
+    }
     let (mut r, prefix) = authenticated(ctx, rq, path, body, key, prefix, now);
     r.rate = r.rate.or(rate);
     (r, prefix)

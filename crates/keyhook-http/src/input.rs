@@ -8,11 +8,12 @@ use serde_json::Value;
 
 use crate::error::Result;
 use crate::model::Permission;
+use crate::rate::RateLimit;
 use crate::redact;
 use crate::service::audit;
 use crate::service::events::{EventName, IdempotencyKey, NewEvent, IDEMPOTENCY_FIELD};
 use crate::service::input::Object;
-use crate::service::keys::{Expiry, KeyName, NewKey, ProfileId, ProfileIds};
+use crate::service::keys::{self, Expiry, KeyName, NewKey, ProfileId, ProfileIds};
 use crate::service::replay::ReplayRequest;
 use crate::service::webhooks::{
     Grace, NewWebhook, RotateSecret, WebhookEvents, WebhookPatch, WebhookUrl,
@@ -29,6 +30,8 @@ pub fn new_key(body: &Value, now: Timestamp) -> Result<NewKey> {
             "fullAccess",
             "profileIds",
             "expiresAt",
+            "rateLimit",
+            "remainingUses",
         ],
     )?;
     let name = o.string("name");
@@ -36,6 +39,8 @@ pub fn new_key(body: &Value, now: Timestamp) -> Result<NewKey> {
     let full_access = o.bool("fullAccess");
     let profile_ids = o.strings("profileIds");
     let expires_at = o.string("expiresAt");
+    let rate_limit = o.string("rateLimit");
+    let remaining_uses = o.integer("remainingUses");
     let mut p = o.problems;
     p.end_decoding();
     Ok(NewKey {
@@ -44,6 +49,8 @@ pub fn new_key(body: &Value, now: Timestamp) -> Result<NewKey> {
         full_access,
         profile_ids: profile_ids.and_then(|ids| p.take_list("profileIds", ProfileIds::new(ids))),
         expires_at: expires_at.and_then(|s| p.take("expiresAt", Expiry::parse(&s, now))),
+        rate_limit: rate_limit.and_then(|s| p.take("rateLimit", RateLimit::parse(&s))),
+        remaining_uses: remaining_uses.and_then(|n| p.take("remainingUses", keys::max_uses(n))),
         problems: p,
     })
 }

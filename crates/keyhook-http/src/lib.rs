@@ -89,6 +89,8 @@ struct Shared {
     metrics: Arc<metrics::Metrics>,
     /// `--rate-limit`, when given.
     limits: Option<ratelimit::Limits>,
+    /// The buckets of keys with a rate limit of their own.
+    own_limits: ratelimit::OwnLimits,
 }
 
 impl Server {
@@ -115,6 +117,7 @@ impl Server {
             in_flight: AtomicUsize::new(0),
             metrics,
             limits: opts.rate_limit.map(ratelimit::Limits::new),
+            own_limits: ratelimit::OwnLimits::default(),
         });
         let handler: tiny_http::Handler = {
             let shared = Arc::clone(&shared);
@@ -154,11 +157,12 @@ impl Server {
         while !self.stop.load(Ordering::Relaxed) {
             // The rate limiter forgets full buckets and ended blocks once a second, here, so
             // that no request pays for it.
-            if let Some(limits) = &self.shared.limits {
-                if swept.elapsed() >= SWEEP_EVERY {
+            if swept.elapsed() >= SWEEP_EVERY {
+                if let Some(limits) = &self.shared.limits {
                     limits.sweep();
-                    swept = Instant::now();
                 }
+                self.shared.own_limits.sweep();
+                swept = Instant::now();
             }
             // With a handler, tiny_http's queue carries only accept() failures (EMFILE,
             // say); the patched tiny_http keeps accepting, every 50 ms while one lasts.
@@ -244,6 +248,7 @@ fn on_request(shared: &Shared, mut rq: tiny_http::Request) {
             clock: &shared.clock,
             metrics: &shared.metrics,
             limits: shared.limits.as_ref(),
+            own_limits: &shared.own_limits,
             client: rq.remote_addr().map(|a| a.ip()),
         };
         // A bug must cost one request a 500, never the connection's thread.

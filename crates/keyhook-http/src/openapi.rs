@@ -20,12 +20,13 @@ use super::reply::{self, Reply};
 use crate::auth::{KEY_LEN, KEY_PATTERN, KEY_PREFIX, KEY_PREFIX_LEN, KEY_PREFIX_PATTERN};
 use crate::error::Error;
 use crate::model::Permission;
+use crate::rate::{MAX_RATE, RATE_PATTERN, SHOWN_RATE_PATTERN};
 use crate::service::audit::{self, SINCE_PATTERN};
 use crate::service::events::{
     CATALOG, EVENT_ID_PATTERN, IDEMPOTENCY_FIELD, IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_PATTERN,
 };
 use crate::service::input::ASTRAL_INVISIBLE;
-use crate::service::keys::{self, MAX_NAME_CHARS, MAX_PROFILE_IDS, MAX_PROFILE_ID_CHARS};
+use crate::service::keys::{self, MAX_NAME_CHARS, MAX_PROFILE_IDS, MAX_PROFILE_ID_CHARS, MAX_USES};
 use crate::service::replay::MAX_REPLAY;
 use crate::service::webhooks::{self, MAX_URL_LEN, MAX_WEBHOOKS_PER_USER};
 use keyhook_core::sign::SECRET_PATTERN;
@@ -145,6 +146,8 @@ const _: () = assert!(tiny_http::MAX_REQUEST_LINE == tiny_http::MAX_HEADER_LINE)
 fn errors(extra: &[&str]) -> Vec<(String, Value)> {
     let mut out: Vec<(String, Value)> = vec![
         ("401".into(), err("Unauthorized")),
+        // KEY_EXHAUSTED: any authenticated operation of a key with no uses left.
+        ("403".into(), err("Forbidden")),
         ("405".into(), err("MethodNotAllowed")),
         // serve --rate-limit: any authenticated operation (and failed authentications).
         ("429".into(), err("RateLimited")),
@@ -153,7 +156,7 @@ fn errors(extra: &[&str]) -> Vec<(String, Value)> {
     ];
     // Answered by the HTTP layer itself, before routing (vendor/tiny_http/PATCHES.md, e).
     out.extend(protocol_errors(!extra.contains(&"400")));
-    for code in extra {
+    for code in extra.iter().filter(|c| **c != "403") {
         let name = match *code {
             "400" => "ValidationError",
             "403" => "Forbidden",
@@ -264,7 +267,7 @@ fn build() -> Value {
                 "HttpVersionNotSupported": error_response("HTTP_VERSION_NOT_SUPPORTED: only HTTP/1.0 and HTTP/1.1 are served; the connection is closed"),
                 "Unauthorized": with(error_response(&format!("UNAUTHORIZED, or API_KEY_EXPIRED with message `{}`", Error::Expired)),
                                      "headers", json!({ "WWW-Authenticate": www_authenticate() })),
-                "Forbidden": error_response("FORBIDDEN: a readonly key writing; a key creating a key broader than itself, or one that outlives it (details: `expiresAt`); a key deleting a key broader than itself (wider scope, higher permission or a later expiry); a key limited to profiles giving a webhook a scope beyond its own (details: `profileIds`, or `fullAccess` for full access) or emitting an event without one of its profiles (details: `profileId`)"),
+                "Forbidden": error_response(&format!("FORBIDDEN: a readonly key writing; a key creating a key broader than itself, or one that outlives it (details: `expiresAt`), or with a higher rate limit or more uses than it has (details: `rateLimit`, `remainingUses`); a key deleting a key broader than itself (wider scope, higher permission, a later expiry, a higher rate limit or more uses left); a key limited to profiles giving a webhook a scope beyond its own (details: `profileIds`, or `fullAccess` for full access) or emitting an event without one of its profiles (details: `profileId`). Or, for any authenticated request, KEY_EXHAUSTED with message `{}`: the key's uses (`remainingUses`) are used up", Error::Exhausted)),
                 "NotFound": error_response("NOT_FOUND: no such path or id for the caller's user; a webhook whose scope is not within the caller's (a key limited to profiles sees only webhooks of its profiles) is not found either"),
                 "MethodNotAllowed": with(error_response("METHOD_NOT_ALLOWED, with an Allow header"),
                                          "headers", json!({ "Allow": allow() })),
@@ -272,7 +275,7 @@ fn build() -> Value {
                 "PayloadTooLarge": error_response(&format!("PAYLOAD_TOO_LARGE: body over {} KiB (declared, or a chunk over what is left of it; then the connection is closed)", super::body::MAX_BODY / 1024)),
                 "WebhookDisabled": error_response("WEBHOOK_DISABLED: the webhook is disabled; enable it before replaying to it"),
                 "UnsupportedMediaType": error_response("UNSUPPORTED_MEDIA_TYPE: the body is not application/json"),
-                "RateLimited": with(error_response(&format!("RATE_LIMITED: the key is over `serve --rate-limit` (N requests per second or minute, burst N, counted per instance), or the client address is over it with failed authentications (then the key is not looked at); or, for a test ping, the user already has {} test pings running, the most at once. Try again after Retry-After seconds", super::pings::MAX_PINGS_PER_USER)),
+                "RateLimited": with(error_response(&format!("RATE_LIMITED: the key is over its own `rateLimit`, or else over `serve --rate-limit` (N requests per second or minute, burst N, counted per instance; such a request uses none of the key's `remainingUses`), or the client address is over it with failed authentications (then the key is not looked at); or, for a test ping, the user already has {} test pings running, the most at once. Try again after Retry-After seconds", super::pings::MAX_PINGS_PER_USER)),
                                     "headers", rate_limit_headers(true)),
                 "InternalError": error_response("INTERNAL_ERROR"),
                 "Unavailable": error_response("SERVICE_UNAVAILABLE: the database cannot take writes now; or the server already serves its maximum of connections (serve --max-connections, default 1024), with Retry-After: 1, and closes the connection")
@@ -514,7 +517,7 @@ fn schemas() -> Value {
         "ApiKey": {
             "type": "object",
             "additionalProperties": false,
-            "required": ["id", "userId", "keyPrefix", "name", "permission", "fullAccess", "profileIds", "lastUsedAt", "expiresAt", "createdAt"],
+            "required": ["id", "userId", "keyPrefix", "name", "permission", "fullAccess", "profileIds", "lastUsedAt", "expiresAt", "rateLimit", "remainingUses", "createdAt"],
             "properties": {
                 "id": { "type": "string" },
                 "userId": { "type": "string" },
@@ -525,6 +528,10 @@ fn schemas() -> Value {
                 "profileIds": { "type": "array", "items": { "type": "string" } },
                 "lastUsedAt": ts_or_null,
                 "expiresAt": ts_or_null,
+                "rateLimit": { "type": ["string", "null"], "pattern": SHOWN_RATE_PATTERN,
+                               "description": "The key's own rate limit (burst N, counted per instance), instead of `serve --rate-limit`'s; `null`: the server's" },
+                "remainingUses": { "type": ["integer", "null"], "minimum": 0, "maximum": MAX_USES,
+                                   "description": "Requests the key may still make (each authenticated request uses one; at 0 the key gets 403 KEY_EXHAUSTED); `null`: no limit" },
                 "createdAt": ts
             }
         },
@@ -544,7 +551,11 @@ fn schemas() -> Value {
                                 "default": Permission::Readwrite.as_str() },
                 "fullAccess": { "type": ["boolean", "null"], "default": true },
                 "profileIds": profile_ids.clone(),
-                "expiresAt": { "type": ["string", "null"], "format": "date-time" }
+                "expiresAt": { "type": ["string", "null"], "format": "date-time" },
+                "rateLimit": { "type": ["string", "null"], "pattern": RATE_PATTERN,
+                               "description": format!("N/s or N/min (N from 1 to {MAX_RATE}, burst N): the key's own rate limit. A key with one may create only keys with one within it (no larger burst, no faster refill)") },
+                "remainingUses": { "type": ["integer", "null"], "minimum": 1, "maximum": MAX_USES,
+                                   "description": "How many requests the key may make. A key with uses left may create only keys with no more" }
             },
             // fullAccess false needs profile ids; fullAccess true (the default) allows none.
             "if": { "required": ["fullAccess"], "properties": { "fullAccess": { "const": false } } },

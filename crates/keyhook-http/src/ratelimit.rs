@@ -262,24 +262,94 @@ impl Limits {
     }
 
     fn headers(&self, remaining: u32) -> Headers {
-        let used = self.burst.saturating_sub(remaining);
-        Headers {
-            limit: self.burst,
-            remaining,
-            reset: ceil_secs(self.per_cell * used),
-        }
+        headers(self.burst, self.per_cell, remaining)
     }
 
     fn limited(&self, wait: Duration) -> Limited {
-        let retry_after = ceil_secs(wait).max(1);
-        Limited {
-            retry_after,
-            headers: Headers {
-                limit: self.burst,
-                remaining: 0,
-                reset: ceil_secs(wait + self.per_cell * self.burst.saturating_sub(1)).max(1),
-            },
+        limited(self.burst, self.per_cell, wait)
+    }
+}
+
+/// The headers of a response allowed with `remaining` of a burst of `burst` left, a cell
+/// coming back every `per_cell`.
+fn headers(burst: u32, per_cell: Duration, remaining: u32) -> Headers {
+    let used = burst.saturating_sub(remaining);
+    Headers {
+        limit: burst,
+        remaining,
+        reset: ceil_secs(per_cell * used),
+    }
+}
+
+/// The refusal of a request that may be made again after `wait`.
+fn limited(burst: u32, per_cell: Duration, wait: Duration) -> Limited {
+    Limited {
+        retry_after: ceil_secs(wait).max(1),
+        headers: Headers {
+            limit: burst,
+            remaining: 0,
+            reset: ceil_secs(wait + per_cell * burst.saturating_sub(1)).max(1),
+        },
+    }
+}
+
+/// Keys with a rate limit of their own (`keys create --rate-limit`, `rateLimit`), whether or
+/// not `serve --rate-limit` is given. governor's limiter has one quota for all its keys, so
+/// this is the same algorithm (GCRA, burst N) written out over a [`Bounded`] map from a key
+/// to its theoretical arrival time, the quota coming with each request from the key itself.
+/// Bounded and swept like [`Limits`]; counted in this process only, like it.
+pub struct OwnLimits {
+    tats: Bounded<u64>,
+    clock: DefaultClock,
+    origin: <DefaultClock as governor::clock::Clock>::Instant,
+    ids: RandomState,
+}
+
+impl Default for OwnLimits {
+    fn default() -> Self {
+        let clock = DefaultClock::default();
+        let origin = clock.now();
+        OwnLimits {
+            tats: Bounded::new(MAX_TRACKED),
+            clock,
+            origin,
+            ids: RandomState::new(),
         }
+    }
+}
+
+impl OwnLimits {
+    /// Counts one request of the key `key_id`, whose own limit is `rate`.
+    pub fn check_key(&self, key_id: &str, rate: RateLimit) -> Result<Headers, Limited> {
+        let burst = rate.requests.get();
+        let per_cell = rate.per_request();
+        let t = per_cell.as_nanos() as u64;
+        // What a full burst takes to come back, less one cell: how far ahead of now the
+        // theoretical arrival time may run.
+        let ahead = t * u64::from(burst - 1);
+        let now = self.now_ns();
+        let k = self.ids.hash_one(key_id);
+        self.tats
+            .update(&k, |old| {
+                let tat = old.unwrap_or(now).max(now);
+                if tat > now + ahead {
+                    return Err(tat - ahead - now);
+                }
+                let next = tat + t;
+                let remaining = ((now + ahead + t - next) / t) as u32;
+                Ok((remaining, next))
+            })
+            .map(|remaining| headers(burst, per_cell, remaining))
+            .map_err(|wait| limited(burst, per_cell, Duration::from_nanos(wait)))
+    }
+
+    /// Forgets the keys whose bucket is full again.
+    pub fn sweep(&self) {
+        self.tats.retain_above(self.now_ns());
+    }
+
+    fn now_ns(&self) -> u64 {
+        u64::from(self.clock.now().duration_since(self.origin))
     }
 }
 
@@ -323,6 +393,39 @@ mod tests {
         assert!(
             l.check_key("key_b").is_ok(),
             "another key has its own bucket"
+        );
+    }
+
+    #[test]
+    fn a_key_with_its_own_limit_gets_its_burst_then_429_whatever_the_others_have() {
+        let own = OwnLimits::default();
+        let three = RateLimit::parse("3/min").unwrap();
+        let got: Vec<_> = (0..3).map(|_| own.check_key("a", three).unwrap()).collect();
+        assert_eq!(
+            got.iter()
+                .map(|h| (h.limit, h.remaining))
+                .collect::<Vec<_>>(),
+            [(3, 2), (3, 1), (3, 0)]
+        );
+        assert_eq!(got[0].reset, 20, "one cell of 3/min comes back in 20 s");
+        let over = own.check_key("a", three).unwrap_err();
+        assert!((19..=20).contains(&over.retry_after), "{over:?}");
+        assert_eq!((over.headers.limit, over.headers.remaining), (3, 0));
+        // Another key, with another limit, has its own bucket.
+        let one = RateLimit::parse("1/min").unwrap();
+        assert_eq!(own.check_key("b", one).unwrap().remaining, 0);
+        assert!(own.check_key("b", one).is_err());
+        // A fast rate refills: after a sweep nothing full is kept.
+        let fast = RateLimit::parse("1000000/s").unwrap();
+        own.check_key("c", fast).unwrap();
+        std::thread::sleep(Duration::from_millis(2));
+        own.check_key("c", fast).unwrap();
+        std::thread::sleep(Duration::from_millis(2));
+        own.sweep();
+        assert_eq!(
+            own.tats.len(),
+            2,
+            "a and b are still counting; c is full again"
         );
     }
 

@@ -11,7 +11,7 @@ use keyhook_core::time::Timestamp;
 macro_rules! columns {
     () => {
         "id, user_id, key_prefix, name, permission, full_access, profile_ids, \
-         last_used_at, expires_at, created_at"
+         last_used_at, expires_at, created_at, rate_limit, remaining_uses"
     };
 }
 
@@ -60,6 +60,14 @@ pub(crate) fn from_row(r: &Row) -> Result<ApiKey, Fail> {
         last_used_at: r.try_get::<_, Option<i64>>(7)?.map(Timestamp),
         expires_at: r.try_get::<_, Option<i64>>(8)?.map(Timestamp),
         created_at: Timestamp(r.try_get(9)?),
+        rate_limit: match r.try_get::<_, Option<&str>>(10)? {
+            None => None,
+            Some(s) => Some(
+                keyhook_core::rate::RateLimit::parse(s)
+                    .map_err(|e| Fail::Data(format!("a stored rate limit is damaged: {e}")))?,
+            ),
+        },
+        remaining_uses: r.try_get(11)?,
         key: None,
     })
 }
@@ -84,8 +92,9 @@ impl KeyQueries for PgStore {
         self.run(|s| {
             s.execute(
                 "INSERT INTO api_keys (id, user_id, key_hash, key_prefix, name, permission,
-                    full_access, profile_ids, last_used_at, expires_at, created_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+                    full_access, profile_ids, last_used_at, expires_at, created_at,
+                    checksummed, rate_limit, remaining_uses)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, TRUE, $12, $13)",
                 &[
                     &key.id,
                     &key.user_id,
@@ -98,6 +107,8 @@ impl KeyQueries for PgStore {
                     &key.last_used_at.map(|t| t.0),
                     &key.expires_at.map(|t| t.0),
                     &key.created_at.0,
+                    &key.rate_limit.map(|r| r.to_string()),
+                    &key.remaining_uses,
                 ],
             )?;
             Ok(())
@@ -182,6 +193,31 @@ impl KeyQueries for PgStore {
                 &[&id, &expires_at.0],
             )?;
             Ok(())
+        })
+    }
+
+    fn any_key_without_checksum(&self) -> StoreResult<bool> {
+        self.run(|s| {
+            Ok(s.query_one(
+                "SELECT EXISTS (SELECT 1 FROM api_keys WHERE NOT checksummed)",
+                &[],
+            )?
+            .try_get(0)?)
+        })
+    }
+
+    /// One `UPDATE … RETURNING`: the row lock orders instances spending the same key, and
+    /// each sees the count the one before it left, so the uses are honoured exactly.
+    fn spend_key_use(&self, id: &str) -> StoreResult<Option<i64>> {
+        self.run(|s| {
+            s.query_opt(
+                "UPDATE api_keys SET remaining_uses = remaining_uses - 1
+                 WHERE id = $1 AND remaining_uses > 0 RETURNING remaining_uses",
+                &[&id],
+            )?
+            .map(|r| r.try_get(0))
+            .transpose()
+            .map_err(Into::into)
         })
     }
 

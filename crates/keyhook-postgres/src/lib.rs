@@ -86,7 +86,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use keyhook_core::model::ApiKey;
 use keyhook_core::store::{
-    Backend, Conn as View, KeyQueries, Storage, Store, StoreError, StoreResult,
+    Backend, ChecksumMemory, Conn as View, KeyQueries, Storage, Store, StoreError, StoreResult,
 };
 use keyhook_core::time::Timestamp;
 use r2d2_postgres::PostgresConnectionManager;
@@ -108,6 +108,8 @@ pub struct PgBackend {
     /// Whether the schema is known to be current (checked, or migrated, at the first
     /// successful connect).
     migrated: AtomicBool,
+    /// Whether no key without a checksum is left, once known: for all its connections.
+    checksums: ChecksumMemory,
 }
 
 impl std::fmt::Debug for PgBackend {
@@ -142,6 +144,7 @@ impl PgBackend {
             errors,
             create,
             migrated: AtomicBool::new(false),
+            checksums: ChecksumMemory::default(),
         })
     }
 
@@ -175,7 +178,10 @@ impl PgBackend {
                 e => self.located(e),
             },
         )?;
-        Ok(PgStore::new(Handle::Direct(Box::new(session))))
+        Ok(PgStore::new(
+            Handle::Direct(Box::new(session)),
+            self.checksums.clone(),
+        ))
     }
 }
 
@@ -190,7 +196,10 @@ impl Backend for PgBackend {
             return Ok(Box::new(store));
         }
         match self.pool.get() {
-            Ok(c) => Ok(Box::new(PgStore::new(Handle::Pooled(Box::new(c))))),
+            Ok(c) => Ok(Box::new(PgStore::new(
+                Handle::Pooled(Box::new(c)),
+                self.checksums.clone(),
+            ))),
             Err(_) => {
                 // Why the pool could not make a connection, if it tried just now; else every
                 // connection was in use for the whole wait.
@@ -263,14 +272,16 @@ pub struct PgStore {
     /// of a transaction in which one failed, and turns its COMMIT into a rollback; this makes
     /// that rollback an error even if the caller went on after the failure.
     failed: RefCell<Option<StoreError>>,
+    checksums: ChecksumMemory,
 }
 
 impl PgStore {
-    fn new(handle: Handle) -> PgStore {
+    fn new(handle: Handle, checksums: ChecksumMemory) -> PgStore {
         PgStore {
             session: RefCell::new(handle),
             tx: Cell::new(Tx::None),
             failed: RefCell::new(None),
+            checksums,
         }
     }
 
@@ -391,6 +402,10 @@ impl Storage for PgStore {
 
     fn record_key_use(&self, _key_hash: &str, key_id: &str, at: Timestamp) -> StoreResult<()> {
         self.set_key_last_used(key_id, at)
+    }
+
+    fn checksum_memory(&self) -> &ChecksumMemory {
+        &self.checksums
     }
 }
 

@@ -151,6 +151,11 @@ const MIGRATIONS: &[&str] = &[
      ALTER TABLE idempotency_keys ADD COLUMN profile_id TEXT COLLATE "C" NOT NULL DEFAULT '';
      ALTER TABLE idempotency_keys DROP CONSTRAINT idempotency_keys_pkey;
      ALTER TABLE idempotency_keys ADD PRIMARY KEY (user_id, profile_id, key);"#,
+    // leak-era keys (issue 25): SQLite's migration of the same name.
+    "ALTER TABLE api_keys ADD COLUMN checksummed BOOLEAN NOT NULL DEFAULT FALSE;
+     ALTER TABLE api_keys ADD COLUMN rate_limit TEXT COLLATE \"C\";
+     ALTER TABLE api_keys ADD COLUMN remaining_uses BIGINT CHECK (remaining_uses >= 0);
+     CREATE INDEX api_keys_without_checksum ON api_keys(id) WHERE NOT checksummed;",
 ];
 
 /// The schema version this binary writes.

@@ -55,6 +55,9 @@ fn the_schema_is_sqlites_in_postgresql_types() {
         "previous_secret",
         "previous_secret_expires_at",
         "disabled_reason",
+        // leak-era keys: a key's own limits
+        "rate_limit",
+        "remaining_uses",
     ];
     let mut want: Vec<String> = TABLES
         .iter()
@@ -90,7 +93,7 @@ fn the_schema_is_sqlites_in_postgresql_types() {
     );
     assert_eq!(
         indexes.trim(),
-        "api_keys_prefix,api_keys_user,audit_log_at,audit_log_user,deliveries_due,\
+        "api_keys_prefix,api_keys_user,api_keys_without_checksum,audit_log_at,audit_log_user,deliveries_due,\
          deliveries_event,deliveries_finished,deliveries_webhook,delivery_attempts_at,\
          delivery_attempts_delivery,delivery_attempts_webhook,events_created,\
          events_user_created,idempotency_keys_created,webhooks_previous_secret,webhooks_user"

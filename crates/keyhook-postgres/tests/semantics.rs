@@ -30,6 +30,8 @@ fn key(id: &str, user: &str, prefix: &str, created: i64) -> ApiKey {
         profile_ids: vec![],
         last_used_at: None,
         expires_at: None,
+        rate_limit: None,
+        remaining_uses: None,
         created_at: Timestamp(created),
         key: None,
     }

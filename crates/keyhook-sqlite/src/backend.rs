@@ -212,6 +212,10 @@ impl<T: Storage> Storage for Pooled<T> {
         self.get().record_key_use(key_hash, key_id, at)
     }
 
+    fn checksum_memory(&self) -> &keyhook_core::store::ChecksumMemory {
+        self.get().checksum_memory()
+    }
+
     fn trim_log(&self, always: bool) -> StoreResult<()> {
         self.get().trim_log(always)
     }

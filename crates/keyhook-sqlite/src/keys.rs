@@ -11,7 +11,7 @@ use keyhook_core::store::{KeyQueries, StoreResult};
 macro_rules! columns {
     () => {
         "id, user_id, key_prefix, name, permission, full_access, profile_ids, \
-         last_used_at, expires_at, created_at"
+         last_used_at, expires_at, created_at, rate_limit, remaining_uses"
     };
 }
 
@@ -46,6 +46,13 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<ApiKey> {
         last_used_at: r.get::<_, Option<i64>>(7)?.map(Timestamp),
         expires_at: r.get::<_, Option<i64>>(8)?.map(Timestamp),
         created_at: Timestamp(r.get(9)?),
+        rate_limit: match r.get_ref(10)?.as_str_or_null()? {
+            None => None,
+            Some(s) => Some(keyhook_core::rate::RateLimit::parse(s).map_err(|e| {
+                rusqlite::Error::FromSqlConversionFailure(10, rusqlite::types::Type::Text, e.into())
+            })?),
+        },
+        remaining_uses: r.get(11)?,
         key: None,
     })
 }
@@ -66,8 +73,9 @@ impl KeyQueries for Conn {
             self.0
                 .prepare_cached(
                     "INSERT INTO api_keys (id, user_id, key_hash, key_prefix, name, permission,
-                        full_access, profile_ids, last_used_at, expires_at, created_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                        full_access, profile_ids, last_used_at, expires_at, created_at,
+                        checksummed, rate_limit, remaining_uses)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 1, ?12, ?13)",
                 )?
                 .execute(params![
                     key.id,
@@ -81,6 +89,8 @@ impl KeyQueries for Conn {
                     key.last_used_at.map(|t| t.0),
                     key.expires_at.map(|t| t.0),
                     key.created_at.0,
+                    key.rate_limit.map(|r| r.to_string()),
+                    key.remaining_uses,
                 ])?;
             Ok(())
         })
@@ -180,6 +190,31 @@ impl KeyQueries for Conn {
                 .prepare_cached("UPDATE api_keys SET expires_at = ?2 WHERE id = ?1")?
                 .execute(params![id, expires_at.0])?;
             Ok(())
+        })
+    }
+
+    fn any_key_without_checksum(&self) -> StoreResult<bool> {
+        sql(|| {
+            Ok(self
+                .0
+                .prepare_cached(
+                    "SELECT EXISTS (SELECT 1 FROM api_keys INDEXED BY api_keys_without_checksum
+                     WHERE checksummed = 0)",
+                )?
+                .query_row([], |r| r.get(0))?)
+        })
+    }
+
+    fn spend_key_use(&self, id: &str) -> StoreResult<Option<i64>> {
+        sql(|| {
+            Ok(self
+                .0
+                .prepare_cached(
+                    "UPDATE api_keys SET remaining_uses = remaining_uses - 1
+                     WHERE id = ?1 AND remaining_uses > 0 RETURNING remaining_uses",
+                )?
+                .query_row([id], |r| r.get(0))
+                .optional()?)
         })
     }
 

@@ -61,7 +61,7 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 use keyhook_core::model::ApiKey;
-use keyhook_core::store::{Conn as View, Storage, Store, StoreResult};
+use keyhook_core::store::{ChecksumMemory, Conn as View, Storage, Store, StoreResult};
 use keyhook_core::time::Timestamp;
 // The core's modules under the names the backend's files use.
 use keyhook_core::{model, time};
@@ -92,6 +92,8 @@ pub struct SqliteStore {
     /// SQLite's lock, whose busy handler polls in sleeps of up to 100 ms (which put a write
     /// behind the pruner's batches 100 ms or more late). Other processes still meet the lock.
     writer: WriteLock,
+    /// Whether no key without a checksum is left, once known (this connection's).
+    checksums: ChecksumMemory,
 }
 
 /// The in-process write lock of one database file.
@@ -184,6 +186,7 @@ impl SqliteStore {
             path: path.to_path_buf(),
             key_cache: Default::default(),
             writer: WriteLock::default(),
+            checksums: ChecksumMemory::default(),
         }
     }
 
@@ -351,6 +354,10 @@ impl Storage for SqliteStore {
     fn trim_log(&self, always: bool) -> StoreResult<()> {
         self.trim_log_past(always, WAL_SIZE_LIMIT as u64, CHECKPOINT_WAIT)
     }
+
+    fn checksum_memory(&self) -> &ChecksumMemory {
+        &self.checksums
+    }
 }
 
 impl SqliteStore {
@@ -494,6 +501,8 @@ pub(crate) mod testing {
             profile_ids: vec![],
             last_used_at: None,
             expires_at: None,
+            rate_limit: None,
+            remaining_uses: None,
             created_at: keyhook_core::time::Timestamp(1),
             key: None,
         }

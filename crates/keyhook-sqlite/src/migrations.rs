@@ -183,6 +183,14 @@ const MIGRATIONS: &[&str] = &[
      DROP TABLE idempotency_keys;
      ALTER TABLE idempotency_keys_by_profile RENAME TO idempotency_keys;
      CREATE INDEX idempotency_keys_created ON idempotency_keys(created_at);",
+    // leak-era keys (issue 25): whether a key ends with its CRC32 checksum (every key written
+    // from this version on; the ones before may not), a partial index that answers "is any
+    // key without one left?" with one probe, and each key's own rate limit and remaining uses.
+    "ALTER TABLE api_keys ADD COLUMN checksummed INTEGER NOT NULL DEFAULT 0
+        CHECK (checksummed IN (0, 1));
+     ALTER TABLE api_keys ADD COLUMN rate_limit TEXT;
+     ALTER TABLE api_keys ADD COLUMN remaining_uses INTEGER CHECK (remaining_uses >= 0);
+     CREATE INDEX api_keys_without_checksum ON api_keys(id) WHERE checksummed = 0;",
 ];
 
 /// The schema version this binary writes.
@@ -351,6 +359,18 @@ mod tests {
                         7
                     )
                 );
+            }
+            if start >= 1 {
+                // A key from before checksums is marked as such, without limits of its own.
+                let (checksummed, rate, uses): (i64, Option<String>, Option<i64>) = conn
+                    .query_row(
+                        "SELECT checksummed, rate_limit, remaining_uses FROM api_keys
+                         WHERE key_hash = 'aa'",
+                        [],
+                        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                    )
+                    .unwrap();
+                assert_eq!((checksummed, rate, uses), (0, None, None));
             }
             // Applying again is a no-op.
             migrate(&conn).unwrap();

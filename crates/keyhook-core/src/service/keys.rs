@@ -6,12 +6,26 @@ use super::{Actor, Operation};
 use crate::auth::{self, Excess, Reach};
 use crate::error::{Error, FieldError, Result};
 use crate::model::{ApiKey, Permission};
+use crate::rate::RateLimit;
 use crate::store::Store;
 use crate::time::Timestamp;
 
 pub const MAX_NAME_CHARS: usize = 100;
 pub const MAX_PROFILE_IDS: usize = 100;
 pub const MAX_PROFILE_ID_CHARS: usize = 100;
+/// The most uses a key may be given (`--max-uses`, `remainingUses`): 2^53 - 1, the largest
+/// integer every JSON client reads exactly.
+pub const MAX_USES: i64 = (1 << 53) - 1;
+
+/// A key's number of uses, from 1 to [`MAX_USES`]: the rule of `--max-uses` and of
+/// `remainingUses` on creation (a key created with none left would be no key).
+pub fn max_uses(n: i64) -> std::result::Result<i64, String> {
+    if (1..=MAX_USES).contains(&n) {
+        Ok(n)
+    } else {
+        Err(format!("must be an integer from 1 to {MAX_USES}"))
+    }
+}
 
 /// The name rule of [`validate`] as a regular expression, for the OpenAPI document: the
 /// first and last character visible and not white space, none invisible, with white space
@@ -211,6 +225,10 @@ pub struct NewKey {
     pub full_access: Option<bool>,
     pub profile_ids: Option<ProfileIds>,
     pub expires_at: Option<Expiry>,
+    /// This key's own rate limit; `serve --rate-limit`'s applies when absent.
+    pub rate_limit: Option<RateLimit>,
+    /// How many requests the key may make ([`max_uses`]); unlimited when absent.
+    pub remaining_uses: Option<i64>,
     /// What the front end refused converting the request (wrong types, unknown fields, bad
     /// values), named as the request names it; a refused value is `None` above.
     pub problems: Problems,
@@ -223,6 +241,8 @@ const NEW_KEY_FIELDS: &[&str] = &[
     "fullAccess",
     "profileIds",
     "expiresAt",
+    "rateLimit",
+    "remainingUses",
 ];
 
 /// The validated fields of a key to be created.
@@ -232,6 +252,8 @@ struct KeySpec {
     full_access: bool,
     profile_ids: Vec<String>,
     expires_at: Option<Timestamp>,
+    rate_limit: Option<RateLimit>,
+    remaining_uses: Option<i64>,
 }
 
 fn validate(input: NewKey) -> Result<KeySpec> {
@@ -246,6 +268,8 @@ fn validate(input: NewKey) -> Result<KeySpec> {
         full_access,
         profile_ids,
         expires_at: input.expires_at.map(Expiry::at),
+        rate_limit: input.rate_limit,
+        remaining_uses: input.remaining_uses,
     })
 }
 
@@ -261,6 +285,14 @@ fn check_not_broader(actor: &Actor, spec: &KeySpec) -> Result<()> {
         full_access: spec.full_access,
         profile_ids: &spec.profile_ids,
         expires_at: spec.expires_at,
+        rate_limit: spec.rate_limit,
+        remaining_uses: spec.remaining_uses,
+    };
+    let forbidden = |message: &str, field: &str, detail: String| {
+        Err(Error::ForbiddenFields {
+            message: message.into(),
+            details: vec![FieldError::new(field, detail)],
+        })
     };
     match auth::no_broader(reach, parent.reach()) {
         Ok(()) => Ok(()),
@@ -282,11 +314,38 @@ fn check_not_broader(actor: &Actor, spec: &KeySpec) -> Result<()> {
                 ),
                 Some(_) => format!("must be no later than {limit}, when this key expires"),
             };
-            Err(Error::ForbiddenFields {
-                message: "a key that expires cannot create a key that outlives it".into(),
-                details: vec![FieldError::new("expiresAt", detail)],
-            })
+            forbidden(
+                "a key that expires cannot create a key that outlives it",
+                "expiresAt",
+                detail,
+            )
         }
+        Err(Excess::RateLimit(limit)) => forbidden(
+            "a key cannot create a key with a higher rate limit than its own",
+            "rateLimit",
+            match spec.rate_limit {
+                None => format!(
+                    "is required: this key is limited to {limit}, and may only create keys \
+                     limited to no more"
+                ),
+                Some(_) => format!(
+                    "must be within {limit}, this key's own rate limit (a burst of at most {}, \
+                     refilling no faster)",
+                    limit.requests
+                ),
+            },
+        ),
+        Err(Excess::Uses(left)) => forbidden(
+            "a key cannot create a key with more uses than it has left",
+            "remainingUses",
+            match spec.remaining_uses {
+                None => format!(
+                    "is required: this key has {left} uses left, and may only create keys \
+                     with no more"
+                ),
+                Some(_) => format!("must be at most {left}, the uses this key has left"),
+            },
+        ),
     }
 }
 
@@ -312,6 +371,10 @@ fn check_may_act_on(actor: &Actor, target: &ApiKey, verb: &str) -> Result<()> {
             "a key that outlives it: it expires at {}",
             limit.to_rfc3339()
         )),
+        Err(Excess::RateLimit(limit)) => refused(format!(
+            "a key with a higher rate limit: it is limited to {limit}"
+        )),
+        Err(Excess::Uses(left)) => refused(format!("a key with more uses left: it has {left}")),
     }
 }
 
@@ -332,6 +395,8 @@ fn insert_in(
         profile_ids: spec.profile_ids,
         last_used_at: None,
         expires_at: spec.expires_at,
+        rate_limit: spec.rate_limit,
+        remaining_uses: spec.remaining_uses,
         created_at: now,
         key: None,
     };
@@ -500,6 +565,8 @@ fn rotate_then(
             full_access: old.full_access,
             profile_ids: old.profile_ids.clone(),
             expires_at,
+            rate_limit: old.rate_limit,
+            remaining_uses: old.remaining_uses,
         };
         check_not_broader(actor, &spec)?;
         let new = insert_in(c, &old.user_id, spec, now)?;
@@ -581,4 +648,68 @@ pub fn prune(
         }
         Ok(keys)
     })
+}
+
+/// What a key found in a leak is in this database (`keys scan`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Leaked {
+    /// A key that works: revoke it.
+    Active(ApiKey),
+    /// A key that no longer works, still listed until deleted.
+    Expired(ApiKey),
+    /// No key of this database: deleted, of another database, or not a key at all.
+    Unknown,
+}
+
+/// Looks up a key-shaped string found in a leak, by its hash, among every user's keys: the
+/// operator's question, so a key is refused. A token whose checksum is wrong is `Unknown`
+/// without a lookup once no key without a checksum is left (`auth::find_key`).
+pub fn identify(store: &Store, actor: &Actor, token: &str, now: Timestamp) -> Result<Leaked> {
+    operator_only(actor, "scan for leaked keys")?;
+    if !auth::is_well_formed(token) {
+        return Ok(Leaked::Unknown);
+    }
+    Ok(match auth::find_key(store, token) {
+        Ok(k) if k.is_expired(now) => Leaked::Expired(k),
+        Ok(k) => Leaked::Active(k),
+        Err(Error::Unauthorized(_)) => Leaked::Unknown,
+        Err(e) => return Err(e),
+    })
+}
+
+/// Deletes a key found in a leak (`keys scan --revoke`), in a transaction of its own, with an
+/// audit entry `key.deleted` whose details add `reason: leaked` and `foundIn` (`path:line`).
+/// Returns `None` when the key is already gone. Any user's key: the operator's command.
+pub fn revoke_leaked(
+    store: &Store,
+    actor: &Actor,
+    key_id: &str,
+    found_in: &str,
+    now: Timestamp,
+) -> Result<Option<ApiKey>> {
+    operator_only(actor, "revoke leaked keys")?;
+    store.write(|c| {
+        let found = c.keys_by_id_or_prefix(None, key_id)?;
+        let Some(key) = found.into_iter().find(|k| k.id == key_id) else {
+            return Ok(None);
+        };
+        c.delete_key(&key.id)?;
+        let mut details = audit::key_details(&key);
+        details["reason"] = "leaked".into();
+        details["foundIn"] = found_in.into();
+        let entry = Entry {
+            user_id: key.user_id.clone(),
+            ..Entry::by(actor, Action::KeyDeleted, &key.id, details)
+        };
+        audit::record(c, now, &entry)?;
+        Ok(Some(key))
+    })
+}
+
+/// Refuses a key: what only the operator (the CLI) does.
+fn operator_only(actor: &Actor, what: &str) -> Result<()> {
+    match actor {
+        Actor::Operator { .. } => Ok(()),
+        Actor::Key(_) => Err(Error::Forbidden(format!("only the operator can {what}"))),
+    }
 }

@@ -47,6 +47,20 @@ pub fn temp_store() -> (Guard, Box<Store>) {
     (Guard::Sqlite(dir), Box::new(store))
 }
 
+/// A fresh, empty database with a pool of `pool` connections, for tests of several
+/// connections at once (threads standing for instances).
+pub fn temp_backend(pool: u32) -> (Guard, std::sync::Arc<dyn Backend>) {
+    if on_postgres() {
+        let db = keyhook_testpg::database()
+            .unwrap_or_else(|| panic!("{BACKEND_VAR}=postgres without PostgreSQL"));
+        let backend = PgBackend::new(&db.url(), pool, true).expect("a backend on PostgreSQL");
+        return (Guard::Postgres(db), std::sync::Arc::new(backend));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let backend = keyhook_sqlite::SqliteBackend::new(dir.path().join("k.db"), true, pool);
+    (Guard::Sqlite(dir), std::sync::Arc::new(backend))
+}
+
 /// Runs this test binary again on PostgreSQL, without the test calling this (`this`), and
 /// fails with the failures there. Skips (saying why) without PostgreSQL, except under
 /// `CI=true`.

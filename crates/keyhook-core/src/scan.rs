@@ -1,0 +1,179 @@
+//! Finding keyhook keys in a stream of text (`keys scan`): plain or percent-encoded
+//! ([`redact::whole_key_at`]), in bounded memory however long the input or any of its lines.
+
+use std::io::{self, Read};
+
+use crate::auth::KEY_LEN;
+use crate::redact::{self, MAX_UNIT_BYTES};
+
+/// Bytes read at a time.
+const CHUNK: usize = 1 << 20;
+/// The most bytes a key and the character after it take, percent-encoded: a candidate that
+/// starts closer than this to the end of what was read waits for the next read, with the
+/// bytes after it carried over.
+const LOOKAHEAD: usize = MAX_UNIT_BYTES * (KEY_LEN + 1);
+/// How much of a file's start [`looks_binary`] is given (git's choice).
+pub const SNIFF_BYTES: usize = 8000;
+
+/// Whether a file whose first bytes are `head` is binary: a NUL among them, as git and grep
+/// decide.
+pub fn looks_binary(head: &[u8]) -> bool {
+    memchr::memchr(0, head).is_some()
+}
+
+/// Calls `found(line, key)` for every key in `input`, in order, with the line (from 1) it
+/// starts on. Holds one buffer of about 1.5 MiB whatever the input: a single line of 10 GiB
+/// streams through it like any other. Stops at the first error of `found` or of reading.
+pub fn scan<E: From<io::Error>>(
+    mut input: impl Read,
+    mut found: impl FnMut(u64, &str) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut buf = vec![0u8; CHUNK + LOOKAHEAD];
+    let mut len = 0;
+    let mut line = 1u64;
+    let mut eof = false;
+    let newlines = |b: &[u8]| memchr::memchr_iter(b'\n', b).count() as u64;
+    loop {
+        while !eof && len < buf.len() {
+            match input.read(&mut buf[len..]) {
+                Ok(0) => eof = true,
+                Ok(n) => len += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        // Candidates before `limit` have all the bytes they need.
+        let limit = if eof { len } else { len - LOOKAHEAD };
+        let (mut at, mut counted) = (0, 0);
+        while at < limit {
+            // A key starts with `k`, or with `%` when that is encoded.
+            let Some(off) = memchr::memchr2(b'k', b'%', &buf[at..limit]) else {
+                break;
+            };
+            let i = at + off;
+            match redact::whole_key_at(&buf[..len], i) {
+                Some((end, key)) => {
+                    line += newlines(&buf[counted..i]);
+                    counted = i;
+                    found(line, std::str::from_utf8(&key).expect("a key is ASCII"))?;
+                    at = end;
+                }
+                None => at = i + 1,
+            }
+        }
+        let consumed = at.max(limit);
+        line += newlines(&buf[counted..consumed]);
+        if eof {
+            return Ok(());
+        }
+        buf.copy_within(consumed..len, 0);
+        len -= consumed;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::auth::generate_key;
+
+    fn found(input: &[u8]) -> Vec<(u64, String)> {
+        let mut out = Vec::new();
+        scan::<io::Error>(input, |line, key| {
+            out.push((line, key.to_string()));
+            Ok(())
+        })
+        .unwrap();
+        out
+    }
+
+    /// A reader that hands out its bytes a few at a time, as a pipe may.
+    struct Trickle<'a>(&'a [u8], usize);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            let n = self.1.min(out.len()).min(self.0.len());
+            out[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn keys_are_found_plain_and_percent_encoded_with_their_lines() {
+        let (a, b, c) = (generate_key(), generate_key(), generate_key());
+        let encoded: String = c.bytes().map(|x| format!("%{x:02X}")).collect();
+        let text = format!(
+            "first line\nKEY={a} and again \"{a}\"\n\nGET /x?token=kp%5F{}&y=1\n{encoded}\n",
+            &b[3..]
+        );
+        assert_eq!(
+            found(text.as_bytes()),
+            [(2, a.clone()), (2, a), (4, b), (5, c)]
+        );
+    }
+
+    #[test]
+    fn longer_runs_uppercase_and_short_keys_are_not_keys() {
+        let k = generate_key();
+        for text in [
+            format!("{k}0"),
+            format!("{k}A"),
+            k.to_uppercase(),
+            k[..66].to_string(),
+            format!("kq_{}", &k[3..]),
+        ] {
+            assert_eq!(found(text.as_bytes()), [], "{text}");
+        }
+        assert_eq!(found(format!("x{k}.").as_bytes()), [(1, k)]);
+    }
+
+    #[test]
+    fn a_key_across_reads_and_buffers_is_found_on_its_line() {
+        let k = generate_key();
+        let encoded: String = k.bytes().map(|x| format!("%25{x:02x}")).collect();
+        // Put keys around every buffer boundary: before, across and after.
+        let mut text = Vec::new();
+        let mut want = Vec::new();
+        let mut line = 1;
+        for round in 0..3 {
+            while text.len() < (round + 1) * CHUNK - 200 {
+                text.extend_from_slice(b"some log text, no key here\n");
+                line += 1;
+            }
+            for _ in 0..20 {
+                text.extend_from_slice(k.as_bytes());
+                want.push((line, k.clone()));
+                text.extend_from_slice(b" ");
+                text.extend_from_slice(encoded.as_bytes());
+                want.push((line, k.clone()));
+                text.extend_from_slice(b"\n");
+                line += 1;
+            }
+        }
+        assert_eq!(found(&text), want);
+        let mut out = Vec::new();
+        scan::<io::Error>(Trickle(&text, 7), |l, key| {
+            out.push((l, key.to_string()));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(out, want);
+    }
+
+    #[test]
+    fn a_line_longer_than_the_buffer_streams_through() {
+        let k = generate_key();
+        let mut text = vec![b'x'; 3 * CHUNK + 17];
+        text.extend_from_slice(k.as_bytes());
+        text.extend(std::iter::repeat_n(b'y', CHUNK));
+        text.extend_from_slice(b"\n");
+        text.extend_from_slice(k.as_bytes());
+        assert_eq!(found(&text), [(1, k.clone()), (2, k)]);
+    }
+
+    #[test]
+    fn a_nul_in_the_head_is_binary() {
+        assert!(looks_binary(b"ELF\0\x01"));
+        assert!(!looks_binary("plain text, é".as_bytes()));
+    }
+}

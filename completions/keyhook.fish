@@ -8,6 +8,11 @@ function __fish_keyhook_needs_command
     set -l cmd (commandline -opc)
     set -e cmd[1]
     argparse -s (__fish_keyhook_global_optspecs) -- $cmd 2>/dev/null
+    or begin
+        # The last word is an option still waiting for its value (keyhook --color <TAB>).
+        set -e cmd[-1]
+        argparse -s (__fish_keyhook_global_optspecs) -- $cmd 2>/dev/null
+    end
     or return
     if set -q argv[1]
         # Also print the command, so this can be used to figure out what it is.
@@ -25,11 +30,11 @@ function __fish_keyhook_using_subcommand
 end
 
 complete -c keyhook -n "__fish_keyhook_needs_command" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_needs_command" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_needs_command" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_needs_command" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_needs_command" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_needs_command" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_needs_command" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_needs_command" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -48,11 +53,11 @@ complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "prune" -d 'Delete e
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "completions" -d 'Print the completion script for a shell'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -66,101 +71,101 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_see
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -f -a "scan" -d 'Find keys in files, directories or standard input; exit 4 if an active one is found'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -f -a "verify" -d 'Check a key read from standard input: exit 0 if it may be used, 4 if not'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -s n -l name -d 'A label for the key (1 to 100 characters)' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -s n -l name -d 'A label for the key (1 to 100 characters)' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -l permission -d 'What the key may do' -r -f -a "readwrite\t''
 readonly\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -l profile -d 'Limit the key to this profile (repeat for several); without it the key has full access' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -l expires-at -d 'Expiry time, RFC 3339 with an offset (2030-01-01T00:00:00Z)' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -l expires-in -d 'Expiry as a duration from now (90m, 12h, 30d, 2w)' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -l rate-limit -d 'This key\'s own rate limit (N/s or N/min, burst N), instead of serve --rate-limit\'s' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -l max-uses -d 'How many requests the key may make; then it is refused (403 KEY_EXHAUSTED)' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -l profile -d 'Limit the key to this profile (repeat for several); without it the key has full access' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -l expires-at -d 'Expiry time, RFC 3339 with an offset (2030-01-01T00:00:00Z)' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -l expires-in -d 'Expiry as a duration from now (90m, 12h, 30d, 2w)' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -l rate-limit -d 'This key\'s own rate limit (N/s or N/min, burst N), instead of serve --rate-limit\'s' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -l max-uses -d 'How many requests the key may make; then it is refused (403 KEY_EXHAUSTED)' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -s q -l quiet -d 'Print only the plaintext key'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from create" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from list" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from list" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from list" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from list" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from list" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from list" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from list" -l all-users -d 'List the keys of every user'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from list" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from list" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from show" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from show" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from show" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from show" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from show" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from show" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from show" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from show" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from delete" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from delete" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from delete" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from delete" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from delete" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from delete" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from delete" -s y -l yes -d 'Do not ask for confirmation (required without a terminal)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from delete" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from delete" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from delete" -s V -l version -d 'Print version'
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from rotate" -l grace -d 'Keep the old key working this long (e.g. 1h, 7d) instead of deleting it at once (0s: it expires now and stays listed until deleted or pruned)' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from rotate" -l grace -d 'Keep the old key working this long (e.g. 1h, 7d) instead of deleting it at once (0s: it expires now and stays listed until deleted or pruned)' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from rotate" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from rotate" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from rotate" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from rotate" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from rotate" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from rotate" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from rotate" -s q -l quiet -d 'Print only the new plaintext key'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from rotate" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from rotate" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from rotate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from rotate" -s V -l version -d 'Print version'
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from prune" -l expired-for -d 'How long ago a key must have expired to be deleted (e.g. 7d, 12h; 0s: every expired key)' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from prune" -l expired-for -d 'How long ago a key must have expired to be deleted (e.g. 7d, 12h; 0s: every expired key)' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from prune" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from prune" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from prune" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from prune" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from prune" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from prune" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from prune" -s y -l yes -d 'Do not ask for confirmation (required without a terminal)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from prune" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from prune" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from prune" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from prune" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from scan" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from scan" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from scan" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from scan" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from scan" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from scan" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from scan" -l revoke -d 'Delete every active key found (each in its own transaction, audited as leaked)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from scan" -s y -l yes -d 'Do not ask before revoking (required without a terminal)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from scan" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from scan" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from scan" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from scan" -s V -l version -d 'Print version'
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from verify" -l method -d 'The HTTP method the key would be used for' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from verify" -l profile -d 'A profile the key would touch' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from verify" -l method -d 'The HTTP method the key would be used for' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from verify" -l profile -d 'A profile the key would touch' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from verify" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from verify" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from verify" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from verify" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from verify" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from verify" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from verify" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from verify" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from verify" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -175,11 +180,11 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_su
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "verify" -d 'Check a key read from standard input: exit 0 if it may be used, 4 if not'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -193,101 +198,101 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -f -a "scan" -d 'Find keys in files, directories or standard input; exit 4 if an active one is found'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -f -a "verify" -d 'Check a key read from standard input: exit 0 if it may be used, 4 if not'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and not __fish_seen_subcommand_from create list show delete rotate prune scan verify help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -s n -l name -d 'A label for the key (1 to 100 characters)' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -s n -l name -d 'A label for the key (1 to 100 characters)' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -l permission -d 'What the key may do' -r -f -a "readwrite\t''
 readonly\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -l profile -d 'Limit the key to this profile (repeat for several); without it the key has full access' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -l expires-at -d 'Expiry time, RFC 3339 with an offset (2030-01-01T00:00:00Z)' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -l expires-in -d 'Expiry as a duration from now (90m, 12h, 30d, 2w)' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -l rate-limit -d 'This key\'s own rate limit (N/s or N/min, burst N), instead of serve --rate-limit\'s' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -l max-uses -d 'How many requests the key may make; then it is refused (403 KEY_EXHAUSTED)' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -l profile -d 'Limit the key to this profile (repeat for several); without it the key has full access' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -l expires-at -d 'Expiry time, RFC 3339 with an offset (2030-01-01T00:00:00Z)' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -l expires-in -d 'Expiry as a duration from now (90m, 12h, 30d, 2w)' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -l rate-limit -d 'This key\'s own rate limit (N/s or N/min, burst N), instead of serve --rate-limit\'s' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -l max-uses -d 'How many requests the key may make; then it is refused (403 KEY_EXHAUSTED)' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -s q -l quiet -d 'Print only the plaintext key'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from create" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from list" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from list" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from list" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from list" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from list" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from list" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from list" -l all-users -d 'List the keys of every user'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from list" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from list" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from show" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from show" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from show" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from show" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from show" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from show" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from show" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from show" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from delete" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from delete" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from delete" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from delete" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from delete" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from delete" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from delete" -s y -l yes -d 'Do not ask for confirmation (required without a terminal)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from delete" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from delete" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from delete" -s V -l version -d 'Print version'
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from rotate" -l grace -d 'Keep the old key working this long (e.g. 1h, 7d) instead of deleting it at once (0s: it expires now and stays listed until deleted or pruned)' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from rotate" -l grace -d 'Keep the old key working this long (e.g. 1h, 7d) instead of deleting it at once (0s: it expires now and stays listed until deleted or pruned)' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from rotate" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from rotate" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from rotate" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from rotate" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from rotate" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from rotate" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from rotate" -s q -l quiet -d 'Print only the new plaintext key'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from rotate" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from rotate" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from rotate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from rotate" -s V -l version -d 'Print version'
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from prune" -l expired-for -d 'How long ago a key must have expired to be deleted (e.g. 7d, 12h; 0s: every expired key)' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from prune" -l expired-for -d 'How long ago a key must have expired to be deleted (e.g. 7d, 12h; 0s: every expired key)' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from prune" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from prune" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from prune" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from prune" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from prune" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from prune" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from prune" -s y -l yes -d 'Do not ask for confirmation (required without a terminal)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from prune" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from prune" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from prune" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from prune" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from scan" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from scan" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from scan" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from scan" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from scan" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from scan" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from scan" -l revoke -d 'Delete every active key found (each in its own transaction, audited as leaked)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from scan" -s y -l yes -d 'Do not ask before revoking (required without a terminal)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from scan" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from scan" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from scan" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from scan" -s V -l version -d 'Print version'
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from verify" -l method -d 'The HTTP method the key would be used for' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from verify" -l profile -d 'A profile the key would touch' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from verify" -l method -d 'The HTTP method the key would be used for' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from verify" -l profile -d 'A profile the key would touch' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from verify" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from verify" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from verify" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from verify" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from verify" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from verify" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from verify" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from verify" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from verify" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -302,11 +307,11 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_sub
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from help" -f -a "verify" -d 'Check a key read from standard input: exit 0 if it may be used, 4 if not'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay help" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay help" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay help" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay help" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay help" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay help" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay help" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay help" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay help" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -323,124 +328,130 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay help" -f -a "deliveries" -d 'Show the newest delivery attempts to a webhook'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay help" -f -a "replay" -d 'Queue past events again for a webhook (after its endpoint was down)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l url -d 'The http(s) URL that receives the deliveries' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l event -d 'An event to subscribe to (repeat for several), e.g. post.published' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l profile -d 'Deliver only events of this profile (repeat for several); without it the webhook gets the events of all profiles, and user-wide events' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l url -d 'The http(s) URL that receives the deliveries' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l event -d 'An event to subscribe to (repeat for several), e.g. post.published' -r -f -a "post.published\t''
+post.failed\t''
+post.deleted\t''
+account.connected\t''
+account.disconnected\t''
+profile.created\t''
+profile.deleted\t''"
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l profile -d 'Deliver only events of this profile (repeat for several); without it the webhook gets the events of all profiles, and user-wide events' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -s V -l version -d 'Print version'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l url -d 'The new http(s) URL' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l event -d 'The events to subscribe to, replacing the current ones (repeat for several)' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l profile -d 'Deliver only events of these profiles, replacing the current scope (repeat for several)' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l url -d 'The new http(s) URL' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l event -d 'The events to subscribe to, replacing the current ones (repeat for several)' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l profile -d 'Deliver only events of these profiles, replacing the current scope (repeat for several)' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l all-profiles -d 'Deliver the events of all profiles, and user-wide events'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from list" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from list" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from list" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from list" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from list" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from list" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from list" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from list" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from show" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from show" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from show" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from show" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from show" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from show" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from show" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from show" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from test" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from test" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from test" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from test" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from test" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from test" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from test" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from test" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from test" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from test" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from enable" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from enable" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from enable" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from enable" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from enable" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from enable" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from enable" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from enable" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from enable" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from enable" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from disable" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from disable" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from disable" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from disable" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from disable" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from disable" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from disable" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from disable" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from disable" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from disable" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from delete" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from delete" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from delete" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from delete" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from delete" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from delete" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from delete" -s y -l yes -d 'Do not ask for confirmation (required without a terminal)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from delete" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from delete" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from delete" -s V -l version -d 'Print version'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from rotate-secret" -l grace -d 'Keep signing with the old secret too for this long (0 to 7d; 0 drops it at once)' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from rotate-secret" -l grace -d 'Keep signing with the old secret too for this long (0 to 7d; 0 drops it at once)' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from rotate-secret" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from rotate-secret" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from rotate-secret" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from rotate-secret" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from rotate-secret" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from rotate-secret" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from rotate-secret" -s q -l quiet -d 'Print only the new secret'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from rotate-secret" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from rotate-secret" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from rotate-secret" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from rotate-secret" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -s V -l version -d 'Print version'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -l since -d 'Replay events since this time: RFC 3339, or a duration ago such as 2h [default: 24h]' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -l event -d 'Replay only this event (its id, evt_...)' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -l since -d 'Replay events since this time: RFC 3339, or a duration ago such as 2h [default: 24h]' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -l event -d 'Replay only this event (its id, evt_...)' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -l failed-only -d 'Only events whose last delivery to this webhook failed; one waiting for its next retry is sent now (not queued twice)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
@@ -459,11 +470,11 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_see
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from help" -f -a "replay" -d 'Queue past events again for a webhook (after its endpoint was down)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay help" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay help" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay help" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay help" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay help" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay help" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay help" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay help" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay help" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -480,124 +491,130 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay help" -f -a "deliveries" -d 'Show the newest delivery attempts to a webhook'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay help" -f -a "replay" -d 'Queue past events again for a webhook (after its endpoint was down)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l url -d 'The http(s) URL that receives the deliveries' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l event -d 'An event to subscribe to (repeat for several), e.g. post.published' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l profile -d 'Deliver only events of this profile (repeat for several); without it the webhook gets the events of all profiles, and user-wide events' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l url -d 'The http(s) URL that receives the deliveries' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l event -d 'An event to subscribe to (repeat for several), e.g. post.published' -r -f -a "post.published\t''
+post.failed\t''
+post.deleted\t''
+account.connected\t''
+account.disconnected\t''
+profile.created\t''
+profile.deleted\t''"
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l profile -d 'Deliver only events of this profile (repeat for several); without it the webhook gets the events of all profiles, and user-wide events' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -s V -l version -d 'Print version'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l url -d 'The new http(s) URL' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l event -d 'The events to subscribe to, replacing the current ones (repeat for several)' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l profile -d 'Deliver only events of these profiles, replacing the current scope (repeat for several)' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l url -d 'The new http(s) URL' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l event -d 'The events to subscribe to, replacing the current ones (repeat for several)' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l profile -d 'Deliver only events of these profiles, replacing the current scope (repeat for several)' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l all-profiles -d 'Deliver the events of all profiles, and user-wide events'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from list" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from list" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from list" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from list" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from list" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from list" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from list" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from list" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from show" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from show" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from show" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from show" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from show" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from show" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from show" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from show" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from test" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from test" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from test" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from test" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from test" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from test" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from test" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from test" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from test" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from test" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from enable" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from enable" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from enable" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from enable" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from enable" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from enable" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from enable" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from enable" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from enable" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from enable" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from disable" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from disable" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from disable" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from disable" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from disable" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from disable" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from disable" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from disable" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from disable" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from disable" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from delete" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from delete" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from delete" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from delete" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from delete" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from delete" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from delete" -s y -l yes -d 'Do not ask for confirmation (required without a terminal)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from delete" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from delete" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from delete" -s V -l version -d 'Print version'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from rotate-secret" -l grace -d 'Keep signing with the old secret too for this long (0 to 7d; 0 drops it at once)' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from rotate-secret" -l grace -d 'Keep signing with the old secret too for this long (0 to 7d; 0 drops it at once)' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from rotate-secret" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from rotate-secret" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from rotate-secret" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from rotate-secret" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from rotate-secret" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from rotate-secret" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from rotate-secret" -s q -l quiet -d 'Print only the new secret'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from rotate-secret" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from rotate-secret" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from rotate-secret" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from rotate-secret" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from deliveries" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from deliveries" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from deliveries" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from deliveries" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from deliveries" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from deliveries" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from deliveries" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from deliveries" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from deliveries" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from deliveries" -s V -l version -d 'Print version'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -l since -d 'Replay events since this time: RFC 3339, or a duration ago such as 2h [default: 24h]' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -l event -d 'Replay only this event (its id, evt_...)' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -l since -d 'Replay events since this time: RFC 3339, or a duration ago such as 2h [default: 24h]' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -l event -d 'Replay only this event (its id, evt_...)' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -l failed-only -d 'Only events whose last delivery to this webhook failed; one waiting for its next retry is sent now (not queued twice)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from replay" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
@@ -616,52 +633,52 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from help" -f -a "replay" -d 'Queue past events again for a webhook (after its endpoint was down)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit help" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit help" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit help" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit help" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit help" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit help" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit help" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit help" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit help" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit help" -f -a "emit" -d 'Queue an event for every active webhook of the user subscribed to it'
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit" -l data -d 'The event\'s data: a JSON object, @FILE to read it from a file, or - for stdin' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit" -l profile -d 'The profile the event is about: only webhooks whose scope covers it get it; without it the event is user-wide and goes only to webhooks of all profiles' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit" -l idempotency-key -d 'A key for this event (1-255 printable ASCII characters): a repeat with the same key within 24 hours queues nothing and prints the first event' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit" -l data -d 'The event\'s data: a JSON object, @FILE to read it from a file, or - for stdin' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit" -l profile -d 'The profile the event is about: only webhooks whose scope covers it get it; without it the event is user-wide and goes only to webhooks of all profiles' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit" -l idempotency-key -d 'A key for this event (1-255 printable ASCII characters): a repeat with the same key within 24 hours queues nothing and prints the first event' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from help" -f -a "emit" -d 'Queue an event for every active webhook of the user subscribed to it'
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -l retry-schedule -d 'Delays before each retry of a failed delivery, comma-separated' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -l delivery-workers -d 'Deliveries sent at once' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -l retention -d 'Delete events, finished deliveries and attempts older than this (at least 1s), in small batches; pending deliveries and their events are kept' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -l retry-schedule -d 'Delays before each retry of a failed delivery, comma-separated' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -l delivery-workers -d 'Deliveries sent at once' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -l retention -d 'Delete events, finished deliveries and attempts older than this (at least 1s), in small batches; pending deliveries and their events are kept' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -l once -d 'Send what is due now, then exit (for cron) instead of waiting for more'
 complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy help" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy help" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy help" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy help" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy help" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy help" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy help" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy help" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy help" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -670,79 +687,79 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from copy" -l to -d 'The database to copy into, named like --db; it must be empty (a missing file is created)' -r -F
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from copy" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from copy" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from copy" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from copy" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from copy" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from copy" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from copy" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from copy" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from copy" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from copy" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from help" -f -a "copy" -d 'Copy everything in the --db database into an empty database'
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -l since -d 'Only entries at or after TS (RFC 3339) or this long ago (90m, 7d)' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -l limit -d 'At most N entries (1 to 1000)' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -l since -d 'Only entries at or after TS (RFC 3339) or this long ago (90m, 7d)' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -l limit -d 'At most N entries (1 to 1000)' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -l all-users -d 'The entries of every user'
 complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand backup" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand backup" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand backup" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand backup" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand backup" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand backup" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand backup" -l force -d 'Replace FILE if it exists'
 complete -c keyhook -n "__fish_keyhook_using_subcommand backup" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand backup" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand backup" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand backup" -s V -l version -d 'Print version'
-complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l bind -d 'Address to listen on (port 0 picks a free port; the address is printed on stderr)' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l threads -d 'Requests handled at once (each connection has its own thread; more wait their turn)' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l read-timeout -d 'Disconnect a client that sends nothing for this long (between requests or within one)' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l header-timeout -d 'Disconnect a client whose request head (request line and headers) takes longer than this (from connecting for the first request, from its first byte for later ones), or whose request body takes longer than this after the head' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l max-connections -d 'Connections served at once; a connection over the limit is answered 503 and closed' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l rate-limit -d 'Requests per API key, N/s or N/min (burst N), counted by this instance; failed authentications are limited per client address at the same rate. Off when not given' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l bind -d 'Address to listen on (port 0 picks a free port; the address is printed on stderr)' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l threads -d 'Requests handled at once (each connection has its own thread; more wait their turn)' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l read-timeout -d 'Disconnect a client that sends nothing for this long (between requests or within one)' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l header-timeout -d 'Disconnect a client whose request head (request line and headers) takes longer than this (from connecting for the first request, from its first byte for later ones), or whose request body takes longer than this after the head' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l max-connections -d 'Connections served at once; a connection over the limit is answered 503 and closed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l rate-limit -d 'Requests per API key, N/s or N/min (burst N), counted by this instance; failed authentications are limited per client address at the same rate. Off when not given' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l log-format -d 'How log lines are written on stderr: text, or one JSON object per line (the filter is KEYHOOK_LOG, default info)' -r -f -a "text\t'The message alone, one line per event'
 json\t'One JSON object per line: time, level, target, message and the event\'s fields'"
-complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l retry-schedule -d 'Delays before each retry of a failed delivery, comma-separated' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l delivery-workers -d 'Deliveries sent at once' -r
-complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l retention -d 'Delete events, finished deliveries and attempts older than this (at least 1s), in small batches; pending deliveries and their events are kept' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l retry-schedule -d 'Delays before each retry of a failed delivery, comma-separated' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l delivery-workers -d 'Deliveries sent at once' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l retention -d 'Delete events, finished deliveries and attempts older than this (at least 1s), in small batches; pending deliveries and their events are kept' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -s V -l version -d 'Print version'
-complete -c keyhook -n "__fish_keyhook_using_subcommand prune" -l older-than -d 'Delete events, finished deliveries and attempts older than this (0s: everything finished until now); pending deliveries and their events are kept' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand prune" -l older-than -d 'Delete events, finished deliveries and attempts older than this (0s: everything finished until now); pending deliveries and their events are kept' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand prune" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand prune" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand prune" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand prune" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand prune" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand prune" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand prune" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand prune" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand prune" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand prune" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -l user -d 'The user that owns what is created and listed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r
+complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -779,3 +796,17 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_su
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "replay" -d 'Queue past events again for a webhook (after its endpoint was down)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from events" -f -a "emit" -d 'Queue an event for every active webhook of the user subscribed to it'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from db" -f -a "copy" -d 'Copy everything in the --db database into an empty database'
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from show" -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from delete" -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from rotate" -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from show" -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from test" -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from enable" -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from disable" -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from delete" -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from rotate-secret" -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit" -f -a "post.published post.failed post.deleted account.connected account.disconnected profile.created profile.deleted"
+complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -f -a "bash elvish fish powershell zsh"

@@ -148,7 +148,7 @@ impl Bench {
         let r = server.post_json(
             "/api/v1/webhooks",
             &replayer,
-            &json!({"url": receiver.url("/replays"), "events": ["post.published"]}),
+            &json!({"url": receiver.url("/ok"), "events": ["post.published"]}),
         );
         assert_eq!(r.status, 201, "{}", r.body);
         let replay_hook = r.data()["id"].as_str().unwrap().to_string();

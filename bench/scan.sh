@@ -56,9 +56,10 @@ rm "$dir/block.log"
 bytes=$(stat -c %s "$dir/logs.log")
 cat "$dir/logs.log" > /dev/null   # into the page cache: both read from memory
 
-timed() { # seconds a command takes, its output discarded
+timed() { # seconds a command takes; its output goes to a file, not /dev/null, which GNU grep
+  # notices and then stops at the first match, like -q
   local s e
-  s=$(date +%s.%N); "$@" > /dev/null 2>&1 || true; e=$(date +%s.%N)
+  s=$(date +%s.%N); "$@" > "$dir/out" 2>&1 || true; e=$(date +%s.%N)
   python3 -c "print(f'{$e - $s:.3f}')"
 }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
@@ -69,7 +70,7 @@ for _ in $(seq 1 "$ROUNDS"); do
 done
 g=$(printf '%s\n' "${grep_t[@]}" | median)
 s=$(printf '%s\n' "${scan_t[@]}" | median)
-found=$("$bin" --json keys scan "$dir/logs.log" | wc -l || true)
+found=$("$bin" --json keys scan "$dir/logs.log" 2>/dev/null | wc -l || true)
 echo "input: $((bytes >> 20)) MiB, $found keys found by keys scan"
 echo "grep -c kp_ rounds: ${grep_t[*]}"
 echo "keys scan rounds:   ${scan_t[*]}"
@@ -79,7 +80,7 @@ print(f'keys scan {b/2**20:.0f} MiB: {s:.2f} s ({b/s/2**20:.0f} MiB/s); grep -c 
 print(f'ratio scan/grep: {s/g:.2f} (goal <= 1)')"
 
 # Peak memory: the log, and one line of the same size.
-rss() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
+rss() { /usr/bin/time -f %M "$@" 2>&1 >"$dir/out" | tail -1; }
 echo "keys scan peak RSS, $((bytes >> 20)) MiB of lines: $(rss "$bin" keys scan "$dir/logs.log") KiB"
 tr '\n' ' ' < "$dir/logs.log" > "$dir/one-line.log"
 rm "$dir/logs.log"

@@ -81,6 +81,10 @@ fn main() {
                     Cell::Null,
                     Cell::Null,
                     Cell::Int(now.0),
+                    // Checksummed, no rate limit or uses of its own.
+                    Cell::Int(1),
+                    Cell::Null,
+                    Cell::Null,
                 ];
                 if sample.len() < SAMPLE && i % (n / SAMPLE).max(1) == 0 {
                     sample.push(plaintext);

@@ -401,8 +401,10 @@ fn the_pool_recovers_when_the_server_returns() {
     };
     assert_eq!(s.conn().list_keys(Some("alice")).unwrap().len(), 1);
 
+    // With a timeout, pg_terminate_backend waits until each backend has exited: without one
+    // a pooled connection could still pass its check-out test and be reset right after.
     db.sql(&format!(
-        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity
          WHERE datname = '{}' AND pid <> pg_backend_pid()",
         db.name()
     ));

@@ -4,7 +4,14 @@
 #      then the same with an 8 MB chunk-size line of '0's after a chunked request head;
 #  (b) wrk p99 on an authenticated GET /api/v1/api-keys alone, then with 500 slowloris
 #      connections (each sends a request head a byte every second, and reconnects when cut
-#      off), as a ratio of the two runs.
+#      off), as a ratio of the two runs. The slowloris connections come from 127.0.0.3, so
+#      that serve's per-address limit (--max-connections-per-address) does not refuse wrk's
+#      own connections from 127.0.0.1;
+#  (c) issue 22: p99 of requests from another address (127.0.0.2; 4 threads, one request
+#      after another, each on a new connection) alone, then while 127.0.0.3 holds IDLE (2,000) connections
+#      open, idle or trickling a byte a second, reconnecting a second after being cut off.
+#      The goal is p99 <= 10 ms with them. A server without a per-address limit fills its
+#      --max-connections with them and answers 127.0.0.2 503 (counted as refused).
 # Prints one summary line per binary. BIN defaults to this tree's release build; BASE, if set,
 # is a second binary (say, main's) measured the same way in the same run.
 #
@@ -15,6 +22,7 @@ cd "$(dirname "$0")/.."
 . bench/lib.sh
 DURATION=${DURATION:-10s}
 SLOW=${SLOW:-500}
+IDLE=${IDLE:-2000}
 FLOOD=${FLOOD:-30}
 
 command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
@@ -29,7 +37,12 @@ trap cleanup EXIT
 cat >"$work/hostile.py" <<'PY'
 # python3 hostile.py flood PORT N MB   -> N connections, each an unterminated header of MB MB
 # python3 hostile.py chunked PORT N MB -> N connections, each an unterminated chunk-size line
-# python3 hostile.py slow PORT N SECS  -> N slowloris connections for SECS seconds
+# python3 hostile.py slow PORT N SECS  -> N slowloris connections from 127.0.0.3 for SECS seconds
+# python3 hostile.py idle PORT N SECS  -> N connections from 127.0.0.3, half idle and half
+#                                         trickling a byte a second, for SECS seconds
+# python3 hostile.py probe PORT N SECS KEY -> N threads from 127.0.0.2, each one GET after
+#                                         another, each on a new connection (a new client is
+#                                         what a lock-out refuses); prints p99 and the counts
 import socket, sys, threading, time
 mode, port, n, arg = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
 head = b"GET /api/v1/api-keys HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Filler: "
@@ -51,13 +64,73 @@ def flood():
 def slow(stop):
     while time.time() < stop:
         try:
-            s = socket.create_connection(("127.0.0.1", port)); s.settimeout(2)
+            s = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.3", 0)); s.settimeout(2)
             for b in head + b"x" * 100000:
                 if time.time() >= stop:
                     break
                 s.send(bytes([b])); time.sleep(1)
         except OSError:
             time.sleep(0.2)  # cut off: reconnect, as a real slowloris does
+def idle(i, stop):
+    while time.time() < stop:
+        try:
+            s = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.3", 0)); s.settimeout(1)
+            for b in head + b"x" * 100000:
+                if time.time() >= stop:
+                    return
+                if i % 2:
+                    s.send(bytes([b]))
+                try:
+                    if s.recv(4096) == b"":
+                        break  # closed (a 503, or a timeout): reconnect after a second
+                except socket.timeout:
+                    pass
+        except OSError:
+            pass
+        time.sleep(1)
+def probe(stop, key, lat, bad):
+    req = ("GET /api/v1/api-keys HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nConnection: close\r\n\r\n" % key).encode()
+    s = None
+    while time.time() < stop:
+        t = time.perf_counter()
+        try:
+            if s is None:
+                s = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.2", 0)); s.settimeout(5)
+            s.sendall(req)
+            buf = b""
+            while b"\r\n\r\n" not in buf:
+                c = s.recv(65536)
+                if not c: raise OSError("closed")
+                buf += c
+            h, _, body = buf.partition(b"\r\n\r\n")
+            n_ = int([l.split(b":")[1] for l in h.split(b"\r\n") if l.lower().startswith(b"content-length:")][0])
+            while len(body) < n_:
+                c = s.recv(65536)
+                if not c: raise OSError("closed")
+                body += c
+            s.close(); s = None
+            if not h.startswith(b"HTTP/1.1 200"):
+                bad.append(h.split(b"\r\n")[0])
+            else:
+                lat.append(time.perf_counter() - t)
+        except (OSError, IndexError, ValueError):
+            bad.append(b"error"); s = None; time.sleep(0.01)
+if mode == "probe":
+    lat, bad = [], []
+    stop = time.time() + arg
+    ts = [threading.Thread(target=probe, args=(stop, sys.argv[5], lat, bad)) for _ in range(n)]
+    for t in ts: t.start()
+    for t in ts: t.join()
+    lat.sort()
+    p99 = lat[int(len(lat) * 0.99)] * 1000 if lat else float("nan")
+    print("%.2f %d %d" % (p99, len(lat), len(bad)))
+    sys.exit(0)
+if mode == "idle":
+    stop = time.time() + arg
+    ts = [threading.Thread(target=idle, args=(i, stop), daemon=True) for i in range(n)]
+    for t in ts: t.start(); time.sleep(0.001)
+    for t in ts: t.join(timeout=arg + 5)
+    sys.exit(0)
 if mode in ("flood", "chunked"):
     ts = [threading.Thread(target=flood, daemon=True) for _ in range(n)]
 else:
@@ -127,6 +200,18 @@ measure() {
     rs=$(awk '/Requests\/sec/ {print $2}' "$work/$name$tag-slow.txt")
     lines+=("  wrk $shape alone: p99 $a ms, $ra req/s; with $SLOW slowloris ($conns server fds when wrk started): p99 $s ms, $rs req/s; p99 ratio $(python3 -c "print('%.2f' % ($s / $a))"), req/s ratio $(python3 -c "print('%.2f' % ($rs / $ra))")")
   done
+  # (c) requests from 127.0.0.2 alone, then while 127.0.0.3 holds $IDLE connections
+  local alone with held
+  alone=$(python3 "$work/hostile.py" probe "$p" 4 "$secs" "$key")
+  python3 "$work/hostile.py" idle "$p" "$IDLE" $((secs + 8)) &
+  local ipid=$!
+  sleep 5
+  held=$(ls "/proc/$kpid/fd" | wc -l)
+  with=$(python3 "$work/hostile.py" probe "$p" 4 "$secs" "$key")
+  wait "$ipid" 2>/dev/null || true
+  read -r ap an ab <<<"$alone"
+  read -r wp wn wb <<<"$with"
+  lines+=("  from 127.0.0.2 alone: p99 $ap ms, $an answered 200, $ab refused/failed; while 127.0.0.3 holds $IDLE idle/trickling connections ($held server fds): p99 $wp ms, $wn answered 200, $wb refused/failed (goal p99 <= 10 ms)")
   kill "$kpid" 2>/dev/null || true
   echo "== $name ($b)"
   echo "  RSS idle $((idle / 1024)) MB; peak under $FLOOD x 8 MB headers $((peak / 1024)) MB (+$(((peak - idle) / 1024)) MB); after $((after / 1024)) MB"

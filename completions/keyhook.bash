@@ -1826,7 +1826,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__serve)
-            opts="-h -V --bind --threads --read-timeout --header-timeout --max-connections --rate-limit --log-format --retry-schedule --delivery-workers --retention --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            opts="-h -V --bind --threads --read-timeout --header-timeout --max-connections --max-connections-per-address --rate-limit --log-format --retry-schedule --delivery-workers --retention --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1861,6 +1861,13 @@ _keyhook() {
                     return 0
                     ;;
                 --max-connections)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --max-connections-per-address)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace

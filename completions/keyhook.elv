@@ -922,6 +922,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --read-timeout 'Disconnect a client that sends nothing for this long (between requests or within one)'
             cand --header-timeout 'Disconnect a client whose request head (request line and headers) takes longer than this (from connecting for the first request, from its first byte for later ones), or whose request body takes longer than this after the head'
             cand --max-connections 'Connections served at once; a connection over the limit is answered 503 and closed'
+            cand --max-connections-per-address 'Of those, connections served at once from one client address (an IPv6 address counts by its /64 prefix); one more from it is answered 503 and closed, so that one client cannot take all of --max-connections. Behind a proxy every client has the proxy''s address: raise it to --max-connections there'
             cand --rate-limit 'Requests per API key, N/s or N/min (burst N), counted by this instance; failed authentications are limited per client address at the same rate. Off when not given'
             cand --log-format 'How log lines are written on stderr: text, or one JSON object per line (the filter is KEYHOOK_LOG, default info)'
             cand --retry-schedule 'Delays before each retry of a failed delivery, comma-separated'

@@ -45,6 +45,7 @@ impl keyhook_cli::Wiring for Wiring {
                 read_timeout: config.read_timeout,
                 header_timeout: config.header_timeout,
                 max_connections: config.max_connections,
+                max_connections_per_address: config.max_connections_per_address,
                 transport: Arc::new(Sender::new(&config.delivery.client)),
                 allow_private: config.delivery.client.allow_private,
                 clock: config.clock,

@@ -453,6 +453,85 @@ fn a_connection_over_the_cap_is_answered_503() {
     }
 }
 
+/// One address holding its `--max-connections-per-address` connections gets 503 for one
+/// more, while another address is still served; a connection that ends frees its place.
+#[test]
+fn one_address_cannot_take_all_the_connections() {
+    let (_env, s, key) = serve(&["--max-connections-per-address", "2"]);
+    let get = format!("GET {KEYS} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\n\r\n");
+    let answered = |mut c: TcpStream| {
+        c.write_all(get.as_bytes()).unwrap();
+        assert_eq!(read_response(&mut c).expect("an answer").status, 200);
+        c
+    };
+    let mut held: Vec<TcpStream> = (0..2).map(|_| answered(s.connect())).collect();
+
+    let mut third = s.connect();
+    let r = read_response(&mut third).expect("a 503, not a hang");
+    assert_envelope(&r, 503, "SERVICE_UNAVAILABLE");
+    assert_eq!(r.header("Retry-After"), Some("1"), "{r:?}");
+    assert_closed(&mut third);
+
+    // Another address is served, as many connections as its own limit, on top of them.
+    let other = std::net::Ipv4Addr::new(127, 0, 0, 2);
+    let others: Vec<TcpStream> = (0..2).map(|_| answered(s.connect_from(other))).collect();
+    let mut over = s.connect_from(other);
+    assert_envelope(
+        &read_response(&mut over).expect("a 503"),
+        503,
+        "SERVICE_UNAVAILABLE",
+    );
+    // The held connections still work; once one closes, its address is served again.
+    held[0].write_all(get.as_bytes()).unwrap();
+    assert_eq!(read_response(&mut held[0]).expect("held").status, 200);
+    drop(held.pop());
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let mut c = s.connect();
+        let _ = c.write_all(get.as_bytes());
+        let r = read_response(&mut c).expect("an answer");
+        if r.status == 200 {
+            break;
+        }
+        assert_envelope(&r, 503, "SERVICE_UNAVAILABLE");
+        assert!(
+            Instant::now() < deadline,
+            "no connection served after one closed"
+        );
+        thread::sleep(Duration::from_millis(50));
+    }
+    drop(others);
+}
+
+/// KEYHOOK_MAX_CONNECTIONS_PER_ADDRESS sets the limit too, and the default (128) lets one
+/// address hold more than a handful of connections.
+#[test]
+fn the_per_address_limit_comes_from_the_environment_and_defaults_to_128() {
+    let env = Env::new();
+    let key = crate::common::str_of(&env.create_key("admin", &[]), "key").to_string();
+    let get = format!("GET {KEYS} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\n\r\n");
+    let answer = |c: &mut TcpStream| {
+        let _ = c.write_all(get.as_bytes());
+        read_response(c).expect("an answer")
+    };
+    {
+        let s = Server::start_with_env(&env, &[("KEYHOOK_MAX_CONNECTIONS_PER_ADDRESS", "1")], &[]);
+        let mut first = s.connect();
+        assert_eq!(answer(&mut first).status, 200);
+        assert_envelope(&answer(&mut s.connect()), 503, "SERVICE_UNAVAILABLE");
+    }
+    let s = Server::start(&env);
+    let held: Vec<TcpStream> = (0..128)
+        .map(|_| {
+            let mut c = s.connect();
+            assert_eq!(answer(&mut c).status, 200);
+            c
+        })
+        .collect();
+    assert_envelope(&answer(&mut s.connect()), 503, "SERVICE_UNAVAILABLE");
+    drop(held);
+}
+
 #[test]
 fn bad_limit_flags_exit_2() {
     let env = Env::new();
@@ -463,6 +542,9 @@ fn bad_limit_flags_exit_2() {
         ("--max-connections", "0"),
         ("--max-connections", "2000000"),
         ("--max-connections", "many"),
+        ("--max-connections-per-address", "0"),
+        ("--max-connections-per-address", "2000000"),
+        ("--max-connections-per-address", "some"),
     ] {
         let r = run(env
             .cmd()
@@ -474,6 +556,7 @@ fn bad_limit_flags_exit_2() {
     for (var, value) in [
         ("KEYHOOK_HEADER_TIMEOUT", "0"),
         ("KEYHOOK_MAX_CONNECTIONS", "0"),
+        ("KEYHOOK_MAX_CONNECTIONS_PER_ADDRESS", "0"),
     ] {
         let r = run(env
             .cmd()

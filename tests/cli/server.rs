@@ -347,6 +347,23 @@ impl Server {
         s
     }
 
+    /// A connection from the loopback address `source` (say 127.0.0.2), for the limits that
+    /// count per client address.
+    pub fn connect_from(&self, source: std::net::Ipv4Addr) -> TcpStream {
+        use socket2::{Domain, Socket, Type};
+        let socket = Socket::new(Domain::IPV4, Type::STREAM, None).expect("a socket");
+        socket
+            .bind(&std::net::SocketAddr::from((source, 0)).into())
+            .expect("bind the loopback source address");
+        socket
+            .connect(&std::net::SocketAddr::from(([127, 0, 0, 1], self.port)).into())
+            .expect("connect to keyhook serve");
+        let s: TcpStream = socket.into();
+        s.set_read_timeout(Some(PATIENCE)).unwrap();
+        s.set_write_timeout(Some(PATIENCE)).unwrap();
+        s
+    }
+
     /// Writes `bytes` on a new connection and reads one response (None if the server closed
     /// the connection without answering).
     pub fn raw(&self, bytes: &[u8]) -> Option<RawResp> {

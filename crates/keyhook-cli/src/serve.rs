@@ -39,6 +39,13 @@ pub struct ServeArgs {
     #[arg(long, env = "KEYHOOK_MAX_CONNECTIONS", default_value_t = 1024, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     max_connections: u32,
+    /// Of those, connections served at once from one client address (an IPv6 address counts
+    /// by its /64 prefix); one more from it is answered 503 and closed, so that one client
+    /// cannot take all of --max-connections. Behind a proxy every client has the proxy's
+    /// address: raise it to --max-connections there
+    #[arg(long, env = "KEYHOOK_MAX_CONNECTIONS_PER_ADDRESS", default_value_t = 128, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    max_connections_per_address: u32,
     /// Requests per API key, N/s or N/min (burst N), counted by this instance; failed
     /// authentications are limited per client address at the same rate. Off when not given
     #[arg(long, env = "KEYHOOK_RATE_LIMIT", value_name = "RATE",
@@ -62,6 +69,7 @@ pub struct ServeConfig {
     pub read_timeout: Duration,
     pub header_timeout: Duration,
     pub max_connections: usize,
+    pub max_connections_per_address: usize,
     /// The outbox worker that runs beside the server; its client also sends test pings.
     pub delivery: WorkerOptions,
     /// Where requests read the time.
@@ -86,6 +94,7 @@ pub fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<()> {
         read_timeout: args.read_timeout,
         header_timeout: args.header_timeout,
         max_connections: args.max_connections as usize,
+        max_connections_per_address: args.max_connections_per_address as usize,
         delivery: args.delivery.worker_options(ctx, false),
         clock: ctx.clock.clone(),
         rate_limit: args.rate_limit,

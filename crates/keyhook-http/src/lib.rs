@@ -56,6 +56,9 @@ pub struct ServeOptions {
     pub header_timeout: Duration,
     /// The most connections served at once (`serve --max-connections`); more get a 503.
     pub max_connections: usize,
+    /// Of those, the most from one client address (`serve --max-connections-per-address`;
+    /// an IPv6 address by its /64 prefix); more get a 503.
+    pub max_connections_per_address: usize,
     /// Sends test pings (the outbox worker's client).
     pub transport: Arc<dyn Transport>,
     /// Webhook URLs may name private addresses (`--allow-private-targets`).
@@ -127,6 +130,7 @@ impl Server {
             read_timeout: Some(opts.read_timeout),
             header_timeout: Some(opts.header_timeout),
             max_connections: Some(opts.max_connections),
+            max_connections_per_address: Some(opts.max_connections_per_address),
         };
         let inner =
             tiny_http::Server::from_listener_with_options(listener, None, limits, Some(handler))

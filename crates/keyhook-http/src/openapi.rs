@@ -278,7 +278,7 @@ fn build() -> Value {
                 "RateLimited": with(error_response(&format!("RATE_LIMITED: the key is over its own `rateLimit`, or else over `serve --rate-limit` (N requests per second or minute, burst N, counted per instance; such a request uses none of the key's `remainingUses`), or the client address is over it with failed authentications (then the key is not looked at); or, for a test ping, the user already has {} test pings running, the most at once. Try again after Retry-After seconds", super::pings::MAX_PINGS_PER_USER)),
                                     "headers", rate_limit_headers(true)),
                 "InternalError": error_response("INTERNAL_ERROR"),
-                "Unavailable": error_response("SERVICE_UNAVAILABLE: the database cannot take writes now; or the server already serves its maximum of connections (serve --max-connections, default 1024), with Retry-After: 1, and closes the connection")
+                "Unavailable": error_response("SERVICE_UNAVAILABLE: the database cannot take writes now; or the server already serves its maximum of connections (serve --max-connections, default 1024; serve --max-connections-per-address from one client address, default 128), with Retry-After: 1, and closes the connection")
             },
             "schemas": schemas()
         }

@@ -145,6 +145,10 @@ pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 /// once.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 
+/// keyhook patch: how many of those connections `from_listener` (and so `new`, `http`...)
+/// serves at once from one client address (an IPv6 address counts by its /64 prefix).
+pub const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS: usize = 128;
+
 // keyhook patch: the limits on a request head (over one: 431).
 pub use client::{MAX_HEADERS, MAX_HEADERS_SIZE, MAX_HEADER_LINE, MAX_REQUEST_LINE};
 
@@ -161,6 +165,12 @@ pub struct ConnectionOptions {
     /// The most connections served at once (`None`: no limit, as upstream). A connection
     /// over it is answered 503 at once and closed.
     pub max_connections: Option<usize>,
+    /// The most connections served at once from one client address, an IPv6 address
+    /// counted by its /64 prefix (`None`: no limit, as upstream). A connection over it is
+    /// answered 503 at once and closed, so that one address holding idle or trickling
+    /// connections cannot take all of `max_connections`. Unix-socket clients have no
+    /// address and are not counted.
+    pub max_connections_per_address: Option<usize>,
 }
 
 impl Default for ConnectionOptions {
@@ -169,6 +179,7 @@ impl Default for ConnectionOptions {
             read_timeout: Some(DEFAULT_READ_TIMEOUT),
             header_timeout: Some(DEFAULT_HEADER_TIMEOUT),
             max_connections: Some(DEFAULT_MAX_CONNECTIONS),
+            max_connections_per_address: Some(DEFAULT_MAX_CONNECTIONS_PER_ADDRESS),
         }
     }
 }
@@ -340,12 +351,17 @@ impl Server {
         if options.max_connections == Some(0) {
             return Err("the connection limit must be at least 1".into());
         }
+        if options.max_connections_per_address == Some(0) {
+            return Err("the connection limit per address must be at least 1".into());
+        }
         let head_options = client::HeadOptions {
             read_timeout,
             header_timeout: options.header_timeout,
         };
         // keyhook patch: the connections being served, against `max_connections`.
         let live = Arc::new(AtomicUsize::new(0));
+        // keyhook patch: the connections being served per client address.
+        let per_address = Arc::new(PerAddress::default());
         let listener = listener.into();
         // building the "close" variable
         let close_trigger = Arc::new(AtomicBool::new(false));
@@ -404,7 +420,19 @@ impl Server {
                         refuse(sock);
                         continue;
                     }
-                    Ok((sock, _)) => {
+                    Ok((sock, peer)) => {
+                        // keyhook patch: one address may hold at most
+                        // `max_connections_per_address` of the connections.
+                        let slot = match (options.max_connections_per_address, peer) {
+                            (Some(max), Some(peer)) => match per_address.take(peer.ip(), max) {
+                                Some(slot) => Some(slot),
+                                None => {
+                                    refuse(sock);
+                                    continue;
+                                }
+                            },
+                            _ => None,
+                        };
                         // keyhook patch: a read timeout, so that an idle or stalled client
                         // cannot hold its connection thread forever. Setting it only fails for
                         // a socket that is already unusable; reads on it will fail anyway.
@@ -434,19 +462,22 @@ impl Server {
                         };
 
                         streams.map(|(read_closable, write_closable)| {
-                            ClientConnection::new(write_closable, read_closable, head_options)
+                            (
+                                ClientConnection::new(write_closable, read_closable, head_options),
+                                slot,
+                            )
                         })
                     }
                     Err(e) => Err(e),
                 };
 
                 match new_client {
-                    Ok(client) => {
+                    Ok((client, slot)) => {
                         let messages = inside_messages.clone();
                         let mut client = Some(client);
                         let handler = handler.clone();
                         let live = LiveConnection::new(&live);
-                        let mut live = Some(live);
+                        let mut live = Some((live, slot));
                         tasks_pool.spawn(Box::new(move || {
                             let _live = live.take();
                             let Some(client) = client.take() else { return };
@@ -562,6 +593,52 @@ impl LiveConnection {
 impl Drop for LiveConnection {
     fn drop(&mut self) {
         self.0.fetch_sub(1, Relaxed);
+    }
+}
+
+/// keyhook patch: the connections being served per client address (an IPv6 address by its
+/// /64 prefix, an IPv4-mapped IPv6 address as the IPv4 address). The lock is taken on accept
+/// and when a connection ends, never per request.
+#[derive(Default)]
+struct PerAddress(std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, usize>>);
+
+impl PerAddress {
+    /// The client's key: the address, or an IPv6 address's /64 prefix (one host usually has
+    /// a whole /64 to pick addresses from).
+    fn key(ip: std::net::IpAddr) -> std::net::IpAddr {
+        match ip.to_canonical() {
+            std::net::IpAddr::V6(v6) => std::net::IpAddr::V6(std::net::Ipv6Addr::from(
+                u128::from(v6) & !((1u128 << 64) - 1),
+            )),
+            v4 => v4,
+        }
+    }
+
+    /// A slot for one more connection from `ip`, or `None` when it already holds `max`.
+    fn take(self: &Arc<Self>, ip: std::net::IpAddr, max: usize) -> Option<AddressSlot> {
+        let key = Self::key(ip);
+        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let count = map.entry(key).or_insert(0);
+        if *count >= max {
+            return None;
+        }
+        *count += 1;
+        Some(AddressSlot(Arc::clone(self), key))
+    }
+}
+
+/// keyhook patch: one connection counted against its address until it is dropped.
+struct AddressSlot(Arc<PerAddress>, std::net::IpAddr);
+
+impl Drop for AddressSlot {
+    fn drop(&mut self) {
+        let mut map = (self.0).0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(count) = map.get_mut(&self.1) {
+            *count -= 1;
+            if *count == 0 {
+                map.remove(&self.1);
+            }
+        }
     }
 }
 

@@ -314,18 +314,15 @@ pub trait WebhookQueries {
     fn update_webhook(&self, w: &Webhook) -> StoreResult<()>;
     /// Returns whether a webhook was deleted (its deliveries and attempts go with it).
     fn delete_webhook(&self, id: &str) -> StoreResult<bool>;
-    /// Logs an attempt and counts it toward the webhook's `failCount`; the
-    /// `disable_after`th consecutive failure disables it. Nothing is written for a webhook
-    /// that no longer exists. A 410 Gone disables it at once ([`GONE_REASON`]); once a
-    /// webhook is disabled so, `failCount` stays at the value that disabled it until it is
-    /// enabled again (which clears the reason). Returns the webhook's user when this attempt
-    /// disabled it (an active webhook reaching the threshold, or answering 410), for the
-    /// audit entry of the same transaction.
-    fn record_attempt(
-        &self,
-        a: &AttemptRecord<'_>,
-        disable_after: i64,
-    ) -> StoreResult<Option<String>>;
+    /// The webhook's failure counter, its row locked until the write transaction ends (so
+    /// concurrent attempts each count once and the threshold is never skipped), or `None`
+    /// when the webhook no longer exists. The service decides what an attempt does to it
+    /// (`service::webhooks::count_attempt`) and writes it back with [`Self::set_fail_counter`].
+    fn lock_fail_counter(&self, webhook_id: &str) -> StoreResult<Option<FailCounter>>;
+    /// Writes `fail_count`, `is_active`, `disabled_reason` and `updated_at` from `c`.
+    fn set_fail_counter(&self, webhook_id: &str, c: &FailCounter) -> StoreResult<()>;
+    /// Appends an attempt to the webhook's log (the caller has locked its row).
+    fn insert_attempt(&self, a: &AttemptRecord<'_>) -> StoreResult<()>;
     /// The newest `limit` attempts to deliver to the webhook, newest first.
     fn attempts(&self, webhook_id: &str, limit: i64) -> StoreResult<Vec<DeliveryAttempt>>;
 }
@@ -571,6 +568,19 @@ pub trait HistoryQueries {
         webhook_id: Option<&str>,
         per_webhook: i64,
     ) -> StoreResult<Vec<AttemptMark>>;
+}
+
+/// A webhook's failure counter as the store saw it under the row's lock
+/// ([`WebhookQueries::lock_fail_counter`]), and as the service writes it back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FailCounter {
+    pub user_id: String,
+    pub is_active: bool,
+    pub fail_count: i64,
+    /// Set when the webhook was disabled automatically ([`GONE_REASON`],
+    /// [`failures_reason`]); cleared by an enable.
+    pub disabled_reason: Option<String>,
+    pub updated_at: Timestamp,
 }
 
 /// What one attempt did, to be logged and counted.

@@ -2,6 +2,7 @@
 //! at most its limit, oldest first, so no transaction holds the write lock for a whole table.
 
 use keyhook_core::service::retention::STEPS;
+use keyhook_core::service::webhooks::record_attempt;
 use keyhook_core::store::AttemptRecord;
 use keyhook_core::time::Timestamp;
 mod support;
@@ -39,7 +40,7 @@ fn every_step_deletes_at_most_its_limit_per_batch() {
                 duration_ms: 1,
                 response_excerpt: "",
             };
-            c.record_attempt(&attempt, 10)?;
+            record_attempt(c, &attempt, 10)?;
             c.finish_delivery(&d.delivery_id, "delivered", true, T)?;
         }
         Ok(())

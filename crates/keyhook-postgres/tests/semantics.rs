@@ -8,7 +8,7 @@ mod common;
 use keyhook_core::copy::{Cell, TABLES};
 use keyhook_core::model::{ApiKey, Permission, Webhook};
 use keyhook_core::service::webhooks::record_attempt;
-use keyhook_core::store::{AttemptRecord, Backend, ReplaySelection, Store};
+use keyhook_core::store::{AttemptRecord, Backend, DeliveryState, ReplaySelection, Store};
 use keyhook_core::time::Timestamp;
 use keyhook_sqlite::SqliteStore;
 
@@ -166,7 +166,11 @@ fn exercise(s: &Store) -> Vec<String> {
         .iter()
         .enumerate()
     {
-        note!(s.write(|c| Ok(record_attempt(c, &attempt("abc-1", *delivered, T + i as i64), 3)?)));
+        note!(s.write(|c| Ok(record_attempt(
+            c,
+            &attempt("abc-1", *delivered, T + i as i64),
+            3
+        )?)));
         note!(c.webhook("u", "abc-1"));
     }
     note!(s.write(|c| Ok(record_attempt(c, &attempt("gone", false, T), 3)?)));
@@ -272,7 +276,7 @@ fn exercise(s: &Store) -> Vec<String> {
         .collect::<Vec<_>>());
     note!(claim(T + 5, 10).len());
     note!(s.write(|c| {
-        c.finish_delivery(&ids[0], "delivered", true, Timestamp(T + 6))?;
+        c.finish_delivery(&ids[0], DeliveryState::Delivered, true, Timestamp(T + 6))?;
         c.retry_delivery(&ids[1], Timestamp(T + 100), Timestamp(T + 6))?;
         Ok(())
     }));

@@ -1032,7 +1032,10 @@ mod tests {
         // A success resets a count, and leaves a zero count alone.
         let reset = count_attempt(&counter(true, 3, None), &ok, n);
         assert_eq!(reset, (Some(counter(true, 0, None)), false));
-        assert_eq!(count_attempt(&counter(true, 0, None), &ok, n), (None, false));
+        assert_eq!(
+            count_attempt(&counter(true, 0, None), &ok, n),
+            (None, false)
+        );
         // A failure below the threshold counts one.
         let one = count_attempt(&counter(true, n - 2, None), &failed, n);
         assert_eq!(one, (Some(counter(true, n - 1, None)), false));
@@ -1045,7 +1048,10 @@ mod tests {
         // 410 Gone disables at once, whatever the count.
         let mut off = counter(false, 1, Some(GONE_REASON));
         off.updated_at = Timestamp(9);
-        assert_eq!(count_attempt(&counter(true, 0, None), &gone, n), (Some(off), true));
+        assert_eq!(
+            count_attempt(&counter(true, 0, None), &gone, n),
+            (Some(off), true)
+        );
         // A webhook disabled by hand still counts and gets the reason, but this attempt did
         // not disable it, and updatedAt stays.
         let manual = count_attempt(&counter(false, n - 1, None), &failed, n);

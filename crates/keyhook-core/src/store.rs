@@ -314,18 +314,15 @@ pub trait WebhookQueries {
     fn update_webhook(&self, w: &Webhook) -> StoreResult<()>;
     /// Returns whether a webhook was deleted (its deliveries and attempts go with it).
     fn delete_webhook(&self, id: &str) -> StoreResult<bool>;
-    /// Logs an attempt and counts it toward the webhook's `failCount`; the
-    /// `disable_after`th consecutive failure disables it. Nothing is written for a webhook
-    /// that no longer exists. A 410 Gone disables it at once ([`GONE_REASON`]); once a
-    /// webhook is disabled so, `failCount` stays at the value that disabled it until it is
-    /// enabled again (which clears the reason). Returns the webhook's user when this attempt
-    /// disabled it (an active webhook reaching the threshold, or answering 410), for the
-    /// audit entry of the same transaction.
-    fn record_attempt(
-        &self,
-        a: &AttemptRecord<'_>,
-        disable_after: i64,
-    ) -> StoreResult<Option<String>>;
+    /// The webhook's failure counter, its row locked until the write transaction ends (so
+    /// concurrent attempts each count once and the threshold is never skipped), or `None`
+    /// when the webhook no longer exists. The service decides what an attempt does to it
+    /// (`service::webhooks::count_attempt`) and writes it back with [`Self::set_fail_counter`].
+    fn lock_fail_counter(&self, webhook_id: &str) -> StoreResult<Option<FailCounter>>;
+    /// Writes `fail_count`, `is_active`, `disabled_reason` and `updated_at` from `c`.
+    fn set_fail_counter(&self, webhook_id: &str, c: &FailCounter) -> StoreResult<()>;
+    /// Appends an attempt to the webhook's log (the caller has locked its row).
+    fn insert_attempt(&self, a: &AttemptRecord<'_>) -> StoreResult<()>;
     /// The newest `limit` attempts to deliver to the webhook, newest first.
     fn attempts(&self, webhook_id: &str, limit: i64) -> StoreResult<Vec<DeliveryAttempt>>;
 }
@@ -362,12 +359,12 @@ pub trait OutboxQueries {
         limit: usize,
         lease_until: Timestamp,
     ) -> StoreResult<Vec<Claimed>>;
-    /// Ends a delivery in `state` (`delivered`, `failed` or `cancelled`); `attempted` says
+    /// Ends a delivery in `state` (one of [`DeliveryState::FINISHED`]); `attempted` says
     /// whether an attempt was made.
     fn finish_delivery(
         &self,
         id: &str,
-        state: &str,
+        state: DeliveryState,
         attempted: bool,
         now: Timestamp,
     ) -> StoreResult<()>;
@@ -573,6 +570,89 @@ pub trait HistoryQueries {
     ) -> StoreResult<Vec<AttemptMark>>;
 }
 
+/// The state of a delivery, stored as [`DeliveryState::as_str`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DeliveryState {
+    /// Queued: due at its `next_attempt_at`, or waiting for a retry.
+    Pending,
+    Delivered,
+    /// No attempts left, or the receiver answered 410 Gone.
+    Failed,
+    /// Its webhook was disabled (or deleted) before it was sent.
+    Cancelled,
+}
+
+impl DeliveryState {
+    pub const ALL: [DeliveryState; 4] = [
+        DeliveryState::Pending,
+        DeliveryState::Delivered,
+        DeliveryState::Failed,
+        DeliveryState::Cancelled,
+    ];
+    /// The states a delivery ends in: retention may delete a delivery in one of these.
+    pub const FINISHED: [DeliveryState; 3] = [
+        DeliveryState::Delivered,
+        DeliveryState::Failed,
+        DeliveryState::Cancelled,
+    ];
+    /// The states `replay --failed-only` replays (with a pending delivery that has failed
+    /// at least once, [`ReplaySelection`]).
+    pub const REPLAYED_AS_FAILED: [DeliveryState; 2] =
+        [DeliveryState::Failed, DeliveryState::Cancelled];
+
+    /// The stored name, as the `deliveries.state` column holds it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeliveryState::Pending => "pending",
+            DeliveryState::Delivered => "delivered",
+            DeliveryState::Failed => "failed",
+            DeliveryState::Cancelled => "cancelled",
+        }
+    }
+
+    /// `states` as an SQL literal list, `('failed', 'cancelled')`: how both backends render
+    /// the core's sets of states into their statements. The names are this enum's own
+    /// constants, never input.
+    pub fn sql_list(states: &[DeliveryState]) -> String {
+        let names: Vec<String> = states.iter().map(|s| format!("'{}'", s.as_str())).collect();
+        format!("({})", names.join(", "))
+    }
+}
+
+/// [`DeliveryState::Pending`] as an SQL literal, for the backends' `concat!`ed statements:
+/// retention deletes a delivery only when `state <> ` this (every state of
+/// [`DeliveryState::FINISHED`]; written so, the statement matches the `deliveries_finished`
+/// partial index). `store::tests` checks that it renders the enum.
+#[macro_export]
+macro_rules! pending_state_sql {
+    () => {
+        "'pending'"
+    };
+}
+
+/// [`DeliveryState::REPLAYED_AS_FAILED`] as an SQL list literal (`replay --failed-only`: a
+/// delivery whose latest copy is in one of these is replayed). Checked like
+/// [`pending_state_sql`].
+#[macro_export]
+macro_rules! replayed_as_failed_sql {
+    () => {
+        "('failed', 'cancelled')"
+    };
+}
+
+/// A webhook's failure counter as the store saw it under the row's lock
+/// ([`WebhookQueries::lock_fail_counter`]), and as the service writes it back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FailCounter {
+    pub user_id: String,
+    pub is_active: bool,
+    pub fail_count: i64,
+    /// Set when the webhook was disabled automatically ([`GONE_REASON`],
+    /// [`failures_reason`]); cleared by an enable.
+    pub disabled_reason: Option<String>,
+    pub updated_at: Timestamp,
+}
+
 /// What one attempt did, to be logged and counted.
 pub struct AttemptRecord<'a> {
     pub webhook_id: &'a str,
@@ -630,4 +710,29 @@ pub struct Claimed {
     /// An earlier claim's lease had run out unsettled: the worker that held it stopped (or
     /// could not look at the webhook) before settling it, and this claim recovers it.
     pub recovered: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DeliveryState;
+
+    /// The SQL lists both backends splice into their statements are the core's sets.
+    #[test]
+    fn state_lists_render_the_cores_sets() {
+        assert_eq!(
+            crate::pending_state_sql!(),
+            format!("'{}'", DeliveryState::Pending.as_str())
+        );
+        assert_eq!(
+            crate::replayed_as_failed_sql!(),
+            DeliveryState::sql_list(&DeliveryState::REPLAYED_AS_FAILED)
+        );
+        // FINISHED is every state but pending (what `state <> 'pending'` selects): retention
+        // never deletes a queued delivery.
+        let unfinished: Vec<_> = DeliveryState::ALL
+            .into_iter()
+            .filter(|s| !DeliveryState::FINISHED.contains(s))
+            .collect();
+        assert_eq!(unfinished, [DeliveryState::Pending]);
+    }
 }

@@ -5,6 +5,7 @@
 use keyhook_core::copy::{Cell, TABLES};
 use keyhook_core::model::{ApiKey, Permission};
 use keyhook_core::service::copy::{self, Progress, BATCH_BYTES, BATCH_ROWS, FIRST_BATCH_ROWS};
+use keyhook_core::service::webhooks::record_attempt;
 use keyhook_core::store::{AttemptRecord, Store};
 use keyhook_core::time::Timestamp;
 use keyhook_core::Error;
@@ -98,7 +99,8 @@ fn source(dir: &tempfile::TempDir) -> Box<Store> {
         };
         c.claim_idempotency_key("alice", "import-1", &first, Timestamp(0))?;
         for attempt in 1..=3 {
-            c.record_attempt(
+            record_attempt(
+                c,
                 &AttemptRecord {
                     webhook_id: &hook.id,
                     delivery_id: None,

@@ -2,7 +2,8 @@
 //! at most its limit, oldest first, so no transaction holds the write lock for a whole table.
 
 use keyhook_core::service::retention::STEPS;
-use keyhook_core::store::AttemptRecord;
+use keyhook_core::service::webhooks::record_attempt;
+use keyhook_core::store::{AttemptRecord, DeliveryState};
 use keyhook_core::time::Timestamp;
 mod support;
 use support::temp_store;
@@ -39,8 +40,8 @@ fn every_step_deletes_at_most_its_limit_per_batch() {
                 duration_ms: 1,
                 response_excerpt: "",
             };
-            c.record_attempt(&attempt, 10)?;
-            c.finish_delivery(&d.delivery_id, "delivered", true, T)?;
+            record_attempt(c, &attempt, 10)?;
+            c.finish_delivery(&d.delivery_id, DeliveryState::Delivered, true, T)?;
         }
         Ok(())
     })
@@ -52,4 +53,46 @@ fn every_step_deletes_at_most_its_limit_per_batch() {
             .collect();
         assert_eq!(batches, [10, 10, 5, 0], "{name}");
     }
+}
+
+/// The backends' retention SQL agrees with the core's predicate: of one delivery in each
+/// state, all old, exactly those in `DeliveryState::FINISHED` are deleted.
+#[test]
+fn retention_deletes_exactly_the_finished_states() {
+    let (_g, s) = temp_store();
+    support::create_webhook(&s, "alice", T);
+    s.write(|c| {
+        for i in 0..DeliveryState::ALL.len() {
+            let id = format!("evt_{i:032x}");
+            c.insert_event(&id, "alice", "post.published", None, b"{}", T)?;
+            c.enqueue_deliveries(&id, "alice", "post.published", None, T)?;
+        }
+        let claimed = c.claim_due(T, 100, T.add_millis(10_000))?;
+        assert_eq!(claimed.len(), DeliveryState::ALL.len());
+        for (d, state) in claimed.iter().zip(DeliveryState::ALL) {
+            if state != DeliveryState::Pending {
+                c.finish_delivery(&d.delivery_id, state, true, T)?;
+            }
+        }
+        Ok(())
+    })
+    .unwrap();
+    let pruned = s
+        .write(|c| Ok(c.prune_deliveries(T.add_millis(1), 100)?))
+        .unwrap();
+    let kept: Vec<String> = DeliveryState::ALL
+        .into_iter()
+        .filter(|st| !DeliveryState::FINISHED.contains(st))
+        .map(|st| st.as_str().to_string())
+        .collect();
+    assert_eq!(pruned as usize, DeliveryState::FINISHED.len());
+    let left: Vec<String> = s
+        .conn()
+        .delivery_counts()
+        .unwrap()
+        .into_iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(state, _)| state)
+        .collect();
+    assert_eq!(left, kept);
 }

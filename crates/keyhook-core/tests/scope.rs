@@ -19,7 +19,7 @@ use keyhook_core::service::webhooks::{
     self, NewWebhook, RotateSecret, WebhookEvents, WebhookPatch, WebhookUrl,
 };
 use keyhook_core::service::{audit, Actor};
-use keyhook_core::store::Store;
+use keyhook_core::store::{DeliveryState, Store};
 use keyhook_core::time::Timestamp;
 use keyhook_core::transport::{Attempt, Transport};
 use keyhook_core::Error;
@@ -84,7 +84,7 @@ fn take_queued(s: &Store) -> BTreeSet<(String, String)> {
     s.write(|c| {
         let claimed = c.claim_due(at, 100_000, at.add_millis(1))?;
         for d in &claimed {
-            c.finish_delivery(&d.delivery_id, "delivered", false, at)?;
+            c.finish_delivery(&d.delivery_id, DeliveryState::Delivered, false, at)?;
         }
         Ok(claimed
             .into_iter()

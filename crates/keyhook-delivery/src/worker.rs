@@ -16,7 +16,7 @@ use super::schedule::Schedule;
 use crate::error::Result;
 use crate::service::retention::{self, Pruned};
 use crate::service::webhooks::{drop_expired_secrets, log_attempt_disabling, AttemptOf};
-use crate::store::{Backend, Claimed, Conn, Store};
+use crate::store::{Backend, Claimed, Conn, DeliveryState, Store};
 use crate::time::{Clock, Timestamp};
 use keyhook_core::auth;
 use keyhook_core::transport::Attempt;
@@ -474,7 +474,7 @@ fn sleep_unless_stopped(stop: &AtomicBool) {
 
 /// Ends a delivery unsent: its webhook is disabled (or deleted).
 fn cancel(c: Conn<'_>, d: &Claimed, now: Timestamp, summary: &mut Summary) -> Result<()> {
-    c.finish_delivery(&d.delivery_id, "cancelled", false, now)?;
+    c.finish_delivery(&d.delivery_id, DeliveryState::Cancelled, false, now)?;
     summary.cancelled += 1;
     Ok(())
 }
@@ -506,7 +506,7 @@ fn settle(
     )?;
     if a.delivered {
         summary.delivered += 1;
-        c.finish_delivery(&d.delivery_id, "delivered", true, now)?;
+        c.finish_delivery(&d.delivery_id, DeliveryState::Delivered, true, now)?;
         return Ok(None);
     }
     // 410 Gone: the receiver says the endpoint is gone for good. `log_attempt` has disabled
@@ -524,7 +524,7 @@ fn settle(
         }
         None => {
             summary.failed += 1;
-            c.finish_delivery(&d.delivery_id, "failed", true, now)?;
+            c.finish_delivery(&d.delivery_id, DeliveryState::Failed, true, now)?;
         }
     }
     Ok(Some(log::Failure::new(d, attempt, a, next_at, disabled)))

@@ -16,9 +16,10 @@
 //! - **Outbox claim.** [`OutboxQueries::claim_due`] selects due deliveries `FOR UPDATE SKIP
 //!   LOCKED` and leases them in the same statement; the worker commits the claim before it
 //!   sends. Two workers never hold one delivery.
-//! - **failCount and auto-disable.** [`WebhookQueries::record_attempt`] is one `UPDATE …
-//!   RETURNING` (the row lock serialises attempts on one webhook), whose result feeds the log
-//!   insert: the count is exact and the threshold is never skipped.
+//! - **failCount and auto-disable.** [`WebhookQueries::lock_fail_counter`] reads the counter
+//!   `FOR NO KEY UPDATE` (the row lock serialises attempts on one webhook); the core decides
+//!   and [`WebhookQueries::set_fail_counter`] writes it back in the same transaction: the
+//!   count is exact and the threshold is never skipped.
 //! - **Revocation.** [`Storage::key_by_hash`] reads the row on every call; there is no cache.
 //!   A key deleted on any instance is refused by every instance on the next request.
 //! - **lastUsedAt.** [`KeyQueries::set_key_last_used`] never moves it back, and waits at most

@@ -2,7 +2,7 @@
 //! several workers on several machines can make at once.
 
 use super::PgStore;
-use keyhook_core::store::{Claimed, KeyQueries, OutboxQueries, StoreResult};
+use keyhook_core::store::{Claimed, DeliveryState, KeyQueries, OutboxQueries, StoreResult};
 use keyhook_core::time::Timestamp;
 
 impl OutboxQueries for PgStore {
@@ -124,7 +124,7 @@ impl OutboxQueries for PgStore {
     fn finish_delivery(
         &self,
         id: &str,
-        state: &str,
+        state: DeliveryState,
         attempted: bool,
         now: Timestamp,
     ) -> StoreResult<()> {
@@ -132,7 +132,7 @@ impl OutboxQueries for PgStore {
             s.execute(
                 "UPDATE deliveries SET state = $2, attempts = attempts + $3, lease_until = NULL,
                     updated_at = $4 WHERE id = $1",
-                &[&id, &state, &i64::from(attempted), &now.0],
+                &[&id, &state.as_str(), &i64::from(attempted), &now.0],
             )?;
             Ok(())
         })

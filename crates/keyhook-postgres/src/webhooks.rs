@@ -5,7 +5,7 @@ use postgres::Row;
 use super::migrations::LOCK_CLASS;
 use super::{json_strings, to_json, Fail, PgStore};
 use keyhook_core::model::{DeliveryAttempt, Webhook};
-use keyhook_core::store::{AttemptRecord, KeyQueries, StoreResult, WebhookQueries};
+use keyhook_core::store::{AttemptRecord, FailCounter, KeyQueries, StoreResult, WebhookQueries};
 use keyhook_core::time::Timestamp;
 
 macro_rules! columns {
@@ -175,92 +175,71 @@ impl WebhookQueries for PgStore {
         self.run(|s| Ok(s.execute("DELETE FROM webhooks WHERE id = $1", &[&id])? > 0))
     }
 
-    /// Logs an attempt and counts it. A failure is one `UPDATE … RETURNING`: it adds one to
-    /// `fail_count` and, at the `disable_after`-th consecutive failure or a 410 Gone, disables
-    /// the webhook and records why (after which `fail_count` stays as it is until an enable),
-    /// under the row's lock, so concurrent attempts on any instance each count once and the
-    /// threshold is never skipped; the log row is inserted from what it returns, so nothing
-    /// is written for a webhook deleted while the request was out. A success resets
-    /// `fail_count` only where it is not 0 already (no exclusive row lock on the common path)
-    /// and logs the attempt if the webhook still exists; `FOR KEY SHARE` waits for a delete
-    /// in progress, so the log row never refers to a webhook gone by the commit.
-    ///
-    /// Returns the webhook's user when this attempt disabled it: a failure first locks the
-    /// row (`FOR UPDATE`, the lock the `UPDATE` would take anyway) and reads whether it is
-    /// active and this failure reaches the threshold.
-    fn record_attempt(
-        &self,
-        a: &AttemptRecord<'_>,
-        disable_after: i64,
-    ) -> StoreResult<Option<String>> {
-        let status_code = i64::from(a.status_code);
-        let reason = a.disable_reason(disable_after);
-        let gone = a.gone();
-        // $1 to $10, the same in both statements: the attempt's row.
-        let row: [&(dyn postgres::types::ToSql + Sync); 10] = [
-            &a.webhook_id,
-            &a.delivery_id,
-            &a.event_id,
-            &a.event,
-            &a.attempt,
-            &a.attempted_at.0,
-            &status_code,
-            &a.status_text,
-            &a.duration_ms,
-            &a.response_excerpt,
-        ];
+    /// `FOR NO KEY UPDATE`: the lock the counter's `UPDATE` takes anyway, taken before the
+    /// service reads the counter, so concurrent attempts on any instance each count once and
+    /// the threshold is never skipped; it also waits for a delete in progress, so the log row
+    /// never refers to a webhook gone by the commit.
+    fn lock_fail_counter(&self, webhook_id: &str) -> StoreResult<Option<FailCounter>> {
         self.run(|s| {
-            let mut disabled = None;
-            if a.delivered {
-                s.execute(
-                    "WITH reset AS (
-                        UPDATE webhooks SET fail_count = 0
-                        WHERE id = $1 AND fail_count <> 0 AND disabled_reason IS NULL
-                     )
-                     INSERT INTO delivery_attempts (webhook_id, delivery_id, event_id, event,
-                        attempt, attempted_at, delivered, status_code, status_text, duration_ms,
-                        response_excerpt)
-                     SELECT id, $2, $3, $4, $5, $6, true, $7, $8, $9, $10
-                     FROM webhooks WHERE id = $1 FOR KEY SHARE",
-                    &row,
-                )?;
-            } else {
-                disabled = s
-                    .query_opt(
-                        "SELECT user_id, is_active AND disabled_reason IS NULL
-                                AND ($3 OR fail_count + 1 >= $2)
-                         FROM webhooks WHERE id = $1 FOR UPDATE",
-                        &[&a.webhook_id, &disable_after, &gone],
-                    )?
-                    .map(|r| Ok::<_, Fail>((r.try_get::<_, String>(0)?, r.try_get::<_, bool>(1)?)))
-                    .transpose()?
-                    .and_then(|(user, flips)| flips.then_some(user));
-                s.execute(
-                    "WITH counted AS (
-                        UPDATE webhooks SET
-                            fail_count = CASE WHEN disabled_reason IS NULL THEN fail_count + 1
-                                         ELSE fail_count END,
-                            is_active = CASE WHEN disabled_reason IS NULL
-                                             AND ($13 OR fail_count + 1 >= $11)
-                                        THEN false ELSE is_active END,
-                            disabled_reason = CASE WHEN disabled_reason IS NOT NULL
-                                                   THEN disabled_reason
-                                              WHEN $13 OR fail_count + 1 >= $11 THEN $12 END,
-                            updated_at = CASE WHEN disabled_reason IS NULL
-                                              AND ($13 OR fail_count + 1 >= $11)
-                                              AND is_active
-                                         THEN $6 ELSE updated_at END
-                        WHERE id = $1
-                        RETURNING id
-                     )
-                     INSERT INTO delivery_attempts (webhook_id, delivery_id, event_id, event,
-                        attempt, attempted_at, delivered, status_code, status_text, duration_ms,
-                        response_excerpt)
-                     SELECT id, $2, $3, $4, $5, $6, false, $7, $8, $9, $10 FROM counted",
-                    &[&row[..], &[&disable_after, &reason, &gone]].concat(),
-                )?;
-            }
-            Ok(disabled)
+            s.query_opt(
+                "SELECT user_id, is_active, fail_count, disabled_reason, updated_at
+                 FROM webhooks WHERE id = $1 FOR NO KEY UPDATE",
+                &[&webhook_id],
+            )?
+            .map(|r| {
+                Ok(FailCounter {
+                    user_id: r.try_get(0)?,
+                    is_active: r.try_get(1)?,
+                    fail_count: r.try_get(2)?,
+                    disabled_reason: r.try_get(3)?,
+                    updated_at: Timestamp(r.try_get(4)?),
+                })
+            })
+            .transpose()
+        })
+    }
+
+    fn set_fail_counter(&self, webhook_id: &str, c: &FailCounter) -> StoreResult<()> {
+        self.run(|s| {
+            s.execute(
+                "UPDATE webhooks SET fail_count = $2, is_active = $3, disabled_reason = $4,
+                    updated_at = $5
+                 WHERE id = $1",
+                &[
+                    &webhook_id,
+                    &c.fail_count,
+                    &c.is_active,
+                    &c.disabled_reason,
+                    &c.updated_at.0,
+                ],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn insert_attempt(&self, a: &AttemptRecord<'_>) -> StoreResult<()> {
+        let status_code = i64::from(a.status_code);
+        self.run(|s| {
+            s.execute(
+                "INSERT INTO delivery_attempts (webhook_id, delivery_id, event_id, event,
+                    attempt, attempted_at, delivered, status_code, status_text, duration_ms,
+                    response_excerpt)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+                &[
+                    &a.webhook_id,
+                    &a.delivery_id,
+                    &a.event_id,
+                    &a.event,
+                    &a.attempt,
+                    &a.attempted_at.0,
+                    &a.delivered,
+                    &status_code,
+                    &a.status_text,
+                    &a.duration_ms,
+                    &a.response_excerpt,
+                ],
+            )?;
+            Ok(())
         })
     }
 

@@ -7,7 +7,8 @@ mod common;
 
 use keyhook_core::copy::{Cell, TABLES};
 use keyhook_core::model::{ApiKey, Permission, Webhook};
-use keyhook_core::store::{AttemptRecord, Backend, ReplaySelection, Store};
+use keyhook_core::service::webhooks::record_attempt;
+use keyhook_core::store::{AttemptRecord, Backend, DeliveryState, ReplaySelection, Store};
 use keyhook_core::time::Timestamp;
 use keyhook_sqlite::SqliteStore;
 
@@ -165,10 +166,10 @@ fn exercise(s: &Store) -> Vec<String> {
         .iter()
         .enumerate()
     {
-        note!(s.write(|c| Ok(c.record_attempt(&attempt("abc-1", *delivered, T + i as i64), 3)?)));
+        note!(s.write(|c| record_attempt(c, &attempt("abc-1", *delivered, T + i as i64), 3)));
         note!(c.webhook("u", "abc-1"));
     }
-    note!(s.write(|c| Ok(c.record_attempt(&attempt("gone", false, T), 3)?)));
+    note!(s.write(|c| record_attempt(c, &attempt("gone", false, T), 3)));
     note!(c.attempts("abc-1", 4));
     note!(c.attempts("gone", 4));
 
@@ -271,7 +272,7 @@ fn exercise(s: &Store) -> Vec<String> {
         .collect::<Vec<_>>());
     note!(claim(T + 5, 10).len());
     note!(s.write(|c| {
-        c.finish_delivery(&ids[0], "delivered", true, Timestamp(T + 6))?;
+        c.finish_delivery(&ids[0], DeliveryState::Delivered, true, Timestamp(T + 6))?;
         c.retry_delivery(&ids[1], Timestamp(T + 100), Timestamp(T + 6))?;
         Ok(())
     }));
@@ -473,7 +474,7 @@ fn db_copy_batches_move_every_row_unchanged_both_ways() {
     // The next attempt logged on PostgreSQL gets the id after the largest copied one.
     let last_id = |s: &Store| s.conn().attempts("abc-1", 1).unwrap()[0].id;
     let copied = last_id(&pg);
-    pg.write(|c| Ok(c.record_attempt(&attempt("abc-1", true, T + 500), 3)?))
+    pg.write(|c| record_attempt(c, &attempt("abc-1", true, T + 500), 3))
         .unwrap();
     assert_eq!(last_id(&pg), copied + 1);
     assert_eq!(copied, last_id(&lite));

@@ -7,7 +7,7 @@ use super::Conn;
 use crate::error::sql;
 use crate::time::Timestamp;
 use keyhook_core::store::KeyQueries;
-use keyhook_core::store::{Claimed, OutboxQueries, StoreResult};
+use keyhook_core::store::{Claimed, DeliveryState, OutboxQueries, StoreResult};
 
 impl OutboxQueries for Conn {
     fn insert_event(
@@ -125,7 +125,7 @@ impl OutboxQueries for Conn {
     fn finish_delivery(
         &self,
         id: &str,
-        state: &str,
+        state: DeliveryState,
         attempted: bool,
         now: Timestamp,
     ) -> StoreResult<()> {
@@ -135,7 +135,7 @@ impl OutboxQueries for Conn {
                     "UPDATE deliveries SET state = ?2, attempts = attempts + ?3, lease_until = NULL,
                         updated_at = ?4 WHERE id = ?1",
                 )?
-                .execute(params![id, state, i64::from(attempted), now.0])?;
+                .execute(params![id, state.as_str(), i64::from(attempted), now.0])?;
             Ok(())
         })
     }

@@ -27,7 +27,9 @@ macro_rules! replay_insert {
                AND (?4 = 0 OR (SELECT d.state FROM deliveries d
                                WHERE d.event_id = e.id AND d.webhook_id = w.id
                                ORDER BY d.created_at DESC, d.rowid DESC LIMIT 1)
-                              IN ('failed', 'cancelled'))
+                              IN ",
+            keyhook_core::replayed_as_failed_sql!(),
+            ")
              LIMIT ?6"
         )
     };

@@ -41,9 +41,13 @@ impl RetentionQueries for Conn {
 
     fn prune_deliveries(&self, cutoff: Timestamp, limit: usize) -> StoreResult<u64> {
         self.prune(
-            "DELETE FROM deliveries WHERE id IN (
-                SELECT id FROM deliveries WHERE state <> 'pending' AND updated_at < ?1
-                ORDER BY updated_at LIMIT ?2)",
+            concat!(
+                "DELETE FROM deliveries WHERE id IN (
+                SELECT id FROM deliveries WHERE state <> ",
+                keyhook_core::pending_state_sql!(),
+                " AND updated_at < ?1
+                ORDER BY updated_at LIMIT ?2)"
+            ),
             cutoff,
             limit,
         )

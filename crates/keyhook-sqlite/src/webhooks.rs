@@ -5,7 +5,7 @@ use crate::error::sql;
 use crate::model::{DeliveryAttempt, Webhook};
 use crate::time::Timestamp;
 use keyhook_core::store::KeyQueries;
-use keyhook_core::store::{AttemptRecord, StoreResult, WebhookQueries};
+use keyhook_core::store::{AttemptRecord, FailCounter, StoreResult, WebhookQueries};
 
 const COLUMNS: &str = "id, user_id, url, events, secret, is_active, fail_count, created_at,
     updated_at, full_access, profile_ids";
@@ -140,29 +140,56 @@ impl WebhookQueries for Conn {
         })
     }
 
-    /// Logs an attempt and counts it: a success resets `fail_count`, a failure adds one, and
-    /// the `disable_after`-th consecutive failure (or a 410 Gone) disables the webhook and
-    /// records why, all in one statement
-    /// so that no interleaving can skip the threshold. The request was sent with no
-    /// transaction open, so the webhook may have been deleted meanwhile (its deliveries with
-    /// it): then there is nothing left to log to, and nothing is written.
-    ///
-    /// Returns the webhook's user when this attempt disabled it: it was active, and this
-    /// failure is the `disable_after`-th (read first, under the transaction's write lock).
-    fn record_attempt(
-        &self,
-        a: &AttemptRecord<'_>,
-        disable_after: i64,
-    ) -> StoreResult<Option<String>> {
+    /// Inside a write transaction (`BEGIN IMMEDIATE`) the database is locked already: a plain
+    /// read is the locked read.
+    fn lock_fail_counter(&self, webhook_id: &str) -> StoreResult<Option<FailCounter>> {
         sql(|| {
-            let mut disabled = None;
+            Ok(self
+                .0
+                .prepare_cached(
+                    "SELECT user_id, is_active, fail_count, disabled_reason, updated_at
+                     FROM webhooks WHERE id = ?1",
+                )?
+                .query_row([webhook_id], |r| {
+                    Ok(FailCounter {
+                        user_id: r.get(0)?,
+                        is_active: r.get(1)?,
+                        fail_count: r.get(2)?,
+                        disabled_reason: r.get(3)?,
+                        updated_at: Timestamp(r.get(4)?),
+                    })
+                })
+                .optional()?)
+        })
+    }
+
+    fn set_fail_counter(&self, webhook_id: &str, c: &FailCounter) -> StoreResult<()> {
+        sql(|| {
+            self.0
+                .prepare_cached(
+                    "UPDATE webhooks SET fail_count = ?2, is_active = ?3, disabled_reason = ?4,
+                        updated_at = ?5
+                     WHERE id = ?1",
+                )?
+                .execute(params![
+                    webhook_id,
+                    c.fail_count,
+                    c.is_active,
+                    c.disabled_reason,
+                    c.updated_at.0
+                ])?;
+            Ok(())
+        })
+    }
+
+    fn insert_attempt(&self, a: &AttemptRecord<'_>) -> StoreResult<()> {
+        sql(|| {
             self.0
                 .prepare_cached(
                     "INSERT INTO delivery_attempts (webhook_id, delivery_id, event_id, event, attempt,
                         attempted_at, delivered, status_code, status_text, duration_ms,
                         response_excerpt)
-                     SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11
-                     WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = ?1)",
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                 )?
                 .execute(params![
                     a.webhook_id,
@@ -177,45 +204,7 @@ impl WebhookQueries for Conn {
                     a.duration_ms,
                     a.response_excerpt
                 ])?;
-            if a.delivered {
-                self.0
-                    .prepare_cached(
-                        "UPDATE webhooks SET fail_count = 0
-                         WHERE id = ?1 AND fail_count != 0 AND disabled_reason IS NULL",
-                    )?
-                    .execute([a.webhook_id])?;
-            } else {
-                disabled = self
-                    .0
-                    .prepare_cached(
-                        "SELECT user_id FROM webhooks
-                         WHERE id = ?1 AND is_active = 1 AND disabled_reason IS NULL
-                           AND (?3 OR fail_count + 1 >= ?2)",
-                    )?
-                    .query_row(params![a.webhook_id, disable_after, a.gone()], |r| r.get(0))
-                    .optional()?;
-                self.0
-                    .prepare_cached(
-                        // A webhook disabled automatically (`disabled_reason` set) keeps the
-                        // failCount that disabled it until it is enabled again.
-                        "UPDATE webhooks SET fail_count = fail_count + 1,
-                            is_active = CASE WHEN ?4 OR fail_count + 1 >= ?2 THEN 0
-                                        ELSE is_active END,
-                            disabled_reason = CASE WHEN ?4 OR fail_count + 1 >= ?2 THEN ?5 END,
-                            updated_at = CASE WHEN (?4 OR fail_count + 1 >= ?2)
-                                              AND is_active = 1
-                                         THEN ?3 ELSE updated_at END
-                         WHERE id = ?1 AND disabled_reason IS NULL",
-                    )?
-                    .execute(params![
-                        a.webhook_id,
-                        disable_after,
-                        a.attempted_at.0,
-                        a.gone(),
-                        a.disable_reason(disable_after)
-                    ])?;
-            }
-            Ok(disabled)
+            Ok(())
         })
     }
 

@@ -9,7 +9,7 @@ use super::{Actor, Database, Operation};
 use crate::auth::{self, Excess, Scope};
 use crate::error::{Error, FieldError, Result};
 use crate::model::{DeliveryAttempt, TestResult, Webhook};
-use crate::store::{AttemptRecord, Conn, Signing, Store, GONE_REASON};
+use crate::store::{AttemptRecord, Conn, FailCounter, Signing, Store, GONE_REASON};
 use crate::time::Timestamp;
 use crate::transport::{Attempt, Transport};
 use crate::{guard, sign};
@@ -794,13 +794,82 @@ pub struct AttemptOf<'a> {
 }
 
 /// Logs an attempt and counts it toward the webhook's `failCount`; the
-/// [`DISABLE_AFTER_FAILURES`]th consecutive failure disables the webhook in the same statement.
+/// [`DISABLE_AFTER_FAILURES`]th consecutive failure disables the webhook in the same
+/// transaction ([`record_attempt`]).
 /// Test pings and outbox deliveries both come through here. An automatic disable is
 /// recorded in the audit log in the same transaction: actor `system`, via `worker` (also
 /// when a test ping's failure was the one that crossed the threshold: the disable is the
 /// failure counter's doing, not the pinging actor's).
 pub fn log_attempt(c: Conn<'_>, of: AttemptOf<'_>, at: Timestamp, a: &Attempt) -> Result<()> {
     log_attempt_disabling(c, of, at, a).map(drop)
+}
+
+/// What an attempt does to its webhook's failure counter, decided from the counter the store
+/// saw under the row's lock: the counter to write back (`None`: unchanged) and whether this
+/// attempt disabled the webhook (it was active, and answered 410 Gone or was the
+/// `disable_after`th failure in a row).
+///
+/// A success resets `failCount`; a failure adds one, and a 410 Gone or the `disable_after`th
+/// failure deactivates the webhook and records why. A webhook disabled automatically
+/// (`disabled_reason` set) keeps the failCount that disabled it until it is enabled again.
+pub fn count_attempt(
+    seen: &FailCounter,
+    a: &AttemptRecord<'_>,
+    disable_after: i64,
+) -> (Option<FailCounter>, bool) {
+    if seen.disabled_reason.is_some() {
+        return (None, false);
+    }
+    if a.delivered {
+        if seen.fail_count == 0 {
+            return (None, false);
+        }
+        let after = FailCounter {
+            fail_count: 0,
+            ..seen.clone()
+        };
+        return (Some(after), false);
+    }
+    let fail_count = seen.fail_count + 1;
+    if !(a.gone() || fail_count >= disable_after) {
+        let after = FailCounter {
+            fail_count,
+            ..seen.clone()
+        };
+        return (Some(after), false);
+    }
+    let after = FailCounter {
+        fail_count,
+        is_active: false,
+        disabled_reason: Some(a.disable_reason(disable_after)),
+        updated_at: if seen.is_active {
+            a.attempted_at
+        } else {
+            seen.updated_at
+        },
+        user_id: seen.user_id.clone(),
+    };
+    (Some(after), seen.is_active)
+}
+
+/// Logs an attempt and counts it ([`count_attempt`]), in the caller's write transaction:
+/// the store locks the webhook's row and returns its counter, this decides, the store writes.
+/// Nothing is written for a webhook deleted while the request was out. Returns the webhook's
+/// user when this attempt disabled it, for the audit entry of the same transaction.
+pub fn record_attempt(
+    c: Conn<'_>,
+    a: &AttemptRecord<'_>,
+    disable_after: i64,
+) -> Result<Option<String>> {
+    let Some(seen) = c.lock_fail_counter(a.webhook_id)? else {
+        return Ok(None);
+    };
+    c.insert_attempt(a)?;
+    let (after, disabled) = count_attempt(&seen, a, disable_after);
+    if let Some(after) = after {
+        c.set_fail_counter(a.webhook_id, &after)?;
+    }
+    Ok(disabled.then_some(seen.user_id))
 }
 
 /// [`log_attempt`], telling why the attempt disabled its webhook, if it did: the reason the
@@ -825,13 +894,13 @@ pub fn log_attempt_disabling(
         duration_ms: a.duration_ms,
         response_excerpt: &a.response_excerpt,
     };
-    let disabled = c.record_attempt(&record, DISABLE_AFTER_FAILURES)?;
+    let disabled = record_attempt(c, &record, DISABLE_AFTER_FAILURES)?;
     if let Some(user) = disabled {
         // The webhook's scope, for who may read the entry (it exists: it was just disabled).
         let w = c.webhook(&user, webhook_id)?;
         let all = (true, Vec::new());
         let (full_access, ids) = w.map_or(all, |w| (w.full_access, w.profile_ids));
-        // Why the store disabled it: the rule it was given (`AttemptRecord::gone`).
+        // Why it was disabled: the rule `count_attempt` applied (`AttemptRecord::gone`).
         let (reason, details) = if record.gone() {
             let details = serde_json::json!({ "reason": GONE_REASON, "statusCode": a.status_code });
             (GONE_REASON, details)
@@ -926,6 +995,72 @@ mod tests {
         }
         // A host name is vetted when a delivery resolves it, not here.
         assert!(WebhookUrl::new("http://localhost/", false).is_ok());
+    }
+
+    fn counter(is_active: bool, fail_count: i64, reason: Option<&str>) -> FailCounter {
+        FailCounter {
+            user_id: "u".into(),
+            is_active,
+            fail_count,
+            disabled_reason: reason.map(String::from),
+            updated_at: Timestamp(5),
+        }
+    }
+
+    fn attempt(delivered: bool, status_code: u16) -> AttemptRecord<'static> {
+        AttemptRecord {
+            webhook_id: "w",
+            delivery_id: None,
+            event_id: "e",
+            event: "post.published",
+            attempt: 1,
+            attempted_at: Timestamp(9),
+            delivered,
+            status_code,
+            status_text: "",
+            duration_ms: 1,
+            response_excerpt: "",
+        }
+    }
+
+    #[test]
+    fn attempts_count_toward_the_automatic_disable() {
+        let n = DISABLE_AFTER_FAILURES;
+        let ok = attempt(true, 200);
+        let failed = attempt(false, 500);
+        let gone = attempt(false, 410);
+        // A success resets a count, and leaves a zero count alone.
+        let reset = count_attempt(&counter(true, 3, None), &ok, n);
+        assert_eq!(reset, (Some(counter(true, 0, None)), false));
+        assert_eq!(
+            count_attempt(&counter(true, 0, None), &ok, n),
+            (None, false)
+        );
+        // A failure below the threshold counts one.
+        let one = count_attempt(&counter(true, n - 2, None), &failed, n);
+        assert_eq!(one, (Some(counter(true, n - 1, None)), false));
+        // The threshold-th failure disables, records why, and moves updatedAt.
+        let reason = crate::store::failures_reason(n);
+        let mut off = counter(false, n, Some(&reason));
+        off.updated_at = Timestamp(9);
+        let tripped = count_attempt(&counter(true, n - 1, None), &failed, n);
+        assert_eq!(tripped, (Some(off), true));
+        // 410 Gone disables at once, whatever the count.
+        let mut off = counter(false, 1, Some(GONE_REASON));
+        off.updated_at = Timestamp(9);
+        assert_eq!(
+            count_attempt(&counter(true, 0, None), &gone, n),
+            (Some(off), true)
+        );
+        // A webhook disabled by hand still counts and gets the reason, but this attempt did
+        // not disable it, and updatedAt stays.
+        let manual = count_attempt(&counter(false, n - 1, None), &failed, n);
+        assert_eq!(manual, (Some(counter(false, n, Some(&reason))), false));
+        // The reason is sticky: once disabled automatically, nothing moves until an enable.
+        for a in [&ok, &failed, &gone] {
+            let seen = counter(false, n, Some(&reason));
+            assert_eq!(count_attempt(&seen, a, n), (None, false));
+        }
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -414,7 +415,6 @@ pub fn on_terminal_with(
     use std::io::{Read, Write};
     use std::process::Stdio;
     use std::sync::{Arc, Mutex};
-    use std::time::{Duration, Instant};
 
     let found = std::process::Command::new("script")
         .arg("--version")
@@ -468,26 +468,26 @@ pub fn on_terminal_with(
     let shows = |what: &str| String::from_utf8_lossy(&screen.lock().unwrap()).contains(what);
     let deadline = Instant::now() + Duration::from_secs(10);
     // Typed-ahead input may be discarded (a password prompt flushes it), so wait for the prompt.
-    while !shows(prompt) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    poll_until(Duration::from_secs(10), || shows(prompt));
     // Keep the terminal's input open until keyhook is done: `script` lingers for two seconds
     // after an end of input that comes while its command still runs. The prompt is printed
     // just before the terminal is set up, so input sent in between can be lost: type again
     // if nothing happens.
     let mut stdin = child.stdin.take().unwrap();
     let mut typed_at = None::<Instant>;
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            break;
+    let ended = poll_until(deadline.saturating_duration_since(Instant::now()), || {
+        if child.try_wait().unwrap().is_some() {
+            return true;
         }
         if typed_at.is_none_or(|t| t.elapsed() > Duration::from_millis(1_000)) {
             // The command may have ended in the meantime; its exit status tells.
             let _ = stdin.write_all(input.as_bytes());
             typed_at = Some(Instant::now());
         }
-        std::thread::sleep(Duration::from_millis(5));
+        false
+    });
+    if !ended {
+        let _ = child.kill();
     }
     drop(stdin);
     let status = child.wait().unwrap();
@@ -533,4 +533,29 @@ pub fn sorted_keys(v: &Value) -> Vec<String> {
         .collect();
     k.sort();
     k
+}
+
+/// How often [`poll`] looks again.
+const POLL_EVERY: Duration = Duration::from_millis(10);
+
+/// Waits for another process (a server, a worker, a receiver's thread) until `look` sees what
+/// it waits for, looking every 10 ms, for at most `patience`: `Some` of what `look` returned,
+/// or `None` once the deadline has passed. The one place where a test sleeps to wait: waiting
+/// for time to pass goes through the test clock ([`Env::advance_clock`]) instead.
+pub fn poll<T>(patience: Duration, mut look: impl FnMut() -> Option<T>) -> Option<T> {
+    let deadline = Instant::now() + patience;
+    loop {
+        if let Some(seen) = look() {
+            return Some(seen);
+        }
+        if Instant::now() >= deadline {
+            return None;
+        }
+        std::thread::sleep(POLL_EVERY);
+    }
+}
+
+/// [`poll`] for a condition: true once `ready` holds, false if it did not within `patience`.
+pub fn poll_until(patience: Duration, mut ready: impl FnMut() -> bool) -> bool {
+    poll(patience, || ready().then_some(())).is_some()
 }

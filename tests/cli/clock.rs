@@ -157,7 +157,7 @@ fn the_test_clock_is_in_no_help_man_page_or_completion() {
 /// polls with a deadline (`common::poll`). What is left sleeps because real time is what is
 /// tested (network timeouts the server keeps, a random kill point, a slow client) or because
 /// what the test waits for cannot be seen from outside.
-const MOST_SLEEPS: usize = 27;
+const MOST_SLEEPS: usize = 26;
 
 /// The text of every test: `tests/` and `crates/*/tests/` whole, and in `src/` and
 /// `crates/*/src/` what follows the first `#[cfg(test)]` (unit tests sit at a file's end).

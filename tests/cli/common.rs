@@ -535,23 +535,28 @@ pub fn sorted_keys(v: &Value) -> Vec<String> {
     k
 }
 
-/// How often [`poll`] looks again.
-const POLL_EVERY: Duration = Duration::from_millis(10);
+/// The longest pause of [`poll`] between two looks.
+const POLL_AT_MOST: Duration = Duration::from_millis(100);
 
 /// Waits for another process (a server, a worker, a receiver's thread) until `look` sees what
-/// it waits for, looking every 10 ms, for at most `patience`: `Some` of what `look` returned,
-/// or `None` once the deadline has passed. The one place where a test sleeps to wait: waiting
-/// for time to pass goes through the test clock ([`Env::advance_clock`]) instead.
+/// it waits for, for at most `patience`: `Some` of what `look` returned, or `None` once the
+/// deadline has passed. It looks again after 5 ms, then twice as long each time up to 100 ms,
+/// so a quick answer is seen at once and a long wait (a look may start `psql`) costs little.
+/// The one place where a test sleeps to wait: waiting for time to pass goes through the test
+/// clock ([`Env::advance_clock`]) instead.
 pub fn poll<T>(patience: Duration, mut look: impl FnMut() -> Option<T>) -> Option<T> {
     let deadline = Instant::now() + patience;
+    let mut pause = Duration::from_millis(5);
     loop {
         if let Some(seen) = look() {
             return Some(seen);
         }
-        if Instant::now() >= deadline {
+        let now = Instant::now();
+        if now >= deadline {
             return None;
         }
-        std::thread::sleep(POLL_EVERY);
+        std::thread::sleep(pause.min(deadline - now));
+        pause = (pause * 2).min(POLL_AT_MOST);
     }
 }
 

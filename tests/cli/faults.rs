@@ -913,10 +913,13 @@ fn a_full_disk_fails_writes_clearly_and_keeps_the_database_whole() {
 fn eight_writer_processes_at_once_all_succeed() {
     let env = Env::new();
     let go = env.dir.path().join("go");
-    // Every process waits for the same file, so that all start within a few milliseconds, on
-    // a database that does not exist yet.
+    // Every process says it is ready (a file named by its pid) and waits for the same file, so
+    // that all start within a few milliseconds, on a database that does not exist yet.
+    let ready = env.dir.path().join("ready");
+    std::fs::create_dir(&ready).unwrap();
     let gate = format!(
-        "while [ ! -e {} ]; do sleep 0.005; done; exec \"$0\" \"$@\"",
+        ": > {}/$$; while [ ! -e {} ]; do sleep 0.005; done; exec \"$0\" \"$@\"",
+        quote(&ready),
         quote(&go)
     );
     let bin = assert_cmd::cargo::cargo_bin("keyhook");
@@ -957,7 +960,13 @@ fn eight_writer_processes_at_once_all_succeed() {
         children.push(("webhook", spawn(&hook)));
     }
     assert!(!env.db_exists());
-    thread::sleep(Duration::from_millis(200));
+    let waiting = || std::fs::read_dir(&ready).unwrap().count();
+    assert!(
+        poll_until(PATIENCE, || waiting() == children.len()),
+        "{} of {} processes at the gate",
+        waiting(),
+        children.len()
+    );
     let started = Instant::now();
     std::fs::write(&go, b"").unwrap();
     let mut keys = HashSet::new();

@@ -336,6 +336,8 @@ fn webhooks_cli_create_list_show_enable_disable_delete() {
     let created = millis(str_of(&a, "createdAt"));
     assert!(created >= before - 1 && created <= before + 10_000, "{a}");
 
+    // A later one.
+    env.advance_clock(1);
     let b = create(
         &env,
         "default",

@@ -151,3 +151,91 @@ fn the_test_clock_is_in_no_help_man_page_or_completion() {
         assert!(!r.stdout.contains("TEST_CLOCK"), "{}", r.stdout);
     }
 }
+
+/// The most `thread::sleep` calls the tests may hold. Waiting for time to pass goes through
+/// the test clock (`Env::with_clock`, `Env::advance_clock`); waiting for another process
+/// polls with a deadline (`common::poll`). What is left sleeps because real time is what is
+/// tested (network timeouts the server keeps, a random kill point, a slow client) or because
+/// what the test waits for cannot be seen from outside.
+const MOST_SLEEPS: usize = 26;
+
+/// The text of every test: `tests/` and `crates/*/tests/` whole, and in `src/` and
+/// `crates/*/src/` what follows the first `#[cfg(test)]` (unit tests sit at a file's end).
+fn test_sources(root: &Path) -> Vec<(PathBuf, String)> {
+    let mut dirs = vec![root.join("tests"), root.join("src"), root.join("crates")];
+    let mut found = Vec::new();
+    while let Some(path) = dirs.pop() {
+        if path.is_dir() {
+            if path.file_name().is_some_and(|n| n == "target") {
+                continue;
+            }
+            dirs.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let rel = path.strip_prefix(root).unwrap().to_path_buf();
+            let in_tests = rel.components().any(|c| c.as_os_str() == "tests");
+            let tested = if in_tests {
+                text
+            } else {
+                match text.find("#[cfg(test)]") {
+                    Some(at) => text[at..].to_string(),
+                    None => continue,
+                }
+            };
+            found.push((rel, tested));
+        }
+    }
+    found
+}
+
+/// A call of `thread::sleep`, spelled so that this file holds none.
+const SLEEP_CALL: &str = concat!("thread::", "sleep(");
+
+/// Every `thread::sleep` call in `text`, by line number.
+fn sleeps(text: &str) -> Vec<usize> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains(SLEEP_CALL))
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
+#[test]
+fn sleeps_count_their_own_calls() {
+    let text = format!("fn a() {{\n    std::{SLEEP_CALL}d);\n    {SLEEP_CALL}e); // two\n}}\n");
+    assert_eq!(sleeps(&text), [2, 3]);
+    assert!(sleeps("// sleeping, not a call: thread::sleep\n").is_empty());
+}
+
+/// Tests wait for time by moving the test clock, and for other processes by polling: at most
+/// [`MOST_SLEEPS`] `thread::sleep` calls remain in all the tests.
+#[test]
+fn the_tests_sleep_at_most_a_few_times() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let sources = test_sources(root);
+    assert!(
+        sources
+            .iter()
+            .any(|(p, _)| p.ends_with("tests/cli/leases.rs")),
+        "{sources:?}"
+    );
+    assert!(
+        sources.iter().any(|(p, _)| p.starts_with("crates")),
+        "no crate's tests among {} files",
+        sources.len()
+    );
+    let found: Vec<String> = sources
+        .iter()
+        .flat_map(|(p, text)| {
+            sleeps(text)
+                .into_iter()
+                .map(move |l| format!("{}:{l}", p.display()))
+        })
+        .collect();
+    assert!(
+        found.len() <= MOST_SLEEPS,
+        "{} thread::sleep calls in the tests, at most {MOST_SLEEPS}: move the test clock \
+         (Env::advance_clock) or poll (common::poll) instead: {found:#?}",
+        found.len()
+    );
+}

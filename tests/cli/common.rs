@@ -2,6 +2,7 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -414,7 +415,6 @@ pub fn on_terminal_with(
     use std::io::{Read, Write};
     use std::process::Stdio;
     use std::sync::{Arc, Mutex};
-    use std::time::{Duration, Instant};
 
     let found = std::process::Command::new("script")
         .arg("--version")
@@ -468,26 +468,26 @@ pub fn on_terminal_with(
     let shows = |what: &str| String::from_utf8_lossy(&screen.lock().unwrap()).contains(what);
     let deadline = Instant::now() + Duration::from_secs(10);
     // Typed-ahead input may be discarded (a password prompt flushes it), so wait for the prompt.
-    while !shows(prompt) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    poll_until(Duration::from_secs(10), || shows(prompt));
     // Keep the terminal's input open until keyhook is done: `script` lingers for two seconds
     // after an end of input that comes while its command still runs. The prompt is printed
     // just before the terminal is set up, so input sent in between can be lost: type again
     // if nothing happens.
     let mut stdin = child.stdin.take().unwrap();
     let mut typed_at = None::<Instant>;
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            break;
+    let ended = poll_until(deadline.saturating_duration_since(Instant::now()), || {
+        if child.try_wait().unwrap().is_some() {
+            return true;
         }
         if typed_at.is_none_or(|t| t.elapsed() > Duration::from_millis(1_000)) {
             // The command may have ended in the meantime; its exit status tells.
             let _ = stdin.write_all(input.as_bytes());
             typed_at = Some(Instant::now());
         }
-        std::thread::sleep(Duration::from_millis(5));
+        false
+    });
+    if !ended {
+        let _ = child.kill();
     }
     drop(stdin);
     let status = child.wait().unwrap();
@@ -533,4 +533,34 @@ pub fn sorted_keys(v: &Value) -> Vec<String> {
         .collect();
     k.sort();
     k
+}
+
+/// The longest pause of [`poll`] between two looks.
+const POLL_AT_MOST: Duration = Duration::from_millis(100);
+
+/// Waits for another process (a server, a worker, a receiver's thread) until `look` sees what
+/// it waits for, for at most `patience`: `Some` of what `look` returned, or `None` once the
+/// deadline has passed. It looks again after 5 ms, then twice as long each time up to 100 ms,
+/// so a quick answer is seen at once and a long wait (a look may start `psql`) costs little.
+/// The one place where a test sleeps to wait: waiting for time to pass goes through the test
+/// clock ([`Env::advance_clock`]) instead.
+pub fn poll<T>(patience: Duration, mut look: impl FnMut() -> Option<T>) -> Option<T> {
+    let deadline = Instant::now() + patience;
+    let mut pause = Duration::from_millis(5);
+    loop {
+        if let Some(seen) = look() {
+            return Some(seen);
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return None;
+        }
+        std::thread::sleep(pause.min(deadline - now));
+        pause = (pause * 2).min(POLL_AT_MOST);
+    }
+}
+
+/// [`poll`] for a condition: true once `ready` holds, false if it did not within `patience`.
+pub fn poll_until(patience: Duration, mut ready: impl FnMut() -> bool) -> bool {
+    poll(patience, || ready().then_some(())).is_some()
 }

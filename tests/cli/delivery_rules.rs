@@ -4,12 +4,10 @@
 //! independent verifier, never with keyhook's own signing code.
 
 use std::process::{Child, Stdio};
-use std::thread;
-use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::common::{std_cmd, str_of, Env};
+use crate::common::{poll_until, std_cmd, str_of, Env};
 use crate::receiver::{Receiver, Request};
 use crate::server::{Server, PATIENCE};
 
@@ -376,14 +374,10 @@ fn spawn_deliver(env: &Env) -> Child {
 }
 
 fn wait(child: Child) -> String {
-    let deadline = Instant::now() + PATIENCE;
     let mut child = child;
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("deliver --once did not end");
-        }
-        thread::sleep(Duration::from_millis(20));
+    if !poll_until(PATIENCE, || child.try_wait().unwrap().is_some()) {
+        let _ = child.kill();
+        panic!("deliver --once did not end");
     }
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{out:?}");
@@ -434,14 +428,10 @@ fn the_old_secret_leaves_a_running_servers_database() {
     };
     assert!(holds_old(), "kept during the grace");
     env.advance_clock(60_000);
-    let deadline = Instant::now() + PATIENCE;
-    while holds_old() {
-        assert!(
-            Instant::now() < deadline,
-            "the old secret is still stored {PATIENCE:?} after its grace period"
-        );
-        thread::sleep(Duration::from_millis(100));
-    }
+    assert!(
+        poll_until(PATIENCE, || !holds_old()),
+        "the old secret is still stored {PATIENCE:?} after its grace period"
+    );
     assert_eq!(
         env.sql(&format!("SELECT secret FROM webhooks WHERE id = '{id}'"))[0][0],
         str_of(&r.data(), "secret")
@@ -492,14 +482,10 @@ fn a_disable_reaches_the_next_check_whatever_the_claim_batching() {
             let pending = format!(
                 "SELECT count(*) FROM deliveries WHERE webhook_id = '{id}' AND state = 'pending'"
             );
-            let deadline = Instant::now() + PATIENCE;
-            while env.sql_i64(&pending) > 0 {
-                assert!(
-                    Instant::now() < deadline,
-                    "{case}: deliveries still pending"
-                );
-                thread::sleep(Duration::from_millis(20));
-            }
+            assert!(
+                poll_until(PATIENCE, || env.sql_i64(&pending) == 0),
+                "{case}: deliveries still pending"
+            );
             rx.release();
             let summary = wait(worker);
             let to_it = rx.requests_to("/switch").len();

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
 
-use crate::common::{self, database_bytes, std_cmd, Env, Run};
+use crate::common::{self, database_bytes, poll, poll_until, std_cmd, Env, Run};
 use crate::receiver::Receiver;
 use crate::server::{Server, PATIENCE};
 
@@ -60,6 +60,14 @@ impl Rng {
     /// A delay of `lo..=hi` milliseconds.
     fn millis(&mut self, lo: u64, hi: u64) -> Duration {
         Duration::from_millis(lo + self.below(hi - lo + 1))
+    }
+
+    /// Lets the processes under test run on for `lo..=hi` milliseconds, so that what comes
+    /// next (a kill) lands at a random point of their work; returns how long.
+    fn pause(&mut self, lo: u64, hi: u64) -> Duration {
+        let delay = self.millis(lo, hi);
+        thread::sleep(delay);
+        delay
     }
 }
 
@@ -197,32 +205,12 @@ fn exit_status(status: ExitStatus) -> String {
 
 /// Waits for `child` for at most [`PATIENCE`]; kills it and fails the test if it runs on.
 fn wait_bounded(child: &mut Child, what: &str) -> ExitStatus {
-    let deadline = Instant::now() + PATIENCE;
-    loop {
-        if let Some(s) = child.try_wait().expect("wait") {
-            return s;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{what} did not exit within {PATIENCE:?}");
-        }
-        thread::sleep(Duration::from_millis(10));
+    if let Some(s) = poll(PATIENCE, || child.try_wait().expect("wait")) {
+        return s;
     }
-}
-
-/// Polls `cond` every 10 ms for up to `patience`; returns whether it came true.
-fn poll(patience: Duration, mut cond: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + patience;
-    loop {
-        if cond() {
-            return true;
-        }
-        if Instant::now() > deadline {
-            return false;
-        }
-        thread::sleep(Duration::from_millis(10));
-    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("{what} did not exit within {PATIENCE:?}");
 }
 
 fn is_root() -> bool {
@@ -364,6 +352,8 @@ struct Served {
     child: Child,
     port: u16,
     log: Arc<Mutex<String>>,
+    /// The thread reading the server's stderr into `log`; done once the server has ended.
+    reader: Option<thread::JoinHandle<()>>,
 }
 
 impl Served {
@@ -378,7 +368,7 @@ impl Served {
         let stderr = child.stderr.take().unwrap();
         let log = Arc::new(Mutex::new(String::new()));
         let (tx, rx) = mpsc::channel();
-        {
+        let reader = {
             let log = Arc::clone(&log);
             thread::spawn(move || {
                 for line in BufReader::new(stderr).lines() {
@@ -386,8 +376,8 @@ impl Served {
                     log.lock().unwrap().push_str(&format!("{line}\n"));
                     let _ = tx.send(line);
                 }
-            });
-        }
+            })
+        };
         let first = rx.recv_timeout(PATIENCE).unwrap_or_default();
         let port = first
             .strip_prefix("keyhook: listening on http://127.0.0.1:")
@@ -396,13 +386,18 @@ impl Served {
         let Some(port) = port else {
             let _ = child.kill();
             let _ = child.wait();
-            thread::sleep(Duration::from_millis(100));
+            let _ = reader.join();
             panic!(
                 "keyhook serve did not start: {first:?}\n{}",
                 log.lock().unwrap()
             );
         };
-        Served { child, port, log }
+        Served {
+            child,
+            port,
+            log,
+            reader: Some(reader),
+        }
     }
 
     fn url(&self, path: &str) -> String {
@@ -418,7 +413,9 @@ impl Served {
             .expect("run kill");
         assert!(sent.success());
         let status = wait_bounded(&mut self.child, "keyhook serve after SIGTERM");
-        thread::sleep(Duration::from_millis(50));
+        if let Some(reader) = self.reader.take() {
+            let _ = reader.join();
+        }
         let log = self.log.lock().unwrap().clone();
         assert!(status.success(), "serve: {}:\n{log}", exit_status(status));
         assert!(!log.contains("panicked"), "{log}");
@@ -555,12 +552,11 @@ fn kill_9_of_serve_under_load_loses_no_acknowledged_write() {
                 .collect();
             // Let the load build up, then kill at a random point of it.
             assert!(
-                poll(PATIENCE, || ok.load(Ordering::SeqCst) >= 20),
+                poll_until(PATIENCE, || ok.load(Ordering::SeqCst) >= 20),
                 "round {round}: no load got through:\n{}",
                 server.log()
             );
-            let delay = rng.millis(0, 400);
-            thread::sleep(delay);
+            let delay = rng.pause(0, 400);
             server.signal("KILL");
             let (status, _, log) = server.wait();
             assert_eq!(status.signal(), Some(9), "round {round}: {status:?}\n{log}");
@@ -653,9 +649,8 @@ fn kill_9_of_deliver_loses_no_delivery() {
         // Wait until this worker is sending (unless an earlier one left nothing claimable),
         // then kill it at a random point.
         let seen = receiver.requests().len();
-        poll(Duration::from_secs(3), || receiver.requests().len() > seen);
-        let delay = rng.millis(0, 300);
-        thread::sleep(delay);
+        poll_until(Duration::from_secs(3), || receiver.requests().len() > seen);
+        let delay = rng.pause(0, 300);
         child.kill().expect("kill -9 deliver");
         let status = child.wait().unwrap();
         assert_eq!(status.signal(), Some(9), "round {round}: {status:?}");
@@ -918,10 +913,13 @@ fn a_full_disk_fails_writes_clearly_and_keeps_the_database_whole() {
 fn eight_writer_processes_at_once_all_succeed() {
     let env = Env::new();
     let go = env.dir.path().join("go");
-    // Every process waits for the same file, so that all start within a few milliseconds, on
-    // a database that does not exist yet.
+    // Every process says it is ready (a file named by its pid) and waits for the same file, so
+    // that all start within a few milliseconds, on a database that does not exist yet.
+    let ready = env.dir.path().join("ready");
+    std::fs::create_dir(&ready).unwrap();
     let gate = format!(
-        "while [ ! -e {} ]; do sleep 0.005; done; exec \"$0\" \"$@\"",
+        ": > {}/$$; while [ ! -e {} ]; do sleep 0.005; done; exec \"$0\" \"$@\"",
+        quote(&ready),
         quote(&go)
     );
     let bin = assert_cmd::cargo::cargo_bin("keyhook");
@@ -962,7 +960,13 @@ fn eight_writer_processes_at_once_all_succeed() {
         children.push(("webhook", spawn(&hook)));
     }
     assert!(!env.db_exists());
-    thread::sleep(Duration::from_millis(200));
+    let waiting = || std::fs::read_dir(&ready).unwrap().count();
+    assert!(
+        poll_until(PATIENCE, || waiting() == children.len()),
+        "{} of {} processes at the gate",
+        waiting(),
+        children.len()
+    );
     let started = Instant::now();
     std::fs::write(&go, b"").unwrap();
     let mut keys = HashSet::new();

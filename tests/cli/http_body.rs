@@ -9,8 +9,9 @@ use std::net::Shutdown;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::common::poll_until;
 use crate::raw_http::{
-    assert_closed, assert_envelope, key_names, refused, refused_while_sending, serve,
+    assert_closed, assert_envelope, dribble, key_names, refused, refused_while_sending, serve,
 };
 use crate::server::{read_all_responses, read_response};
 
@@ -119,14 +120,7 @@ fn a_slow_body_is_cut_at_the_deadline_and_an_unauthenticated_one_is_not_read() {
     let mut w = c.try_clone().unwrap();
     w.write_all(&create_with(&key, "Content-Length: 60000\r\n", ""))
         .unwrap();
-    let writer = thread::spawn(move || {
-        for _ in 0..60 {
-            if w.write_all(b" ").is_err() {
-                return;
-            }
-            thread::sleep(Duration::from_millis(100));
-        }
-    });
+    let writer = dribble(w, vec![b' '; 60], Duration::from_millis(100));
     let mut c = c;
     let r = read_response(&mut c).expect("a 408");
     let took = started.elapsed();
@@ -160,13 +154,10 @@ fn a_slow_body_is_cut_at_the_deadline_and_an_unauthenticated_one_is_not_read() {
     }
     // The slots are free again (a connection's thread lets go just after the close).
     let mut status = 0;
-    for _ in 0..20 {
+    poll_until(Duration::from_secs(2), || {
         status = s.get(KEYS, &key).status;
-        if status == 200 {
-            break;
-        }
-        thread::sleep(Duration::from_millis(100));
-    }
+        status == 200
+    });
     assert_eq!(status, 200);
 }
 

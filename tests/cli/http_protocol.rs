@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{run, Env};
+use crate::common::{poll_until, run, Env};
 use crate::raw_http::{
-    assert_closed, assert_envelope, key_names, refused, refused_while_sending, serve,
+    assert_closed, assert_envelope, dribble, key_names, refused, refused_while_sending, serve,
 };
 use crate::server::{raw_request, read_response, RawResp, Server, PATIENCE};
 
@@ -347,18 +347,6 @@ fn an_absolute_form_target_is_served() {
     assert_eq!(r.status, 404, "{r:?}");
 }
 
-/// Writes `bytes` one at a time, `every` apart, until done or the connection fails.
-fn dribble(mut c: TcpStream, bytes: Vec<u8>, every: Duration) -> thread::JoinHandle<()> {
-    thread::spawn(move || {
-        for b in bytes {
-            if c.write_all(&[b]).is_err() {
-                return;
-            }
-            thread::sleep(every);
-        }
-    })
-}
-
 #[test]
 fn a_head_that_dribbles_in_is_cut_at_the_header_timeout() {
     let (_env, s, key) = serve(&["--header-timeout", "1s"]);
@@ -436,21 +424,16 @@ fn a_connection_over_the_cap_is_answered_503() {
     held[0].write_all(get.as_bytes()).unwrap();
     assert_eq!(read_response(&mut held[0]).expect("held").status, 200);
     drop(held.pop());
-    let deadline = Instant::now() + PATIENCE;
-    loop {
+    let served = poll_until(PATIENCE, || {
         let mut c = s.connect();
         let _ = c.write_all(get.as_bytes());
         let r = read_response(&mut c).expect("an answer");
-        if r.status == 200 {
-            break;
+        if r.status != 200 {
+            assert_envelope(&r, 503, "SERVICE_UNAVAILABLE");
         }
-        assert_envelope(&r, 503, "SERVICE_UNAVAILABLE");
-        assert!(
-            Instant::now() < deadline,
-            "no connection served after one closed"
-        );
-        thread::sleep(Duration::from_millis(50));
-    }
+        r.status == 200
+    });
+    assert!(served, "no connection served after one closed");
 }
 
 /// One address holding its `--max-connections-per-address` connections gets 503 for one

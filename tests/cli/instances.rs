@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use tempfile::TempDir;
 
-use crate::common::{bare_cmd, run, skip_unless_sqlite, Run, TEST_CLOCK_FILE};
+use crate::common::{bare_cmd, poll, poll_until, run, skip_unless_sqlite, Run, TEST_CLOCK_FILE};
 use crate::receiver::Receiver;
 use crate::server::{Resp, Server};
 
@@ -255,32 +255,32 @@ fn the_shared_outbox_loses_nothing_when_an_instance_is_killed() {
     // while a survivor's delivery is in flight could let its lease run out too.
     let mut arrived = rx.requests().len();
     let mut still_since = Instant::now();
-    let quiet_deadline = Instant::now() + Duration::from_secs(20);
-    while still_since.elapsed() < Duration::from_millis(1_500) {
-        assert!(Instant::now() < quiet_deadline, "deliveries never stopped");
-        thread::sleep(Duration::from_millis(50));
+    let quiet = poll_until(Duration::from_secs(20), || {
         let now = rx.requests().len();
         if now != arrived {
             arrived = now;
             still_since = Instant::now();
         }
-    }
+        still_since.elapsed() >= Duration::from_millis(1_500)
+    });
+    assert!(quiet, "deliveries never stopped");
     // The instances run on the test clock: 15 s on it, and what the dead instance had
     // leased is due again. Real time only for the survivors to send it.
     shared.set_clock(shared.clock_ms() + LEASE_MS);
-    let deadline = Instant::now() + Duration::from_secs(15);
-    let received = loop {
+    let seen = || {
         let mut seen: HashMap<String, usize> = HashMap::new();
         for r in rx.requests() {
             *seen
                 .entry(r.json()["id"].as_str().unwrap().to_string())
                 .or_default() += 1;
         }
-        if ids.iter().all(|id| seen.contains_key(id)) || Instant::now() > deadline {
-            break seen;
-        }
-        thread::sleep(Duration::from_millis(50));
+        seen
     };
+    let received = poll(Duration::from_secs(15), || {
+        let seen = seen();
+        ids.iter().all(|id| seen.contains_key(id)).then_some(seen)
+    })
+    .unwrap_or_else(seen);
     let missing: Vec<&String> = ids
         .iter()
         .filter(|id| !received.contains_key(*id))
@@ -339,19 +339,15 @@ fn an_instance_rides_out_postgresql_going_away() {
     );
 
     cluster.start();
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
-        let r = server.get("/api/v1/api-keys", &key);
-        if r.status == 200 {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "still failing 15 s after PostgreSQL came back: {r:?}\n{}",
-            server.log()
-        );
-        thread::sleep(Duration::from_millis(100));
-    }
+    let back = poll_until(Duration::from_secs(15), || {
+        server.get("/api/v1/api-keys", &key).status == 200
+    });
+    assert!(
+        back,
+        "still failing 15 s after PostgreSQL came back: {:?}\n{}",
+        server.get("/api/v1/api-keys", &key),
+        server.log()
+    );
     // The same process, never restarted.
     assert_eq!(server.pid(), pid);
     assert!(

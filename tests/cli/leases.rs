@@ -2,18 +2,28 @@
 //! every delivery it is still sending, so a request longer than the lease is never sent twice
 //! while its worker lives, and a delivery held by a worker that died is sent again within
 //! 15 s by the next worker. Real `keyhook deliver` processes, a real loopback receiver; on
-//! both backends.
+//! both backends. The workers run on the test clock, which the tests move instead of waiting
+//! for leases to run out.
 
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Child, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::common::{std_cmd, Env};
+use crate::common::{poll_until, std_cmd, Env, TEST_CLOCK_FILE};
 use crate::receiver::Receiver;
 
-/// A `deliver` worker (until killed) on `env`'s database.
+/// The lease a claim or a renewal takes (`keyhook_delivery::worker::LEASE`), in ms.
+const LEASE_MS: i64 = 10_000;
+/// How long the tests wait for a worker process to act once the clock has moved.
+const PATIENCE: Duration = Duration::from_secs(10);
+
+/// A `deliver` worker (until killed) on `env`'s database and test clock.
 fn worker(env: &Env) -> Child {
     std_cmd()
+        .env(
+            TEST_CLOCK_FILE,
+            env.clock_file().expect("an Env::with_clock"),
+        )
         .arg("--db")
         .arg(env.db_arg())
         .args([
@@ -29,14 +39,15 @@ fn worker(env: &Env) -> Child {
         .expect("spawn keyhook deliver")
 }
 
-/// A webhook to the receiver's `/delay` and one event for it.
+/// A webhook to the receiver's `/hold` (answered once the receiver is released) and one event
+/// for it.
 fn one_delivery(env: &Env, receiver: &Receiver) {
     let (code, v) = env.json(&[
         "--allow-private-targets",
         "webhooks",
         "create",
         "--url",
-        &receiver.url("/delay"),
+        &receiver.url("/hold"),
         "--event",
         "post.published",
     ]);
@@ -49,6 +60,11 @@ fn one_delivery(env: &Env, receiver: &Receiver) {
     );
 }
 
+/// The one delivery's `lease_until`, in ms since the epoch.
+fn lease_until(env: &Env) -> i64 {
+    env.sql_i64("SELECT lease_until FROM deliveries")
+}
+
 fn kill(mut child: Child) {
     child.kill().expect("kill -9");
     let status = child.wait().unwrap();
@@ -57,22 +73,33 @@ fn kill(mut child: Child) {
 
 #[test]
 fn a_delivery_held_by_a_killed_worker_is_sent_again_within_15_s() {
-    let env = Env::new();
+    let env = Env::with_clock();
     let receiver = Receiver::start();
-    // The first worker's request never ends while the test lasts.
-    receiver.set_delay(Duration::from_secs(60));
+    // The first worker's request is never answered while the test lasts.
     one_delivery(&env, &receiver);
+    let claimed = env.clock_ms();
     let first = worker(&env);
-    receiver.wait_for(1, Duration::from_secs(10));
-    // Let it renew its lease at least once before it dies.
-    std::thread::sleep(Duration::from_secs(4));
+    receiver.wait_for(1, PATIENCE);
+    assert_eq!(lease_until(&env), claimed + LEASE_MS);
+    // Let it renew its lease at least once before it dies: 4 s on the clock.
+    env.advance_clock(4_000);
+    let renewed = env.clock_ms() + LEASE_MS;
+    assert!(
+        poll_until(PATIENCE, || lease_until(&env) == renewed),
+        "the lease was not renewed to {renewed}: {}",
+        lease_until(&env)
+    );
     kill(first);
-    let killed = Instant::now();
+    let killed = env.clock_ms();
     let second = worker(&env);
-    let got = receiver.wait_for(2, Duration::from_secs(25));
-    let after = killed.elapsed();
+    // 15 s after the kill on the clock, the delivery must be sent again.
+    env.advance_clock(15_000);
+    let got = receiver.wait_for(2, PATIENCE);
     kill(second);
-    assert_eq!(got.len(), 2, "sent again after {after:?}");
+    assert_eq!(got.len(), 2, "{got:#?}");
+    // `webhook-timestamp` is the worker's clock, in seconds, when it sent.
+    let sent_at: i64 = got[1].header("webhook-timestamp").parse().unwrap();
+    let after = Duration::from_millis(u64::try_from(sent_at * 1000 - killed).unwrap());
     assert!(
         after <= Duration::from_secs(15),
         "sent again after {after:?}"
@@ -82,19 +109,31 @@ fn a_delivery_held_by_a_killed_worker_is_sent_again_within_15_s() {
 
 #[test]
 fn a_request_longer_than_the_lease_is_not_sent_twice_while_its_worker_lives() {
-    let env = Env::new();
+    let env = Env::with_clock();
     let receiver = Receiver::start();
-    // Longer than the 10 s lease: only renewal keeps the second worker off it.
-    receiver.set_delay(Duration::from_secs(13));
     one_delivery(&env, &receiver);
     let first = worker(&env);
-    receiver.wait_for(1, Duration::from_secs(10));
+    receiver.wait_for(1, PATIENCE);
     let second = worker(&env);
-    // The first answer comes after 13 s; give the second worker time to look after that.
-    std::thread::sleep(Duration::from_secs(15));
+    // The request lasts 15 s on the clock, longer than the 10 s lease: only renewal (every
+    // 3 s) keeps the second worker off it.
+    for _ in 0..5 {
+        env.advance_clock(3_000);
+        let renewed = env.clock_ms() + LEASE_MS;
+        assert!(
+            poll_until(PATIENCE, || lease_until(&env) == renewed),
+            "the lease was not renewed to {renewed}: {}",
+            lease_until(&env)
+        );
+    }
+    receiver.release();
+    let settled = poll_until(PATIENCE, || {
+        env.sql_i64("SELECT count(*) FROM deliveries WHERE state <> 'pending'") > 0
+    });
     let got = receiver.requests();
     kill(first);
     kill(second);
+    assert!(settled, "the delivery was not settled");
     assert_eq!(got.len(), 1, "the delivery was sent twice: {:?}", got.len());
     let delivered = env.sql_i64("SELECT count(*) FROM deliveries WHERE state = 'delivered'");
     assert_eq!(delivered, 1);

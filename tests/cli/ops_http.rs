@@ -4,12 +4,10 @@
 //! (Prometheus text: counters that move by what happened, labels bounded whatever the paths).
 
 use std::collections::BTreeMap;
-use std::thread;
-use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::common::{skip_unless_sqlite, str_of, Env};
+use crate::common::{poll, poll_until, skip_unless_sqlite, str_of, Env};
 use crate::receiver::Receiver;
 use crate::server::{Resp, Server, PATIENCE};
 
@@ -322,15 +320,14 @@ fn healthz_answers_503_while_postgresql_is_stopped_and_200_when_it_is_back() {
     assert_eq!(r.json()["status"], "unavailable");
     assert!(!r.body.contains(cluster.password()), "{r:?}");
     cluster.start();
-    let deadline = Instant::now() + PATIENCE;
-    while server.send("GET", "/healthz", &[], None).status != 200 {
-        assert!(
-            Instant::now() < deadline,
-            "not healthy again: {}",
-            server.log()
-        );
-        thread::sleep(Duration::from_millis(100));
-    }
+    assert!(
+        poll_until(PATIENCE, || server
+            .send("GET", "/healthz", &[], None)
+            .status
+            == 200),
+        "not healthy again: {}",
+        server.log()
+    );
 }
 
 #[test]
@@ -405,18 +402,11 @@ fn random_paths_create_no_label_values() {
 /// Polls /metrics until `name` reaches `want` (the worker settles after the endpoint has
 /// answered).
 fn wait_for_sample(server: &Server, name: &str, want: f64) -> BTreeMap<String, f64> {
-    let deadline = Instant::now() + PATIENCE;
-    loop {
+    poll(PATIENCE, || {
         let m = scrape(server);
-        if sample(&m, name) >= want {
-            return m;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{name} never reached {want}: {m:?}"
-        );
-        thread::sleep(Duration::from_millis(50));
-    }
+        (sample(&m, name) >= want).then_some(m)
+    })
+    .unwrap_or_else(|| panic!("{name} never reached {want}: {:?}", scrape(server)))
 }
 
 #[test]

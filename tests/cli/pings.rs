@@ -8,7 +8,6 @@ use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
-use std::time::{Duration, Instant};
 
 use serde_json::json;
 
@@ -53,15 +52,11 @@ impl Silent {
     /// Waits until `n` connections have been accepted in all; fails the test after
     /// [`PATIENCE`].
     fn wait_for_connections(&self, n: usize) {
-        let deadline = Instant::now() + PATIENCE;
-        while self.accepted.load(Ordering::SeqCst) < n {
-            assert!(
-                Instant::now() < deadline,
-                "expected {n} connections at the silent endpoint, got {}",
-                self.accepted.load(Ordering::SeqCst)
-            );
-            thread::sleep(Duration::from_millis(10));
-        }
+        assert!(
+            crate::common::poll_until(PATIENCE, || self.accepted.load(Ordering::SeqCst) >= n),
+            "expected {n} connections at the silent endpoint, got {}",
+            self.accepted.load(Ordering::SeqCst)
+        );
     }
 
     /// Closes every connection held so far: the pings waiting on them end at once.

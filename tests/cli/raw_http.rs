@@ -7,6 +7,7 @@ use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::{self, JoinHandle};
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -153,4 +154,16 @@ impl Endless {
         self.done.store(true, Ordering::Relaxed);
         self.writer.join().unwrap()
     }
+}
+
+/// Writes `bytes` one at a time, `every` apart, until done or the connection fails.
+pub fn dribble(mut c: TcpStream, bytes: Vec<u8>, every: Duration) -> JoinHandle<()> {
+    thread::spawn(move || {
+        for b in bytes {
+            if c.write_all(&[b]).is_err() {
+                return;
+            }
+            thread::sleep(every);
+        }
+    })
 }

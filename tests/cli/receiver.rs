@@ -193,13 +193,13 @@ fn serve_connection(stream: TcpStream, shared: &Shared) {
             "/fail" => (500, &[]),
             "/redirect" => (302, &[("Location", "/ok")]),
             "/slow" => {
-                thread::sleep(SLOW);
+                answer_after(shared, SLOW);
                 (200, &[])
             }
             "/retry-after" => (503, &[("Retry-After", "1")]),
             "/delay" => {
                 let ms = shared.delay_ms.load(Ordering::SeqCst);
-                thread::sleep(Duration::from_millis(ms));
+                answer_after(shared, Duration::from_millis(ms));
                 (200, &[])
             }
             "/switch" => (shared.status.load(Ordering::SeqCst), &[]),
@@ -285,5 +285,22 @@ fn reason(status: u16) -> &'static str {
         502 => "Bad Gateway",
         503 => "Service Unavailable",
         _ => "Whatever",
+    }
+}
+
+/// Holds an answer back for `delay`, as a slow receiver would, or until the receiver stops.
+fn answer_after(shared: &Shared, delay: Duration) {
+    let deadline = Instant::now() + delay;
+    let mut released = shared.released.lock().unwrap();
+    while !shared.stop.load(Ordering::SeqCst) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        released = shared
+            .release
+            .wait_timeout(released, left.min(Duration::from_millis(100)))
+            .unwrap()
+            .0;
     }
 }

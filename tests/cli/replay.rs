@@ -202,11 +202,12 @@ fn failed_only_sends_a_delivery_waiting_for_its_retry_now_without_a_second_copy(
         let delivered = format!(
             "SELECT count(*) FROM deliveries WHERE event_id = '{failed}' AND state = 'delivered'"
         );
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while env.sql_i64(&delivered) != 1 {
-            assert!(std::time::Instant::now() < deadline, "not settled");
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
+        assert!(
+            crate::common::poll_until(std::time::Duration::from_secs(10), || {
+                env.sql_i64(&delivered) == 1
+            }),
+            "not settled"
+        );
         drop(server);
         // One delivery of the event, so the receiver got it once more, not twice.
         let got = receiver.requests();

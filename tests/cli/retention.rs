@@ -2,7 +2,7 @@
 //! deliveries and attempts older than the retention, never a pending delivery or its event;
 //! and the history line of `webhooks show` / `list`. Rows are aged by the test clock.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::common::{on_terminal_with, Env};
 use crate::receiver::Receiver;
@@ -187,14 +187,10 @@ fn the_worker_prunes_in_the_background() {
     let a = aged();
     let env = &a.env;
     let _server = Server::start_with(env, &["--retention", "1d"]);
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while events(env).contains(&a.old) {
-        assert!(
-            Instant::now() < deadline,
-            "the worker did not prune the old event"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    assert!(
+        crate::common::poll_until(Duration::from_secs(20), || !events(env).contains(&a.old)),
+        "the worker did not prune the old event"
+    );
     let mut want = vec![a.pending.clone(), a.recent.clone()];
     want.sort();
     assert_eq!(events(env), want, "the pending and the recent stay");

@@ -413,10 +413,7 @@ fn an_unwritable_stderr_changes_no_exit_status_and_stops_no_server() {
         .ok()?;
         crate::server::read_response(&mut s).map(|r| r.status)
     };
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while get().is_none() && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    crate::common::poll(std::time::Duration::from_secs(10), get);
     // Each request writes an access-log line that fails; the server answers every one.
     for _ in 0..5 {
         assert_eq!(get(), Some(200));

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
 
-use crate::common::{is_key, sorted_keys, str_of, Env};
+use crate::common::{is_key, poll_until, sorted_keys, str_of, Env};
 use crate::server::{raw_request, read_all_responses, read_response, Server};
 
 const KEYS: &str = "/api/v1/api-keys";
@@ -1030,10 +1030,9 @@ fn internal_errors_get_500_without_internals() {
     assert_eq!(err["message"], "internal error");
     assert!(!r.body.contains("events"), "{r:?}");
     // The operator sees the cause.
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !s.log().contains("keyhook: internal error: ") && Instant::now() < deadline {
-        thread::sleep(Duration::from_millis(10));
-    }
+    poll_until(Duration::from_secs(5), || {
+        s.log().contains("keyhook: internal error: ")
+    });
     let lines = s.wait_for_access_lines(1);
     assert!(
         lines[0].starts_with("POST /api/v1/events 500 "),
@@ -1085,7 +1084,7 @@ fn a_refused_huge_declared_body_is_answered_in_full_and_its_connection_closed() 
         assert!(text.starts_with("HTTP/1.1 413 "), "{text:?}");
         assert!(text.contains(r#""code":"PAYLOAD_TOO_LARGE""#), "{text:?}");
     }
-    thread::sleep(Duration::from_millis(500));
+    poll_until(Duration::from_secs(5), || fds() <= before + KEPT_FDS);
     assert!(
         fds() <= before + KEPT_FDS,
         "{before} fds before, {} after",
@@ -1165,21 +1164,6 @@ fn shutdown_finishes_a_request_whose_body_is_arriving() {
     assert_eq!(status.code(), Some(0), "{log}");
 }
 
-/// Polls `probe` until it is true or [`crate::server::PATIENCE`] has passed; returns whether it
-/// became true.
-fn eventually(mut probe: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + crate::server::PATIENCE;
-    loop {
-        if probe() {
-            return true;
-        }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        thread::sleep(Duration::from_millis(100));
-    }
-}
-
 #[test]
 fn many_huge_declared_bodies_leave_no_thread_or_descriptor_behind() {
     const CLIENTS: usize = 200;
@@ -1196,7 +1180,7 @@ fn many_huge_declared_bodies_leave_no_thread_or_descriptor_behind() {
     s.wait_for_access_lines(1);
     // The outbox worker starts its threads in the background: wait for a steady count.
     let mut last = (0, 0);
-    assert!(eventually(|| {
+    assert!(poll_until(crate::server::PATIENCE, || {
         let now = (s.threads(), s.open_fds());
         std::mem::replace(&mut last, now) == now
     }));
@@ -1225,7 +1209,9 @@ fn many_huge_declared_bodies_leave_no_thread_or_descriptor_behind() {
 
     // tiny_http lets a connection thread it no longer needs idle for 5 s before it exits.
     let settled = Instant::now();
-    let clean = eventually(|| s.threads() <= threads + 4 && s.open_fds() <= fds + KEPT_FDS);
+    let clean = poll_until(crate::server::PATIENCE, || {
+        s.threads() <= threads + 4 && s.open_fds() <= fds + KEPT_FDS
+    });
     eprintln!(
         "threads {threads} before, {peak_threads} just after, {} {:?} later; \
          fds {fds} before, {peak_fds} just after, {} later",
@@ -1337,9 +1323,9 @@ fn running_out_of_file_descriptors_does_not_stop_the_server_for_good() {
     // Idle connections until accept() fails with EMFILE; the kernel queues the rest.
     let idle: Vec<_> = (0..80).map(|_| s.connect()).collect();
     assert!(
-        eventually(|| s
-            .log()
-            .contains("keyhook: cannot accept a connection: Too many open files")),
+        poll_until(crate::server::PATIENCE, || s.log().contains(
+            "keyhook: cannot accept a connection: Too many open files"
+        )),
         "{}",
         s.log()
     );
@@ -1347,7 +1333,9 @@ fn running_out_of_file_descriptors_does_not_stop_the_server_for_good() {
 
     // Once descriptors are free again, connections are accepted and answered.
     assert!(
-        eventually(|| s.raw(&get).is_some_and(|r| r.status == 200)),
+        poll_until(crate::server::PATIENCE, || s
+            .raw(&get)
+            .is_some_and(|r| r.status == 200)),
         "{}",
         s.log()
     );
@@ -1385,7 +1373,9 @@ fn a_read_does_not_wait_for_another_processs_write_lock() {
     // Without the lock a use is recorded again: at once, or (if one of the server's own
     // writers, which waited for the lock too, is still finishing) at a use soon after.
     assert!(
-        eventually(|| s.get(KEYS, &admin).data()[0]["lastUsedAt"].is_string()),
+        poll_until(crate::server::PATIENCE, || s.get(KEYS, &admin).data()[0]
+            ["lastUsedAt"]
+            .is_string()),
         "{}",
         s.log()
     );

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::Env;
+use crate::common::{poll, poll_until, Env};
 
 /// How long a test waits for the server to start, answer, log or stop before it fails.
 pub const PATIENCE: Duration = Duration::from_secs(10);
@@ -389,20 +389,17 @@ impl Server {
 
     /// Waits until the access log has at least `n` lines and returns them.
     pub fn wait_for_access_lines(&self, n: usize) -> Vec<String> {
-        let deadline = Instant::now() + PATIENCE;
-        loop {
+        let lines = poll(PATIENCE, || {
             let lines = self.access_lines();
-            if lines.len() >= n {
-                return lines;
-            }
-            assert!(
-                Instant::now() < deadline,
+            (lines.len() >= n).then_some(lines)
+        });
+        lines.unwrap_or_else(|| {
+            panic!(
                 "expected {n} access-log lines, got {}:\n{}",
-                lines.len(),
+                self.access_lines().len(),
                 self.log()
-            );
-            thread::sleep(Duration::from_millis(10));
-        }
+            )
+        })
     }
 
     /// Sends `signal` (`TERM`, `INT`) to the server.
@@ -419,19 +416,16 @@ impl Server {
     /// stderr.
     pub fn wait(&mut self) -> (ExitStatus, Duration, String) {
         let started = Instant::now();
-        let status = loop {
-            if let Some(s) = self.child.try_wait().expect("wait for keyhook serve") {
-                break s;
-            }
-            if started.elapsed() > PATIENCE {
-                let _ = self.child.kill();
-                let _ = self.child.wait();
-                panic!(
-                    "keyhook serve did not exit within {PATIENCE:?}:\n{}",
-                    self.log()
-                );
-            }
-            thread::sleep(Duration::from_millis(10));
+        let exited = poll(PATIENCE, || {
+            self.child.try_wait().expect("wait for keyhook serve")
+        });
+        let Some(status) = exited else {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+            panic!(
+                "keyhook serve did not exit within {PATIENCE:?}:\n{}",
+                self.log()
+            );
         };
         let took = started.elapsed();
         if let Some(r) = self.reader.take() {
@@ -454,10 +448,7 @@ impl Drop for Server {
                 .arg("-TERM")
                 .arg(self.pid().to_string())
                 .status();
-            let deadline = Instant::now() + PATIENCE;
-            while matches!(self.child.try_wait(), Ok(None)) && Instant::now() < deadline {
-                thread::sleep(Duration::from_millis(10));
-            }
+            poll_until(PATIENCE, || !matches!(self.child.try_wait(), Ok(None)));
             let _ = self.child.kill();
             let _ = self.child.wait();
         }

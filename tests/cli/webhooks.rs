@@ -9,7 +9,6 @@
 use std::collections::BTreeSet;
 use std::net::TcpListener;
 use std::process::{Child, Stdio};
-use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use base64::engine::general_purpose::STANDARD;
@@ -18,7 +17,7 @@ use hmac::{Hmac, Mac};
 use serde_json::{json, Value};
 use sha2::Sha256;
 
-use crate::common::{is_api_timestamp, millis, sorted_keys, std_cmd, str_of, Env, Run};
+use crate::common::{is_api_timestamp, millis, poll_until, sorted_keys, std_cmd, str_of, Env, Run};
 use crate::receiver::{Receiver, Request};
 use crate::server::{Resp, Server};
 
@@ -287,27 +286,19 @@ fn stop(mut child: Child) -> String {
         .status()
         .expect("run kill");
     assert!(sent.success());
-    let deadline = Instant::now() + PATIENCE;
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("keyhook deliver did not stop within {PATIENCE:?} of SIGTERM");
-        }
-        thread::sleep(Duration::from_millis(10));
+    if !poll_until(PATIENCE, || child.try_wait().unwrap().is_some()) {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("keyhook deliver did not stop within {PATIENCE:?} of SIGTERM");
     }
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "deliver exited with {:?}", out.status);
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-/// Polls `cond` every 20 ms until it holds; fails the test after [`PATIENCE`].
-fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
-    let deadline = Instant::now() + PATIENCE;
-    while !cond() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        thread::sleep(Duration::from_millis(20));
-    }
+/// Polls `cond` until it holds; fails the test after [`PATIENCE`].
+fn eventually(what: &str, cond: impl FnMut() -> bool) {
+    assert!(poll_until(PATIENCE, cond), "timed out waiting for {what}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -315,8 +306,9 @@ fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
 
 #[test]
 fn webhooks_cli_create_list_show_enable_disable_delete() {
-    let env = Env::new();
-    let before = chrono::Utc::now().timestamp_millis();
+    // On the test clock, which moves so that an update is seen to be later.
+    let env = Env::with_clock();
+    let before = env.clock_ms();
     let (code, v) = kh(
         &env,
         false,
@@ -344,6 +336,8 @@ fn webhooks_cli_create_list_show_enable_disable_delete() {
     let created = millis(str_of(&a, "createdAt"));
     assert!(created >= before - 1 && created <= before + 10_000, "{a}");
 
+    // A later one.
+    env.advance_clock(1);
     let b = create(
         &env,
         "default",
@@ -372,7 +366,7 @@ fn webhooks_cli_create_list_show_enable_disable_delete() {
     assert!(r.stdout.contains("https://hooks.example.com/in"), "{r:#?}");
 
     // disable / enable
-    thread::sleep(Duration::from_millis(5));
+    env.advance_clock(5);
     let (code, v) = kh(&env, false, &["webhooks", "disable", id]);
     assert_eq!(code, 0, "{v}");
     let d = &v["data"];
@@ -419,7 +413,8 @@ fn webhooks_cli_create_list_show_enable_disable_delete() {
 
 #[test]
 fn webhooks_http_create_list_show_patch_delete() {
-    let env = Env::new();
+    // On the test clock, which moves so that an update is seen to be later.
+    let env = Env::with_clock();
     let server = Server::start(&env);
     let key = key_of(&env, "default", &[]);
     let readonly = key_of(&env, "default", &["--permission", "readonly"]);
@@ -463,7 +458,7 @@ fn webhooks_http_create_list_show_patch_delete() {
     assert_eq!(show(&env, "default", &id), w);
 
     // PATCH
-    thread::sleep(Duration::from_millis(5));
+    env.advance_clock(5);
     let patch = |body: Value| {
         server.send(
             "PATCH",
@@ -1240,8 +1235,8 @@ fn events_fan_out_only_to_active_subscribed_webhooks_of_the_user() {
     assert_eq!(e["deliveries"], 1, "{e}");
     assert_eq!(env.count_rows("deliveries"), 1);
     deliver_once(&env, &[]);
+    // `deliver --once` has ended: every request it made has arrived.
     let reqs = rx.wait_for(1, PATIENCE);
-    thread::sleep(Duration::from_millis(200));
     let reqs_after = rx.requests();
     assert_eq!(reqs_after.len(), 1, "{reqs_after:#?}");
     assert_eq!(reqs[0].target, "/ok?a");
@@ -1282,7 +1277,6 @@ fn events_fan_out_only_to_active_subscribed_webhooks_of_the_user() {
     let r = deliver_once(&env, &[]);
     assert!(r.stderr.contains("cancelled 1"), "{r:#?}");
     rx.wait_for(3, PATIENCE);
-    thread::sleep(Duration::from_millis(200));
     let mut targets: Vec<String> = rx.requests().iter().map(|r| r.target.clone()).collect();
     targets.sort();
     assert_eq!(targets, ["/ok?a", "/ok?c", "/ok?d"]);
@@ -1297,8 +1291,14 @@ fn failed_deliveries_are_retried_on_the_schedule_then_given_up() {
     let e = emit(&env, "default", "post.published", None);
     let worker = spawn_deliver(&env, &[("KEYHOOK_RETRY_SCHEDULE", "100ms,100ms")], &[]);
     let reqs = rx.wait_for(3, PATIENCE);
-    // Given up after three attempts: no fourth.
-    thread::sleep(Duration::from_millis(600));
+    // Given up after three attempts: no fourth (a delivery no longer pending is not sent).
+    let given_up = format!(
+        "SELECT count(*) FROM deliveries WHERE event_id = '{}' AND state = 'failed'",
+        str_of(&e, "id")
+    );
+    eventually("the delivery to be given up", || {
+        env.sql_i64(&given_up) == 1
+    });
     let stderr = stop(worker);
     let reqs_after = rx.requests();
     assert_eq!(reqs_after.len(), 3, "{reqs_after:#?}");
@@ -1345,7 +1345,10 @@ fn retry_after_is_honoured() {
         "Retry-After: 1 was not honoured: retried after {gap:?}"
     );
     assert!(gap < Duration::from_secs(3), "{gap:?}");
-    thread::sleep(Duration::from_millis(200));
+    // One retry in the schedule: the delivery is then given up, and sent no more.
+    eventually("the delivery to be given up", || {
+        env.sql_i64("SELECT count(*) FROM deliveries WHERE state = 'failed'") == 1
+    });
     stop(worker);
     assert_eq!(rx.requests().len(), 2, "one retry in the schedule");
     let log = attempts(&env, "default", str_of(&w, "id"));
@@ -1401,10 +1404,13 @@ fn a_name_resolving_to_loopback_is_blocked_at_delivery() {
     r.assert_error(1);
     assert_eq!(r.json()["data"]["statusText"], "blocked: private address");
 
-    thread::sleep(Duration::from_millis(100));
+    // A connection of our own, accepted after any that `webhooks test` made.
+    let _marker = std::net::TcpStream::connect(rx.url("").trim_start_matches("http://"))
+        .expect("connect to the receiver");
+    eventually("the receiver to accept", || rx.connections() >= 1);
     assert_eq!(
         rx.connections(),
-        0,
+        1,
         "the receiver must not even be connected to"
     );
     assert!(rx.requests().is_empty());
@@ -1644,7 +1650,12 @@ fn events_posted_over_http_are_delivered_by_the_worker_in_serve() {
         403,
         "FORBIDDEN",
     );
-    thread::sleep(Duration::from_millis(300));
+    // Refused events queue nothing, so there is nothing to deliver.
+    assert_eq!(
+        env.count_rows("deliveries"),
+        1,
+        "refused events queue nothing"
+    );
     assert_eq!(rx.requests().len(), 1, "refused events deliver nothing");
 
     // A failing endpoint is retried by the same worker.

@@ -29,7 +29,8 @@ const POLL: Duration = Duration::from_millis(100);
 /// last renewal, and claimed at another worker's next look (CONTRACT §6, §8: within 15 s).
 const LEASE: Duration = Duration::from_secs(10);
 /// How often the leases of deliveries in flight are renewed: well within [`LEASE`], so a busy
-/// database or a slow round trip does not let one lapse.
+/// database or a slow round trip does not let one lapse. Measured by the worker's clock, the
+/// one the leases are written in.
 const RENEW_EVERY: Duration = Duration::from_secs(3);
 /// How often the previous secrets whose grace period has ended are deleted. Until then they
 /// are only kept, never used: a delivery reads the secrets valid at its own time.
@@ -342,7 +343,10 @@ fn settle_loop(
     let mut in_flight = 0usize;
     // The deliveries claimed and not yet settled, whose leases this worker renews.
     let mut held: HashSet<String> = HashSet::new();
-    let mut renewed = Instant::now();
+    // When the leases were last renewed, by the worker's clock (which the leases themselves
+    // are written in), so a test clock moved past `RENEW_EVERY` renews them without a wait.
+    let renew_ms = i64::try_from(RENEW_EVERY.as_millis()).unwrap_or(i64::MAX);
+    let mut renewed = clock.now();
     let mut secrets_dropped: Option<Instant> = None;
     let mut trimmed: Option<Instant> = None;
     loop {
@@ -356,15 +360,19 @@ fn settle_loop(
             let _ = store.trim_log(false);
             trimmed = Some(Instant::now());
         }
-        if !held.is_empty() && renewed.elapsed() >= RENEW_EVERY {
+        let now = clock.now();
+        // A clock set back renews at once rather than waiting for it to catch up.
+        let renew_due = now.millis() >= renewed.millis().saturating_add(renew_ms)
+            || now.millis() < renewed.millis();
+        if !held.is_empty() && renew_due {
             let ids: Vec<&str> = held.iter().map(String::as_str).collect();
-            let until = clock.now().add_millis(lease_ms);
+            let until = now.add_millis(lease_ms);
             // Best effort: a renewal that fails (the database busy) is tried again at the
             // next turn; if the lease lapses meanwhile, another worker may send the delivery
             // again, which at-least-once allows. Giving up here would drop the results of
             // every request in flight.
             if store.write(|c| Ok(c.renew_leases(&ids, until)?)).is_ok() {
-                renewed = Instant::now();
+                renewed = now;
             }
         }
         let stopping = stop.load(Ordering::Relaxed);
@@ -391,7 +399,7 @@ fn settle_loop(
             }
             claimed = batch.len();
             if held.is_empty() {
-                renewed = Instant::now();
+                renewed = now;
             }
             for d in batch {
                 let id = d.delivery_id.clone();

@@ -13,7 +13,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::common::{database_bytes, on_terminal, run, str_of, Env, Run};
-use keyhook::copy::{Cell, TABLES};
+use keyhook::tables::{Cell, TABLES};
 use keyhook::store::{Backend, Store};
 
 /// The database an `Env` names (a file, or its PostgreSQL database), opened through the

@@ -5,7 +5,7 @@
 mod audit;
 mod backup;
 mod config;
-mod db;
+mod db_command;
 mod deliver;
 pub mod docs;
 mod events;
@@ -150,7 +150,7 @@ pub enum Command {
         subcommand,
         after_help = "Example:\n  keyhook --db keyhook.db db copy --to /srv/keyhook/keyhook.db"
     )]
-    Db(db::DbCommand),
+    Db(db_command::DbCommand),
     /// Show the audit log: who changed which key or webhook, newest first
     Audit(audit::AuditArgs),
     /// Back up the SQLite database into FILE while others keep writing
@@ -342,7 +342,7 @@ pub fn main(wiring: &'static dyn Wiring) -> i32 {
         Command::Webhooks(cmd) => webhooks::run(&ctx, cmd),
         Command::Events(cmd) => events::run(&ctx, cmd),
         Command::Deliver(args) => deliver::run(&ctx, args),
-        Command::Db(cmd) => db::run(&ctx, cmd),
+        Command::Db(cmd) => db_command::run(&ctx, cmd),
         Command::Audit(args) => audit::run(&ctx, args),
         Command::Backup(args) => backup::run(&ctx, args),
         Command::Serve(args) => serve::run(&ctx, args),

@@ -3,7 +3,7 @@
 //! reads no environment, and knows no SQL, clap or HTTP server; see ARCHITECTURE.md.
 
 pub mod auth;
-pub mod copy;
+pub mod tables;
 pub mod error;
 pub mod guard;
 pub mod model;

@@ -10,7 +10,7 @@
 //! Both are object safe: the services take `&Store` (`&dyn Storage`), so the front ends and
 //! the services compile once, whatever backend the binary wires in.
 
-use crate::copy::{Cell, Table};
+use crate::tables::{Cell, Table};
 use crate::error::{Error, Result};
 use crate::model::{ApiKey, AuditEntry, DeliveryAttempt, EventAccepted, Webhook};
 use crate::time::Timestamp;
@@ -380,7 +380,7 @@ pub trait OutboxQueries {
     fn delivery_counts(&self) -> StoreResult<Vec<(String, i64)>>;
 }
 
-/// Whole tables, in batches, for `db copy` ([`crate::copy::TABLES`]).
+/// Whole tables, in batches, for `db copy` ([`crate::tables::TABLES`]).
 /// What `serve`'s `/healthz` and `/metrics` ask the database (ops HTTP, issue 13).
 pub trait OpsQueries {
     /// One real read of the database (its schema), for `/healthz`: fails when the database

@@ -7,8 +7,8 @@ use std::net::IpAddr;
 use tiny_http::Request;
 
 use super::body::{self, Body};
-use super::db::RequestDb;
-use super::input;
+use super::request_db::RequestDb;
+use super::request_input as input;
 use super::metrics::{AuthFailure, Metrics};
 use super::pings::PingSlots;
 use super::ratelimit::{Limits, OwnLimits};

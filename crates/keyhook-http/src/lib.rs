@@ -6,11 +6,11 @@
 
 mod api;
 mod body;
-mod db;
-pub mod input;
+mod request_db;
+pub mod request_input;
 pub mod metrics;
 pub mod openapi;
-mod ops;
+mod probes;
 mod pings;
 pub mod ratelimit;
 mod reply;
@@ -235,14 +235,14 @@ fn on_request(shared: &Shared, mut rq: tiny_http::Request) {
         return;
     }
     // /healthz and /metrics, outside /api/v1: no authentication, no rate limit.
-    if let Some(reply) = ops::answer(shared, &rq) {
+    if let Some(reply) = probes::answer(shared, &rq) {
         finish(rq, reply, None);
         return;
     }
     // The connection goes back to the pool before the reply is written to a slow client.
     let (reply, key_prefix) = {
         let ctx = api::Ctx {
-            db: db::RequestDb::new(&*shared.db, &*shared.sender),
+            db: request_db::RequestDb::new(&*shared.db, &*shared.sender),
             allow_private: shared.allow_private,
             pings: &shared.pings,
             clock: &shared.clock,

@@ -17,7 +17,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use keyhook_core::auth::{authenticate, generate_key, hash_key, key_prefix};
-use keyhook_core::copy::{Cell, TABLES};
+use keyhook_core::tables::{Cell, TABLES};
 use keyhook_core::store::Backend;
 use keyhook_core::time::Timestamp;
 use keyhook_postgres::PgBackend;

@@ -66,12 +66,12 @@ macro_rules! scope_match {
 }
 
 mod audit;
-mod copy;
+mod copy_queries;
 mod error;
 mod idempotency;
 mod keys;
 mod migrations;
-mod ops;
+mod probe_queries;
 mod outbox;
 mod pool;
 mod replay;

@@ -3,7 +3,7 @@
 //! keyhook's (SQLite's `PRAGMA user_version` and `application_id`).
 //!
 //! The tables and columns are SQLite's (`keyhook-sqlite/src/migrations.rs`, and exactly the
-//! columns of `keyhook_core::copy::TABLES`), in PostgreSQL's types: BIGINT for integers and
+//! columns of `keyhook_core::tables::TABLES`), in PostgreSQL's types: BIGINT for integers and
 //! milliseconds, BOOLEAN for the 0/1 columns, BYTEA for the payload, TEXT otherwise, compared
 //! byte for byte (`COLLATE "C"`) as SQLite compares text, so that ordering and prefixes agree.
 //! The numbering is this backend's own: SQLite's third migration (keys clustered by hash) is

@@ -5,7 +5,7 @@
 
 mod common;
 
-use keyhook_core::copy::{Cell, TABLES};
+use keyhook_core::tables::{Cell, TABLES};
 use keyhook_core::model::{ApiKey, Permission, Webhook};
 use keyhook_core::store::{AttemptRecord, Backend, ReplaySelection, Store};
 use keyhook_core::time::Timestamp;

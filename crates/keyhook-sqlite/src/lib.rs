@@ -38,13 +38,13 @@ macro_rules! scope_match {
 mod audit;
 mod backend;
 mod backup;
-mod copy;
+mod copy_queries;
 mod error;
 mod idempotency;
 mod key_cache;
 mod keys;
 mod migrations;
-mod ops;
+mod probe_queries;
 mod outbox;
 mod replay;
 mod retention;

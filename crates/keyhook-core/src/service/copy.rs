@@ -7,7 +7,7 @@
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
-use crate::copy::{Cell, Table, TABLES};
+use crate::tables::{Cell, Table, TABLES};
 use crate::error::{Error, Result};
 use crate::store::{Conn, Store, StoreError};
 

@@ -309,7 +309,7 @@ fn healthz_answers_503_while_postgresql_is_stopped_and_200_when_it_is_back() {
     if skip_unless_sqlite("makes its own PostgreSQL cluster") {
         return;
     }
-    let Some(cluster) = keyhook_testpg::Cluster::private() else {
+    let Some(cluster) = test_postgres::Cluster::private() else {
         return;
     };
     let db = cluster.database();

@@ -10,9 +10,9 @@
 //! Both are object safe: the services take `&Store` (`&dyn Storage`), so the front ends and
 //! the services compile once, whatever backend the binary wires in.
 
-use crate::tables::{Cell, Table};
 use crate::error::{Error, Result};
 use crate::model::{ApiKey, AuditEntry, DeliveryAttempt, EventAccepted, Webhook};
+use crate::tables::{Cell, Table};
 use crate::time::Timestamp;
 
 /// What a backend reports when a query or a transaction fails. The core maps it to

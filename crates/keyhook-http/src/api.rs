@@ -7,12 +7,12 @@ use std::net::IpAddr;
 use tiny_http::Request;
 
 use super::body::{self, Body};
-use super::request_db::RequestDb;
-use super::request_input as input;
 use super::metrics::{AuthFailure, Metrics};
 use super::pings::PingSlots;
 use super::ratelimit::{Limits, OwnLimits};
 use super::reply::{self, Reply};
+use super::request_db::RequestDb;
+use super::request_input as input;
 use super::router::{self, Match, Route};
 use crate::auth::{self, Access};
 use crate::error::{Error, Result};

@@ -6,14 +6,14 @@
 
 mod api;
 mod body;
-mod request_db;
-pub mod request_input;
 pub mod metrics;
 pub mod openapi;
-mod probes;
 mod pings;
+mod probes;
 pub mod ratelimit;
 mod reply;
+mod request_db;
+pub mod request_input;
 mod router;
 
 pub use reply::log;

@@ -5,8 +5,8 @@ use postgres::types::ToSql;
 use postgres::Row;
 
 use super::{Fail, PgStore};
-use keyhook_core::tables::{Cell, Kind, Table};
 use keyhook_core::store::{CopyQueries, StoreResult};
+use keyhook_core::tables::{Cell, Kind, Table};
 /// The PostgreSQL type of a column of `kind`.
 fn sql_type(kind: Kind) -> &'static str {
     match kind {

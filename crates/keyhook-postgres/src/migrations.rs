@@ -289,7 +289,7 @@ mod tests {
     /// audit entries about a scoped key are about its scope.
     #[test]
     fn profile_scope_arrives_with_full_access_and_user_wide_events() {
-        let Some(db) = keyhook_testpg::database() else {
+        let Some(db) = test_postgres::database() else {
             return;
         };
         let mine = MIGRATIONS

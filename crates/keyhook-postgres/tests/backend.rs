@@ -6,8 +6,8 @@ mod common;
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
-use keyhook_core::tables::{Kind, TABLES};
 use keyhook_core::store::{Backend, Store};
+use keyhook_core::tables::{Kind, TABLES};
 use keyhook_core::Error;
 use keyhook_postgres::{PgBackend, SCHEMA_VERSION};
 
@@ -355,7 +355,7 @@ fn a_transaction_never_outlives_its_closure() {
 /// Unavailable too, and replaced.
 #[test]
 fn the_pool_recovers_when_the_server_returns() {
-    let Some(cluster) = keyhook_testpg::Cluster::private() else {
+    let Some(cluster) = test_postgres::Cluster::private() else {
         return;
     };
     let db = cluster.database();

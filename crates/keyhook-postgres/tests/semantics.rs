@@ -5,9 +5,9 @@
 
 mod common;
 
-use keyhook_core::tables::{Cell, TABLES};
 use keyhook_core::model::{ApiKey, Permission, Webhook};
 use keyhook_core::store::{AttemptRecord, Backend, ReplaySelection, Store};
+use keyhook_core::tables::{Cell, TABLES};
 use keyhook_core::time::Timestamp;
 use keyhook_sqlite::SqliteStore;
 

@@ -4,8 +4,8 @@ use rusqlite::types::{Value, ValueRef};
 
 use super::Conn;
 use crate::error::{sql, Error};
-use keyhook_core::tables::{Cell, Table};
 use keyhook_core::store::{CopyQueries, StoreResult};
+use keyhook_core::tables::{Cell, Table};
 
 fn to_sql(c: &Cell) -> Value {
     match c {

@@ -7,9 +7,9 @@
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
-use crate::tables::{Cell, Table, TABLES};
 use crate::error::{Error, Result};
 use crate::store::{Conn, Store, StoreError};
+use crate::tables::{Cell, Table, TABLES};
 
 /// The most rows read and written at once.
 pub const BATCH_ROWS: usize = 1_000;

@@ -8,7 +8,7 @@
 use std::os::fd::AsFd;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 
-use crate::error::Error;
+use keyhook_core::error::Error;
 
 /// Runs `write` (which writes and flushes the whole output to standard output), then makes
 /// sure the bytes are where they were sent, and turns any failure into an `Error::Io` that

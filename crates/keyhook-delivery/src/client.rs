@@ -538,11 +538,11 @@ mod tests {
         let (port, rx) = receiver(answer(
             b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: Wed, 21 Oct 2015 07:28:30 GMT\r\nContent-Length: 0\r\n\r\n",
         ));
-        let at = crate::time::Timestamp::parse_rfc3339("2015-10-21T07:28:00Z").unwrap();
+        let at = keyhook_core::time::Timestamp::parse_rfc3339("2015-10-21T07:28:00Z").unwrap();
         let s = Sender::new(&ClientConfig {
             timeout: Duration::from_secs(5),
             allow_private: true,
-            clock: crate::time::ManualClock::new(at).clock(),
+            clock: keyhook_core::time::ManualClock::new(at).clock(),
         });
         let a = s.send(
             &format!("http://127.0.0.1:{port}/"),

@@ -13,12 +13,12 @@ use std::time::{Duration, Instant};
 
 use super::client::{ClientConfig, Sender};
 use super::schedule::Schedule;
-use crate::error::Result;
-use crate::service::retention::{self, Pruned};
-use crate::service::webhooks::{drop_expired_secrets, log_attempt_disabling, AttemptOf};
-use crate::store::{Backend, Claimed, Conn, Store};
-use crate::time::{Clock, Timestamp};
 use keyhook_core::auth;
+use keyhook_core::error::Result;
+use keyhook_core::service::retention::{self, Pruned};
+use keyhook_core::service::webhooks::{drop_expired_secrets, log_attempt_disabling, AttemptOf};
+use keyhook_core::store::{Backend, Claimed, Conn, Store};
+use keyhook_core::time::{Clock, Timestamp};
 use keyhook_core::transport::Attempt;
 
 /// How often an idle worker looks for due deliveries.

@@ -14,15 +14,15 @@ use super::reply::{self, Reply};
 use super::request_db::RequestDb;
 use super::request_input as input;
 use super::router::{self, Match, Route};
-use crate::auth::{self, Access};
-use crate::error::{Error, Result};
-use crate::service::audit;
-use crate::service::events;
-use crate::service::keys;
-use crate::service::replay;
-use crate::service::webhooks;
-use crate::service::Actor;
-use crate::time::{Clock, Timestamp};
+use keyhook_core::auth::{self, Access};
+use keyhook_core::error::{Error, Result};
+use keyhook_core::service::audit;
+use keyhook_core::service::events;
+use keyhook_core::service::keys;
+use keyhook_core::service::replay;
+use keyhook_core::service::webhooks;
+use keyhook_core::service::Actor;
+use keyhook_core::time::{Clock, Timestamp};
 
 pub(crate) const PREFIX: &str = "/api/v1";
 
@@ -136,7 +136,7 @@ fn authenticated(
     rq: &Request,
     path: &str,
     body: Body,
-    key: crate::model::ApiKey,
+    key: keyhook_core::model::ApiKey,
     prefix: Option<String>,
     now: Timestamp,
 ) -> (Reply, Option<String>) {

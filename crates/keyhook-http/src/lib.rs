@@ -25,12 +25,11 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::error::{Error, Result};
-use crate::store::Backend;
+use keyhook_core::error::{Error, Result};
+use keyhook_core::rate;
+use keyhook_core::store::Backend;
+use keyhook_core::time::Clock;
 use keyhook_core::transport::Transport;
-// The core's modules under the names the front end's files use.
-use crate::time::Clock;
-use keyhook_core::{auth, error, model, rate, redact, service, store, time};
 
 /// A client that stops reading our response is dropped after this long.
 pub const WRITE_TIMEOUT: Duration = Duration::from_secs(10);

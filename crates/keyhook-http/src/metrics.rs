@@ -27,8 +27,8 @@ use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::Registry;
 
 use super::router::{self, Match};
-use crate::store::Backend;
-use crate::time::Clock;
+use keyhook_core::store::Backend;
+use keyhook_core::time::Clock;
 
 /// The statuses counted by their own label value; any other is `other`.
 pub const STATUSES: &[u16] = &[

@@ -6,8 +6,8 @@ use std::time::Instant;
 use serde::Serialize;
 use tiny_http::{Header, Request, Response, StatusCode};
 
-use crate::error::{Error, FieldError};
-use crate::model::{Data, ErrorEnvelope};
+use keyhook_core::error::{Error, FieldError};
+use keyhook_core::model::{Data, ErrorEnvelope};
 
 pub struct Reply {
     pub status: u16,

@@ -2,7 +2,7 @@
 
 use tiny_http::Method;
 
-use crate::service::Operation;
+use keyhook_core::service::Operation;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Route<'a> {
@@ -180,7 +180,7 @@ pub const ROUTES: &[(&str, &str)] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::auth::Access;
+    use keyhook_core::auth::Access;
 
     #[test]
     fn each_route_asks_for_the_access_of_its_method() {

@@ -634,22 +634,23 @@ mod log {
 }
 
 /// Runs the worker on a thread of its own until `stop` is raised, the way `serve` runs it
-/// beside the API: a failure (the database busy past its timeout, say) is passed to `log` and
-/// the worker starts again a second later, since leases keep deliveries safe.
+/// beside the API: a failure (the database busy past its timeout, say) is logged as an error
+/// event (`tracing`, like every event of this crate) and the worker starts again a second
+/// later, since leases keep deliveries safe.
 pub fn spawn(
     db: Arc<dyn Backend>,
     opts: WorkerOptions,
     stop: Arc<AtomicBool>,
-    log: fn(&str),
 ) -> std::io::Result<thread::JoinHandle<()>> {
     thread::Builder::new().name("outbox".into()).spawn(move || {
         while !stop.load(Ordering::Relaxed) {
             match run(&*db, &opts, &stop) {
                 Ok(_) => return,
                 Err(e) => {
-                    log(&format!(
+                    tracing::error!(
+                        target: "keyhook",
                         "keyhook: delivery worker: {e}; starting again in 1s"
-                    ));
+                    );
                     thread::sleep(Duration::from_secs(1));
                 }
             }

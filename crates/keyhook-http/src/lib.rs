@@ -16,7 +16,6 @@ mod request_db;
 pub mod request_input;
 mod router;
 
-pub use reply::log;
 pub use router::ROUTES;
 
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};

@@ -815,7 +815,7 @@ impl Output {
             .map(|a| {
                 vec![
                     wrap(relative(a.attempted_at, now)),
-                    // The event's profile after its id, when it has one (issue 19).
+                    // The event's profile after its id, when it has one.
                     wrap(match &a.profile_id {
                         Some(p) => format!("{} {} profile {p}", a.event, a.event_id),
                         None => format!("{} {}", a.event, a.event_id),

@@ -381,7 +381,7 @@ pub trait OutboxQueries {
 }
 
 /// Whole tables, in batches, for `db copy` ([`crate::tables::TABLES`]).
-/// What `serve`'s `/healthz` and `/metrics` ask the database (ops HTTP, issue 13).
+/// What `serve`'s `/healthz` and `/metrics` ask the database.
 pub trait OpsQueries {
     /// One real read of the database (its schema), for `/healthz`: fails when the database
     /// does not answer.

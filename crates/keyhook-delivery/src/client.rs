@@ -1,7 +1,7 @@
 //! The delivery HTTP client: one signed `POST` per call, a total timeout, no redirects, at most
 //! 64 KiB of a response read, and a plain-words outcome for network failures.
 //!
-//! Target safety (CONTRACT 4.3) lives in the agent's resolver. ureq 2 sends every new
+//! Target safety lives in the agent's resolver. ureq 2 sends every new
 //! connection's `host:port` (IP literals included) through `Resolver::resolve` and connects
 //! to exactly the addresses it returns, so vetting them there means the address checked is
 //! the address connected to: DNS rebinding cannot slip a private address in between. Pooled

@@ -26,7 +26,7 @@ const POLL: Duration = Duration::from_millis(100);
 /// How long a claim holds a delivery unless renewed. While a worker lives it renews the
 /// leases of everything it has claimed and not settled every [`RENEW_EVERY`], however long a
 /// request takes; a delivery held by a worker that died is due again within `LEASE` of its
-/// last renewal, and claimed at another worker's next look (CONTRACT §6, §8: within 15 s).
+/// last renewal, and claimed at another worker's next look, within 15 s.
 const LEASE: Duration = Duration::from_secs(10);
 /// How often the leases of deliveries in flight are renewed: well within [`LEASE`], so a busy
 /// database or a slow round trip does not let one lapse.
@@ -113,7 +113,7 @@ type Done = (Claimed, Outcome, Timestamp);
 /// disable its webhook when it is settled (the 10th consecutive failure, a 410 Gone), so the
 /// check before the next request to the same webhook waits until it is committed: whatever
 /// the claim batching and however many senders, a check sees the disable of every attempt
-/// that ended before it (CONTRACT §6). A success never disables, so it holds nobody up.
+/// that ended before it. A success never disables, so it holds nobody up.
 #[derive(Default)]
 struct Unsettled {
     state: Mutex<UnsettledState>,

@@ -1,5 +1,5 @@
 //! From a request to a reply: authentication, then permission (of the operation the request
-//! names), then routing's answer and validation (the order CONTRACT section 2 fixes), then
+//! names), then routing's answer and validation (the order the API spec fixes), then
 //! one `service` call.
 
 use std::net::IpAddr;
@@ -139,7 +139,7 @@ fn authenticated(
     now: Timestamp,
 ) -> (Reply, Option<String>) {
     let found = router::route(rq.method(), path);
-    // Permission before the answer of routing and before the body (CONTRACT 2): the access of
+    // Permission before the answer of routing and before the body: the access of
     // the operation the request names, which the operation checks again when it runs; a
     // request that names none (404, 405) asks for what its method asks for.
     if let Some((name, by_method)) = method(rq.method()) {

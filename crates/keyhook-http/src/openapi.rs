@@ -414,7 +414,7 @@ fn paths() -> Value {
         paths["/openapi.json"]["get"]["responses"][code] = v;
     }
     paths["/webhooks/{id}/replay"]["post"]["responses"]["409"] = err("WebhookDisabled");
-    // secrets+delivery rules: secret rotation with a grace period (CONTRACT §6).
+    // secrets+delivery rules: secret rotation with a grace period.
     paths["/webhooks/{id}/rotate-secret"] = json!({
         "parameters": webhook_id_param(),
         "post": with(op("Give a webhook a new secret; the old one keeps signing (second) until the grace period ends, then is deleted",

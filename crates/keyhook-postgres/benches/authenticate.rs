@@ -1,5 +1,4 @@
-//! `authenticate()` on PostgreSQL beside the bare lookup it cannot avoid (issue 11,
-//! "Performance").
+//! `authenticate()` on PostgreSQL beside the bare lookup it cannot avoid.
 //!
 //! Starts a throwaway cluster (`test-postgres`, loopback), stores `KEYHOOK_BENCH_KEYS` keys
 //! (default 100,000), then for `KEYHOOK_BENCH_SECS` seconds (default 3) each, on one thread:

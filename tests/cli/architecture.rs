@@ -161,3 +161,37 @@ fn the_check_catches_a_front_end_importing_the_other() {
         ["keyhook-core -> clap (belongs to keyhook-cli)"]
     );
 }
+
+/// The code map (ARCHITECTURE.md) names files and folders that exist: every backquoted path
+/// under `crates/`, `tests/`, `src/`, `docs/` or `benches/` is there, and every workspace
+/// crate's folder has a row. A moved or renamed file fails here until the map follows.
+#[test]
+fn the_code_map_names_what_exists() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let roots = ["crates/", "tests/", "src/", "docs/", "benches/"];
+    let mut named = Vec::new();
+    for quoted in text.split('`').skip(1).step_by(2) {
+        let path_like = quoted
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./".contains(c));
+        if path_like && roots.iter().any(|r| quoted.starts_with(r)) {
+            named.push(quoted.to_string());
+        }
+    }
+    assert!(named.len() >= 20, "too few paths found: {named:?}");
+    let missing: Vec<_> = named.iter().filter(|p| !root.join(p).exists()).collect();
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md names missing paths: {missing:?}"
+    );
+    for parent in ["crates", "tests/support"] {
+        for entry in std::fs::read_dir(root.join(parent)).unwrap() {
+            let dir = format!("{parent}/{}/", entry.unwrap().file_name().to_string_lossy());
+            assert!(
+                text.contains(&format!("`{dir}")),
+                "ARCHITECTURE.md's code map has no row for {dir}"
+            );
+        }
+    }
+}

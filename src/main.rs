@@ -58,7 +58,7 @@ impl keyhook_cli::Wiring for Wiring {
         config.delivery.on_settled = Some(Arc::new(move |s: &worker::Summary| {
             metrics.settled(s.delivered, s.retrying, s.failed, s.cancelled)
         }));
-        let outbox = worker::spawn(config.db, config.delivery, stop, keyhook_http::log)?;
+        let outbox = worker::spawn(config.db, config.delivery, stop)?;
         listening(server.addr());
         server.run_until_stopped();
         let _ = outbox.join();

@@ -9,7 +9,7 @@
 use keyhook::auth;
 use keyhook::redact;
 use keyhook::error::Error;
-use keyhook::http::input;
+use keyhook::http::request_input as input;
 use keyhook::service::input::parse_json;
 use keyhook::time::{parse_duration, Timestamp};
 use libfuzzer_sys::fuzz_target;

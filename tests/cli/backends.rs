@@ -1,7 +1,7 @@
 //! One suite, two backends: plain `cargo test` runs every test on SQLite, and this file's
 //! one test runs the same test binary again with `KEYHOOK_TEST_BACKEND=postgres`, where each
 //! `common::Env` gets a database of its own on a throwaway PostgreSQL cluster
-//! (`keyhook-testpg`). Tests about the SQLite file itself say so with
+//! (`test-postgres`). Tests about the SQLite file itself say so with
 //! `skip_unless_sqlite`, which prints why they do not run on PostgreSQL.
 
 use std::process::Command;
@@ -17,7 +17,7 @@ fn the_suite_passes_on_postgresql() {
         return;
     }
     // Without PostgreSQL this prints why and returns false, or panics under CI=true.
-    if !keyhook_testpg::installed() {
+    if !test_postgres::installed() {
         return;
     }
     let out = Command::new(std::env::current_exe().expect("the test binary"))

@@ -9,7 +9,7 @@ use serde_json::Value;
 use tempfile::TempDir;
 
 /// Which database the suite runs on: `postgres` gives every [`Env`] a database of its own on
-/// the test process's PostgreSQL cluster (`keyhook-testpg`); unset, a SQLite file. Plain
+/// the test process's PostgreSQL cluster (`test-postgres`); unset, a SQLite file. Plain
 /// `cargo test` runs the suite both ways (`backends::the_suite_passes_on_postgresql`).
 pub const BACKEND_VAR: &str = "KEYHOOK_TEST_BACKEND";
 
@@ -38,7 +38,7 @@ pub struct Env {
     /// The test clock's file, with [`Env::with_clock`].
     clock: Option<PathBuf>,
     /// The database on PostgreSQL; `None` on SQLite.
-    pg: Option<keyhook_testpg::Database<'static>>,
+    pg: Option<test_postgres::Database<'static>>,
 }
 
 /// The debug-build-only variable naming the test clock's file (`keyhook::config::clock`).
@@ -47,7 +47,7 @@ pub const TEST_CLOCK_FILE: &str = "KEYHOOK_TEST_CLOCK_FILE";
 impl Env {
     pub fn new() -> Env {
         let pg = on_postgres().then(|| {
-            keyhook_testpg::database()
+            test_postgres::database()
                 .unwrap_or_else(|| panic!("{BACKEND_VAR}=postgres without PostgreSQL"))
         });
         Env {
@@ -69,7 +69,7 @@ impl Env {
     }
 
     /// The PostgreSQL database, when the suite runs on PostgreSQL.
-    pub fn pg(&self) -> Option<&keyhook_testpg::Database<'static>> {
+    pub fn pg(&self) -> Option<&test_postgres::Database<'static>> {
         self.pg.as_ref()
     }
 

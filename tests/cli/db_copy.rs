@@ -13,8 +13,8 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::common::{database_bytes, on_terminal, run, str_of, Env, Run};
-use keyhook::copy::{Cell, TABLES};
 use keyhook::store::{Backend, Store};
+use keyhook::tables::{Cell, TABLES};
 
 /// The database an `Env` names (a file, or its PostgreSQL database), opened through the
 /// storage boundary; `create` makes it (empty) as any command that creates one would.
@@ -483,7 +483,7 @@ fn on_a_terminal_each_table_has_a_progress_bar() {
 /// file, which matches the first row for row.
 #[test]
 fn a_file_copies_into_postgresql_and_back() {
-    let Some(pg) = keyhook_testpg::database() else {
+    let Some(pg) = test_postgres::database() else {
         return;
     };
     let source = Env::new();

@@ -20,7 +20,7 @@ use crate::server::{Resp, Server};
 /// A PostgreSQL database for several instances, with a test clock file that the CLI and
 /// every server read.
 struct Shared {
-    db: keyhook_testpg::Database<'static>,
+    db: test_postgres::Database<'static>,
     dir: TempDir,
 }
 
@@ -31,7 +31,7 @@ impl Shared {
             return None;
         }
         // Prints why it gives None; panics under CI=true.
-        let db = keyhook_testpg::database()?;
+        let db = test_postgres::database()?;
         let shared = Shared {
             db,
             dir: tempfile::tempdir().expect("temp dir"),
@@ -308,7 +308,7 @@ fn an_instance_rides_out_postgresql_going_away() {
         return;
     }
     // Prints why it gives None; panics under CI=true.
-    let Some(cluster) = keyhook_testpg::Cluster::private() else {
+    let Some(cluster) = test_postgres::Cluster::private() else {
         return;
     };
     let db = cluster.database();

@@ -307,7 +307,7 @@ fn healthz_answers_503_while_postgresql_is_stopped_and_200_when_it_is_back() {
     if skip_unless_sqlite("makes its own PostgreSQL cluster") {
         return;
     }
-    let Some(cluster) = keyhook_testpg::Cluster::private() else {
+    let Some(cluster) = test_postgres::Cluster::private() else {
         return;
     };
     let db = cluster.database();
@@ -456,10 +456,13 @@ fn metrics_count_deliveries_and_show_the_outbox_backlog() {
     assert!((1.0..2.0).contains(&age), "{age}: {m:?}");
 }
 
-/// The families of the table in docs/operations.md.
+/// The families of the table in docs/rate-limit-and-metrics.md.
 fn documented_families() -> Vec<String> {
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/operations.md"))
-        .unwrap();
+    let doc = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/rate-limit-and-metrics.md"
+    ))
+    .unwrap();
     let families: Vec<String> = doc
         .lines()
         .filter_map(|l| l.strip_prefix("| `keyhook_"))

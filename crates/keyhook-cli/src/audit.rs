@@ -3,8 +3,8 @@
 use clap::Args;
 
 use super::Context;
-use crate::error::Error;
-use crate::service::audit::{self, Query};
+use keyhook_core::error::Error;
+use keyhook_core::service::audit::{self, Query};
 
 #[derive(Debug, Args)]
 #[command(
@@ -35,7 +35,7 @@ pub fn run(ctx: &Context, args: AuditArgs) -> anyhow::Result<()> {
     let since = args
         .since
         .as_deref()
-        .map(|s| crate::time::parse_since(s, now).map_err(|m| Error::validation("since", m)))
+        .map(|s| keyhook_core::time::parse_since(s, now).map_err(|m| Error::validation("since", m)))
         .transpose()?;
     let actor = ctx.actor()?;
     let q = Query {

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::Context;
-use crate::error::{Error, FieldError};
+use keyhook_core::error::{Error, FieldError};
 
 #[derive(Debug, Args)]
 #[command(

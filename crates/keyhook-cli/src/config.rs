@@ -4,8 +4,8 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use crate::error::{Error, Result};
-use crate::time::{Clock, Timestamp};
+use keyhook_core::error::{Error, Result};
+use keyhook_core::time::{Clock, Timestamp};
 
 /// Names a file that holds the time, in milliseconds since the Unix epoch, that the binary's
 /// clock shows (standing still until the file changes; it is read at every reading). For the
@@ -59,7 +59,7 @@ impl std::fmt::Display for DbLocation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             DbLocation::File(path) => write!(f, "{}", path.display()),
-            DbLocation::Postgres(url) => f.write_str(&crate::redact::url(url)),
+            DbLocation::Postgres(url) => f.write_str(&keyhook_core::redact::url(url)),
         }
     }
 }
@@ -232,7 +232,11 @@ pub fn default_database_path() -> Result<PathBuf> {
 /// variable's own value, never this default, when it is set), else the default file.
 pub fn db_default() -> Option<OsString> {
     match std::env::var_os("KEYHOOK_DB").filter(|v| !v.is_empty()) {
-        Some(v) => Some(crate::redact::url(&v.to_string_lossy()).into_owned().into()),
+        Some(v) => Some(
+            keyhook_core::redact::url(&v.to_string_lossy())
+                .into_owned()
+                .into(),
+        ),
         None => default_database_path().ok().map(PathBuf::into_os_string),
     }
 }

@@ -20,7 +20,7 @@ pub struct DeliveryArgs {
     pub delivery_workers: u16,
     /// Delete events, finished deliveries and attempts older than this (at least 1s), in
     /// small batches; pending deliveries and their events are kept
-    #[arg(long, env = "KEYHOOK_RETENTION", default_value = crate::service::retention::DEFAULT_RETENTION,
+    #[arg(long, env = "KEYHOOK_RETENTION", default_value = keyhook_core::service::retention::DEFAULT_RETENTION,
           value_name = "DUR", value_parser = super::prune::retention_arg)]
     pub retention: std::time::Duration,
 }

@@ -4,10 +4,10 @@ use clap::Subcommand;
 use serde_json::Value;
 
 use super::Context;
-use crate::error::Error;
-use crate::service::events::{self, EventName, IdempotencyKey, NewEvent, IDEMPOTENCY_FIELD};
-use crate::service::input::Problems;
-use crate::service::keys::ProfileId;
+use keyhook_core::error::Error;
+use keyhook_core::service::events::{self, EventName, IdempotencyKey, NewEvent, IDEMPOTENCY_FIELD};
+use keyhook_core::service::input::Problems;
+use keyhook_core::service::keys::ProfileId;
 
 /// The most event data read from --data, a file or standard input.
 const MAX_DATA_BYTES: u64 = 64 * 1024;
@@ -114,7 +114,7 @@ fn read_data(arg: &str) -> anyhow::Result<Vec<u8>> {
 
 fn parse_data(bytes: &[u8]) -> Result<serde_json::Map<String, Value>, Error> {
     // The same strict parser as the server's: a repeated key is refused.
-    match crate::service::input::parse_json(bytes) {
+    match keyhook_core::service::input::parse_json(bytes) {
         Ok(Value::Object(m)) => Ok(m),
         Ok(_) => Err(Error::validation("data", "must be a JSON object")),
         Err(message) => Err(Error::validation("data", message)),

@@ -3,13 +3,13 @@ use std::io::{IsTerminal, Write};
 use clap::{Args, Subcommand};
 
 use super::{output, prompt, secret_out, Context};
-use crate::auth::{self, Access};
-use crate::error::Error;
-use crate::model::Permission;
-use crate::service::input::Problems;
-use crate::service::keys::{self, Expiry, KeyName, NewKey, ProfileIds};
-use crate::time::{parse_duration, parse_duration_or_zero, Timestamp};
+use keyhook_core::auth::{self, Access};
+use keyhook_core::error::Error;
+use keyhook_core::model::Permission;
 use keyhook_core::rate::RateLimit;
+use keyhook_core::service::input::Problems;
+use keyhook_core::service::keys::{self, Expiry, KeyName, NewKey, ProfileIds};
+use keyhook_core::time::{parse_duration, parse_duration_or_zero, Timestamp};
 
 #[derive(Debug, Subcommand)]
 pub enum KeysCommand {
@@ -139,7 +139,7 @@ fn profile_id(s: &str) -> Result<String, String> {
     if s.trim().is_empty() {
         return Err("a profile id must not be empty".into());
     }
-    crate::service::input::visible(s).map(|()| s.to_string())
+    keyhook_core::service::input::visible(s).map(|()| s.to_string())
 }
 
 /// `--method`: a method of the HTTP API, and the access a request with it needs (only GET
@@ -279,7 +279,7 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
             auth::may(&key, method.access, method.name, profile.as_deref())?;
             // The profile is echoed from argv: a key pasted there is shown as its prefix.
             let target = profile.map_or(String::new(), |p| {
-                format!(" on profile {}", crate::redact::keys(&p))
+                format!(" on profile {}", keyhook_core::redact::keys(&p))
             });
             ctx.out.data(&key, |w| {
                 writeln!(
@@ -339,7 +339,7 @@ fn count_keys(n: usize) -> String {
 /// that is /dev/null rolls the change back and exits 1.
 fn publish_new_key(
     ctx: &Context,
-    key: &crate::model::ApiKey,
+    key: &keyhook_core::model::ApiKey,
     quiet: bool,
     now: Timestamp,
     unchanged: &str,
@@ -349,7 +349,7 @@ fn publish_new_key(
 
 fn write_new_key(
     ctx: &Context,
-    key: &crate::model::ApiKey,
+    key: &keyhook_core::model::ApiKey,
     quiet: bool,
     now: Timestamp,
 ) -> anyhow::Result<()> {
@@ -375,8 +375,8 @@ mod tests {
     use clap::Parser;
 
     use super::*;
-    use crate::service::Actor;
     use crate::{Cli, Command};
+    use keyhook_core::service::Actor;
 
     fn create_args(flags: &[&str]) -> CreateArgs {
         let argv = ["keyhook", "keys", "create", "--name", "k"];
@@ -390,7 +390,7 @@ mod tests {
     fn problems(input: NewKey, now: Timestamp) -> Vec<(String, String)> {
         let dir = tempfile::tempdir().unwrap();
         let store = keyhook_sqlite::SqliteStore::open(&dir.path().join("k.db")).unwrap();
-        let store: Box<crate::store::Store> = Box::new(store);
+        let store: Box<keyhook_core::store::Store> = Box::new(store);
         let actor = Actor::operator("alice").unwrap();
         let e = keys::create(&store, &actor, input, now).unwrap_err();
         e.details()

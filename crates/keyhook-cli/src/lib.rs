@@ -5,7 +5,7 @@
 mod audit;
 mod backup;
 mod config;
-mod db;
+mod db_command;
 mod deliver;
 pub mod docs;
 mod events;
@@ -24,13 +24,11 @@ use std::sync::Arc;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
-use crate::error::Error;
-use crate::service::Actor;
-use crate::store::{Backend, Store};
-use keyhook_delivery::client::{ClientConfig, Sender};
-// The core's modules under the names the front end's files use.
 pub use config::DbLocation;
-use keyhook_core::{auth, error, model, redact, service, store, time};
+use keyhook_core::error::Error;
+use keyhook_core::service::Actor;
+use keyhook_core::store::{Backend, Store};
+use keyhook_delivery::client::{ClientConfig, Sender};
 pub use output::Output;
 
 /// What the binary plugs into the command line: the database backend and the HTTP server.
@@ -150,7 +148,7 @@ pub enum Command {
         subcommand,
         after_help = "Example:\n  keyhook --db keyhook.db db copy --to /srv/keyhook/keyhook.db"
     )]
-    Db(db::DbCommand),
+    Db(db_command::DbCommand),
     /// Show the audit log: who changed which key or webhook, newest first
     Audit(audit::AuditArgs),
     /// Back up the SQLite database into FILE while others keep writing
@@ -243,7 +241,7 @@ pub(crate) fn db_location() -> impl clap::builder::TypedValueParser<Value = DbLo
 }
 
 fn timeout_ms(s: &str) -> Result<i64, String> {
-    let ms = crate::time::parse_duration(s)?;
+    let ms = keyhook_core::time::parse_duration(s)?;
     if ms > 600_000 {
         return Err("at most 10m".into());
     }
@@ -260,7 +258,7 @@ pub struct Context {
     pub allow_private: bool,
     pub delivery_timeout: std::time::Duration,
     /// Where every command reads the time (`config::clock`).
-    pub clock: crate::time::Clock,
+    pub clock: keyhook_core::time::Clock,
 }
 
 impl Context {
@@ -342,7 +340,7 @@ pub fn main(wiring: &'static dyn Wiring) -> i32 {
         Command::Webhooks(cmd) => webhooks::run(&ctx, cmd),
         Command::Events(cmd) => events::run(&ctx, cmd),
         Command::Deliver(args) => deliver::run(&ctx, args),
-        Command::Db(cmd) => db::run(&ctx, cmd),
+        Command::Db(cmd) => db_command::run(&ctx, cmd),
         Command::Audit(args) => audit::run(&ctx, args),
         Command::Backup(args) => backup::run(&ctx, args),
         Command::Serve(args) => serve::run(&ctx, args),
@@ -380,7 +378,7 @@ fn usage_error(e: &clap::Error) -> i32 {
         Some(clap::error::ContextValue::String(value)) => e
             .render()
             .to_string()
-            .replace(value.as_str(), &crate::redact::url(value)),
+            .replace(value.as_str(), &keyhook_core::redact::url(value)),
         _ => e.render().to_string(),
     };
     // The message runs from "error: " to the first blank line (it may list possible values).
@@ -401,7 +399,7 @@ fn usage_error(e: &clap::Error) -> i32 {
         _ => "command".to_string(),
     };
     let json = std::env::args().any(|a| a == "--json");
-    let err = Error::Validation(vec![crate::error::FieldError::new(field, message)]);
+    let err = Error::Validation(vec![keyhook_core::error::FieldError::new(field, message)]);
     Output::new(json).error(&err);
     if let Some(usage) = rendered.lines().find(|l| l.starts_with("Usage:")) {
         output::say(&format!("{usage}\n\nFor more information, try '--help'."));

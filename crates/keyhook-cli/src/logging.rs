@@ -31,9 +31,9 @@ use tracing::{Event, Level, Subscriber};
 use tracing_subscriber::filter::Targets;
 use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
 
-use crate::error::{Error, FieldError};
-use crate::redact;
-use crate::time::Clock;
+use keyhook_core::error::{Error, FieldError};
+use keyhook_core::redact;
+use keyhook_core::time::Clock;
 
 /// The environment variable that filters the log (`tracing` target directives).
 pub const FILTER_ENV: &str = "KEYHOOK_LOG";

@@ -6,10 +6,10 @@ use std::io::{self, IsTerminal, Write};
 use comfy_table::{presets, Attribute, Cell, Color, ContentArrangement, Table};
 use serde::Serialize;
 
-use crate::error::Error;
-use crate::model::{ApiKey, AuditEntry, Data, DeliveryAttempt, ErrorEnvelope, Webhook};
-use crate::service::history::Mark;
-use crate::time::Timestamp;
+use keyhook_core::error::Error;
+use keyhook_core::model::{ApiKey, AuditEntry, Data, DeliveryAttempt, ErrorEnvelope, Webhook};
+use keyhook_core::service::history::Mark;
+use keyhook_core::time::Timestamp;
 
 /// `--color`: whether tables use color.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -95,9 +95,9 @@ impl Output {
 }
 
 /// Writes `line` to stderr, with every key-shaped string in it shown as its prefix
-/// (`crate::redact`): the one way the CLI prints a message.
+/// (`keyhook_core::redact`): the one way the CLI prints a message.
 pub fn say(line: &str) {
-    crate::redact::to_stderr(line);
+    keyhook_core::redact::to_stderr(line);
 }
 
 /// The command-line flag behind a field of the API, for messages at the shell.
@@ -175,7 +175,7 @@ pub fn relative(t: Timestamp, now: Timestamp) -> String {
 /// came (status 0: `blocked: private address`, `timed out`). The receiver wrote `text` (a reason phrase): secret-shaped strings in it are redacted and
 /// control characters escaped, as in any message (`redact::display`).
 pub fn status(code: u16, text: &str) -> String {
-    let text = crate::redact::display(text);
+    let text = keyhook_core::redact::display(text);
     match (code, text.trim()) {
         (0, "") => "no response".into(),
         (0, text) => text.into(),
@@ -491,7 +491,7 @@ pub fn history_line(marks: &[Mark], color: bool) -> String {
 }
 
 /// A key's or a webhook's scope, as the SCOPE column shows it.
-fn scope(s: crate::auth::Scope<'_>) -> String {
+fn scope(s: keyhook_core::auth::Scope<'_>) -> String {
     if s.full_access {
         "all profiles".into()
     } else {
@@ -815,7 +815,7 @@ impl Output {
             .map(|a| {
                 vec![
                     wrap(relative(a.attempted_at, now)),
-                    // The event's profile after its id, when it has one (issue 19).
+                    // The event's profile after its id, when it has one.
                     wrap(match &a.profile_id {
                         Some(p) => format!("{} {} profile {p}", a.event, a.event_id),
                         None => format!("{} {}", a.event, a.event_id),

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
-use crate::error::Error;
+use keyhook_core::error::Error;
 
 /// Asks `question` on a terminal unless `yes`; refuses at once when there is no terminal.
 pub fn confirm(question: &str, yes: bool) -> anyhow::Result<()> {
@@ -21,7 +21,7 @@ pub fn confirm(question: &str, yes: bool) -> anyhow::Result<()> {
         .into());
     }
     let confirmed = dialoguer::Confirm::new()
-        .with_prompt(crate::redact::keys(question))
+        .with_prompt(keyhook_core::redact::keys(question))
         .default(false)
         .interact()?;
     if confirmed {
@@ -77,7 +77,7 @@ impl Spinner {
         let thread = (enabled && io::stderr().is_terminal()).then(|| {
             let (stop, message) = (
                 Arc::clone(&stop),
-                crate::redact::display(message).into_owned(),
+                keyhook_core::redact::display(message).into_owned(),
             );
             thread::spawn(move || {
                 let frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];

@@ -5,7 +5,7 @@ use std::time::Duration;
 use clap::Args;
 
 use super::Context;
-use crate::service::retention::{self, DEFAULT_RETENTION};
+use keyhook_core::service::retention::{self, DEFAULT_RETENTION};
 
 #[derive(Debug, Args)]
 #[command(
@@ -21,7 +21,7 @@ pub struct PruneArgs {
 
 /// `--older-than`: a duration, 0 meaning now.
 fn older_than_arg(s: &str) -> Result<Duration, String> {
-    let ms = crate::time::parse_duration_or_zero(s)?;
+    let ms = keyhook_core::time::parse_duration_or_zero(s)?;
     Ok(Duration::from_millis(ms.unsigned_abs()))
 }
 

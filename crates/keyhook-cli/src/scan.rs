@@ -12,10 +12,10 @@ use clap::Args;
 use serde::Serialize;
 
 use super::{output, prompt, Context, Status};
-use crate::auth;
-use crate::error::Error;
-use crate::service::keys::{self, Leaked};
+use keyhook_core::auth;
+use keyhook_core::error::Error;
 use keyhook_core::scan;
+use keyhook_core::service::keys::{self, Leaked};
 
 #[derive(Debug, Args)]
 pub struct ScanArgs {
@@ -58,8 +58,8 @@ struct Active {
 
 struct Scan<'a> {
     ctx: &'a Context,
-    store: Box<crate::store::Store>,
-    actor: crate::service::Actor,
+    store: Box<keyhook_core::store::Store>,
+    actor: keyhook_core::service::Actor,
     active: Vec<Active>,
     seen: HashSet<String>,
     /// Files that could not be read.
@@ -239,7 +239,7 @@ impl Scan<'_> {
                 "{}: {}… {what} (checksum {})",
                 f.found_in, f.key_prefix, f.checksum
             );
-            writeln!(out, "{}", crate::redact::display(&line))?;
+            writeln!(out, "{}", keyhook_core::redact::display(&line))?;
         }
         Ok(())
     }

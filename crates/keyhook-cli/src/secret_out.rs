@@ -1,6 +1,6 @@
 //! Output that carries a new secret (a new API key, a new webhook's signing secret). It is
-//! written and flushed inside the transaction that stores the secret, before the commit
-//! (CONTRACT §3): a write that fails rolls the change back and the command exits 1. A new API
+//! written and flushed inside the transaction that stores the secret, before the commit:
+//! a write that fails rolls the change back and the command exits 1. A new API
 //! key is shown only there, so a standard output that throws everything away (/dev/null) is
 //! refused too ([`publish`]); a webhook's secret can be read again (`webhooks show`, every
 //! listing), so a script may send that output to /dev/null ([`publish_readable_again`]).
@@ -8,7 +8,7 @@
 use std::os::fd::AsFd;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 
-use crate::error::Error;
+use keyhook_core::error::Error;
 
 /// Runs `write` (which writes and flushes the whole output to standard output), then makes
 /// sure the bytes are where they were sent, and turns any failure into an `Error::Io` that

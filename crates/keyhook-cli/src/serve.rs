@@ -6,9 +6,9 @@ use clap::Args;
 
 use super::logging::LogFormat;
 use super::Context;
-use crate::store::Backend;
-use crate::time::Clock;
 use keyhook_core::rate::RateLimit;
+use keyhook_core::store::Backend;
+use keyhook_core::time::Clock;
 use keyhook_delivery::worker::{self, WorkerOptions};
 
 #[derive(Debug, Args)]
@@ -114,7 +114,7 @@ pub fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<()> {
 }
 
 fn read_timeout(s: &str) -> Result<Duration, String> {
-    let ms = crate::time::parse_duration(s)?;
+    let ms = keyhook_core::time::parse_duration(s)?;
     if ms > 3_600_000 {
         return Err("at most 1h".into());
     }

@@ -2,14 +2,14 @@ use clap::Subcommand;
 
 use super::output::status;
 use super::{prompt, secret_out, Context};
-use crate::service::history;
-use crate::service::input::Problems;
-use crate::service::keys::ProfileIds;
-use crate::service::replay::{self, ReplayRequest};
-use crate::service::webhooks::{
+use keyhook_core::service::history;
+use keyhook_core::service::input::Problems;
+use keyhook_core::service::keys::ProfileIds;
+use keyhook_core::service::replay::{self, ReplayRequest};
+use keyhook_core::service::webhooks::{
     self, Grace, NewWebhook, RotateSecret, WebhookEvents, WebhookPatch, WebhookUrl,
 };
-use crate::time::Timestamp;
+use keyhook_core::time::Timestamp;
 
 #[derive(Debug, Subcommand)]
 pub enum WebhooksCommand {
@@ -329,7 +329,8 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
             failed_only,
         } => {
             let mut p = Problems::default();
-            let since = since.and_then(|s| p.take("since", crate::time::parse_since(&s, now)));
+            let since =
+                since.and_then(|s| p.take("since", keyhook_core::time::parse_since(&s, now)));
             let input = ReplayRequest {
                 since,
                 event_id,
@@ -383,13 +384,13 @@ fn scope_args(
 /// `--grace`: a duration (`90m`, `2d`) of whole seconds from 0 to 7 days; `0` (or `0s`,
 /// `0h`...) drops the old secret at once.
 fn grace(s: &str) -> Result<Grace, String> {
-    Grace::from_millis(crate::time::parse_duration_or_zero(s)?)
+    Grace::from_millis(keyhook_core::time::parse_duration_or_zero(s)?)
 }
 
 fn set_active(
     ctx: &Context,
-    store: &crate::store::Store,
-    actor: &crate::service::Actor,
+    store: &keyhook_core::store::Store,
+    actor: &keyhook_core::service::Actor,
     id: &str,
     active: bool,
     now: Timestamp,

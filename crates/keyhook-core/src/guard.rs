@@ -1,4 +1,4 @@
-//! Target safety (CONTRACT 4.3): webhook deliveries must not reach loopback, private,
+//! Target safety: webhook deliveries must not reach loopback, private,
 //! link-local, shared (CGNAT), multicast, reserved or unspecified addresses, nor the IPv6 forms
 //! that smuggle such an IPv4 address, unless private targets are explicitly allowed.
 //!

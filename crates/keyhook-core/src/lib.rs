@@ -3,7 +3,6 @@
 //! reads no environment, and knows no SQL, clap or HTTP server; see ARCHITECTURE.md.
 
 pub mod auth;
-pub mod copy;
 pub mod error;
 pub mod guard;
 pub mod model;
@@ -13,6 +12,7 @@ pub mod scan;
 pub mod service;
 pub mod sign;
 pub mod store;
+pub mod tables;
 pub mod time;
 pub mod transport;
 

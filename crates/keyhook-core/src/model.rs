@@ -73,7 +73,7 @@ pub struct Webhook {
     pub url: String,
     pub events: Vec<String>,
     /// `true`: events of every profile (and user-wide events) are delivered; `false`: only
-    /// events of `profileIds` (issue 19).
+    /// events of `profileIds`.
     pub full_access: bool,
     pub profile_ids: Vec<String>,
     pub secret: String,

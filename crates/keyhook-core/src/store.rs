@@ -10,9 +10,9 @@
 //! Both are object safe: the services take `&Store` (`&dyn Storage`), so the front ends and
 //! the services compile once, whatever backend the binary wires in.
 
-use crate::copy::{Cell, Table};
 use crate::error::{Error, Result};
 use crate::model::{ApiKey, AuditEntry, DeliveryAttempt, EventAccepted, Webhook};
+use crate::tables::{Cell, Table};
 use crate::time::Timestamp;
 
 /// What a backend reports when a query or a transaction fails. The core maps it to
@@ -377,8 +377,8 @@ pub trait OutboxQueries {
     fn delivery_counts(&self) -> StoreResult<Vec<(String, i64)>>;
 }
 
-/// Whole tables, in batches, for `db copy` ([`crate::copy::TABLES`]).
-/// What `serve`'s `/healthz` and `/metrics` ask the database (ops HTTP, issue 13).
+/// Whole tables, in batches, for `db copy` ([`crate::tables::TABLES`]).
+/// What `serve`'s `/healthz` and `/metrics` ask the database.
 pub trait OpsQueries {
     /// One real read of the database (its schema), for `/healthz`: fails when the database
     /// does not answer.

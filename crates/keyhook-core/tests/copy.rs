@@ -2,11 +2,11 @@
 //! batches whose size stays bounded (by rows, and by bytes for large event payloads), with
 //! progress reported per table; a target holding anything is refused untouched.
 
-use keyhook_core::copy::{Cell, TABLES};
 use keyhook_core::model::{ApiKey, Permission};
 use keyhook_core::service::copy::{self, Progress, BATCH_BYTES, BATCH_ROWS, FIRST_BATCH_ROWS};
 use keyhook_core::service::webhooks::record_attempt;
 use keyhook_core::store::{AttemptRecord, Store};
+use keyhook_core::tables::{Cell, TABLES};
 use keyhook_core::time::Timestamp;
 use keyhook_core::Error;
 use keyhook_sqlite::SqliteStore;

@@ -1,7 +1,7 @@
 //! The delivery HTTP client: one signed `POST` per call, a total timeout, no redirects, at most
 //! 64 KiB of a response read, and a plain-words outcome for network failures.
 //!
-//! Target safety (CONTRACT 4.3) lives in the agent's resolver. ureq 2 sends every new
+//! Target safety lives in the agent's resolver. ureq 2 sends every new
 //! connection's `host:port` (IP literals included) through `Resolver::resolve` and connects
 //! to exactly the addresses it returns, so vetting them there means the address checked is
 //! the address connected to: DNS rebinding cannot slip a private address in between. Pooled
@@ -538,11 +538,11 @@ mod tests {
         let (port, rx) = receiver(answer(
             b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: Wed, 21 Oct 2015 07:28:30 GMT\r\nContent-Length: 0\r\n\r\n",
         ));
-        let at = crate::time::Timestamp::parse_rfc3339("2015-10-21T07:28:00Z").unwrap();
+        let at = keyhook_core::time::Timestamp::parse_rfc3339("2015-10-21T07:28:00Z").unwrap();
         let s = Sender::new(&ClientConfig {
             timeout: Duration::from_secs(5),
             allow_private: true,
-            clock: crate::time::ManualClock::new(at).clock(),
+            clock: keyhook_core::time::ManualClock::new(at).clock(),
         });
         let a = s.send(
             &format!("http://127.0.0.1:{port}/"),

@@ -5,6 +5,3 @@
 pub mod client;
 pub mod schedule;
 pub mod worker;
-
-// The core's modules under the names the delivery files use.
-use keyhook_core::{error, service, store, time};

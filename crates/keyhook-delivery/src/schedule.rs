@@ -3,7 +3,7 @@
 
 use rand::Rng;
 
-use crate::time::parse_duration;
+use keyhook_core::time::parse_duration;
 
 /// After the first attempt (immediately): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; eight
 /// attempts over about 28 hours.

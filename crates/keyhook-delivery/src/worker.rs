@@ -13,12 +13,12 @@ use std::time::{Duration, Instant};
 
 use super::client::{ClientConfig, Sender};
 use super::schedule::Schedule;
-use crate::error::Result;
-use crate::service::retention::{self, Pruned};
-use crate::service::webhooks::{drop_expired_secrets, log_attempt_disabling, AttemptOf};
-use crate::store::{Backend, Claimed, Conn, DeliveryState, Store};
-use crate::time::{Clock, Timestamp};
 use keyhook_core::auth;
+use keyhook_core::error::Result;
+use keyhook_core::service::retention::{self, Pruned};
+use keyhook_core::service::webhooks::{drop_expired_secrets, log_attempt_disabling, AttemptOf};
+use keyhook_core::store::{Backend, Claimed, Conn, DeliveryState, Store};
+use keyhook_core::time::{Clock, Timestamp};
 use keyhook_core::transport::Attempt;
 
 /// How often an idle worker looks for due deliveries.
@@ -26,7 +26,7 @@ const POLL: Duration = Duration::from_millis(100);
 /// How long a claim holds a delivery unless renewed. While a worker lives it renews the
 /// leases of everything it has claimed and not settled every [`RENEW_EVERY`], however long a
 /// request takes; a delivery held by a worker that died is due again within `LEASE` of its
-/// last renewal, and claimed at another worker's next look (CONTRACT §6, §8: within 15 s).
+/// last renewal, and claimed at another worker's next look, within 15 s.
 const LEASE: Duration = Duration::from_secs(10);
 /// How often the leases of deliveries in flight are renewed: well within [`LEASE`], so a busy
 /// database or a slow round trip does not let one lapse. Measured by the worker's clock, the
@@ -114,7 +114,7 @@ type Done = (Claimed, Outcome, Timestamp);
 /// disable its webhook when it is settled (the 10th consecutive failure, a 410 Gone), so the
 /// check before the next request to the same webhook waits until it is committed: whatever
 /// the claim batching and however many senders, a check sees the disable of every attempt
-/// that ended before it (CONTRACT §6). A success never disables, so it holds nobody up.
+/// that ended before it. A success never disables, so it holds nobody up.
 #[derive(Default)]
 struct Unsettled {
     state: Mutex<UnsettledState>,
@@ -642,22 +642,23 @@ mod log {
 }
 
 /// Runs the worker on a thread of its own until `stop` is raised, the way `serve` runs it
-/// beside the API: a failure (the database busy past its timeout, say) is passed to `log` and
-/// the worker starts again a second later, since leases keep deliveries safe.
+/// beside the API: a failure (the database busy past its timeout, say) is logged as an error
+/// event (`tracing`, like every event of this crate) and the worker starts again a second
+/// later, since leases keep deliveries safe.
 pub fn spawn(
     db: Arc<dyn Backend>,
     opts: WorkerOptions,
     stop: Arc<AtomicBool>,
-    log: fn(&str),
 ) -> std::io::Result<thread::JoinHandle<()>> {
     thread::Builder::new().name("outbox".into()).spawn(move || {
         while !stop.load(Ordering::Relaxed) {
             match run(&*db, &opts, &stop) {
                 Ok(_) => return,
                 Err(e) => {
-                    log(&format!(
+                    tracing::error!(
+                        target: "keyhook",
                         "keyhook: delivery worker: {e}; starting again in 1s"
-                    ));
+                    );
                     thread::sleep(Duration::from_secs(1));
                 }
             }

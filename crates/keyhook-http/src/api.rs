@@ -1,5 +1,5 @@
 //! From a request to a reply: authentication, then permission (of the operation the request
-//! names), then routing's answer and validation (the order CONTRACT section 2 fixes), then
+//! names), then routing's answer and validation (the order the API spec fixes), then
 //! one `service` call.
 
 use std::net::IpAddr;
@@ -7,24 +7,22 @@ use std::net::IpAddr;
 use tiny_http::Request;
 
 use super::body::{self, Body};
-use super::db::RequestDb;
-use super::input;
 use super::metrics::{AuthFailure, Metrics};
 use super::pings::PingSlots;
 use super::ratelimit::{Limits, OwnLimits};
 use super::reply::{self, Reply};
-use super::router::{self, Match, Route};
-use crate::auth::{self, Access};
-use crate::error::{Error, Result};
-use crate::service::audit;
-use crate::service::events;
-use crate::service::keys;
-use crate::service::replay;
-use crate::service::webhooks;
-use crate::service::Actor;
-use crate::time::{Clock, Timestamp};
-
-pub(crate) const PREFIX: &str = "/api/v1";
+use super::request_db::RequestDb;
+use super::request_input as input;
+use super::router::{self, api_path, Match, Route};
+use keyhook_core::auth::{self, Access};
+use keyhook_core::error::{Error, Result};
+use keyhook_core::service::audit;
+use keyhook_core::service::events;
+use keyhook_core::service::keys;
+use keyhook_core::service::replay;
+use keyhook_core::service::webhooks;
+use keyhook_core::service::Actor;
+use keyhook_core::time::{Clock, Timestamp};
 
 /// What the server lends each request. The database connection (`db`) is held until the
 /// request is answered, unless a handler gives it back to call the network.
@@ -136,12 +134,12 @@ fn authenticated(
     rq: &Request,
     path: &str,
     body: Body,
-    key: crate::model::ApiKey,
+    key: keyhook_core::model::ApiKey,
     prefix: Option<String>,
     now: Timestamp,
 ) -> (Reply, Option<String>) {
     let found = router::route(rq.method(), path);
-    // Permission before the answer of routing and before the body (CONTRACT 2): the access of
+    // Permission before the answer of routing and before the body: the access of
     // the operation the request names, which the operation checks again when it runs; a
     // request that names none (404, 405) asks for what its method asks for.
     if let Some((name, by_method)) = method(rq.method()) {
@@ -179,25 +177,6 @@ fn authenticated(
 /// OpenAPI document) without a well-formed `Authorization: Bearer` header.
 pub fn refused_unread(rq: &Request) -> bool {
     api_path(rq.url()).is_some_and(|p| p != "/openapi.json") && bearer_token(rq).is_err()
-}
-
-/// The path under `/api/v1` of a request target (`""` for `/api/v1` itself), or None for a
-/// target outside it. The prefix must end at a segment boundary (`/api/v1api-keys` is not
-/// under it), and an absolute-form target (`http://host:port/api/v1/...`, RFC 9112 section
-/// 3.2.2) is routed by its path. The query is not part of the path.
-pub(crate) fn api_path(target: &str) -> Option<&str> {
-    let target = match target.split_once("://") {
-        Some((scheme, rest))
-            if scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https") =>
-        {
-            // the authority ends at the path or the query
-            rest.find(['/', '?']).map_or("/", |i| &rest[i..])
-        }
-        _ => target,
-    };
-    let path = target.split('?').next().unwrap_or("");
-    let rest = path.strip_prefix(PREFIX)?;
-    (rest.is_empty() || rest.starts_with('/')).then_some(rest)
 }
 
 /// A handler either fails with a domain error or replies; a body problem is already a reply.
@@ -340,32 +319,4 @@ fn bearer_token(rq: &Request) -> Result<&str> {
         ));
     }
     Ok(token.trim())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::api_path;
-
-    #[test]
-    fn the_prefix_is_a_whole_path_segment() {
-        assert_eq!(api_path("/api/v1/api-keys"), Some("/api-keys"));
-        assert_eq!(api_path("/api/v1/api-keys?x=1"), Some("/api-keys"));
-        assert_eq!(api_path("/api/v1"), Some(""));
-        assert_eq!(api_path("/api/v1?x"), Some(""));
-        assert_eq!(api_path("/api/v1api-keys"), None);
-        assert_eq!(api_path("/api/v10/api-keys"), None);
-        assert_eq!(api_path("/api/v"), None);
-        assert_eq!(api_path("api/v1/api-keys"), None);
-    }
-
-    #[test]
-    fn an_absolute_form_target_is_routed_by_its_path() {
-        assert_eq!(api_path("http://h:1/api/v1/api-keys"), Some("/api-keys"));
-        assert_eq!(api_path("HTTP://h/api/v1/api-keys?a=b"), Some("/api-keys"));
-        assert_eq!(api_path("https://h/api/v1/webhooks"), Some("/webhooks"));
-        assert_eq!(api_path("http://h"), None);
-        assert_eq!(api_path("http://h?/api/v1/x"), None);
-        assert_eq!(api_path("http://h/api/v1api-keys"), None);
-        assert_eq!(api_path("ftp://h/api/v1/api-keys"), None);
-    }
 }

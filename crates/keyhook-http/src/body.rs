@@ -6,7 +6,7 @@ use serde_json::Value;
 use tiny_http::Request;
 
 use super::reply::{self, Reply};
-use crate::error::Error;
+use keyhook_core::error::Error;
 
 /// The largest request body accepted.
 pub const MAX_BODY: usize = 64 * 1024;
@@ -121,7 +121,7 @@ pub fn json(rq: &Request, body: Body) -> Result<Value, Reply> {
             "a JSON object is required",
         )));
     }
-    crate::service::input::parse_json(&buf)
+    keyhook_core::service::input::parse_json(&buf)
         .map_err(|message| reply::error(&Error::validation("body", message)))
 }
 
@@ -159,11 +159,11 @@ fn is_json(content_type: &str) -> bool {
 }
 
 /// A client-supplied string made safe to echo in a message or a log line: secret-shaped
-/// strings redacted (`crate::redact`) before it is cut to at most 200 characters, so that no
+/// strings redacted (`keyhook_core::redact`) before it is cut to at most 200 characters, so that no
 /// part of a key survives the cut; control characters as `?`. Borrows `s` when it is
 /// already so.
 pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
-    let s = crate::redact::keys(s);
+    let s = keyhook_core::redact::keys(s);
     if s.len() <= 200 && !s.chars().any(char::is_control) {
         return s;
     }

@@ -6,17 +6,16 @@
 
 mod api;
 mod body;
-mod db;
-pub mod input;
 pub mod metrics;
 pub mod openapi;
-mod ops;
 mod pings;
+mod probes;
 pub mod ratelimit;
 mod reply;
+mod request_db;
+pub mod request_input;
 mod router;
 
-pub use reply::log;
 pub use router::ROUTES;
 
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
@@ -25,12 +24,11 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::error::{Error, Result};
-use crate::store::Backend;
+use keyhook_core::error::{Error, Result};
+use keyhook_core::rate;
+use keyhook_core::store::Backend;
+use keyhook_core::time::Clock;
 use keyhook_core::transport::Transport;
-// The core's modules under the names the front end's files use.
-use crate::time::Clock;
-use keyhook_core::{auth, error, model, rate, redact, service, store, time};
 
 /// A client that stops reading our response is dropped after this long.
 pub const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -239,14 +237,14 @@ fn on_request(shared: &Shared, mut rq: tiny_http::Request) {
         return;
     }
     // /healthz and /metrics, outside /api/v1: no authentication, no rate limit.
-    if let Some(reply) = ops::answer(shared, &rq) {
+    if let Some(reply) = probes::answer(shared, &rq) {
         finish(rq, reply, None);
         return;
     }
     // The connection goes back to the pool before the reply is written to a slow client.
     let (reply, key_prefix) = {
         let ctx = api::Ctx {
-            db: db::RequestDb::new(&*shared.db, &*shared.sender),
+            db: request_db::RequestDb::new(&*shared.db, &*shared.sender),
             allow_private: shared.allow_private,
             pings: &shared.pings,
             clock: &shared.clock,

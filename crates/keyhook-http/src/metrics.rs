@@ -27,8 +27,8 @@ use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::Registry;
 
 use super::router::{self, Match};
-use crate::store::Backend;
-use crate::time::Clock;
+use keyhook_core::store::Backend;
+use keyhook_core::time::Clock;
 
 /// The statuses counted by their own label value; any other is `other`.
 pub const STATUSES: &[u16] = &[
@@ -307,7 +307,7 @@ impl Metrics {
     /// The route label of a request: the router's template, `/healthz`, `/metrics`, or
     /// [`UNMATCHED`].
     pub fn route_of(&self, method: &tiny_http::Method, target: &str) -> RouteId {
-        let label = match super::api::api_path(target) {
+        let label = match router::api_path(target) {
             Some("/openapi.json") => "/api/v1/openapi.json",
             Some(path) => match router::route(method, path) {
                 Match::Found(route) => return RouteId(self.http.template_index(route.template())),

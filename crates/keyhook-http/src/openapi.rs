@@ -17,18 +17,20 @@ use std::sync::OnceLock;
 use serde_json::{json, Value};
 
 use super::reply::{self, Reply};
-use crate::auth::{KEY_LEN, KEY_PATTERN, KEY_PREFIX, KEY_PREFIX_LEN, KEY_PREFIX_PATTERN};
-use crate::error::Error;
-use crate::model::Permission;
-use crate::rate::{MAX_RATE, RATE_PATTERN, SHOWN_RATE_PATTERN};
-use crate::service::audit::{self, SINCE_PATTERN};
-use crate::service::events::{
+use keyhook_core::auth::{KEY_LEN, KEY_PATTERN, KEY_PREFIX, KEY_PREFIX_LEN, KEY_PREFIX_PATTERN};
+use keyhook_core::error::Error;
+use keyhook_core::model::Permission;
+use keyhook_core::rate::{MAX_RATE, RATE_PATTERN, SHOWN_RATE_PATTERN};
+use keyhook_core::service::audit::{self, SINCE_PATTERN};
+use keyhook_core::service::events::{
     CATALOG, EVENT_ID_PATTERN, IDEMPOTENCY_FIELD, IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_PATTERN,
 };
-use crate::service::input::ASTRAL_INVISIBLE;
-use crate::service::keys::{self, MAX_NAME_CHARS, MAX_PROFILE_IDS, MAX_PROFILE_ID_CHARS, MAX_USES};
-use crate::service::replay::MAX_REPLAY;
-use crate::service::webhooks::{self, MAX_URL_LEN, MAX_WEBHOOKS_PER_USER};
+use keyhook_core::service::input::ASTRAL_INVISIBLE;
+use keyhook_core::service::keys::{
+    self, MAX_NAME_CHARS, MAX_PROFILE_IDS, MAX_PROFILE_ID_CHARS, MAX_USES,
+};
+use keyhook_core::service::replay::MAX_REPLAY;
+use keyhook_core::service::webhooks::{self, MAX_URL_LEN, MAX_WEBHOOKS_PER_USER};
 use keyhook_core::sign::SECRET_PATTERN;
 
 pub fn document() -> &'static Value {
@@ -412,7 +414,7 @@ fn paths() -> Value {
         paths["/openapi.json"]["get"]["responses"][code] = v;
     }
     paths["/webhooks/{id}/replay"]["post"]["responses"]["409"] = err("WebhookDisabled");
-    // secrets+delivery rules: secret rotation with a grace period (CONTRACT §6).
+    // secrets+delivery rules: secret rotation with a grace period.
     paths["/webhooks/{id}/rotate-secret"] = json!({
         "parameters": webhook_id_param(),
         "post": with(op("Give a webhook a new secret; the old one keeps signing (second) until the grace period ends, then is deleted",

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use crate::error::{Error, Result};
+use keyhook_core::error::{Error, Result};
 
 /// Test pings one user may have running at once in `serve`. A user has at most 10 webhooks;
 /// testing a few of them at once (a dashboard's buttons, a deploy script) fits, while one

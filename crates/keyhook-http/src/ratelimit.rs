@@ -25,7 +25,7 @@ use governor::state::keyed::ShrinkableKeyedStateStore;
 use governor::state::StateStore;
 use governor::{Quota, RateLimiter};
 
-use crate::rate::RateLimit;
+use keyhook_core::rate::RateLimit;
 
 /// The most keys (and, separately, addresses) whose state is kept at once.
 pub const MAX_TRACKED: usize = 1 << 17;

@@ -6,8 +6,8 @@ use std::time::Instant;
 use serde::Serialize;
 use tiny_http::{Header, Request, Response, StatusCode};
 
-use crate::error::{Error, FieldError};
-use crate::model::{Data, ErrorEnvelope};
+use keyhook_core::error::{Error, FieldError};
+use keyhook_core::model::{Data, ErrorEnvelope};
 
 pub struct Reply {
     pub status: u16,
@@ -133,10 +133,10 @@ fn header(name: &'static str, value: &str) -> Header {
     Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("static header is valid")
 }
 
-/// Logs `line` as an error event (the outbox worker's failures, handed this function by the
-/// binary). The subscriber the binary installs (keyhook-cli's `logging`) writes every event,
-/// redacted: the server's log lines are `tracing` events.
-pub fn log(line: &str) {
+/// Logs `line` as an error event (a failed metrics scrape or health check). The subscriber
+/// the binary installs (keyhook-cli's `logging`) writes every event, redacted: the server's
+/// log lines are `tracing` events.
+pub(crate) fn log(line: &str) {
     tracing::error!(target: "keyhook", "{line}");
 }
 

@@ -2,7 +2,29 @@
 
 use tiny_http::Method;
 
-use crate::service::Operation;
+use keyhook_core::service::Operation;
+
+/// Where the API lives: every route below is under it.
+pub(crate) const PREFIX: &str = "/api/v1";
+
+/// The path under `/api/v1` of a request target (`""` for `/api/v1` itself), or None for a
+/// target outside it. The prefix must end at a segment boundary (`/api/v1api-keys` is not
+/// under it), and an absolute-form target (`http://host:port/api/v1/...`, RFC 9112 section
+/// 3.2.2) is routed by its path. The query is not part of the path.
+pub(crate) fn api_path(target: &str) -> Option<&str> {
+    let target = match target.split_once("://") {
+        Some((scheme, rest))
+            if scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https") =>
+        {
+            // the authority ends at the path or the query
+            rest.find(['/', '?']).map_or("/", |i| &rest[i..])
+        }
+        _ => target,
+    };
+    let path = target.split('?').next().unwrap_or("");
+    let rest = path.strip_prefix(PREFIX)?;
+    (rest.is_empty() || rest.starts_with('/')).then_some(rest)
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Route<'a> {
@@ -179,8 +201,33 @@ pub const ROUTES: &[(&str, &str)] = &[
 
 #[cfg(test)]
 mod tests {
+    use super::api_path;
+
+    #[test]
+    fn the_prefix_is_a_whole_path_segment() {
+        assert_eq!(api_path("/api/v1/api-keys"), Some("/api-keys"));
+        assert_eq!(api_path("/api/v1/api-keys?x=1"), Some("/api-keys"));
+        assert_eq!(api_path("/api/v1"), Some(""));
+        assert_eq!(api_path("/api/v1?x"), Some(""));
+        assert_eq!(api_path("/api/v1api-keys"), None);
+        assert_eq!(api_path("/api/v10/api-keys"), None);
+        assert_eq!(api_path("/api/v"), None);
+        assert_eq!(api_path("api/v1/api-keys"), None);
+    }
+
+    #[test]
+    fn an_absolute_form_target_is_routed_by_its_path() {
+        assert_eq!(api_path("http://h:1/api/v1/api-keys"), Some("/api-keys"));
+        assert_eq!(api_path("HTTP://h/api/v1/api-keys?a=b"), Some("/api-keys"));
+        assert_eq!(api_path("https://h/api/v1/webhooks"), Some("/webhooks"));
+        assert_eq!(api_path("http://h"), None);
+        assert_eq!(api_path("http://h?/api/v1/x"), None);
+        assert_eq!(api_path("http://h/api/v1api-keys"), None);
+        assert_eq!(api_path("ftp://h/api/v1/api-keys"), None);
+    }
+
     use super::*;
-    use crate::auth::Access;
+    use keyhook_core::auth::Access;
 
     #[test]
     fn each_route_asks_for_the_access_of_its_method() {

@@ -1,7 +1,6 @@
-//! `authenticate()` on PostgreSQL beside the bare lookup it cannot avoid (issue 11,
-//! "Performance").
+//! `authenticate()` on PostgreSQL beside the bare lookup it cannot avoid.
 //!
-//! Starts a throwaway cluster (`keyhook-testpg`, loopback), stores `KEYHOOK_BENCH_KEYS` keys
+//! Starts a throwaway cluster (`test-postgres`, loopback), stores `KEYHOOK_BENCH_KEYS` keys
 //! (default 100,000), then for `KEYHOOK_BENCH_SECS` seconds (default 3) each, on one thread:
 //!
 //! - the baseline: `SELECT 1 FROM api_keys WHERE key_hash = $1`, prepared once, through the
@@ -17,8 +16,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use keyhook_core::auth::{authenticate, generate_key, hash_key, key_prefix};
-use keyhook_core::copy::{Cell, TABLES};
 use keyhook_core::store::Backend;
+use keyhook_core::tables::{Cell, TABLES};
 use keyhook_core::time::Timestamp;
 use keyhook_postgres::PgBackend;
 
@@ -53,7 +52,7 @@ fn rate<T>(inputs: &[T], secs: f64, mut op: impl FnMut(&T)) -> f64 {
 fn main() {
     let n = env_usize("KEYHOOK_BENCH_KEYS", 100_000).max(SAMPLE);
     let secs = env_usize("KEYHOOK_BENCH_SECS", 3).max(1) as f64;
-    let db = keyhook_testpg::database().expect("PostgreSQL for the benchmark");
+    let db = test_postgres::database().expect("PostgreSQL for the benchmark");
     let backend = PgBackend::new(&db.url(), 4, true).expect("backend");
     let store = backend.connect().expect("connect");
 

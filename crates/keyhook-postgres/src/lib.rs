@@ -67,14 +67,14 @@ macro_rules! scope_match {
 }
 
 mod audit;
-mod copy;
+mod copy_queries;
 mod error;
 mod idempotency;
 mod keys;
 mod migrations;
-mod ops;
 mod outbox;
 mod pool;
+mod probe_queries;
 mod replay;
 mod retention;
 mod secrets;

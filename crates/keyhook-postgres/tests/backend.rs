@@ -6,8 +6,8 @@ mod common;
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
-use keyhook_core::copy::{Kind, TABLES};
 use keyhook_core::store::{Backend, Store};
+use keyhook_core::tables::{Kind, TABLES};
 use keyhook_core::Error;
 use keyhook_postgres::{PgBackend, SCHEMA_VERSION};
 
@@ -27,7 +27,7 @@ fn error_of(backend: &PgBackend) -> Error {
     }
 }
 
-/// Every table and column of `copy::TABLES`, in PostgreSQL's type for its kind, and no
+/// Every table and column of `tables::TABLES`, in PostgreSQL's type for its kind, and no
 /// other table but the schema's marker; the attempt ids come from an identity.
 #[test]
 fn the_schema_is_sqlites_in_postgresql_types() {
@@ -333,7 +333,7 @@ fn a_transaction_never_outlives_its_closure() {
     let swallowed = s.write(|c| {
         c.ensure_user("bob", common::NOW)?;
         // A statement the server refuses: the transaction is aborted from here on.
-        let failed = c.count_rows(&keyhook_core::copy::Table {
+        let failed = c.count_rows(&keyhook_core::tables::Table {
             name: "no_such_table",
             order_by: "id",
             columns: &[],
@@ -355,7 +355,7 @@ fn a_transaction_never_outlives_its_closure() {
 /// Unavailable too, and replaced.
 #[test]
 fn the_pool_recovers_when_the_server_returns() {
-    let Some(cluster) = keyhook_testpg::Cluster::private() else {
+    let Some(cluster) = test_postgres::Cluster::private() else {
         return;
     };
     let db = cluster.database();

@@ -5,10 +5,10 @@
 
 mod common;
 
-use keyhook_core::copy::{Cell, TABLES};
 use keyhook_core::model::{ApiKey, Permission, Webhook};
 use keyhook_core::service::webhooks::record_attempt;
 use keyhook_core::store::{AttemptRecord, Backend, DeliveryState, ReplaySelection, Store};
+use keyhook_core::tables::{Cell, TABLES};
 use keyhook_core::time::Timestamp;
 use keyhook_sqlite::SqliteStore;
 

@@ -9,7 +9,7 @@ use std::process::Command;
 use keyhook_core::store::Backend;
 use keyhook_core::Error;
 use keyhook_postgres::PgBackend;
-use keyhook_testpg::Cluster;
+use test_postgres::Cluster;
 
 /// `url` with `?sslmode=require` (the harness's TLS URL) replaced by `query`.
 fn with_query(url: &str, query: &str) -> String {

@@ -38,14 +38,14 @@ macro_rules! scope_match {
 mod audit;
 mod backend;
 mod backup;
-mod copy;
+mod copy_queries;
 mod error;
 mod idempotency;
 mod key_cache;
 mod keys;
 mod migrations;
-mod ops;
 mod outbox;
+mod probe_queries;
 mod replay;
 mod retention;
 mod secrets;

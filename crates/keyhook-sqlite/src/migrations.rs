@@ -122,7 +122,7 @@ const MIGRATIONS: &[&str] = &[
      ) STRICT;
      CREATE INDEX idempotency_keys_created ON idempotency_keys(created_at);
      CREATE INDEX events_user_created ON events(user_id, created_at);",
-    // audit log (issue 13, engineer A): every change to keys and webhooks, appended in the
+    // audit log: every change to keys and webhooks, appended in the
     // change's transaction. No foreign key: an entry outlives the key or webhook it names.
     "CREATE TABLE audit_log (
         id          INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -150,7 +150,7 @@ const MIGRATIONS: &[&str] = &[
     "CREATE INDEX delivery_attempts_at ON delivery_attempts(attempted_at);
      CREATE INDEX deliveries_finished ON deliveries(updated_at) WHERE state <> 'pending';
      CREATE INDEX events_created ON events(created_at);",
-    // profile scope (issue 19): a webhook's scope (existing webhooks keep full access), an
+    // profile scope: a webhook's scope (existing webhooks keep full access), an
     // event's profile (existing events are user-wide), the scope of what an audit entry is
     // about (a key's entries carry it in their details; webhooks had full access), and
     // idempotency keys held per profile ('' for user-wide events), so the primary key grows.
@@ -183,7 +183,7 @@ const MIGRATIONS: &[&str] = &[
      DROP TABLE idempotency_keys;
      ALTER TABLE idempotency_keys_by_profile RENAME TO idempotency_keys;
      CREATE INDEX idempotency_keys_created ON idempotency_keys(created_at);",
-    // leak-era keys (issue 25): whether a key ends with its CRC32 checksum (every key written
+    // leak-era keys: whether a key ends with its CRC32 checksum (every key written
     // from this version on; the ones before may not), a partial index that answers "is any
     // key without one left?" with one probe, and each key's own rate limit and remaining uses.
     "ALTER TABLE api_keys ADD COLUMN checksummed INTEGER NOT NULL DEFAULT 0
@@ -378,7 +378,7 @@ mod tests {
         }
     }
 
-    /// The profile scope migration (issue 19) keeps what was there: webhooks get full
+    /// The profile scope migration keeps what was there: webhooks get full
     /// access, events are user-wide, idempotency keys are the user-wide ones, and audit
     /// entries about a scoped key are about its scope (webhooks' about full access).
     #[test]

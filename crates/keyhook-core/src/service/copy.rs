@@ -1,5 +1,5 @@
-//! `db copy`: every table of one database into another, empty one, of either backend
-//! (CONTRACT §8). The source is read in one consistent snapshot ([`Store::read`]) and the
+//! `db copy`: every table of one database into another, empty one, of either backend.
+//! The source is read in one consistent snapshot ([`Store::read`]) and the
 //! target written in one transaction ([`Store::write`]), table by table in
 //! [`TABLES`] order, a batch at a time: memory holds one batch, however large the database,
 //! and a copy that fails at any point commits nothing, so the target is left as empty as it
@@ -7,9 +7,9 @@
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
-use crate::copy::{Cell, Table, TABLES};
 use crate::error::{Error, Result};
 use crate::store::{Conn, Store, StoreError};
+use crate::tables::{Cell, Table, TABLES};
 
 /// The most rows read and written at once.
 pub const BATCH_ROWS: usize = 1_000;

@@ -139,7 +139,7 @@ impl ProfileIds {
     }
 }
 
-/// The scope rule of a key, and of a webhook (issue 19): `fullAccess` (true when absent) and
+/// The scope rule of a key, and of a webhook: `fullAccess` (true when absent) and
 /// `profileIds` agree: profile ids only with `fullAccess: false`, and at least one then.
 /// Reports into `p` (on `profileIds`; `what` names the thing limited, `key` or `webhook`) and
 /// returns the scope, or `None` when it was refused.

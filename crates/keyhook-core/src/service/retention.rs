@@ -39,8 +39,8 @@ pub const STEPS: &[(&str, Step)] = &[
 ];
 
 /// Tables pruned with the same batches after [`STEPS`], whose counts `prune` does not print
-/// (its output is pinned to the three tables above, CONTRACT §6): the audit log, kept as
-/// long as events (CONTRACT §7), and idempotency records, which hold their key for 24 hours
+/// (its output is pinned to the three tables above): the audit log, kept as
+/// long as events, and idempotency records, which hold their key for 24 hours
 /// and are kept the retention past that (so a short retention never frees a key early).
 pub const ALSO: &[Step] = &[
     |c, cutoff, n| c.prune_audit(cutoff, n),

@@ -1,6 +1,6 @@
 //! The store the service tests run on: SQLite in a temporary directory, or, with
 //! `KEYHOOK_TEST_BACKEND=postgres`, a database of its own on a throwaway PostgreSQL cluster
-//! (`keyhook-testpg`). Plain `cargo test` runs each test file both ways: its test
+//! (`test-postgres`). Plain `cargo test` runs each test file both ways: its test
 //! `these_tests_pass_on_postgresql` runs the same test binary again with the variable set.
 
 #![allow(dead_code)]
@@ -21,7 +21,7 @@ pub const BACKEND_VAR: &str = "KEYHOOK_TEST_BACKEND";
 /// What keeps a test's database alive: its directory, or its PostgreSQL database.
 pub enum Guard {
     Sqlite(tempfile::TempDir),
-    Postgres(keyhook_testpg::Database<'static>),
+    Postgres(test_postgres::Database<'static>),
 }
 
 fn on_postgres() -> bool {
@@ -35,7 +35,7 @@ fn on_postgres() -> bool {
 /// A fresh, empty store; the database lives as long as the guard.
 pub fn temp_store() -> (Guard, Box<Store>) {
     if on_postgres() {
-        let db = keyhook_testpg::database()
+        let db = test_postgres::database()
             .unwrap_or_else(|| panic!("{BACKEND_VAR}=postgres without PostgreSQL"));
         let store = PgBackend::new(&db.url(), 2, true)
             .and_then(|b| b.connect())
@@ -51,7 +51,7 @@ pub fn temp_store() -> (Guard, Box<Store>) {
 /// connections at once (threads standing for instances).
 pub fn temp_backend(pool: u32) -> (Guard, std::sync::Arc<dyn Backend>) {
     if on_postgres() {
-        let db = keyhook_testpg::database()
+        let db = test_postgres::database()
             .unwrap_or_else(|| panic!("{BACKEND_VAR}=postgres without PostgreSQL"));
         let backend = PgBackend::new(&db.url(), pool, true).expect("a backend on PostgreSQL");
         return (Guard::Postgres(db), std::sync::Arc::new(backend));
@@ -65,7 +65,7 @@ pub fn temp_backend(pool: u32) -> (Guard, std::sync::Arc<dyn Backend>) {
 /// fails with the failures there. Skips (saying why) without PostgreSQL, except under
 /// `CI=true`.
 pub fn run_again_on_postgres(this: &str) {
-    if on_postgres() || !keyhook_testpg::installed() {
+    if on_postgres() || !test_postgres::installed() {
         return;
     }
     let out = Command::new(std::env::current_exe().expect("the test binary"))

@@ -11,7 +11,7 @@ use keyhook_core::store::{Backend, Store};
 use keyhook_core::time::Timestamp;
 use keyhook_postgres::PgBackend;
 
-pub use keyhook_testpg::{database, Database};
+pub use test_postgres::{database, Database};
 
 /// A new database, or `return` from the test (the harness printed why; under `CI=true` it
 /// panics instead).

@@ -1,6 +1,6 @@
 //! `GET /healthz` and `GET /metrics`: outside `/api/v1`, for load balancers, orchestrators
 //! and Prometheus. No authentication and no rate limit (they name no key); neither is in the
-//! OpenAPI document, which describes the API under `/api/v1` (docs/operations.md).
+//! OpenAPI document, which describes the API under `/api/v1` (docs/rate-limit-and-metrics.md).
 
 use tiny_http::{Method, Request};
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use keyhook_testpg::{cluster, database, Cluster};
+use test_postgres::{cluster, database, Cluster};
 
 /// `select` over TCP with `url` (what keyhook connects with), or psql's error.
 fn over_tcp(cluster: &Cluster, url: &str, select: &str) -> Result<String, String> {

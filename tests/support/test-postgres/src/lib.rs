@@ -290,7 +290,7 @@ impl Cluster {
         run(&mut initdb, "initdb")?;
         let _ = fs::remove_file(&pwfile);
         let mut conf = format!(
-            "\n# keyhook-testpg\n\
+            "\n# test-postgres\n\
              listen_addresses = '127.0.0.1'\n\
              unix_socket_directories = '{}'\n\
              max_connections = 300\n\
@@ -346,7 +346,7 @@ impl Cluster {
                 &ec[..],
                 &[
                     "-subj",
-                    "/CN=keyhook-testpg CA",
+                    "/CN=test-postgres CA",
                     "-keyout",
                     "ca.key",
                     "-out",
@@ -562,7 +562,7 @@ fn find_bin(root: &Path) -> Option<PathBuf> {
 /// port 5432: `create_main_cluster = false` (set between postgresql-common and postgresql,
 /// the way the official Docker image does) keeps it from doing so.
 fn install() -> Result<(), String> {
-    let lock_path = std::env::temp_dir().join("keyhook-testpg-apt.lock");
+    let lock_path = std::env::temp_dir().join("test-postgres-apt.lock");
     let lock = fs::OpenOptions::new()
         .create(true)
         .truncate(false)
@@ -586,7 +586,7 @@ fn install() -> Result<(), String> {
             "{DEBIAN_ROOT}/*/bin has no initdb, and there is no apt-get to install it"
         ));
     }
-    eprintln!("keyhook-testpg: installing PostgreSQL with apt-get (once per machine)");
+    eprintln!("test-postgres: installing PostgreSQL with apt-get (once per machine)");
     let mut c = Command::new("sh");
     c.args([
         "-c",

@@ -1,11 +1,11 @@
-//! Whole tables in batches, for `db copy`: generic over [`keyhook_core::copy::TABLES`].
+//! Whole tables in batches, for `db copy`: generic over [`keyhook_core::tables::TABLES`].
 
 use rusqlite::types::{Value, ValueRef};
 
 use super::Conn;
 use crate::error::{sql, Error};
-use keyhook_core::copy::{Cell, Table};
 use keyhook_core::store::{CopyQueries, StoreResult};
+use keyhook_core::tables::{Cell, Table};
 
 fn to_sql(c: &Cell) -> Value {
     match c {
@@ -106,7 +106,7 @@ impl CopyQueries for Conn {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keyhook_core::copy::TABLES;
+    use keyhook_core::tables::TABLES;
 
     /// Each batch starts where the last one ended, found in the `order_by` index (a search,
     /// not a scan from the first row), and comes out in index order (no sort).

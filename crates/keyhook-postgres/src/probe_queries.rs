@@ -1,4 +1,4 @@
-//! What `serve`'s `/healthz` and `/metrics` ask the database: `keyhook-sqlite/src/ops.rs`,
+//! What `serve`'s `/healthz` and `/metrics` ask the database: `keyhook-sqlite/src/probe_queries.rs`,
 //! in PostgreSQL.
 
 use super::PgStore;

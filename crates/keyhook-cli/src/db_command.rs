@@ -9,8 +9,8 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::Context;
 use crate::config::DbLocation;
-use crate::error::{Error, FieldError};
-use crate::service::copy::{self, Copied, Progress};
+use keyhook_core::error::{Error, FieldError};
+use keyhook_core::service::copy::{self, Copied, Progress};
 
 #[derive(Debug, Subcommand)]
 pub enum DbCommand {

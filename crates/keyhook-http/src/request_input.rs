@@ -6,19 +6,19 @@
 
 use serde_json::Value;
 
-use crate::error::Result;
-use crate::model::Permission;
-use crate::rate::RateLimit;
-use crate::redact;
-use crate::service::audit;
-use crate::service::events::{EventName, IdempotencyKey, NewEvent, IDEMPOTENCY_FIELD};
-use crate::service::input::Object;
-use crate::service::keys::{self, Expiry, KeyName, NewKey, ProfileId, ProfileIds};
-use crate::service::replay::ReplayRequest;
-use crate::service::webhooks::{
+use keyhook_core::error::Result;
+use keyhook_core::model::Permission;
+use keyhook_core::rate::RateLimit;
+use keyhook_core::redact;
+use keyhook_core::service::audit;
+use keyhook_core::service::events::{EventName, IdempotencyKey, NewEvent, IDEMPOTENCY_FIELD};
+use keyhook_core::service::input::Object;
+use keyhook_core::service::keys::{self, Expiry, KeyName, NewKey, ProfileId, ProfileIds};
+use keyhook_core::service::replay::ReplayRequest;
+use keyhook_core::service::webhooks::{
     Grace, NewWebhook, RotateSecret, WebhookEvents, WebhookPatch, WebhookUrl,
 };
-use crate::time::Timestamp;
+use keyhook_core::time::Timestamp;
 
 /// A `POST /api-keys` body.
 pub fn new_key(body: &Value, now: Timestamp) -> Result<NewKey> {
@@ -60,7 +60,7 @@ pub fn new_key(body: &Value, now: Timestamp) -> Result<NewKey> {
 /// any other parameter is refused, one detail per problem, named as the query names it.
 /// Values are percent-decoded; `+` stays `+` (a time zone offset), not a space.
 pub fn audit_query(target: &str, now: Timestamp) -> Result<audit::Query> {
-    use crate::error::{Error, FieldError};
+    use keyhook_core::error::{Error, FieldError};
     let mut q = audit::Query::default();
     let mut problems: Vec<FieldError> = Vec::new();
     let mut seen: Vec<String> = Vec::new();
@@ -78,7 +78,7 @@ pub fn audit_query(target: &str, now: Timestamp) -> Result<audit::Query> {
         }
         seen.push(name.clone());
         match name.as_str() {
-            "since" => match crate::time::parse_since(&value, now) {
+            "since" => match keyhook_core::time::parse_since(&value, now) {
                 Ok(t) => q.since = Some(t),
                 Err(m) => problems.push(FieldError::new(name, m)),
             },
@@ -238,10 +238,10 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::error::Error;
-    use crate::model::ApiKey;
-    use crate::service::{keys, webhooks, Actor};
-    use crate::store::Store;
+    use keyhook_core::error::Error;
+    use keyhook_core::model::ApiKey;
+    use keyhook_core::service::{keys, webhooks, Actor};
+    use keyhook_core::store::Store;
 
     /// A SQLite store in a fresh temporary directory, which lives as long as the guard.
     fn temp_store() -> (tempfile::TempDir, Box<Store>) {
@@ -431,7 +431,7 @@ mod tests {
     fn event_bodies_report_as_before() {
         let (_d, s) = temp_store();
         let emit = |body: Value| {
-            crate::service::events::emit(&s, &op(), new_event(&body)?, NOW).map(|_| ())
+            keyhook_core::service::events::emit(&s, &op(), new_event(&body)?, NOW).map(|_| ())
         };
         let e = emit(json!({"data": 5})).unwrap_err();
         assert_eq!(

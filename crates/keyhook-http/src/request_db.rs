@@ -6,9 +6,9 @@
 //! the step, so no connection, pool slot or transaction is held while a remote endpoint takes
 //! its time.
 
-use crate::error::Result;
-use crate::service::Database;
-use crate::store::{Backend, Store};
+use keyhook_core::error::Result;
+use keyhook_core::service::Database;
+use keyhook_core::store::{Backend, Store};
 use keyhook_core::transport::Transport;
 
 pub struct RequestDb<'a> {

@@ -101,7 +101,7 @@ pub const TABLES: &[Table] = &[
             ("previous_secret", Text),
             ("previous_secret_expires_at", Int),
             ("disabled_reason", Text),
-            // profile scope (issue 19)
+            // profile scope
             ("full_access", Bool),
             ("profile_ids", Text),
         ],
@@ -115,7 +115,7 @@ pub const TABLES: &[Table] = &[
             ("event", Text),
             ("payload", Bytes),
             ("created_at", Int),
-            // profile scope (issue 19)
+            // profile scope
             ("profile_id", Text),
         ],
     },
@@ -163,7 +163,7 @@ pub const TABLES: &[Table] = &[
             ("event", Text),
             ("deliveries", Int),
             ("created_at", Int),
-            // profile scope (issue 19): '' for user-wide events
+            // profile scope: '' for user-wide events
             ("profile_id", Text),
         ],
     },
@@ -180,7 +180,7 @@ pub const TABLES: &[Table] = &[
             ("action", Text),
             ("target", Text),
             ("details", Text),
-            // profile scope (issue 19)
+            // profile scope
             ("full_access", Bool),
             ("profile_ids", Text),
         ],

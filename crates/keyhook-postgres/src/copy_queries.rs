@@ -1,12 +1,12 @@
-//! Whole tables in batches, for `db copy`: generic over [`keyhook_core::copy::TABLES`], with
+//! Whole tables in batches, for `db copy`: generic over [`keyhook_core::tables::TABLES`], with
 //! each cell converted per its column's [`Kind`] (SQLite's 0/1 booleans are BOOLEAN here).
 
 use postgres::types::ToSql;
 use postgres::Row;
 
 use super::{Fail, PgStore};
-use keyhook_core::copy::{Cell, Kind, Table};
 use keyhook_core::store::{CopyQueries, StoreResult};
+use keyhook_core::tables::{Cell, Kind, Table};
 /// The PostgreSQL type of a column of `kind`.
 fn sql_type(kind: Kind) -> &'static str {
     match kind {

@@ -12,7 +12,8 @@ They change no check and drop no failure. They do two things:
      link-local or reserved network (the server runs without --allow-private-targets): such a
      host becomes 192.0.2.1 (TEST-NET-1, documentation only; inside the script's network
      namespace nothing is reachable anyway).
-   - a key's `name` and `profileIds` must not hold invisible characters above the Basic
+   - a key's `name` and `profileIds` (and a webhook's `profileIds`, an event's `profileId`)
+     must not hold invisible characters above the Basic
      Multilingual Plane (tags, private use, noncharacters...), which the document's patterns
      leave to their descriptions so that every regular-expression engine reads the patterns
      alike (JavaScript's without the u flag too): each such character becomes a visible one
@@ -143,6 +144,12 @@ def map_case(context, case):
             case.body["name"] = _visible(case.body["name"])
         if isinstance(case.body.get("profileIds"), list):
             case.body["profileIds"] = [_visible(p) for p in case.body["profileIds"]]
+    # A webhook's scope and an event's profile follow a key's profile id rules.
+    if op.path in ("/webhooks", "/webhooks/{id}") and method in ("POST", "PATCH"):
+        if isinstance(case.body.get("profileIds"), list):
+            case.body["profileIds"] = [_visible(p) for p in case.body["profileIds"]]
+    if method == "POST" and op.path == "/events" and isinstance(case.body.get("profileId"), str):
+        case.body["profileId"] = _visible(case.body["profileId"])
     if method == "POST" and op.path == "/webhooks/{id}/replay":
         if "since" in case.body:
             case.body["since"] = _past(case.body["since"])

@@ -586,28 +586,20 @@ mod log {
             };
             let (webhook, event, attempt) = (&self.webhook_id, &self.event_id, self.attempt);
             let next = self.next.map(Timestamp::to_rfc3339);
-            match &next {
-                Some(at) => tracing::warn!(
-                    target: "keyhook::delivery",
-                    webhookId = webhook.as_str(),
-                    eventId = event.as_str(),
-                    attempt,
-                    status = self.status,
-                    error = self.error.as_str(),
-                    nextAttemptAt = at.as_str(),
-                    "keyhook: delivery failed: webhook {webhook} event {event} attempt {attempt}: {what}; next try at {at}"
-                ),
-                None => tracing::warn!(
-                    target: "keyhook::delivery",
-                    webhookId = webhook.as_str(),
-                    eventId = event.as_str(),
-                    attempt,
-                    status = self.status,
-                    error = self.error.as_str(),
-                    nextAttemptAt = next.as_deref(),
-                    "keyhook: delivery failed: webhook {webhook} event {event} attempt {attempt}: {what}; no next try"
-                ),
-            }
+            let when = match &next {
+                Some(at) => format!("next try at {at}"),
+                None => "no next try".to_string(),
+            };
+            tracing::warn!(
+                target: "keyhook::delivery",
+                webhookId = webhook.as_str(),
+                eventId = event.as_str(),
+                attempt,
+                status = self.status,
+                error = self.error.as_str(),
+                nextAttemptAt = next.as_deref(),
+                "keyhook: delivery failed: webhook {webhook} event {event} attempt {attempt}: {what}; {when}"
+            );
             if next.is_none() {
                 tracing::warn!(
                     target: "keyhook::delivery",

@@ -22,18 +22,7 @@ use keyhook_core::time::Timestamp;
 
 /// A `POST /api-keys` body.
 pub fn new_key(body: &Value, now: Timestamp) -> Result<NewKey> {
-    let mut o = Object::new(
-        body,
-        &[
-            "name",
-            "permission",
-            "fullAccess",
-            "profileIds",
-            "expiresAt",
-            "rateLimit",
-            "remainingUses",
-        ],
-    )?;
+    let mut o = Object::new(body, keys::NEW_KEY_FIELDS)?;
     let name = o.string("name");
     let permission = o.string("permission");
     let full_access = o.bool("fullAccess");

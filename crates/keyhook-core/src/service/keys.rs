@@ -235,7 +235,7 @@ pub struct NewKey {
 }
 
 /// The fields of [`NewKey`] as the API names them, in the order problems are reported.
-const NEW_KEY_FIELDS: &[&str] = &[
+pub const NEW_KEY_FIELDS: &[&str] = &[
     "name",
     "permission",
     "fullAccess",

@@ -1,9 +1,9 @@
 //! Secret rotation with a grace period, 410 Gone, deliveries to webhooks disabled or deleted
-//! after their claim, and `failCount` after the automatic disable (CONTRACT §6, issue 12
-//! items 2, 3, 7 and 8). Signatures are checked with the `standardwebhooks` crate, an
+//! after their claim, and `failCount` after the automatic disable. Signatures are checked with the `standardwebhooks` crate, an
 //! independent verifier, never with keyhook's own signing code.
 
 use std::process::{Child, Stdio};
+use std::thread;
 
 use serde_json::{json, Value};
 
@@ -447,58 +447,65 @@ fn the_old_secret_leaves_a_running_servers_database() {
 ///   webhook ends disabled with `failCount` 10.
 #[test]
 fn a_disable_reaches_the_next_check_whatever_the_claim_batching() {
-    for senders in [1usize, 3] {
-        for (status, events, sent) in [(410u16, 4usize, 1usize), (500, 13, 10)] {
-            let case = format!("{senders} sender(s), {status} to {events} events");
-            let env = Env::new();
-            let rx = Receiver::start();
-            let held = senders - 1;
-            if held > 0 {
-                env.create_webhook(&rx.url("/hold"), "post.deleted");
-                for _ in 0..held {
-                    let (code, v) = kh(&env, &["events", "emit", "post.deleted"]);
-                    assert_eq!((code, &v["data"]["deliveries"]), (0, &json!(1)), "{v}");
+    // The four cases are independent (a database and a receiver each): they run at once.
+    let cases = [1usize, 3].into_iter().flat_map(|senders| {
+        [(410u16, 4usize, 1usize), (500, 13, 10)]
+            .map(|(status, events, sent)| (senders, status, events, sent))
+    });
+    thread::scope(|scope| {
+        for (senders, status, events, sent) in cases {
+            scope.spawn(move || {
+                let case = format!("{senders} sender(s), {status} to {events} events");
+                let env = Env::new();
+                let rx = Receiver::start();
+                let held = senders - 1;
+                if held > 0 {
+                    env.create_webhook(&rx.url("/hold"), "post.deleted");
+                    for _ in 0..held {
+                        let (code, v) = kh(&env, &["events", "emit", "post.deleted"]);
+                        assert_eq!((code, &v["data"]["deliveries"]), (0, &json!(1)), "{v}");
+                    }
                 }
-            }
-            rx.set_status(status);
-            let w = create(&env, &rx.url("/switch"));
-            let id = str_of(&w, "id");
-            for _ in 0..events {
-                emit(&env, 1);
-            }
-            let mut c = std_cmd();
-            c.arg("--db").arg(env.db_arg());
-            let workers = senders.to_string();
-            let worker = c
-                .args(["--allow-private-targets", "deliver", "--once"])
-                .args(["--delivery-workers", &workers, "--retry-schedule", ""])
-                .stdin(Stdio::null())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("spawn keyhook deliver");
-            // Every delivery to the failing webhook ends (sent or cancelled) while the held
-            // ones keep the other senders busy.
-            let pending = format!(
-                "SELECT count(*) FROM deliveries WHERE webhook_id = '{id}' AND state = 'pending'"
-            );
-            assert!(
-                poll_until(PATIENCE, || env.sql_i64(&pending) == 0),
-                "{case}: deliveries still pending"
-            );
-            rx.release();
-            let summary = wait(worker);
-            let to_it = rx.requests_to("/switch").len();
-            assert_eq!(to_it, sent, "{case}: {summary}");
-            assert!(
-                summary.contains(&format!("cancelled {}", events - sent)),
-                "{case}: {summary}"
-            );
-            let shown = show(&env, id);
-            assert_eq!(shown["isActive"], false, "{case}: {shown}");
-            let count = if status == 410 { 1 } else { 10 };
-            assert_eq!(shown["failCount"], count, "{case}: {shown}");
-            assert_eq!(rx.requests_to("/hold").len(), held, "{case}");
+                rx.set_status(status);
+                let w = create(&env, &rx.url("/switch"));
+                let id = str_of(&w, "id");
+                for _ in 0..events {
+                    emit(&env, 1);
+                }
+                let mut c = std_cmd();
+                c.arg("--db").arg(env.db_arg());
+                let workers = senders.to_string();
+                let worker = c
+                    .args(["--allow-private-targets", "deliver", "--once"])
+                    .args(["--delivery-workers", &workers, "--retry-schedule", ""])
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .expect("spawn keyhook deliver");
+                // Every delivery to the failing webhook ends (sent or cancelled) while the held
+                // ones keep the other senders busy.
+                let pending = format!(
+                    "SELECT count(*) FROM deliveries WHERE webhook_id = '{id}' AND state = 'pending'"
+                );
+                assert!(
+                    poll_until(PATIENCE, || env.sql_i64(&pending) == 0),
+                    "{case}: deliveries still pending"
+                );
+                rx.release();
+                let summary = wait(worker);
+                let to_it = rx.requests_to("/switch").len();
+                assert_eq!(to_it, sent, "{case}: {summary}");
+                assert!(
+                    summary.contains(&format!("cancelled {}", events - sent)),
+                    "{case}: {summary}"
+                );
+                let shown = show(&env, id);
+                assert_eq!(shown["isActive"], false, "{case}: {shown}");
+                let count = if status == 410 { 1 } else { 10 };
+                assert_eq!(shown["failCount"], count, "{case}: {shown}");
+                assert_eq!(rx.requests_to("/hold").len(), held, "{case}");
+            });
         }
-    }
+    });
 }

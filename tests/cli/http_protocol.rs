@@ -350,49 +350,57 @@ fn an_absolute_form_target_is_served() {
 #[test]
 fn a_head_that_dribbles_in_is_cut_at_the_header_timeout() {
     let (_env, s, key) = serve(&["--header-timeout", "1s"]);
-
-    // One byte every 100 ms: each read is quick, the head never completes in time.
-    let c = s.connect();
-    let started = Instant::now();
-    let head = format!("GET {KEYS} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\n\r\n");
-    let writer = dribble(
-        c.try_clone().unwrap(),
-        head.into_bytes(),
-        Duration::from_millis(100),
-    );
-    let mut c = c;
-    let r = read_response(&mut c).expect("a 408 before the connection is closed");
-    let took = started.elapsed();
-    assert_envelope(&r, 408, "REQUEST_TIMEOUT");
-    assert_closed(&mut c);
-    assert!(
-        (Duration::from_millis(900)..Duration::from_secs(4)).contains(&took),
-        "answered after {took:?}"
-    );
-    writer.join().unwrap();
-
-    // A connection that sends nothing is closed after the header timeout (the read
-    // timeout, 30 s, is far away), without a response.
-    let mut silent = s.connect();
-    let started = Instant::now();
-    let mut buf = [0u8; 64];
-    let n = silent.read(&mut buf).unwrap_or(0);
-    assert_eq!(n, 0, "{:?}", String::from_utf8_lossy(&buf[..n]));
-    assert!(
-        started.elapsed() < Duration::from_secs(4),
-        "{:?}",
-        started.elapsed()
-    );
-
-    // A kept-alive connection may be idle longer than the header timeout (up to the read
-    // timeout); the deadline of its next head starts with that head's first byte.
-    let mut kept = s.connect();
     let get = format!("GET {KEYS} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\n\r\n");
-    kept.write_all(get.as_bytes()).unwrap();
-    assert_eq!(read_response(&mut kept).expect("first").status, 200);
-    thread::sleep(Duration::from_millis(1500));
-    kept.write_all(get.as_bytes()).unwrap();
-    assert_eq!(read_response(&mut kept).expect("second").status, 200);
+    // Three connections at once, each on its own clock: the cases take real time (the
+    // header timeout), not one after the other.
+    thread::scope(|scope| {
+        // One byte every 100 ms: each read is quick, the head never completes in time.
+        scope.spawn(|| {
+            let c = s.connect();
+            let started = Instant::now();
+            let writer = dribble(
+                c.try_clone().unwrap(),
+                get.clone().into_bytes(),
+                Duration::from_millis(100),
+            );
+            let mut c = c;
+            let r = read_response(&mut c).expect("a 408 before the connection is closed");
+            let took = started.elapsed();
+            assert_envelope(&r, 408, "REQUEST_TIMEOUT");
+            assert_closed(&mut c);
+            assert!(
+                (Duration::from_millis(900)..Duration::from_secs(4)).contains(&took),
+                "answered after {took:?}"
+            );
+            writer.join().unwrap();
+        });
+
+        // A connection that sends nothing is closed after the header timeout (the read
+        // timeout, 30 s, is far away), without a response.
+        scope.spawn(|| {
+            let mut silent = s.connect();
+            let started = Instant::now();
+            let mut buf = [0u8; 64];
+            let n = silent.read(&mut buf).unwrap_or(0);
+            assert_eq!(n, 0, "{:?}", String::from_utf8_lossy(&buf[..n]));
+            assert!(
+                started.elapsed() < Duration::from_secs(4),
+                "{:?}",
+                started.elapsed()
+            );
+        });
+
+        // A kept-alive connection may be idle longer than the header timeout (up to the
+        // read timeout); the deadline of its next head starts with that head's first byte.
+        scope.spawn(|| {
+            let mut kept = s.connect();
+            kept.write_all(get.as_bytes()).unwrap();
+            assert_eq!(read_response(&mut kept).expect("first").status, 200);
+            thread::sleep(Duration::from_millis(1500));
+            kept.write_all(get.as_bytes()).unwrap();
+            assert_eq!(read_response(&mut kept).expect("second").status, 200);
+        });
+    });
 }
 
 #[test]

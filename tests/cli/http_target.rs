@@ -239,7 +239,7 @@ fn line_endings_are_counted_as_received_and_a_bare_cr_is_400_at_once() {
     let head = format!("GET {KEYS} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r");
     c.write_all(head.as_bytes()).unwrap();
     c.flush().unwrap();
-    std::thread::sleep(Duration::from_millis(100));
+    s.wait_until_read(&c);
     c.write_all(b"\nConnection: close\r\n\r\n").unwrap();
     let r = read_response(&mut c).expect("an answer");
     assert_eq!(r.status, 200, "{r:?}");

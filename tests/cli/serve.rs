@@ -1,4 +1,4 @@
-//! `keyhook serve`: the /api/v1 key endpoints over real HTTP (CONTRACT section 2): success
+//! `keyhook serve`: the /api/v1 key endpoints over real HTTP: success
 //! shapes, every error row, the order of checks, user isolation, expiry, the CLI and the
 //! server sharing one database, the access log, bad clients, concurrency and shutdown.
 
@@ -892,7 +892,10 @@ fn a_slow_client_does_not_hold_up_others() {
     headless
         .write_all(b"GET /api/v1/api-keys HTTP/1.1\r\nHost: x\r\n")
         .unwrap();
-    thread::sleep(Duration::from_millis(200));
+    // The server has read what each of them sent and waits for the rest.
+    for c in slow.iter().chain([&headless]) {
+        s.wait_until_read(c);
+    }
 
     for _ in 0..3 {
         let started = Instant::now();
@@ -989,7 +992,7 @@ fn sigterm_and_sigint_stop_the_server_cleanly() {
                 .as_bytes(),
             )
             .unwrap();
-        thread::sleep(Duration::from_millis(100));
+        s.wait_until_read(&stuck);
         let (status, took, log) = s.stop_with(signal);
         assert_eq!(status.code(), Some(0), "SIG{signal}: {status:?}\n{log}");
         assert!(took < Duration::from_secs(5), "SIG{signal} took {took:?}");
@@ -1108,16 +1111,24 @@ fn shutdown_finishes_the_request_in_flight() {
     // Another process holds the write lock, so the request waits inside the server.
     let lock = rusqlite::Connection::open(env.db()).unwrap();
     lock.execute_batch("BEGIN IMMEDIATE").unwrap();
-    let r = thread::scope(|scope| {
-        let pending = scope.spawn(|| s.post_json(KEYS, &admin, &json!({"name": "late"})));
-        thread::sleep(Duration::from_millis(300));
-        s.signal("TERM");
-        thread::sleep(Duration::from_millis(700));
-        lock.execute_batch("ROLLBACK").unwrap();
-        pending.join().expect("the request in flight was answered")
-    });
+    // The request is in the server (it waits for the lock) when the signal comes, and the
+    // lock goes only once the server has stopped accepting.
+    let mut c = s.connect();
+    let body = json!({"name": "late"}).to_string();
+    let auth = format!("Bearer {admin}");
+    let headers = [
+        ("Authorization", auth.as_str()),
+        ("Content-Type", "application/json"),
+    ];
+    c.write_all(&raw_request("POST", KEYS, &headers, body.as_bytes()))
+        .unwrap();
+    s.wait_until_read(&c);
+    s.signal("TERM");
+    s.wait_until_refusing();
+    lock.execute_batch("ROLLBACK").unwrap();
+    let r = read_response(&mut c).expect("the request in flight was answered");
     assert_eq!(r.status, 201, "{r:?}");
-    assert_eq!(r.data()["name"], "late");
+    assert_eq!(r.json()["data"]["name"], "late");
     let (status, _, log) = s.wait();
     assert_eq!(status.code(), Some(0), "{log}");
     assert!(log.contains(&format!("POST {KEYS} 201 ")), "{log}");
@@ -1154,9 +1165,10 @@ fn shutdown_finishes_a_request_whose_body_is_arriving() {
     )
     .unwrap();
     c.write_all(&body[..100]).unwrap();
-    thread::sleep(Duration::from_millis(200));
+    // The rest of the body comes once the server has read the start and stopped accepting.
+    s.wait_until_read(&c);
     s.signal("TERM");
-    thread::sleep(Duration::from_millis(300));
+    s.wait_until_refusing();
     let _ = c.write_all(&body[100..]);
     let r = read_response(&mut c).expect("the request in flight was answered");
     assert_eq!(r.status, 201, "{r:?}");

@@ -364,6 +364,44 @@ impl Server {
         s
     }
 
+    /// Waits until the server has read everything sent on `client` so far: the kernel holds
+    /// no unread byte on the server's end of that connection (its `rx_queue` in
+    /// `/proc/net/tcp`). What a test waits for before it acts on a request the server is in
+    /// the middle of (a signal, the rest of a body), instead of sleeping.
+    pub fn wait_until_read(&self, client: &TcpStream) {
+        let mine = client.local_addr().expect("the client's address").port();
+        let unread = || -> Option<u64> {
+            let table = std::fs::read_to_string("/proc/net/tcp").expect("read /proc/net/tcp");
+            table.lines().skip(1).find_map(|line| {
+                // sl local_address rem_address st tx_queue:rx_queue ...
+                let f: Vec<&str> = line.split_whitespace().collect();
+                let port = |a: &str| u16::from_str_radix(a.rsplit(':').next()?, 16).ok();
+                if port(f.get(1)?)? != self.port || port(f.get(2)?)? != mine {
+                    return None;
+                }
+                u64::from_str_radix(f.get(4)?.split(':').nth(1)?, 16).ok()
+            })
+        };
+        assert!(
+            poll_until(PATIENCE, || unread() == Some(0)),
+            "the server did not read what port {mine} sent within {PATIENCE:?} \
+             ({:?} bytes unread):\n{}",
+            unread(),
+            self.log()
+        );
+    }
+
+    /// Waits until the server refuses new connections: it has seen its stop signal and
+    /// closed its listener (it may still be finishing the requests in flight).
+    pub fn wait_until_refusing(&self) {
+        assert!(
+            poll_until(PATIENCE, || TcpStream::connect(("127.0.0.1", self.port))
+                .is_err()),
+            "keyhook serve still accepts connections {PATIENCE:?} after a stop:\n{}",
+            self.log()
+        );
+    }
+
     /// Writes `bytes` on a new connection and reads one response (None if the server closed
     /// the connection without answering).
     pub fn raw(&self, bytes: &[u8]) -> Option<RawResp> {

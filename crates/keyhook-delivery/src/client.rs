@@ -406,6 +406,12 @@ mod tests {
         (port, rx)
     }
 
+    /// Waits until the peer closes the connection (or resets it), reading and dropping what
+    /// it sends: a receiver that stalls for as long as the sender waits.
+    fn until_closed(s: &mut TcpStream) {
+        let _ = std::io::copy(s, &mut std::io::sink());
+    }
+
     fn answer(raw: &'static [u8]) -> impl FnOnce(&mut TcpStream) + Send + 'static {
         move |s: &mut TcpStream| {
             let _ = s.write_all(raw);
@@ -557,8 +563,9 @@ mod tests {
 
     #[test]
     fn slow_receiver_times_out() {
+        // The receiver answers only once the sender has given up and closed the connection.
         let (port, rx) = receiver(|s| {
-            thread::sleep(Duration::from_millis(1500));
+            until_closed(s);
             let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
         });
         let a = sender(300).send(
@@ -600,15 +607,15 @@ mod tests {
 
     #[test]
     fn large_body_is_read_only_up_to_64_kib() {
-        // 200 KiB announced; the receiver sends 64 KiB and then stalls for longer than the
-        // test waits. Reading past 64 KiB would block until the 5 s timeout.
+        // 200 KiB announced; the receiver sends 64 KiB and then stalls until the sender
+        // closes the connection. Reading past 64 KiB would block until the 5 s timeout.
         let (port, rx) = receiver(|s| {
             let total = 200 * 1024;
             let _ = write!(s, "HTTP/1.1 200 OK\r\nContent-Length: {total}\r\n\r\n");
             let chunk = vec![b'a'; 64 * 1024];
             let _ = s.write_all(&chunk);
             let _ = s.flush();
-            thread::sleep(Duration::from_secs(4));
+            until_closed(s);
             let _ = s.write_all(&vec![b'b'; total - chunk.len()]);
         });
         let a = post_to(port);
@@ -755,7 +762,7 @@ mod tests {
         thread::spawn(move || {
             let (mut s, _) = listener.accept().unwrap();
             let _ = s.write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n");
-            thread::sleep(Duration::from_millis(500));
+            until_closed(&mut s);
         });
         let a = sender(2000).send(
             &format!("https://127.0.0.1:{port}/"),

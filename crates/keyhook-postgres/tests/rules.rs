@@ -233,7 +233,7 @@ fn fail_count_is_exact_under_concurrent_attempts_and_edits() {
     let s = all[1].connect().unwrap();
     let w = webhooks::get(&s, &operator("alice"), &w.id).unwrap();
     // Exactly the threshold: no attempt lost, and none counted after the one that disabled
-    // the webhook (issue 12, item 8).
+    // the webhook.
     assert_eq!(w.fail_count, 10);
     assert!(!w.is_active);
     assert_eq!(s.conn().attempts(&w.id, 100).unwrap().len(), 40);
@@ -339,8 +339,10 @@ fn last_used_never_moves_back_and_never_waits_long() {
     let last = |s: &keyhook_core::store::Store| s.key_by_hash(&hash).unwrap().unwrap().last_used_at;
     assert_eq!(last(&s), Some(Timestamp(NOW.0 + 5_000)));
 
-    // Another instance holds the key's row for two seconds.
+    // Another instance holds the key's row until the checks below are done (or failed: the
+    // sender is dropped then).
     let holding = Arc::new(Barrier::new(2));
+    let (release, released) = std::sync::mpsc::channel::<()>();
     let holder = {
         let other = common::backend(&db, 1);
         let (holding, id) = (holding.clone(), k.id.clone());
@@ -349,7 +351,7 @@ fn last_used_never_moves_back_and_never_waits_long() {
             o.write(|c| {
                 c.set_key_expiry(&id, NOW.add_millis(86_400_000))?;
                 holding.wait();
-                std::thread::sleep(Duration::from_secs(2));
+                let _ = released.recv_timeout(Duration::from_secs(10));
                 Ok(())
             })
             .unwrap();
@@ -369,6 +371,7 @@ fn last_used_never_moves_back_and_never_waits_long() {
     let started = Instant::now();
     auth::authenticate_request(&s, &plaintext, Timestamp(NOW.0 + 9_000)).unwrap();
     assert!(started.elapsed() < Duration::from_millis(1_000));
+    drop(release);
     holder.join().unwrap();
     assert_eq!(last(&s), Some(Timestamp(NOW.0 + 5_000)));
     // The connection is usable, outside any transaction, after giving up.

@@ -1,7 +1,7 @@
 //! The harness against a real PostgreSQL: skipped (reason printed) without one, except under
 //! `CI=true`.
 
-use std::os::unix::process::CommandExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -157,21 +157,20 @@ fn child_starts_the_shared_cluster_and_ends() {
     let _db = c.database();
     println!("CLUSTER {} {}", c.dir().display(), postmaster_pid(c));
     match how.as_str() {
+        // A signal this process sends itself ends it before `kill` returns (Linux starts a
+        // fatal signal's group exit as it sends it); the parent checks how the child ended.
         "kill" => {
-            Command::new("kill")
-                .args(["-KILL", &std::process::id().to_string()])
-                .status()
-                .unwrap();
-            std::thread::sleep(Duration::from_secs(60));
+            unsafe { libc::kill(std::process::id() as libc::pid_t, libc::SIGKILL) };
+            unreachable!("SIGKILL did not end the process");
         }
         "panic" => panic!("a test failed"),
-        // Ctrl-C: SIGINT to the whole foreground process group.
+        // Ctrl-C: SIGINT to the whole foreground process group, which does not ignore it.
         "interrupt" => {
-            Command::new("kill")
-                .args(["-INT", "--", &format!("-{}", std::process::id())])
-                .status()
-                .unwrap();
-            std::thread::sleep(Duration::from_secs(60));
+            unsafe {
+                libc::signal(libc::SIGINT, libc::SIG_DFL);
+                libc::kill(-(std::process::id() as libc::pid_t), libc::SIGINT);
+            }
+            unreachable!("SIGINT did not end the process");
         }
         _ => {}
     }
@@ -192,6 +191,12 @@ fn cluster_of_a_child(how: &str) -> (PathBuf, u32) {
         .process_group(0)
         .output()
         .unwrap();
+    let signal = match how {
+        "kill" => Some(libc::SIGKILL),
+        "interrupt" => Some(libc::SIGINT),
+        _ => None,
+    };
+    assert_eq!(out.status.signal(), signal, "{how}: {:?}", out.status);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let line = stdout
         .lines()

@@ -1,6 +1,8 @@
-//! The walls between the crates (ARCHITECTURE.md, "Crate graph"): each crate may depend only
-//! on the keyhook crates and the outside crates its layer allows. A forbidden dependency is a
-//! line in a Cargo.toml; this test reads them all through `cargo metadata` and fails naming it.
+//! ARCHITECTURE.md kept true. The walls between the crates ("Layers are crates"): each crate
+//! may depend only on the keyhook crates and the outside crates its layer allows. A forbidden
+//! dependency is a line in a Cargo.toml; a test reads them all through `cargo metadata` and
+//! fails naming it. And the code map: what it names exists, and it names every crate and
+//! top-level module.
 
 use std::collections::BTreeMap;
 use std::process::Command;
@@ -162,36 +164,154 @@ fn the_check_catches_a_front_end_importing_the_other() {
     );
 }
 
-/// The code map (ARCHITECTURE.md) names files and folders that exist: every backquoted path
-/// under `crates/`, `tests/`, `src/`, `docs/` or `benches/` is there, and every workspace
-/// crate's folder has a row. A moved or renamed file fails here until the map follows.
-#[test]
-fn the_code_map_names_what_exists() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(root.join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
-    let roots = ["crates/", "tests/", "src/", "docs/", "benches/"];
-    let mut named = Vec::new();
+/// Where the code map's paths may start: a backquoted string that starts so is a path.
+const MAP_ROOTS: &[&str] = &[
+    "crates/",
+    "tests/",
+    "src/",
+    "docs/",
+    "benches/",
+    "bench/",
+    "vendor/",
+    "completions/",
+    "man/",
+];
+
+/// The section of `text` under the heading line that names `dir` in backquotes, up to the
+/// next heading; None without such a heading.
+fn section<'a>(text: &'a str, dir: &str) -> Option<&'a str> {
+    let quoted = format!("`{dir}`");
+    let at = text.match_indices("\n#").map(|(i, _)| i + 1).find(|&i| {
+        text[i..]
+            .lines()
+            .next()
+            .is_some_and(|h| h.contains(&quoted))
+    })?;
+    let body = &text[at..];
+    let first = body.find('\n').map_or(body.len(), |n| n + 1);
+    let end = body[first..]
+        .find("\n#")
+        .map_or(body.len(), |n| first + n + 1);
+    Some(&body[..end])
+}
+
+/// The top-level modules of the crate at `dir`: `src/NAME.rs` and `src/NAME/`, but the
+/// crate roots `lib.rs` and `main.rs`.
+fn top_modules(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir.join("src"))
+        .map(|entries| {
+            entries
+                .map(|e| e.unwrap().path())
+                .filter_map(|p| {
+                    if p.is_dir() {
+                        p.file_name().map(|n| n.to_string_lossy().into_owned())
+                    } else if p.extension().is_some_and(|e| e == "rs") {
+                        p.file_stem().map(|n| n.to_string_lossy().into_owned())
+                    } else {
+                        None
+                    }
+                })
+                .filter(|n| n != "lib" && n != "main")
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+/// What is wrong with the code map `text` of the tree at `root`: a backquoted path or
+/// `keyhook-*` crate that does not exist, a crate (under `crates/` or `tests/support/`)
+/// without a section of its own, a top-level module its section does not name.
+fn code_map_problems(root: &std::path::Path, text: &str) -> Vec<String> {
+    let mut problems = Vec::new();
     for quoted in text.split('`').skip(1).step_by(2) {
         let path_like = quoted
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "_-./".contains(c));
-        if path_like && roots.iter().any(|r| quoted.starts_with(r)) {
-            named.push(quoted.to_string());
+        if !path_like {
+            continue;
+        }
+        if MAP_ROOTS.iter().any(|r| quoted.starts_with(r)) && !root.join(quoted).exists() {
+            problems.push(format!("{quoted}: no such path"));
+        }
+        let crate_like = quoted.starts_with("keyhook-") && !quoted.contains(['/', '.']);
+        if crate_like && !root.join("crates").join(quoted).is_dir() {
+            problems.push(format!("{quoted}: no such crate"));
         }
     }
-    assert!(named.len() >= 20, "too few paths found: {named:?}");
-    let missing: Vec<_> = named.iter().filter(|p| !root.join(p).exists()).collect();
-    assert!(
-        missing.is_empty(),
-        "ARCHITECTURE.md names missing paths: {missing:?}"
-    );
     for parent in ["crates", "tests/support"] {
-        for entry in std::fs::read_dir(root.join(parent)).unwrap() {
-            let dir = format!("{parent}/{}/", entry.unwrap().file_name().to_string_lossy());
-            assert!(
-                text.contains(&format!("`{dir}")),
-                "ARCHITECTURE.md's code map has no row for {dir}"
-            );
+        let mut dirs: Vec<_> = std::fs::read_dir(root.join(parent))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_dir())
+            .collect();
+        dirs.sort();
+        for path in dirs {
+            let name = path.file_name().unwrap().to_string_lossy();
+            let dir = format!("{parent}/{name}/");
+            let Some(section) = section(text, &dir) else {
+                problems.push(format!("{dir}: no section of its own"));
+                continue;
+            };
+            for module in top_modules(&path) {
+                if !section.contains(&format!("`{module}`")) {
+                    problems.push(format!("{dir}: module {module} is not in its section"));
+                }
+            }
         }
     }
+    for file in ["src/main.rs", "src/lib.rs"] {
+        if !text.contains(&format!("`{file}`")) {
+            problems.push(format!("{file}: not in the map"));
+        }
+    }
+    problems
+}
+
+/// The code map (ARCHITECTURE.md) is true: every backquoted path (under `crates/`, `tests/`,
+/// `src/`, `docs/`...) and `keyhook-*` crate it names exists, every crate under `crates/` and
+/// `tests/support/` has a section headed by its folder, and that section names each of the
+/// crate's top-level modules. A crate, module or file added, moved or renamed fails here
+/// until the map follows.
+#[test]
+fn the_code_map_names_what_exists() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let paths = text
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|q| MAP_ROOTS.iter().any(|r| q.starts_with(r)))
+        .count();
+    assert!(paths >= 20, "only {paths} paths in the code map");
+    let problems = code_map_problems(root, &text);
+    assert!(problems.is_empty(), "ARCHITECTURE.md: {problems:#?}");
+    assert!(
+        text.lines().count() <= 200,
+        "ARCHITECTURE.md has {} lines: a map, not a manual (at most 200)",
+        text.lines().count()
+    );
+}
+
+/// The check sees a stale path, an unknown crate, a module its crate's section leaves out
+/// and a crate without a section.
+#[test]
+fn the_code_map_check_catches_what_is_missing() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let stale = text.replace("`key_cache`", "the key cache")
+        + "\nSee `crates/keyhook-core/src/gone.rs` and `keyhook-ghost`.\n";
+    assert_eq!(
+        code_map_problems(root, &stale),
+        [
+            "crates/keyhook-core/src/gone.rs: no such path",
+            "keyhook-ghost: no such crate",
+            "crates/keyhook-sqlite/: module key_cache is not in its section",
+        ]
+    );
+    let unheaded = text.replace("### `crates/keyhook-delivery/`", "### Delivery");
+    assert_eq!(
+        code_map_problems(root, &unheaded),
+        ["crates/keyhook-delivery/: no section of its own"]
+    );
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The tools keyhook's users already run, pointed at keyhook (issue 20); .ci/run calls this
+# The tools keyhook's users already run, pointed at keyhook; .ci/run calls this
 # after `cargo test`. Each tool is installed only when missing, at a pinned version, under
 # target/ci-tools (npm, PyPI) or from Debian (apt-get, as root):
 #

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `keyhook keys create --quiet` as a whole process, against the sqlite3 shell inserting a
 # similar row into a table of the same shape, side by side with hyperfine in the same run
-# (issue 2, "Performance": keyhook's median at most 1.5x sqlite3's).
+# (keyhook's median at most 1.5x sqlite3's).
 #
 # The sqlite3 table has api_keys' columns, STRICT, with the same three indexes (the unique one
 # on key_hash included), in WAL mode like keyhook's file. Two sqlite3 variants are measured:

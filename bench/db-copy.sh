@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `keyhook db copy` of a large database (1,000,000 keys and 1,000,000 delivery attempts) and of
 # one ten times smaller, in the same run, each into a new file, under `/usr/bin/time -v`
-# (issue 11: "memory stays flat"). The copy streams in batches, so the two peak RSS figures
+# ("memory stays flat"). The copy streams in batches, so the two peak RSS figures
 # should be about equal: the ratio large / small is reported against a target of 1.5.
 # The large copy's time is compared with the sqlite3 shell copying the same tables in the same
 # order in one transaction (ATTACH, INSERT ... SELECT ... ORDER BY), the fastest SQLite does it.

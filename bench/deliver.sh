@@ -5,7 +5,7 @@
 #     wrk POSTs to the same nginx location (the receiver's own ceiling) in the same run.
 #  2. Memory while the outbox is large: peak RSS of `deliver --once` over 10,000 deliveries
 #     against the same over 100,000 (a flat worker reads the outbox in leased batches).
-#  3. Crash recovery (CONTRACT §6: within 15 s): CRASH_EVENTS events to the 10 webhooks on a
+#  3. Crash recovery (within 15 s): CRASH_EVENTS events to the 10 webhooks on a
 #     loopback receiver that holds every request until told to answer. `keyhook deliver` is
 #     killed with SIGKILL once WORKERS requests are in flight; the deliveries it had leased
 #     are noted, the receiver is told to answer at once, and `deliver` is started again. The

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# keyhook serve under hostile clients (issue 9, section 3), on loopback only:
+# keyhook serve under hostile clients, on loopback only:
 #  (a) RSS idle, and peak while 30 connections each send an 8 MB unterminated header line;
 #      then the same with an 8 MB chunk-size line of '0's after a chunked request head;
 #  (b) wrk p99 on an authenticated GET /api/v1/api-keys alone, then with 500 slowloris
@@ -7,7 +7,7 @@
 #      off), as a ratio of the two runs. The slowloris connections come from 127.0.0.3, so
 #      that serve's per-address limit (--max-connections-per-address) does not refuse wrk's
 #      own connections from 127.0.0.1;
-#  (c) issue 22: p99 of requests from another address (127.0.0.2; 4 threads, one request
+#  (c) p99 of requests from another address (127.0.0.2; 4 threads, one request
 #      after another, each on a new connection) alone, then while 127.0.0.3 holds IDLE (2,000) connections
 #      open, idle or trickling a byte a second, reconnecting a second after being cut off.
 #      The goal is p99 <= 10 ms with them. A server without a per-address limit fills its

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# /metrics on the serve hot path (issue 13, "Health and metrics"), in the same run:
+# /metrics on the serve hot path, in the same run:
 #
 # 1. metrics on against metrics off: this tree's release binary (every request recorded)
 #    against BASE, the binary of the commit before metrics existed (default: the parent of

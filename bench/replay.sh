@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Replay is bounded (issue 12 item 1, engineer R): one `webhooks replay` is one INSERT ...
+# Replay is bounded: one `webhooks replay` is one INSERT ...
 # SELECT in one write transaction, which stops at 10,001 rows, so it holds SQLite's write lock
 # for as long as 10,000 inserts take however large the window is, and a window with more than
 # 10,000 events is refused with nothing queued.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Retention (CONTRACT §6): the database stops growing, and pruning does not slow requests.
+# Retention: the database stops growing, and pruning does not slow requests.
 #  1. Size over time: `serve --retention 5s` with 10 webhooks on a loopback nginx, fed
 #     20,000 events over HTTP (200,000 deliveries) at RATE events a second (x10 deliveries;
 #     RATE=0: as fast as the server takes them). Every SAMPLE seconds: the deliveries that

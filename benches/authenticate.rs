@@ -1,4 +1,4 @@
-//! `authenticate()` throughput with many keys stored (issue 2, "Performance").
+//! `authenticate()` throughput with many keys stored.
 //!
 //! Fills a temporary database with `KEYHOOK_BENCH_KEYS` keys (default 1,000,000), checkpoints
 //! it (a settled database), then calls `keyhook::auth::authenticate` on one thread for
@@ -8,7 +8,7 @@
 //! unknown well-formed tokens. The same-run baseline is the bare indexed lookup the check cannot avoid,
 //! `SELECT 1 FROM api_keys WHERE key_hash = ?` through rusqlite with precomputed hashes.
 //!
-//! Checksums (issue 25): a flood of random well-formed tokens (`kp_` and 64 random hex digits,
+//! Checksums: a flood of random well-formed tokens (`kp_` and 64 random hex digits,
 //! whose last 8 are the CRC32 of the rest once in 2^32), first while one stored key has no
 //! checksum (each is looked up, and the store asks whether such keys are left), then once none
 //! is left (each is refused on its checksum, with no query): the same tokens, the same store,

@@ -1,5 +1,5 @@
 //! `serve --rate-limit`: memory stays bounded when a million distinct keys and a million
-//! distinct client addresses pass (issue 13, "Per-key rate limit").
+//! distinct client addresses pass.
 //!
 //! Each measurement runs in a child process of its own (this binary again, with
 //! `KEYHOOK_BENCH_MODE`), so that one does not reuse memory another freed, and reports the

@@ -1,5 +1,5 @@
 //! The cost of redacting key-shaped strings on the server's hot path: every access-log line
-//! goes through `keyhook::redact::keys` (issue 9, "Plaintext keys in errors and logs").
+//! goes through `keyhook::redact::keys`.
 //!
 //! For typical request lines (no key in them, the common case) and one with a key, measures
 //! building the access-log line as `reply::send` does, with and without the redaction, in the

@@ -1,4 +1,4 @@
-//! The audit log (CONTRACT §7, issue 13 item 1): every change to keys and webhooks appends
+//! The audit log: every change to keys and webhooks appends
 //! an entry in its own transaction, from the CLI (`cli:<login>`), over HTTP (the acting key's
 //! prefix) and by the worker (`system`); `keyhook audit` and GET /api/v1/audit read it; it
 //! never holds a plaintext key or a secret.
@@ -444,7 +444,7 @@ fn keys_removed_by_prune_are_audited_as_deleted() {
     assert!(str_of(&entries[0], "at") > str_of(&entries[1], "at"));
 }
 
-/// The operations of CONTRACT §6 are audited too: a replay (`webhook.replayed`, with what it
+/// Replay, rotation and the automatic disable are audited too: a replay (`webhook.replayed`, with what it
 /// queued), a secret rotation (`webhook.secret_rotated`, with its grace period and never a
 /// secret), and a receiver's 410 Gone (`webhook.disabled` by `system` via `worker`, with the
 /// reason), each in its change's transaction.

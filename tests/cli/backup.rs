@@ -1,4 +1,4 @@
-//! `keyhook backup FILE [--force]` (CONTRACT §7, issue 13 item 4): SQLite's online backup
+//! `keyhook backup FILE [--force]`: SQLite's online backup
 //! while others write, mode 0600, refusals, restore. On PostgreSQL it exits 2 naming pg_dump.
 
 use std::os::unix::fs::PermissionsExt;

@@ -1,4 +1,4 @@
-//! `keyhook db copy --to TARGET` (CONTRACT §8): everything in the `--db` database arrives in
+//! `keyhook db copy --to TARGET`: everything in the `--db` database arrives in
 //! an empty TARGET (key hashes, so keys verify with the same plaintext; webhook secrets;
 //! events, deliveries and attempts), a non-empty TARGET is refused untouched, a copy that
 //! fails midway leaves TARGET without a row, `--json` prints the rows per table, and progress

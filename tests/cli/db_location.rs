@@ -1,4 +1,4 @@
-//! `--db` / `KEYHOOK_DB` as a file or a `postgres://` URL (CONTRACT 8), through the real
+//! `--db` / `KEYHOOK_DB` as a file or a `postgres://` URL, through the real
 //! binary: a malformed or foreign URL is a usage error, and the password of a URL is never
 //! printed: not in usage errors (which quote the value), `--json` envelopes, runtime errors or
 //! `--help` defaults.

@@ -284,6 +284,54 @@ fn anchors(text: &str) -> Vec<String> {
     seen
 }
 
+/// The title of a page: its first line, which must be a level-1 heading.
+fn title(text: &str) -> Option<&str> {
+    text.lines().next()?.strip_prefix("# ")
+}
+
+/// Pages that title themselves alike, as "title: page, page".
+fn shared_titles(pages: &[(PathBuf, String)]) -> Vec<String> {
+    let mut by_title: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for (page, text) in pages {
+        let t = title(text).unwrap_or("(no title)").trim().to_lowercase();
+        by_title
+            .entry(t)
+            .or_default()
+            .push(page.display().to_string());
+    }
+    by_title
+        .into_iter()
+        .filter(|(_, pages)| pages.len() > 1)
+        .map(|(t, pages)| format!("{t}: {}", pages.join(", ")))
+        .collect()
+}
+
+/// Each page starts with a title of its own, so that a reader who lands on one (or a list of
+/// them) can tell it from the others.
+#[test]
+fn every_page_has_a_title_of_its_own() {
+    let pages: Vec<(PathBuf, String)> = pages()
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(root().join(&p)).unwrap();
+            (p, text)
+        })
+        .collect();
+    let untitled: Vec<_> = pages.iter().filter(|(_, t)| title(t).is_none()).collect();
+    assert!(
+        untitled.is_empty(),
+        "pages without a `# ` title: {untitled:?}"
+    );
+    let shared = shared_titles(&pages);
+    assert!(shared.is_empty(), "pages with the same title: {shared:?}");
+    // The check sees two pages that differ only in case.
+    let twins = [
+        (PathBuf::from("a.md"), "# Operating keyhook\n".to_string()),
+        (PathBuf::from("b.md"), "# operating Keyhook\n".to_string()),
+    ];
+    assert_eq!(shared_titles(&twins), ["operating keyhook: a.md, b.md"]);
+}
+
 #[test]
 fn relative_links_in_the_docs_point_at_what_exists() {
     let mut broken = Vec::new();

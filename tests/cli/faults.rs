@@ -1,4 +1,4 @@
-//! Faults (issue 6, item 2; CONTRACT section 5): `kill -9` of `serve` and of `deliver` at
+//! Faults: `kill -9` of `serve` and of `deliver` at
 //! random points under load, a read-only and a full filesystem, eight writer processes at
 //! once, and key expiry exactly at the boundary.
 //!

@@ -1,4 +1,4 @@
-//! Idempotent events (CONTRACT §6, issue 12 item 4): POST /events with `Idempotency-Key`
+//! Idempotent events: POST /events with `Idempotency-Key`
 //! and `events emit --idempotency-key`. A repeat by the same user within 24 hours gets the
 //! FIRST event back (202, the same body) and queues nothing, whatever its own event and data;
 //! after 24 hours the key is free again; users never share keys; concurrent repeats, on one

@@ -1,4 +1,4 @@
-//! Several `keyhook serve` instances on one PostgreSQL database (CONTRACT §8): revocation
+//! Several `keyhook serve` instances on one PostgreSQL database: revocation
 //! and expiry seen by every instance at once, the webhook limit under creates racing across
 //! instances, a shared outbox surviving a `kill -9`, and PostgreSQL going away under a
 //! running instance. They make a PostgreSQL database of their own, so they run once, in the
@@ -214,7 +214,7 @@ fn the_webhook_limit_holds_when_creates_race_across_instances() {
 #[test]
 fn the_shared_outbox_loses_nothing_when_an_instance_is_killed() {
     const EVENTS: usize = 300;
-    /// CONTRACT §6: a delivery in flight when its worker died is sent again within 15 s.
+    /// A delivery in flight when its worker died is sent again within 15 s.
     const LEASE_MS: i64 = 15_000;
     let Some(shared) = Shared::new() else { return };
     let rx = Receiver::start();

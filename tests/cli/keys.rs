@@ -1,5 +1,5 @@
 //! `keyhook keys ...`: every command and flag, the validation failures, expiry, and the
-//! `verify` decisions (CONTRACT sections 1 and 3).
+//! `verify` decisions.
 
 use std::time::{Duration, Instant};
 

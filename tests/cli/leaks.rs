@@ -1,4 +1,4 @@
-//! Keys for the leak era (issue 25), through the real binary on both backends: checksummed
+//! Keys for the leak era, through the real binary on both backends: checksummed
 //! keys told from unknown ones by `keys verify` and the server, keys issued before checksums
 //! still working, each key's own rate limit and number of uses (exact across three `serve`
 //! instances), and `keys scan`.

@@ -1,4 +1,4 @@
-//! The outbox's leases (CONTRACT §6 crash recovery, §8): a worker renews the short lease of
+//! The outbox's leases: a worker renews the short lease of
 //! every delivery it is still sending, so a request longer than the lease is never sent twice
 //! while its worker lives, and a delivery held by a worker that died is sent again within
 //! 15 s by the next worker. Real `keyhook deliver` processes, a real loopback receiver; on

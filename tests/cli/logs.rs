@@ -1,4 +1,4 @@
-//! `serve --log-format text|json` (CONTRACT section 7): the server's log lines are `tracing`
+//! `serve --log-format text|json`: the server's log lines are `tracing`
 //! events, written by one subscriber that redacts whatever they hold. Text lines look as they
 //! always have; JSON lines are one object each, with the request's fields. Neither holds a
 //! plaintext key, a webhook secret or a database password, and a hostile path cannot forge a

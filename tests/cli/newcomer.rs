@@ -709,7 +709,7 @@ fn http_doc_endpoint_examples_sit_under_their_own_headings() {
         );
         checked.push(heading.to_string());
     }
-    // Every endpoint of CONTRACT §2 has its heading.
+    // Every endpoint of the key API has its heading.
     for want in [
         "POST /api/v1/api-keys",
         "GET /api/v1/api-keys",

@@ -604,7 +604,7 @@ fn keys(b: &Bench) {
     scope(b, op, &json!({"name": "n"}));
 }
 
-/// The scope of a key, and of a webhook (issue 19), at `op` whose body without a scope is
+/// The scope of a key, and of a webhook, at `op` whose body without a scope is
 /// `base`: profileIds' items, length and uniqueness, and every combination with fullAccess
 /// against the if/then/else the document states.
 fn scope(b: &Bench, op: Op, base: &Value) {

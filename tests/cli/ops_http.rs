@@ -1,4 +1,4 @@
-//! Operating `serve` (issue 13, CONTRACT 7): `--rate-limit` (a bucket per key, failed
+//! Operating `serve`: `--rate-limit` (a bucket per key, failed
 //! authentications per address, 429 with `Retry-After`, the `RateLimit-*` headers),
 //! `GET /healthz` (200, or 503 when the database does not answer) and `GET /metrics`
 //! (Prometheus text: counters that move by what happened, labels bounded whatever the paths).

@@ -1,4 +1,4 @@
-//! Keys cannot reach past the key that acts (CONTRACT §3): no lifetime escalation on create,
+//! Keys cannot reach past the key that acts: no lifetime escalation on create,
 //! no revoking up over HTTP. A new key is written and flushed before it is committed, so a
 //! failed write leaves nothing behind. `keys prune` removes keys expired long ago.
 

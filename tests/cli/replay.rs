@@ -1,4 +1,4 @@
-//! Replay (CONTRACT §6, issue 12 item 1): `webhooks replay` and POST /webhooks/{id}/replay
+//! Replay: `webhooks replay` and POST /webhooks/{id}/replay
 //! queue fresh deliveries of past events to one webhook, each with its event's id as
 //! `webhook-id`; a disabled webhook is refused with 409, a readonly key with 403, another
 //! user's webhook is 404, and bad input is 400 (CLI exit 2) with nothing queued. The real

@@ -1,4 +1,4 @@
-//! Retention (CONTRACT §6): `prune` and the worker's pruning delete events, finished
+//! Retention: `prune` and the worker's pruning delete events, finished
 //! deliveries and attempts older than the retention, never a pending delivery or its event;
 //! and the history line of `webhooks show` / `list`. Rows are aged by the test clock.
 
@@ -360,9 +360,9 @@ fn deliver_once_prunes_with_its_retention() {
     assert_eq!(events(env), want);
 }
 
-/// The audit log is kept as long as events (CONTRACT §7), and idempotency records hold their
+/// The audit log is kept as long as events, and idempotency records hold their
 /// key for 24 hours and are kept the retention past that: `prune` deletes both when they are
-/// old enough, never sooner, and its output still names only the three tables of CONTRACT §6.
+/// old enough, never sooner, and its output still names only its three tables (events, deliveries, attempts).
 #[test]
 fn prune_also_deletes_old_audit_entries_and_idempotency_records() {
     let env = Env::with_clock();

@@ -1,4 +1,4 @@
-//! Profile scope on events and webhooks (issue 19, CONTRACT §9), against the real binary and
+//! Profile scope on events and webhooks, against the real binary and
 //! `keyhook serve`, on both backends: the agency of the issue (one user, one key per brand)
 //! and the three attacks it describes, the 404 of every webhook route for a webhook outside
 //! the key's scope, the 403s of scopes beyond the key, the limit, the audit log, idempotency

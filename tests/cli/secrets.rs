@@ -1,7 +1,7 @@
 //! A plaintext key put where it does not belong (an id, a flag value, an extra argument,
 //! `--user`, `--db`, a URL path, a JSON field name, an HTTP method) is never repeated whole:
 //! CLI errors on stderr, the `--json` error envelope on stdout, the HTTP error object and the
-//! serve access log show its 11-character prefix and `…` instead (CONTRACT section 3). Every
+//! serve access log show its 11-character prefix and `…` instead. Every
 //! test greps every output for the 64-hex payload of a real key.
 
 use std::path::Path;

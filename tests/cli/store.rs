@@ -1,6 +1,6 @@
 //! The database file: where it lives, its modes, what is (not) stored in it, migrations,
 //! files that are not keyhook's, concurrent writers, and a reader that goes away
-//! (CONTRACT sections 1, 3 and 5).
+//!.
 
 use std::collections::HashSet;
 use std::fs;

@@ -1,4 +1,4 @@
-//! Webhooks end to end (CONTRACT section 4): subscriptions over the CLI and HTTP, signed
+//! Webhooks end to end: subscriptions over the CLI and HTTP, signed
 //! deliveries checked against an independent Standard Webhooks verifier, test pings against a
 //! real loopback receiver, failCount and auto-disable, fan-out, retries and Retry-After, the
 //! SSRF guard at creation and at delivery, the limit under concurrent processes, a worker
@@ -106,7 +106,7 @@ fn signature_valid(secret: &str, req: &Request) -> bool {
         .any(|s| s == expected)
 }
 
-/// Everything CONTRACT 4.2 says about one delivery; returns the parsed body.
+/// Everything a delivery must carry (its headers, signature and body); returns the parsed body.
 fn assert_signed_delivery(req: &Request, secret: &str, event: &str) -> Value {
     assert_eq!(req.method, "POST", "{req:?}");
     assert_eq!(req.header("content-type"), "application/json", "{req:?}");
@@ -741,7 +741,7 @@ fn literal_private_targets_are_refused_at_creation_unless_allowed() {
     );
 }
 
-/// CONTRACT section 1 pins `KEYHOOK_ALLOW_PRIVATE_TARGETS=1` (and the usual true/false).
+/// `KEYHOOK_ALLOW_PRIVATE_TARGETS=1` allows private targets (and the usual true/false).
 #[test]
 fn allow_private_targets_env_accepts_1() {
     let env = Env::new();
@@ -1112,7 +1112,7 @@ fn fail_count_counts_consecutive_failures_and_the_tenth_disables() {
         0
     );
     // ... but a test ping still goes out; failCount stays at the value that disabled the
-    // webhook (issue 12, item 8: it no longer rises after the automatic disable).
+    // webhook (it no longer rises after the automatic disable).
     let (code, v) = ping(&env, "default", &id);
     assert_eq!(code, 1);
     assert_eq!(v["data"]["statusCode"], 502);
@@ -1190,7 +1190,7 @@ fn the_worker_stops_delivering_to_a_webhook_it_disabled() {
     let s = show(&env, "default", &id);
     assert_eq!(s["isActive"], false);
     // The value that disabled it: an 11th attempt already in flight is logged, not counted
-    // (issue 12, item 8).
+    //.
     assert_eq!(s["failCount"], 10);
     let count = |state: &str| -> i64 {
         env.sql_i64(&format!(

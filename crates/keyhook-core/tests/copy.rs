@@ -34,7 +34,7 @@ fn dump(s: &Store) -> Vec<Vec<Vec<Cell>>> {
 fn source(dir: &tempfile::TempDir) -> Box<Store> {
     let s = store(dir, "source.db");
     let mut hook = support::create_webhook(&*s, "alice", NOW);
-    // Profile scope (issue 19): a scoped webhook, events of a profile, an idempotency key of
+    // Profile scope: a scoped webhook, events of a profile, an idempotency key of
     // a profile and an audit entry about a scope travel too.
     hook.full_access = false;
     hook.profile_ids = vec!["p1".into(), "p2".into()];

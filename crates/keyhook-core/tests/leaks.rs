@@ -1,4 +1,4 @@
-//! Keys for the leak era (issue 25) over a real store, on both backends: checksums decide
+//! Keys for the leak era over a real store, on both backends: checksums decide
 //! without a lookup once no key without one is left, each key's own rate limit and uses
 //! follow the no-broader rule and rotation, uses are spent exactly under concurrency, and a
 //! leaked key is identified and revoked once, with its audit entry.

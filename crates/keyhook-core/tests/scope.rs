@@ -1,4 +1,4 @@
-//! Profile scope on events and webhooks (issue 19, CONTRACT §9), over a real store (SQLite,
+//! Profile scope on events and webhooks, over a real store (SQLite,
 //! and again on PostgreSQL): which webhooks a key sees and may change, which events it may
 //! emit, which webhooks an event is queued and replayed for, the audit log and idempotency
 //! keys of a scoped key. The matching rule is decided by `auth::covers` in the core and

@@ -131,7 +131,7 @@ fn exercise(s: &Store) -> Vec<String> {
         hook("abd-3", "u", &["post.deleted"], true, T - 1),
         hook("ab%_4", "u", &["post.published"], false, T + 3),
         hook("abc-5", "v", &["post.published"], true, T),
-        // Profile scope (issue 19): a webhook of profiles p1 and p2.
+        // Profile scope: a webhook of profiles p1 and p2.
         Webhook {
             full_access: false,
             profile_ids: vec!["p1".into(), "p2".into()],
@@ -173,7 +173,7 @@ fn exercise(s: &Store) -> Vec<String> {
     note!(c.attempts("abc-1", 4));
     note!(c.attempts("gone", 4));
 
-    // The audit log (engineer A): listed newest first per user, `since` inclusive, ties on
+    // The audit log: listed newest first per user, `since` inclusive, ties on
     // `at` by id; pruned oldest first in batches.
     s.write(|c| {
         for (i, (user, at)) in [("u", 5), ("v", 5), ("u", 5), ("u", 9), ("u", 1)]
@@ -286,7 +286,7 @@ fn exercise(s: &Store) -> Vec<String> {
     note!(c.delivery_counts());
     note!(c.list_webhooks("u"));
 
-    // Replay and idempotency keys (engineer R).
+    // Replay and idempotency keys.
     note!(c.event_of("u", "evt_1"));
     note!(c.event_of("v", "evt_1"));
     let sel = |since: i64, event_id: Option<&'static str>, failed_only: bool| ReplaySelection {

@@ -444,8 +444,8 @@ fn keys_removed_by_prune_are_audited_as_deleted() {
     assert!(str_of(&entries[0], "at") > str_of(&entries[1], "at"));
 }
 
-/// Replay, rotation and the automatic disable are audited too: a replay (`webhook.replayed`, with what it
-/// queued), a secret rotation (`webhook.secret_rotated`, with its grace period and never a
+/// Delivery operations are audited too: a replay (`webhook.replayed`, with what it queued),
+/// a secret rotation (`webhook.secret_rotated`, with its grace period and never a
 /// secret), and a receiver's 410 Gone (`webhook.disabled` by `system` via `worker`, with the
 /// reason), each in its change's transaction.
 #[test]

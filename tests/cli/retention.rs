@@ -360,9 +360,9 @@ fn deliver_once_prunes_with_its_retention() {
     assert_eq!(events(env), want);
 }
 
-/// The audit log is kept as long as events, and idempotency records hold their
-/// key for 24 hours and are kept the retention past that: `prune` deletes both when they are
-/// old enough, never sooner, and its output still names only its three tables (events, deliveries, attempts).
+/// The audit log is kept as long as events, and idempotency records hold their key for 24
+/// hours and are kept the retention past that: `prune` deletes both when they are old enough,
+/// never sooner, and its output still names only events, deliveries and attempts.
 #[test]
 fn prune_also_deletes_old_audit_entries_and_idempotency_records() {
     let env = Env::with_clock();

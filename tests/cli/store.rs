@@ -1,6 +1,5 @@
 //! The database file: where it lives, its modes, what is (not) stored in it, migrations,
-//! files that are not keyhook's, concurrent writers, and a reader that goes away
-//!.
+//! files that are not keyhook's, concurrent writers, and a reader that goes away.
 
 use std::collections::HashSet;
 use std::fs;

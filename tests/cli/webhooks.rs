@@ -106,7 +106,7 @@ fn signature_valid(secret: &str, req: &Request) -> bool {
         .any(|s| s == expected)
 }
 
-/// Everything a delivery must carry (its headers, signature and body); returns the parsed body.
+/// Everything a delivery must carry (headers, signature, body); returns the parsed body.
 fn assert_signed_delivery(req: &Request, secret: &str, event: &str) -> Value {
     assert_eq!(req.method, "POST", "{req:?}");
     assert_eq!(req.header("content-type"), "application/json", "{req:?}");
@@ -1189,8 +1189,7 @@ fn the_worker_stops_delivering_to_a_webhook_it_disabled() {
     assert!((10..=11).contains(&sent), "{sent} attempts: {r:#?}");
     let s = show(&env, "default", &id);
     assert_eq!(s["isActive"], false);
-    // The value that disabled it: an 11th attempt already in flight is logged, not counted
-    //.
+    // The value that disabled it: an 11th attempt already in flight is logged, not counted.
     assert_eq!(s["failCount"], 10);
     let count = |state: &str| -> i64 {
         env.sql_i64(&format!(

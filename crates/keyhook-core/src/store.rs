@@ -15,6 +15,8 @@ use crate::model::{ApiKey, AuditEntry, DeliveryAttempt, EventAccepted, Webhook};
 use crate::tables::{Cell, Table};
 use crate::time::Timestamp;
 
+pub mod sql;
+
 /// What a backend reports when a query or a transaction fails. The core maps it to
 /// [`Error`] (and from there to an exit code or an HTTP status); nothing of the backend's own
 /// error types crosses the boundary.
@@ -619,27 +621,6 @@ impl DeliveryState {
     }
 }
 
-/// [`DeliveryState::Pending`] as an SQL literal, for the backends' `concat!`ed statements:
-/// retention deletes a delivery only when `state <> ` this (every state of
-/// [`DeliveryState::FINISHED`]; written so, the statement matches the `deliveries_finished`
-/// partial index). `store::tests` checks that it renders the enum.
-#[macro_export]
-macro_rules! pending_state_sql {
-    () => {
-        "'pending'"
-    };
-}
-
-/// [`DeliveryState::REPLAYED_AS_FAILED`] as an SQL list literal (`replay --failed-only`: a
-/// delivery whose latest copy is in one of these is replayed). Checked like
-/// [`pending_state_sql`].
-#[macro_export]
-macro_rules! replayed_as_failed_sql {
-    () => {
-        "('failed', 'cancelled')"
-    };
-}
-
 /// A webhook's failure counter as the store saw it under the row's lock
 /// ([`WebhookQueries::lock_fail_counter`]), and as the service writes it back.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -710,29 +691,4 @@ pub struct Claimed {
     /// An earlier claim's lease had run out unsettled: the worker that held it stopped (or
     /// could not look at the webhook) before settling it, and this claim recovers it.
     pub recovered: bool,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::DeliveryState;
-
-    /// The SQL lists both backends splice into their statements are the core's sets.
-    #[test]
-    fn state_lists_render_the_cores_sets() {
-        assert_eq!(
-            crate::pending_state_sql!(),
-            format!("'{}'", DeliveryState::Pending.as_str())
-        );
-        assert_eq!(
-            crate::replayed_as_failed_sql!(),
-            DeliveryState::sql_list(&DeliveryState::REPLAYED_AS_FAILED)
-        );
-        // FINISHED is every state but pending (what `state <> 'pending'` selects): retention
-        // never deletes a queued delivery.
-        let unfinished: Vec<_> = DeliveryState::ALL
-            .into_iter()
-            .filter(|s| !DeliveryState::FINISHED.contains(s))
-            .collect();
-        assert_eq!(unfinished, [DeliveryState::Pending]);
-    }
 }

@@ -43,9 +43,13 @@ impl OutboxQueries for PgStore {
                         next_attempt_at, created_at, updated_at)
                      SELECT ",
                     new_delivery_id!("$3"),
-                    ", $1, w.id, 'pending', 0, $3, $3, $3
+                    concat!(
+                        ", $1, w.id, ",
+                        keyhook_core::pending_state_sql!(),
+                        ", 0, $3, $3, $3
                      FROM webhooks w
-                     WHERE w.user_id = $2 AND ",
+                     WHERE w.user_id = $2 AND "
+                    ),
                     keyhook_core::receives_sql!(dialect, "w", "$4", "$5::text")
                 ),
                 &[&event_id, &user, &now.0, &event, &profile],
@@ -154,8 +158,12 @@ impl OutboxQueries for PgStore {
     fn renew_leases(&self, ids: &[&str], until: Timestamp) -> StoreResult<()> {
         self.run(|s| {
             s.execute(
-                "UPDATE deliveries SET lease_until = $2
-                 WHERE id = ANY($1) AND state = 'pending' AND lease_until IS NOT NULL",
+                concat!(
+                    "UPDATE deliveries SET lease_until = $2
+                 WHERE id = ANY($1) AND state = ",
+                    keyhook_core::pending_state_sql!(),
+                    " AND lease_until IS NOT NULL"
+                ),
                 &[&ids, &until.0],
             )?;
             Ok(())

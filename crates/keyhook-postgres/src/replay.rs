@@ -15,9 +15,13 @@ macro_rules! replay_insert {
                 next_attempt_at, created_at, updated_at)
              SELECT ",
             new_delivery_id!("$5"),
-            ", e.id, w.id, 'pending', 0, $5, $5, $5
+            concat!(
+                ", e.id, w.id, ",
+                keyhook_core::pending_state_sql!(),
+                ", 0, $5, $5, $5
              FROM webhooks w JOIN events e ON e.user_id = w.user_id
-             WHERE w.id = $1 AND w.user_id = $2 AND ",
+             WHERE w.id = $1 AND w.user_id = $2 AND "
+            ),
             $which,
             " AND ",
             keyhook_core::subscribes_sql!(dialect, "w", "e.event"),

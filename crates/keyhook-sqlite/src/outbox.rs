@@ -49,9 +49,13 @@ impl OutboxQueries for Conn {
                         next_attempt_at, created_at, updated_at)
                      SELECT ",
                     new_delivery_id!("?3"),
-                    ", ?1, w.id, 'pending', 0, ?3, ?3, ?3
+                    concat!(
+                        ", ?1, w.id, ",
+                        keyhook_core::pending_state_sql!(),
+                        ", 0, ?3, ?3, ?3
                      FROM webhooks w
-                     WHERE w.user_id = ?2 AND ",
+                     WHERE w.user_id = ?2 AND "
+                    ),
                     keyhook_core::receives_sql!(dialect, "w", "?4", "?5")
                 ))?
                 .execute(params![event_id, user, now.0, event, profile])?)
@@ -154,10 +158,12 @@ impl OutboxQueries for Conn {
 
     fn renew_leases(&self, ids: &[&str], until: Timestamp) -> StoreResult<()> {
         sql(|| {
-            let mut renew = self.0.prepare_cached(
+            let mut renew = self.0.prepare_cached(concat!(
                 "UPDATE deliveries SET lease_until = ?2
-                 WHERE id = ?1 AND state = 'pending' AND lease_until IS NOT NULL",
-            )?;
+                 WHERE id = ?1 AND state = ",
+                keyhook_core::pending_state_sql!(),
+                " AND lease_until IS NOT NULL"
+            ))?;
             for id in ids {
                 renew.execute(params![id, until.0])?;
             }

@@ -21,8 +21,8 @@
 //! Placeholders (`?1`, `$1`) and table aliases are literals the backend passes; the
 //! fragments never see input, only constants.
 
-/// [`DeliveryState::Pending`](crate::store::DeliveryState::Pending) as an SQL literal.
-/// Retention deletes a delivery only when `state <> ` this (every state of
+/// [`DeliveryState::Pending`](crate::store::DeliveryState::Pending) as an SQL literal: the
+/// state a queued delivery is inserted in, the one the outbox takes and counts from. Retention deletes a delivery only when `state <> ` this (every state of
 /// [`DeliveryState::FINISHED`](crate::store::DeliveryState::FINISHED); written so, the
 /// statement matches the `deliveries_finished` partial index). `store::sql::tests` checks
 /// that it renders the enum.

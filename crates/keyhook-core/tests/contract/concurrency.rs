@@ -110,7 +110,7 @@ pub fn the_webhook_limit_holds_when_creates_race(kind: &Kind) {
             .conn()
             .count_webhooks(user)
             .unwrap();
-        assert_eq!(count, MAX_WEBHOOKS_PER_USER as i64, "{user}");
+        assert_eq!(count, MAX_WEBHOOKS_PER_USER, "{user}");
     }
 }
 

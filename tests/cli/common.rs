@@ -8,19 +8,11 @@ use assert_cmd::Command;
 use serde_json::Value;
 use tempfile::TempDir;
 
-/// Which database the suite runs on: `postgres` gives every [`Env`] a database of its own on
-/// the test process's PostgreSQL cluster (`test-postgres`); unset, a SQLite file. Plain
-/// `cargo test` runs the suite both ways (`backends::the_suite_passes_on_postgresql`).
-pub const BACKEND_VAR: &str = "KEYHOOK_TEST_BACKEND";
-
-/// Whether this test process runs the suite on PostgreSQL ([`BACKEND_VAR`]).
-pub fn on_postgres() -> bool {
-    match std::env::var(BACKEND_VAR).as_deref() {
-        Ok("postgres") => true,
-        Ok("sqlite") | Err(_) => false,
-        Ok(other) => panic!("{BACKEND_VAR}={other:?}: expected postgres or sqlite"),
-    }
-}
+/// Which database the suite runs on (`test_postgres::BACKEND_VAR`): `postgres` gives every
+/// [`Env`] a database of its own on the test process's PostgreSQL cluster; unset, a SQLite
+/// file. Plain `cargo test` runs the suite both ways
+/// (`backends::the_suite_passes_on_postgresql`).
+pub use test_postgres::{on_postgres, BACKEND_VAR};
 
 /// [`Env::skip_unless_sqlite`], for a test without an [`Env`].
 pub fn skip_unless_sqlite(why: &str) -> bool {

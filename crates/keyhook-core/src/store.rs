@@ -15,6 +15,8 @@ use crate::model::{ApiKey, AuditEntry, DeliveryAttempt, EventAccepted, Webhook};
 use crate::tables::{Cell, Table};
 use crate::time::Timestamp;
 
+pub mod sql;
+
 /// What a backend reports when a query or a transaction fails. The core maps it to
 /// [`Error`] (and from there to an exit code or an HTTP status); nothing of the backend's own
 /// error types crosses the boundary.
@@ -181,7 +183,11 @@ impl<S: Storage + ?Sized> Storage for Box<S> {
 pub struct ChecksumMemory(std::sync::Arc<std::sync::atomic::AtomicBool>);
 
 impl ChecksumMemory {
-    fn all_keys_checksummed(&self, conn: Conn<'_>, look: bool) -> StoreResult<bool> {
+    fn all_keys_checksummed(
+        &self,
+        conn: &(impl KeyQueries + ?Sized),
+        look: bool,
+    ) -> StoreResult<bool> {
         use std::sync::atomic::Ordering;
         if self.0.load(Ordering::Acquire) {
             return Ok(true);
@@ -227,8 +233,18 @@ fn once<T>(
     Ok(out.expect("the transaction returned Ok after its closure succeeded"))
 }
 
-/// Every query keyhook makes, in three groups. Implementations keep the rows exactly as
-/// given: the rules are the services' business, not the backend's.
+/// Every query keyhook makes, in eleven areas, one sub-trait each. Implementations keep the
+/// rows exactly as given: the rules are the services' business, not the backend's (the few a
+/// backend runs in SQL are the core's fragments, [`sql`]).
+///
+/// The split is real on both sides. A backend implements each area in a file of its own
+/// (`keyhook-sqlite/src/keys.rs` is `KeyQueries`, `audit.rs` is `AuditQueries`, ...), and a
+/// function that needs one area takes only that one, as `&(impl AuditQueries + ?Sized)`
+/// (`service::audit::record`, `service::copy`'s batches, [`ChecksumMemory`]): a [`Conn`]
+/// passes as it is, and the signature says what the function may touch. A service that
+/// spans areas (one transaction over keys, webhooks and the audit log) takes the whole
+/// [`Conn`]. (`&dyn Queries` to `&dyn AuditQueries` would need trait upcasting, newer than
+/// the workspace's `rust-version`; the generic `impl` needs nothing.)
 pub trait Queries:
     KeyQueries
     + WebhookQueries
@@ -341,7 +357,7 @@ pub trait OutboxQueries {
     ) -> StoreResult<()>;
     /// Queues the event for every active webhook of `user` subscribed to it whose scope
     /// covers `profile` ([`crate::auth::covers`], which the backend states in SQL as its
-    /// `SCOPE_MATCH`); returns how many deliveries were queued.
+    /// `crate::receives_sql!`); returns how many deliveries were queued.
     fn enqueue_deliveries(
         &self,
         event_id: &str,
@@ -426,7 +442,7 @@ pub trait ReplayQueries {
 }
 
 /// What a replay selects: the user's events that the webhook subscribes to and whose profile
-/// its scope covers ([`crate::auth::covers`], the backend's `SCOPE_MATCH`), either the one
+/// its scope covers ([`crate::auth::covers`], [`crate::covers_sql`] in SQL), either the one
 /// named (`event_id`) or all created at or after `since`; with `failed_only`, only those whose
 /// newest delivery to this webhook ended `failed` or `cancelled` (a fresh delivery each), and
 /// those whose delivery failed and waits for its next retry, not leased (made due now: no
@@ -619,27 +635,6 @@ impl DeliveryState {
     }
 }
 
-/// [`DeliveryState::Pending`] as an SQL literal, for the backends' `concat!`ed statements:
-/// retention deletes a delivery only when `state <> ` this (every state of
-/// [`DeliveryState::FINISHED`]; written so, the statement matches the `deliveries_finished`
-/// partial index). `store::tests` checks that it renders the enum.
-#[macro_export]
-macro_rules! pending_state_sql {
-    () => {
-        "'pending'"
-    };
-}
-
-/// [`DeliveryState::REPLAYED_AS_FAILED`] as an SQL list literal (`replay --failed-only`: a
-/// delivery whose latest copy is in one of these is replayed). Checked like
-/// [`pending_state_sql`].
-#[macro_export]
-macro_rules! replayed_as_failed_sql {
-    () => {
-        "('failed', 'cancelled')"
-    };
-}
-
 /// A webhook's failure counter as the store saw it under the row's lock
 /// ([`WebhookQueries::lock_fail_counter`]), and as the service writes it back.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -710,29 +705,4 @@ pub struct Claimed {
     /// An earlier claim's lease had run out unsettled: the worker that held it stopped (or
     /// could not look at the webhook) before settling it, and this claim recovers it.
     pub recovered: bool,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::DeliveryState;
-
-    /// The SQL lists both backends splice into their statements are the core's sets.
-    #[test]
-    fn state_lists_render_the_cores_sets() {
-        assert_eq!(
-            crate::pending_state_sql!(),
-            format!("'{}'", DeliveryState::Pending.as_str())
-        );
-        assert_eq!(
-            crate::replayed_as_failed_sql!(),
-            DeliveryState::sql_list(&DeliveryState::REPLAYED_AS_FAILED)
-        );
-        // FINISHED is every state but pending (what `state <> 'pending'` selects): retention
-        // never deletes a queued delivery.
-        let unfinished: Vec<_> = DeliveryState::ALL
-            .into_iter()
-            .filter(|s| !DeliveryState::FINISHED.contains(s))
-            .collect();
-        assert_eq!(unfinished, [DeliveryState::Pending]);
-    }
 }

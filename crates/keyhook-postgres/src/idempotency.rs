@@ -28,13 +28,16 @@ impl IdempotencyQueries for PgStore {
         let profile = profile_key(first.profile_id.as_deref());
         self.run(|s| {
             let taken = s.execute(
-                "INSERT INTO idempotency_keys (user_id, key, event_id, event, deliveries,
+                concat!(
+                    "INSERT INTO idempotency_keys (user_id, key, event_id, event, deliveries,
                     created_at, profile_id)
                  VALUES ($1, $2, $3, $4, 0, $5, $7)
                  ON CONFLICT (user_id, profile_id, key) DO UPDATE
                     SET event_id = excluded.event_id, event = excluded.event, deliveries = 0,
                         created_at = excluded.created_at
-                 WHERE idempotency_keys.created_at <= $6",
+                 WHERE ",
+                    keyhook_core::idempotency_stale_sql!("idempotency_keys.", "$6")
+                ),
                 &[
                     &user,
                     &key,
@@ -87,8 +90,12 @@ impl IdempotencyQueries for PgStore {
 
     fn prune_idempotency(&self, before: Timestamp, limit: usize) -> StoreResult<u64> {
         self.prune(
-            "DELETE FROM idempotency_keys WHERE event_id IN (
-                SELECT event_id FROM idempotency_keys WHERE created_at < $1 LIMIT $2)",
+            concat!(
+                "DELETE FROM idempotency_keys WHERE event_id IN (
+                SELECT event_id FROM idempotency_keys WHERE ",
+                keyhook_core::before_sql!("created_at", "$1"),
+                " LIMIT $2)"
+            ),
             before,
             limit,
         )

@@ -35,8 +35,13 @@ macro_rules! expired_before {
         concat!(
             "SELECT ",
             columns!(),
-            " FROM api_keys WHERE user_id = $1 AND expires_at IS NOT NULL AND expires_at < $2
+            concat!(
+                " FROM api_keys WHERE user_id = $1 AND ",
+                "expires_at IS NOT NULL AND ",
+                keyhook_core::before_sql!("expires_at", "$2"),
+                "
              ORDER BY expires_at, id"
+            )
         )
     };
 }
@@ -226,8 +231,11 @@ impl KeyQueries for PgStore {
     /// row (`SET LOCAL lock_timeout`): a use is worth a timestamp, not seconds of waiting in
     /// the middle of a read. Inside a write transaction it is one more statement of it.
     fn set_key_last_used(&self, id: &str, at: Timestamp) -> StoreResult<()> {
-        const UPDATE: &str = "UPDATE api_keys SET last_used_at = $2
-             WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)";
+        const UPDATE: &str = concat!(
+            "UPDATE api_keys SET last_used_at = $2
+             WHERE id = $1 AND ",
+            keyhook_core::last_used_moves_sql!("$2")
+        );
         if self.in_transaction() {
             return self.run(|s| {
                 s.execute(UPDATE, &[&id, &at.0])?;

@@ -47,22 +47,25 @@ macro_rules! new_delivery_id {
     };
 }
 
-/// `keyhook_core::auth::covers` in SQL, the one place this backend states it (as
-/// `keyhook-sqlite`'s `scope_match!`): the webhook `$w` (a table alias) is full-access, or
-/// its `profile_ids` hold the event's profile `$profile` (an expression; NULL for a
-/// user-wide event, which no list holds). The core's `tests/scope.rs` checks it on this
-/// backend too.
-macro_rules! scope_match {
-    ($w:literal, $profile:literal) => {
+/// PostgreSQL's side of the core's rule fragments (`keyhook_core::store::sql`): booleans
+/// are booleans, a list is a JSON text read as `jsonb`, and a delivery's id orders it among
+/// those of the same millisecond. No rule is written here: only how this dialect spells the
+/// core's.
+macro_rules! dialect {
+    (flag $($c:literal)+) => {
+        concat!($($c,)+)
+    };
+    (json_has ($($l:literal)+) ($($v:literal)+)) => {
         concat!(
-            "(",
-            $w,
-            ".full_access OR EXISTS (SELECT 1 FROM jsonb_array_elements_text(",
-            $w,
-            ".profile_ids::jsonb) p WHERE p = ",
-            $profile,
-            "))"
+            "EXISTS (SELECT 1 FROM jsonb_array_elements_text(",
+            $($l,)+
+            "::jsonb) elem WHERE elem = ",
+            $($v,)+
+            ")"
         )
+    };
+    (insertion_order $t:literal) => {
+        concat!($t, ".id")
     };
 }
 

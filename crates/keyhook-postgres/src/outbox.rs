@@ -27,7 +27,7 @@ impl OutboxQueries for PgStore {
     }
 
     /// Queues the event for every active webhook of `user` subscribed to it whose scope
-    /// covers its profile (`scope_match!`), each delivery with a `new_delivery_id!` of now.
+    /// covers its profile (`keyhook_core::receives_sql!`), each delivery with a `new_delivery_id!` of now.
     fn enqueue_deliveries(
         &self,
         event_id: &str,
@@ -43,13 +43,14 @@ impl OutboxQueries for PgStore {
                         next_attempt_at, created_at, updated_at)
                      SELECT ",
                     new_delivery_id!("$3"),
-                    ", $1, w.id, 'pending', 0, $3, $3, $3
+                    concat!(
+                        ", $1, w.id, ",
+                        keyhook_core::pending_state_sql!(),
+                        ", 0, $3, $3, $3
                      FROM webhooks w
-                     WHERE w.user_id = $2 AND w.is_active
-                       AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(w.events::jsonb) e
-                                   WHERE e = $4)
-                       AND ",
-                    scope_match!("w", "$5::text")
+                     WHERE w.user_id = $2 AND "
+                    ),
+                    keyhook_core::receives_sql!(dialect, "w", "$4", "$5::text")
                 ),
                 &[&event_id, &user, &now.0, &event, &profile],
             )?;
@@ -60,9 +61,11 @@ impl OutboxQueries for PgStore {
     fn any_due(&self, now: Timestamp) -> StoreResult<bool> {
         self.run(|s| {
             Ok(s.query_one(
-                "SELECT EXISTS (SELECT 1 FROM deliveries
-                 WHERE state = 'pending' AND next_attempt_at <= $1
-                   AND (lease_until IS NULL OR lease_until <= $1))",
+                concat!(
+                    "SELECT EXISTS (SELECT 1 FROM deliveries WHERE ",
+                    keyhook_core::due_sql!("", "$1"),
+                    ")"
+                ),
                 &[&now.0],
             )?
             .try_get(0)?)
@@ -83,10 +86,12 @@ impl OutboxQueries for PgStore {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         self.run(|s| {
             let rows = s.query(
-                "WITH due AS (
+                concat!(
+                    "WITH due AS (
                     SELECT d.id, d.lease_until IS NOT NULL AS recovered FROM deliveries d
-                    WHERE d.state = 'pending' AND d.next_attempt_at <= $1
-                      AND (d.lease_until IS NULL OR d.lease_until <= $1)
+                    WHERE ",
+                    keyhook_core::due_sql!("d.", "$1"),
+                    "
                     ORDER BY d.next_attempt_at
                     LIMIT $2
                     FOR UPDATE SKIP LOCKED
@@ -100,7 +105,8 @@ impl OutboxQueries for PgStore {
                  FROM leased l
                  JOIN events e ON e.id = l.event_id
                  JOIN webhooks w ON w.id = l.webhook_id
-                 ORDER BY l.next_attempt_at, l.id",
+                 ORDER BY l.next_attempt_at, l.id"
+                ),
                 &[&now.0, &limit, &lease_until.0],
             )?;
             rows.iter()
@@ -152,8 +158,12 @@ impl OutboxQueries for PgStore {
     fn renew_leases(&self, ids: &[&str], until: Timestamp) -> StoreResult<()> {
         self.run(|s| {
             s.execute(
-                "UPDATE deliveries SET lease_until = $2
-                 WHERE id = ANY($1) AND state = 'pending' AND lease_until IS NOT NULL",
+                concat!(
+                    "UPDATE deliveries SET lease_until = $2
+                 WHERE id = ANY($1) AND state = ",
+                    keyhook_core::pending_state_sql!(),
+                    " AND lease_until IS NOT NULL"
+                ),
                 &[&ids, &until.0],
             )?;
             Ok(())

@@ -17,7 +17,10 @@ impl OpsQueries for PgStore {
     fn outbox_backlog(&self) -> StoreResult<(u64, Option<Timestamp>)> {
         self.run(|s| {
             let row = s.query_one(
-                "SELECT count(*), min(created_at) FROM deliveries WHERE state = 'pending'",
+                concat!(
+                    "SELECT count(*), min(created_at) FROM deliveries WHERE state = ",
+                    keyhook_core::pending_state_sql!()
+                ),
                 &[],
             )?;
             let n: i64 = row.try_get(0)?;

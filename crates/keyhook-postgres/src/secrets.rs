@@ -27,10 +27,14 @@ impl SecretQueries for PgStore {
     fn signing(&self, id: &str, now: Timestamp) -> StoreResult<Option<Signing>> {
         self.run(|s| {
             let Some(r) = s.query_opt(
-                "SELECT is_active, url, secret,
-                    CASE WHEN previous_secret_expires_at > $2 THEN previous_secret END,
+                concat!(
+                    "SELECT is_active, url, secret,
+                    CASE WHEN ",
+                    keyhook_core::secret_in_grace_sql!("$2"),
+                    " THEN previous_secret END,
                     full_access, profile_ids
-                 FROM webhooks WHERE id = $1",
+                 FROM webhooks WHERE id = $1"
+                ),
                 &[&id, &now.0],
             )?
             else {
@@ -51,7 +55,11 @@ impl SecretQueries for PgStore {
     fn any_expired_secret(&self, now: Timestamp) -> StoreResult<bool> {
         self.run(|s| {
             Ok(s.query_one(
-                "SELECT EXISTS (SELECT 1 FROM webhooks WHERE previous_secret_expires_at <= $1)",
+                concat!(
+                    "SELECT EXISTS (SELECT 1 FROM webhooks WHERE ",
+                    keyhook_core::secret_expired_sql!("$1"),
+                    ")"
+                ),
                 &[&now.0],
             )?
             .get(0))
@@ -61,8 +69,11 @@ impl SecretQueries for PgStore {
     fn drop_expired_secrets(&self, now: Timestamp) -> StoreResult<usize> {
         self.run(|s| {
             let n = s.execute(
-                "UPDATE webhooks SET previous_secret = NULL, previous_secret_expires_at = NULL
-                 WHERE previous_secret_expires_at <= $1",
+                concat!(
+                    "UPDATE webhooks SET previous_secret = NULL, previous_secret_expires_at = NULL
+                 WHERE ",
+                    keyhook_core::secret_expired_sql!("$1")
+                ),
                 &[&now.0],
             )?;
             Ok(usize::try_from(n).unwrap_or(usize::MAX))

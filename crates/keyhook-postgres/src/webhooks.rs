@@ -152,10 +152,14 @@ impl WebhookQueries for PgStore {
     fn update_webhook(&self, w: &Webhook) -> StoreResult<()> {
         self.run(|s| {
             s.execute(
-                "UPDATE webhooks SET url = $2, events = $3, is_active = $4, fail_count = $5,
+                concat!(
+                    "UPDATE webhooks SET url = $2, events = $3, is_active = $4, fail_count = $5,
                     updated_at = $6, full_access = $7, profile_ids = $8,
-                    disabled_reason = CASE WHEN $4 THEN NULL ELSE disabled_reason END
-                 WHERE id = $1",
+                    ",
+                    keyhook_core::enable_clears_reason_sql!("$4"),
+                    "
+                 WHERE id = $1"
+                ),
                 &[
                     &w.id,
                     &w.url,

@@ -90,8 +90,13 @@ impl AuditQueries for Conn {
 
     fn prune_audit(&self, before: Timestamp, limit: usize) -> StoreResult<u64> {
         self.prune(
-            "DELETE FROM audit_log WHERE id IN (
-                SELECT id FROM audit_log WHERE at < ?1 ORDER BY at, id LIMIT ?2)",
+            concat!(
+                "DELETE FROM audit_log WHERE id IN (
+                SELECT id FROM audit_log WHERE ",
+                keyhook_core::before_sql!("at", "?1"),
+                " ORDER BY",
+                " at, id LIMIT ?2)"
+            ),
             before,
             limit,
         )

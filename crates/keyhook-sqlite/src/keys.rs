@@ -165,8 +165,13 @@ impl KeyQueries for Conn {
             let mut stmt = self.0.prepare_cached(concat!(
                 "SELECT ",
                 columns!(),
-                " FROM api_keys WHERE user_id = ?1 AND expires_at IS NOT NULL AND expires_at < ?2
+                concat!(
+                    " FROM api_keys WHERE user_id = ?1 AND ",
+                    "expires_at IS NOT NULL AND ",
+                    keyhook_core::before_sql!("expires_at", "?2"),
+                    "
                  ORDER BY expires_at, id"
+                )
             ))?;
             let rows = stmt.query_map(params![user, cutoff.0], from_row)?;
             Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -223,10 +228,11 @@ impl KeyQueries for Conn {
     fn set_key_last_used(&self, id: &str, at: Timestamp) -> StoreResult<()> {
         sql(|| {
             self.waiting_at_most(std::time::Duration::from_millis(100), |c| {
-                c.prepare_cached(
+                c.prepare_cached(concat!(
                     "UPDATE api_keys SET last_used_at = ?2
-                     WHERE id = ?1 AND (last_used_at IS NULL OR last_used_at < ?2)",
-                )?
+                     WHERE id = ?1 AND ",
+                    keyhook_core::last_used_moves_sql!("?2")
+                ))?
                 .execute(params![id, at.0])
             })?;
             Ok(())

@@ -16,22 +16,18 @@ macro_rules! new_delivery_id {
     };
 }
 
-/// `keyhook_core::auth::covers` in SQL, the one place this backend states it: the webhook
-/// `$w` (a table alias) is full-access, or its `profile_ids` hold the event's profile
-/// `$profile` (an expression; NULL for a user-wide event, which no list holds). Used where
-/// deliveries are queued in bulk (`enqueue_deliveries`, `enqueue_replay`); the core's
-/// `tests/scope.rs` checks that what they queue is what `covers` says.
-macro_rules! scope_match {
-    ($w:literal, $profile:literal) => {
-        concat!(
-            "(",
-            $w,
-            ".full_access = 1 OR EXISTS (SELECT 1 FROM json_each(",
-            $w,
-            ".profile_ids) WHERE value = ",
-            $profile,
-            "))"
-        )
+/// SQLite's side of the core's rule fragments (`keyhook_core::store::sql`): a boolean is
+/// an integer, a list is a JSON text read with `json_each`, and rows are inserted in `rowid`
+/// order. No rule is written here: only how this dialect spells the core's.
+macro_rules! dialect {
+    (flag $($c:literal)+) => {
+        concat!($($c,)+ " = 1")
+    };
+    (json_has ($($l:literal)+) ($($v:literal)+)) => {
+        concat!("EXISTS (SELECT 1 FROM json_each(", $($l,)+ ") WHERE value = ", $($v,)+ ")")
+    };
+    (insertion_order $t:literal) => {
+        concat!($t, ".rowid")
     };
 }
 

@@ -32,7 +32,7 @@ impl OutboxQueries for Conn {
     }
 
     /// Queues the event for every active webhook of `user` subscribed to it whose scope
-    /// covers its profile (`scope_match!`); returns how many deliveries were queued.
+    /// covers its profile (`keyhook_core::receives_sql!`); returns how many deliveries were queued.
     fn enqueue_deliveries(
         &self,
         event_id: &str,
@@ -49,12 +49,14 @@ impl OutboxQueries for Conn {
                         next_attempt_at, created_at, updated_at)
                      SELECT ",
                     new_delivery_id!("?3"),
-                    ", ?1, w.id, 'pending', 0, ?3, ?3, ?3
+                    concat!(
+                        ", ?1, w.id, ",
+                        keyhook_core::pending_state_sql!(),
+                        ", 0, ?3, ?3, ?3
                      FROM webhooks w
-                     WHERE w.user_id = ?2 AND w.is_active = 1
-                       AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value = ?4)
-                       AND ",
-                    scope_match!("w", "?5")
+                     WHERE w.user_id = ?2 AND "
+                    ),
+                    keyhook_core::receives_sql!(dialect, "w", "?4", "?5")
                 ))?
                 .execute(params![event_id, user, now.0, event, profile])?)
         })
@@ -66,11 +68,11 @@ impl OutboxQueries for Conn {
         sql(|| {
             Ok(self
                 .0
-                .prepare_cached(
-                    "SELECT EXISTS (SELECT 1 FROM deliveries
-                     WHERE state = 'pending' AND next_attempt_at <= ?1
-                       AND (lease_until IS NULL OR lease_until <= ?1))",
-                )?
+                .prepare_cached(concat!(
+                    "SELECT EXISTS (SELECT 1 FROM deliveries WHERE ",
+                    keyhook_core::due_sql!("", "?1"),
+                    ")"
+                ))?
                 .query_row([now.0], |r| r.get(0))?)
         })
     }
@@ -84,17 +86,18 @@ impl OutboxQueries for Conn {
         lease_until: Timestamp,
     ) -> StoreResult<Vec<Claimed>> {
         sql(|| {
-            let mut stmt = self.0.prepare_cached(
+            let mut stmt = self.0.prepare_cached(concat!(
                 "SELECT d.id, d.event_id, e.event, e.payload, d.attempts, w.id, w.is_active,
                     e.profile_id, d.lease_until IS NOT NULL
                  FROM deliveries d
                  JOIN events e ON e.id = d.event_id
                  JOIN webhooks w ON w.id = d.webhook_id
-                 WHERE d.state = 'pending' AND d.next_attempt_at <= ?1
-                   AND (d.lease_until IS NULL OR d.lease_until <= ?1)
+                 WHERE ",
+                keyhook_core::due_sql!("d.", "?1"),
+                "
                  ORDER BY d.next_attempt_at
-                 LIMIT ?2",
-            )?;
+                 LIMIT ?2"
+            ))?;
             let claimed: Vec<Claimed> = stmt
                 .query_map(params![now.0, limit as i64], |r| {
                     Ok(Claimed {
@@ -155,10 +158,12 @@ impl OutboxQueries for Conn {
 
     fn renew_leases(&self, ids: &[&str], until: Timestamp) -> StoreResult<()> {
         sql(|| {
-            let mut renew = self.0.prepare_cached(
+            let mut renew = self.0.prepare_cached(concat!(
                 "UPDATE deliveries SET lease_until = ?2
-                 WHERE id = ?1 AND state = 'pending' AND lease_until IS NOT NULL",
-            )?;
+                 WHERE id = ?1 AND state = ",
+                keyhook_core::pending_state_sql!(),
+                " AND lease_until IS NOT NULL"
+            ))?;
             for id in ids {
                 renew.execute(params![id, until.0])?;
             }

@@ -21,9 +21,10 @@ impl OpsQueries for Conn {
         sql(|| {
             Ok(self
                 .0
-                .prepare_cached(
-                    "SELECT count(*), min(created_at) FROM deliveries WHERE state = 'pending'",
-                )?
+                .prepare_cached(concat!(
+                    "SELECT count(*), min(created_at) FROM deliveries WHERE state = ",
+                    keyhook_core::pending_state_sql!()
+                ))?
                 .query_row([], |r| {
                     Ok((
                         r.get::<_, i64>(0)?.max(0) as u64,

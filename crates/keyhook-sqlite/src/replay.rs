@@ -16,20 +16,21 @@ macro_rules! replay_insert {
                 next_attempt_at, created_at, updated_at)
              SELECT ",
             new_delivery_id!("?5"),
-            ", e.id, w.id, 'pending', 0, ?5, ?5, ?5
+            concat!(
+                ", e.id, w.id, ",
+                keyhook_core::pending_state_sql!(),
+                ", 0, ?5, ?5, ?5
              FROM webhooks w JOIN events e ON e.user_id = w.user_id
-             WHERE w.id = ?1 AND w.user_id = ?2 AND ",
+             WHERE w.id = ?1 AND w.user_id = ?2 AND "
+            ),
             $which,
-            " AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value = e.event)
-               AND ",
-            scope_match!("w", "e.profile_id"),
+            " AND ",
+            keyhook_core::subscribes_sql!(dialect, "w", "e.event"),
+            " AND ",
+            keyhook_core::covers_sql!(dialect, "w", "e.profile_id"),
+            " AND ",
+            keyhook_core::replay_failed_only_sql!(dialect, "?4", "w", "e"),
             "
-               AND (?4 = 0 OR (SELECT d.state FROM deliveries d
-                               WHERE d.event_id = e.id AND d.webhook_id = w.id
-                               ORDER BY d.created_at DESC, d.rowid DESC LIMIT 1)
-                              IN ",
-            keyhook_core::replayed_as_failed_sql!(),
-            ")
              LIMIT ?6"
         )
     };
@@ -43,8 +44,9 @@ macro_rules! replay_retry_now {
     ($which:literal) => {
         concat!(
             "UPDATE deliveries SET next_attempt_at = ?4, updated_at = ?4
-             WHERE webhook_id = ?1 AND state = 'pending' AND attempts > 0
-               AND (lease_until IS NULL OR lease_until <= ?4)
+             WHERE webhook_id = ?1 AND ",
+            keyhook_core::waiting_retry_sql!("", "?4"),
+            "
                AND event_id IN (SELECT e.id FROM events e WHERE e.user_id = ?2 AND ",
             $which,
             ")"

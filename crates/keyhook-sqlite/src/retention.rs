@@ -31,9 +31,13 @@ impl Conn {
 impl RetentionQueries for Conn {
     fn prune_attempts(&self, cutoff: Timestamp, limit: usize) -> StoreResult<u64> {
         self.prune(
-            "DELETE FROM delivery_attempts WHERE id IN (
-                SELECT id FROM delivery_attempts WHERE attempted_at < ?1
-                ORDER BY attempted_at LIMIT ?2)",
+            concat!(
+                "DELETE FROM delivery_attempts WHERE id IN (
+                SELECT id FROM delivery_attempts WHERE ",
+                keyhook_core::before_sql!("attempted_at", "?1"),
+                "
+                ORDER BY attempted_at LIMIT ?2)"
+            ),
             cutoff,
             limit,
         )
@@ -43,9 +47,9 @@ impl RetentionQueries for Conn {
         self.prune(
             concat!(
                 "DELETE FROM deliveries WHERE id IN (
-                SELECT id FROM deliveries WHERE state <> ",
-                keyhook_core::pending_state_sql!(),
-                " AND updated_at < ?1
+                SELECT id FROM deliveries WHERE ",
+                keyhook_core::prunable_delivery_sql!("?1"),
+                "
                 ORDER BY updated_at LIMIT ?2)"
             ),
             cutoff,
@@ -55,10 +59,13 @@ impl RetentionQueries for Conn {
 
     fn prune_events(&self, cutoff: Timestamp, limit: usize) -> StoreResult<u64> {
         self.prune(
-            "DELETE FROM events WHERE id IN (
-                SELECT e.id FROM events e WHERE e.created_at < ?1
-                  AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id)
-                ORDER BY e.created_at LIMIT ?2)",
+            concat!(
+                "DELETE FROM events WHERE id IN (
+                SELECT e.id FROM events e WHERE ",
+                keyhook_core::prunable_event_sql!("e", "?1"),
+                "
+                ORDER BY e.created_at LIMIT ?2)"
+            ),
             cutoff,
             limit,
         )

@@ -39,12 +39,14 @@ impl SecretQueries for Conn {
         sql(|| {
             Ok(self
                 .0
-                .prepare_cached(
+                .prepare_cached(concat!(
                     "SELECT is_active, url, secret,
-                        CASE WHEN previous_secret_expires_at > ?2 THEN previous_secret END,
+                        CASE WHEN ",
+                    keyhook_core::secret_in_grace_sql!("?2"),
+                    " THEN previous_secret END,
                         full_access, profile_ids
-                     FROM webhooks WHERE id = ?1",
-                )?
+                     FROM webhooks WHERE id = ?1"
+                ))?
                 .query_row(params![id, now.0], |r| {
                     let mut secrets = vec![r.get::<_, String>(2)?];
                     secrets.extend(r.get::<_, Option<String>>(3)?);
@@ -65,9 +67,11 @@ impl SecretQueries for Conn {
         sql(|| {
             Ok(self
                 .0
-                .prepare_cached(
-                    "SELECT EXISTS (SELECT 1 FROM webhooks WHERE previous_secret_expires_at <= ?1)",
-                )?
+                .prepare_cached(concat!(
+                    "SELECT EXISTS (SELECT 1 FROM webhooks WHERE ",
+                    keyhook_core::secret_expired_sql!("?1"),
+                    ")"
+                ))?
                 .query_row([now.0], |r| r.get(0))?)
         })
     }
@@ -76,10 +80,11 @@ impl SecretQueries for Conn {
         sql(|| {
             Ok(self
                 .0
-                .prepare_cached(
+                .prepare_cached(concat!(
                     "UPDATE webhooks SET previous_secret = NULL, previous_secret_expires_at = NULL
-                     WHERE previous_secret_expires_at <= ?1",
-                )?
+                     WHERE ",
+                    keyhook_core::secret_expired_sql!("?1")
+                ))?
                 .execute([now.0])?)
         })
     }

@@ -110,12 +110,14 @@ impl WebhookQueries for Conn {
     fn update_webhook(&self, w: &Webhook) -> StoreResult<()> {
         sql(|| {
             self.0
-                .prepare_cached(
+                .prepare_cached(concat!(
                     "UPDATE webhooks SET url = ?2, events = ?3, is_active = ?4, fail_count = ?5,
                         updated_at = ?6, full_access = ?7, profile_ids = ?8,
-                        disabled_reason = CASE WHEN ?4 THEN NULL ELSE disabled_reason END
-                     WHERE id = ?1",
-                )?
+                        ",
+                    keyhook_core::enable_clears_reason_sql!("?4"),
+                    "
+                     WHERE id = ?1"
+                ))?
                 .execute(params![
                     w.id,
                     w.url,

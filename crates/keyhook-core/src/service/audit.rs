@@ -11,7 +11,7 @@ use crate::auth::Scope;
 use crate::error::{Error, Result};
 use crate::model::{ApiKey, AuditEntry, Webhook};
 use crate::redact;
-use crate::store::{Conn, Store};
+use crate::store::{AuditQueries, Store};
 use crate::time::Timestamp;
 
 /// How many entries a listing shows when no limit is given.
@@ -161,7 +161,7 @@ pub fn union(a: Scope<'_>, b: Scope<'_>) -> (bool, Vec<String>) {
 
 /// Appends `entry`, at `at`, on `c`: call it inside the `Store::write` transaction of the
 /// change it records, so the two commit together.
-pub fn record(c: Conn<'_>, at: Timestamp, entry: &Entry) -> Result<()> {
+pub fn record(c: &(impl AuditQueries + ?Sized), at: Timestamp, entry: &Entry) -> Result<()> {
     // Belt and braces: whatever a caller put in the details, a key-shaped string or a URL's
     // password never reaches the table.
     let mut details = entry.details.clone();

@@ -8,7 +8,7 @@
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use crate::error::{Error, Result};
-use crate::store::{Conn, Store, StoreError};
+use crate::store::{CopyQueries, Store, StoreError};
 use crate::tables::{Cell, Table, TABLES};
 
 /// The most rows read and written at once.
@@ -103,7 +103,7 @@ pub fn run(source: &Store, target: &Store, progress: &mut dyn FnMut(Progress)) -
 }
 
 /// A target that holds any row is refused, naming the first table that does.
-fn refuse_non_empty(dst: Conn<'_>) -> Result<()> {
+fn refuse_non_empty(dst: &(impl CopyQueries + ?Sized)) -> Result<()> {
     for t in TABLES {
         let n = dst.count_rows(t)?;
         if n > 0 {
@@ -125,8 +125,8 @@ fn refuse_non_empty(dst: Conn<'_>) -> Result<()> {
 /// snapshot counted (a backend that dropped a row without an error would otherwise go
 /// unnoticed). Returns the rows copied.
 fn copy_table(
-    src: Conn<'_>,
-    dst: Conn<'_>,
+    src: &(impl CopyQueries + ?Sized),
+    dst: &(impl CopyQueries + ?Sized),
     t: &'static Table,
     total: u64,
     progress: &mut dyn FnMut(Progress),

@@ -27,6 +27,9 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
+mod suite;
+pub use suite::{on_postgres, run_again_on_postgres, BACKEND_VAR};
+
 /// The superuser of every cluster, and the user in every URL.
 pub const USER: &str = "keyhook";
 

@@ -1,26 +1,27 @@
-//! The same calls, with the same arguments, on SQLite and on PostgreSQL give the same
-//! answers: every method of `Queries`, in and out of a write transaction, ordering and
-//! ties, prefixes with pattern characters, the failure count and its threshold, the outbox.
-//! Then `db copy`'s batches move everything from one to the other and back unchanged.
-
-mod common;
+//! The same calls, with the same arguments, on every backend give the answers they give on
+//! the reference backend (SQLite): every method of `Queries`, in and out of a write
+//! transaction, ordering and ties, prefixes with pattern characters, the failure count and
+//! its threshold, the outbox. Then `db copy`'s batches move everything from the reference to
+//! the backend and back unchanged.
 
 use keyhook_core::model::{ApiKey, Permission, Webhook};
 use keyhook_core::service::webhooks::record_attempt;
 use keyhook_core::store::{AttemptRecord, Backend, DeliveryState, ReplaySelection, Store};
 use keyhook_core::tables::{Cell, TABLES};
 use keyhook_core::time::Timestamp;
-use keyhook_sqlite::SqliteStore;
+
+use crate::support::{Kind, BACKENDS};
 
 const T: i64 = 1_800_000_000_000;
 
-fn sqlite() -> (tempfile::TempDir, Box<Store>) {
-    let dir = tempfile::tempdir().unwrap();
-    let s = SqliteStore::open(&dir.path().join("k.db")).unwrap();
-    (dir, Box::new(s))
+/// A fresh database of the reference backend, the first of [`BACKENDS`].
+fn reference() -> crate::support::Db {
+    BACKENDS[0]
+        .db()
+        .expect("the reference backend runs everywhere")
 }
 
-fn key(id: &str, user: &str, prefix: &str, created: i64) -> ApiKey {
+pub fn key(id: &str, user: &str, prefix: &str, created: i64) -> ApiKey {
     ApiKey {
         id: id.into(),
         user_id: user.into(),
@@ -219,7 +220,7 @@ fn exercise(s: &Store) -> Vec<String> {
             c.enqueue_deliveries("evt_2", "u", "nothing.subscribes", None, Timestamp(T + 5))?,
         ))
     }));
-    // The matching rule (`scope_match!`): an event of p2 reaches the full-access webhooks and
+    // The matching rule (`keyhook_core::covers_sql!`): an event of p2 reaches the full-access webhooks and
     // abe-6, one of p3 only the full-access ones, a user-wide one too.
     note!(s.write(|c| {
         let mut n = Vec::new();
@@ -366,12 +367,11 @@ fn exercise(s: &Store) -> Vec<String> {
     out
 }
 
-#[test]
-fn every_query_answers_as_on_sqlite() {
-    let db = database_or_skip!();
-    let (_dir, lite) = sqlite();
-    let pg = common::store(&db);
-    same(exercise(&pg), exercise(&lite));
+/// Every query answers on `kind` as on the reference.
+pub fn every_query_answers_as_on_the_reference(kind: &Kind) {
+    let Some(db) = kind.db() else { return };
+    let reference = reference();
+    same(exercise(&db.store()), exercise(&reference.store()));
 }
 
 /// The two transcripts, compared line by line so that a failure shows the first call that
@@ -388,7 +388,10 @@ fn same(got: Vec<String>, want: Vec<String>) {
 /// byte for byte (`COLLATE "C"`), so lists, ties and pages still come in SQLite's order.
 #[test]
 fn every_query_answers_as_on_sqlite_whatever_the_default_collation() {
-    let db = database_or_skip!();
+    // PostgreSQL's own: SQLite has no default collation to choose.
+    let Some(db) = test_postgres::database() else {
+        return;
+    };
     let cluster = db.cluster();
     let name = format!("{}_icu", db.name());
     cluster
@@ -405,8 +408,8 @@ fn every_query_answers_as_on_sqlite_whatever_the_default_collation() {
             .unwrap()
             .connect()
             .unwrap();
-        let (_dir, lite) = sqlite();
-        same(exercise(&pg), exercise(&lite));
+        let lite = reference();
+        same(exercise(&pg), exercise(&lite.store()));
     });
     let _ = cluster.sql("postgres", &format!("DROP DATABASE {name} WITH (FORCE)"));
     if let Err(panic) = result {
@@ -448,15 +451,15 @@ fn copy(from: &Store, to: &Store) {
     }
 }
 
-/// SQLite to PostgreSQL and back, in batches: every row of every table arrives unchanged
-/// (booleans, blobs, nulls, ids) and pages in the same order; the attempt ids' sequence is
-/// moved past the copied ids.
-#[test]
-fn db_copy_batches_move_every_row_unchanged_both_ways() {
-    let db = database_or_skip!();
-    let (_dir, lite) = sqlite();
+/// The reference (SQLite) to the backend and back, in batches: every row of every table
+/// arrives unchanged (booleans, blobs, nulls, ids) and pages in the same order; the attempt
+/// ids' sequence (PostgreSQL) is moved past the copied ids.
+pub fn db_copy_batches_move_every_row_unchanged_both_ways(kind: &Kind) {
+    let Some(db) = kind.db() else { return };
+    let (reference, back) = (reference(), reference());
+    let lite = reference.store();
     exercise(&lite);
-    let pg = common::store(&db);
+    let pg = db.store();
     copy(&lite, &pg);
     let source = dump(&lite);
     assert!(source.iter().all(|rows| !rows.is_empty()));
@@ -467,11 +470,11 @@ fn db_copy_batches_move_every_row_unchanged_both_ways() {
             lite.conn().count_rows(t).unwrap()
         );
     }
-    let (_dir2, back) = sqlite();
+    let back = back.store();
     copy(&pg, &back);
     assert_eq!(dump(&back), source);
 
-    // The next attempt logged on PostgreSQL gets the id after the largest copied one.
+    // The next attempt logged on the backend gets the id after the largest copied one.
     let last_id = |s: &Store| s.conn().attempts("abc-1", 1).unwrap()[0].id;
     let copied = last_id(&pg);
     pg.write(|c| record_attempt(c, &attempt("abc-1", true, T + 500), 3))

@@ -1,0 +1,311 @@
+//! The rules a backend has to run inside its SQL (for atomicity or for speed: the bulk
+//! enqueue, the claim, replay's `INSERT … SELECT`, retention's batch deletes), written once
+//! here as `concat!`-able fragments that both backends splice into their statements. A
+//! backend writes no rule of its own: it names its placeholders and its dialect, and the
+//! core's fragment says what is selected. The store's contract suite
+//! (`crates/keyhook-core/tests/contract`) runs the same cases through every backend and
+//! checks that they agree with each other and with the core's rule in Rust.
+//!
+//! # Dialects
+//!
+//! Where the two SQL dialects differ, a fragment takes the backend's dialect as the name of
+//! a macro `$d` with these arms (`keyhook-sqlite` and `keyhook-postgres` each define one,
+//! `dialect!`, in their `lib.rs`):
+//!
+//! - `$d!(flag LIT...)`: the boolean column (or parameter) the literals spell is true;
+//! - `$d!(json_has (LIT...) (LIT...))`: the JSON array of strings the first literals spell
+//!   holds the value the second spell;
+//! - `$d!(insertion_order LIT)`: the column of table alias `LIT` that orders its rows as they
+//!   were inserted (the tie-break of "the newest").
+//!
+//! Placeholders (`?1`, `$1`) and table aliases are literals the backend passes; the
+//! fragments never see input, only constants.
+
+/// [`DeliveryState::Pending`](crate::store::DeliveryState::Pending) as an SQL literal: the
+/// state a queued delivery is inserted in, the one the outbox takes and counts from. Retention deletes a delivery only when `state <> ` this (every state of
+/// [`DeliveryState::FINISHED`](crate::store::DeliveryState::FINISHED); written so, the
+/// statement matches the `deliveries_finished` partial index). `store::sql::tests` checks
+/// that it renders the enum.
+#[macro_export]
+macro_rules! pending_state_sql {
+    () => {
+        "'pending'"
+    };
+}
+
+/// [`DeliveryState::REPLAYED_AS_FAILED`](crate::store::DeliveryState::REPLAYED_AS_FAILED) as
+/// an SQL list literal (`replay --failed-only`: a delivery whose latest copy is in one of
+/// these is replayed). Checked like [`pending_state_sql`].
+#[macro_export]
+macro_rules! replayed_as_failed_sql {
+    () => {
+        "('failed', 'cancelled')"
+    };
+}
+
+/// [`crate::auth::covers`] in SQL: the webhook `$w` (a table alias) is full-access, or its
+/// `profile_ids` hold the event's profile `$profile` (an expression; NULL for a user-wide
+/// event, which no list holds).
+#[macro_export]
+macro_rules! covers_sql {
+    ($d:ident, $w:literal, $profile:literal) => {
+        concat!(
+            "(",
+            $d!(flag $w ".full_access"),
+            " OR ",
+            $d!(json_has ($w ".profile_ids") ($profile)),
+            ")"
+        )
+    };
+}
+
+/// The webhook `$w` subscribes to the event named `$event` (an expression).
+#[macro_export]
+macro_rules! subscribes_sql {
+    ($d:ident, $w:literal, $event:literal) => {
+        $d!(json_has ($w ".events") ($event))
+    };
+}
+
+/// The outbox's enqueue: the webhook `$w` gets a delivery of the event `$event` about
+/// `$profile`: it is active, subscribes to the event, and its scope covers the profile.
+#[macro_export]
+macro_rules! receives_sql {
+    ($d:ident, $w:literal, $event:literal, $profile:literal) => {
+        concat!(
+            $d!(flag $w ".is_active"),
+            " AND ",
+            $crate::subscribes_sql!($d, $w, $event),
+            " AND ",
+            $crate::covers_sql!($d, $w, $profile)
+        )
+    };
+}
+
+/// `replay --failed-only`: unless the parameter `$failed_only` is false, the newest
+/// delivery of the event `$e` (a table alias) to the webhook `$w` (newest by `created_at`,
+/// then by insertion) ended in one of [`replayed_as_failed_sql`]'s states.
+#[macro_export]
+macro_rules! replay_failed_only_sql {
+    ($d:ident, $failed_only:literal, $w:literal, $e:literal) => {
+        concat!(
+            "(NOT (",
+            $d!(flag $failed_only),
+            ") OR (SELECT d.state FROM deliveries d WHERE d.event_id = ",
+            $e,
+            ".id AND d.webhook_id = ",
+            $w,
+            ".id ORDER BY d.created_at DESC, ",
+            $d!(insertion_order "d"),
+            " DESC LIMIT 1) IN ",
+            $crate::replayed_as_failed_sql!(),
+            ")"
+        )
+    };
+}
+
+/// A delivery's lease is free at `$now`: never leased, or its lease has run out (a lease
+/// ending at `$now` has run out). `$t` prefixes the columns (`"d."` or `""`).
+#[macro_export]
+macro_rules! lease_free_sql {
+    ($t:literal, $now:literal) => {
+        concat!(
+            "(",
+            $t,
+            "lease_until IS NULL OR ",
+            $t,
+            "lease_until <= ",
+            $now,
+            ")"
+        )
+    };
+}
+
+/// A delivery is due at `$now`: pending, its next attempt at or before `$now`, and not
+/// leased ([`lease_free_sql`]): what `any_due` asks and `claim_due` takes.
+#[macro_export]
+macro_rules! due_sql {
+    ($t:literal, $now:literal) => {
+        concat!(
+            $t,
+            "state = ",
+            $crate::pending_state_sql!(),
+            " AND ",
+            $t,
+            "next_attempt_at <= ",
+            $now,
+            " AND ",
+            $crate::lease_free_sql!($t, $now)
+        )
+    };
+}
+
+/// A delivery that has failed and waits for its next retry, not leased at `$now`: what
+/// `replay --failed-only` makes due now instead of queueing a second copy.
+#[macro_export]
+macro_rules! waiting_retry_sql {
+    ($t:literal, $now:literal) => {
+        concat!(
+            $t,
+            "state = ",
+            $crate::pending_state_sql!(),
+            " AND ",
+            $t,
+            "attempts > 0 AND ",
+            $crate::lease_free_sql!($t, $now)
+        )
+    };
+}
+
+/// Older than a cutoff, for retention and pruning: the column `$col` is strictly before
+/// `$cutoff` (a row stamped at the cutoff is kept).
+#[macro_export]
+macro_rules! before_sql {
+    ($col:literal, $cutoff:literal) => {
+        concat!($col, " < ", $cutoff)
+    };
+    (($($col:literal)+), $cutoff:literal) => {
+        concat!($($col,)+ " < ", $cutoff)
+    };
+}
+
+/// The deliveries retention may delete: finished (not [`pending_state_sql`]) before
+/// `$cutoff`; a pending delivery never, however old.
+#[macro_export]
+macro_rules! prunable_delivery_sql {
+    ($cutoff:literal) => {
+        concat!(
+            "state <> ",
+            $crate::pending_state_sql!(),
+            " AND ",
+            $crate::before_sql!("updated_at", $cutoff)
+        )
+    };
+}
+
+/// The events (table alias `$e`) retention may delete: created before `$cutoff` and no
+/// longer referred to by any delivery (so never one with a pending delivery, nor one whose
+/// delivery is still kept).
+#[macro_export]
+macro_rules! prunable_event_sql {
+    ($e:literal, $cutoff:literal) => {
+        concat!(
+            $crate::before_sql!(($e ".created_at"), $cutoff),
+            " AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = ",
+            $e,
+            ".id)"
+        )
+    };
+}
+
+/// A webhook's previous secret has reached the end of its grace period at `$now` (a grace
+/// ending at `$now` has ended): it is no longer signed with, and may be dropped.
+#[macro_export]
+macro_rules! secret_expired_sql {
+    ($now:literal) => {
+        concat!("previous_secret_expires_at <= ", $now)
+    };
+}
+
+/// A webhook's previous secret is still in its grace period at `$now`: the negation of
+/// [`secret_expired_sql`] (false too when there is none).
+#[macro_export]
+macro_rules! secret_in_grace_sql {
+    ($now:literal) => {
+        concat!("previous_secret_expires_at > ", $now)
+    };
+}
+
+/// An idempotency record (columns prefixed `$t`) is stale at `$stale_before`: created at or
+/// before it, so a new event may take its key.
+#[macro_export]
+macro_rules! idempotency_stale_sql {
+    ($t:literal, $stale_before:literal) => {
+        concat!($t, "created_at <= ", $stale_before)
+    };
+}
+
+/// A use at `$at` moves a key's `last_used_at` only forward.
+#[macro_export]
+macro_rules! last_used_moves_sql {
+    ($at:literal) => {
+        concat!("(last_used_at IS NULL OR last_used_at < ", $at, ")")
+    };
+}
+
+/// The disable reason is sticky until an enable: an update whose `is_active` parameter
+/// `$active` is true clears `disabled_reason`; any other keeps it. The SET clause.
+#[macro_export]
+macro_rules! enable_clears_reason_sql {
+    ($active:literal) => {
+        concat!(
+            "disabled_reason = CASE WHEN ",
+            $active,
+            " THEN NULL ELSE disabled_reason END"
+        )
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::store::DeliveryState;
+
+    /// A dialect for reading the fragments: what each arm was given, bracketed.
+    macro_rules! shown {
+        (flag $($c:literal)+) => { concat!("FLAG[", $($c,)+ "]") };
+        (json_has ($($l:literal)+) ($($v:literal)+)) => {
+            concat!("HAS[", $($l,)+ " ", $($v,)+ "]")
+        };
+        (insertion_order $t:literal) => { concat!("ORDER[", $t, "]") };
+    }
+
+    /// The SQL lists both backends splice into their statements are the core's sets.
+    #[test]
+    fn state_lists_render_the_cores_sets() {
+        assert_eq!(
+            crate::pending_state_sql!(),
+            format!("'{}'", DeliveryState::Pending.as_str())
+        );
+        assert_eq!(
+            crate::replayed_as_failed_sql!(),
+            DeliveryState::sql_list(&DeliveryState::REPLAYED_AS_FAILED)
+        );
+        // FINISHED is every state but pending (what `state <> 'pending'` selects): retention
+        // never deletes a queued delivery.
+        let unfinished: Vec<_> = DeliveryState::ALL
+            .into_iter()
+            .filter(|s| !DeliveryState::FINISHED.contains(s))
+            .collect();
+        assert_eq!(unfinished, [DeliveryState::Pending]);
+    }
+
+    /// The fragments state the rules as documented, through whatever dialect is given.
+    #[test]
+    fn fragments_state_the_rules_through_the_dialect() {
+        assert_eq!(
+            crate::receives_sql!(shown, "w", "?4", "?5"),
+            "FLAG[w.is_active] AND HAS[w.events ?4] AND (FLAG[w.full_access] OR \
+             HAS[w.profile_ids ?5])"
+        );
+        assert_eq!(
+            crate::replay_failed_only_sql!(shown, "?4", "w", "e"),
+            "(NOT (FLAG[?4]) OR (SELECT d.state FROM deliveries d WHERE d.event_id = e.id \
+             AND d.webhook_id = w.id ORDER BY d.created_at DESC, ORDER[d] DESC LIMIT 1) IN \
+             ('failed', 'cancelled'))"
+        );
+        assert_eq!(
+            crate::due_sql!("d.", "?1"),
+            "d.state = 'pending' AND d.next_attempt_at <= ?1 AND (d.lease_until IS NULL OR \
+             d.lease_until <= ?1)"
+        );
+        assert_eq!(
+            crate::prunable_event_sql!("e", "?1"),
+            "e.created_at < ?1 AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = \
+             e.id)"
+        );
+        assert_eq!(
+            crate::prunable_delivery_sql!("$1"),
+            "state <> 'pending' AND updated_at < $1"
+        );
+    }
+}

@@ -1,0 +1,75 @@
+//! The store's contract, one story for every backend (as atuin's `crates/tests-database`):
+//! each case below is a function of a backend ([`support::Kind`]), and `contract!` makes it
+//! one test per backend, `sqlite::semantics::…`, `postgres::semantics::…`, all in this one
+//! test process. A third backend is one more `name => support::KIND` line in `backends`
+//! (and its `Kind` in `tests/support`).
+//!
+//! - `semantics`: every method of `Queries`, in and out of a write transaction, answers on
+//!   each backend as on the reference (the first of `support::BACKENDS`, SQLite); `db copy`'s
+//!   batches move every row to the backend and back unchanged.
+//! - `rules`: the rules the backends run in SQL (`keyhook_core::store::sql`: the enqueue,
+//!   replay `--failed-only`, retention, the claim's and the grace period's boundaries, the
+//!   sticky disable reason) select on every backend what the core's rule in Rust selects.
+//! - `concurrency`: the rules that hold under concurrent writers from several instances
+//!   (the webhook limit, the claim, failCount, revocation, lastUsedAt).
+//!
+//! A backend that cannot run on this machine (no PostgreSQL, outside CI) prints why and its
+//! cases pass without running; under `CI=true` they fail.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod concurrency;
+mod rules;
+mod semantics;
+
+/// One `#[test]` per backend and case: `contract! { backends { name => KIND, … } cases {
+/// module: [case, …], … } }` calls `module::case(&KIND)` in a test `name::module::case`.
+macro_rules! contract {
+    (backends { $($b:ident => $kind:path),* $(,)? } cases $cases:tt) => {
+        $( contract!(@backend $b, $kind, $cases); )*
+    };
+    (@backend $b:ident, $kind:path, { $($m:ident: [$($case:ident),* $(,)?]),* $(,)? }) => {
+        mod $b {
+            $(
+                mod $m {
+                    $(
+                        #[test]
+                        fn $case() {
+                            crate::$m::$case(&$kind)
+                        }
+                    )*
+                }
+            )*
+        }
+    };
+}
+
+contract! {
+    backends {
+        sqlite => crate::support::SQLITE,
+        postgres => crate::support::POSTGRES,
+    }
+    cases {
+        semantics: [
+            every_query_answers_as_on_the_reference,
+            db_copy_batches_move_every_row_unchanged_both_ways,
+        ],
+        rules: [
+            the_enqueue_reaches_the_webhooks_the_core_says,
+            replay_selects_what_the_core_says,
+            retention_deletes_what_the_core_says,
+            boundaries_fall_where_the_core_says,
+            an_enable_clears_the_disable_reason_and_nothing_else_does,
+        ],
+        concurrency: [
+            the_webhook_limit_holds_when_creates_race,
+            two_claimers_never_claim_the_same_delivery,
+            a_claim_skips_rows_another_claim_holds,
+            fail_count_is_exact_under_concurrent_attempts_and_edits,
+            the_tenth_consecutive_failure_disables_and_a_success_resets,
+            a_key_revoked_anywhere_is_refused_everywhere_at_once,
+            last_used_never_moves_back_and_never_waits_long,
+        ],
+    }
+}

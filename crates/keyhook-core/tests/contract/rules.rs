@@ -1,0 +1,541 @@
+//! The rules the backends run in SQL (`keyhook_core::store::sql`), a matrix of cases each,
+//! run through the backend's store: what it selects must be what the core's rule in Rust
+//! selects (`auth::covers`, `DeliveryState`'s sets, the boundaries the fragments state).
+//! Every backend is held to the same answer, so the backends agree with each other too;
+//! `semantics` compares their whole transcripts besides.
+
+use std::collections::BTreeSet;
+
+use keyhook_core::auth;
+use keyhook_core::model::{EventAccepted, Webhook};
+use keyhook_core::store::{
+    AttemptRecord, DeliveryState, FailCounter, ReplaySelection, Store, GONE_REASON,
+};
+use keyhook_core::tables::{Cell, Table, TABLES};
+use keyhook_core::time::Timestamp;
+
+use crate::support::Kind;
+
+const T: i64 = 1_800_000_000_000;
+const EVENTS: [&str; 2] = ["post.published", "post.deleted"];
+const PROFILES: [Option<&str>; 4] = [None, Some("p1"), Some("p2"), Some("p3")];
+
+fn hook(id: &str, events: &[&str], active: bool, profiles: Option<&[&str]>) -> Webhook {
+    Webhook {
+        id: id.into(),
+        user_id: "u".into(),
+        url: format!("https://example.com/{id}"),
+        events: events.iter().map(|e| e.to_string()).collect(),
+        full_access: profiles.is_none(),
+        profile_ids: profiles
+            .unwrap_or_default()
+            .iter()
+            .map(|p| p.to_string())
+            .collect(),
+        secret: format!("whsec_{id}"),
+        is_active: active,
+        fail_count: 0,
+        created_at: Timestamp(T),
+        updated_at: Timestamp(T),
+    }
+}
+
+/// Webhooks of every combination: subscribed to one event, the other or both; active or
+/// not; full access, one profile, two, or a profile no event has; and one of another user.
+fn hooks() -> Vec<Webhook> {
+    let subscriptions: [&[&str]; 3] = [&EVENTS[..1], &EVENTS[1..], &EVENTS];
+    let scopes: [Option<&[&str]>; 4] = [None, Some(&["p1"]), Some(&["p1", "p2"]), Some(&["p9"])];
+    let mut all = Vec::new();
+    for (i, events) in subscriptions.iter().enumerate() {
+        for (j, scope) in scopes.iter().enumerate() {
+            for active in [true, false] {
+                let id = format!("w{i}{j}{}", u8::from(active));
+                all.push(hook(&id, events, active, *scope));
+            }
+        }
+    }
+    let mut other = hook("x", &EVENTS, true, None);
+    other.user_id = "v".into();
+    all.push(other);
+    all
+}
+
+/// `w` subscribes to `event` and its scope covers `profile`: the core's rule.
+fn matches(w: &Webhook, event: &str, profile: Option<&str>) -> bool {
+    w.events.iter().any(|e| e == event)
+        && auth::covers(w.scope(), profile.map(String::from).as_ref())
+}
+
+fn table(name: &str) -> &'static Table {
+    TABLES.iter().find(|t| t.name == name).expect("a table")
+}
+
+fn text(c: &Cell) -> String {
+    match c {
+        Cell::Text(s) => s.clone(),
+        other => panic!("not text: {other:?}"),
+    }
+}
+
+fn int(c: &Cell) -> Option<i64> {
+    match c {
+        Cell::Int(i) => Some(*i),
+        Cell::Null => None,
+        other => panic!("not an integer: {other:?}"),
+    }
+}
+
+/// Every delivery as (id, event, webhook, state, next attempt), sorted.
+fn deliveries(s: &Store) -> BTreeSet<(String, String, String, String, Option<i64>)> {
+    s.conn()
+        .read_rows(table("deliveries"), None, usize::MAX)
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                text(&r[0]),
+                text(&r[1]),
+                text(&r[2]),
+                text(&r[3]),
+                int(&r[5]),
+            )
+        })
+        .collect()
+}
+
+/// A delivery row as `write_rows` takes it: the given state, attempts, lease and times.
+struct Row<'a> {
+    id: &'a str,
+    event: &'a str,
+    webhook: &'a str,
+    state: DeliveryState,
+    attempts: i64,
+    lease_until: Option<i64>,
+    created_at: i64,
+}
+
+fn put(s: &Store, rows: &[Row<'_>]) {
+    let cells: Vec<Vec<Cell>> = rows
+        .iter()
+        .map(|r| {
+            vec![
+                Cell::Text(r.id.into()),
+                Cell::Text(r.event.into()),
+                Cell::Text(r.webhook.into()),
+                Cell::Text(r.state.as_str().into()),
+                Cell::Int(r.attempts),
+                Cell::Int(T + 1_000_000),
+                r.lease_until.map_or(Cell::Null, Cell::Int),
+                Cell::Int(r.created_at),
+                Cell::Int(r.created_at),
+            ]
+        })
+        .collect();
+    s.write(|c| Ok(c.write_rows(table("deliveries"), &cells)?))
+        .unwrap();
+}
+
+/// The outbox's enqueue: an event of each name and profile reaches exactly the active
+/// webhooks of its user that subscribe to it and whose scope covers its profile.
+pub fn the_enqueue_reaches_the_webhooks_the_core_says(kind: &Kind) {
+    let Some(db) = kind.db() else { return };
+    let s = db.store();
+    let hooks = hooks();
+    s.write(|c| {
+        for w in &hooks {
+            c.insert_webhook(w)?;
+        }
+        Ok(())
+    })
+    .unwrap();
+    let mut want = BTreeSet::new();
+    for (i, event) in EVENTS.iter().enumerate() {
+        for (j, profile) in PROFILES.iter().enumerate() {
+            let id = format!("evt_{i}{j}");
+            let queued = s
+                .write(|c| {
+                    c.insert_event(&id, "u", event, *profile, b"{}", Timestamp(T))?;
+                    Ok(c.enqueue_deliveries(&id, "u", event, *profile, Timestamp(T))?)
+                })
+                .unwrap();
+            let reached: Vec<&Webhook> = hooks
+                .iter()
+                .filter(|w| w.user_id == "u" && w.is_active && matches(w, event, *profile))
+                .collect();
+            assert_eq!(queued, reached.len(), "{event} of {profile:?}");
+            for w in reached {
+                want.insert((id.clone(), w.id.clone(), "pending".to_string(), Some(T)));
+            }
+        }
+    }
+    assert!(want.len() > 10, "the matrix reaches some webhooks");
+    let got: BTreeSet<_> = deliveries(&s)
+        .into_iter()
+        .map(|(_, e, w, st, next)| (e, w, st, next))
+        .collect();
+    assert_eq!(got, want);
+}
+
+/// The histories a replay looks at: for each, the deliveries (state, attempts, lease) of one
+/// event to the webhook, oldest first.
+const HISTORIES: &[&[(DeliveryState, i64, Option<i64>)]] = &[
+    &[],
+    &[(DeliveryState::Failed, 5, None)],
+    &[(DeliveryState::Cancelled, 0, None)],
+    &[(DeliveryState::Delivered, 1, None)],
+    &[
+        (DeliveryState::Failed, 5, None),
+        (DeliveryState::Delivered, 1, None),
+    ],
+    &[
+        (DeliveryState::Delivered, 1, None),
+        (DeliveryState::Failed, 5, None),
+    ],
+    // Pending: new, waiting for a retry, in flight (leased), and leased until just now.
+    &[(DeliveryState::Pending, 0, None)],
+    &[(DeliveryState::Pending, 2, None)],
+    &[(DeliveryState::Pending, 2, Some(T + 10_000_000))],
+    &[(DeliveryState::Pending, 2, Some(T + 500))],
+];
+
+/// `replay` and `replay --failed-only` for webhooks of several scopes and subscriptions,
+/// over events of both names, every profile and every history: queued are the events the
+/// webhook subscribes to and covers, created since `since` (with `--failed-only`, only those
+/// whose newest delivery is in `DeliveryState::REPLAYED_AS_FAILED`), and with
+/// `--failed-only` the retries waiting unleased are made due now instead.
+pub fn replay_selects_what_the_core_says(kind: &Kind) {
+    let now = T + 500;
+    let since = T;
+    for target in ["w001", "w011", "w201", "w220"] {
+        for failed_only in [false, true] {
+            let Some(db) = kind.db() else { return };
+            let s = db.store();
+            let hooks = hooks();
+            let w = hooks.iter().find(|w| w.id == target).unwrap();
+            let (mut events, mut rows) = (Vec::new(), Vec::new());
+            let (mut want_new, mut want_moved) = (BTreeSet::new(), BTreeSet::new());
+            for (i, event) in EVENTS.iter().enumerate() {
+                for (j, profile) in PROFILES.iter().enumerate() {
+                    for (h, history) in HISTORIES.iter().enumerate() {
+                        // An event from before `since` is never replayed nor retried.
+                        for (old, created) in [(false, T + 1), (true, T - 1)] {
+                            let id = format!("evt_{i}{j}{h:02}{}", u8::from(old));
+                            for (k, (state, attempts, lease)) in history.iter().enumerate() {
+                                rows.push((id.clone(), k as i64, *state, *attempts, *lease));
+                                let waiting = *state == DeliveryState::Pending
+                                    && *attempts > 0
+                                    && lease.is_none_or(|l| l <= now);
+                                if failed_only && waiting && !old {
+                                    want_moved.insert(id.clone());
+                                }
+                            }
+                            let newest = history.last().map(|(st, _, _)| *st);
+                            let chosen = matches(w, event, *profile)
+                                && (!failed_only
+                                    || newest.is_some_and(|st| {
+                                        DeliveryState::REPLAYED_AS_FAILED.contains(&st)
+                                    }));
+                            if chosen && !old {
+                                want_new.insert(id.clone());
+                            }
+                            events.push((id, *event, *profile, created));
+                        }
+                    }
+                }
+            }
+            s.write(|c| {
+                c.insert_webhook(w)?;
+                for (id, event, profile, created) in &events {
+                    c.insert_event(id, "u", event, *profile, b"{}", Timestamp(*created))?;
+                }
+                Ok(())
+            })
+            .unwrap();
+            let ids: Vec<String> = (0..rows.len()).map(|n| format!("dlv_{n:08}")).collect();
+            let put_rows: Vec<Row<'_>> = rows
+                .iter()
+                .zip(&ids)
+                .map(|((event, k, state, attempts, lease), id)| Row {
+                    id,
+                    event,
+                    webhook: target,
+                    state: *state,
+                    attempts: *attempts,
+                    lease_until: *lease,
+                    created_at: T + 10 + k,
+                })
+                .collect();
+            put(&s, &put_rows);
+            let before = deliveries(&s);
+            let sel = ReplaySelection {
+                webhook_id: target,
+                user: "u",
+                since: Timestamp(since),
+                event_id: None,
+                failed_only,
+            };
+            let queued = s
+                .write(|c| Ok(c.enqueue_replay(&sel, Timestamp(now), 100_000)?))
+                .unwrap();
+            let after = deliveries(&s);
+            let old_ids: BTreeSet<&String> = before.iter().map(|d| &d.0).collect();
+            let new: BTreeSet<String> = after
+                .iter()
+                .filter(|d| !old_ids.contains(&d.0))
+                .inspect(|d| assert_eq!((d.3.as_str(), d.4), ("pending", Some(now))))
+                .map(|d| d.1.clone())
+                .collect();
+            let moved: BTreeSet<String> = after
+                .difference(&before)
+                .filter(|d| old_ids.contains(&d.0))
+                .map(|d| d.1.clone())
+                .collect();
+            let case = format!("{target} failed_only={failed_only}");
+            assert_eq!(after.len() - before.len(), want_new.len(), "{case}");
+            assert_eq!(new, want_new, "{case}: queued");
+            assert_eq!(moved, want_moved, "{case}: made due now");
+            assert_eq!(queued, want_new.len() + want_moved.len(), "{case}");
+            assert!(!want_new.is_empty(), "{case}: a real case");
+            assert_eq!(failed_only, !want_moved.is_empty(), "{case}");
+        }
+    }
+}
+
+/// Retention with the cutoff at `T`: attempts, deliveries and events stamped just before,
+/// at and just after it. Deleted are exactly the rows strictly before the cutoff, and of
+/// deliveries only the finished ones (`DeliveryState::FINISHED`), and of events only those
+/// no delivery refers to any more.
+pub fn retention_deletes_what_the_core_says(kind: &Kind) {
+    let Some(db) = kind.db() else { return };
+    let s = db.store();
+    let w = hook("w", &EVENTS, true, None);
+    let stamps = [T - 1, T, T + 1];
+    let mut rows = Vec::new();
+    s.write(|c| {
+        c.insert_webhook(&w)?;
+        for (i, at) in stamps.iter().enumerate() {
+            // An event with no delivery, and one per state.
+            c.insert_event(
+                &format!("evt_bare{i}"),
+                "u",
+                EVENTS[0],
+                None,
+                b"{}",
+                Timestamp(*at),
+            )?;
+            for state in DeliveryState::ALL {
+                let id = format!("evt_{i}_{}", state.as_str());
+                c.insert_event(&id, "u", EVENTS[0], None, b"{}", Timestamp(*at))?;
+                rows.push((format!("dlv_{i}_{}", state.as_str()), id, state, *at));
+            }
+            c.insert_attempt(&AttemptRecord {
+                webhook_id: "w",
+                delivery_id: None,
+                event_id: "evt_x",
+                event: "webhook.test",
+                attempt: 1,
+                attempted_at: Timestamp(*at),
+                delivered: i % 2 == 0,
+                status_code: 200,
+                status_text: "OK",
+                duration_ms: 1,
+                response_excerpt: "",
+            })?;
+        }
+        Ok(())
+    })
+    .unwrap();
+    let put_rows: Vec<Row<'_>> = rows
+        .iter()
+        .map(|(id, event, state, at)| Row {
+            id,
+            event,
+            webhook: "w",
+            state: *state,
+            attempts: 1,
+            lease_until: None,
+            created_at: *at,
+        })
+        .collect();
+    put(&s, &put_rows);
+    let cutoff = Timestamp(T);
+    let (attempts, dlvs) = s
+        .write(|c| {
+            Ok((
+                c.prune_attempts(cutoff, 1000)?,
+                c.prune_deliveries(cutoff, 1000)?,
+            ))
+        })
+        .unwrap();
+    let events = s.write(|c| Ok(c.prune_events(cutoff, 1000)?)).unwrap();
+    assert_eq!(attempts, 1, "the one attempt before the cutoff");
+    let kept: BTreeSet<String> = deliveries(&s).into_iter().map(|d| d.0).collect();
+    let want: BTreeSet<String> = rows
+        .iter()
+        .filter(|(_, _, state, at)| !(DeliveryState::FINISHED.contains(state) && *at < T))
+        .map(|r| r.0.clone())
+        .collect();
+    assert_eq!(dlvs as usize, rows.len() - want.len());
+    assert_eq!(kept, want);
+    // Before the cutoff: the bare event and those whose delivery went (three finished).
+    assert_eq!(events, 4);
+    let left: BTreeSet<String> = s
+        .conn()
+        .read_rows(table("events"), None, usize::MAX)
+        .unwrap()
+        .iter()
+        .map(|r| text(&r[0]))
+        .collect();
+    assert!(left.contains("evt_0_pending") && !left.contains("evt_0_failed"));
+    assert!(left.contains("evt_bare1") && !left.contains("evt_bare0"));
+    assert_eq!(s.conn().attempts("w", 10).unwrap().len(), 2);
+}
+
+/// Where the boundaries fall: a delivery due at `now` is due (and one at `now + 1` not); a
+/// lease ending at `now` is free; a grace period ending at `now` has ended; a key expiring
+/// at the cutoff is not expired before it; an idempotency record created at `stale_before`
+/// is stale.
+pub fn boundaries_fall_where_the_core_says(kind: &Kind) {
+    let Some(db) = kind.db() else { return };
+    let s = db.store();
+    let now = T + 100;
+    let w = hook("w", &EVENTS, true, None);
+    s.write(|c| {
+        c.insert_webhook(&w)?;
+        c.insert_event("evt_1", "u", EVENTS[0], None, b"{}", Timestamp(T))?;
+        Ok(())
+    })
+    .unwrap();
+    let due_at = |next: i64, lease: Option<i64>| {
+        let cells = vec![
+            Cell::Text(format!("dlv_{next}_{lease:?}")),
+            Cell::Text("evt_1".into()),
+            Cell::Text("w".into()),
+            Cell::Text("pending".into()),
+            Cell::Int(1),
+            Cell::Int(next),
+            lease.map_or(Cell::Null, Cell::Int),
+            Cell::Int(T),
+            Cell::Int(T),
+        ];
+        s.write(|c| {
+            c.write_rows(table("deliveries"), &[cells])?;
+            let due = c.any_due(Timestamp(now))?;
+            let claimed = c.claim_due(Timestamp(now), 10, Timestamp(now + 60_000))?;
+            Ok((due, claimed.len()))
+        })
+        .unwrap()
+    };
+    assert_eq!(due_at(now + 1, None), (false, 0));
+    assert_eq!(due_at(now, Some(now + 1)), (false, 0));
+    assert_eq!(due_at(now, None), (true, 1));
+    assert_eq!(due_at(now - 5, Some(now)), (true, 1));
+
+    s.write(|c| {
+        Ok(c.set_secret(
+            "w",
+            "whsec_new",
+            Some(("whsec_w", Timestamp(now))),
+            Timestamp(T),
+        )?)
+    })
+    .unwrap();
+    let secrets = |at: i64| {
+        s.conn()
+            .signing("w", Timestamp(at))
+            .unwrap()
+            .unwrap()
+            .secrets
+    };
+    assert_eq!(secrets(now - 1), ["whsec_new", "whsec_w"]);
+    assert_eq!(secrets(now), ["whsec_new"]);
+    assert!(!s.conn().any_expired_secret(Timestamp(now - 1)).unwrap());
+    assert!(s.conn().any_expired_secret(Timestamp(now)).unwrap());
+    assert_eq!(
+        s.write(|c| Ok(c.drop_expired_secrets(Timestamp(now - 1))?))
+            .unwrap(),
+        0
+    );
+    assert_eq!(
+        s.write(|c| Ok(c.drop_expired_secrets(Timestamp(now))?))
+            .unwrap(),
+        1
+    );
+
+    let mut k = crate::semantics::key("k1", "u", "kp_00000001", T);
+    k.expires_at = Some(Timestamp(now));
+    s.write(|c| Ok(c.insert_key(&k, "hash1")?)).unwrap();
+    assert!(s
+        .conn()
+        .keys_expired_before("u", Timestamp(now))
+        .unwrap()
+        .is_empty());
+    assert_eq!(
+        s.conn()
+            .keys_expired_before("u", Timestamp(now + 1))
+            .unwrap()
+            .len(),
+        1
+    );
+    s.conn().set_key_last_used("k1", Timestamp(now)).unwrap();
+    s.conn()
+        .set_key_last_used("k1", Timestamp(now - 1))
+        .unwrap();
+    assert_eq!(
+        s.conn().key_by_hash("hash1").unwrap().unwrap().last_used_at,
+        Some(Timestamp(now))
+    );
+
+    let accepted = |id: &str| EventAccepted {
+        id: id.into(),
+        event: EVENTS[0].into(),
+        profile_id: None,
+        created_at: Timestamp(T),
+        deliveries: 0,
+    };
+    let claim = |id: &str, stale_before: i64| {
+        s.write(|c| {
+            Ok(c.claim_idempotency_key("u", "k", &accepted(id), Timestamp(stale_before))?)
+        })
+        .unwrap()
+        .map(|e| e.id)
+    };
+    assert_eq!(claim("evt_a", 0), None);
+    assert_eq!(claim("evt_b", T - 1), Some("evt_a".into()), "fresh: kept");
+    assert_eq!(
+        claim("evt_c", T),
+        None,
+        "created at stale_before: stale, taken"
+    );
+}
+
+/// The reason a webhook was disabled stays through any update but one that enables it.
+pub fn an_enable_clears_the_disable_reason_and_nothing_else_does(kind: &Kind) {
+    let Some(db) = kind.db() else { return };
+    let s = db.store();
+    let mut w = hook("w", &EVENTS, true, None);
+    s.write(|c| {
+        c.insert_webhook(&w)?;
+        c.set_fail_counter(
+            "w",
+            &FailCounter {
+                user_id: "u".into(),
+                is_active: false,
+                fail_count: 1,
+                disabled_reason: Some(GONE_REASON.into()),
+                updated_at: Timestamp(T),
+            },
+        )?;
+        Ok(())
+    })
+    .unwrap();
+    let reason = || s.conn().disabled_reason("w").unwrap();
+    assert_eq!(reason().as_deref(), Some(GONE_REASON));
+    w.is_active = false;
+    w.url = "https://example.com/moved".into();
+    s.write(|c| Ok(c.update_webhook(&w)?)).unwrap();
+    assert_eq!(reason().as_deref(), Some(GONE_REASON), "an edit keeps it");
+    w.is_active = true;
+    s.write(|c| Ok(c.update_webhook(&w)?)).unwrap();
+    assert_eq!(reason(), None, "an enable clears it");
+}

@@ -66,6 +66,23 @@ const MAX_WORD: usize = 40;
 /// Ids are shortened only if the other columns would be narrower than this.
 const COMFORTABLE: usize = 24;
 
+// Why not comfy-table's own `ContentArrangement::Dynamic` with `ColumnConstraint`s and
+// `set_width` (comfy-table 7.2, evaluated against the table snapshots in tests/cli, which must
+// stay byte-identical): it cannot say what the `Fit`s say, so it does not replace this.
+// - Its wrapping splits a word longer than the column mid-word (`split_long_word`), onto the
+//   next line: an id or URL broken over two lines can no longer be copied. Here a word is
+//   never broken: it is cut with `…` (`Wrap`, `Cut`) or kept whole (`Whole`).
+// - Its only truncation is per row (`Row::max_height` with the table's
+//   `set_truncation_indicator`): every cell of the row cut at the same line count. A URL cut
+//   to one line beside an events cell wrapped over three is not expressible.
+// - `Prefix(n)` (a webhook id shortened to its unique prefix, without `…`) has no
+//   counterpart: an `UpperBoundary` would wrap the rest of the id onto further lines.
+// - Its column widths are one pass over constraints; the order here (comfortable widths,
+//   then ids shortened, then each column's longest word, then anything) decides which column
+//   gives way first, which the snapshots pin down. `LowerBoundary`s would approximate the
+//   last stage only.
+// So the table is drawn with `ContentArrangement::Disabled` (no second wrapping) after the
+// cells are fitted here; comfy-table still draws the borders and reads the terminal width.
 /// Column content widths that fit `total` characters (borders and padding included, as
 /// UTF8_FULL_CONDENSED draws them: 3 per column and 1). The widest column that may give way is
 /// narrowed first, by stages: while every column keeps a comfortable width; then with ids

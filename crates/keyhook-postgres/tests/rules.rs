@@ -15,6 +15,7 @@ use keyhook_core::service::webhooks::{
     self, log_attempt, AttemptOf, WebhookPatch, WebhookUrl, DISABLE_AFTER_FAILURES,
     MAX_WEBHOOKS_PER_USER,
 };
+use keyhook_core::service::Publish;
 use keyhook_core::store::{Backend, StoreError};
 use keyhook_core::time::Timestamp;
 use keyhook_core::transport::Attempt;
@@ -71,7 +72,13 @@ fn the_webhook_limit_holds_when_creates_race() {
     drop(s);
     for (user, want) in [("alice", 1), ("bob", MAX_WEBHOOKS_PER_USER as usize)] {
         let results = race(&all, 24, move |_, s| {
-            webhooks::create(s, &operator(user), common::webhook_input(), NOW)
+            webhooks::create(
+                s,
+                &operator(user),
+                common::webhook_input(),
+                NOW,
+                Publish::AfterCommit,
+            )
         });
         let won = results.iter().filter(|r| r.is_ok()).count();
         assert_eq!(won, want, "{user}");

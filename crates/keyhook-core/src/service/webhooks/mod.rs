@@ -9,8 +9,8 @@ pub use attempts::{
     test, AttemptOf, FAILURES_REASON,
 };
 pub use secret::{
-    drop_expired_secrets, rotate_secret, rotate_secret_publishing, Grace, RotateSecret,
-    DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS,
+    drop_expired_secrets, rotate_secret, Grace, RotateSecret, DEFAULT_GRACE_SECONDS,
+    MAX_GRACE_SECONDS,
 };
 pub use target::{url_pattern, WebhookUrl};
 
@@ -18,7 +18,7 @@ use super::audit::{self, Action, Entry};
 use super::events::EventName;
 use super::input::{check_unique_non_empty, ListProblems, Problems};
 use super::keys::{check_scope, ProfileIds};
-use super::{Actor, Operation};
+use super::{Actor, Operation, Publish};
 use crate::auth::{self, Excess, Scope};
 use crate::error::{Error, FieldError, Result};
 use crate::model::Webhook;
@@ -147,34 +147,14 @@ impl WebhookEvents {
     }
 }
 
-pub fn create(store: &Store, actor: &Actor, input: NewWebhook, now: Timestamp) -> Result<Webhook> {
-    create_then(store, actor, input, now, None::<Publish>)
-}
-
-/// [`create`], handing the new webhook (with its secret) to `publish` inside the transaction
-/// that checks the limit and inserts it, before the commit, which is first made as sure as the
-/// store can (`Conn::stage`). If `publish` fails, nothing is stored: the CLI writes and
-/// flushes its output (the only copy the operator is handed of the secret) there, so a webhook
-/// whose secret could not be delivered never exists (as `keys::create_publishing`).
-pub fn create_publishing(
+/// Creates a webhook and returns it with its secret: after the commit, or before it through
+/// `publish` ([`Publish`]).
+pub fn create(
     store: &Store,
     actor: &Actor,
     input: NewWebhook,
     now: Timestamp,
-    publish: impl FnOnce(&Webhook) -> Result<()>,
-) -> Result<Webhook> {
-    create_then(store, actor, input, now, Some(publish))
-}
-
-/// What a front end does with a new webhook inside its transaction; see [`create_publishing`].
-pub(super) type Publish = fn(&Webhook) -> Result<()>;
-
-fn create_then(
-    store: &Store,
-    actor: &Actor,
-    input: NewWebhook,
-    now: Timestamp,
-    publish: Option<impl FnOnce(&Webhook) -> Result<()>>,
+    publish: Publish<'_, Webhook>,
 ) -> Result<Webhook> {
     actor.may(Operation::CreateWebhook, None)?;
     let mut p = input.problems;
@@ -227,10 +207,7 @@ fn create_then(
             now,
             &Entry::by(actor, Action::WebhookCreated, &webhook.id, details).about(webhook.scope()),
         )?;
-        if let Some(publish) = publish {
-            c.stage()?;
-            publish(&webhook)?;
-        }
+        publish.before_commit(c, &webhook)?;
         Ok(())
     })?;
     Ok(webhook)

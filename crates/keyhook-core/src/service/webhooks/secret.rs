@@ -6,9 +6,10 @@ use crate::service::input::Problems;
 
 use crate::service::{Actor, Operation};
 
-use super::{find, Publish};
+use super::find;
 use crate::error::Result;
 use crate::model::Webhook;
+use crate::service::Publish;
 use crate::sign;
 use crate::store::Store;
 use crate::time::Timestamp;
@@ -79,30 +80,7 @@ pub fn rotate_secret(
     id: &str,
     input: RotateSecret,
     now: Timestamp,
-) -> Result<Webhook> {
-    rotate_secret_then(store, actor, id, input, now, None::<Publish>)
-}
-
-/// [`rotate_secret`], handing the webhook with its new secret to `publish` before the commit,
-/// as [`create_publishing`] does: if `publish` fails, the old secret stays as it was.
-pub fn rotate_secret_publishing(
-    store: &Store,
-    actor: &Actor,
-    id: &str,
-    input: RotateSecret,
-    now: Timestamp,
-    publish: impl FnOnce(&Webhook) -> Result<()>,
-) -> Result<Webhook> {
-    rotate_secret_then(store, actor, id, input, now, Some(publish))
-}
-
-fn rotate_secret_then(
-    store: &Store,
-    actor: &Actor,
-    id: &str,
-    input: RotateSecret,
-    now: Timestamp,
-    publish: Option<impl FnOnce(&Webhook) -> Result<()>>,
+    publish: Publish<'_, Webhook>,
 ) -> Result<Webhook> {
     actor.may(Operation::RotateWebhookSecret, None)?;
     input.problems.into_result(&["graceSeconds", "body"])?;
@@ -125,10 +103,7 @@ fn rotate_secret_then(
             now,
             &Entry::by(actor, Action::WebhookSecretRotated, &w.id, details).about(w.scope()),
         )?;
-        if let Some(publish) = publish {
-            c.stage()?;
-            publish(&w)?;
-        }
+        publish.before_commit(c, &w)?;
         Ok(w)
     })
 }

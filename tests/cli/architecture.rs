@@ -17,7 +17,11 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("keyhook-postgres", &["keyhook-core"]),
     ("keyhook-delivery", &["keyhook-core"]),
     ("keyhook-http", &["keyhook-core"]),
-    ("keyhook-cli", &["keyhook-core", "keyhook-delivery"]),
+    // keyhook-postgres for `url::check` only: the `--db` URL is checked where it is owned.
+    (
+        "keyhook-cli",
+        &["keyhook-core", "keyhook-delivery", "keyhook-postgres"],
+    ),
     (
         "keyhook",
         &[

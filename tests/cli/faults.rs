@@ -8,6 +8,7 @@
 //! mounts are never touched) and run keyhook in it with `nsenter`. Not root: they say so and
 //! pass. Nothing here talks to any address but 127.0.0.1.
 
+use keyhook_core::service::Publish;
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsStr;
 use std::io::{BufRead, BufReader};
@@ -1018,7 +1019,14 @@ fn a_key_expires_exactly_at_expires_at() {
             expires_at: keys::Expiry::new(expires, now).ok(),
             ..Default::default()
         };
-        let k = keys::create(&store, &Actor::operator("default").unwrap(), input, now).unwrap();
+        let k = keys::create(
+            &store,
+            &Actor::operator("default").unwrap(),
+            input,
+            now,
+            Publish::AfterCommit,
+        )
+        .unwrap();
         assert_eq!(k.expires_at, Some(expires));
         let token = k.key.clone().unwrap();
         let at = |ms: i64| keyhook::auth::authenticate(&store, &token, Timestamp(ms));

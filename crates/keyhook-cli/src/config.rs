@@ -49,7 +49,8 @@ impl DbLocation {
             ));
         }
         let rest = &url[scheme_len + 3..];
-        check_postgres_url(rest)?;
+        // keyhook-postgres owns the URL: its shape rules, its `@` rule, its decoder.
+        keyhook_postgres::url::check(rest)?;
         Ok(DbLocation::Postgres(format!("{scheme}://{rest}")))
     }
 }
@@ -82,129 +83,6 @@ fn scheme_len(bytes: &[u8]) -> Option<usize> {
         .iter()
         .position(|&c| !(c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.')))?;
     (len > 0 && bytes[0].is_ascii_alphabetic() && bytes[len..].starts_with(b"://")).then_some(len)
-}
-
-/// What rust-postgres and libpq read from `postgres://[user[:password]@][host[:port][,...]]
-/// [/dbname][?key=value&...]`, checked for shape: the server checks the rest (names,
-/// options). `rest` is what follows `://`. No message names the password.
-fn check_postgres_url(rest: &str) -> std::result::Result<(), String> {
-    if let Some(c) = rest.chars().find(|c| c.is_whitespace() || c.is_control()) {
-        return Err(format!(
-            "a database URL must not contain {}",
-            if c == ' ' {
-                "spaces"
-            } else {
-                "whitespace or control characters"
-            }
-        ));
-    }
-    // As rust-postgres reads it: the credentials end at the first `@`, the hosts at the path
-    // or the query, the database name at the query.
-    let (credentials, rest) = match rest.split_once('@') {
-        Some((c, r)) => (Some(c), r),
-        None => (None, rest),
-    };
-    let host_end = rest.find(['/', '?']).unwrap_or(rest.len());
-    let (hosts, rest) = rest.split_at(host_end);
-    if hosts.contains('@') {
-        // A second `@` before the host: part of the password would be read as the host (and
-        // quoted in messages). Named without quoting either.
-        return Err("a '@' in the user name or password must be written %40".into());
-    }
-    let (dbname, query) = match rest.strip_prefix('/') {
-        Some(r) => r.split_once('?').map_or((r, None), |(d, q)| (d, Some(q))),
-        None => ("", rest.strip_prefix('?')),
-    };
-    if let Some(c) = credentials {
-        let user = c.split(':').next().unwrap_or_default();
-        decoded(user, "the user name")?;
-        if let Some((_, password)) = c.split_once(':') {
-            // Named without its value.
-            percent_escapes(password).map_err(|()| {
-                "the password has a '%' that is not followed by two hex digits".to_string()
-            })?;
-        }
-    }
-    if !hosts.is_empty() {
-        for chunk in hosts.split(',') {
-            let (host, port) = if let Some(bracketed) = chunk.strip_prefix('[') {
-                let (host, after) = bracketed
-                    .split_once(']')
-                    .ok_or_else(|| format!("the host '{chunk}' has no closing ']'"))?;
-                match after {
-                    "" => (host, None),
-                    _ => (
-                        host,
-                        Some(after.strip_prefix(':').ok_or_else(|| {
-                            format!("the host '{chunk}' has '{after}' after its ']'")
-                        })?),
-                    ),
-                }
-            } else {
-                chunk
-                    .split_once(':')
-                    .map_or((chunk, None), |(h, p)| (h, Some(p)))
-            };
-            if host.is_empty() && hosts.contains(',') {
-                return Err("a list of hosts must not have an empty one".into());
-            }
-            decoded(host, "the host")?;
-            if let Some(port) = port.filter(|p| !p.is_empty()) {
-                if !port.bytes().all(|c| c.is_ascii_digit())
-                    || !port.parse::<u16>().is_ok_and(|p| p >= 1)
-                {
-                    return Err(format!("the port '{port}' is not a number from 1 to 65535"));
-                }
-            }
-        }
-    }
-    decoded(dbname, "the database name")?;
-    for param in query.into_iter().flat_map(|q| q.split('&')) {
-        let Some((key, value)) = param.split_once('=') else {
-            // Not quoted: it may be a password that lost its `password=`.
-            return Err("a parameter has no value (parameters are key=value)".into());
-        };
-        let key = decoded(key, "a parameter name")?;
-        if key.is_empty() {
-            return Err("a parameter has no name (parameters are key=value)".into());
-        }
-        if key.to_ascii_lowercase().ends_with("password") {
-            percent_escapes(value).map_err(|()| {
-                format!("the {key} parameter has a '%' that is not followed by two hex digits")
-            })?;
-        } else {
-            decoded(value, &format!("the {key} parameter"))?;
-        }
-    }
-    Ok(())
-}
-
-/// `s` percent-decoded, which must give UTF-8; `what` names `s` in the error.
-fn decoded(s: &str, what: &str) -> std::result::Result<String, String> {
-    let bytes = percent_escapes(s)
-        .map_err(|()| format!("{what} has a '%' that is not followed by two hex digits"))?;
-    String::from_utf8(bytes).map_err(|_| format!("{what} is not UTF-8 once percent-decoded"))
-}
-
-/// `s` percent-decoded, if every `%` in it starts an escape (`%` and two hex digits).
-fn percent_escapes(s: &str) -> std::result::Result<Vec<u8>, ()> {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' {
-            let hex = b
-                .get(i + 1..i + 3)
-                .and_then(|h| std::str::from_utf8(h).ok());
-            let byte = hex.and_then(|h| u8::from_str_radix(h, 16).ok()).ok_or(())?;
-            out.push(byte);
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    Ok(out)
 }
 
 /// The database file used when neither `--db` nor `KEYHOOK_DB` names one:

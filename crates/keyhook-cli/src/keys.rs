@@ -5,10 +5,11 @@ use clap::{Args, Subcommand};
 use super::{output, prompt, secret_out, Context};
 use keyhook_core::auth::{self, Access};
 use keyhook_core::error::Error;
-use keyhook_core::model::Permission;
+use keyhook_core::model::{ApiKey, Permission};
 use keyhook_core::rate::RateLimit;
 use keyhook_core::service::input::Problems;
 use keyhook_core::service::keys::{self, Expiry, KeyName, NewKey, ProfileIds};
+use keyhook_core::service::Publish;
 use keyhook_core::time::{parse_duration, parse_duration_or_zero, Timestamp};
 
 #[derive(Debug, Subcommand)]
@@ -164,9 +165,10 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
             let actor = ctx.actor()?;
             let input = new_key(&args, now);
             let store = ctx.store()?;
-            keys::create_publishing(&store, &actor, input, now, |key| {
-                publish_new_key(ctx, key, args.quiet, now, "no key was created")
-            })?;
+            let mut publish =
+                |key: &ApiKey| publish_new_key(ctx, key, args.quiet, now, "no key was created");
+            let publish = Publish::BeforeCommit(&mut publish);
+            keys::create(&store, &actor, input, now, publish)?;
             if !args.quiet {
                 ctx.out.note(
                     "Store this key now: keyhook keeps only its hash and cannot show it again.",
@@ -215,9 +217,11 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
             // It acts on keys that exist: a missing database is an error, not created.
             let store = ctx.existing_store()?;
             let old = keys::get(&store, &actor, &id)?;
-            keys::rotate_publishing(&store, &actor, &id, grace, now, |key| {
+            let mut publish = |key: &ApiKey| {
                 publish_new_key(ctx, key, quiet, now, "no new key; the old key is unchanged")
-            })?;
+            };
+            let publish = Publish::BeforeCommit(&mut publish);
+            keys::rotate(&store, &actor, &id, grace, now, publish)?;
             // Only after the commit: until then nothing was rotated.
             if !quiet {
                 ctx.out.note(&match grace {
@@ -392,7 +396,7 @@ mod tests {
         let store = keyhook_sqlite::SqliteStore::open(&dir.path().join("k.db")).unwrap();
         let store: Box<keyhook_core::store::Store> = Box::new(store);
         let actor = Actor::operator("alice").unwrap();
-        let e = keys::create(&store, &actor, input, now).unwrap_err();
+        let e = keys::create(&store, &actor, input, now, Publish::AfterCommit).unwrap_err();
         e.details()
             .iter()
             .map(|d| (d.field.clone(), d.message.clone()))

@@ -2,6 +2,7 @@ use clap::Subcommand;
 
 use super::output::status;
 use super::{prompt, secret_out, Context};
+use keyhook_core::model::Webhook;
 use keyhook_core::service::history;
 use keyhook_core::service::input::Problems;
 use keyhook_core::service::keys::ProfileIds;
@@ -9,6 +10,7 @@ use keyhook_core::service::replay::{self, ReplayRequest};
 use keyhook_core::service::webhooks::{
     self, Grace, NewWebhook, RotateSecret, WebhookEvents, WebhookPatch, WebhookUrl,
 };
+use keyhook_core::service::Publish;
 use keyhook_core::time::Timestamp;
 
 #[derive(Debug, Subcommand)]
@@ -168,7 +170,7 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
             };
             // The output carries the new secret: written and flushed before the commit, or
             // no webhook. /dev/null is fine: `show` prints the secret again.
-            webhooks::create_publishing(&store, &actor, input, now, |w| {
+            let mut publish = |w: &Webhook| {
                 secret_out::publish_readable_again(
                     "webhook secret",
                     "no webhook was created",
@@ -178,7 +180,14 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
                         })
                     },
                 )
-            })?;
+            };
+            webhooks::create(
+                &store,
+                &actor,
+                input,
+                now,
+                Publish::BeforeCommit(&mut publish),
+            )?;
             ctx.out.note(
                 "Receivers verify deliveries with the secret (Standard Webhooks signatures).",
             );
@@ -230,7 +239,7 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
             };
             // As `create`: the new secret is written and flushed before the commit, or the
             // old one stays.
-            let w = webhooks::rotate_secret_publishing(&store, &actor, &id, input, now, |w| {
+            let mut publish = |w: &Webhook| {
                 secret_out::publish_readable_again(
                     "webhook secret",
                     "the secret is unchanged",
@@ -247,7 +256,9 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
                         })
                     },
                 )
-            })?;
+            };
+            let publish = Publish::BeforeCommit(&mut publish);
+            let w = webhooks::rotate_secret(&store, &actor, &id, input, now, publish)?;
             if !quiet {
                 ctx.out.note(&if grace.seconds() == 0 {
                     format!(

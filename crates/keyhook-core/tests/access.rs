@@ -6,6 +6,7 @@ use keyhook_core::model::Permission;
 use keyhook_core::service::events::{self, EventName, NewEvent};
 use keyhook_core::service::keys::{self, KeyName, NewKey};
 use keyhook_core::service::webhooks::{self, NewWebhook, WebhookEvents, WebhookPatch, WebhookUrl};
+use keyhook_core::service::Publish;
 use keyhook_core::service::{Actor, Operation};
 use keyhook_core::time::Timestamp;
 use keyhook_core::transport::{Attempt, Transport};
@@ -41,13 +42,20 @@ fn each_operation_checks_its_access() {
         permission: Some(permission),
         ..NewKey::default()
     };
-    let ro = keys::create(&s, &op, key("ro", Permission::Readonly), NOW).unwrap();
+    let ro = keys::create(
+        &s,
+        &op,
+        key("ro", Permission::Readonly),
+        NOW,
+        Publish::AfterCommit,
+    )
+    .unwrap();
     let hook = || NewWebhook {
         url: WebhookUrl::new("http://127.0.0.1:9/", true).ok(),
         events: WebhookEvents::new(vec!["post.published".into()]).ok(),
         ..NewWebhook::default()
     };
-    let w = webhooks::create(&s, &op, hook(), NOW).unwrap();
+    let w = webhooks::create(&s, &op, hook(), NOW, Publish::AfterCommit).unwrap();
     let sender = Unreachable;
     let actor = Actor::Key(ro.clone());
     let refused = |op: Operation, r: Result<()>| {
@@ -70,19 +78,19 @@ fn each_operation_checks_its_access() {
     let rw = key("rw", Permission::Readwrite);
     refused(
         Operation::CreateKey,
-        keys::create(&s, &actor, rw, NOW).map(drop),
+        keys::create(&s, &actor, rw, NOW, Publish::AfterCommit).map(drop),
     );
     refused(
         Operation::DeleteKey,
         keys::delete(&s, &actor, &ro.id, NOW).map(drop),
     );
-    let rotated = keys::rotate(&s, &actor, &ro.id, None, NOW);
+    let rotated = keys::rotate(&s, &actor, &ro.id, None, NOW, Publish::AfterCommit);
     refused(Operation::RotateKey, rotated.map(drop));
     refused(
         Operation::PruneKeys,
         keys::prune(&s, &actor, 1, NOW).map(drop),
     );
-    let created = webhooks::create(&s, &actor, hook(), NOW);
+    let created = webhooks::create(&s, &actor, hook(), NOW, Publish::AfterCommit);
     refused(Operation::CreateWebhook, created.map(drop));
     let updated = webhooks::update(&s, &actor, &w.id, patch, NOW);
     refused(Operation::UpdateWebhook, updated.map(drop));

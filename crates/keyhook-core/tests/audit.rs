@@ -4,10 +4,10 @@
 
 mod support;
 
-use keyhook_core::model::AuditEntry;
+use keyhook_core::model::{ApiKey, AuditEntry};
 use keyhook_core::service::audit::{self, Action, Entry, Query, Via};
 use keyhook_core::service::keys::{self, KeyName, NewKey};
-use keyhook_core::service::Actor;
+use keyhook_core::service::{Actor, Publish};
 use keyhook_core::time::Timestamp;
 use keyhook_core::Error;
 use serde_json::json;
@@ -39,15 +39,14 @@ fn a_change_whose_transaction_fails_leaves_no_entry() {
         ..NewKey::default()
     };
     // The publish callback fails after the insert and its entry: both roll back.
-    let e = keys::create_publishing(&s, &op(), input.clone(), NOW, |_| {
-        Err(Error::Io("stdout is gone".into()))
-    })
-    .unwrap_err();
+    let mut fail = |_: &ApiKey| Err(Error::Io("stdout is gone".into()));
+    let fail = Publish::BeforeCommit(&mut fail);
+    let e = keys::create(&s, &op(), input.clone(), NOW, fail).unwrap_err();
     assert!(matches!(e, Error::Io(_)), "{e:?}");
     assert!(all(&s).is_empty());
     assert!(keys::list(&s, &op(), false).unwrap().is_empty());
     // The same change that commits has its entry.
-    let k = keys::create(&s, &op(), input, NOW).unwrap();
+    let k = keys::create(&s, &op(), input, NOW, Publish::AfterCommit).unwrap();
     let entries = all(&s);
     assert_eq!(entries.len(), 1);
     assert_eq!(entries[0].action, "key.created");

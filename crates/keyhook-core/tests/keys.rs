@@ -7,6 +7,7 @@ use keyhook_core::error::Error;
 use keyhook_core::model::{ApiKey, Permission};
 use keyhook_core::service::keys::*;
 use keyhook_core::service::Actor;
+use keyhook_core::service::Publish;
 use keyhook_core::store::Store;
 use keyhook_core::time::Timestamp;
 mod support;
@@ -149,14 +150,14 @@ fn an_expiry_is_after_now_and_writable_in_rfc3339() {
 #[test]
 fn a_key_without_a_name_is_refused() {
     let (_d, s) = temp_store();
-    let got = fields(create(&s, &op(), NewKey::default(), NOW).unwrap_err());
+    let got = fields(create(&s, &op(), NewKey::default(), NOW, Publish::AfterCommit).unwrap_err());
     assert_eq!(got, [("name".to_string(), "is required".to_string())]);
 }
 
 #[test]
 fn creates_with_defaults_and_stores_only_the_hash() {
     let (_d, s) = temp_store();
-    let k = create(&s, &op(), named("  ci  "), NOW).unwrap();
+    let k = create(&s, &op(), named("  ci  "), NOW, Publish::AfterCommit).unwrap();
     assert_eq!(k.name, "ci");
     assert_eq!(k.permission, Permission::Readwrite);
     assert!(k.full_access);
@@ -184,7 +185,7 @@ fn scope_and_full_access_must_agree() {
         ..named("k")
     };
     assert_eq!(
-        fields(create(&s, &op(), both, NOW).unwrap_err())[0].0,
+        fields(create(&s, &op(), both, NOW, Publish::AfterCommit).unwrap_err())[0].0,
         "profileIds"
     );
     let none = NewKey {
@@ -192,7 +193,7 @@ fn scope_and_full_access_must_agree() {
         ..named("k")
     };
     assert_eq!(
-        fields(create(&s, &op(), none, NOW).unwrap_err())[0].0,
+        fields(create(&s, &op(), none, NOW, Publish::AfterCommit).unwrap_err())[0].0,
         "profileIds"
     );
     let scoped = NewKey {
@@ -200,7 +201,7 @@ fn scope_and_full_access_must_agree() {
         profile_ids: ids(&["p1", "p2"]),
         ..named("k")
     };
-    let k = create(&s, &op(), scoped, NOW).unwrap();
+    let k = create(&s, &op(), scoped, NOW, Publish::AfterCommit).unwrap();
     assert_eq!(k.profile_ids, ["p1", "p2"]);
     assert!(!k.full_access);
 }
@@ -217,10 +218,11 @@ fn scoped_key_cannot_create_broader_keys() {
             ..named("parent")
         },
         NOW,
+        Publish::AfterCommit,
     )
     .unwrap();
     let actor = Actor::Key(parent);
-    let e = create(&s, &actor, named("full"), NOW).unwrap_err();
+    let e = create(&s, &actor, named("full"), NOW, Publish::AfterCommit).unwrap_err();
     assert_eq!(e.http_status(), 403);
     let outside = NewKey {
         full_access: Some(false),
@@ -228,7 +230,9 @@ fn scoped_key_cannot_create_broader_keys() {
         ..named("outside")
     };
     assert_eq!(
-        create(&s, &actor, outside, NOW).unwrap_err().http_status(),
+        create(&s, &actor, outside, NOW, Publish::AfterCommit)
+            .unwrap_err()
+            .http_status(),
         403
     );
     let inside = NewKey {
@@ -236,7 +240,7 @@ fn scoped_key_cannot_create_broader_keys() {
         profile_ids: ids(&["p2"]),
         ..named("inside")
     };
-    let child = create(&s, &actor, inside, NOW).unwrap();
+    let child = create(&s, &actor, inside, NOW, Publish::AfterCommit).unwrap();
     assert_eq!(child.user_id, "alice");
 }
 
@@ -251,11 +255,12 @@ fn readonly_key_cannot_create_or_delete() {
             ..named("ro")
         },
         NOW,
+        Publish::AfterCommit,
     )
     .unwrap();
     let actor = Actor::Key(ro.clone());
     assert_eq!(
-        create(&s, &actor, named("x"), NOW)
+        create(&s, &actor, named("x"), NOW, Publish::AfterCommit)
             .unwrap_err()
             .http_status(),
         403
@@ -270,9 +275,9 @@ fn readonly_key_cannot_create_or_delete() {
 #[test]
 fn users_are_isolated() {
     let (_d, s) = temp_store();
-    let a = create(&s, &op(), named("a"), NOW).unwrap();
+    let a = create(&s, &op(), named("a"), NOW, Publish::AfterCommit).unwrap();
     let bob = Actor::operator("bob").unwrap();
-    create(&s, &bob, named("b"), NOW).unwrap();
+    create(&s, &bob, named("b"), NOW, Publish::AfterCommit).unwrap();
     assert_eq!(list(&s, &bob, false).unwrap().len(), 1);
     assert_eq!(list(&s, &bob, true).unwrap().len(), 2);
     assert_eq!(get(&s, &bob, &a.id).unwrap_err().exit_code(), 3);
@@ -290,7 +295,7 @@ fn users_are_isolated() {
 #[test]
 fn delete_takes_effect_at_once() {
     let (_d, s) = temp_store();
-    let k = create(&s, &op(), named("a"), NOW).unwrap();
+    let k = create(&s, &op(), named("a"), NOW, Publish::AfterCommit).unwrap();
     let plain = k.key.clone().unwrap();
     assert!(auth::authenticate(&s, &plain, NOW).is_ok());
     delete(&s, &op(), &k.key_prefix, NOW).unwrap();
@@ -310,6 +315,7 @@ fn expired_keys_are_refused_but_listed() {
             ..named("a")
         },
         NOW,
+        Publish::AfterCommit,
     )
     .unwrap();
     let plain = k.key.clone().unwrap();
@@ -324,7 +330,7 @@ fn expired_keys_are_refused_but_listed() {
 #[test]
 fn last_used_is_coalesced_to_once_a_second() {
     let (_d, s) = temp_store();
-    let k = create(&s, &op(), named("a"), NOW).unwrap();
+    let k = create(&s, &op(), named("a"), NOW, Publish::AfterCommit).unwrap();
     let plain = k.key.unwrap();
     auth::authenticate(&s, &plain, NOW).unwrap();
     assert_eq!(get(&s, &op(), &k.id).unwrap().last_used_at, None);
@@ -353,10 +359,19 @@ fn rotate_keeps_name_scope_and_lifetime() {
             ..named("ci")
         },
         NOW,
+        Publish::AfterCommit,
     )
     .unwrap();
     let later = NOW.add_millis(4_000);
-    let new = rotate(&s, &op(), &old.key_prefix, None, later).unwrap();
+    let new = rotate(
+        &s,
+        &op(),
+        &old.key_prefix,
+        None,
+        later,
+        Publish::AfterCommit,
+    )
+    .unwrap();
     assert_eq!(
         (&new.name, new.permission, new.full_access, &new.profile_ids),
         (&old.name, old.permission, old.full_access, &old.profile_ids)
@@ -370,15 +385,15 @@ fn rotate_keeps_name_scope_and_lifetime() {
 #[test]
 fn rotate_with_grace_expires_the_old_key_later_never_extends_it() {
     let (_d, s) = temp_store();
-    let old = create(&s, &op(), named("ci"), NOW).unwrap();
-    rotate(&s, &op(), &old.id, Some(60_000), NOW).unwrap();
+    let old = create(&s, &op(), named("ci"), NOW, Publish::AfterCommit).unwrap();
+    rotate(&s, &op(), &old.id, Some(60_000), NOW, Publish::AfterCommit).unwrap();
     let old_now = get(&s, &op(), &old.id).unwrap();
     assert_eq!(old_now.expires_at, Some(NOW.add_millis(60_000)));
     let plain = old.key.unwrap();
     assert!(auth::authenticate(&s, &plain, NOW.add_millis(59_999)).is_ok());
     assert!(auth::authenticate(&s, &plain, NOW.add_millis(60_000)).is_err());
     // A second rotation with a longer grace does not push the expiry out.
-    rotate(&s, &op(), &old.id, Some(600_000), NOW).unwrap();
+    rotate(&s, &op(), &old.id, Some(600_000), NOW, Publish::AfterCommit).unwrap();
     let again = get(&s, &op(), &old.id).unwrap();
     assert_eq!(again.expires_at, Some(NOW.add_millis(60_000)));
 }
@@ -390,7 +405,7 @@ fn make(s: &Store, name: &str, profiles: &[&str], expires: Option<i64>) -> ApiKe
         expires_at: expires.and_then(after),
         ..named(name)
     };
-    create(s, &op(), input, NOW).unwrap()
+    create(s, &op(), input, NOW, Publish::AfterCommit).unwrap()
 }
 
 fn expiring_at(ms: i64) -> NewKey {
@@ -405,7 +420,7 @@ fn an_expiring_key_cannot_create_a_key_that_outlives_it() {
     let (_d, s) = temp_store();
     let actor = Actor::Key(make(&s, "short", &[], Some(10_000)));
     for input in [named("forever"), expiring_at(10_001)] {
-        let e = create(&s, &actor, input, NOW).unwrap_err();
+        let e = create(&s, &actor, input, NOW, Publish::AfterCommit).unwrap_err();
         assert_eq!((e.http_status(), e.code()), (403, "FORBIDDEN"));
         assert_eq!(e.details().len(), 1, "{e:?}");
         assert_eq!(e.details()[0].field, "expiresAt");
@@ -415,12 +430,12 @@ fn an_expiring_key_cannot_create_a_key_that_outlives_it() {
     }
     assert_eq!(list(&s, &op(), false).unwrap().len(), 1);
     for ms in [10_000, 1] {
-        let k = create(&s, &actor, expiring_at(ms), NOW).unwrap();
+        let k = create(&s, &actor, expiring_at(ms), NOW, Publish::AfterCommit).unwrap();
         assert_eq!(k.expires_at, Some(NOW.add_millis(ms)));
     }
     // A key without an expiry is not limited in lifetime.
     let forever = Actor::Key(make(&s, "forever", &[], None));
-    assert!(create(&s, &forever, named("child"), NOW).is_ok());
+    assert!(create(&s, &forever, named("child"), NOW, Publish::AfterCommit).is_ok());
 }
 
 #[test]
@@ -443,7 +458,14 @@ fn a_key_deletes_only_keys_no_broader_than_itself() {
     delete(&s, &op(), &full.id, NOW).unwrap();
     // Another user's key is not found, however broad the acting key.
     let alice_full = Actor::Key(make(&s, "b", &[], None));
-    let other = create(&s, &Actor::operator("bob").unwrap(), named("x"), NOW).unwrap();
+    let other = create(
+        &s,
+        &Actor::operator("bob").unwrap(),
+        named("x"),
+        NOW,
+        Publish::AfterCommit,
+    )
+    .unwrap();
     assert_eq!(
         delete(&s, &alice_full, &other.id, NOW)
             .unwrap_err()
@@ -460,16 +482,23 @@ fn a_key_rotates_only_keys_no_broader_than_itself() {
     let actor = Actor::Key(make(&s, "actor", &["p1"], Some(10_000)));
     for target in [&full, &forever] {
         for grace in [None, Some(1_000)] {
-            let e = rotate(&s, &actor, &target.id, grace, NOW).unwrap_err();
+            let e = rotate(&s, &actor, &target.id, grace, NOW, Publish::AfterCommit).unwrap_err();
             assert_eq!(e.http_status(), 403, "{}: {e:?}", target.name);
             let still = get(&s, &op(), &target.id).unwrap();
             assert_eq!(still.expires_at, target.expires_at, "{}", target.name);
         }
     }
     assert_eq!(list(&s, &op(), false).unwrap().len(), 3);
-    let other = create(&s, &Actor::operator("bob").unwrap(), named("x"), NOW).unwrap();
+    let other = create(
+        &s,
+        &Actor::operator("bob").unwrap(),
+        named("x"),
+        NOW,
+        Publish::AfterCommit,
+    )
+    .unwrap();
     assert_eq!(
-        rotate(&s, &actor, &other.id, None, NOW)
+        rotate(&s, &actor, &other.id, None, NOW, Publish::AfterCommit)
             .unwrap_err()
             .http_status(),
         404
@@ -484,14 +513,22 @@ fn a_key_rotating_never_outlives_itself() {
     // A 5 s key rotated at +4 s gets +9 s, within the acting key's +10 s.
     let target = make(&s, "target", &["p1"], Some(5_000));
     let later = NOW.add_millis(4_000);
-    let new = rotate(&s, &actor, &target.id, Some(600_000), later).unwrap();
+    let new = rotate(
+        &s,
+        &actor,
+        &target.id,
+        Some(600_000),
+        later,
+        Publish::AfterCommit,
+    )
+    .unwrap();
     assert_eq!(new.expires_at, Some(NOW.add_millis(9_000)));
     // With a grace period the old key still ends when it would have.
     let old = get(&s, &op(), &target.id).unwrap();
     assert_eq!(old.expires_at, target.expires_at);
     let later = NOW.add_millis(8_000);
     // Rotated at +8 s it would get +13 s; the acting key ends at +10 s.
-    let newer = rotate(&s, &actor, &new.id, None, later).unwrap();
+    let newer = rotate(&s, &actor, &new.id, None, later, Publish::AfterCommit).unwrap();
     assert_eq!(newer.expires_at, me.expires_at, "clamped to the acting key");
     // Rotating itself, again and again, a key cannot push its end out.
     let mut current = me.clone();
@@ -503,6 +540,7 @@ fn a_key_rotating_never_outlives_itself() {
             &current.id,
             Some(60_000),
             at,
+            Publish::AfterCommit,
         )
         .unwrap();
         assert_eq!(next.expires_at, me.expires_at, "step {step}");
@@ -511,26 +549,36 @@ fn a_key_rotating_never_outlives_itself() {
         current = next;
     }
     // The operator's cron rotation keeps the lifetime: the same length from now.
-    let cron = rotate(&s, &op(), &me.id, None, NOW.add_millis(9_000)).unwrap();
+    let cron = rotate(
+        &s,
+        &op(),
+        &me.id,
+        None,
+        NOW.add_millis(9_000),
+        Publish::AfterCommit,
+    )
+    .unwrap();
     assert_eq!(cron.expires_at, Some(NOW.add_millis(19_000)));
 }
 
 #[test]
 fn a_failed_publish_leaves_nothing_behind() {
     let (_d, s) = temp_store();
-    let fail = |_: &ApiKey| Err(Error::Io("stdout is gone".into()));
-    let e = create_publishing(&s, &op(), named("lost"), NOW, fail).unwrap_err();
+    let mut fail = |_: &ApiKey| Err(Error::Io("stdout is gone".into()));
+    let fail = Publish::BeforeCommit(&mut fail);
+    let e = create(&s, &op(), named("lost"), NOW, fail).unwrap_err();
     assert_eq!(e.exit_code(), 1);
     assert!(list(&s, &op(), false).unwrap().is_empty());
 
     let old = make(&s, "old", &[], Some(10_000));
     for grace in [None, Some(1_000)] {
         let mut seen = None;
-        let e = rotate_publishing(&s, &op(), &old.id, grace, NOW, |k| {
+        let mut publish = |k: &ApiKey| {
             seen = k.key.clone();
             Err(Error::Io("stdout is gone".into()))
-        })
-        .unwrap_err();
+        };
+        let publish = Publish::BeforeCommit(&mut publish);
+        let e = rotate(&s, &op(), &old.id, grace, NOW, publish).unwrap_err();
         assert_eq!(e.exit_code(), 1);
         assert!(seen.is_some(), "publish gets the plaintext");
         let keys = list(&s, &op(), false).unwrap();
@@ -540,10 +588,17 @@ fn a_failed_publish_leaves_nothing_behind() {
     }
     // A publish that succeeds sees the key stored, and it stays.
     let mut published = None;
-    let k = create_publishing(&s, &op(), named("kept"), NOW, |k| {
+    let mut publish = |k: &ApiKey| {
         published = Some(k.id.clone());
         Ok(())
-    })
+    };
+    let k = create(
+        &s,
+        &op(),
+        named("kept"),
+        NOW,
+        Publish::BeforeCommit(&mut publish),
+    )
     .unwrap();
     assert_eq!(published.as_deref(), Some(k.id.as_str()));
     assert!(get(&s, &op(), &k.id).is_ok());
@@ -561,6 +616,7 @@ fn prune_deletes_keys_expired_longer_than_the_age() {
         &Actor::operator("bob").unwrap(),
         expiring_at(1_000),
         NOW,
+        Publish::AfterCommit,
     )
     .unwrap();
     // At +12 s with a 10 s age: expired before +2 s. The key that expired exactly then

@@ -12,6 +12,7 @@ use keyhook_core::model::ApiKey;
 use keyhook_core::rate::RateLimit;
 use keyhook_core::service::keys::*;
 use keyhook_core::service::Actor;
+use keyhook_core::service::Publish;
 use keyhook_core::store::{ChecksumMemory, Conn, Storage, Store, StoreResult};
 use keyhook_core::time::Timestamp;
 mod support;
@@ -43,7 +44,14 @@ fn new_key(rate_limit: Option<RateLimit>, uses: Option<i64>) -> NewKey {
 }
 
 fn make(s: &Store, rate_limit: Option<RateLimit>, uses: Option<i64>) -> ApiKey {
-    create(s, &op(), new_key(rate_limit, uses), NOW).unwrap()
+    create(
+        s,
+        &op(),
+        new_key(rate_limit, uses),
+        NOW,
+        Publish::AfterCommit,
+    )
+    .unwrap()
 }
 
 /// A store that counts the key lookups made through it.
@@ -148,7 +156,7 @@ fn a_key_created_with_limits_shows_them_and_rotation_copies_them() {
     let mut used = auth::authenticate(&*s, k.key.as_deref().unwrap(), NOW).unwrap();
     auth::spend_use(&*s, &mut used).unwrap();
     assert_eq!(used.remaining_uses, Some(6));
-    let new = rotate(&s, &op(), &k.id, None, NOW).unwrap();
+    let new = rotate(&s, &op(), &k.id, None, NOW, Publish::AfterCommit).unwrap();
     assert_eq!(new.rate_limit, rate("5/s"));
     assert_eq!(new.remaining_uses, Some(6));
     assert_eq!(get(&s, &op(), &new.id).unwrap().remaining_uses, Some(6));
@@ -239,7 +247,15 @@ fn field(e: Error) -> (String, String, String) {
 fn a_key_creates_only_keys_with_no_higher_rate_limit_and_no_more_uses() {
     let (_g, s) = temp_store();
     let parent = Actor::Key(make(&s, rate("10/s"), Some(50)));
-    let ok = |r: &str, uses: i64| create(&s, &parent, new_key(rate(r), Some(uses)), NOW);
+    let ok = |r: &str, uses: i64| {
+        create(
+            &s,
+            &parent,
+            new_key(rate(r), Some(uses)),
+            NOW,
+            Publish::AfterCommit,
+        )
+    };
     assert!(ok("10/s", 50).is_ok());
     assert!(ok("10/min", 1).is_ok());
     let (message, f, detail) = field(ok("11/s", 5).unwrap_err());
@@ -248,18 +264,41 @@ fn a_key_creates_only_keys_with_no_higher_rate_limit_and_no_more_uses() {
     assert!(detail.contains("within 10/s"), "{detail}");
     // The same refill with a larger burst is more, too.
     assert_eq!(field(ok("600/min", 5).unwrap_err()).1, "rateLimit");
-    let (_, f, detail) = field(create(&s, &parent, new_key(None, Some(5)), NOW).unwrap_err());
+    let (_, f, detail) = field(
+        create(
+            &s,
+            &parent,
+            new_key(None, Some(5)),
+            NOW,
+            Publish::AfterCommit,
+        )
+        .unwrap_err(),
+    );
     assert_eq!(f, "rateLimit");
     assert!(detail.starts_with("is required"), "{detail}");
     let (message, f, detail) = field(ok("1/s", 51).unwrap_err());
     assert_eq!(f, "remainingUses");
     assert!(message.contains("more uses"), "{message}");
     assert!(detail.contains("at most 50"), "{detail}");
-    let e = create(&s, &parent, new_key(rate("1/s"), None), NOW).unwrap_err();
+    let e = create(
+        &s,
+        &parent,
+        new_key(rate("1/s"), None),
+        NOW,
+        Publish::AfterCommit,
+    )
+    .unwrap_err();
     assert!(field(e).2.starts_with("is required"));
     // A key without limits of its own may give any.
     let free = Actor::Key(make(&s, None, None));
-    assert!(create(&s, &free, new_key(rate("1000/s"), Some(1_000)), NOW).is_ok());
+    assert!(create(
+        &s,
+        &free,
+        new_key(rate("1000/s"), Some(1_000)),
+        NOW,
+        Publish::AfterCommit
+    )
+    .is_ok());
     // And a limited key acts (deletes) only on keys no broader.
     let broad = make(&s, None, None);
     let e = delete(&s, &parent, &broad.id, NOW).unwrap_err();
@@ -282,7 +321,7 @@ fn max_uses_is_from_one_to_two_to_the_53_minus_one() {
 fn a_leaked_key_is_identified_and_revoked_once_with_its_audit_entry() {
     let (_g, s) = temp_store();
     let bob = Actor::operator("bob").unwrap();
-    let k = create(&s, &bob, new_key(None, None), NOW).unwrap();
+    let k = create(&s, &bob, new_key(None, None), NOW, Publish::AfterCommit).unwrap();
     let token = k.key.clone().unwrap();
     let found = identify(&s, &op(), &token, NOW).unwrap();
     assert!(matches!(&found, Leaked::Active(f) if f.id == k.id && f.user_id == "bob"));
@@ -313,7 +352,7 @@ fn a_leaked_key_is_identified_and_revoked_once_with_its_audit_entry() {
         expires_at: Some(Expiry::new(NOW.add_millis(10), NOW).unwrap()),
         ..new_key(None, None)
     };
-    let e = create(&s, &op(), short, NOW).unwrap();
+    let e = create(&s, &op(), short, NOW, Publish::AfterCommit).unwrap();
     assert!(matches!(
         identify(&s, &op(), e.key.as_deref().unwrap(), NOW.add_millis(10)).unwrap(),
         Leaked::Expired(_)

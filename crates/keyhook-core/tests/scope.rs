@@ -18,6 +18,7 @@ use keyhook_core::service::replay::{self, ReplayRequest};
 use keyhook_core::service::webhooks::{
     self, NewWebhook, RotateSecret, WebhookEvents, WebhookPatch, WebhookUrl,
 };
+use keyhook_core::service::Publish;
 use keyhook_core::service::{audit, Actor};
 use keyhook_core::store::{DeliveryState, Store};
 use keyhook_core::time::Timestamp;
@@ -52,7 +53,7 @@ fn key(s: &Store, user: &str, profiles: Option<&[String]>, permission: Permissio
         profile_ids: profiles.map(|p| ProfileIds::new(p.to_vec()).unwrap()),
         ..NewKey::default()
     };
-    keys::create(s, &op(user), input, NOW).unwrap()
+    keys::create(s, &op(user), input, NOW, Publish::AfterCommit).unwrap()
 }
 
 fn new_hook(events: &[&str], scope: Option<&[String]>) -> NewWebhook {
@@ -66,7 +67,7 @@ fn new_hook(events: &[&str], scope: Option<&[String]>) -> NewWebhook {
 }
 
 fn hook(s: &Store, actor: &Actor, events: &[&str], scope: Option<&[String]>) -> Webhook {
-    webhooks::create(s, actor, new_hook(events, scope), NOW).unwrap()
+    webhooks::create(s, actor, new_hook(events, scope), NOW, Publish::AfterCommit).unwrap()
 }
 
 fn event(name: &str, profile: Option<&str>) -> NewEvent {
@@ -156,7 +157,14 @@ fn webhooks_outside_a_keys_scope_are_not_found_by_any_operation() {
         not_found(&webhooks::test(&*s, &rw, id, &Fine, NOW).unwrap_err(), id);
         let r = replay::replay(&s, &rw, id, ReplayRequest::default(), NOW);
         not_found(&r.unwrap_err(), id);
-        let r = webhooks::rotate_secret(&s, &rw, id, RotateSecret::default(), NOW);
+        let r = webhooks::rotate_secret(
+            &s,
+            &rw,
+            id,
+            RotateSecret::default(),
+            NOW,
+            Publish::AfterCommit,
+        );
         not_found(&r.unwrap_err(), id);
         not_found(&webhooks::delete(&s, &rw, id, NOW).unwrap_err(), id);
         // Untouched.
@@ -179,7 +187,7 @@ fn a_key_creates_and_changes_webhooks_only_within_its_scope() {
     let (_g, s) = temp_store();
     let ab = ids(&["a", "b"]);
     let k = Actor::Key(key(&s, "u", Some(&ab), Permission::Readwrite));
-    let own = webhooks::create(&s, &k, new_hook(&EVENTS, None), NOW).unwrap();
+    let own = webhooks::create(&s, &k, new_hook(&EVENTS, None), NOW, Publish::AfterCommit).unwrap();
     assert_eq!(
         (own.full_access, own.profile_ids.clone()),
         (false, ab.clone())
@@ -194,14 +202,23 @@ fn a_key_creates_and_changes_webhooks_only_within_its_scope() {
         assert_eq!(fields, [field], "{e}");
     };
     forbidden(
-        webhooks::create(&s, &k, new_hook(&EVENTS, Some(&ids(&["a", "c"]))), NOW),
+        webhooks::create(
+            &s,
+            &k,
+            new_hook(&EVENTS, Some(&ids(&["a", "c"]))),
+            NOW,
+            Publish::AfterCommit,
+        ),
         "profileIds",
     );
     let all = NewWebhook {
         full_access: Some(true),
         ..new_hook(&EVENTS, None)
     };
-    forbidden(webhooks::create(&s, &k, all, NOW), "fullAccess");
+    forbidden(
+        webhooks::create(&s, &k, all, NOW, Publish::AfterCommit),
+        "fullAccess",
+    );
     let widen = |full_access, profiles: Option<&[&str]>| WebhookPatch {
         full_access,
         profile_ids: profiles.map(|p| ProfileIds::new(ids(p)).unwrap()),
@@ -272,8 +289,16 @@ fn the_limit_counts_webhooks_a_scoped_key_cannot_see() {
     }
     let k = Actor::Key(key(&s, "u", Some(&ids(&["a"])), Permission::Readwrite));
     assert!(webhooks::list(&s, &k).unwrap().is_empty());
-    let e = webhooks::create(&s, &k, new_hook(&EVENTS, None), NOW).unwrap_err();
-    let by_operator = webhooks::create(&s, &op("u"), new_hook(&EVENTS, None), NOW).unwrap_err();
+    let e =
+        webhooks::create(&s, &k, new_hook(&EVENTS, None), NOW, Publish::AfterCommit).unwrap_err();
+    let by_operator = webhooks::create(
+        &s,
+        &op("u"),
+        new_hook(&EVENTS, None),
+        NOW,
+        Publish::AfterCommit,
+    )
+    .unwrap_err();
     assert_eq!((e.http_status(), e.code()), (409, "WEBHOOK_LIMIT_REACHED"));
     assert_eq!(e.to_string(), by_operator.to_string());
     assert!(e.details().is_empty());
@@ -562,7 +587,7 @@ proptest! {
                 };
                 let changed = webhooks::update(&s, &k, &w.id, same, NOW);
                 prop_assert_eq!(changed.is_ok(), visible);
-                let rotated = webhooks::rotate_secret(&s, &k, &w.id, RotateSecret::default(), NOW);
+                let rotated = webhooks::rotate_secret(&s, &k, &w.id, RotateSecret::default(), NOW, Publish::AfterCommit);
                 prop_assert_eq!(rotated.is_ok(), visible);
                 if let Err(e) = changed {
                     prop_assert_eq!(e.http_status(), 404);

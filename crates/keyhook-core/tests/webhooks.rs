@@ -3,6 +3,7 @@
 use keyhook_core::service::events::TEST_EVENT;
 use keyhook_core::service::webhooks::*;
 use keyhook_core::service::Actor;
+use keyhook_core::service::Publish;
 use keyhook_core::time::Timestamp;
 use keyhook_core::transport::Attempt;
 mod support;
@@ -26,7 +27,14 @@ fn an_attempt_for_a_deleted_webhook_is_dropped_without_error() {
         events: WebhookEvents::new(vec!["post.published".into()]).ok(),
         ..NewWebhook::default()
     };
-    let w = create(&store, &actor, input, Timestamp::now()).unwrap();
+    let w = create(
+        &store,
+        &actor,
+        input,
+        Timestamp::now(),
+        Publish::AfterCommit,
+    )
+    .unwrap();
     delete(&store, &actor, &w.id, Timestamp::now()).unwrap();
     let attempt = Attempt {
         delivered: false,

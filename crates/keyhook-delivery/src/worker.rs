@@ -328,6 +328,11 @@ fn send_loop(
     }
 }
 
+/// The settle side of the worker: one loop of named steps, each a job of its own. Per turn:
+/// the periodic upkeep ([`Settler::drop_expired_secrets`], [`Settler::trim_log`]), the
+/// renewal of the leases held ([`Settler::renew_leases`]), a claim of due deliveries handed
+/// to the senders ([`Settler::claim`]), then the results the senders report
+/// ([`Settler::collect`]) settled in one transaction ([`Settler::settle_finished`]).
 fn settle_loop(
     store: &Store,
     opts: &WorkerOptions,
@@ -337,81 +342,29 @@ fn settle_loop(
     done: &Receiver<Done>,
     unsettled: &Unsettled,
 ) -> Result<Summary> {
-    let lease_ms = i64::try_from(LEASE.as_millis()).unwrap_or(i64::MAX);
-    let clock = &opts.client.clock;
-    let mut summary = Summary::default();
-    let mut in_flight = 0usize;
-    // The deliveries claimed and not yet settled, whose leases this worker renews.
-    let mut held: HashSet<String> = HashSet::new();
-    // When the leases were last renewed, by the worker's clock (which the leases themselves
-    // are written in), so a test clock moved past `RENEW_EVERY` renews them without a wait.
-    let renew_ms = i64::try_from(RENEW_EVERY.as_millis()).unwrap_or(i64::MAX);
-    let mut renewed = clock.now();
-    let mut secrets_dropped: Option<Instant> = None;
-    let mut trimmed: Option<Instant> = None;
+    let mut s = Settler {
+        store,
+        opts,
+        capacity,
+        jobs,
+        unsettled,
+        lease_ms: i64::try_from(LEASE.as_millis()).unwrap_or(i64::MAX),
+        summary: Summary::default(),
+        in_flight: 0,
+        held: HashSet::new(),
+        renewed: opts.client.clock.now(),
+        secrets_dropped: None,
+        trimmed: None,
+    };
     loop {
-        if secrets_dropped.is_none_or(|t| t.elapsed() >= DROP_SECRETS_EVERY) {
-            drop_expired_secrets(store, clock.now())?;
-            secrets_dropped = Some(Instant::now());
-        }
-        if trimmed.is_none_or(|t| t.elapsed() >= TRIM_LOG_EVERY) {
-            // Best effort, tried again next time: keeps the log bounded while reads and
-            // writes never stop.
-            let _ = store.trim_log(false);
-            trimmed = Some(Instant::now());
-        }
-        let now = clock.now();
-        // A clock set back renews at once rather than waiting for it to catch up.
-        let renew_due = now.millis() >= renewed.millis().saturating_add(renew_ms)
-            || now.millis() < renewed.millis();
-        if !held.is_empty() && renew_due {
-            let ids: Vec<&str> = held.iter().map(String::as_str).collect();
-            let until = now.add_millis(lease_ms);
-            // Best effort: a renewal that fails (the database busy) is tried again at the
-            // next turn; if the lease lapses meanwhile, another worker may send the delivery
-            // again, which at-least-once allows. Giving up here would drop the results of
-            // every request in flight.
-            if store.write(|c| Ok(c.renew_leases(&ids, until)?)).is_ok() {
-                renewed = now;
-            }
-        }
+        s.drop_expired_secrets()?;
+        s.trim_log();
+        s.renew_leases();
         let stopping = stop.load(Ordering::Relaxed);
-        let mut claimed = 0;
-        if !stopping && in_flight < capacity && store.conn().any_due(clock.now())? {
-            let now = clock.now();
-            let mut settled = Summary::default();
-            let batch = store.write(|c| {
-                let batch = c.claim_due(now, capacity - in_flight, now.add_millis(lease_ms))?;
-                let mut live = Vec::with_capacity(batch.len());
-                for d in batch {
-                    if d.webhook_active {
-                        live.push(d);
-                    } else {
-                        // A disabled webhook gets no event deliveries.
-                        cancel(c, &d, now, &mut settled)?;
-                    }
-                }
-                Ok(live)
-            })?;
-            summary.add(&settled, opts);
-            for d in batch.iter().filter(|d| d.recovered) {
-                log::recovered(d);
-            }
-            claimed = batch.len();
-            if held.is_empty() {
-                renewed = now;
-            }
-            for d in batch {
-                let id = d.delivery_id.clone();
-                if jobs.send(d).is_ok() {
-                    in_flight += 1;
-                    held.insert(id);
-                }
-            }
-        }
-        if in_flight == 0 {
+        let claimed = if stopping { 0 } else { s.claim()? };
+        if s.in_flight == 0 {
             if claimed == 0 && (opts.once || stopping) {
-                return Ok(summary);
+                return Ok(s.summary);
             }
             if claimed == 0 {
                 sleep_unless_stopped(stop);
@@ -420,35 +373,166 @@ fn settle_loop(
         }
         // Wait for a result when there is nothing more to claim; otherwise take what is
         // ready and go back to claiming.
-        let wait = if claimed > 0 && in_flight < capacity {
+        let wait = if claimed > 0 && s.in_flight < capacity {
             Duration::ZERO
         } else {
             POLL
         };
+        let Some(finished) = s.collect(done, wait) else {
+            return Ok(s.summary);
+        };
+        if !finished.is_empty() {
+            s.settle_finished(finished)?;
+        }
+    }
+}
+
+/// What the settle loop keeps from one turn to the next.
+struct Settler<'a> {
+    store: &'a Store,
+    opts: &'a WorkerOptions,
+    capacity: usize,
+    jobs: &'a Tx<Claimed>,
+    unsettled: &'a Unsettled,
+    lease_ms: i64,
+    summary: Summary,
+    in_flight: usize,
+    /// The deliveries claimed and not yet settled, whose leases this worker renews.
+    held: HashSet<String>,
+    /// When the leases were last renewed, by the worker's clock (which the leases themselves
+    /// are written in), so a test clock moved past `RENEW_EVERY` renews them without a wait.
+    renewed: Timestamp,
+    secrets_dropped: Option<Instant>,
+    trimmed: Option<Instant>,
+}
+
+impl Settler<'_> {
+    fn clock(&self) -> &Clock {
+        &self.opts.client.clock
+    }
+
+    /// Every [`DROP_SECRETS_EVERY`]: the previous secrets whose grace period has ended.
+    fn drop_expired_secrets(&mut self) -> Result<()> {
+        if self
+            .secrets_dropped
+            .is_none_or(|t| t.elapsed() >= DROP_SECRETS_EVERY)
+        {
+            drop_expired_secrets(self.store, self.clock().now())?;
+            self.secrets_dropped = Some(Instant::now());
+        }
+        Ok(())
+    }
+
+    /// Every [`TRIM_LOG_EVERY`]: the backend's log trimmed. Best effort, tried again next
+    /// time: keeps the log bounded while reads and writes never stop.
+    fn trim_log(&mut self) {
+        if self.trimmed.is_none_or(|t| t.elapsed() >= TRIM_LOG_EVERY) {
+            let _ = self.store.trim_log(false);
+            self.trimmed = Some(Instant::now());
+        }
+    }
+
+    /// Every [`RENEW_EVERY`] by the worker's clock: the leases of the deliveries in flight
+    /// extended by [`LEASE`].
+    fn renew_leases(&mut self) {
+        let now = self.clock().now();
+        let renew_ms = i64::try_from(RENEW_EVERY.as_millis()).unwrap_or(i64::MAX);
+        // A clock set back renews at once rather than waiting for it to catch up.
+        let renew_due = now.millis() >= self.renewed.millis().saturating_add(renew_ms)
+            || now.millis() < self.renewed.millis();
+        if self.held.is_empty() || !renew_due {
+            return;
+        }
+        let ids: Vec<&str> = self.held.iter().map(String::as_str).collect();
+        let until = now.add_millis(self.lease_ms);
+        // Best effort: a renewal that fails (the database busy) is tried again at the next
+        // turn; if the lease lapses meanwhile, another worker may send the delivery again,
+        // which at-least-once allows. Giving up here would drop the results of every request
+        // in flight.
+        if self
+            .store
+            .write(|c| Ok(c.renew_leases(&ids, until)?))
+            .is_ok()
+        {
+            self.renewed = now;
+        }
+    }
+
+    /// Claims due deliveries up to the free capacity and hands them to the senders; those of
+    /// a disabled webhook are cancelled in the claim's transaction. Returns how many were
+    /// handed over.
+    fn claim(&mut self) -> Result<usize> {
+        let clock = self.clock();
+        if self.in_flight >= self.capacity || !self.store.conn().any_due(clock.now())? {
+            return Ok(0);
+        }
+        let now = clock.now();
+        let room = self.capacity - self.in_flight;
+        let lease_ms = self.lease_ms;
+        let mut settled = Summary::default();
+        let batch = self.store.write(|c| {
+            let batch = c.claim_due(now, room, now.add_millis(lease_ms))?;
+            let mut live = Vec::with_capacity(batch.len());
+            for d in batch {
+                if d.webhook_active {
+                    live.push(d);
+                } else {
+                    // A disabled webhook gets no event deliveries.
+                    cancel(c, &d, now, &mut settled)?;
+                }
+            }
+            Ok(live)
+        })?;
+        self.summary.add(&settled, self.opts);
+        for d in batch.iter().filter(|d| d.recovered) {
+            log::recovered(d);
+        }
+        let claimed = batch.len();
+        if self.held.is_empty() {
+            self.renewed = now;
+        }
+        for d in batch {
+            let id = d.delivery_id.clone();
+            if self.jobs.send(d).is_ok() {
+                self.in_flight += 1;
+                self.held.insert(id);
+            }
+        }
+        Ok(claimed)
+    }
+
+    /// The results the senders have reported, waiting up to `wait` for the first; `None`
+    /// when every sender is gone.
+    fn collect(&mut self, done: &Receiver<Done>, wait: Duration) -> Option<Vec<Done>> {
         let mut finished = Vec::new();
         match done.recv_timeout(wait) {
             Ok(d) => finished.push(d),
             Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => return Ok(summary),
+            Err(RecvTimeoutError::Disconnected) => return None,
         }
         finished.extend(done.try_iter());
-        if finished.is_empty() {
-            continue;
-        }
-        in_flight -= finished.len();
+        self.in_flight -= finished.len();
         for (d, ..) in &finished {
-            held.remove(&d.delivery_id);
+            self.held.remove(&d.delivery_id);
         }
+        Some(finished)
+    }
+
+    /// Records `finished` in one transaction (attempts, schedules, cancellations), then
+    /// releases the webhooks' pending checks and writes the log lines.
+    fn settle_finished(&mut self, mut finished: Vec<Done>) -> Result<()> {
         // Rows are locked in one order by every worker (webhook, then delivery), so two
         // instances settling attempts for the same webhooks wait for each other instead of
         // deadlocking (PostgreSQL aborts one of a deadlocked pair, and its batch with it).
         finished.sort_by(|(x, ..), (y, ..)| {
             (&x.webhook_id, &x.delivery_id).cmp(&(&y.webhook_id, &y.delivery_id))
         });
+        let clock = self.clock();
+        let opts = self.opts;
         let mut settled = Summary::default();
         // Written once the transaction has committed: a rolled-back batch logs nothing.
         let mut lines = Vec::new();
-        store.write(|c| {
+        self.store.write(|c| {
             settled = Summary::default();
             lines.clear();
             for (d, outcome, at) in &finished {
@@ -464,11 +548,12 @@ fn settle_loop(
             }
             Ok(())
         })?;
-        unsettled.settled(&finished);
+        self.unsettled.settled(&finished);
         for line in &lines {
             line.write();
         }
-        summary.add(&settled, opts);
+        self.summary.add(&settled, opts);
+        Ok(())
     }
 }
 

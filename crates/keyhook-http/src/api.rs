@@ -21,7 +21,7 @@ use keyhook_core::service::events;
 use keyhook_core::service::keys;
 use keyhook_core::service::replay;
 use keyhook_core::service::webhooks;
-use keyhook_core::service::Actor;
+use keyhook_core::service::{Actor, Publish};
 use keyhook_core::time::{Clock, Timestamp};
 
 /// What the server lends each request. The database connection (`db`) is held until the
@@ -227,7 +227,10 @@ fn handle(
             Route::ListKeys => reply::data(200, &keys::list(store, actor, false)?),
             Route::CreateKey => {
                 let input = input::new_key(&json()?, now)?;
-                reply::data(201, &keys::create(store, actor, input, now)?)
+                reply::data(
+                    201,
+                    &keys::create(store, actor, input, now, Publish::AfterCommit)?,
+                )
             }
             Route::GetKey(id) => reply::data(200, &keys::get(store, actor, id)?),
             Route::DeleteKey(id) => {
@@ -237,7 +240,7 @@ fn handle(
             Route::ListWebhooks => reply::data(200, &webhooks::list(store, actor)?),
             Route::CreateWebhook => {
                 let input = input::new_webhook(&json()?, ctx.allow_private)?;
-                let w = webhooks::create(store, actor, input, now)?;
+                let w = webhooks::create(store, actor, input, now, Publish::AfterCommit)?;
                 reply::data(201, &w)
             }
             Route::GetWebhook(id) => reply::data(200, &webhooks::get(store, actor, id)?),
@@ -280,7 +283,10 @@ fn handle(
             }
             Route::RotateWebhookSecret(id) => {
                 let input = input::rotate_secret(&json()?)?;
-                reply::data(200, &webhooks::rotate_secret(store, actor, id, input, now)?)
+                reply::data(
+                    200,
+                    &webhooks::rotate_secret(store, actor, id, input, now, Publish::AfterCommit)?,
+                )
             }
         })
     })();

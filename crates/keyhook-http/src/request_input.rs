@@ -229,7 +229,7 @@ mod tests {
     use super::*;
     use keyhook_core::error::Error;
     use keyhook_core::model::ApiKey;
-    use keyhook_core::service::{keys, webhooks, Actor};
+    use keyhook_core::service::{keys, webhooks, Actor, Publish};
     use keyhook_core::store::Store;
 
     /// A SQLite store in a fresh temporary directory, which lives as long as the guard.
@@ -247,7 +247,7 @@ mod tests {
 
     /// `POST /api-keys` with `body`, as the server handles it.
     fn create(s: &Store, actor: &Actor, body: Value, now: Timestamp) -> Result<ApiKey> {
-        keys::create(s, actor, new_key(&body, now)?, now)
+        keys::create(s, actor, new_key(&body, now)?, now, Publish::AfterCommit)
     }
 
     fn named(name: &str) -> Value {
@@ -379,8 +379,16 @@ mod tests {
     #[test]
     fn webhook_bodies_report_as_before() {
         let (_d, s) = temp_store();
-        let create =
-            |body: Value| webhooks::create(&s, &op(), new_webhook(&body, false)?, NOW).map(|_| ());
+        let create = |body: Value| {
+            webhooks::create(
+                &s,
+                &op(),
+                new_webhook(&body, false)?,
+                NOW,
+                Publish::AfterCommit,
+            )
+            .map(|_| ())
+        };
         let e = create(json!({"events": ["nope"]})).unwrap_err();
         assert_eq!(names(e), ["url", "events[0]"]);
         let e = create(json!({"url": "http://10.0.0.1/", "events": [5]})).unwrap_err();
@@ -400,7 +408,14 @@ mod tests {
         );
         // The same URL with private targets allowed.
         let body = json!({"url": "http://10.0.0.1/", "events": ["post.published"]});
-        let w = webhooks::create(&s, &op(), new_webhook(&body, true).unwrap(), NOW).unwrap();
+        let w = webhooks::create(
+            &s,
+            &op(),
+            new_webhook(&body, true).unwrap(),
+            NOW,
+            Publish::AfterCommit,
+        )
+        .unwrap();
         let update = |body: Value| {
             let patch = webhook_patch(&body, false)?;
             webhooks::update(&s, &op(), &w.id, patch, NOW).map(|_| ())

@@ -82,7 +82,7 @@ mod replay;
 mod retention;
 mod secrets;
 mod tls;
-mod url;
+pub mod url;
 mod webhooks;
 
 use std::cell::{Cell, RefCell};

@@ -72,23 +72,15 @@ impl FromStr for Target {
             ));
         };
         let rest = &url[scheme..];
+        // The shape first (the rules `--db` checks), then the driver's reading of the rest.
+        check(rest).map_err(invalid)?;
         // As the driver reads it: credentials up to the first '@', then the host up to '/'
         // or '?', the database name up to '?', then the parameters.
-        let (creds, after) = match rest.find('@') {
-            Some(i) => (Some(&rest[..i]), &rest[i + 1..]),
-            None => (None, rest),
-        };
+        let (creds, after) = split_credentials(rest).map_err(invalid)?;
         let (location, query) = match after.find('?') {
             Some(i) => (&after[..i], Some(&after[i + 1..])),
             None => (after, None),
         };
-        if location.contains('@') {
-            // The driver would take what follows the first '@' as the host, and show part of
-            // the password as one in its errors.
-            return Err(invalid(
-                "the URL has more than one '@': write an '@' in the user name or password as %40",
-            ));
-        }
         let mut sslmode = None;
         let mut sslrootcert = None;
         let mut kept = Vec::new();
@@ -177,25 +169,142 @@ impl Target {
     }
 }
 
+/// A URL parameter's name or value, percent-decoded ([`percent_escapes`]).
 fn decode(s: &str) -> Result<String, Error> {
-    let mut out = Vec::with_capacity(s.len());
-    let bytes = s.as_bytes();
+    let bytes =
+        percent_escapes(s).map_err(|()| invalid("a URL parameter has a broken %-escape"))?;
+    String::from_utf8(bytes).map_err(|_| invalid("a URL parameter is not UTF-8"))
+}
+
+/// The credentials and what follows them, split where the driver splits them: at the first
+/// `@`. Another `@` before the parameters would have part of the password read as the host
+/// (and quoted in the driver's messages): refused, quoting neither.
+fn split_credentials(rest: &str) -> std::result::Result<(Option<&str>, &str), String> {
+    let (credentials, after) = match rest.split_once('@') {
+        Some((c, r)) => (Some(c), r),
+        None => (None, rest),
+    };
+    let location = after.split_once('?').map_or(after, |(l, _)| l);
+    if location.contains('@') {
+        return Err("a '@' in the user name or password must be written %40".into());
+    }
+    Ok((credentials, after))
+}
+
+/// What rust-postgres and libpq read from `postgres://[user[:password]@][host[:port][,...]]
+/// [/dbname][?key=value&...]`, checked for shape: the server checks the rest (names,
+/// options). `rest` is what follows `://`. No message names the password. The one parser of
+/// the URL's shape: `--db` (keyhook-cli's `DbLocation::parse`) and [`Target`] both use it.
+pub fn check(rest: &str) -> std::result::Result<(), String> {
+    if let Some(c) = rest.chars().find(|c| c.is_whitespace() || c.is_control()) {
+        return Err(format!(
+            "a database URL must not contain {}",
+            if c == ' ' {
+                "spaces"
+            } else {
+                "whitespace or control characters"
+            }
+        ));
+    }
+    // As rust-postgres reads it: the credentials end at the first `@`, the hosts at the path
+    // or the query, the database name at the query.
+    let (credentials, rest) = split_credentials(rest)?;
+    let host_end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let (hosts, rest) = rest.split_at(host_end);
+    let (dbname, query) = match rest.strip_prefix('/') {
+        Some(r) => r.split_once('?').map_or((r, None), |(d, q)| (d, Some(q))),
+        None => ("", rest.strip_prefix('?')),
+    };
+    if let Some(c) = credentials {
+        let user = c.split(':').next().unwrap_or_default();
+        decoded(user, "the user name")?;
+        if let Some((_, password)) = c.split_once(':') {
+            // Named without its value.
+            percent_escapes(password).map_err(|()| {
+                "the password has a '%' that is not followed by two hex digits".to_string()
+            })?;
+        }
+    }
+    if !hosts.is_empty() {
+        for chunk in hosts.split(',') {
+            let (host, port) = if let Some(bracketed) = chunk.strip_prefix('[') {
+                let (host, after) = bracketed
+                    .split_once(']')
+                    .ok_or_else(|| format!("the host '{chunk}' has no closing ']'"))?;
+                match after {
+                    "" => (host, None),
+                    _ => (
+                        host,
+                        Some(after.strip_prefix(':').ok_or_else(|| {
+                            format!("the host '{chunk}' has '{after}' after its ']'")
+                        })?),
+                    ),
+                }
+            } else {
+                chunk
+                    .split_once(':')
+                    .map_or((chunk, None), |(h, p)| (h, Some(p)))
+            };
+            if host.is_empty() && hosts.contains(',') {
+                return Err("a list of hosts must not have an empty one".into());
+            }
+            decoded(host, "the host")?;
+            if let Some(port) = port.filter(|p| !p.is_empty()) {
+                if !port.bytes().all(|c| c.is_ascii_digit())
+                    || !port.parse::<u16>().is_ok_and(|p| p >= 1)
+                {
+                    return Err(format!("the port '{port}' is not a number from 1 to 65535"));
+                }
+            }
+        }
+    }
+    decoded(dbname, "the database name")?;
+    for param in query.into_iter().flat_map(|q| q.split('&')) {
+        let Some((key, value)) = param.split_once('=') else {
+            // Not quoted: it may be a password that lost its `password=`.
+            return Err("a parameter has no value (parameters are key=value)".into());
+        };
+        let key = decoded(key, "a parameter name")?;
+        if key.is_empty() {
+            return Err("a parameter has no name (parameters are key=value)".into());
+        }
+        if key.to_ascii_lowercase().ends_with("password") {
+            percent_escapes(value).map_err(|()| {
+                format!("the {key} parameter has a '%' that is not followed by two hex digits")
+            })?;
+        } else {
+            decoded(value, &format!("the {key} parameter"))?;
+        }
+    }
+    Ok(())
+}
+
+/// `s` percent-decoded, which must give UTF-8; `what` names `s` in the error.
+fn decoded(s: &str, what: &str) -> std::result::Result<String, String> {
+    let bytes = percent_escapes(s)
+        .map_err(|()| format!("{what} has a '%' that is not followed by two hex digits"))?;
+    String::from_utf8(bytes).map_err(|_| format!("{what} is not UTF-8 once percent-decoded"))
+}
+
+/// `s` percent-decoded, if every `%` in it starts an escape (`%` and two hex digits).
+fn percent_escapes(s: &str) -> std::result::Result<Vec<u8>, ()> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = bytes
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = b
                 .get(i + 1..i + 3)
-                .and_then(|h| std::str::from_utf8(h).ok())
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-                .ok_or_else(|| invalid("a URL parameter has a broken %-escape"))?;
-            out.push(hex);
+                .and_then(|h| std::str::from_utf8(h).ok());
+            let byte = hex.and_then(|h| u8::from_str_radix(h, 16).ok()).ok_or(())?;
+            out.push(byte);
             i += 3;
         } else {
-            out.push(bytes[i]);
+            out.push(b[i]);
             i += 1;
         }
     }
-    String::from_utf8(out).map_err(|_| invalid("a URL parameter is not UTF-8"))
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -265,6 +374,28 @@ mod tests {
         let url = format!("postgres://kh:{SECRET}@h/d?sslmode=require");
         let t: Target = url.parse().unwrap();
         assert_eq!(t.describe(), keyhook_core::redact::url(&url));
+    }
+
+    #[test]
+    fn the_cli_and_a_target_refuse_a_url_by_the_one_shape_check() {
+        // `--db` (keyhook-cli's parser calls `check`) and `Target` read the same rules: the
+        // `@` rule (a second one before the parameters), the percent-decoder, the port.
+        for rest in [
+            "u:SE@CRET@h/db",
+            "u@h/d@b",
+            "u:SE%zzCRET@h/db",
+            "u%:SECRET@h/db",
+            "u:SECRET@h:0/db",
+            "u:SE CRET@h/db",
+            "h/db?password=SE%CRET",
+        ] {
+            let shape = check(rest).expect_err(rest);
+            let target = message(&format!("postgres://{rest}"));
+            assert!(target.contains(&shape), "{rest}: {target:?} / {shape:?}");
+            assert!(!target.contains("CRET"), "{rest}: {target}");
+        }
+        assert!(check("u:SE@CRET@h/db").unwrap_err().contains("%40"));
+        assert_eq!(check("u:p%40ss@h:5432/db?sslmode=require"), Ok(()));
     }
 
     #[test]

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use rusqlite::backup::{Backup, StepResult};
 use rusqlite::{Connection, OpenFlags};
 
-use keyhook_core::store::BackupDone;
+use keyhook_core::store::{BackupDone, StoreError};
 use keyhook_core::Error as CoreError;
 
 use crate::error::Error;
@@ -54,7 +54,7 @@ pub(crate) fn run(db: &Path, to: &Path, force: bool) -> keyhook_core::Result<Bac
         Ok(_) => {}
         Err(e) if e.kind() == ErrorKind::NotFound => {}
         Err(e) => {
-            return Err(Error::Io(format!("cannot look at {}: {e}", to.display())).into());
+            return Err(StoreError::Io(format!("cannot look at {}: {e}", to.display())).into());
         }
     }
     create_parent_dir(to)?;
@@ -62,7 +62,7 @@ pub(crate) fn run(db: &Path, to: &Path, force: bool) -> keyhook_core::Result<Bac
     copy(&source, &temp.path).map_err(|e| describe(e, to))?;
     drop(source);
     let bytes = std::fs::metadata(&temp.path)
-        .map_err(|e| Error::Io(format!("cannot read {}: {e}", temp.path.display())))?
+        .map_err(|e| StoreError::Io(format!("cannot read {}: {e}", temp.path.display())))?
         .len();
     temp.persist(to)?;
     Ok(BackupDone {
@@ -130,15 +130,19 @@ fn copy(source: &SqliteStore, dest: &Path) -> Result<(), Error> {
                 StepResult::Busy | StepResult::Locked if started.elapsed() < LOCK_WAIT => {
                     std::thread::sleep(Duration::from_millis(50));
                 }
-                _ => return Err(Error::Unavailable("database is busy; try again".into())),
+                _ => {
+                    return Err(
+                        StoreError::Unavailable("database is busy; try again".into()).into(),
+                    )
+                }
             }
         }
     }
     let check: String = out.query_row("PRAGMA integrity_check", [], |r| r.get(0))?;
     if check != "ok" {
-        return Err(Error::Storage(format!(
-            "the copy failed its integrity check: {check}"
-        )));
+        return Err(
+            StoreError::Broken(format!("the copy failed its integrity check: {check}")).into(),
+        );
     }
     // The copy is a WAL database like its source: fold any log into the file, so the one
     // file is the whole backup.
@@ -151,25 +155,27 @@ fn copy(source: &SqliteStore, dest: &Path) -> Result<(), Error> {
 /// error"), so the code says what failed: most often the copy could not be written.
 fn step_failed(e: rusqlite::Error) -> Error {
     use rusqlite::ErrorCode as C;
-    match e.sqlite_error_code() {
-        Some(C::DiskFull) => Error::Io("cannot write the copy: the disk is full".into()),
-        Some(C::SystemIoFailure) => Error::Io(
+    Error(match e.sqlite_error_code() {
+        Some(C::DiskFull) => StoreError::Io("cannot write the copy: the disk is full".into()),
+        Some(C::SystemIoFailure) => StoreError::Io(
             "cannot write the copy: an I/O error (a full or failing disk, or a file size limit)"
                 .into(),
         ),
         Some(C::DatabaseBusy | C::DatabaseLocked) => {
-            Error::Unavailable("database is busy; try again".into())
+            StoreError::Unavailable("database is busy; try again".into())
         }
-        _ => Error::from(e),
-    }
+        _ => Error::from(e).0,
+    })
 }
 
 /// An error of the copy, naming the backup file.
 fn describe(e: Error, to: &Path) -> CoreError {
-    let e = match e {
-        Error::Storage(m) => Error::Storage(format!("backup to {}: {m}", to.display())),
-        Error::Unavailable(m) => Error::Unavailable(format!("backup to {}: {m}", to.display())),
-        Error::Io(m) => Error::Io(format!("backup to {}: {m}", to.display())),
+    let e = match e.0 {
+        StoreError::Broken(m) => StoreError::Broken(format!("backup to {}: {m}", to.display())),
+        StoreError::Unavailable(m) => {
+            StoreError::Unavailable(format!("backup to {}: {m}", to.display()))
+        }
+        StoreError::Io(m) => StoreError::Io(format!("backup to {}: {m}", to.display())),
         other => other,
     };
     e.into()
@@ -204,7 +210,7 @@ impl Temp {
                 Ok(_) => return Ok(Temp { path, done: false }),
                 Err(e) if e.kind() == ErrorKind::AlreadyExists => last = Some(e),
                 Err(e) => {
-                    return Err(Error::Io(format!(
+                    return Err(StoreError::Io(format!(
                         "cannot create a file in {}: {e}",
                         dir.display()
                     ))
@@ -212,7 +218,7 @@ impl Temp {
                 }
             }
         }
-        Err(Error::Io(format!(
+        Err(StoreError::Io(format!(
             "cannot create a file in {}: {}",
             dir.display(),
             last.map_or_else(String::new, |e| e.to_string())
@@ -223,7 +229,7 @@ impl Temp {
     /// Syncs the copy, renames it onto `to` and syncs the directory, so the rename survives
     /// a crash.
     fn persist(mut self, to: &Path) -> keyhook_core::Result<()> {
-        let io = |what: &str, e: std::io::Error| Error::Io(format!("{what}: {e}"));
+        let io = |what: &str, e: std::io::Error| StoreError::Io(format!("{what}: {e}"));
         OpenOptions::new()
             .read(true)
             .open(&self.path)

@@ -4,7 +4,7 @@ use rusqlite::types::{Value, ValueRef};
 
 use super::Conn;
 use crate::error::{sql, Error};
-use keyhook_core::store::{CopyQueries, StoreResult};
+use keyhook_core::store::{CopyQueries, StoreError, StoreResult};
 use keyhook_core::tables::{Cell, Table};
 
 fn to_sql(c: &Cell) -> Value {
@@ -22,10 +22,10 @@ fn from_sql(v: ValueRef<'_>) -> Result<Cell, Error> {
         ValueRef::Integer(i) => Cell::Int(i),
         ValueRef::Text(t) => Cell::Text(
             String::from_utf8(t.to_vec())
-                .map_err(|_| Error::Storage("a text value is not UTF-8".into()))?,
+                .map_err(|_| StoreError::Broken("a text value is not UTF-8".into()))?,
         ),
         ValueRef::Blob(b) => Cell::Bytes(b.to_vec()),
-        ValueRef::Real(_) => return Err(Error::Storage("unexpected REAL value".into())),
+        ValueRef::Real(_) => return Err(StoreError::Broken("unexpected REAL value".into()).into()),
     })
 }
 

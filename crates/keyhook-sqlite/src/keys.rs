@@ -4,7 +4,7 @@ use super::{json_strings, to_json, Conn};
 use crate::error::{sql, Result};
 use crate::model::{ApiKey, Permission};
 use crate::time::Timestamp;
-use keyhook_core::store::{KeyQueries, StoreResult};
+use keyhook_core::store::{KeyQueries, StoreError, StoreResult};
 
 /// The columns [`from_row`] reads, as a macro so that constant queries can be built with
 /// `concat!` instead of formatting a string on every call.
@@ -259,9 +259,9 @@ fn reserve_past_end(path: &std::path::Path, len: i64) -> Result<()> {
         if rc != 0 {
             let e = std::io::Error::last_os_error();
             return match e.raw_os_error() {
-                Some(libc::ENOSPC) | Some(libc::EDQUOT) => Err(crate::error::Error::Unavailable(
-                    "database or disk is full".into(),
-                )),
+                Some(libc::ENOSPC) | Some(libc::EDQUOT) => {
+                    Err(StoreError::Unavailable("database or disk is full".into()).into())
+                }
                 _ => Ok(()),
             };
         }

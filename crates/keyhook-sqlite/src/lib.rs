@@ -57,7 +57,7 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 use keyhook_core::model::ApiKey;
-use keyhook_core::store::{ChecksumMemory, Conn as View, Storage, Store, StoreResult};
+use keyhook_core::store::{ChecksumMemory, Conn as View, Storage, Store, StoreError, StoreResult};
 use keyhook_core::time::Timestamp;
 // The core's modules under the names the backend's files use.
 use keyhook_core::{model, time};
@@ -116,11 +116,12 @@ impl SqliteStore {
         let missing =
             std::fs::symlink_metadata(path).is_err_and(|e| e.kind() == ErrorKind::NotFound);
         if missing {
-            return Err(Error::NoDatabase(format!(
+            return Err(StoreError::Missing(format!(
                 "no database at {}; create one with 'keyhook keys create --name NAME' \
                  (or pass --db with the path of an existing one)",
                 path.display()
-            )));
+            ))
+            .into());
         }
         Self::open_with(path, false)
     }
@@ -171,7 +172,7 @@ impl SqliteStore {
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let uri = format!("file:{}?immutable=1", uri_path(path));
         let conn = Connection::open_with_flags(uri, flags)
-            .map_err(|e| Error::Io(format!("cannot open database {}: {e}", path.display())))?;
+            .map_err(|e| StoreError::Io(format!("cannot open database {}: {e}", path.display())))?;
         Ok(SqliteStore::with_connection(conn, path))
     }
 
@@ -216,7 +217,7 @@ impl SqliteStore {
     fn open_unmigrated(path: &Path, create: bool) -> Result<SqliteStore> {
         let display = path.display();
         if path.is_dir() {
-            return Err(Error::Io(format!("database path {display} is a directory")));
+            return Err(StoreError::Io(format!("database path {display} is a directory")).into());
         }
         if !create {
             // SQLite opens without SQLITE_OPEN_CREATE below: a file removed meanwhile is an
@@ -232,7 +233,9 @@ impl SqliteStore {
         {
             Ok(_) => {}
             Err(e) if e.kind() == ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(Error::Io(format!("cannot create database {display}: {e}"))),
+            Err(e) => {
+                return Err(StoreError::Io(format!("cannot create database {display}: {e}")).into())
+            }
         }
         // The file exists now; SQLite must not create it with its own (0644) mode.
         Self::open_connection(path)
@@ -242,7 +245,7 @@ impl SqliteStore {
         let display = path.display();
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(path, flags)
-            .map_err(|e| Error::Io(format!("cannot open database {display}: {e}")))?;
+            .map_err(|e| StoreError::Io(format!("cannot open database {display}: {e}")))?;
         let store = SqliteStore::with_connection(conn, path);
         store
             .conn
@@ -278,11 +281,13 @@ impl SqliteStore {
 
     /// Adds the file name to storage errors, which otherwise say little to an operator.
     fn describe(&self, e: Error) -> Error {
-        match e {
-            Error::Storage(m) => Error::Storage(format!("{}: {m}", self.path.display())),
-            Error::Unavailable(m) => Error::Unavailable(format!("{}: {m}", self.path.display())),
+        Error(match e.0 {
+            StoreError::Broken(m) => StoreError::Broken(format!("{}: {m}", self.path.display())),
+            StoreError::Unavailable(m) => {
+                StoreError::Unavailable(format!("{}: {m}", self.path.display()))
+            }
             other => other,
-        }
+        })
     }
 }
 
@@ -415,7 +420,7 @@ pub(crate) fn create_parent_dir(path: &Path) -> Result<()> {
                 .mode(0o700)
                 .create(parent)
                 .map_err(|e| {
-                    Error::Io(format!("cannot create directory {}: {e}", parent.display()))
+                    StoreError::Io(format!("cannot create directory {}: {e}", parent.display()))
                 })?;
         }
     }

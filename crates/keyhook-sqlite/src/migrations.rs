@@ -6,7 +6,8 @@ use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, TransactionBehavior};
 
-use crate::error::{Error, Result};
+use crate::error::Result;
+use keyhook_core::store::StoreError;
 
 /// "KHK1" as a big-endian integer: the file's `application_id`.
 pub const APPLICATION_ID: i32 = 0x4B48_4B31;
@@ -211,9 +212,10 @@ pub(super) fn migrate(conn: &Connection) -> Result<()> {
         return Ok(());
     }
     if read_only {
-        return Err(Error::Unavailable(
+        return Err(StoreError::Unavailable(
             "database is read-only and its schema needs an upgrade by this keyhook".into(),
-        ));
+        )
+        .into());
     }
     apply_pending(conn, MIGRATIONS)
 }
@@ -249,9 +251,10 @@ fn enable_wal(conn: &Connection) -> Result<()> {
         }
     };
     if !is_wal(&mode) {
-        return Err(Error::Storage(format!(
+        return Err(StoreError::Broken(format!(
             "cannot switch the database to WAL mode (it stays in {mode} mode)"
-        )));
+        ))
+        .into());
     }
     Ok(())
 }
@@ -270,16 +273,18 @@ fn check_identity(conn: &Connection) -> Result<()> {
     tx.commit()?;
     let empty = version == 0 && app_id == 0 && objects == 0;
     if !empty && app_id != APPLICATION_ID {
-        return Err(Error::Storage(
+        return Err(StoreError::Broken(
             "the file is a SQLite database, but not a keyhook database; refusing to touch it"
                 .into(),
-        ));
+        )
+        .into());
     }
     if version > SCHEMA_VERSION {
-        return Err(Error::Storage(format!(
+        return Err(StoreError::Broken(format!(
             "the database was written by a newer keyhook (schema version {version}, this \
              binary knows up to {SCHEMA_VERSION}); upgrade keyhook, the file was left untouched"
-        )));
+        ))
+        .into());
     }
     Ok(())
 }

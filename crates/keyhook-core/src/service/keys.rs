@@ -2,7 +2,7 @@
 
 use super::audit::{self, Action, Entry};
 use super::input::{check_unique_non_empty, visible, ListProblems, Problems};
-use super::{Actor, Operation};
+use super::{Actor, Operation, Publish};
 use crate::auth::{self, Excess, Reach};
 use crate::error::{Error, FieldError, Result};
 use crate::model::{ApiKey, Permission};
@@ -405,36 +405,14 @@ fn insert_in(
     Ok(key)
 }
 
-/// Creates a key and returns it with its plaintext, which exists nowhere else. The response
-/// carries it after the commit: over HTTP a lost response is the client's to retry.
-pub fn create(store: &Store, actor: &Actor, input: NewKey, now: Timestamp) -> Result<ApiKey> {
-    create_then(store, actor, input, now, None::<Publish>)
-}
-
-/// [`create`], handing the new key (with its plaintext) to `publish` inside the transaction,
-/// after the insert and before the commit, which is first made as sure as the store can
-/// (`Conn::stage`). If `publish` fails, nothing is stored: a front end
-/// whose output is the only copy of the key (the CLI's stdout) writes and flushes it there,
-/// so a key that could not be delivered never exists.
-pub fn create_publishing(
+/// Creates a key and returns it with its plaintext, which exists nowhere else: after the
+/// commit, or before it through `publish` ([`Publish`]).
+pub fn create(
     store: &Store,
     actor: &Actor,
     input: NewKey,
     now: Timestamp,
-    publish: impl FnOnce(&ApiKey) -> Result<()>,
-) -> Result<ApiKey> {
-    create_then(store, actor, input, now, Some(publish))
-}
-
-/// What a front end does with a new key inside its transaction; see [`create_publishing`].
-type Publish = fn(&ApiKey) -> Result<()>;
-
-fn create_then(
-    store: &Store,
-    actor: &Actor,
-    input: NewKey,
-    now: Timestamp,
-    publish: Option<impl FnOnce(&ApiKey) -> Result<()>>,
+    publish: Publish<'_, ApiKey>,
 ) -> Result<ApiKey> {
     actor.may(Operation::CreateKey, None)?;
     let spec = validate(input)?;
@@ -447,10 +425,7 @@ fn create_then(
             now,
             &Entry::by(actor, Action::KeyCreated, &key.id, details).about(key.scope()),
         )?;
-        if let Some(publish) = publish {
-            c.stage()?;
-            publish(&key)?;
-        }
+        publish.before_commit(c, &key)?;
         Ok(key)
     })
 }
@@ -522,30 +497,7 @@ pub fn rotate(
     id: &str,
     grace_ms: Option<i64>,
     now: Timestamp,
-) -> Result<ApiKey> {
-    rotate_then(store, actor, id, grace_ms, now, None::<Publish>)
-}
-
-/// [`rotate`], handing the new key to `publish` before the commit, as in
-/// [`create_publishing`]: if `publish` fails, no new key exists and the old key is untouched.
-pub fn rotate_publishing(
-    store: &Store,
-    actor: &Actor,
-    id: &str,
-    grace_ms: Option<i64>,
-    now: Timestamp,
-    publish: impl FnOnce(&ApiKey) -> Result<()>,
-) -> Result<ApiKey> {
-    rotate_then(store, actor, id, grace_ms, now, Some(publish))
-}
-
-fn rotate_then(
-    store: &Store,
-    actor: &Actor,
-    id: &str,
-    grace_ms: Option<i64>,
-    now: Timestamp,
-    publish: Option<impl FnOnce(&ApiKey) -> Result<()>>,
+    publish: Publish<'_, ApiKey>,
 ) -> Result<ApiKey> {
     actor.may(Operation::RotateKey, None)?;
     store.write(|c| {
@@ -589,10 +541,7 @@ fn rotate_then(
             now,
             &Entry::by(actor, Action::KeyRotated, &old.id, details).about(old.scope()),
         )?;
-        if let Some(publish) = publish {
-            c.stage()?;
-            publish(&new)?;
-        }
+        publish.before_commit(c, &new)?;
         Ok(new)
     })
 }

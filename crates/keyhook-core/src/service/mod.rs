@@ -15,7 +15,33 @@ pub mod webhooks;
 use crate::auth::{self, Access};
 use crate::error::{Error, Result};
 use crate::model::ApiKey;
-use crate::store::Store;
+use crate::store::{Conn, Store};
+
+/// What becomes of a new secret (a key's plaintext, a webhook's signing secret) that an
+/// operation creates: the one argument every such operation (`keys::create`, `keys::rotate`,
+/// `webhooks::create`, `webhooks::rotate_secret`) takes last.
+pub enum Publish<'a, T> {
+    /// Returned to the caller after the commit: over HTTP a lost response is the client's to
+    /// retry.
+    AfterCommit,
+    /// Handed to the function inside the transaction, after the writes and before the commit,
+    /// which is first made as sure as the store can (`Conn::stage`). If the function fails,
+    /// nothing is stored: a front end whose output is the only copy of the secret (the CLI's
+    /// stdout) writes and flushes it there, so a secret that could not be delivered never
+    /// exists (or, for a rotation, the old one stays as it was).
+    BeforeCommit(&'a mut dyn FnMut(&T) -> Result<()>),
+}
+
+impl<T> Publish<'_, T> {
+    /// Publishes `value` in the transaction of `c` if it is to be published before the commit.
+    fn before_commit(self, c: Conn<'_>, value: &T) -> Result<()> {
+        if let Publish::BeforeCommit(publish) = self {
+            c.stage()?;
+            publish(value)?;
+        }
+        Ok(())
+    }
+}
 
 /// Who is asking. The operator at the shell owns the database file and may do anything for
 /// the user it names; an API key acts for its own user within its permission and scope.

@@ -18,7 +18,7 @@ use keyhook_core::service::webhooks::{
     MAX_WEBHOOKS_PER_USER,
 };
 use keyhook_core::service::webhooks::{NewWebhook, WebhookEvents};
-use keyhook_core::service::Actor;
+use keyhook_core::service::{Actor, Publish};
 use keyhook_core::store::{Backend, Store, StoreError};
 use keyhook_core::time::Timestamp;
 use keyhook_core::transport::Attempt;
@@ -37,7 +37,7 @@ fn key(s: &Store, user: &str, name: &str) -> ApiKey {
         name: KeyName::new(name).ok(),
         ..NewKey::default()
     };
-    keys::create(s, &operator(user), input, NOW).expect("create key")
+    keys::create(s, &operator(user), input, NOW, Publish::AfterCommit).expect("create key")
 }
 
 /// A webhook of `user` for `post.published` at a loopback URL.
@@ -97,7 +97,13 @@ pub fn the_webhook_limit_holds_when_creates_race(kind: &Kind) {
     drop(s);
     for (user, want) in [("alice", 1), ("bob", MAX_WEBHOOKS_PER_USER as usize)] {
         let results = race(&all, 24, move |_, s| {
-            webhooks::create(s, &operator(user), webhook_input(), NOW)
+            webhooks::create(
+                s,
+                &operator(user),
+                webhook_input(),
+                NOW,
+                Publish::AfterCommit,
+            )
         });
         let won = results.iter().filter(|r| r.is_ok()).count();
         assert_eq!(won, want, "{user}");

@@ -16,6 +16,7 @@ use std::sync::Arc;
 use keyhook_core::model::Webhook;
 use keyhook_core::service::webhooks::{self, NewWebhook, WebhookEvents, WebhookUrl};
 use keyhook_core::service::Actor;
+use keyhook_core::service::Publish;
 use keyhook_core::store::{Backend, Store};
 use keyhook_core::time::Timestamp;
 use keyhook_postgres::PgBackend;
@@ -140,6 +141,7 @@ pub fn create_webhook(s: &Store, user: &str, at: Timestamp) -> Webhook {
             ..NewWebhook::default()
         },
         at,
+        Publish::AfterCommit,
     )
     .unwrap()
 }

@@ -7,6 +7,7 @@ use keyhook_core::model::ApiKey;
 use keyhook_core::service::keys::{self, KeyName, NewKey};
 use keyhook_core::service::webhooks::{self, NewWebhook, WebhookEvents, WebhookUrl};
 use keyhook_core::service::Actor;
+use keyhook_core::service::Publish;
 use keyhook_core::store::{Backend, Store};
 use keyhook_core::time::Timestamp;
 use keyhook_postgres::PgBackend;
@@ -47,7 +48,7 @@ pub fn key(s: &Store, user: &str, name: &str) -> ApiKey {
         name: KeyName::new(name).ok(),
         ..NewKey::default()
     };
-    keys::create(s, &operator(user), input, NOW).expect("create key")
+    keys::create(s, &operator(user), input, NOW, Publish::AfterCommit).expect("create key")
 }
 
 /// A webhook of `user` for `post.published` at a loopback URL.
@@ -60,5 +61,12 @@ pub fn webhook_input() -> NewWebhook {
 }
 
 pub fn webhook(s: &Store, user: &str) -> keyhook_core::model::Webhook {
-    webhooks::create(s, &operator(user), webhook_input(), NOW).expect("create webhook")
+    webhooks::create(
+        s,
+        &operator(user),
+        webhook_input(),
+        NOW,
+        Publish::AfterCommit,
+    )
+    .expect("create webhook")
 }

@@ -1,0 +1,323 @@
+//! Attempts: the test ping, the attempt log, and the failure counter that disables a webhook.
+
+use crate::service::audit::{self, Action, Entry, Via};
+use crate::service::events::{self, TEST_EVENT};
+
+use crate::auth::Scope;
+use crate::error::Result;
+use crate::model::{DeliveryAttempt, TestResult, Webhook};
+use crate::service::{Actor, Database, Operation};
+use crate::store::{AttemptRecord, Conn, FailCounter, Signing, Store, GONE_REASON};
+use crate::time::Timestamp;
+use crate::transport::{Attempt, Transport};
+
+use super::{find, ATTEMPT_LOG_LIMIT, DISABLE_AFTER_FAILURES};
+
+/// Why `w` was disabled automatically (a 410 Gone, or too many failures in a row), if it
+/// was and has not been enabled since: for `webhooks show`.
+pub fn disabled_reason(store: &Store, w: &Webhook) -> Result<Option<String>> {
+    if w.is_active {
+        return Ok(None);
+    }
+    Ok(store.conn().disabled_reason(&w.id)?)
+}
+
+/// Sends one `webhook.test` delivery now, even to a disabled webhook, and counts it toward
+/// `failCount` like any attempt. Three phases: look the webhook up (one database step), send
+/// (holding nothing of the database: no connection, pool slot or transaction), record the
+/// attempt (another step). A webhook deleted while its ping was in flight gets no attempt
+/// logged; the caller still learns what the endpoint answered.
+pub fn test(
+    db: &(impl Database + ?Sized),
+    actor: &Actor,
+    id: &str,
+    sender: &dyn Transport,
+    now: Timestamp,
+) -> Result<TestResult> {
+    actor.may(Operation::TestWebhook, None)?;
+    let ping = db.step(|store| Ping::prepare(store, actor, id, now))?;
+    let a = ping.send(sender);
+    db.step(|store| ping.record(store, &a))?;
+    Ok(TestResult {
+        delivered: a.delivered,
+        status_code: a.status_code,
+        status_text: a.status_text,
+    })
+}
+
+/// A test ping ready to go: everything the network call needs, owned, so that sending it
+/// borrows nothing from the database.
+struct Ping {
+    webhook_id: String,
+    url: String,
+    /// The current secret first, then one in its rotation's grace period.
+    secrets: Vec<String>,
+    event_id: String,
+    body: Vec<u8>,
+    at: Timestamp,
+}
+
+impl Ping {
+    fn prepare(store: &Store, actor: &Actor, id: &str, now: Timestamp) -> Result<Ping> {
+        let w = find(store.conn(), actor, id)?;
+        // The secrets of a rotation in its grace period sign a ping as they sign deliveries.
+        let signing = store.conn().signing(&w.id, now)?;
+        let secrets = signing.map_or_else(|| vec![w.secret.clone()], |s: Signing| s.secrets);
+        let event_id = events::new_event_id();
+        let data = serde_json::json!({ "webhookId": w.id });
+        let body = events::payload(&event_id, TEST_EVENT, None, now, &data);
+        Ok(Ping {
+            webhook_id: w.id,
+            url: w.url,
+            secrets,
+            event_id,
+            body,
+            at: now,
+        })
+    }
+
+    fn send(&self, sender: &dyn Transport) -> Attempt {
+        let ts = self.at.millis() / 1000;
+        let secrets: Vec<&str> = self.secrets.iter().map(String::as_str).collect();
+        sender.send(&self.url, &secrets, &self.event_id, &self.body, ts)
+    }
+
+    fn record(&self, store: &Store, a: &Attempt) -> Result<()> {
+        let of = AttemptOf {
+            webhook_id: &self.webhook_id,
+            delivery_id: None,
+            event_id: &self.event_id,
+            event: TEST_EVENT,
+            attempt: 1,
+        };
+        store.write(|c| log_attempt(c, of, self.at, a))
+    }
+}
+
+/// What an attempt was for.
+pub struct AttemptOf<'a> {
+    pub webhook_id: &'a str,
+    /// The outbox entry; `None` for a test ping.
+    pub delivery_id: Option<&'a str>,
+    pub event_id: &'a str,
+    pub event: &'a str,
+    /// 1 for the first attempt of a delivery.
+    pub attempt: i64,
+}
+
+/// Logs an attempt and counts it toward the webhook's `failCount`; the
+/// [`DISABLE_AFTER_FAILURES`]th consecutive failure disables the webhook in the same
+/// transaction ([`record_attempt`]).
+/// Test pings and outbox deliveries both come through here. An automatic disable is
+/// recorded in the audit log in the same transaction: actor `system`, via `worker` (also
+/// when a test ping's failure was the one that crossed the threshold: the disable is the
+/// failure counter's doing, not the pinging actor's).
+pub fn log_attempt(c: Conn<'_>, of: AttemptOf<'_>, at: Timestamp, a: &Attempt) -> Result<()> {
+    log_attempt_disabling(c, of, at, a).map(drop)
+}
+
+/// What an attempt does to its webhook's failure counter, decided from the counter the store
+/// saw under the row's lock: the counter to write back (`None`: unchanged) and whether this
+/// attempt disabled the webhook (it was active, and answered 410 Gone or was the
+/// `disable_after`th failure in a row).
+///
+/// A success resets `failCount`; a failure adds one, and a 410 Gone or the `disable_after`th
+/// failure deactivates the webhook and records why. A webhook disabled automatically
+/// (`disabled_reason` set) keeps the failCount that disabled it until it is enabled again.
+pub fn count_attempt(
+    seen: &FailCounter,
+    a: &AttemptRecord<'_>,
+    disable_after: i64,
+) -> (Option<FailCounter>, bool) {
+    if seen.disabled_reason.is_some() {
+        return (None, false);
+    }
+    if a.delivered {
+        if seen.fail_count == 0 {
+            return (None, false);
+        }
+        let after = FailCounter {
+            fail_count: 0,
+            ..seen.clone()
+        };
+        return (Some(after), false);
+    }
+    let fail_count = seen.fail_count + 1;
+    if !(a.gone() || fail_count >= disable_after) {
+        let after = FailCounter {
+            fail_count,
+            ..seen.clone()
+        };
+        return (Some(after), false);
+    }
+    let after = FailCounter {
+        fail_count,
+        is_active: false,
+        disabled_reason: Some(a.disable_reason(disable_after)),
+        updated_at: if seen.is_active {
+            a.attempted_at
+        } else {
+            seen.updated_at
+        },
+        user_id: seen.user_id.clone(),
+    };
+    (Some(after), seen.is_active)
+}
+
+/// Logs an attempt and counts it ([`count_attempt`]), in the caller's write transaction:
+/// the store locks the webhook's row and returns its counter, this decides, the store writes.
+/// Nothing is written for a webhook deleted while the request was out. Returns the webhook's
+/// user when this attempt disabled it, for the audit entry of the same transaction.
+pub fn record_attempt(
+    c: Conn<'_>,
+    a: &AttemptRecord<'_>,
+    disable_after: i64,
+) -> Result<Option<String>> {
+    let Some(seen) = c.lock_fail_counter(a.webhook_id)? else {
+        return Ok(None);
+    };
+    c.insert_attempt(a)?;
+    let (after, disabled) = count_attempt(&seen, a, disable_after);
+    if let Some(after) = after {
+        c.set_fail_counter(a.webhook_id, &after)?;
+    }
+    Ok(disabled.then_some(seen.user_id))
+}
+
+/// [`log_attempt`], telling why the attempt disabled its webhook, if it did: the reason the
+/// audit entry records (for the worker's log line).
+pub fn log_attempt_disabling(
+    c: Conn<'_>,
+    of: AttemptOf<'_>,
+    at: Timestamp,
+    a: &Attempt,
+) -> Result<Option<&'static str>> {
+    let webhook_id = of.webhook_id;
+    let record = AttemptRecord {
+        webhook_id: of.webhook_id,
+        delivery_id: of.delivery_id,
+        event_id: of.event_id,
+        event: of.event,
+        attempt: of.attempt,
+        attempted_at: at,
+        delivered: a.delivered,
+        status_code: a.status_code,
+        status_text: &a.status_text,
+        duration_ms: a.duration_ms,
+        response_excerpt: &a.response_excerpt,
+    };
+    let disabled = record_attempt(c, &record, DISABLE_AFTER_FAILURES)?;
+    if let Some(user) = disabled {
+        // The webhook's scope, for who may read the entry (it exists: it was just disabled).
+        let w = c.webhook(&user, webhook_id)?;
+        let all = (true, Vec::new());
+        let (full_access, ids) = w.map_or(all, |w| (w.full_access, w.profile_ids));
+        // Why it was disabled: the rule `count_attempt` applied (`AttemptRecord::gone`).
+        let (reason, details) = if record.gone() {
+            let details = serde_json::json!({ "reason": GONE_REASON, "statusCode": a.status_code });
+            (GONE_REASON, details)
+        } else {
+            let details = serde_json::json!({
+                "reason": FAILURES_REASON,
+                "failCount": DISABLE_AFTER_FAILURES,
+                "statusCode": a.status_code,
+            });
+            (FAILURES_REASON, details)
+        };
+        let entry = Entry::system(
+            &user,
+            Via::Worker,
+            Action::WebhookDisabled,
+            webhook_id,
+            details,
+        )
+        .about(Scope {
+            full_access,
+            profile_ids: &ids,
+        });
+        audit::record(c, at, &entry)?;
+        return Ok(Some(reason));
+    }
+    Ok(None)
+}
+
+/// The audit entry's reason when the consecutive failures disabled a webhook.
+pub const FAILURES_REASON: &str = "consecutive failures";
+
+/// The newest attempts to deliver to the webhook, newest first.
+pub fn attempts(store: &Store, actor: &Actor, id: &str) -> Result<Vec<DeliveryAttempt>> {
+    actor.may(Operation::ListDeliveries, None)?;
+    let w = find(store.conn(), actor, id)?;
+    Ok(store.conn().attempts(&w.id, ATTEMPT_LOG_LIMIT)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counter(is_active: bool, fail_count: i64, reason: Option<&str>) -> FailCounter {
+        FailCounter {
+            user_id: "u".into(),
+            is_active,
+            fail_count,
+            disabled_reason: reason.map(String::from),
+            updated_at: Timestamp(5),
+        }
+    }
+
+    fn attempt(delivered: bool, status_code: u16) -> AttemptRecord<'static> {
+        AttemptRecord {
+            webhook_id: "w",
+            delivery_id: None,
+            event_id: "e",
+            event: "post.published",
+            attempt: 1,
+            attempted_at: Timestamp(9),
+            delivered,
+            status_code,
+            status_text: "",
+            duration_ms: 1,
+            response_excerpt: "",
+        }
+    }
+
+    #[test]
+    fn attempts_count_toward_the_automatic_disable() {
+        let n = DISABLE_AFTER_FAILURES;
+        let ok = attempt(true, 200);
+        let failed = attempt(false, 500);
+        let gone = attempt(false, 410);
+        // A success resets a count, and leaves a zero count alone.
+        let reset = count_attempt(&counter(true, 3, None), &ok, n);
+        assert_eq!(reset, (Some(counter(true, 0, None)), false));
+        assert_eq!(
+            count_attempt(&counter(true, 0, None), &ok, n),
+            (None, false)
+        );
+        // A failure below the threshold counts one.
+        let one = count_attempt(&counter(true, n - 2, None), &failed, n);
+        assert_eq!(one, (Some(counter(true, n - 1, None)), false));
+        // The threshold-th failure disables, records why, and moves updatedAt.
+        let reason = crate::store::failures_reason(n);
+        let mut off = counter(false, n, Some(&reason));
+        off.updated_at = Timestamp(9);
+        let tripped = count_attempt(&counter(true, n - 1, None), &failed, n);
+        assert_eq!(tripped, (Some(off), true));
+        // 410 Gone disables at once, whatever the count.
+        let mut off = counter(false, 1, Some(GONE_REASON));
+        off.updated_at = Timestamp(9);
+        assert_eq!(
+            count_attempt(&counter(true, 0, None), &gone, n),
+            (Some(off), true)
+        );
+        // A webhook disabled by hand still counts and gets the reason, but this attempt did
+        // not disable it, and updatedAt stays.
+        let manual = count_attempt(&counter(false, n - 1, None), &failed, n);
+        assert_eq!(manual, (Some(counter(false, n, Some(&reason))), false));
+        // The reason is sticky: once disabled automatically, nothing moves until an enable.
+        for a in [&ok, &failed, &gone] {
+            let seen = counter(false, n, Some(&reason));
+            assert_eq!(count_attempt(&seen, a, n), (None, false));
+        }
+    }
+}

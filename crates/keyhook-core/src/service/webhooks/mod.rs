@@ -1,0 +1,446 @@
+//! Webhook subscriptions: create (at most ten per user, enforced under the write lock), list,
+//! show, update, delete, the test ping and the attempt log.
+mod attempts;
+mod secret;
+mod target;
+
+pub use attempts::{
+    attempts, count_attempt, disabled_reason, log_attempt, log_attempt_disabling, record_attempt,
+    test, AttemptOf, FAILURES_REASON,
+};
+pub use secret::{
+    drop_expired_secrets, rotate_secret, Grace, RotateSecret, DEFAULT_GRACE_SECONDS,
+    MAX_GRACE_SECONDS,
+};
+pub use target::{url_pattern, WebhookUrl};
+
+use super::audit::{self, Action, Entry};
+use super::events::EventName;
+use super::input::{check_unique_non_empty, ListProblems, Problems};
+use super::keys::{check_scope, ProfileIds};
+use super::{Actor, Operation, Publish};
+use crate::auth::{self, Excess, Scope};
+use crate::error::{Error, FieldError, Result};
+use crate::model::Webhook;
+use crate::sign;
+use crate::store::{Conn, Store};
+use crate::time::Timestamp;
+
+pub const MAX_WEBHOOKS_PER_USER: i64 = 10;
+/// Consecutive failed attempts after which a webhook is disabled.
+pub const DISABLE_AFTER_FAILURES: i64 = 10;
+pub const MAX_URL_LEN: usize = 2048;
+/// How many attempts `deliveries` shows, newest first.
+pub const ATTEMPT_LOG_LIMIT: i64 = 100;
+
+/// A new subscription, in typed values.
+#[derive(Debug, Default, Clone)]
+pub struct NewWebhook {
+    /// Required.
+    pub url: Option<WebhookUrl>,
+    /// Required.
+    pub events: Option<WebhookEvents>,
+    /// With `profile_ids`, the scope, validated as a key's (`keys::check_scope`); when
+    /// neither is given, the acting key's own scope (full access for the operator).
+    pub full_access: Option<bool>,
+    pub profile_ids: Option<ProfileIds>,
+    /// What the front end refused converting the request, named as the request names it; a
+    /// refused value is `None` above.
+    pub problems: Problems,
+}
+
+/// A change to a subscription (`PATCH /webhooks/{id}`); absent fields stay as they are.
+#[derive(Debug, Default, Clone)]
+pub struct WebhookPatch {
+    pub url: Option<WebhookUrl>,
+    pub events: Option<WebhookEvents>,
+    /// The scope, replaced as a whole when either is given (as in [`NewWebhook`]; absent
+    /// `fullAccess` is `true`), kept when neither is.
+    pub full_access: Option<bool>,
+    pub profile_ids: Option<ProfileIds>,
+    pub is_active: Option<bool>,
+    /// As in [`NewWebhook`].
+    pub problems: Problems,
+}
+
+/// The fields of [`NewWebhook`] and [`WebhookPatch`] as the API names them, in the order
+/// problems are reported.
+const WEBHOOK_FIELDS: &[&str] = &[
+    "url",
+    "events",
+    "fullAccess",
+    "profileIds",
+    "isActive",
+    "body",
+];
+
+/// The scope a create or a change asks for, checked as a key's scope is
+/// (`keys::check_scope`): `None` when it names neither `fullAccess` nor `profileIds`, or
+/// when what it names was refused (then `p` says why).
+fn asked_scope(
+    p: &mut Problems,
+    full_access: Option<bool>,
+    profile_ids: Option<ProfileIds>,
+) -> Option<(bool, Vec<String>)> {
+    let named = full_access.is_some()
+        || profile_ids.is_some()
+        || p.mentions("fullAccess")
+        || p.mentions("profileIds");
+    if named {
+        check_scope("webhook", p, full_access, profile_ids)
+    } else {
+        None
+    }
+}
+
+/// A key gives webhooks only scopes within its own (`auth::no_broader_scope`, the rule keys
+/// obey towards keys): else 403, naming `fullAccess` or `profileIds`. The operator may give
+/// any scope.
+fn check_scope_within(actor: &Actor, scope: Scope<'_>) -> Result<()> {
+    let Actor::Key(key) = actor else {
+        return Ok(());
+    };
+    match auth::no_broader_scope(scope, key.scope()) {
+        Ok(()) => Ok(()),
+        Err(Excess::Profile(p)) => Err(Error::ForbiddenFields {
+            message: format!("key is not scoped to profile {p}"),
+            details: vec![FieldError::new(
+                "profileIds",
+                format!("{p} is outside the profiles of this key"),
+            )],
+        }),
+        Err(_) => Err(Error::ForbiddenFields {
+            message: "a key limited to profiles cannot give a webhook full access".into(),
+            details: vec![FieldError::new(
+                "fullAccess",
+                "must be false, with profileIds within those of this key",
+            )],
+        }),
+    }
+}
+
+/// The events a webhook subscribes to: at least one, no duplicates, each from the catalog
+/// ([`EventName`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebhookEvents(Vec<String>);
+
+impl WebhookEvents {
+    pub fn new(events: Vec<String>) -> std::result::Result<WebhookEvents, ListProblems> {
+        let mut p = ListProblems::default();
+        if events.is_empty() {
+            p.add(None, "must name at least one event");
+            return Err(p);
+        }
+        check_unique_non_empty(&mut p, &events);
+        for (i, e) in events.iter().enumerate() {
+            if !p.has(Some(i)) {
+                if let Err(m) = EventName::new(e) {
+                    p.add(Some(i), m);
+                }
+            }
+        }
+        p.into_result().map(|()| WebhookEvents(events))
+    }
+
+    pub fn as_slice(&self) -> &[String] {
+        &self.0
+    }
+}
+
+/// Creates a webhook and returns it with its secret: after the commit, or before it through
+/// `publish` ([`Publish`]).
+pub fn create(
+    store: &Store,
+    actor: &Actor,
+    input: NewWebhook,
+    now: Timestamp,
+    publish: Publish<'_, Webhook>,
+) -> Result<Webhook> {
+    actor.may(Operation::CreateWebhook, None)?;
+    let mut p = input.problems;
+    let url = p.require("url", input.url);
+    let events = p.require("events", input.events);
+    let scope = asked_scope(&mut p, input.full_access, input.profile_ids);
+    p.into_result(WEBHOOK_FIELDS)?;
+    let (Some(url), Some(events)) = (url, events) else {
+        unreachable!("a missing value is a problem")
+    };
+    // A scoped key that names no scope gives the webhook its own.
+    let (full_access, profile_ids) = scope.unwrap_or_else(|| match actor {
+        Actor::Key(k) => (k.full_access, k.profile_ids.clone()),
+        Actor::Operator { .. } => (true, Vec::new()),
+    });
+    check_scope_within(
+        actor,
+        Scope {
+            full_access,
+            profile_ids: &profile_ids,
+        },
+    )?;
+    let user = actor.user_id().to_string();
+    let webhook = Webhook {
+        id: uuid::Uuid::new_v4().to_string(),
+        user_id: user.clone(),
+        url: url.0,
+        events: events.0,
+        full_access,
+        profile_ids,
+        secret: sign::generate_secret(),
+        is_active: true,
+        fail_count: 0,
+        created_at: now,
+        updated_at: now,
+    };
+    // BEGIN IMMEDIATE: the count and the insert see no other writer, so N processes
+    // creating at once never make an eleventh. Every webhook of the user counts, those the
+    // acting key cannot see too; the refusal says nothing about them.
+    store.write(|c| {
+        if c.count_webhooks(&user)? >= MAX_WEBHOOKS_PER_USER {
+            return Err(Error::LimitReached(format!(
+                "webhook limit reached: a user may have at most {MAX_WEBHOOKS_PER_USER} webhooks"
+            )));
+        }
+        c.insert_webhook(&webhook)?;
+        let details = audit::webhook_details(&webhook);
+        audit::record(
+            c,
+            now,
+            &Entry::by(actor, Action::WebhookCreated, &webhook.id, details).about(webhook.scope()),
+        )?;
+        publish.before_commit(c, &webhook)?;
+        Ok(())
+    })?;
+    Ok(webhook)
+}
+
+/// The actor's user's webhooks that the actor sees ([`Actor::sees`]).
+pub fn list(store: &Store, actor: &Actor) -> Result<Vec<Webhook>> {
+    actor.may(Operation::ListWebhooks, None)?;
+    let mut list = store.conn().list_webhooks(actor.user_id())?;
+    list.retain(|w| actor.sees(w.scope()));
+    Ok(list)
+}
+
+/// The shortest id prefix that names a webhook: 4 of the 32 hex digits of a UUID, as short as
+/// git's short ids. A user has at most ten webhooks, so 4 digits almost always name one, while
+/// a character or two typed by mistake (or an id like `1` in a script) never silently picks a
+/// webhook: they name none, as before, unless they match several.
+pub const MIN_ID_PREFIX: usize = 4;
+/// The length of a webhook id (a hyphenated UUID), so of the longest prefix looked up.
+pub const ID_LEN: usize = 36;
+
+/// The actor's webhook whose id is `id`, or whose id starts with `id` (at least
+/// [`MIN_ID_PREFIX`] characters, case-insensitive) when exactly one does. A prefix of any
+/// length that matches several is refused (validation error listing them); another user's
+/// webhooks are never matched, nor are those of its user that the actor does not see
+/// ([`Actor::sees`]: a key sees only webhooks within its scope): they are not found, exactly
+/// as an unknown id. The CLI and the HTTP `{id}` path parameter both come through here, so
+/// every operation on one webhook obeys it.
+pub(super) fn find(conn: Conn<'_>, actor: &Actor, id: &str) -> Result<Webhook> {
+    if let Some(w) = conn.webhook(actor.user_id(), id)? {
+        if actor.sees(w.scope()) {
+            return Ok(w);
+        }
+    }
+    let not_found =
+        |hint: &str| Error::NotFound(format!("no webhook with id or id prefix {id:?}{hint}"));
+    // Only what can begin a UUID is looked up as a prefix.
+    let prefix = id.to_ascii_lowercase();
+    if prefix.is_empty()
+        || prefix.len() > ID_LEN
+        || !prefix.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-')
+    {
+        return Err(not_found(""));
+    }
+    // Ten at most per user; a few more are fetched only to say how many match.
+    let mut found = conn.webhooks_by_id_prefix(actor.user_id(), &prefix, 20)?;
+    found.retain(|w| actor.sees(w.scope()));
+    match found.len() {
+        0 => Err(not_found("")),
+        1 if prefix.len() >= MIN_ID_PREFIX => Ok(found.remove(0)),
+        1 => Err(not_found(&format!(
+            " (a prefix needs at least {MIN_ID_PREFIX} characters)"
+        ))),
+        n => {
+            let ids: Vec<&str> = found.iter().map(|w| w.id.as_str()).collect();
+            Err(Error::validation(
+                "id",
+                format!(
+                    "id prefix {id:?} matches {n} webhooks: {}; give more characters",
+                    ids.join(", ")
+                ),
+            ))
+        }
+    }
+}
+
+pub fn get(store: &Store, actor: &Actor, id: &str) -> Result<Webhook> {
+    actor.may(Operation::ShowWebhook, None)?;
+    find(store.conn(), actor, id)
+}
+
+/// Applies `patch`. Re-enabling (`isActive: true`) also resets `failCount`.
+pub fn update(
+    store: &Store,
+    actor: &Actor,
+    id: &str,
+    patch: WebhookPatch,
+    now: Timestamp,
+) -> Result<Webhook> {
+    actor.may(Operation::UpdateWebhook, None)?;
+    let mut p = patch.problems;
+    // A field that was sent but refused (`"isActive": "yes"`) was named: its own detail says
+    // what is wrong, without a second one saying that nothing was named.
+    let named = ["url", "events", "fullAccess", "profileIds", "isActive"]
+        .iter()
+        .any(|f| p.mentions(f));
+    let empty = patch.url.is_none()
+        && patch.events.is_none()
+        && patch.full_access.is_none()
+        && patch.profile_ids.is_none()
+        && patch.is_active.is_none();
+    if empty && !named && !p.has("body") {
+        p.add(
+            "body",
+            "name at least one of url, events, fullAccess, profileIds, isActive",
+        );
+    }
+    let scope = asked_scope(&mut p, patch.full_access, patch.profile_ids);
+    p.into_result(WEBHOOK_FIELDS)?;
+    if let Some((full_access, ids)) = &scope {
+        check_scope_within(
+            actor,
+            Scope {
+                full_access: *full_access,
+                profile_ids: ids,
+            },
+        )?;
+    }
+    store.write(|c| {
+        let mut w = find(c, actor, id)?;
+        let before = w.clone();
+        if let Some(u) = patch.url {
+            w.url = u.0;
+        }
+        if let Some(e) = patch.events {
+            w.events = e.0;
+        }
+        if let Some((full_access, ids)) = scope {
+            w.full_access = full_access;
+            w.profile_ids = ids;
+        }
+        if let Some(active) = patch.is_active {
+            if active {
+                w.fail_count = 0;
+            }
+            w.is_active = active;
+        }
+        // A patch that sets what is already set changes nothing: no write, no new
+        // `updatedAt`, no audit entry (an audit log records changes).
+        if w == before {
+            return Ok(w);
+        }
+        w.updated_at = now;
+        c.update_webhook(&w)?;
+        // A change of scope is shown to the keys that saw the webhook before and after it.
+        let (full_access, ids) = audit::union(before.scope(), w.scope());
+        let about = Scope {
+            full_access,
+            profile_ids: &ids,
+        };
+        for (action, details) in update_entries(&before, &w) {
+            let entry = Entry::by(actor, action, &w.id, details).about(about);
+            audit::record(c, now, &entry)?;
+        }
+        Ok(w)
+    })
+}
+
+/// The audit entries of a change from `before` to `after` (which differ): `webhook.updated`
+/// when the URL or the events changed (with what they became), `webhook.enabled` /
+/// `webhook.disabled` when `isActive` changed; one entry per kind of change. `isActive: true`
+/// on an active webhook whose `failCount` was not 0 resets it: `webhook.updated` with
+/// `failCount: 0`.
+fn update_entries(before: &Webhook, after: &Webhook) -> Vec<(Action, serde_json::Value)> {
+    let mut out = Vec::new();
+    let mut changed = serde_json::Map::new();
+    if before.url != after.url {
+        changed.insert("url".into(), audit::webhook_details(after)["url"].clone());
+    }
+    if before.events != after.events {
+        changed.insert("events".into(), after.events.clone().into());
+    }
+    if before.scope() != after.scope() {
+        changed.insert("fullAccess".into(), after.full_access.into());
+        changed.insert("profileIds".into(), after.profile_ids.clone().into());
+    }
+    if before.is_active == after.is_active && before.fail_count != after.fail_count {
+        changed.insert("failCount".into(), after.fail_count.into());
+    }
+    if !changed.is_empty() {
+        out.push((Action::WebhookUpdated, changed.into()));
+    }
+    if before.is_active != after.is_active {
+        let action = if after.is_active {
+            Action::WebhookEnabled
+        } else {
+            Action::WebhookDisabled
+        };
+        out.push((
+            action,
+            serde_json::json!({ "failCount": before.fail_count }),
+        ));
+    }
+    if out.is_empty() && before != after {
+        // A change no entry above names (a field added since): recorded all the same.
+        out.push((Action::WebhookUpdated, serde_json::json!({})));
+    }
+    out
+}
+
+pub fn delete(store: &Store, actor: &Actor, id: &str, now: Timestamp) -> Result<Webhook> {
+    actor.may(Operation::DeleteWebhook, None)?;
+    store.write(|c| {
+        let w = find(c, actor, id)?;
+        c.delete_webhook(&w.id)?;
+        let details = audit::webhook_details(&w);
+        audit::record(
+            c,
+            now,
+            &Entry::by(actor, Action::WebhookDeleted, &w.id, details).about(w.scope()),
+        )?;
+        Ok(w)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::service::events::{self, TEST_EVENT};
+
+    #[test]
+    fn subscriptions_name_catalog_events_once_each() {
+        let list = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let all = events::CATALOG.to_vec();
+        let ok = WebhookEvents::new(list(&all)).unwrap();
+        assert_eq!(ok.as_slice(), all);
+        assert_eq!(
+            WebhookEvents::new(vec![]).unwrap_err().0,
+            [(None, "must name at least one event".to_string())]
+        );
+        let got = WebhookEvents::new(list(&["nope", "nope", "", "post.published", TEST_EVENT]))
+            .unwrap_err()
+            .0;
+        let at: Vec<Option<usize>> = got.iter().map(|(i, _)| *i).collect();
+        // Emptiness and repeats first, then the catalog.
+        assert_eq!(at, [Some(1), Some(2), Some(0), Some(4)]);
+        assert_eq!(got[0].1, "duplicate value \"nope\"");
+        assert_eq!(got[1].1, "must not be empty");
+        assert!(got[2]
+            .1
+            .starts_with("unknown event \"nope\"; known events: post.published"));
+        assert!(got[3]
+            .1
+            .starts_with("webhook.test is sent only by the test endpoint"));
+    }
+}

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::audit::{self, Action, Entry};
 use super::events;
+use super::idempotency::{self, Idempotent, Turn};
 use super::input::Problems;
 use super::webhooks::find;
 use super::{Actor, Operation};
@@ -41,7 +42,7 @@ pub struct ReplayRequest {
 const REPLAY_FIELDS: &[&str] = &["since", "eventId", "failedOnly"];
 
 /// What a replay did: `{queued: N}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Replayed {
     pub queued: usize,
 }
@@ -58,6 +59,19 @@ pub fn replay(
     actor: &Actor,
     id: &str,
     input: ReplayRequest,
+    now: Timestamp,
+) -> Result<Replayed> {
+    replay_keyed(store, actor, id, input, None, now)
+}
+
+/// [`replay`] with an `Idempotency-Key` (`service::idempotency`): a repeat of the same
+/// request within 24 hours queues nothing and answers the first replay's count.
+pub fn replay_keyed(
+    store: &Store,
+    actor: &Actor,
+    id: &str,
+    input: ReplayRequest,
+    idem: Option<&Idempotent>,
     now: Timestamp,
 ) -> Result<Replayed> {
     actor.may(Operation::ReplayWebhook, None)?;
@@ -80,6 +94,15 @@ pub fn replay(
     let user = actor.user_id();
     store.write(|c| {
         let w = find(c, actor, id)?;
+        let taken = match idem {
+            None => None,
+            Some(idem) => {
+                match idempotency::take(c, actor, Operation::ReplayWebhook, &w.id, idem, now)? {
+                    Turn::First(taken) => Some(taken),
+                    Turn::Repeat(response) => return idempotency::decode(&response),
+                }
+            }
+        };
         if !w.is_active {
             return Err(Error::WebhookDisabled(format!(
                 "webhook {} is disabled; enable it before replaying to it",
@@ -129,6 +152,9 @@ pub fn replay(
                     since.to_rfc3339()
                 ),
             ));
+        }
+        if let Some(taken) = &taken {
+            idempotency::answer(c, taken, &serde_json::json!({ "queued": queued }))?;
         }
         // A replay that queued nothing changed nothing: no audit entry.
         if queued == 0 {

@@ -3,6 +3,7 @@
 
 use super::audit::{self, Action, Entry, Via};
 use super::events::{self, EventName, TEST_EVENT};
+use super::idempotency::{self, Idempotent, Turn};
 use super::input::{check_unique_non_empty, ListProblems, Problems};
 use super::keys::{check_scope, ProfileIds};
 use super::{Actor, Database, Operation};
@@ -278,7 +279,20 @@ fn check_authority(raw: &str, url: &url::Url) -> std::result::Result<(), String>
 }
 
 pub fn create(store: &Store, actor: &Actor, input: NewWebhook, now: Timestamp) -> Result<Webhook> {
-    create_then(store, actor, input, now, None::<Publish>)
+    create_then(store, actor, input, None, now, None::<Publish>)
+}
+
+/// [`create`] with an `Idempotency-Key` (`service::idempotency`): a repeat of the same
+/// request within 24 hours creates nothing and answers the webhook the first one created,
+/// as it is now, if the actor sees it (else 404).
+pub fn create_keyed(
+    store: &Store,
+    actor: &Actor,
+    input: NewWebhook,
+    idem: Option<&Idempotent>,
+    now: Timestamp,
+) -> Result<Webhook> {
+    create_then(store, actor, input, idem, now, None::<Publish>)
 }
 
 /// [`create`], handing the new webhook (with its secret) to `publish` inside the transaction
@@ -293,7 +307,7 @@ pub fn create_publishing(
     now: Timestamp,
     publish: impl FnOnce(&Webhook) -> Result<()>,
 ) -> Result<Webhook> {
-    create_then(store, actor, input, now, Some(publish))
+    create_then(store, actor, input, None, now, Some(publish))
 }
 
 /// What a front end does with a new webhook inside its transaction; see [`create_publishing`].
@@ -303,6 +317,7 @@ fn create_then(
     store: &Store,
     actor: &Actor,
     input: NewWebhook,
+    idem: Option<&Idempotent>,
     now: Timestamp,
     publish: Option<impl FnOnce(&Webhook) -> Result<()>>,
 ) -> Result<Webhook> {
@@ -345,6 +360,17 @@ fn create_then(
     // creating at once never make an eleventh. Every webhook of the user counts, those the
     // acting key cannot see too; the refusal says nothing about them.
     store.write(|c| {
+        let taken = match idem {
+            None => None,
+            Some(idem) => {
+                match idempotency::take(c, actor, Operation::CreateWebhook, "", idem, now)? {
+                    Turn::First(taken) => Some(taken),
+                    Turn::Repeat(response) => {
+                        return idempotency::first_webhook(c, actor, &response)
+                    }
+                }
+            }
+        };
         if c.count_webhooks(&user)? >= MAX_WEBHOOKS_PER_USER {
             return Err(Error::LimitReached(format!(
                 "webhook limit reached: a user may have at most {MAX_WEBHOOKS_PER_USER} webhooks"
@@ -357,13 +383,15 @@ fn create_then(
             now,
             &Entry::by(actor, Action::WebhookCreated, &webhook.id, details).about(webhook.scope()),
         )?;
+        if let Some(taken) = &taken {
+            idempotency::answer(c, taken, &idempotency::webhook_ref(&webhook.id))?;
+        }
         if let Some(publish) = publish {
             c.stage()?;
             publish(&webhook)?;
         }
-        Ok(())
-    })?;
-    Ok(webhook)
+        Ok(webhook)
+    })
 }
 
 /// The actor's user's webhooks that the actor sees ([`Actor::sees`]).
@@ -633,7 +661,21 @@ pub fn rotate_secret(
     input: RotateSecret,
     now: Timestamp,
 ) -> Result<Webhook> {
-    rotate_secret_then(store, actor, id, input, now, None::<Publish>)
+    rotate_secret_then(store, actor, id, input, None, now, None::<Publish>)
+}
+
+/// [`rotate_secret`] with an `Idempotency-Key` (`service::idempotency`): a repeat of the
+/// same request within 24 hours rotates nothing and answers the webhook as it is now (its
+/// secret in force).
+pub fn rotate_secret_keyed(
+    store: &Store,
+    actor: &Actor,
+    id: &str,
+    input: RotateSecret,
+    idem: Option<&Idempotent>,
+    now: Timestamp,
+) -> Result<Webhook> {
+    rotate_secret_then(store, actor, id, input, idem, now, None::<Publish>)
 }
 
 /// [`rotate_secret`], handing the webhook with its new secret to `publish` before the commit,
@@ -646,7 +688,7 @@ pub fn rotate_secret_publishing(
     now: Timestamp,
     publish: impl FnOnce(&Webhook) -> Result<()>,
 ) -> Result<Webhook> {
-    rotate_secret_then(store, actor, id, input, now, Some(publish))
+    rotate_secret_then(store, actor, id, input, None, now, Some(publish))
 }
 
 fn rotate_secret_then(
@@ -654,6 +696,7 @@ fn rotate_secret_then(
     actor: &Actor,
     id: &str,
     input: RotateSecret,
+    idem: Option<&Idempotent>,
     now: Timestamp,
     publish: Option<impl FnOnce(&Webhook) -> Result<()>>,
 ) -> Result<Webhook> {
@@ -663,6 +706,14 @@ fn rotate_secret_then(
     let secret = sign::generate_secret();
     store.write(|c| {
         let mut w = find(c, actor, id)?;
+        let op = Operation::RotateWebhookSecret;
+        let taken = match idem {
+            None => None,
+            Some(idem) => match idempotency::take(c, actor, op, &w.id, idem, now)? {
+                Turn::First(taken) => Some(taken),
+                Turn::Repeat(response) => return idempotency::first_webhook(c, actor, &response),
+            },
+        };
         let until = grace.until(now);
         let previous = (grace.seconds() > 0).then_some((w.secret.as_str(), until));
         c.set_secret(&w.id, &secret, previous, now)?;
@@ -678,6 +729,9 @@ fn rotate_secret_then(
             now,
             &Entry::by(actor, Action::WebhookSecretRotated, &w.id, details).about(w.scope()),
         )?;
+        if let Some(taken) = &taken {
+            idempotency::answer(c, taken, &idempotency::webhook_ref(&w.id))?;
+        }
         if let Some(publish) = publish {
             c.stage()?;
             publish(&w)?;
@@ -722,15 +776,57 @@ pub fn test(
     sender: &dyn Transport,
     now: Timestamp,
 ) -> Result<TestResult> {
+    test_keyed(db, actor, id, sender, None, now)
+}
+
+/// [`test`] with an `Idempotency-Key` (`service::idempotency`): the key is taken with the
+/// lookup, before the ping goes out; a repeat within 24 hours sends nothing and answers the
+/// first ping's result (503 while the first is still in flight). A ping that fails to be
+/// recorded frees its key.
+pub fn test_keyed(
+    db: &(impl Database + ?Sized),
+    actor: &Actor,
+    id: &str,
+    sender: &dyn Transport,
+    idem: Option<&Idempotent>,
+    now: Timestamp,
+) -> Result<TestResult> {
     actor.may(Operation::TestWebhook, None)?;
-    let ping = db.step(|store| Ping::prepare(store, actor, id, now))?;
+    let (ping, turn) = db.step(|store| {
+        let ping = Ping::prepare(store, actor, id, now)?;
+        let Some(idem) = idem else {
+            return Ok((ping, None));
+        };
+        let op = Operation::TestWebhook;
+        let turn = store.write(|c| idempotency::take(c, actor, op, &ping.webhook_id, idem, now))?;
+        Ok((ping, Some(turn)))
+    })?;
+    let taken = match turn {
+        None => None,
+        Some(Turn::First(taken)) => Some(taken),
+        Some(Turn::Repeat(response)) => return idempotency::decode(&response),
+    };
     let a = ping.send(sender);
-    db.step(|store| ping.record(store, &a))?;
-    Ok(TestResult {
+    let result = TestResult {
         delivered: a.delivered,
         status_code: a.status_code,
-        status_text: a.status_text,
-    })
+        status_text: a.status_text.clone(),
+    };
+    let recorded = db.step(|store| {
+        store.write(|c| {
+            ping.log(c, &a)?;
+            if let Some(taken) = &taken {
+                idempotency::answer(c, taken, &serde_json::to_value(&result).unwrap_or_default())?;
+            }
+            Ok(())
+        })
+    });
+    if let (Err(_), Some(taken)) = (&recorded, &taken) {
+        // Best effort: a key left taken is freed after `idempotency::ABANDONED_AFTER_MS`.
+        let _ = db.step(|store| store.write(|c| idempotency::release(c, taken)));
+    }
+    recorded?;
+    Ok(result)
 }
 
 /// A test ping ready to go: everything the network call needs, owned, so that sending it
@@ -770,7 +866,7 @@ impl Ping {
         sender.send(&self.url, &secrets, &self.event_id, &self.body, ts)
     }
 
-    fn record(&self, store: &Store, a: &Attempt) -> Result<()> {
+    fn log(&self, c: Conn<'_>, a: &Attempt) -> Result<()> {
         let of = AttemptOf {
             webhook_id: &self.webhook_id,
             delivery_id: None,
@@ -778,7 +874,7 @@ impl Ping {
             event: TEST_EVENT,
             attempt: 1,
         };
-        store.write(|c| log_attempt(c, of, self.at, a))
+        log_attempt(c, of, self.at, a)
     }
 }
 

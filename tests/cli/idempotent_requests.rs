@@ -48,6 +48,21 @@ fn count(env: &Env, select: &str) -> i64 {
     env.sql_i64(select)
 }
 
+/// A webhook of the default user for post.published to the receiver's `/ok`; its id.
+fn webhook_to(env: &Env, rx: &Receiver) -> String {
+    let (code, v) = env.json(&[
+        "--allow-private-targets",
+        "webhooks",
+        "create",
+        "--url",
+        &rx.url("/ok"),
+        "--event",
+        "post.published",
+    ]);
+    assert_eq!(code, 0, "{v}");
+    str_of(&v["data"], "id").to_string()
+}
+
 fn refused_on_the_header(r: &Resp) {
     assert_eq!(r.status, 400, "{r:?}");
     let e = &r.json()["error"];
@@ -158,17 +173,7 @@ fn rotate_secret_test_and_replay_act_once_per_key() {
     let env = Env::with_clock();
     let rx = Receiver::start();
     let key = key_of(&env, "default", &[]);
-    let (code, v) = env.json(&[
-        "--allow-private-targets",
-        "webhooks",
-        "create",
-        "--url",
-        &rx.url("/ok"),
-        "--event",
-        "post.published",
-    ]);
-    assert_eq!(code, 0, "{v}");
-    let id = str_of(&v["data"], "id").to_string();
+    let id = webhook_to(&env, &rx);
     let s = Server::start_with(&env, &["--allow-private-targets"]);
 
     // rotate-secret: one rotation.
@@ -277,17 +282,7 @@ fn concurrent_identical_requests_act_once() {
     let env = Env::new();
     let rx = Arc::new(Receiver::start());
     let key = key_of(&env, "default", &[]);
-    let (code, v) = env.json(&[
-        "--allow-private-targets",
-        "webhooks",
-        "create",
-        "--url",
-        &rx.url("/ok"),
-        "--event",
-        "post.published",
-    ]);
-    assert_eq!(code, 0, "{v}");
-    let id = str_of(&v["data"], "id").to_string();
+    let id = webhook_to(&env, &rx);
     let s = Arc::new(Server::start_with(&env, &["--allow-private-targets"]));
     let key = Arc::new(key);
     let race = |n: usize, path: String, body: Option<Value>| -> Vec<Resp> {

@@ -157,6 +157,32 @@ pub(super) fn take(
     }
 }
 
+/// What a request that may carry a key does: act (with the key taken, if it has one), or
+/// answer as the first request did.
+pub(super) enum Keyed<T> {
+    Act(Option<Taken>),
+    Answered(T),
+}
+
+/// [`take`] for a request with or without a key, the first answer read back by `repeat`.
+pub(super) fn begin<T>(
+    c: Conn<'_>,
+    actor: &Actor,
+    op: Operation,
+    target: &str,
+    idem: Option<&Idempotent>,
+    now: Timestamp,
+    repeat: impl FnOnce(Conn<'_>, &str) -> Result<T>,
+) -> Result<Keyed<T>> {
+    let Some(idem) = idem else {
+        return Ok(Keyed::Act(None));
+    };
+    Ok(match take(c, actor, op, target, idem, now)? {
+        Turn::First(taken) => Keyed::Act(Some(taken)),
+        Turn::Repeat(response) => Keyed::Answered(repeat(c, &response)?),
+    })
+}
+
 /// Stores the first request's answer, inside its write transaction (or the next one).
 pub(super) fn answer(c: Conn<'_>, taken: &Taken, response: &Value) -> Result<()> {
     Ok(c.answer_request(&taken.id, &response.to_string())?)

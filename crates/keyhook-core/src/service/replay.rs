@@ -7,13 +7,13 @@ use serde::Serialize;
 
 use super::audit::{self, Action, Entry};
 use super::events;
-use super::idempotency::{self, Idempotent, Turn};
+use super::idempotency::{self, Idempotent, Keyed};
 use super::input::Problems;
 use super::webhooks::find;
 use super::{Actor, Operation};
 use crate::auth::{self, Scope};
 use crate::error::{Error, Result};
-use crate::store::{ReplaySelection, Store};
+use crate::store::{Conn, ReplaySelection, Store};
 use crate::time::Timestamp;
 
 /// How far back a replay looks when no `since` is given: 24 hours.
@@ -94,14 +94,11 @@ pub fn replay_keyed(
     let user = actor.user_id();
     store.write(|c| {
         let w = find(c, actor, id)?;
-        let taken = match idem {
-            None => None,
-            Some(idem) => {
-                match idempotency::take(c, actor, Operation::ReplayWebhook, &w.id, idem, now)? {
-                    Turn::First(taken) => Some(taken),
-                    Turn::Repeat(response) => return idempotency::decode(&response),
-                }
-            }
+        let op = Operation::ReplayWebhook;
+        let first = |_: Conn<'_>, r: &str| idempotency::decode(r);
+        let taken = match idempotency::begin(c, actor, op, &w.id, idem, now, first)? {
+            Keyed::Act(taken) => taken,
+            Keyed::Answered(r) => return Ok(r),
         };
         if !w.is_active {
             return Err(Error::WebhookDisabled(format!(

@@ -3,7 +3,7 @@
 
 use super::audit::{self, Action, Entry, Via};
 use super::events::{self, EventName, TEST_EVENT};
-use super::idempotency::{self, Idempotent, Turn};
+use super::idempotency::{self, Idempotent, Keyed, Turn};
 use super::input::{check_unique_non_empty, ListProblems, Problems};
 use super::keys::{check_scope, ProfileIds};
 use super::{Actor, Database, Operation};
@@ -360,16 +360,11 @@ fn create_then(
     // creating at once never make an eleventh. Every webhook of the user counts, those the
     // acting key cannot see too; the refusal says nothing about them.
     store.write(|c| {
-        let taken = match idem {
-            None => None,
-            Some(idem) => {
-                match idempotency::take(c, actor, Operation::CreateWebhook, "", idem, now)? {
-                    Turn::First(taken) => Some(taken),
-                    Turn::Repeat(response) => {
-                        return idempotency::first_webhook(c, actor, &response)
-                    }
-                }
-            }
+        let op = Operation::CreateWebhook;
+        let first = |c: Conn<'_>, r: &str| idempotency::first_webhook(c, actor, r);
+        let taken = match idempotency::begin(c, actor, op, "", idem, now, first)? {
+            Keyed::Act(taken) => taken,
+            Keyed::Answered(w) => return Ok(w),
         };
         if c.count_webhooks(&user)? >= MAX_WEBHOOKS_PER_USER {
             return Err(Error::LimitReached(format!(
@@ -707,12 +702,10 @@ fn rotate_secret_then(
     store.write(|c| {
         let mut w = find(c, actor, id)?;
         let op = Operation::RotateWebhookSecret;
-        let taken = match idem {
-            None => None,
-            Some(idem) => match idempotency::take(c, actor, op, &w.id, idem, now)? {
-                Turn::First(taken) => Some(taken),
-                Turn::Repeat(response) => return idempotency::first_webhook(c, actor, &response),
-            },
+        let first = |c: Conn<'_>, r: &str| idempotency::first_webhook(c, actor, r);
+        let taken = match idempotency::begin(c, actor, op, &w.id, idem, now, first)? {
+            Keyed::Act(taken) => taken,
+            Keyed::Answered(w) => return Ok(w),
         };
         let until = grace.until(now);
         let previous = (grace.seconds() > 0).then_some((w.secret.as_str(), until));

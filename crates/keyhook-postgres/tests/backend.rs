@@ -106,7 +106,7 @@ fn the_schema_is_sqlites_in_postgresql_types() {
         "SELECT count(*) FROM information_schema.referential_constraints
          WHERE constraint_schema = 'public' AND delete_rule = 'CASCADE'",
     );
-    assert_eq!(cascades.trim(), "8");
+    assert_eq!(cascades.trim(), "9");
     assert_eq!(
         db.sql("SELECT application || ' ' || version FROM keyhook_schema")
             .trim(),

@@ -155,6 +155,16 @@ fn populate(env: &Env) -> Fixture {
         env.run(&["--user", user, "webhooks", "disable", id]).code,
         0
     );
+    // Idempotent webhook requests: one answered (a create's webhook id), one in progress.
+    let (_, alice_hook) = &webhooks[1];
+    env.sql(&format!(
+        "INSERT INTO idempotent_requests (id, user_id, route, target, key, fingerprint,
+            response, created_at)
+         VALUES ('r-1', 'alice', 'POST /webhooks', '', 'fixture', 'f1',
+            '{{\"webhookId\":\"{alice_hook}\"}}', 1),
+            ('r-2', 'alice', 'POST /webhooks/{{id}}/test', '{alice_hook}', 'fixture', 'f2',
+            NULL, 2)"
+    ));
     for (t, n) in counts(env) {
         assert!(n > 0, "the fixture left {t} empty");
     }
@@ -434,8 +444,10 @@ fn in_a_pipe_only_the_summary_is_printed() {
     assert_eq!(r.stdout, "");
     let total: usize = counts(&source).iter().map(|(_, n)| n).sum();
     let mut want = format!("Copied {total} rows into {}:\n", target.db().display());
+    // The names are padded to the longest one.
+    let width = counts(&source).iter().map(|(t, _)| t.len()).max().unwrap();
     for (t, n) in counts(&source) {
-        want.push_str(&format!("  {t:<17}  {n:>9}\n"));
+        want.push_str(&format!("  {t:<width$}  {n:>9}\n"));
     }
     assert_eq!(r.stderr, want);
 }

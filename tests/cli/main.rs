@@ -21,6 +21,7 @@ mod http_body;
 mod http_protocol;
 mod http_target;
 mod idempotency;
+mod idempotent_requests;
 mod input_policy;
 mod instances;
 mod keys;

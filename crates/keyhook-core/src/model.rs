@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, FieldError};
 use crate::rate::RateLimit;
@@ -84,7 +84,7 @@ pub struct Webhook {
 }
 
 /// The outcome of one delivery attempt, as `POST /webhooks/{id}/test` reports it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TestResult {
     pub delivered: bool,

@@ -167,6 +167,21 @@ pub const TABLES: &[Table] = &[
             ("profile_id", Text),
         ],
     },
+    // idempotent webhook requests (service::idempotency)
+    Table {
+        name: "idempotent_requests",
+        order_by: "id",
+        columns: &[
+            ("id", Text),
+            ("user_id", Text),
+            ("route", Text),
+            ("target", Text),
+            ("key", Text),
+            ("fingerprint", Text),
+            ("response", Text),
+            ("created_at", Int),
+        ],
+    },
     // audit log (engineer A)
     Table {
         name: "audit_log",

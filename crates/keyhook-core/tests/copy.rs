@@ -98,6 +98,18 @@ fn source(dir: &tempfile::TempDir) -> Box<Store> {
             deliveries: 0,
         };
         c.claim_idempotency_key("alice", "import-1", &first, Timestamp(0))?;
+        // An idempotent webhook request, answered.
+        let claim = keyhook_core::store::RequestClaim {
+            id: "req-1",
+            user: "alice",
+            route: "POST /webhooks",
+            target: "",
+            key: "create-1",
+            fingerprint: "f",
+            at: NOW,
+        };
+        c.claim_request(&claim, Timestamp(0), Timestamp(0))?;
+        c.answer_request("req-1", &format!("{{\"webhookId\":\"{}\"}}", hook.id))?;
         for attempt in 1..=3 {
             record_attempt(
                 c,

@@ -221,6 +221,14 @@ fn handle(
         }
         .map_err(Fail::Reply)
     };
+    let keys: Vec<&str> = rq
+        .headers()
+        .iter()
+        .filter(|h| h.field.equiv(events::IDEMPOTENCY_FIELD))
+        .map(|h| h.value.as_str())
+        .collect();
+    // The Idempotency-Key of a webhook request that honours one, with its body.
+    let keyed = |body: &serde_json::Value| input::idempotent(&keys, body);
     let out: std::result::Result<Reply, Fail> = (|| {
         let store = ctx.db.store()?;
         Ok(match route {
@@ -239,8 +247,17 @@ fn handle(
             }
             Route::ListWebhooks => reply::data(200, &webhooks::list(store, actor)?),
             Route::CreateWebhook => {
-                let input = input::new_webhook(&json()?, ctx.allow_private)?;
-                let w = webhooks::create(store, actor, input, now, Publish::AfterCommit)?;
+                let body = json()?;
+                let idem = keyed(&body)?;
+                let input = input::new_webhook(&body, ctx.allow_private)?;
+                let w = webhooks::create_keyed(
+                    store,
+                    actor,
+                    input,
+                    idem.as_ref(),
+                    now,
+                    Publish::AfterCommit,
+                )?;
                 reply::data(201, &w)
             }
             Route::GetWebhook(id) => reply::data(200, &webhooks::get(store, actor, id)?),
@@ -256,37 +273,38 @@ fn handle(
             Route::TestWebhook(id) => {
                 // A network call: the request's connection goes back to the pool first.
                 let _slot = ctx.pings.take(actor.user_id())?;
+                let idem = keyed(&serde_json::json!({}))?;
                 let (db, sender) = ctx.db.for_network();
-                reply::data(200, &webhooks::test(&db, actor, id, sender, now)?)
+                let r = webhooks::test_keyed(&db, actor, id, sender, idem.as_ref(), now)?;
+                reply::data(200, &r)
             }
             Route::WebhookDeliveries(id) => {
                 reply::data(200, &webhooks::attempts(store, actor, id)?)
             }
             Route::EmitEvent => {
                 let mut input = input::new_event(&json()?)?;
-                let keys: Vec<&str> = rq
-                    .headers()
-                    .iter()
-                    .filter(|h| h.field.equiv(events::IDEMPOTENCY_FIELD))
-                    .map(|h| h.value.as_str())
-                    .collect();
                 input::idempotency_key(&keys, &mut input);
                 reply::data(202, &events::emit(store, actor, input, now)?)
             }
             Route::ReplayWebhook(id) => {
-                let input = input::replay(&json()?)?;
-                reply::data(202, &replay::replay(store, actor, id, input, now)?)
+                let body = json()?;
+                let idem = keyed(&body)?;
+                let input = input::replay(&body)?;
+                let r = replay::replay_keyed(store, actor, id, input, idem.as_ref(), now)?;
+                reply::data(202, &r)
             }
             Route::ListAudit => {
                 let q = input::audit_query(rq.url(), now)?;
                 reply::data(200, &audit::list(store, actor, q)?)
             }
             Route::RotateWebhookSecret(id) => {
-                let input = input::rotate_secret(&json()?)?;
-                reply::data(
-                    200,
-                    &webhooks::rotate_secret(store, actor, id, input, now, Publish::AfterCommit)?,
-                )
+                let body = json()?;
+                let idem = keyed(&body)?;
+                let input = input::rotate_secret(&body)?;
+                let idem = idem.as_ref();
+                let publish = Publish::AfterCommit;
+                let w = webhooks::rotate_secret_keyed(store, actor, id, input, idem, now, publish)?;
+                reply::data(200, &w)
             }
         })
     })();

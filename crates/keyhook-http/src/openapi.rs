@@ -31,6 +31,7 @@ use keyhook_core::service::keys::{
 };
 use keyhook_core::service::replay::MAX_REPLAY;
 use keyhook_core::service::webhooks::{self, MAX_URL_LEN, MAX_WEBHOOKS_PER_USER};
+use keyhook_core::service::Operation;
 use keyhook_core::sign::SECRET_PATTERN;
 
 pub fn document() -> &'static Value {
@@ -280,7 +281,7 @@ fn build() -> Value {
                 "RateLimited": with(error_response(&format!("RATE_LIMITED: the key is over its own `rateLimit`, or else over `serve --rate-limit` (N requests per second or minute, burst N, counted per instance; such a request uses none of the key's `remainingUses`), or the client address is over it with failed authentications (then the key is not looked at); or, for a test ping, the user already has {} test pings running, the most at once. Try again after Retry-After seconds", super::pings::MAX_PINGS_PER_USER)),
                                     "headers", rate_limit_headers(true)),
                 "InternalError": error_response("INTERNAL_ERROR"),
-                "Unavailable": error_response("SERVICE_UNAVAILABLE: the database cannot take writes now; or the server already serves its maximum of connections (serve --max-connections, default 1024; serve --max-connections-per-address from one client address, default 128), with Retry-After: 1, and closes the connection")
+                "Unavailable": error_response("SERVICE_UNAVAILABLE: the database cannot take writes now; or a repeat with the Idempotency-Key of a request still in progress (a test ping in flight); or the server already serves its maximum of connections (serve --max-connections, default 1024; serve --max-connections-per-address from one client address, default 128), with Retry-After: 1, and closes the connection")
             },
             "schemas": schemas()
         }
@@ -427,7 +428,9 @@ fn paths() -> Value {
 }
 
 /// Each operation that refuses an `Idempotency-Key` (`Operation::idempotency_key`) says so
-/// in its description, with the rule's reason.
+/// in its description, with the rule's reason; each webhook operation that honours one
+/// (`Operation::honours_idempotency_key`; POST /events declares its own, whose rule differs)
+/// declares the header, with the constraints of POST /events' header.
 fn idempotency_refusals(paths: &mut Value) {
     for (template, method) in super::router::ROUTES {
         let Ok(m) = method.to_ascii_uppercase().parse::<tiny_http::Method>() else {
@@ -437,13 +440,26 @@ fn idempotency_refusals(paths: &mut Value) {
         let super::router::Match::Found(route) = super::router::route(&m, &path) else {
             continue;
         };
-        if let Err(why) = route.operation().idempotency_key() {
+        let op = route.operation();
+        if let Err(why) = op.idempotency_key() {
             paths[*template][*method]["description"] = json!(format!(
                 "An `{IDEMPOTENCY_FIELD}` header is refused here: 400 VALIDATION_ERROR with \
                  field `{IDEMPOTENCY_FIELD}`, and nothing is done ({why})."
             ));
+        } else if op.honours_idempotency_key() && op != Operation::EmitEvent {
+            paths[*template][*method]["parameters"] = json!([idempotent_webhook_header()]);
         }
     }
+}
+
+/// The `Idempotency-Key` header of a webhook operation that honours it
+/// (`service::idempotency`).
+fn idempotent_webhook_header() -> Value {
+    json!({
+        "name": IDEMPOTENCY_FIELD, "in": "header", "required": false,
+        "description": format!("A key for this request, per user, per operation and per webhook (the one in the path; none for POST /webhooks), held 24 hours: a repeat with the same key and the same JSON body (members in any order; no body is {{}}) answers what the first request answered (same status) and does nothing again. A create or a rotation answers the webhook as it is now, with its secret in force, and 404 when it was deleted since or the caller's key does not see it; a test ping answers the first ping's result (503 while that ping is still in flight) and a replay its count. A repeat with another body is refused: 400 VALIDATION_ERROR with field `{IDEMPOTENCY_FIELD}`. A request that failed holds no key. After 24 hours the key may be used again. 1 to {IDEMPOTENCY_KEY_MAX} printable ASCII characters (space to ~), not starting or ending with a space, sent at most once; otherwise 400 VALIDATION_ERROR with field `{IDEMPOTENCY_FIELD}`"),
+        "schema": { "type": "string", "minLength": 1, "maxLength": IDEMPOTENCY_KEY_MAX, "pattern": IDEMPOTENCY_KEY_PATTERN }
+    })
 }
 
 /// What the description of human-visible text says beyond its pattern (whose classes hold

@@ -6,12 +6,13 @@
 
 use serde_json::Value;
 
-use keyhook_core::error::Result;
+use keyhook_core::error::{Error, Result};
 use keyhook_core::model::Permission;
 use keyhook_core::rate::RateLimit;
 use keyhook_core::redact;
 use keyhook_core::service::audit;
 use keyhook_core::service::events::{EventName, IdempotencyKey, NewEvent, IDEMPOTENCY_FIELD};
+use keyhook_core::service::idempotency::Idempotent;
 use keyhook_core::service::input::Object;
 use keyhook_core::service::keys::{self, Expiry, KeyName, NewKey, ProfileId, ProfileIds};
 use keyhook_core::service::replay::ReplayRequest;
@@ -191,11 +192,25 @@ pub fn new_event(body: &Value) -> Result<NewEvent> {
 /// The `Idempotency-Key` header values of a `POST /events` (none, or one) into `input`; its
 /// problems are named `Idempotency-Key`.
 pub fn idempotency_key(values: &[&str], input: &mut NewEvent) {
-    let p = &mut input.problems;
+    match one_key(values) {
+        Ok(key) => input.idempotency_key = key,
+        Err(m) => input.problems.add(IDEMPOTENCY_FIELD, m),
+    }
+}
+
+/// The `Idempotency-Key` header values of a webhook request that honours one (none, or one),
+/// with the request's body (`{}` when it has none), which a repeat must match.
+pub fn idempotent(values: &[&str], body: &Value) -> Result<Option<Idempotent>> {
+    let key = one_key(values).map_err(|m| Error::validation(IDEMPOTENCY_FIELD, m))?;
+    Ok(key.map(|k| Idempotent::new(k, body)))
+}
+
+/// The key of `Idempotency-Key` header values: none, or one valid key.
+fn one_key(values: &[&str]) -> std::result::Result<Option<IdempotencyKey>, String> {
     match values {
-        [] => {}
-        [one] => input.idempotency_key = p.take(IDEMPOTENCY_FIELD, IdempotencyKey::new(one)),
-        _ => p.add(IDEMPOTENCY_FIELD, "must be sent at most once"),
+        [] => Ok(None),
+        [one] => IdempotencyKey::new(one).map(Some),
+        _ => Err("must be sent at most once".into()),
     }
 }
 

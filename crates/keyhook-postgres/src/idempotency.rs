@@ -1,4 +1,4 @@
-//! Idempotency keys of `POST /events`: `keyhook-sqlite/src/idempotency.rs`, in PostgreSQL,
+//! Idempotency keys of `POST /events` and of the webhook requests: `keyhook-sqlite/src/idempotency.rs`, in PostgreSQL,
 //! where there is no whole-database write lock. The take is one `INSERT … ON CONFLICT DO
 //! UPDATE … WHERE`: a second transaction inserting the same `(user_id, key)` waits on the
 //! primary key until the first commits (or rolls back), then finds the conflict, and the row
@@ -7,7 +7,7 @@
 
 use super::PgStore;
 use keyhook_core::model::EventAccepted;
-use keyhook_core::store::{IdempotencyQueries, KeyQueries, StoreResult};
+use keyhook_core::store::{HeldRequest, IdempotencyQueries, KeyQueries, RequestClaim, StoreResult};
 use keyhook_core::time::Timestamp;
 
 /// The `profile_id` column of a key: the profile, or '' for a user-wide event (as in
@@ -96,6 +96,84 @@ impl IdempotencyQueries for PgStore {
                 keyhook_core::before_sql!("created_at", "$1"),
                 " LIMIT $2)"
             ),
+            before,
+            limit,
+        )
+    }
+
+    fn claim_request(
+        &self,
+        claim: &RequestClaim<'_>,
+        stale_before: Timestamp,
+        abandoned_before: Timestamp,
+    ) -> StoreResult<Option<HeldRequest>> {
+        self.ensure_user(claim.user, claim.at)?;
+        self.run(|s| {
+            let taken = s.execute(
+                "INSERT INTO idempotent_requests (id, user_id, route, target, key, fingerprint,
+                    response, created_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, NULL, $7)
+                 ON CONFLICT (user_id, route, target, key) DO UPDATE
+                    SET id = excluded.id, fingerprint = excluded.fingerprint, response = NULL,
+                        created_at = excluded.created_at
+                 WHERE idempotent_requests.created_at <= $8
+                    OR (idempotent_requests.response IS NULL
+                        AND idempotent_requests.created_at <= $9)",
+                &[
+                    &claim.id,
+                    &claim.user,
+                    &claim.route,
+                    &claim.target,
+                    &claim.key,
+                    &claim.fingerprint,
+                    &claim.at.0,
+                    &stale_before.0,
+                    &abandoned_before.0,
+                ],
+            )?;
+            if taken == 1 {
+                return Ok(None);
+            }
+            let row = s.query_opt(
+                "SELECT fingerprint, response, created_at FROM idempotent_requests
+                 WHERE user_id = $1 AND route = $2 AND target = $3 AND key = $4",
+                &[&claim.user, &claim.route, &claim.target, &claim.key],
+            )?;
+            row.map(|r| {
+                Ok(HeldRequest {
+                    fingerprint: r.try_get(0)?,
+                    response: r.try_get(1)?,
+                    created_at: Timestamp(r.try_get(2)?),
+                })
+            })
+            .transpose()
+        })
+    }
+
+    fn answer_request(&self, claim_id: &str, response: &str) -> StoreResult<()> {
+        self.run(|s| {
+            s.execute(
+                "UPDATE idempotent_requests SET response = $2 WHERE id = $1",
+                &[&claim_id, &response],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn release_request(&self, claim_id: &str) -> StoreResult<()> {
+        self.run(|s| {
+            s.execute(
+                "DELETE FROM idempotent_requests WHERE id = $1",
+                &[&claim_id],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn prune_requests(&self, before: Timestamp, limit: usize) -> StoreResult<u64> {
+        self.prune(
+            "DELETE FROM idempotent_requests WHERE id IN (
+                SELECT id FROM idempotent_requests WHERE created_at < $1 LIMIT $2)",
             before,
             limit,
         )

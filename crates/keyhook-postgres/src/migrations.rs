@@ -156,6 +156,19 @@ const MIGRATIONS: &[&str] = &[
      ALTER TABLE api_keys ADD COLUMN rate_limit TEXT COLLATE \"C\";
      ALTER TABLE api_keys ADD COLUMN remaining_uses BIGINT CHECK (remaining_uses >= 0);
      CREATE INDEX api_keys_without_checksum ON api_keys(id) WHERE NOT checksummed;",
+    // idempotent webhook requests: SQLite's migration of the same name.
+    r#"CREATE TABLE idempotent_requests (
+        id          TEXT COLLATE "C" NOT NULL PRIMARY KEY,
+        user_id     TEXT COLLATE "C" NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        route       TEXT COLLATE "C" NOT NULL,
+        target      TEXT COLLATE "C" NOT NULL,
+        key         TEXT COLLATE "C" NOT NULL,
+        fingerprint TEXT COLLATE "C" NOT NULL,
+        response    TEXT COLLATE "C",
+        created_at  BIGINT NOT NULL,
+        UNIQUE (user_id, route, target, key)
+     );
+     CREATE INDEX idempotent_requests_created ON idempotent_requests(created_at);"#,
 ];
 
 /// The schema version this binary writes.

@@ -58,6 +58,8 @@ fn the_schema_is_sqlites_in_postgresql_types() {
         // leak-era keys: a key's own limits
         "rate_limit",
         "remaining_uses",
+        // idempotent webhook requests: none while the request runs
+        "response",
     ];
     let mut want: Vec<String> = TABLES
         .iter()
@@ -79,8 +81,8 @@ fn the_schema_is_sqlites_in_postgresql_types() {
     assert_eq!(got, want);
     assert_eq!(
         tables(&db),
-        "api_keys,audit_log,deliveries,delivery_attempts,events,idempotency_keys,keyhook_schema,\
-         users,webhooks"
+        "api_keys,audit_log,deliveries,delivery_attempts,events,idempotency_keys,\
+         idempotent_requests,keyhook_schema,users,webhooks"
     );
     let identity = db.sql(
         "SELECT identity_generation FROM information_schema.columns
@@ -96,14 +98,15 @@ fn the_schema_is_sqlites_in_postgresql_types() {
         "api_keys_prefix,api_keys_user,api_keys_without_checksum,audit_log_at,audit_log_user,deliveries_due,\
          deliveries_event,deliveries_finished,deliveries_webhook,delivery_attempts_at,\
          delivery_attempts_delivery,delivery_attempts_webhook,events_created,\
-         events_user_created,idempotency_keys_created,webhooks_previous_secret,webhooks_user"
+         events_user_created,idempotency_keys_created,idempotent_requests_created,\
+         webhooks_previous_secret,webhooks_user"
     );
     // Each child row goes with its parent, as on SQLite.
     let cascades = db.sql(
         "SELECT count(*) FROM information_schema.referential_constraints
          WHERE constraint_schema = 'public' AND delete_rule = 'CASCADE'",
     );
-    assert_eq!(cascades.trim(), "8");
+    assert_eq!(cascades.trim(), "9");
     assert_eq!(
         db.sql("SELECT application || ' ' || version FROM keyhook_schema")
             .trim(),

@@ -1,4 +1,4 @@
-//! Idempotency keys of `POST /events`. The caller's write transaction (`BEGIN IMMEDIATE`)
+//! Idempotency keys of `POST /events` and of the webhook requests (`idempotent_requests`). The caller's write transaction (`BEGIN IMMEDIATE`)
 //! holds the file's write lock, so the look and the take below see no other writer.
 
 use rusqlite::{params, OptionalExtension};
@@ -7,7 +7,7 @@ use super::Conn;
 use crate::error::sql;
 use crate::time::Timestamp;
 use keyhook_core::model::EventAccepted;
-use keyhook_core::store::{IdempotencyQueries, KeyQueries, StoreResult};
+use keyhook_core::store::{HeldRequest, IdempotencyQueries, KeyQueries, RequestClaim, StoreResult};
 
 /// The `profile_id` column of a key: the profile, or '' for a user-wide event (a profile id
 /// is never empty).
@@ -97,6 +97,90 @@ impl IdempotencyQueries for Conn {
                 keyhook_core::before_sql!("created_at", "?1"),
                 " LIMIT ?2)"
             ),
+            before,
+            limit,
+        )
+    }
+
+    fn claim_request(
+        &self,
+        claim: &RequestClaim<'_>,
+        stale_before: Timestamp,
+        abandoned_before: Timestamp,
+    ) -> StoreResult<Option<HeldRequest>> {
+        self.ensure_user(claim.user, claim.at)?;
+        sql(|| {
+            // As `claim_idempotency_key`: taken when new, or when the record holding it is
+            // stale or abandoned; else left as it is, and read.
+            let taken = self
+                .0
+                .prepare_cached(
+                    "INSERT INTO idempotent_requests (id, user_id, route, target, key,
+                        fingerprint, response, created_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULL, ?7)
+                     ON CONFLICT (user_id, route, target, key) DO UPDATE
+                        SET id = excluded.id, fingerprint = excluded.fingerprint,
+                            response = NULL, created_at = excluded.created_at
+                     WHERE idempotent_requests.created_at <= ?8
+                        OR (idempotent_requests.response IS NULL
+                            AND idempotent_requests.created_at <= ?9)",
+                )?
+                .execute(params![
+                    claim.id,
+                    claim.user,
+                    claim.route,
+                    claim.target,
+                    claim.key,
+                    claim.fingerprint,
+                    claim.at.0,
+                    stale_before.0,
+                    abandoned_before.0
+                ])?;
+            if taken == 1 {
+                return Ok(None);
+            }
+            Ok(self
+                .0
+                .prepare_cached(
+                    "SELECT fingerprint, response, created_at FROM idempotent_requests
+                     WHERE user_id = ?1 AND route = ?2 AND target = ?3 AND key = ?4",
+                )?
+                .query_row(
+                    params![claim.user, claim.route, claim.target, claim.key],
+                    |r| {
+                        Ok(HeldRequest {
+                            fingerprint: r.get(0)?,
+                            response: r.get(1)?,
+                            created_at: Timestamp(r.get(2)?),
+                        })
+                    },
+                )
+                .optional()?)
+        })
+    }
+
+    fn answer_request(&self, claim_id: &str, response: &str) -> StoreResult<()> {
+        sql(|| {
+            self.0
+                .prepare_cached("UPDATE idempotent_requests SET response = ?2 WHERE id = ?1")?
+                .execute(params![claim_id, response])?;
+            Ok(())
+        })
+    }
+
+    fn release_request(&self, claim_id: &str) -> StoreResult<()> {
+        sql(|| {
+            self.0
+                .prepare_cached("DELETE FROM idempotent_requests WHERE id = ?1")?
+                .execute(params![claim_id])?;
+            Ok(())
+        })
+    }
+
+    fn prune_requests(&self, before: Timestamp, limit: usize) -> StoreResult<u64> {
+        self.prune(
+            "DELETE FROM idempotent_requests WHERE id IN (
+                SELECT id FROM idempotent_requests WHERE created_at < ?1 LIMIT ?2)",
             before,
             limit,
         )

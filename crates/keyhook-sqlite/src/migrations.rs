@@ -192,6 +192,21 @@ const MIGRATIONS: &[&str] = &[
      ALTER TABLE api_keys ADD COLUMN rate_limit TEXT;
      ALTER TABLE api_keys ADD COLUMN remaining_uses INTEGER CHECK (remaining_uses >= 0);
      CREATE INDEX api_keys_without_checksum ON api_keys(id) WHERE checksummed = 0;",
+    // idempotent webhook requests: the Idempotency-Key of POST /webhooks and of rotate-secret,
+    // test and replay (`service::idempotency`), per user, route, target and key; `id` is a
+    // take of the key (what `db copy` pages by), `response` NULL while the request runs.
+    "CREATE TABLE idempotent_requests (
+        id          TEXT NOT NULL PRIMARY KEY,
+        user_id     TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        route       TEXT NOT NULL,
+        target      TEXT NOT NULL,
+        key         TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        response    TEXT,
+        created_at  INTEGER NOT NULL,
+        UNIQUE (user_id, route, target, key)
+     ) STRICT;
+     CREATE INDEX idempotent_requests_created ON idempotent_requests(created_at);",
 ];
 
 /// The schema version this binary writes.

@@ -6,6 +6,7 @@ pub mod audit;
 pub mod copy;
 pub mod events;
 pub mod history;
+pub mod idempotency;
 pub mod input;
 pub mod keys;
 pub mod replay;
@@ -177,39 +178,33 @@ impl Operation {
     }
 
     /// What becomes of an `Idempotency-Key` sent with the operation: `Ok` when it is honoured
-    /// (an event's emission) or does not matter (reading, or changing to a state named in
-    /// full, where a repeat changes nothing more); `Err` with why when a repeat would do the
-    /// work again and the key cannot stop it, a refusal (400 on `Idempotency-Key`) rather
-    /// than a key silently ignored. A new API key cannot be returned twice, its plaintext
-    /// being shown once.
+    /// ([`Operation::honours_idempotency_key`]) or does not matter (reading, deleting, or
+    /// changing to a state named in full, where a repeat changes nothing more); `Err` with
+    /// why when a repeat would do the work again and the key cannot stop it, a refusal (400
+    /// on `Idempotency-Key`) rather than a key silently ignored. A new API key cannot be
+    /// returned twice, its plaintext being shown once and never stored.
     pub const fn idempotency_key(self) -> std::result::Result<(), &'static str> {
         use Operation::*;
         match self {
             CreateKey | RotateKey => Err(
-                "not accepted when a key is created: its plaintext is shown only once, so a \
-                 repeat could not return it; list the keys (GET /api-keys) to see whether a \
-                 request that got no answer created one",
+                "not accepted when a key is created: its plaintext is shown only once and \
+                 never stored, so a repeat could not return it; list the keys (GET /api-keys) \
+                 to see whether a request that got no answer created one",
             ),
-            CreateWebhook => Err(
-                "not accepted when a webhook is created (only POST /events honours it); list \
-                 the webhooks (GET /webhooks) to see whether a request that got no answer \
-                 created one",
-            ),
-            TestWebhook => Err(
-                "not accepted by a test ping (only POST /events honours it): each request \
-                 sends one; its result is in GET /webhooks/{id}/deliveries",
-            ),
-            ReplayWebhook => Err(
-                "not accepted by a replay (only POST /events honours it): each request queues \
-                 its deliveries again",
-            ),
-            RotateWebhookSecret => Err(
-                "not accepted by a secret rotation (only POST /events honours it): each \
-                 request rotates again; GET /webhooks/{id} shows the secret in force",
-            ),
-            EmitEvent | ListKeys | ShowKey | DeleteKey | PruneKeys | ListWebhooks | ShowWebhook
+            EmitEvent | CreateWebhook | TestWebhook | ReplayWebhook | RotateWebhookSecret
+            | ListKeys | ShowKey | DeleteKey | PruneKeys | ListWebhooks | ShowWebhook
             | UpdateWebhook | DeleteWebhook | ListDeliveries | ListAudit => Ok(()),
         }
+    }
+
+    /// Whether a repeat of the operation with the same `Idempotency-Key` answers the first
+    /// answer and does nothing again (`events::emit_checked`, `idempotency`).
+    pub const fn honours_idempotency_key(self) -> bool {
+        use Operation::*;
+        matches!(
+            self,
+            EmitEvent | CreateWebhook | TestWebhook | ReplayWebhook | RotateWebhookSecret
+        )
     }
 
     /// What the operation does, for a refusal: `readonly key cannot create keys`.

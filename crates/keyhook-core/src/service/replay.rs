@@ -7,12 +7,13 @@ use serde::Serialize;
 
 use super::audit::{self, Action, Entry};
 use super::events;
+use super::idempotency::{self, Idempotent, Keyed};
 use super::input::Problems;
 use super::webhooks::find;
 use super::{Actor, Operation};
 use crate::auth::{self, Scope};
 use crate::error::{Error, Result};
-use crate::store::{ReplaySelection, Store};
+use crate::store::{Conn, ReplaySelection, Store};
 use crate::time::Timestamp;
 
 /// How far back a replay looks when no `since` is given: 24 hours.
@@ -41,7 +42,7 @@ pub struct ReplayRequest {
 const REPLAY_FIELDS: &[&str] = &["since", "eventId", "failedOnly"];
 
 /// What a replay did: `{queued: N}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Replayed {
     pub queued: usize,
 }
@@ -58,6 +59,19 @@ pub fn replay(
     actor: &Actor,
     id: &str,
     input: ReplayRequest,
+    now: Timestamp,
+) -> Result<Replayed> {
+    replay_keyed(store, actor, id, input, None, now)
+}
+
+/// [`replay`] with an `Idempotency-Key` (`service::idempotency`): a repeat of the same
+/// request within 24 hours queues nothing and answers the first replay's count.
+pub fn replay_keyed(
+    store: &Store,
+    actor: &Actor,
+    id: &str,
+    input: ReplayRequest,
+    idem: Option<&Idempotent>,
     now: Timestamp,
 ) -> Result<Replayed> {
     actor.may(Operation::ReplayWebhook, None)?;
@@ -80,6 +94,12 @@ pub fn replay(
     let user = actor.user_id();
     store.write(|c| {
         let w = find(c, actor, id)?;
+        let op = Operation::ReplayWebhook;
+        let first = |_: Conn<'_>, r: &str| idempotency::decode(r);
+        let taken = match idempotency::begin(c, actor, op, &w.id, idem, now, first)? {
+            Keyed::Act(taken) => taken,
+            Keyed::Answered(r) => return Ok(r),
+        };
         if !w.is_active {
             return Err(Error::WebhookDisabled(format!(
                 "webhook {} is disabled; enable it before replaying to it",
@@ -129,6 +149,9 @@ pub fn replay(
                     since.to_rfc3339()
                 ),
             ));
+        }
+        if let Some(taken) = &taken {
+            idempotency::answer(c, taken, &serde_json::json!({ "queued": queued }))?;
         }
         // A replay that queued nothing changed nothing: no audit entry.
         if queued == 0 {

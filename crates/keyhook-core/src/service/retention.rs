@@ -40,11 +40,12 @@ pub const STEPS: &[(&str, Step)] = &[
 
 /// Tables pruned with the same batches after [`STEPS`], whose counts `prune` does not print
 /// (its output is pinned to the three tables above): the audit log, kept as
-/// long as events, and idempotency records, which hold their key for 24 hours
+/// long as events, and idempotency records (of events and of webhook requests), which hold their key for 24 hours
 /// and are kept the retention past that (so a short retention never frees a key early).
 pub const ALSO: &[Step] = &[
     |c, cutoff, n| c.prune_audit(cutoff, n),
     |c, cutoff, n| c.prune_idempotency(super::events::stale_before(cutoff), n),
+    |c, cutoff, n| c.prune_requests(super::events::stale_before(cutoff), n),
 ];
 
 /// How many rows each step deleted, in [`STEPS`] order; serialised as an object

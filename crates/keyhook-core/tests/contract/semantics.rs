@@ -6,7 +6,9 @@
 
 use keyhook_core::model::{ApiKey, Permission, Webhook};
 use keyhook_core::service::webhooks::record_attempt;
-use keyhook_core::store::{AttemptRecord, Backend, DeliveryState, ReplaySelection, Store};
+use keyhook_core::store::{
+    AttemptRecord, Backend, DeliveryState, ReplaySelection, RequestClaim, Store,
+};
 use keyhook_core::tables::{Cell, TABLES};
 use keyhook_core::time::Timestamp;
 
@@ -360,6 +362,33 @@ fn exercise(s: &Store) -> Vec<String> {
     )?)));
     note!(s.write(|c| Ok(c.prune_idempotency(Timestamp(T + 2), 10)?)));
     note!(s.write(|c| Ok(c.prune_idempotency(Timestamp(T + 2), 10)?)));
+    // Idempotent webhook requests: taken, held in progress, answered, held with the answer,
+    // taken again once stale; released; one left in progress and one answered for db copy.
+    let claim = |id: &'static str, key: &'static str, at: i64| RequestClaim {
+        id,
+        user: "u",
+        route: "POST /webhooks",
+        target: "",
+        key,
+        fingerprint: "f",
+        at: Timestamp(at),
+    };
+    let take = |cl: RequestClaim<'static>, stale: i64, abandoned: i64| {
+        s.write(|c| Ok(c.claim_request(&cl, Timestamp(stale), Timestamp(abandoned))?))
+    };
+    note!(take(claim("r1", "a", T), 0, 0));
+    note!(take(claim("r2", "a", T + 1), 0, 0));
+    note!(take(claim("r3", "a", T + 1), 0, T));
+    note!(s.write(|c| Ok(c.answer_request("r1", "{}")?)));
+    note!(s.write(|c| Ok(c.answer_request("r3", "{\"queued\":1}")?)));
+    note!(take(claim("r4", "a", T + 2), 0, T + 2));
+    note!(take(claim("r5", "a", T + 3), T + 1, 0));
+    note!(s.write(|c| Ok(c.release_request("r5")?)));
+    note!(take(claim("r6", "a", T + 4), 0, 0));
+    note!(s.write(|c| Ok(c.answer_request("r6", "{\"queued\":2}")?)));
+    note!(take(claim("r7", "b", T + 4), 0, 0));
+    note!(take(claim("r8", "c", T), 0, 0));
+    note!(s.write(|c| Ok(c.prune_requests(Timestamp(T + 1), 10)?)));
 
     for t in TABLES {
         note!((t.name, c.count_rows(t)));

@@ -2,6 +2,7 @@
 
 use crate::service::audit::{self, Action, Entry, Via};
 use crate::service::events::{self, TEST_EVENT};
+use crate::service::idempotency::{self, Idempotent, Turn};
 
 use crate::auth::Scope;
 use crate::error::Result;
@@ -34,15 +35,57 @@ pub fn test(
     sender: &dyn Transport,
     now: Timestamp,
 ) -> Result<TestResult> {
+    test_keyed(db, actor, id, sender, None, now)
+}
+
+/// [`test`] with an `Idempotency-Key` (`service::idempotency`): the key is taken with the
+/// lookup, before the ping goes out; a repeat within 24 hours sends nothing and answers the
+/// first ping's result (503 while the first is still in flight). A ping that fails to be
+/// recorded frees its key.
+pub fn test_keyed(
+    db: &(impl Database + ?Sized),
+    actor: &Actor,
+    id: &str,
+    sender: &dyn Transport,
+    idem: Option<&Idempotent>,
+    now: Timestamp,
+) -> Result<TestResult> {
     actor.may(Operation::TestWebhook, None)?;
-    let ping = db.step(|store| Ping::prepare(store, actor, id, now))?;
+    let (ping, turn) = db.step(|store| {
+        let ping = Ping::prepare(store, actor, id, now)?;
+        let Some(idem) = idem else {
+            return Ok((ping, None));
+        };
+        let op = Operation::TestWebhook;
+        let turn = store.write(|c| idempotency::take(c, actor, op, &ping.webhook_id, idem, now))?;
+        Ok((ping, Some(turn)))
+    })?;
+    let taken = match turn {
+        None => None,
+        Some(Turn::First(taken)) => Some(taken),
+        Some(Turn::Repeat(response)) => return idempotency::decode(&response),
+    };
     let a = ping.send(sender);
-    db.step(|store| ping.record(store, &a))?;
-    Ok(TestResult {
+    let result = TestResult {
         delivered: a.delivered,
         status_code: a.status_code,
-        status_text: a.status_text,
-    })
+        status_text: a.status_text.clone(),
+    };
+    let recorded = db.step(|store| {
+        store.write(|c| {
+            ping.log(c, &a)?;
+            if let Some(taken) = &taken {
+                idempotency::answer(c, taken, &serde_json::to_value(&result).unwrap_or_default())?;
+            }
+            Ok(())
+        })
+    });
+    if let (Err(_), Some(taken)) = (&recorded, &taken) {
+        // Best effort: a key left taken is freed after `idempotency::ABANDONED_AFTER_MS`.
+        let _ = db.step(|store| store.write(|c| idempotency::release(c, taken)));
+    }
+    recorded?;
+    Ok(result)
 }
 
 /// A test ping ready to go: everything the network call needs, owned, so that sending it
@@ -82,7 +125,7 @@ impl Ping {
         sender.send(&self.url, &secrets, &self.event_id, &self.body, ts)
     }
 
-    fn record(&self, store: &Store, a: &Attempt) -> Result<()> {
+    fn log(&self, c: Conn<'_>, a: &Attempt) -> Result<()> {
         let of = AttemptOf {
             webhook_id: &self.webhook_id,
             delivery_id: None,
@@ -90,7 +133,7 @@ impl Ping {
             event: TEST_EVENT,
             attempt: 1,
         };
-        store.write(|c| log_attempt(c, of, self.at, a))
+        log_attempt(c, of, self.at, a)
     }
 }
 

@@ -6,16 +6,17 @@ mod target;
 
 pub use attempts::{
     attempts, count_attempt, disabled_reason, log_attempt, log_attempt_disabling, record_attempt,
-    test, AttemptOf, FAILURES_REASON,
+    test, test_keyed, AttemptOf, FAILURES_REASON,
 };
 pub use secret::{
-    drop_expired_secrets, rotate_secret, Grace, RotateSecret, DEFAULT_GRACE_SECONDS,
-    MAX_GRACE_SECONDS,
+    drop_expired_secrets, rotate_secret, rotate_secret_keyed, Grace, RotateSecret,
+    DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS,
 };
 pub use target::{url_pattern, WebhookUrl};
 
 use super::audit::{self, Action, Entry};
 use super::events::EventName;
+use super::idempotency::{self, Idempotent, Keyed};
 use super::input::{check_unique_non_empty, ListProblems, Problems};
 use super::keys::{check_scope, ProfileIds};
 use super::{Actor, Operation, Publish};
@@ -156,6 +157,20 @@ pub fn create(
     now: Timestamp,
     publish: Publish<'_, Webhook>,
 ) -> Result<Webhook> {
+    create_keyed(store, actor, input, None, now, publish)
+}
+
+/// [`create`] with an `Idempotency-Key` (`service::idempotency`): a repeat of the same
+/// request within 24 hours creates nothing and answers the webhook the first one created,
+/// as it is now, if the actor sees it (else 404).
+pub fn create_keyed(
+    store: &Store,
+    actor: &Actor,
+    input: NewWebhook,
+    idem: Option<&Idempotent>,
+    now: Timestamp,
+    publish: Publish<'_, Webhook>,
+) -> Result<Webhook> {
     actor.may(Operation::CreateWebhook, None)?;
     let mut p = input.problems;
     let url = p.require("url", input.url);
@@ -195,6 +210,12 @@ pub fn create(
     // creating at once never make an eleventh. Every webhook of the user counts, those the
     // acting key cannot see too; the refusal says nothing about them.
     store.write(|c| {
+        let op = Operation::CreateWebhook;
+        let first = |c: Conn<'_>, r: &str| idempotency::first_webhook(c, actor, r);
+        let taken = match idempotency::begin(c, actor, op, "", idem, now, first)? {
+            Keyed::Act(taken) => taken,
+            Keyed::Answered(w) => return Ok(w),
+        };
         if c.count_webhooks(&user)? >= MAX_WEBHOOKS_PER_USER {
             return Err(Error::LimitReached(format!(
                 "webhook limit reached: a user may have at most {MAX_WEBHOOKS_PER_USER} webhooks"
@@ -207,10 +228,12 @@ pub fn create(
             now,
             &Entry::by(actor, Action::WebhookCreated, &webhook.id, details).about(webhook.scope()),
         )?;
+        if let Some(taken) = &taken {
+            idempotency::answer(c, taken, &idempotency::webhook_ref(&webhook.id))?;
+        }
         publish.before_commit(c, &webhook)?;
-        Ok(())
-    })?;
-    Ok(webhook)
+        Ok(webhook)
+    })
 }
 
 /// The actor's user's webhooks that the actor sees ([`Actor::sees`]).

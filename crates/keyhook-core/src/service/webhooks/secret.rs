@@ -9,9 +9,10 @@ use crate::service::{Actor, Operation};
 use super::find;
 use crate::error::Result;
 use crate::model::Webhook;
+use crate::service::idempotency::{self, Idempotent, Keyed};
 use crate::service::Publish;
 use crate::sign;
-use crate::store::Store;
+use crate::store::{Conn, Store};
 use crate::time::Timestamp;
 
 /// The longest grace period of a secret rotation: 7 days, in seconds.
@@ -82,12 +83,33 @@ pub fn rotate_secret(
     now: Timestamp,
     publish: Publish<'_, Webhook>,
 ) -> Result<Webhook> {
+    rotate_secret_keyed(store, actor, id, input, None, now, publish)
+}
+
+/// [`rotate_secret`] with an `Idempotency-Key` (`service::idempotency`): a repeat of the
+/// same request within 24 hours rotates nothing and answers the webhook as it is now (its
+/// secret in force).
+pub fn rotate_secret_keyed(
+    store: &Store,
+    actor: &Actor,
+    id: &str,
+    input: RotateSecret,
+    idem: Option<&Idempotent>,
+    now: Timestamp,
+    publish: Publish<'_, Webhook>,
+) -> Result<Webhook> {
     actor.may(Operation::RotateWebhookSecret, None)?;
     input.problems.into_result(&["graceSeconds", "body"])?;
     let grace = input.grace.unwrap_or_default();
     let secret = sign::generate_secret();
     store.write(|c| {
         let mut w = find(c, actor, id)?;
+        let op = Operation::RotateWebhookSecret;
+        let first = |c: Conn<'_>, r: &str| idempotency::first_webhook(c, actor, r);
+        let taken = match idempotency::begin(c, actor, op, &w.id, idem, now, first)? {
+            Keyed::Act(taken) => taken,
+            Keyed::Answered(w) => return Ok(w),
+        };
         let until = grace.until(now);
         let previous = (grace.seconds() > 0).then_some((w.secret.as_str(), until));
         c.set_secret(&w.id, &secret, previous, now)?;
@@ -103,6 +125,9 @@ pub fn rotate_secret(
             now,
             &Entry::by(actor, Action::WebhookSecretRotated, &w.id, details).about(w.scope()),
         )?;
+        if let Some(taken) = &taken {
+            idempotency::answer(c, taken, &idempotency::webhook_ref(&w.id))?;
+        }
         publish.before_commit(c, &w)?;
         Ok(w)
     })

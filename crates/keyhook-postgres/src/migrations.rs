@@ -156,6 +156,11 @@ const MIGRATIONS: &[&str] = &[
      ALTER TABLE api_keys ADD COLUMN rate_limit TEXT COLLATE \"C\";
      ALTER TABLE api_keys ADD COLUMN remaining_uses BIGINT CHECK (remaining_uses >= 0);
      CREATE INDEX api_keys_without_checksum ON api_keys(id) WHERE NOT checksummed;",
+    // list order: SQLite's migration of the same name.
+    "DROP INDEX api_keys_user;
+     CREATE INDEX api_keys_user ON api_keys(user_id, created_at, id);
+     DROP INDEX webhooks_user;
+     CREATE INDEX webhooks_user ON webhooks(user_id, created_at, id);",
 ];
 
 /// The schema version this binary writes.

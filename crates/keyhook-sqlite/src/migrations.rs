@@ -191,6 +191,13 @@ const MIGRATIONS: &[&str] = &[
      ALTER TABLE api_keys ADD COLUMN rate_limit TEXT;
      ALTER TABLE api_keys ADD COLUMN remaining_uses INTEGER CHECK (remaining_uses >= 0);
      CREATE INDEX api_keys_without_checksum ON api_keys(id) WHERE checksummed = 0;",
+    // list order: a user's keys and webhooks are listed by (created_at, id); with id in
+    // the index the rows come out in that order, instead of through a sort per request (a
+    // temporary B-tree for two keys as for two thousand).
+    "DROP INDEX api_keys_user;
+     CREATE INDEX api_keys_user ON api_keys(user_id, created_at, id);
+     DROP INDEX webhooks_user;
+     CREATE INDEX webhooks_user ON webhooks(user_id, created_at, id);",
 ];
 
 /// The schema version this binary writes.

@@ -47,6 +47,8 @@ echo "== webhook deliveries with secret rotation active (two signatures) against
 bash bench/rotation.sh | tee "$logs/rotation.txt"
 echo "== retention: 200,000 deliveries with --retention 5s; request latency while pruning"
 bash bench/retention.sh | tee "$logs/retention.txt"
+echo "== hostile clients: slowloris, huge heads, 2,000 idle connections from one address"
+bash bench/hostile.sh | tee "$logs/hostile.txt"
 
 python3 - "$logs" "$out" <<'PY'
 import json, os, platform, re, subprocess, sys, time
@@ -70,8 +72,12 @@ rows = [
     ("keys list --json, median", num("cli", r"list: keyhook ([\d.]+)ms"), "ms",
      "sqlite3 SELECT", num("cli", r"sqlite3 ([\d.]+)ms median"), None, "informational"),
     ("serve GET /api-keys", num("serve", r"keyhook serve\s+([\d.]+)"), "req/s",
-     "nginx static", num("serve", r"nginx static\s+([\d.]+)"), None, "ratio >= 0.33"),
-    ("serve p99", num("serve", r"keyhook p99 ([\d.]+) ms"), "ms", None, None, None, "<= 5 ms"),
+     "nginx static", num("serve", r"nginx static\s+([\d.]+)"), None, "ratio >= 0.5"),
+    ("serve GET /api-keys (same run)", num("serve", r"keyhook serve\s+([\d.]+)"), "req/s",
+     "bare HTTP layer (tiny_http)", num("serve", r"bare HTTP layer\s+([\d.]+)"), None, "ratio >= 0.8"),
+    ("bare HTTP layer (tiny_http)", num("serve", r"bare HTTP layer\s+([\d.]+)"), "req/s",
+     "nginx static", num("serve", r"nginx static\s+([\d.]+)"), None, "informational"),
+    ("serve p99", num("serve", r"keyhook p99 ([\d.]+) ms"), "ms", None, None, None, "<= 2 ms"),
     ("serve peak RSS under load", num("serve", r"peak RSS ([\d.]+) MB"), "MB", None, None, None, "<= 30 MB"),
     ("serve errors", num("serve", r"errors (\d+) \(target"), "", None, None, None, "0"),
     ("authenticate(), 1M keys", num("auth", r"authenticate\(\), stored keys\s+(\d+)"), "/s",
@@ -79,13 +85,15 @@ rows = [
     ("authenticate(), first use of a key", num("auth", r"authenticate\(\), first use of a key\s+(\d+)"), "/s",
      "bare SELECT by hash", num("auth", r"baseline: SELECT 1 \.\.\. WHERE key_hash = \?\s+(\d+)"), None, "informational"),
     ("webhook deliveries", num("deliver", r"rate: (\d+) deliveries/s"), "/s",
-     "wrk POST to the same nginx", num("deliver", r"\(wrk\): (\d+) req/s"), None, ">= 2000/s"),
+     "wrk POST to the same nginx", num("deliver", r"\(wrk\): (\d+) req/s"), None, "ratio >= 0.2"),
     ("deliver peak RSS, 100k vs 10k queued", num("deliver", r"ratio ([\d.]+), flat"), "x",
      None, None, None, "~1 (flat)"),
     ("recovery after kill -9", num("deliver", r"all delivered ([\d.]+) s after the restart"), "s",
      None, None, None, "<= 15 s"),
     ("serve on PostgreSQL GET /api-keys", num("pg", r"on PostgreSQL ([\d.]+) req/s"), "req/s",
-     "serve on SQLite", num("pg", r"serve on SQLite ([\d.]+) req/s"), None, "ratio >= 0.5"),
+     "serve on SQLite", num("pg", r"serve on SQLite ([\d.]+) req/s"), None, "ratio >= 0.4"),
+    ("serve on PostgreSQL GET /api-keys (same run)", num("pg", r"on PostgreSQL ([\d.]+) req/s"), "req/s",
+     "pgbench, a request's queries", num("pg", r"two queries (\d+) times/s"), None, "informational"),
     ("serve on PostgreSQL p99", num("pg", r"postgres p99 ([\d.]+) ms"), "ms", None, None, None, "<= 5 ms"),
     ("fan-out, 3 instances on PostgreSQL", num("pg", r"fan-out rate: (\d+) deliveries/s"), "/s",
      "1 serve on SQLite", num("pg", r"SQLite, \d+/\d+ delivered in [\d.]+ s, (\d+) deliveries/s"), None,
@@ -106,6 +114,9 @@ rows = [
      "ms", "without pruning", num("retention", r"POST /events p99: without pruning ([\d.]+) ms"), None, "+ a few ms at most"),
 ]
 text["rotation"] = open(os.path.join(logs, "rotation.txt")).read()
+text["hostile"] = open(os.path.join(logs, "hostile.txt")).read()
+rows.append(("p99 from 127.0.0.2, 2,000 idle conns held", num("hostile", r"idle/trickling connections \(\d+ server fds\): p99 ([\d.]+) ms"), "ms",
+             "from 127.0.0.2 alone", num("hostile", r"from 127\.0\.0\.2 alone: p99 ([\d.]+) ms"), None, "<= 10 ms"))
 rows.append(("deliveries, rotation active (2 signatures)", num("rotation", r"rotation rate: (\d+) deliveries/s"), "/s",
              "one secret, same run", num("rotation", r"one secret: \d+/\d+ delivered in [\d.]+ s, (\d+) deliveries/s"), None,
              ">= 2000/s"))

@@ -24,8 +24,7 @@ command -v python3 >/dev/null || need+=(python3)
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
-cargo build --release --quiet
-bin=${BIN:-$PWD/target/release/keyhook}
+if [ -n "${BIN:-}" ]; then bin=$BIN; else cargo build --release --quiet; bin=$PWD/target/release/keyhook; fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -15,6 +15,7 @@
 #
 #   bench/deliver.sh        # WORKERS=16 EVENTS=1000 BIG_EVENTS=10000 CRASH_EVENTS=50
 #   KEEP=/tmp/dir bench/deliver.sh   # also copies the work folder (databases, logs) there
+#   BIN=/tmp/keyhook-old bench/deliver.sh   # the same against another binary
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -32,8 +33,8 @@ command -v wrk >/dev/null || need+=(wrk)
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
-cargo build --release --quiet
-bin=$PWD/target/release/keyhook
+# BIN=path/to/keyhook runs another build (a baseline) instead of this tree's release build.
+if [ -n "${BIN:-}" ]; then bin=$BIN; else cargo build --release --quiet; bin=$PWD/target/release/keyhook; fi
 
 work=$(mktemp -d); chmod 755 "$work"
 nginx_pid=""

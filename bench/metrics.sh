@@ -45,11 +45,14 @@ if [ -z "${BASE:-}" ]; then
   fi
 fi
 
-# The base build left its own builds of keyhook's crates in target/: make cargo see this
-# tree's sources as changed.
-touch crates/*/src/lib.rs src/main.rs
-cargo build --release --quiet
-bin=$PWD/target/release/keyhook
+# BIN=path/to/keyhook measures another build instead of this tree's release build.
+if [ -n "${BIN:-}" ]; then bin=$BIN; else
+  # The base build left its own builds of keyhook's crates in target/: make cargo see this
+  # tree's sources as changed.
+  touch crates/*/src/lib.rs src/main.rs
+  cargo build --release --quiet
+  bin=$PWD/target/release/keyhook
+fi
 
 echo "-- metrics off (A: $BASE) against metrics on (B: this tree)"
 ab=$(ROUNDS=$ROUNDS DURATION=$DURATION bash bench/serve-ab.sh "$BASE" "$bin")

@@ -14,8 +14,8 @@ SIZE_MB=${SIZE_MB:-1024}
 ROUNDS=${ROUNDS:-5}
 WORK=${WORK:-/tmp}
 command -v /usr/bin/time >/dev/null || { apt-get install -y -qq time >/dev/null; }
-cargo build --release --quiet
-bin=$PWD/target/release/keyhook
+# BIN=path/to/keyhook runs another build (a baseline) instead of this tree's release build.
+if [ -n "${BIN:-}" ]; then bin=$BIN; else cargo build --release --quiet; bin=$PWD/target/release/keyhook; fi
 dir=$(mktemp -d "$WORK/keyhook-scan.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 export KEYHOOK_DB=$dir/k.db

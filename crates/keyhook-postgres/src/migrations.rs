@@ -169,6 +169,11 @@ const MIGRATIONS: &[&str] = &[
         UNIQUE (user_id, route, target, key)
      );
      CREATE INDEX idempotent_requests_created ON idempotent_requests(created_at);"#,
+    // list order: SQLite's migration of the same name.
+    "DROP INDEX api_keys_user;
+     CREATE INDEX api_keys_user ON api_keys(user_id, created_at, id);
+     DROP INDEX webhooks_user;
+     CREATE INDEX webhooks_user ON webhooks(user_id, created_at, id);",
 ];
 
 /// The schema version this binary writes.

@@ -101,6 +101,18 @@ fn the_schema_is_sqlites_in_postgresql_types() {
          events_user_created,idempotency_keys_created,idempotent_requests_created,\
          webhooks_previous_secret,webhooks_user"
     );
+    // The lists' indexes hold the rows in list order (created_at, id): no sort per request.
+    for (index, table) in [("api_keys_user", "api_keys"), ("webhooks_user", "webhooks")] {
+        let def = db.sql(&format!(
+            "SELECT indexdef FROM pg_indexes WHERE indexname = '{index}'"
+        ));
+        assert!(
+            def.trim().ends_with(&format!(
+                "ON public.{table} USING btree (user_id, created_at, id)"
+            )),
+            "{def}"
+        );
+    }
     // Each child row goes with its parent, as on SQLite.
     let cascades = db.sql(
         "SELECT count(*) FROM information_schema.referential_constraints

@@ -22,6 +22,13 @@ const STAGE_RESERVE_FRAMES: i64 = 2;
 /// Each WAL frame is a page with a 24-byte header.
 const WAL_FRAME_HEADER: i64 = 24;
 
+/// A user's keys in list order, which the index `api_keys_user` holds them in (no sort).
+pub(crate) const LIST_BY_USER: &str = concat!(
+    "SELECT ",
+    columns!(),
+    " FROM api_keys WHERE user_id = ?1 ORDER BY created_at, id"
+);
+
 /// `authenticate` runs this on every request: a constant, so no string is built per call.
 const BY_HASH: &str = concat!("SELECT ", columns!(), " FROM api_keys WHERE key_hash = ?1");
 
@@ -127,9 +134,7 @@ impl KeyQueries for Conn {
     fn list_keys(&self, user: Option<&str>) -> StoreResult<Vec<ApiKey>> {
         sql(|| {
             let mut stmt = match user {
-                Some(_) => self.0.prepare_cached(&format!(
-                    "SELECT {COLUMNS} FROM api_keys WHERE user_id = ?1 ORDER BY created_at, id"
-                ))?,
+                Some(_) => self.0.prepare_cached(LIST_BY_USER)?,
                 None => self.0.prepare_cached(&format!(
                     "SELECT {COLUMNS} FROM api_keys ORDER BY user_id, created_at, id"
                 ))?,

@@ -536,6 +536,33 @@ mod tests {
         assert_eq!(limit, WAL_SIZE_LIMIT);
     }
 
+    /// A user's keys and webhooks come out of their index in list order: no sort (a
+    /// temporary B-tree) on every list request.
+    #[test]
+    fn lists_read_their_index_in_order_without_a_sort() {
+        let (_dir, store) = temp_store();
+        for query in [keys::LIST_BY_USER, webhooks::LIST_BY_USER] {
+            let mut stmt = store
+                .conn
+                .0
+                .prepare(&format!("EXPLAIN QUERY PLAN {query}"))
+                .unwrap();
+            let plan: Vec<String> = stmt
+                .query_map(["u"], |r| r.get::<_, String>(3))
+                .unwrap()
+                .collect::<rusqlite::Result<_>>()
+                .unwrap();
+            assert!(
+                plan.iter().any(|p| p.contains("USING INDEX")),
+                "{query}: {plan:?}"
+            );
+            assert!(
+                !plan.iter().any(|p| p.contains("TEMP B-TREE")),
+                "{query}: {plan:?}"
+            );
+        }
+    }
+
     /// One small write transaction (a page or two of log).
     fn write_row(store: &SqliteStore, i: i64) {
         store

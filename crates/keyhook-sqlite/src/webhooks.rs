@@ -7,8 +7,23 @@ use crate::time::Timestamp;
 use keyhook_core::store::KeyQueries;
 use keyhook_core::store::{AttemptRecord, FailCounter, StoreResult, WebhookQueries};
 
-const COLUMNS: &str = "id, user_id, url, events, secret, is_active, fail_count, created_at,
-    updated_at, full_access, profile_ids";
+/// The columns [`from_row`] reads, as a macro so that constant queries can be built with
+/// `concat!`.
+macro_rules! columns {
+    () => {
+        "id, user_id, url, events, secret, is_active, fail_count, created_at,
+    updated_at, full_access, profile_ids"
+    };
+}
+
+const COLUMNS: &str = columns!();
+
+/// A user's webhooks in list order, which the index `webhooks_user` holds them in (no sort).
+pub(crate) const LIST_BY_USER: &str = concat!(
+    "SELECT ",
+    columns!(),
+    " FROM webhooks WHERE user_id = ?1 ORDER BY created_at, id"
+);
 
 fn from_row(r: &Row<'_>) -> rusqlite::Result<Webhook> {
     let events: String = r.get(3)?;
@@ -67,10 +82,7 @@ impl WebhookQueries for Conn {
     /// The webhooks of `user`, oldest first.
     fn list_webhooks(&self, user: &str) -> StoreResult<Vec<Webhook>> {
         sql(|| {
-            let sql = format!(
-                "SELECT {COLUMNS} FROM webhooks WHERE user_id = ?1 ORDER BY created_at, id"
-            );
-            let mut stmt = self.0.prepare_cached(&sql)?;
+            let mut stmt = self.0.prepare_cached(LIST_BY_USER)?;
             let rows = stmt.query_map([user], from_row)?;
             Ok(rows.collect::<rusqlite::Result<_>>()?)
         })

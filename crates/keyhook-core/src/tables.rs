@@ -152,7 +152,7 @@ pub const TABLES: &[Table] = &[
             ("response_excerpt", Text),
         ],
     },
-    // replay+idempotency (engineer R)
+    // replay+idempotency
     Table {
         name: "idempotency_keys",
         order_by: "event_id",
@@ -182,7 +182,7 @@ pub const TABLES: &[Table] = &[
             ("created_at", Int),
         ],
     },
-    // audit log (engineer A)
+    // audit log
     Table {
         name: "audit_log",
         order_by: "id",

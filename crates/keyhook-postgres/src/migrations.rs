@@ -99,7 +99,7 @@ const MIGRATIONS: &[&str] = &[
      );
      CREATE INDEX delivery_attempts_webhook ON delivery_attempts(webhook_id, id);
      CREATE INDEX delivery_attempts_delivery ON delivery_attempts(delivery_id);"#,
-    // replay+idempotency (engineer R): idempotency keys of POST /events, and the user's
+    // replay+idempotency: idempotency keys of POST /events, and the user's
     // events by time, which a replay reads.
     r#"CREATE TABLE idempotency_keys (
         user_id     TEXT COLLATE "C" NOT NULL REFERENCES users(id) ON DELETE CASCADE,
@@ -126,7 +126,7 @@ const MIGRATIONS: &[&str] = &[
      );
      CREATE INDEX audit_log_user ON audit_log(user_id, at, id);
      CREATE INDEX audit_log_at ON audit_log(at, id);"#,
-    // secrets+delivery rules (engineer S): SQLite's migration of the same name.
+    // secrets+delivery rules: SQLite's migration of the same name.
     r#"ALTER TABLE webhooks ADD COLUMN previous_secret TEXT COLLATE "C";
      ALTER TABLE webhooks ADD COLUMN previous_secret_expires_at BIGINT;
      ALTER TABLE webhooks ADD COLUMN disabled_reason TEXT COLLATE "C";
@@ -134,7 +134,7 @@ const MIGRATIONS: &[&str] = &[
         WHERE NOT is_active AND fail_count >= 10;
      CREATE INDEX webhooks_previous_secret ON webhooks(previous_secret_expires_at)
         WHERE previous_secret_expires_at IS NOT NULL;"#,
-    // retention (engineer T): the age indexes the prune steps search, oldest first.
+    // retention: the age indexes the prune steps search, oldest first.
     "CREATE INDEX delivery_attempts_at ON delivery_attempts(attempted_at);
      CREATE INDEX deliveries_finished ON deliveries(updated_at) WHERE state <> 'pending';
      CREATE INDEX events_created ON events(created_at);",

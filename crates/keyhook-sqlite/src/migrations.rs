@@ -110,7 +110,7 @@ const MIGRATIONS: &[&str] = &[
      ALTER TABLE api_keys_by_hash RENAME TO api_keys;
      CREATE INDEX api_keys_user ON api_keys(user_id, created_at);
      CREATE INDEX api_keys_prefix ON api_keys(key_prefix);",
-    // replay+idempotency (engineer R): idempotency keys of POST /events, and the user's
+    // replay+idempotency: idempotency keys of POST /events, and the user's
     // events by time, which a replay reads.
     "CREATE TABLE idempotency_keys (
         user_id     TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
@@ -137,7 +137,7 @@ const MIGRATIONS: &[&str] = &[
      ) STRICT;
      CREATE INDEX audit_log_user ON audit_log(user_id, at, id);
      CREATE INDEX audit_log_at ON audit_log(at, id);",
-    // secrets+delivery rules (engineer S): the secret replaced by a rotation, kept until its
+    // secrets+delivery rules: the secret replaced by a rotation, kept until its
     // grace period ends, and why a webhook was disabled automatically (410 Gone, or too many
     // consecutive failures: webhooks disabled so before this version get the latter).
     "ALTER TABLE webhooks ADD COLUMN previous_secret TEXT;
@@ -147,7 +147,7 @@ const MIGRATIONS: &[&str] = &[
         WHERE is_active = 0 AND fail_count >= 10;
      CREATE INDEX webhooks_previous_secret ON webhooks(previous_secret_expires_at)
         WHERE previous_secret_expires_at IS NOT NULL;",
-    // retention (engineer T): the age indexes the prune steps search, oldest first.
+    // retention: the age indexes the prune steps search, oldest first.
     "CREATE INDEX delivery_attempts_at ON delivery_attempts(attempted_at);
      CREATE INDEX deliveries_finished ON deliveries(updated_at) WHERE state <> 'pending';
      CREATE INDEX events_created ON events(created_at);",

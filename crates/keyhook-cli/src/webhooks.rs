@@ -167,6 +167,7 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
                 full_access,
                 profile_ids,
                 problems: p,
+                idempotency: None,
             };
             // The output carries the new secret: written and flushed before the commit, or
             // no webhook. /dev/null is fine: `show` prints the secret again.
@@ -279,7 +280,7 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
         WebhooksCommand::Test { id } => {
             let sender = ctx.sender();
             let spinner = prompt::Spinner::start("sending webhook.test", !ctx.out.is_json());
-            let r = webhooks::test(&store, &actor, &id, &sender, now);
+            let r = webhooks::test(&store, &actor, &id, &sender, None, now);
             drop(spinner);
             let r = r?;
             ctx.out.data(&r, |o| {
@@ -347,6 +348,7 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
                 event_id,
                 failed_only,
                 problems: p,
+                idempotency: None,
             };
             let r = replay::replay(&store, &actor, &id, input, now)?;
             ctx.out.data(&r, |o| {

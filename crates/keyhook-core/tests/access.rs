@@ -96,7 +96,7 @@ fn each_operation_checks_its_access() {
     refused(Operation::UpdateWebhook, updated.map(drop));
     let deleted = webhooks::delete(&s, &actor, &w.id, NOW);
     refused(Operation::DeleteWebhook, deleted.map(drop));
-    let pinged = webhooks::test(&s, &actor, &w.id, &sender, NOW);
+    let pinged = webhooks::test(&s, &actor, &w.id, &sender, None, NOW);
     refused(Operation::TestWebhook, pinged.map(drop));
     refused(
         Operation::EmitEvent,

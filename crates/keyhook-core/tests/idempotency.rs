@@ -148,13 +148,17 @@ fn request_records_are_pruned_past_the_window_in_batches() {
     assert!(take(&s, &claim("x", "new", "f", NOW.add_millis(2))).is_some());
 }
 
-fn new_hook(url: &str) -> NewWebhook {
+/// A webhook at `url` for post.published, sent with `idem`.
+fn new_hook(url: &str, idem: &Idempotent) -> NewWebhook {
     NewWebhook {
         url: WebhookUrl::new(url, false).ok(),
         events: WebhookEvents::new(vec!["post.published".into()]).ok(),
+        idempotency: Some(idem.clone()),
         ..NewWebhook::default()
     }
 }
+
+const AFTER: Publish<'static, keyhook_core::model::Webhook> = Publish::AfterCommit;
 
 fn keyed(key: &str, body: serde_json::Value) -> Idempotent {
     Idempotent::new(IdempotencyKey::new(key).unwrap(), &body)
@@ -166,42 +170,31 @@ fn a_repeated_create_or_replay_acts_once_and_another_body_is_refused() {
     let u = Actor::operator("u").unwrap();
     let body = serde_json::json!({"url": "https://example.com/a"});
     let idem = keyed("k", body.clone());
-    let first = webhooks::create_keyed(
-        &s,
-        &u,
-        new_hook("https://example.com/a"),
-        Some(&idem),
-        NOW,
-        Publish::AfterCommit,
-    )
-    .unwrap();
-    let again = webhooks::create_keyed(
-        &s,
-        &u,
-        new_hook("https://example.com/a"),
-        Some(&idem),
-        NOW,
-        Publish::AfterCommit,
-    )
-    .unwrap();
+    let first =
+        webhooks::create(&s, &u, new_hook("https://example.com/a", &idem), NOW, AFTER).unwrap();
+    let again =
+        webhooks::create(&s, &u, new_hook("https://example.com/a", &idem), NOW, AFTER).unwrap();
     assert_eq!(again, first);
     assert_eq!(webhooks::list(&s, &u).unwrap().len(), 1);
     let other = keyed("k", serde_json::json!({"url": "https://example.com/b"}));
-    let e = webhooks::create_keyed(
+    let e = webhooks::create(
         &s,
         &u,
-        new_hook("https://example.com/b"),
-        Some(&other),
+        new_hook("https://example.com/b", &other),
         NOW,
-        Publish::AfterCommit,
+        AFTER,
     )
     .unwrap_err();
     assert_eq!(e.details()[0].field, "Idempotency-Key", "{e:?}");
     assert_eq!(webhooks::list(&s, &u).unwrap().len(), 1);
     emit(&s, "u", "e1", NOW);
     let r = keyed("r", serde_json::json!({}));
-    let once = replay::replay_keyed(&s, &u, &first.id, ReplayRequest::default(), Some(&r), NOW);
-    let twice = replay::replay_keyed(&s, &u, &first.id, ReplayRequest::default(), Some(&r), NOW);
+    let keyed_replay = || ReplayRequest {
+        idempotency: Some(r.clone()),
+        ..ReplayRequest::default()
+    };
+    let once = replay::replay(&s, &u, &first.id, keyed_replay(), NOW);
+    let twice = replay::replay(&s, &u, &first.id, keyed_replay(), NOW);
     assert_eq!(once.unwrap().queued, 1);
     assert_eq!(twice.unwrap().queued, 1);
     let unkeyed = replay::replay(&s, &u, &first.id, ReplayRequest::default(), NOW).unwrap();

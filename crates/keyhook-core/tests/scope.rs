@@ -154,7 +154,10 @@ fn webhooks_outside_a_keys_scope_are_not_found_by_any_operation() {
             ..WebhookPatch::default()
         };
         not_found(&webhooks::update(&s, &rw, id, patch, NOW).unwrap_err(), id);
-        not_found(&webhooks::test(&*s, &rw, id, &Fine, NOW).unwrap_err(), id);
+        not_found(
+            &webhooks::test(&*s, &rw, id, &Fine, None, NOW).unwrap_err(),
+            id,
+        );
         let r = replay::replay(&s, &rw, id, ReplayRequest::default(), NOW);
         not_found(&r.unwrap_err(), id);
         let r = webhooks::rotate_secret(
@@ -172,7 +175,7 @@ fn webhooks_outside_a_keys_scope_are_not_found_by_any_operation() {
     }
     // What it sees, it may act on; a full-access key sees everything.
     assert!(
-        webhooks::test(&*s, &rw, &of_a.id, &Fine, NOW)
+        webhooks::test(&*s, &rw, &of_a.id, &Fine, None, NOW)
             .unwrap()
             .delivered
     );

@@ -248,16 +248,13 @@ fn handle(
             Route::ListWebhooks => reply::data(200, &webhooks::list(store, actor)?),
             Route::CreateWebhook => {
                 let body = json()?;
-                let idem = keyed(&body)?;
+                let idempotency = keyed(&body)?;
                 let input = input::new_webhook(&body, ctx.allow_private)?;
-                let w = webhooks::create_keyed(
-                    store,
-                    actor,
-                    input,
-                    idem.as_ref(),
-                    now,
-                    Publish::AfterCommit,
-                )?;
+                let input = webhooks::NewWebhook {
+                    idempotency,
+                    ..input
+                };
+                let w = webhooks::create(store, actor, input, now, Publish::AfterCommit)?;
                 reply::data(201, &w)
             }
             Route::GetWebhook(id) => reply::data(200, &webhooks::get(store, actor, id)?),
@@ -275,7 +272,7 @@ fn handle(
                 let _slot = ctx.pings.take(actor.user_id())?;
                 let idem = keyed(&serde_json::json!({}))?;
                 let (db, sender) = ctx.db.for_network();
-                let r = webhooks::test_keyed(&db, actor, id, sender, idem.as_ref(), now)?;
+                let r = webhooks::test(&db, actor, id, sender, idem.as_ref(), now)?;
                 reply::data(200, &r)
             }
             Route::WebhookDeliveries(id) => {
@@ -288,9 +285,13 @@ fn handle(
             }
             Route::ReplayWebhook(id) => {
                 let body = json()?;
-                let idem = keyed(&body)?;
+                let idempotency = keyed(&body)?;
                 let input = input::replay(&body)?;
-                let r = replay::replay_keyed(store, actor, id, input, idem.as_ref(), now)?;
+                let input = replay::ReplayRequest {
+                    idempotency,
+                    ..input
+                };
+                let r = replay::replay(store, actor, id, input, now)?;
                 reply::data(202, &r)
             }
             Route::ListAudit => {
@@ -299,11 +300,14 @@ fn handle(
             }
             Route::RotateWebhookSecret(id) => {
                 let body = json()?;
-                let idem = keyed(&body)?;
+                let idempotency = keyed(&body)?;
                 let input = input::rotate_secret(&body)?;
-                let idem = idem.as_ref();
+                let input = webhooks::RotateSecret {
+                    idempotency,
+                    ..input
+                };
                 let publish = Publish::AfterCommit;
-                let w = webhooks::rotate_secret_keyed(store, actor, id, input, idem, now, publish)?;
+                let w = webhooks::rotate_secret(store, actor, id, input, now, publish)?;
                 reply::data(200, &w)
             }
         })

@@ -134,6 +134,7 @@ pub fn new_webhook(body: &Value, allow_private: bool) -> Result<NewWebhook> {
         full_access,
         profile_ids: profile_ids.and_then(|ids| p.take_list("profileIds", ProfileIds::new(ids))),
         problems: p,
+        idempotency: None,
     })
 }
 
@@ -169,6 +170,7 @@ pub fn rotate_secret(body: &Value) -> Result<RotateSecret> {
     Ok(RotateSecret {
         grace: grace.and_then(|g| p.take("graceSeconds", Grace::new(g))),
         problems: p,
+        idempotency: None,
     })
 }
 
@@ -234,6 +236,7 @@ pub fn replay(body: &Value) -> Result<ReplayRequest> {
         event_id,
         failed_only: failed_only.unwrap_or(false),
         problems: p,
+        idempotency: None,
     })
 }
 

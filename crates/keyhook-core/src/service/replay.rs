@@ -34,6 +34,9 @@ pub struct ReplayRequest {
     /// Only events whose newest delivery to this webhook ended failed (or cancelled), or
     /// failed and waits for its next retry (then sent now, not queued twice).
     pub failed_only: bool,
+    /// The request's `Idempotency-Key` with its body (`service::idempotency`): a repeat within
+    /// 24 hours acts not again and answers as the first did. `None` on the command line.
+    pub idempotency: Option<Idempotent>,
     /// What the front end refused converting the request, named as the request names it.
     pub problems: Problems,
 }
@@ -61,19 +64,6 @@ pub fn replay(
     input: ReplayRequest,
     now: Timestamp,
 ) -> Result<Replayed> {
-    replay_keyed(store, actor, id, input, None, now)
-}
-
-/// [`replay`] with an `Idempotency-Key` (`service::idempotency`): a repeat of the same
-/// request within 24 hours queues nothing and answers the first replay's count.
-pub fn replay_keyed(
-    store: &Store,
-    actor: &Actor,
-    id: &str,
-    input: ReplayRequest,
-    idem: Option<&Idempotent>,
-    now: Timestamp,
-) -> Result<Replayed> {
     actor.may(Operation::ReplayWebhook, None)?;
     let mut p = input.problems;
     if input.since.is_some_and(|s| s > now) {
@@ -92,6 +82,7 @@ pub fn replay_keyed(
         .since
         .unwrap_or_else(|| now.add_millis(-DEFAULT_WINDOW_MS));
     let user = actor.user_id();
+    let idem = input.idempotency.as_ref();
     store.write(|c| {
         let w = find(c, actor, id)?;
         let op = Operation::ReplayWebhook;

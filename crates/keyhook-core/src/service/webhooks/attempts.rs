@@ -27,22 +27,11 @@ pub fn disabled_reason(store: &Store, w: &Webhook) -> Result<Option<String>> {
 /// `failCount` like any attempt. Three phases: look the webhook up (one database step), send
 /// (holding nothing of the database: no connection, pool slot or transaction), record the
 /// attempt (another step). A webhook deleted while its ping was in flight gets no attempt
-/// logged; the caller still learns what the endpoint answered.
+/// logged; the caller still learns what the endpoint answered. With an `Idempotency-Key`
+/// (`service::idempotency`) the key is taken with the lookup, before the ping goes out; a
+/// repeat within 24 hours sends nothing and answers the first ping's result (503 while the
+/// first is still in flight); a ping that fails to be recorded frees its key.
 pub fn test(
-    db: &(impl Database + ?Sized),
-    actor: &Actor,
-    id: &str,
-    sender: &dyn Transport,
-    now: Timestamp,
-) -> Result<TestResult> {
-    test_keyed(db, actor, id, sender, None, now)
-}
-
-/// [`test`] with an `Idempotency-Key` (`service::idempotency`): the key is taken with the
-/// lookup, before the ping goes out; a repeat within 24 hours sends nothing and answers the
-/// first ping's result (503 while the first is still in flight). A ping that fails to be
-/// recorded frees its key.
-pub fn test_keyed(
     db: &(impl Database + ?Sized),
     actor: &Actor,
     id: &str,

@@ -6,11 +6,11 @@ mod target;
 
 pub use attempts::{
     attempts, count_attempt, disabled_reason, log_attempt, log_attempt_disabling, record_attempt,
-    test, test_keyed, AttemptOf, FAILURES_REASON,
+    test, AttemptOf, FAILURES_REASON,
 };
 pub use secret::{
-    drop_expired_secrets, rotate_secret, rotate_secret_keyed, Grace, RotateSecret,
-    DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS,
+    drop_expired_secrets, rotate_secret, Grace, RotateSecret, DEFAULT_GRACE_SECONDS,
+    MAX_GRACE_SECONDS,
 };
 pub use target::{url_pattern, WebhookUrl};
 
@@ -45,6 +45,9 @@ pub struct NewWebhook {
     /// neither is given, the acting key's own scope (full access for the operator).
     pub full_access: Option<bool>,
     pub profile_ids: Option<ProfileIds>,
+    /// The request's `Idempotency-Key` with its body (`service::idempotency`): a repeat within
+    /// 24 hours acts not again and answers as the first did. `None` on the command line.
+    pub idempotency: Option<Idempotent>,
     /// What the front end refused converting the request, named as the request names it; a
     /// refused value is `None` above.
     pub problems: Problems,
@@ -157,20 +160,6 @@ pub fn create(
     now: Timestamp,
     publish: Publish<'_, Webhook>,
 ) -> Result<Webhook> {
-    create_keyed(store, actor, input, None, now, publish)
-}
-
-/// [`create`] with an `Idempotency-Key` (`service::idempotency`): a repeat of the same
-/// request within 24 hours creates nothing and answers the webhook the first one created,
-/// as it is now, if the actor sees it (else 404).
-pub fn create_keyed(
-    store: &Store,
-    actor: &Actor,
-    input: NewWebhook,
-    idem: Option<&Idempotent>,
-    now: Timestamp,
-    publish: Publish<'_, Webhook>,
-) -> Result<Webhook> {
     actor.may(Operation::CreateWebhook, None)?;
     let mut p = input.problems;
     let url = p.require("url", input.url);
@@ -209,6 +198,9 @@ pub fn create_keyed(
     // BEGIN IMMEDIATE: the count and the insert see no other writer, so N processes
     // creating at once never make an eleventh. Every webhook of the user counts, those the
     // acting key cannot see too; the refusal says nothing about them.
+    // A repeat answers the webhook the first request created, as it is now, if the actor
+    // sees it (else 404).
+    let idem = input.idempotency.as_ref();
     store.write(|c| {
         let op = Operation::CreateWebhook;
         let first = |c: Conn<'_>, r: &str| idempotency::first_webhook(c, actor, r);

@@ -65,6 +65,9 @@ impl Default for Grace {
 pub struct RotateSecret {
     /// [`Grace::default`] when `None`.
     pub grace: Option<Grace>,
+    /// The request's `Idempotency-Key` with its body (`service::idempotency`): a repeat within
+    /// 24 hours rotates nothing and answers the webhook as it is now (its secret in force). `None` on the command line.
+    pub idempotency: Option<Idempotent>,
     /// As in [`NewWebhook`].
     pub problems: Problems,
 }
@@ -83,25 +86,11 @@ pub fn rotate_secret(
     now: Timestamp,
     publish: Publish<'_, Webhook>,
 ) -> Result<Webhook> {
-    rotate_secret_keyed(store, actor, id, input, None, now, publish)
-}
-
-/// [`rotate_secret`] with an `Idempotency-Key` (`service::idempotency`): a repeat of the
-/// same request within 24 hours rotates nothing and answers the webhook as it is now (its
-/// secret in force).
-pub fn rotate_secret_keyed(
-    store: &Store,
-    actor: &Actor,
-    id: &str,
-    input: RotateSecret,
-    idem: Option<&Idempotent>,
-    now: Timestamp,
-    publish: Publish<'_, Webhook>,
-) -> Result<Webhook> {
     actor.may(Operation::RotateWebhookSecret, None)?;
     input.problems.into_result(&["graceSeconds", "body"])?;
     let grace = input.grace.unwrap_or_default();
     let secret = sign::generate_secret();
+    let idem = input.idempotency.as_ref();
     store.write(|c| {
         let mut w = find(c, actor, id)?;
         let op = Operation::RotateWebhookSecret;

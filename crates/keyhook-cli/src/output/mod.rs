@@ -3,7 +3,7 @@
 mod fit;
 mod format;
 mod sparkline;
-mod tables;
+mod views;
 
 pub use format::{relative, status, when};
 pub use sparkline::history_line;

@@ -1,4 +1,4 @@
-//! The tables: lists and detail views of keys, webhooks, attempts and the audit log.
+//! The views: lists and detail views of keys, webhooks, attempts and the audit log, as tables.
 
 use std::collections::HashMap;
 use std::io::{self, IsTerminal};

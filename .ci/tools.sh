@@ -56,7 +56,8 @@ PY=$TOOLS/venv/bin
 if ! "$PY/pip" show openapi-python-client 2>/dev/null | grep -qx "Version: $OPENAPI_PYTHON_CLIENT_VERSION" ||
     ! "$PY/pip" show prometheus-client 2>/dev/null | grep -qx "Version: $PROMETHEUS_CLIENT_VERSION"; then
     say "pip install openapi-python-client==$OPENAPI_PYTHON_CLIENT_VERSION prometheus-client==$PROMETHEUS_CLIENT_VERSION"
-    python3 -m venv "$TOOLS/venv"
+    # --clear: a venv that was moved (its scripts name the old path) is made again.
+    python3 -m venv --clear "$TOOLS/venv"
     "$PY/pip" install --quiet "openapi-python-client==$OPENAPI_PYTHON_CLIENT_VERSION" \
         "prometheus-client==$PROMETHEUS_CLIENT_VERSION"
 fi

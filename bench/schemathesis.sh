@@ -99,9 +99,11 @@ if [[ "${1:-}" == "--inside" ]]; then
     exit "$rc"
 fi
 
-if [[ ! -x $VENV/bin/schemathesis ]]; then
+# A venv whose schemathesis cannot run (one that was moved: its scripts name the old path)
+# is made again.
+if ! "$VENV/bin/schemathesis" --version >/dev/null 2>&1; then
     echo "schemathesis.sh: installing schemathesis into $VENV"
-    python3 -m venv "$VENV"
+    python3 -m venv --clear "$VENV"
     "$VENV/bin/pip" install --quiet --upgrade pip
     "$VENV/bin/pip" install --quiet 'schemathesis==4.32.5'
 fi

@@ -8,13 +8,6 @@ use std::time::Duration;
 use crate::common::{Env, TEST_CLOCK_FILE};
 use crate::receiver::Receiver;
 
-/// `deliver --once` (private targets allowed); returns its summary line.
-fn deliver_once(env: &Env) -> String {
-    let r = env.run(&["--allow-private-targets", "deliver", "--once"]);
-    assert_eq!(r.code, 0, "deliver --once: {r:#?}");
-    r.stderr
-}
-
 /// `events emit post.published`; returns the event's id.
 fn emit(env: &Env) -> String {
     let (code, v) = env.json(&["events", "emit", "post.published"]);
@@ -54,18 +47,18 @@ fn the_outbox_worker_schedules_and_stamps_by_its_clock() {
     };
 
     let first = emit(&env);
-    let summary = deliver_once(&env);
+    let summary = env.deliver_once();
     assert!(summary.contains("to retry 1"), "{summary}");
     assert_eq!(sent(1), (first.clone(), "1000000000".into()));
 
     env.advance_clock(4_400);
     let second = emit(&env);
-    let summary = deliver_once(&env);
+    let summary = env.deliver_once();
     assert!(summary.contains("delivered 0, to retry 1"), "{summary}");
     assert_eq!(sent(2), (second, "1000000004".into()), "only the new event");
 
     env.advance_clock(1_200);
-    let summary = deliver_once(&env);
+    let summary = env.deliver_once();
     assert!(summary.contains("delivered 0, to retry 1"), "{summary}");
     assert_eq!(sent(3), (first, "1000000005".into()), "the retry, now due");
 }

@@ -334,6 +334,14 @@ impl Env {
         run(self.cmd().args(args))
     }
 
+    /// `deliver --once` with private targets allowed (the receivers are on loopback); fails
+    /// the test unless it exits 0, and returns its standard error (the summary line).
+    pub fn deliver_once(&self) -> String {
+        let r = self.run(&["--allow-private-targets", "deliver", "--once"]);
+        assert_eq!(r.code, 0, "deliver --once: {r:#?}");
+        r.stderr
+    }
+
     /// `keyhook --db <temp> keys verify ARGS` with `stdin` on standard input.
     pub fn verify(&self, stdin: &str, args: &[&str]) -> Run {
         run(self

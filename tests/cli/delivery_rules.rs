@@ -33,13 +33,6 @@ fn emit(env: &Env, deliveries: u64) {
     assert_eq!(v["data"]["deliveries"], deliveries, "{v}");
 }
 
-/// `deliver --once`; returns its summary line.
-fn deliver_once(env: &Env) -> String {
-    let r = env.run(&["--allow-private-targets", "deliver", "--once"]);
-    assert_eq!(r.code, 0, "{r:#?}");
-    r.stderr
-}
-
 /// Whether a Standard Webhooks verifier holding `secret` accepts the request.
 fn verifies(secret: &str, r: &Request) -> bool {
     verifies_with(secret, r, r.header("webhook-signature"))
@@ -96,7 +89,7 @@ fn during_the_grace_both_secrets_sign_then_only_the_new_one() {
     assert_eq!(str_of(&show(&env, id), "secret"), new);
 
     emit(&env, 1);
-    assert!(deliver_once(&env).contains("delivered 1"));
+    assert!(env.deliver_once().contains("delivered 1"));
     let (code, v) = kh(&env, &["webhooks", "test", id]);
     assert_eq!(code, 0, "{v}");
     let during = rx.wait_for(2, PATIENCE);
@@ -112,7 +105,7 @@ fn during_the_grace_both_secrets_sign_then_only_the_new_one() {
 
     env.advance_clock(61_000);
     emit(&env, 1);
-    assert!(deliver_once(&env).contains("delivered 1"));
+    assert!(env.deliver_once().contains("delivered 1"));
     let (code, v) = kh(&env, &["webhooks", "test", id]);
     assert_eq!(code, 0, "{v}");
     let after = rx.wait_for(4, PATIENCE);
@@ -288,7 +281,7 @@ fn a_410_gone_disables_the_webhook_at_once() {
     let id = str_of(&w, "id");
 
     emit(&env, 1);
-    let summary = deliver_once(&env);
+    let summary = env.deliver_once();
     assert!(summary.contains("to retry 0, given up 1"), "{summary}");
     let shown = show(&env, id);
     assert_eq!(shown["isActive"], false, "{shown}");

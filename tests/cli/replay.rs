@@ -35,12 +35,6 @@ fn emit(env: &Env, user: &str, event: &str, data: &str) -> String {
     str_of(&v["data"], "id").to_string()
 }
 
-/// Sends every due delivery once.
-fn deliver_once(env: &Env) {
-    let r = env.run(&["--allow-private-targets", "deliver", "--once"]);
-    assert_eq!(r.code, 0, "{r:#?}");
-}
-
 /// `webhooks replay ID ARGS` for `user` with `--json`.
 fn replay_cli(env: &Env, user: &str, id: &str, args: &[&str]) -> (i32, Value) {
     kh(env, user, &[&["webhooks", "replay", id], args].concat())
@@ -64,10 +58,10 @@ fn a_replay_sends_each_event_again_with_its_webhook_id_and_body() {
     emit(&env, "u", "post.failed", "{}");
     // Another user's events are not this webhook's.
     emit(&env, "other", "post.published", "{}");
-    deliver_once(&env);
+    env.deliver_once();
     let first = receiver.wait_for(2, std::time::Duration::from_secs(10));
     assert_eq!(queued(&env, "u", &id, &[]), 2);
-    deliver_once(&env);
+    env.deliver_once();
     let all = receiver.wait_for(4, std::time::Duration::from_secs(10));
     assert_eq!(all.len(), 4);
     for original in &first {
@@ -124,13 +118,13 @@ fn failed_only_replays_what_did_not_get_through() {
     let receiver = Receiver::start();
     let id = webhook(&env, "u", &receiver.url("/ok"), &["post.published"]);
     emit(&env, "u", "post.published", "{}");
-    deliver_once(&env);
+    env.deliver_once();
     receiver.wait_for(1, std::time::Duration::from_secs(10));
     // Emitted while the webhook is on, cancelled by the worker once it is off.
     let lost = emit(&env, "u", "post.published", "{}");
     let (code, v) = kh(&env, "u", &["webhooks", "disable", &id]);
     assert_eq!(code, 0, "{v}");
-    deliver_once(&env);
+    env.deliver_once();
     assert_eq!(
         env.sql_i64("SELECT count(*) FROM deliveries WHERE state = 'cancelled'"),
         1
@@ -138,7 +132,7 @@ fn failed_only_replays_what_did_not_get_through() {
     let (code, v) = kh(&env, "u", &["webhooks", "enable", &id]);
     assert_eq!(code, 0, "{v}");
     assert_eq!(queued(&env, "u", &id, &["--failed-only"]), 1);
-    deliver_once(&env);
+    env.deliver_once();
     let got = receiver.wait_for(2, std::time::Duration::from_secs(10));
     assert_eq!(got[1].header("webhook-id"), lost);
     // Its newest delivery now succeeded: nothing failed is left.

@@ -24,6 +24,11 @@ pub const CATALOG: &[&str] = &[
     "profile.deleted",
 ];
 
+/// keyhook's own operational events (CONTRACT §10): emitted only by keyhook itself (when a
+/// webhook is disabled, when a delivery gives up), profile-less, subscribable like any other.
+/// Names under `webhook.` are reserved for keyhook.
+pub const OPERATIONAL: &[&str] = &["webhook.disabled", "delivery.exhausted"];
+
 /// Sent only by the test endpoint; not subscribable.
 pub const TEST_EVENT: &str = "webhook.test";
 

@@ -71,6 +71,10 @@ pub enum Error {
     /// The operation needs an active webhook (a replay): 409 `WEBHOOK_DISABLED`.
     #[error("{0}")]
     WebhookDisabled(String),
+    /// The change would break what refers to it (an event type still subscribed to, or still
+    /// with a delivery pending; a built-in one): 409 `CONFLICT`.
+    #[error("{0}")]
+    Conflict(String),
     /// Too many of the caller's requests of one kind are running at once; try again shortly.
     #[error("{0}")]
     RateLimited(String),
@@ -113,6 +117,7 @@ impl Error {
         "NOT_FOUND",
         "WEBHOOK_LIMIT_REACHED",
         "WEBHOOK_DISABLED",
+        "CONFLICT",
         "RATE_LIMITED",
         "SERVICE_UNAVAILABLE",
         "DATABASE_NOT_FOUND",
@@ -134,6 +139,7 @@ impl Error {
             Error::NotFound(_) => "NOT_FOUND",
             Error::LimitReached(_) => "WEBHOOK_LIMIT_REACHED",
             Error::WebhookDisabled(_) => "WEBHOOK_DISABLED",
+            Error::Conflict(_) => "CONFLICT",
             Error::RateLimited(_) => "RATE_LIMITED",
             Error::Unavailable(_) => "SERVICE_UNAVAILABLE",
             Error::NoDatabase(_) => "DATABASE_NOT_FOUND",
@@ -147,7 +153,7 @@ impl Error {
             Error::Unauthorized(_) | Error::Expired => 401,
             Error::Forbidden(_) | Error::ForbiddenFields { .. } | Error::Exhausted => 403,
             Error::NotFound(_) => 404,
-            Error::LimitReached(_) | Error::WebhookDisabled(_) => 409,
+            Error::LimitReached(_) | Error::WebhookDisabled(_) | Error::Conflict(_) => 409,
             Error::RateLimited(_) => 429,
             Error::Unavailable(_) | Error::NoDatabase(_) => 503,
             Error::Storage(_) | Error::Io(_) => 500,
@@ -164,7 +170,8 @@ impl Error {
             | Error::Forbidden(_)
             | Error::ForbiddenFields { .. }
             | Error::Exhausted
-            | Error::WebhookDisabled(_) => 4,
+            | Error::WebhookDisabled(_)
+            | Error::Conflict(_) => 4,
             Error::LimitReached(_) | Error::RateLimited(_) => 5,
             Error::Unavailable(_) | Error::Storage(_) | Error::Io(_) => 1,
             Error::NoDatabase(_) => 1,
@@ -215,6 +222,7 @@ mod tests {
             Error::NotFound(s()),
             Error::LimitReached(s()),
             Error::WebhookDisabled(s()),
+            Error::Conflict(s()),
             Error::RateLimited(s()),
             Error::Unavailable(s()),
             Error::Storage(s()),
@@ -233,6 +241,7 @@ mod tests {
                 | Error::NotFound(_)
                 | Error::LimitReached(_)
                 | Error::WebhookDisabled(_)
+                | Error::Conflict(_)
                 | Error::RateLimited(_)
                 | Error::Unavailable(_)
                 | Error::Storage(_)

@@ -152,6 +152,61 @@ pub struct EventAccepted {
     pub deliveries: usize,
 }
 
+/// Whether an event type's events name a profile (`profile` of an [`EventType`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EventProfile {
+    /// A `profileId` may be given or not (the default, and the built-ins').
+    Optional,
+    /// A `profileId` must be given (`--profile-required`).
+    Required,
+    /// No `profileId` may be given (`--user-wide`; keyhook's operational events).
+    None,
+}
+
+impl EventProfile {
+    /// Every value (the OpenAPI document lists them from here).
+    pub const ALL: [EventProfile; 3] = [
+        EventProfile::Optional,
+        EventProfile::Required,
+        EventProfile::None,
+    ];
+
+    /// The stored and serialized name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventProfile::Optional => "optional",
+            EventProfile::Required => "required",
+            EventProfile::None => "none",
+        }
+    }
+
+    /// A stored name back; else the rule's message.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|p| p.as_str() == s)
+            .ok_or_else(|| "must be optional, required or none".into())
+    }
+}
+
+/// An entry of the operator's event catalog (CONTRACT §10).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EventType {
+    pub name: String,
+    pub description: Option<String>,
+    /// A JSON Schema (draft 2020-12) that an event's `data` must match.
+    pub schema: Option<serde_json::Value>,
+    /// A `data` that `events trigger` sends; it matches `schema`.
+    pub example: Option<serde_json::Value>,
+    pub profile: EventProfile,
+    /// No new subscriptions; existing ones keep receiving.
+    pub deprecated: bool,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
 /// `{"data": ...}`: the success envelope.
 #[derive(Serialize)]
 pub struct Data<T> {

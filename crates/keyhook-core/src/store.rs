@@ -11,7 +11,7 @@
 //! the services compile once, whatever backend the binary wires in.
 
 use crate::error::{Error, Result};
-use crate::model::{ApiKey, AuditEntry, DeliveryAttempt, EventAccepted, Webhook};
+use crate::model::{ApiKey, AuditEntry, DeliveryAttempt, EventAccepted, EventType, Webhook};
 use crate::tables::{Cell, Table};
 use crate::time::Timestamp;
 
@@ -257,6 +257,7 @@ pub trait Queries:
     + SecretQueries
     + RetentionQueries
     + HistoryQueries
+    + EventTypeQueries
 {
 }
 
@@ -271,7 +272,8 @@ impl<
             + OpsQueries
             + SecretQueries
             + RetentionQueries
-            + HistoryQueries,
+            + HistoryQueries
+            + EventTypeQueries,
     > Queries for T
 {
 }
@@ -421,6 +423,9 @@ pub trait CopyQueries {
     /// keeping every value, ids included; a backend whose ids come from a sequence moves the
     /// sequence past them.
     fn write_rows(&self, table: &Table, rows: &[Vec<Cell>]) -> StoreResult<()>;
+    /// Deletes every row of `table` (a seeded one, `Table::is_seeded`, before the source's
+    /// rows replace it).
+    fn clear_rows(&self, table: &Table) -> StoreResult<()>;
 }
 
 /// Replay (`webhooks replay`, POST /webhooks/{id}/replay): fresh deliveries of past events.
@@ -628,6 +633,22 @@ pub trait HistoryQueries {
         webhook_id: Option<&str>,
         per_webhook: i64,
     ) -> StoreResult<Vec<AttemptMark>>;
+}
+
+/// The operator's event catalog (`service::event_types`). `schema` and `example` are stored
+/// as JSON text, written as given and read back as JSON.
+pub trait EventTypeQueries {
+    /// Every event type, by name.
+    fn list_event_types(&self) -> StoreResult<Vec<EventType>>;
+    fn event_type(&self, name: &str) -> StoreResult<Option<EventType>>;
+    fn insert_event_type(&self, t: &EventType) -> StoreResult<()>;
+    /// Writes every field of `t` but its name and `created_at` over the row named `t.name`.
+    fn update_event_type(&self, t: &EventType) -> StoreResult<()>;
+    /// Returns whether a row was deleted.
+    fn delete_event_type(&self, name: &str) -> StoreResult<bool>;
+    /// How many webhooks (of every user) subscribe to `name`, and how many deliveries of
+    /// events named `name` are pending: what keeps an event type from being deleted.
+    fn event_type_uses(&self, name: &str) -> StoreResult<(i64, i64)>;
 }
 
 /// The state of a delivery, stored as [`DeliveryState::as_str`].

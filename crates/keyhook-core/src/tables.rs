@@ -46,6 +46,12 @@ impl Table {
             .join(", ")
     }
 
+    /// Whether every new database starts with rows of this table ([`SEEDED`]): a copy
+    /// replaces them with the source's instead of refusing a target that holds them.
+    pub fn is_seeded(&self) -> bool {
+        SEEDED.contains(&self.name)
+    }
+
     /// The position of [`Table::order_by`] in [`Table::columns`].
     pub fn order_index(&self) -> usize {
         self.columns
@@ -56,6 +62,10 @@ impl Table {
 }
 
 use Kind::{Bool, Bytes, Int, Text};
+
+/// The tables a new database is not empty of: the migrations seed the event catalog's
+/// built-in types.
+pub const SEEDED: &[&str] = &["event_types"];
 
 /// Every table, parents before children, so a target with foreign keys accepts each batch.
 pub const TABLES: &[Table] = &[
@@ -198,6 +208,21 @@ pub const TABLES: &[Table] = &[
             // profile scope
             ("full_access", Bool),
             ("profile_ids", Text),
+        ],
+    },
+    // event catalog: the operator's event types (seeded with the built-ins)
+    Table {
+        name: "event_types",
+        order_by: "name",
+        columns: &[
+            ("name", Text),
+            ("description", Text),
+            ("schema", Text),
+            ("example", Text),
+            ("profile", Text),
+            ("deprecated", Bool),
+            ("created_at", Int),
+            ("updated_at", Int),
         ],
     },
 ];

@@ -138,6 +138,13 @@ impl CopyQueries for PgStore {
     /// One `INSERT … SELECT FROM unnest(…)` per batch, a typed array per column; then, for a
     /// table whose key comes from an identity sequence (`delivery_attempts.id`), the sequence
     /// is moved past the largest id, so the next attempt logged gets a new one.
+    fn clear_rows(&self, table: &Table) -> StoreResult<()> {
+        self.run(|s| {
+            s.execute(&format!("DELETE FROM {}", table.name), &[])?;
+            Ok(())
+        })
+    }
+
     fn write_rows(&self, table: &Table, rows: &[Vec<Cell>]) -> StoreResult<()> {
         if rows.is_empty() {
             return Ok(());

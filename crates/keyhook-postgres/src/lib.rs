@@ -72,6 +72,7 @@ macro_rules! dialect {
 mod audit;
 mod copy_queries;
 mod error;
+mod event_types;
 mod idempotency;
 mod keys;
 mod migrations;

@@ -174,6 +174,27 @@ const MIGRATIONS: &[&str] = &[
      CREATE INDEX api_keys_user ON api_keys(user_id, created_at, id);
      DROP INDEX webhooks_user;
      CREATE INDEX webhooks_user ON webhooks(user_id, created_at, id);",
+    // event catalog: SQLite's migration of the same name.
+    r#"CREATE TABLE event_types (
+        name        TEXT COLLATE "C" PRIMARY KEY,
+        description TEXT COLLATE "C",
+        schema      TEXT COLLATE "C",
+        example     TEXT COLLATE "C",
+        profile     TEXT COLLATE "C" NOT NULL CHECK (profile IN ('optional', 'required', 'none')),
+        deprecated  BOOLEAN NOT NULL DEFAULT FALSE,
+        created_at  BIGINT NOT NULL,
+        updated_at  BIGINT NOT NULL
+     );
+     INSERT INTO event_types (name, description, profile, deprecated, created_at, updated_at)
+     VALUES ('post.published', NULL, 'optional', FALSE, 0, 0),
+        ('post.failed', NULL, 'optional', FALSE, 0, 0),
+        ('post.deleted', NULL, 'optional', FALSE, 0, 0),
+        ('account.connected', NULL, 'optional', FALSE, 0, 0),
+        ('account.disconnected', NULL, 'optional', FALSE, 0, 0),
+        ('profile.created', NULL, 'optional', FALSE, 0, 0),
+        ('profile.deleted', NULL, 'optional', FALSE, 0, 0),
+        ('webhook.disabled', 'emitted by keyhook itself', 'none', FALSE, 0, 0),
+        ('delivery.exhausted', 'emitted by keyhook itself', 'none', FALSE, 0, 0);"#,
 ];
 
 /// The schema version this binary writes.

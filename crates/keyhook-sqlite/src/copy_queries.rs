@@ -83,6 +83,13 @@ impl CopyQueries for Conn {
         })
     }
 
+    fn clear_rows(&self, table: &Table) -> StoreResult<()> {
+        sql(|| {
+            self.0.execute(&format!("DELETE FROM {}", table.name), [])?;
+            Ok(())
+        })
+    }
+
     fn write_rows(&self, table: &Table, rows: &[Vec<Cell>]) -> StoreResult<()> {
         sql(|| {
             let marks = (1..=table.columns.len())

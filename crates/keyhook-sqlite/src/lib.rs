@@ -36,6 +36,7 @@ mod backend;
 mod backup;
 mod copy_queries;
 mod error;
+mod event_types;
 mod idempotency;
 mod key_cache;
 mod keys;

@@ -214,6 +214,29 @@ const MIGRATIONS: &[&str] = &[
      CREATE INDEX api_keys_user ON api_keys(user_id, created_at, id);
      DROP INDEX webhooks_user;
      CREATE INDEX webhooks_user ON webhooks(user_id, created_at, id);",
+    // event catalog: the operator's event types, seeded with the seven built-ins and
+    // keyhook's two operational events (`service::events::CATALOG`, `OPERATIONAL`), dated
+    // 0: they are there before any database.
+    "CREATE TABLE event_types (
+        name        TEXT PRIMARY KEY,
+        description TEXT,
+        schema      TEXT,
+        example     TEXT,
+        profile     TEXT NOT NULL CHECK (profile IN ('optional', 'required', 'none')),
+        deprecated  INTEGER NOT NULL DEFAULT 0 CHECK (deprecated IN (0, 1)),
+        created_at  INTEGER NOT NULL,
+        updated_at  INTEGER NOT NULL
+     ) STRICT;
+     INSERT INTO event_types (name, description, profile, deprecated, created_at, updated_at)
+     VALUES ('post.published', NULL, 'optional', 0, 0, 0),
+        ('post.failed', NULL, 'optional', 0, 0, 0),
+        ('post.deleted', NULL, 'optional', 0, 0, 0),
+        ('account.connected', NULL, 'optional', 0, 0, 0),
+        ('account.disconnected', NULL, 'optional', 0, 0, 0),
+        ('profile.created', NULL, 'optional', 0, 0, 0),
+        ('profile.deleted', NULL, 'optional', 0, 0, 0),
+        ('webhook.disabled', 'emitted by keyhook itself', 'none', 0, 0, 0),
+        ('delivery.exhausted', 'emitted by keyhook itself', 'none', 0, 0, 0);",
 ];
 
 /// The schema version this binary writes.

@@ -36,11 +36,15 @@ pub enum Action {
     WebhookDisabled,
     WebhookSecretRotated,
     WebhookReplayed,
+    EventTypeCreated,
+    EventTypeUpdated,
+    EventTypeDeprecated,
+    EventTypeDeleted,
 }
 
 impl Action {
     /// Every action (the OpenAPI document lists them from here).
-    pub const ALL: [Action; 10] = [
+    pub const ALL: [Action; 14] = [
         Action::KeyCreated,
         Action::KeyDeleted,
         Action::KeyRotated,
@@ -51,6 +55,10 @@ impl Action {
         Action::WebhookDisabled,
         Action::WebhookSecretRotated,
         Action::WebhookReplayed,
+        Action::EventTypeCreated,
+        Action::EventTypeUpdated,
+        Action::EventTypeDeprecated,
+        Action::EventTypeDeleted,
     ];
 
     pub const fn as_str(self) -> &'static str {
@@ -65,6 +73,10 @@ impl Action {
             Action::WebhookDisabled => "webhook.disabled",
             Action::WebhookSecretRotated => "webhook.secret_rotated",
             Action::WebhookReplayed => "webhook.replayed",
+            Action::EventTypeCreated => "event_type.created",
+            Action::EventTypeUpdated => "event_type.updated",
+            Action::EventTypeDeprecated => "event_type.deprecated",
+            Action::EventTypeDeleted => "event_type.deleted",
         }
     }
 }
@@ -383,7 +395,11 @@ mod tests {
                 "webhook.enabled",
                 "webhook.disabled",
                 "webhook.secret_rotated",
-                "webhook.replayed"
+                "webhook.replayed",
+                "event_type.created",
+                "event_type.updated",
+                "event_type.deprecated",
+                "event_type.deleted"
             ]
         );
     }

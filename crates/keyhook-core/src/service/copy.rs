@@ -68,7 +68,8 @@ impl Serialize for Copied {
 }
 
 /// Copies every row of `source` into `target`, which must hold none: a target with a row in
-/// any table is refused before anything is written (`Error::Validation` on the field
+/// any table (but the rows every new database is seeded with, `tables::SEEDED`, which the
+/// source's replace) is refused before anything is written (`Error::Validation` on the field
 /// `target`; the CLI names its flag). `progress` hears how far each table is.
 ///
 /// All or nothing: the target's rows are written in one transaction, committed only after
@@ -104,7 +105,7 @@ pub fn run(source: &Store, target: &Store, progress: &mut dyn FnMut(Progress)) -
 
 /// A target that holds any row is refused, naming the first table that does.
 fn refuse_non_empty(dst: &(impl CopyQueries + ?Sized)) -> Result<()> {
-    for t in TABLES {
+    for t in TABLES.iter().filter(|t| !t.is_seeded()) {
         let n = dst.count_rows(t)?;
         if n > 0 {
             return Err(Error::validation(
@@ -131,6 +132,11 @@ fn copy_table(
     total: u64,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<u64> {
+    if t.is_seeded() {
+        // What every new database starts with gives way to what the source holds.
+        dst.clear_rows(t)
+            .map_err(|e| saying(e, &format!("clearing {} in the target", t.name)))?;
+    }
     let key = t.order_index();
     let mut after: Option<Cell> = None;
     let mut limit = FIRST_BATCH_ROWS;

@@ -4,6 +4,7 @@
 
 pub mod audit;
 pub mod copy;
+pub mod event_types;
 pub mod events;
 pub mod history;
 pub mod idempotency;
@@ -160,6 +161,8 @@ pub enum Operation {
     ReplayWebhook,
     ListAudit,
     RotateWebhookSecret,
+    ListEventTypes,
+    ShowEventType,
 }
 
 impl Operation {
@@ -167,9 +170,8 @@ impl Operation {
     pub const fn access(self) -> Access {
         use Operation::*;
         match self {
-            ListKeys | ShowKey | ListWebhooks | ShowWebhook | ListDeliveries | ListAudit => {
-                Access::Read
-            }
+            ListKeys | ShowKey | ListWebhooks | ShowWebhook | ListDeliveries | ListAudit
+            | ListEventTypes | ShowEventType => Access::Read,
             CreateKey | DeleteKey | RotateKey | PruneKeys | CreateWebhook | UpdateWebhook
             | DeleteWebhook | TestWebhook | EmitEvent | ReplayWebhook | RotateWebhookSecret => {
                 Access::Write
@@ -193,7 +195,8 @@ impl Operation {
             ),
             EmitEvent | CreateWebhook | TestWebhook | ReplayWebhook | RotateWebhookSecret
             | ListKeys | ShowKey | DeleteKey | PruneKeys | ListWebhooks | ShowWebhook
-            | UpdateWebhook | DeleteWebhook | ListDeliveries | ListAudit => Ok(()),
+            | UpdateWebhook | DeleteWebhook | ListDeliveries | ListAudit | ListEventTypes
+            | ShowEventType => Ok(()),
         }
     }
 
@@ -228,6 +231,8 @@ impl Operation {
             ReplayWebhook => "replay webhooks",
             ListAudit => "read the audit log",
             RotateWebhookSecret => "rotate webhook secrets",
+            ListEventTypes => "list event types",
+            ShowEventType => "show event types",
         }
     }
 }

@@ -15,6 +15,7 @@ pub use secret::{
 pub use target::{url_pattern, WebhookUrl};
 
 use super::audit::{self, Action, Entry};
+use super::event_types;
 use super::events::EventName;
 use super::idempotency::{self, Idempotent, Keyed};
 use super::input::{check_unique_non_empty, ListProblems, Problems};
@@ -123,8 +124,9 @@ fn check_scope_within(actor: &Actor, scope: Scope<'_>) -> Result<()> {
     }
 }
 
-/// The events a webhook subscribes to: at least one, no duplicates, each from the catalog
-/// ([`EventName`]).
+/// The events a webhook subscribes to: at least one, no duplicates, each a name
+/// ([`EventName`]); that the catalog holds each is checked in the transaction that stores
+/// them (`event_types::check_subscribed`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WebhookEvents(Vec<String>);
 
@@ -208,6 +210,7 @@ pub fn create(
             Keyed::Act(taken) => taken,
             Keyed::Answered(w) => return Ok(w),
         };
+        event_types::check_subscribed(c, &webhook.events, &[])?;
         if c.count_webhooks(&user)? >= MAX_WEBHOOKS_PER_USER {
             return Err(Error::LimitReached(format!(
                 "webhook limit reached: a user may have at most {MAX_WEBHOOKS_PER_USER} webhooks"
@@ -338,6 +341,7 @@ pub fn update(
             w.url = u.0;
         }
         if let Some(e) = patch.events {
+            event_types::check_subscribed(c, &e.0, &before.events)?;
             w.events = e.0;
         }
         if let Some((full_access, ids)) = scope {
@@ -434,7 +438,7 @@ mod tests {
     use crate::service::events::{self, TEST_EVENT};
 
     #[test]
-    fn subscriptions_name_catalog_events_once_each() {
+    fn subscriptions_name_well_formed_events_once_each() {
         let list = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         let all = events::CATALOG.to_vec();
         let ok = WebhookEvents::new(list(&all)).unwrap();
@@ -443,17 +447,17 @@ mod tests {
             WebhookEvents::new(vec![]).unwrap_err().0,
             [(None, "must name at least one event".to_string())]
         );
-        let got = WebhookEvents::new(list(&["nope", "nope", "", "post.published", TEST_EVENT]))
+        let got = WebhookEvents::new(list(&["Nope", "Nope", "", "post.published", TEST_EVENT]))
             .unwrap_err()
             .0;
         let at: Vec<Option<usize>> = got.iter().map(|(i, _)| *i).collect();
-        // Emptiness and repeats first, then the catalog.
+        // Emptiness and repeats first, then each name's shape (the catalog is asked later).
         assert_eq!(at, [Some(1), Some(2), Some(0), Some(4)]);
-        assert_eq!(got[0].1, "duplicate value \"nope\"");
+        assert_eq!(got[0].1, "duplicate value \"Nope\"");
         assert_eq!(got[1].1, "must not be empty");
         assert!(got[2]
             .1
-            .starts_with("unknown event \"nope\"; known events: post.published"));
+            .starts_with("must be lowercase words"));
         assert!(got[3]
             .1
             .starts_with("webhook.test is sent only by the test endpoint"));

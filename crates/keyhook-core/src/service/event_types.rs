@@ -1,0 +1,681 @@
+//! The operator's event catalog (CONTRACT §10): which event names exist, whether their events
+//! name a profile, the JSON Schema (draft 2020-12) their `data` must match and an example of
+//! it. The operator changes it (the CLI); every key may read it (GET /event-types).
+//!
+//! The catalog is read from the database on every request that needs it, never cached across
+//! requests, so every instance sharing a database sees a change on its next request. Only a
+//! schema's compiled form is kept ([`compiled`]), keyed by the type's name and `updatedAt`,
+//! which every change moves forward by at least a millisecond.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use serde_json::{json, Value};
+
+use super::audit::{self, Action, Entry};
+use super::events::{CATALOG, OPERATIONAL, TEST_EVENT};
+use super::input;
+use super::{Actor, Operation};
+use crate::error::{Error, FieldError, Result};
+use crate::model::{EventProfile, EventType};
+use crate::store::{Conn, Store};
+use crate::time::Timestamp;
+
+/// The longest event name, in characters.
+pub const NAME_MAX: usize = 64;
+/// What an event name may be: lowercase words (`a-z`, then `a-z`, `0-9`, `_`) separated by
+/// dots, at most [`NAME_MAX`] characters (the OpenAPI document states the length apart).
+pub const NAME_PATTERN: &str = "^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)*$";
+/// Names under this prefix are keyhook's own: the operator cannot add one.
+pub const RESERVED_PREFIX: &str = "webhook.";
+/// The longest description, in characters.
+pub const DESCRIPTION_MAX: usize = 500;
+/// The largest schema, and the largest example, as compact JSON text, in bytes.
+pub const DOCUMENT_MAX_BYTES: usize = 64 * 1024;
+/// The most problems reported of one `data` that does not match its schema.
+pub const MAX_DATA_PROBLEMS: usize = 20;
+
+/// The description the operational events are seeded with (also by the migrations).
+pub const OPERATIONAL_DESCRIPTION: &str = "emitted by keyhook itself";
+
+/// Whether `name` has the shape of an event name ([`NAME_PATTERN`], [`NAME_MAX`]); else why.
+pub fn check_name(name: &str) -> std::result::Result<(), String> {
+    let words_ok = !name.is_empty()
+        && name.split('.').all(|w| {
+            let mut b = w.bytes();
+            b.next().is_some_and(|c| c.is_ascii_lowercase())
+                && b.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_')
+        });
+    if !words_ok || name.len() > NAME_MAX {
+        return Err(format!(
+            "must be lowercase words (a-z, 0-9, _) separated by dots, like post.updated, at \
+             most {NAME_MAX} characters"
+        ));
+    }
+    Ok(())
+}
+
+/// Whether `name` is one of keyhook's operational events, which only keyhook emits.
+pub fn is_operational(name: &str) -> bool {
+    OPERATIONAL.contains(&name)
+}
+
+/// Whether `name` is one of the types every database starts with, which can be changed and
+/// deprecated but not deleted.
+pub fn is_built_in(name: &str) -> bool {
+    CATALOG.contains(&name) || is_operational(name)
+}
+
+/// A new event type, in typed values.
+#[derive(Debug, Clone)]
+pub struct NewEventType {
+    pub name: String,
+    pub description: Option<String>,
+    pub schema: Option<Value>,
+    pub example: Option<Value>,
+    pub profile: EventProfile,
+}
+
+/// A change to an event type; `None` keeps a field, `Some(None)` clears it.
+#[derive(Debug, Clone, Default)]
+pub struct EventTypePatch {
+    pub description: Option<Option<String>>,
+    pub schema: Option<Option<Value>>,
+    pub example: Option<Option<Value>>,
+    pub profile: Option<EventProfile>,
+}
+
+/// Only the operator changes the catalog.
+fn operator_only(actor: &Actor) -> Result<()> {
+    match actor {
+        Actor::Operator { .. } => Ok(()),
+        Actor::Key(_) => Err(Error::Forbidden(
+            "the event catalog is the operator's: it is changed with keyhook event-types".into(),
+        )),
+    }
+}
+
+fn not_found(name: &str) -> Error {
+    Error::NotFound(format!("no event type named {name:?}"))
+}
+
+/// The catalog, by name.
+pub fn list(store: &Store, actor: &Actor) -> Result<Vec<EventType>> {
+    actor.may(Operation::ListEventTypes, None)?;
+    Ok(store.conn().list_event_types()?)
+}
+
+/// One event type (404 when there is none of that name).
+pub fn show(store: &Store, actor: &Actor, name: &str) -> Result<EventType> {
+    actor.may(Operation::ShowEventType, None)?;
+    store.conn().event_type(name)?.ok_or_else(|| not_found(name))
+}
+
+/// Adds an event type. Its name must be new, of the right shape, and not under
+/// [`RESERVED_PREFIX`]; its schema must be a valid schema and its example match it.
+pub fn add(store: &Store, actor: &Actor, input: NewEventType, now: Timestamp) -> Result<EventType> {
+    operator_only(actor)?;
+    let mut details = Vec::new();
+    if let Err(m) = check_name(&input.name) {
+        details.push(FieldError::new("name", m));
+    } else if input.name.starts_with(RESERVED_PREFIX) || input.name == TEST_EVENT {
+        details.push(FieldError::new(
+            "name",
+            format!("names under {RESERVED_PREFIX} are reserved for keyhook's own events"),
+        ));
+    }
+    let t = EventType {
+        name: input.name,
+        description: input.description,
+        schema: input.schema,
+        example: input.example,
+        profile: input.profile,
+        deprecated: false,
+        created_at: now,
+        updated_at: now,
+    };
+    details.extend(check_fields(&t));
+    if !details.is_empty() {
+        return Err(Error::Validation(details));
+    }
+    store.write(|c| {
+        if c.event_type(&t.name)?.is_some() {
+            return Err(Error::Conflict(format!(
+                "an event type named {:?} already exists",
+                t.name
+            )));
+        }
+        c.insert_event_type(&t)?;
+        record(c, actor, now, Action::EventTypeCreated, &t)?;
+        Ok(t.clone())
+    })
+}
+
+/// Applies `patch` to the type `name`. keyhook's operational types are not changed (409).
+pub fn update(
+    store: &Store,
+    actor: &Actor,
+    name: &str,
+    patch: EventTypePatch,
+    now: Timestamp,
+) -> Result<EventType> {
+    operator_only(actor)?;
+    if patch.description.is_none()
+        && patch.schema.is_none()
+        && patch.example.is_none()
+        && patch.profile.is_none()
+    {
+        return Err(Error::validation(
+            "body",
+            "name at least one of description, schema, example, profile",
+        ));
+    }
+    store.write(|c| {
+        let mut t = find_changeable(c, name, "changed")?;
+        let before = t.clone();
+        if let Some(d) = patch.description.clone() {
+            t.description = d;
+        }
+        if let Some(s) = patch.schema.clone() {
+            t.schema = s;
+        }
+        if let Some(e) = patch.example.clone() {
+            t.example = e;
+        }
+        if let Some(p) = patch.profile {
+            t.profile = p;
+        }
+        let problems = check_fields(&t);
+        if !problems.is_empty() {
+            return Err(Error::Validation(problems));
+        }
+        if t == before {
+            return Ok(t);
+        }
+        touch(&mut t, now);
+        c.update_event_type(&t)?;
+        record(c, actor, now, Action::EventTypeUpdated, &t)?;
+        Ok(t)
+    })
+}
+
+/// Marks `name` deprecated: no new subscriptions, existing ones keep receiving.
+pub fn deprecate(store: &Store, actor: &Actor, name: &str, now: Timestamp) -> Result<EventType> {
+    operator_only(actor)?;
+    store.write(|c| {
+        let mut t = find_changeable(c, name, "deprecated")?;
+        if t.deprecated {
+            return Ok(t);
+        }
+        t.deprecated = true;
+        touch(&mut t, now);
+        c.update_event_type(&t)?;
+        record(c, actor, now, Action::EventTypeDeprecated, &t)?;
+        Ok(t)
+    })
+}
+
+/// Deletes `name`: refused (409) for a built-in type, and while a webhook subscribes to it or
+/// a delivery of it is pending.
+pub fn delete(store: &Store, actor: &Actor, name: &str, now: Timestamp) -> Result<EventType> {
+    operator_only(actor)?;
+    store.write(|c| {
+        let t = c.event_type(name)?.ok_or_else(|| not_found(name))?;
+        if is_built_in(name) {
+            return Err(Error::Conflict(format!(
+                "{name} is built in and cannot be deleted; deprecate it instead \
+                 (keyhook event-types deprecate {name})"
+            )));
+        }
+        let (webhooks, pending) = c.event_type_uses(name)?;
+        if webhooks > 0 || pending > 0 {
+            return Err(Error::Conflict(format!(
+                "{name} is still in use ({webhooks} webhook{} subscribe{}, {pending} \
+                 deliver{} pending); deprecate it, and delete it once nothing uses it",
+                plural(webhooks),
+                if webhooks == 1 { "s" } else { "" },
+                if pending == 1 { "y" } else { "ies" },
+            )));
+        }
+        c.delete_event_type(name)?;
+        record(c, actor, now, Action::EventTypeDeleted, &t)?;
+        Ok(t)
+    })
+}
+
+fn plural(n: i64) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// The type `name` for a change: 404 when there is none, 409 for an operational one.
+fn find_changeable(c: Conn<'_>, name: &str, what: &str) -> Result<EventType> {
+    let t = c.event_type(name)?.ok_or_else(|| not_found(name))?;
+    if is_operational(name) {
+        return Err(Error::Conflict(format!(
+            "{name} is one of keyhook's operational events and cannot be {what}"
+        )));
+    }
+    Ok(t)
+}
+
+/// Moves `updatedAt` to `now`, and at least one millisecond past its last value, so that the
+/// compiled schema kept under the old value is never taken for the new one.
+fn touch(t: &mut EventType, now: Timestamp) {
+    t.updated_at = Timestamp(now.0.max(t.updated_at.0 + 1));
+}
+
+fn record(c: Conn<'_>, actor: &Actor, now: Timestamp, action: Action, t: &EventType) -> Result<()> {
+    let details = json!({
+        "description": t.description,
+        "profile": t.profile.as_str(),
+        "deprecated": t.deprecated,
+        "schema": t.schema.is_some(),
+        "example": t.example.is_some(),
+    });
+    audit::record(c, now, &Entry::by(actor, action, &t.name, details))
+}
+
+/// The rules of a type's fields together: the description's length and text, the schema's
+/// size and validity, the example's size, shape and match.
+fn check_fields(t: &EventType) -> Vec<FieldError> {
+    let mut out = Vec::new();
+    if let Some(d) = &t.description {
+        if d.chars().count() > DESCRIPTION_MAX {
+            out.push(FieldError::new(
+                "description",
+                format!("must be at most {DESCRIPTION_MAX} characters"),
+            ));
+        } else if let Err(m) = input::visible(d) {
+            out.push(FieldError::new("description", m));
+        }
+    }
+    let mut validator = None;
+    if let Some(s) = &t.schema {
+        if let Err(m) = check_size(s) {
+            out.push(FieldError::new("schema", m));
+        } else {
+            match jsonschema::draft202012::new(s) {
+                Ok(v) => validator = Some(v),
+                Err(e) => out.push(FieldError::new(
+                    "schema",
+                    format!("is not a valid JSON Schema (draft 2020-12): {e}"),
+                )),
+            }
+        }
+    }
+    if let Some(e) = &t.example {
+        if let Err(m) = check_size(e) {
+            out.push(FieldError::new("example", m));
+        } else if !e.is_object() {
+            out.push(FieldError::new(
+                "example",
+                "must be a JSON object (an event's data is one)",
+            ));
+        } else if let Some(v) = &validator {
+            for p in data_problems(v, e) {
+                out.push(FieldError::new(
+                    "example",
+                    format!("does not match the schema: {}: {}", p.field, p.message),
+                ));
+            }
+        }
+    }
+    out
+}
+
+fn check_size(v: &Value) -> std::result::Result<(), String> {
+    let n = serde_json::to_string(v).map_or(usize::MAX, |s| s.len());
+    if n > DOCUMENT_MAX_BYTES {
+        return Err(format!(
+            "must be at most {DOCUMENT_MAX_BYTES} bytes of JSON ({n} given)"
+        ));
+    }
+    Ok(())
+}
+
+/// Compiled schemas by type name, with the `updatedAt` they were compiled at.
+type Compiled = HashMap<String, (Timestamp, Arc<jsonschema::Validator>)>;
+
+/// The most compiled schemas kept; past it the cache starts over.
+const COMPILED_MAX: usize = 1024;
+
+/// `t`'s schema, compiled once per `updatedAt` and kept for the process.
+pub fn compiled(t: &EventType) -> Result<Option<Arc<jsonschema::Validator>>> {
+    static CACHE: OnceLock<Mutex<Compiled>> = OnceLock::new();
+    let Some(schema) = &t.schema else {
+        return Ok(None);
+    };
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some((at, v)) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&t.name) {
+        if *at == t.updated_at {
+            return Ok(Some(v.clone()));
+        }
+    }
+    let v = Arc::new(jsonschema::draft202012::new(schema).map_err(|e| {
+        Error::Storage(format!("the stored schema of {} does not compile: {e}", t.name))
+    })?);
+    let mut map = cache.lock().unwrap_or_else(|e| e.into_inner());
+    if map.len() >= COMPILED_MAX {
+        map.clear();
+    }
+    map.insert(t.name.clone(), (t.updated_at, v.clone()));
+    Ok(Some(v))
+}
+
+/// What is wrong with `data` for `v`, at most [`MAX_DATA_PROBLEMS`], each on the field that
+/// holds it as the request names it (`data.title`, `data.tags[2]`).
+pub fn data_problems(v: &jsonschema::Validator, data: &Value) -> Vec<FieldError> {
+    v.iter_errors(data)
+        .take(MAX_DATA_PROBLEMS)
+        .map(|e| {
+            let mut field = field_of(data, e.instance_path.as_str());
+            // A missing property is the property's problem, not its object's.
+            if let jsonschema::error::ValidationErrorKind::Required { property } = &e.kind {
+                if let Some(p) = property.as_str() {
+                    push_property(&mut field, p);
+                }
+            }
+            FieldError::new(field, e.to_string())
+        })
+        .collect()
+}
+
+/// The request's name of what the JSON pointer `pointer` (into `data`) points at: `data`,
+/// then `.name` per property (`["odd name"]` when not a plain word) and `[i]` per index.
+pub fn field_of(data: &Value, pointer: &str) -> String {
+    let mut field = String::from("data");
+    let mut at = Some(data);
+    for raw in pointer.split('/').skip(1) {
+        let seg = raw.replace("~1", "/").replace("~0", "~");
+        match at {
+            Some(Value::Array(items)) => {
+                field.push_str(&format!("[{seg}]"));
+                at = seg.parse::<usize>().ok().and_then(|i| items.get(i));
+            }
+            other => {
+                push_property(&mut field, &seg);
+                at = other.and_then(|o| o.get(&seg));
+            }
+        }
+    }
+    field
+}
+
+fn push_property(field: &mut String, p: &str) {
+    let plain = p.bytes().next().is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+        && p.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_');
+    if plain {
+        field.push('.');
+        field.push_str(p);
+    } else {
+        field.push('[');
+        field.push_str(&Value::String(p.to_string()).to_string());
+        field.push(']');
+    }
+}
+
+/// The catalog's rules for an event about to be emitted by a client (`events emit`, POST
+/// /events), on the connection of its transaction: the name is in the catalog and not an
+/// operational one (400 on `event`), the profile rule (400 on `profileId`), the schema (400,
+/// a detail per problem on `data...`).
+pub(crate) fn check_emitted(
+    c: Conn<'_>,
+    name: &str,
+    profile_id: Option<&str>,
+    data: &Value,
+) -> Result<()> {
+    let Some(t) = c.event_type(name)? else {
+        let known: Vec<String> = c
+            .list_event_types()?
+            .into_iter()
+            .map(|t| t.name)
+            .filter(|n| !is_operational(n))
+            .collect();
+        return Err(Error::validation(
+            "event",
+            format!("unknown event {name:?}; known events: {}", known.join(", ")),
+        ));
+    };
+    if is_operational(name) {
+        return Err(Error::validation(
+            "event",
+            format!("{name} is emitted only by keyhook itself"),
+        ));
+    }
+    match (t.profile, profile_id) {
+        (EventProfile::Required, None) => {
+            return Err(Error::validation(
+                "profileId",
+                format!("is required: {name} events name a profile"),
+            ))
+        }
+        (EventProfile::None, Some(_)) => {
+            return Err(Error::validation(
+                "profileId",
+                format!("must be absent: {name} events are user-wide"),
+            ))
+        }
+        _ => {}
+    }
+    if let Some(v) = compiled(&t)? {
+        let problems = data_problems(&v, data);
+        if !problems.is_empty() {
+            return Err(Error::Validation(problems));
+        }
+    }
+    Ok(())
+}
+
+/// The catalog's rules for a webhook's `events`, on the connection of its transaction: each
+/// is in the catalog, and one that is deprecated only if the webhook already subscribed to
+/// it (`kept`). Problems on `events[i]`.
+pub(crate) fn check_subscribed(c: Conn<'_>, events: &[String], kept: &[String]) -> Result<()> {
+    let mut details = Vec::new();
+    let mut known: Option<Vec<String>> = None;
+    for (i, e) in events.iter().enumerate() {
+        match c.event_type(e)? {
+            Some(t) if t.deprecated && !kept.contains(e) => details.push(FieldError::new(
+                format!("events[{i}]"),
+                format!("{e} is deprecated: it takes no new subscriptions"),
+            )),
+            Some(_) => {}
+            None => {
+                let names = match &known {
+                    Some(k) => k,
+                    None => known.insert(
+                        c.list_event_types()?
+                            .into_iter()
+                            .map(|t| t.name)
+                            .collect(),
+                    ),
+                };
+                details.push(FieldError::new(
+                    format!("events[{i}]"),
+                    format!("unknown event {e:?}; known events: {}", names.join(", ")),
+                ));
+            }
+        }
+    }
+    if details.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::Validation(details))
+    }
+}
+
+/// `events trigger`'s `--set PATH=VALUE` on `data`: PATH is property names and indexes
+/// (`title`, `author.name`, `tags[0]`); VALUE is JSON if it parses as JSON, else a string.
+/// A missing property is added; an index must exist (or be the array's length, to append).
+pub fn set_path(data: &mut Value, assignment: &str) -> std::result::Result<(), String> {
+    let Some((path, raw)) = assignment.split_once('=') else {
+        return Err("must be PATH=VALUE, like title=Hello or tags[0]=news".into());
+    };
+    let value = serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.to_string()));
+    let steps = parse_path(path)?;
+    let mut at = data;
+    for (n, step) in steps.iter().enumerate() {
+        let last = n + 1 == steps.len();
+        at = match step {
+            Step::Key(k) => {
+                let Value::Object(map) = at else {
+                    return Err(format!("{path}: {k} is not inside an object"));
+                };
+                if last {
+                    map.insert(k.clone(), value);
+                    return Ok(());
+                }
+                map.entry(k.clone()).or_insert_with(|| json!({}))
+            }
+            Step::Index(i) => {
+                let Value::Array(items) = at else {
+                    return Err(format!("{path}: [{i}] is not inside an array"));
+                };
+                if *i == items.len() {
+                    items.push(Value::Null);
+                }
+                let len = items.len();
+                let Some(slot) = items.get_mut(*i) else {
+                    return Err(format!("{path}: [{i}] is past the array's {len} items"));
+                };
+                if last {
+                    *slot = value;
+                    return Ok(());
+                }
+                slot
+            }
+        };
+    }
+    Err("must name a field, like title or tags[0]".into())
+}
+
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+fn parse_path(path: &str) -> std::result::Result<Vec<Step>, String> {
+    let bad = || format!("{path:?} is not a path like title, author.name or tags[0]");
+    let mut steps = Vec::new();
+    for part in path.split('.') {
+        let (key, mut rest) = part.split_at(part.find('[').unwrap_or(part.len()));
+        if key.is_empty() && steps.is_empty() {
+            return Err(bad());
+        }
+        if !key.is_empty() {
+            steps.push(Step::Key(key.to_string()));
+        }
+        while !rest.is_empty() {
+            let close = rest.find(']').ok_or_else(bad)?;
+            let i = rest[1..close].parse::<usize>().map_err(|_| bad())?;
+            steps.push(Step::Index(i));
+            rest = &rest[close + 1..];
+            if !rest.is_empty() && !rest.starts_with('[') {
+                return Err(bad());
+            }
+        }
+    }
+    if steps.is_empty() {
+        return Err(bad());
+    }
+    Ok(steps)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_lowercase_dotted_words_up_to_64() {
+        let re = regex::Regex::new(NAME_PATTERN).unwrap();
+        let max = format!("a.{}", "b".repeat(NAME_MAX - 2));
+        for good in ["post.updated", "a", "post_v2.x1", max.as_str()] {
+            assert!(check_name(good).is_ok(), "{good}");
+            assert!(re.is_match(good), "{good}");
+        }
+        let over = format!("{max}c");
+        for bad in ["", "Post.updated", "post.", ".post", "post..x", "1post", "post-x", "p ost"] {
+            assert!(check_name(bad).is_err(), "{bad}");
+            assert!(!re.is_match(bad), "{bad}");
+        }
+        assert!(check_name(&over).is_err());
+    }
+
+    #[test]
+    fn pointers_become_the_requests_field_names() {
+        let data = json!({"title": 1, "tags": ["a", "b", 3], "odd key": {"x": 1}, "m": {"0": 1}});
+        assert_eq!(field_of(&data, ""), "data");
+        assert_eq!(field_of(&data, "/title"), "data.title");
+        assert_eq!(field_of(&data, "/tags/2"), "data.tags[2]");
+        assert_eq!(field_of(&data, "/odd key/x"), "data[\"odd key\"].x");
+        assert_eq!(field_of(&data, "/m/0"), "data[\"0\"]");
+        assert_eq!(field_of(&data, "/a~1b"), "data[\"a/b\"]");
+    }
+
+    #[test]
+    fn a_mismatch_is_one_detail_per_problem_at_most_twenty() {
+        let schema = json!({
+            "type": "object",
+            "required": ["title"],
+            "properties": {"tags": {"type": "array", "items": {"type": "string"}}}
+        });
+        let v = jsonschema::draft202012::new(&schema).unwrap();
+        let got = data_problems(&v, &json!({"tags": ["a", "b", 3]}));
+        let fields: Vec<_> = got.iter().map(|d| d.field.as_str()).collect();
+        assert_eq!(fields, ["data.title", "data.tags[2]"], "{got:?}");
+        let many: Vec<Value> = (0..50).map(Value::from).collect();
+        assert_eq!(
+            data_problems(&v, &json!({"title": 1, "tags": many})).len(),
+            MAX_DATA_PROBLEMS
+        );
+    }
+
+    #[test]
+    fn set_paths_replace_add_and_append() {
+        let mut d = json!({"title": "a", "tags": ["x"], "author": {"name": "n"}});
+        set_path(&mut d, "title=Hello").unwrap();
+        set_path(&mut d, "tags[0]=news").unwrap();
+        set_path(&mut d, "tags[1]=2").unwrap();
+        set_path(&mut d, "author.name=\"quoted\"").unwrap();
+        set_path(&mut d, "author.age=30").unwrap();
+        set_path(&mut d, "flag=true").unwrap();
+        assert_eq!(
+            d,
+            json!({"title": "Hello", "tags": ["news", 2],
+                   "author": {"name": "quoted", "age": 30}, "flag": true})
+        );
+        for bad in ["nothing", "=1", "tags[x]=1", "tags[5]=1", "title[0]=1", "a]b=1"] {
+            assert!(set_path(&mut d, bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn an_invalid_schema_or_a_mismatched_example_is_refused() {
+        let mut t = EventType {
+            name: "post.updated".into(),
+            description: None,
+            schema: Some(json!({"type": 5})),
+            example: None,
+            profile: EventProfile::Optional,
+            deprecated: false,
+            created_at: Timestamp(0),
+            updated_at: Timestamp(0),
+        };
+        let f: Vec<_> = check_fields(&t).into_iter().map(|d| d.field).collect();
+        assert_eq!(f, ["schema"]);
+        t.schema = Some(json!({"type": "object", "required": ["title"]}));
+        t.example = Some(json!({"x": 1}));
+        let got = check_fields(&t);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(got[0].field, "example");
+        assert!(got[0].message.contains("data.title"), "{got:?}");
+        t.example = Some(json!([1]));
+        t.schema = None;
+        assert_eq!(check_fields(&t)[0].field, "example");
+        t.example = Some(json!({"big": "x".repeat(DOCUMENT_MAX_BYTES)}));
+        assert!(check_fields(&t)[0].message.contains("at most 65536 bytes"));
+    }
+}

@@ -14,6 +14,7 @@ mod db_location;
 mod delivery_rules;
 mod doc_transcripts;
 mod docs;
+mod event_types;
 mod faults;
 mod flag_values;
 mod help;

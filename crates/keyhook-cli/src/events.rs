@@ -5,6 +5,8 @@ use serde_json::Value;
 
 use super::Context;
 use keyhook_core::error::Error;
+use keyhook_core::model::EventAccepted;
+use keyhook_core::service::event_types;
 use keyhook_core::service::events::{self, EventName, IdempotencyKey, NewEvent, IDEMPOTENCY_FIELD};
 use keyhook_core::service::input::Problems;
 use keyhook_core::service::keys::ProfileId;
@@ -34,15 +36,42 @@ pub enum EventsCommand {
         #[arg(long, value_name = "K")]
         idempotency_key: Option<String>,
     },
+    /// Emit the event type's example (see event-types), with changes, to try a receiver
+    #[command(
+        after_help = "PATH names a field of the example: title, author.name, tags[0] (a missing field is added,
+tags[N] with N the list's length appends). VALUE is taken as JSON when it parses as JSON (42,
+true, \"x\", [1]), else as a string. The event is checked like events emit's.
+
+Example:
+  keyhook events trigger post.published --profile brand-a --set title=Hello --set 'tags[0]=breaking'"
+    )]
+    Trigger {
+        /// The event name, e.g. post.published
+        #[arg(value_parser = EventNameArg, hide_possible_values = true)]
+        name: String,
+        /// The profile the event is about (as events emit --profile)
+        #[arg(long, value_name = "ID")]
+        profile: Option<String>,
+        /// Change one field of the example (repeatable)
+        #[arg(long = "set", value_name = "PATH=VALUE")]
+        sets: Vec<String>,
+    },
 }
 
 pub fn run(ctx: &Context, cmd: EventsCommand) -> anyhow::Result<()> {
-    let EventsCommand::Emit {
-        name,
-        data,
-        profile,
-        idempotency_key,
-    } = cmd;
+    let (name, data, profile, idempotency_key) = match cmd {
+        EventsCommand::Emit {
+            name,
+            data,
+            profile,
+            idempotency_key,
+        } => (name, data, profile, idempotency_key),
+        EventsCommand::Trigger {
+            name,
+            profile,
+            sets,
+        } => return trigger(ctx, &name, profile, &sets),
+    };
     let data = match data {
         None => None,
         Some(arg) => Some(parse_data(&read_data(&arg)?)?),
@@ -74,7 +103,61 @@ pub fn run(ctx: &Context, cmd: EventsCommand) -> anyhow::Result<()> {
              and nothing new was queued.",
         );
     }
-    ctx.out.data(&accepted, |o| {
+    print_accepted(ctx, &accepted)
+}
+
+/// `events trigger`: the type's example with `sets` applied, emitted as `events emit` would.
+fn trigger(
+    ctx: &Context,
+    name: &str,
+    profile: Option<String>,
+    sets: &[String],
+) -> anyhow::Result<()> {
+    let mut p = Problems::default();
+    let event = p.take("event", EventName::new(name));
+    let profile_id = profile.and_then(|id| p.take("profileId", ProfileId::new(&id)));
+    p.into_result(&["event", "profileId"])?;
+    let actor = ctx.actor()?;
+    let store = ctx.existing_store()?;
+    // An unknown name is refused by the emit below, with the known names.
+    let example = match event_types::show(&store, &actor, name) {
+        Ok(t) => match t.example {
+            Some(example) => Some(example),
+            None => {
+                return Err(Error::validation(
+                    "example",
+                    format!(
+                        "{name} has no example to send; add one with: keyhook event-types \
+                         update {name} --example FILE"
+                    ),
+                )
+                .into())
+            }
+        },
+        Err(Error::NotFound(_)) => None,
+        Err(e) => return Err(e.into()),
+    };
+    let mut data = example.unwrap_or_else(|| Value::Object(Default::default()));
+    for set in sets {
+        event_types::set_path(&mut data, set).map_err(|m| Error::validation("set", m))?;
+    }
+    let Value::Object(data) = data else {
+        return Err(Error::validation("example", "must be a JSON object").into());
+    };
+    let input = NewEvent {
+        event,
+        data: Some(data),
+        profile_id,
+        idempotency_key: None,
+        problems: Problems::default(),
+    };
+    let checked = events::check(&actor, input)?;
+    let accepted = events::emit_checked(&store, &actor, checked, ctx.clock.now())?;
+    print_accepted(ctx, &accepted)
+}
+
+fn print_accepted(ctx: &Context, accepted: &EventAccepted) -> anyhow::Result<()> {
+    ctx.out.data(accepted, |o| {
         let about = accepted
             .profile_id
             .as_ref()
@@ -90,23 +173,44 @@ pub fn run(ctx: &Context, cmd: EventsCommand) -> anyhow::Result<()> {
     })
 }
 
+/// Where an input is read from.
+pub(crate) enum Source<'a> {
+    Stdin,
+    File(&'a str),
+    Inline(&'a str),
+}
+
+/// `--data`: inline JSON, @FILE or - (standard input).
 fn read_data(arg: &str) -> anyhow::Result<Vec<u8>> {
-    let too_big = || Error::validation("data", format!("is larger than {MAX_DATA_BYTES} bytes"));
+    let source = match arg {
+        "-" => Source::Stdin,
+        _ => arg
+            .strip_prefix('@')
+            .map_or(Source::Inline(arg), Source::File),
+    };
+    read_input("data", source, MAX_DATA_BYTES)
+}
+
+/// The bytes of an input, at most `max` (else a validation error on `field`).
+pub(crate) fn read_input(field: &str, source: Source<'_>, max: u64) -> anyhow::Result<Vec<u8>> {
+    let too_big = || Error::validation(field, format!("is larger than {max} bytes"));
     let mut buf = Vec::new();
-    let read = |r: &mut dyn Read, buf: &mut Vec<u8>| r.take(MAX_DATA_BYTES + 1).read_to_end(buf);
-    if arg == "-" {
-        if std::io::stdin().is_terminal() {
-            return Err(Error::validation("data", "expected JSON on standard input").into());
+    let read = |r: &mut dyn Read, buf: &mut Vec<u8>| r.take(max + 1).read_to_end(buf);
+    match source {
+        Source::Stdin => {
+            if std::io::stdin().is_terminal() {
+                return Err(Error::validation(field, "expected JSON on standard input").into());
+            }
+            read(&mut std::io::stdin().lock(), &mut buf)?;
         }
-        read(&mut std::io::stdin().lock(), &mut buf)?;
-    } else if let Some(path) = arg.strip_prefix('@') {
-        let mut f = std::fs::File::open(path)
-            .map_err(|e| Error::validation("data", format!("cannot read {path}: {e}")))?;
-        read(&mut f, &mut buf)?;
-    } else {
-        buf = arg.as_bytes().to_vec();
+        Source::File(path) => {
+            let mut f = std::fs::File::open(path)
+                .map_err(|e| Error::validation(field, format!("cannot read {path}: {e}")))?;
+            read(&mut f, &mut buf)?;
+        }
+        Source::Inline(text) => buf = text.as_bytes().to_vec(),
     }
-    if buf.len() as u64 > MAX_DATA_BYTES {
+    if buf.len() as u64 > max {
         return Err(too_big().into());
     }
     Ok(buf)

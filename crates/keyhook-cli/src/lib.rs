@@ -8,6 +8,7 @@ mod config;
 mod db_command;
 mod deliver;
 pub mod docs;
+mod event_types;
 mod events;
 mod keys;
 pub mod logging;
@@ -141,6 +142,12 @@ pub enum Command {
         after_help = "Example:\n  keyhook events emit post.published --data '{\"postId\": \"p_1\"}'"
     )]
     Events(events::EventsCommand),
+    /// Add, list, show, update, deprecate and delete the event types webhooks subscribe to
+    #[command(
+        subcommand,
+        after_help = "Example:\n  keyhook event-types add post.updated --schema post.schema.json --example post.json"
+    )]
+    EventTypes(event_types::EventTypesCommand),
     /// Send queued webhook deliveries (with --once: what is due now, then exit)
     Deliver(deliver::DeliverArgs),
     /// Copy the whole database into another, empty one
@@ -339,6 +346,7 @@ pub fn main(wiring: &'static dyn Wiring) -> i32 {
         Command::Keys(cmd) => keys::run(&ctx, cmd),
         Command::Webhooks(cmd) => webhooks::run(&ctx, cmd),
         Command::Events(cmd) => events::run(&ctx, cmd),
+        Command::EventTypes(cmd) => event_types::run(&ctx, cmd),
         Command::Deliver(args) => deliver::run(&ctx, args),
         Command::Db(cmd) => db_command::run(&ctx, cmd),
         Command::Audit(args) => audit::run(&ctx, args),

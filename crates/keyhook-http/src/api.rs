@@ -17,6 +17,7 @@ use super::router::{self, api_path, Match, Route};
 use keyhook_core::auth::{self, Access};
 use keyhook_core::error::{Error, Result};
 use keyhook_core::service::audit;
+use keyhook_core::service::event_types;
 use keyhook_core::service::events;
 use keyhook_core::service::keys;
 use keyhook_core::service::replay;
@@ -294,6 +295,8 @@ fn handle(
                 let r = replay::replay(store, actor, id, input, now)?;
                 reply::data(202, &r)
             }
+            Route::ListEventTypes => reply::data(200, &event_types::list(store, actor)?),
+            Route::GetEventType(name) => reply::data(200, &event_types::show(store, actor, name)?),
             Route::ListAudit => {
                 let q = input::audit_query(rq.url(), now)?;
                 reply::data(200, &audit::list(store, actor, q)?)

@@ -19,11 +19,13 @@ use serde_json::{json, Value};
 use super::reply::{self, Reply};
 use keyhook_core::auth::{KEY_LEN, KEY_PATTERN, KEY_PREFIX, KEY_PREFIX_LEN, KEY_PREFIX_PATTERN};
 use keyhook_core::error::Error;
+use keyhook_core::model::EventProfile;
 use keyhook_core::model::Permission;
 use keyhook_core::rate::{MAX_RATE, RATE_PATTERN, SHOWN_RATE_PATTERN};
 use keyhook_core::service::audit::{self, SINCE_PATTERN};
+use keyhook_core::service::event_types::{self, NAME_MAX, NAME_PATTERN};
 use keyhook_core::service::events::{
-    CATALOG, EVENT_ID_PATTERN, IDEMPOTENCY_FIELD, IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_PATTERN,
+    EVENT_ID_PATTERN, IDEMPOTENCY_FIELD, IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_PATTERN,
 };
 use keyhook_core::service::input::ASTRAL_INVISIBLE;
 use keyhook_core::service::keys::{
@@ -382,6 +384,17 @@ fn paths() -> Value {
                             ("202", ok("How many deliveries were queued", r("Replayed"))), &write),
                          "requestBody", json!({ "required": false, "content": { "application/json": { "schema": r("ReplayWebhook") } } }))
         },
+        "/event-types": {
+            "get": op("The event catalog: every event type, by name (any valid key)", "listEventTypes",
+                      ("200", ok("The event types", json!({"type": "array", "items": r("EventType")}))), &[])
+        },
+        "/event-types/{name}": {
+            "parameters": [{
+                "name": "name", "in": "path", "required": true, "description": "The event name",
+                "schema": { "type": "string", "minLength": 1 }
+            }],
+            "get": op("Show an event type (any valid key)", "getEventType", ("200", ok("The event type", r("EventType"))), &["404"])
+        },
         "/audit": {
             "get": with(op("The audit log of the caller's user, newest first (any valid key, readonly too)", "listAudit",
                            ("200", ok("Entries, newest first", json!({"type": "array", "maxItems": audit::MAX_LIMIT, "items": r("AuditEntry")}))), &["400"]),
@@ -516,6 +529,15 @@ fn nullable(schema: &Value) -> Value {
     s
 }
 
+/// An event name: a string of the catalog's shape; which names exist is the catalog's
+/// (GET /event-types), so no enum.
+fn event_name() -> Value {
+    json!({
+        "type": "string", "minLength": 1, "maxLength": NAME_MAX, "pattern": NAME_PATTERN,
+        "description": "A name of the event catalog (GET /event-types); an unknown one is 400"
+    })
+}
+
 fn schemas() -> Value {
     let url = url_schema();
     let permissions: Vec<&str> = Permission::ALL.iter().map(|p| p.as_str()).collect();
@@ -588,7 +610,7 @@ fn schemas() -> Value {
                 "id": { "type": "string" },
                 "userId": { "type": "string" },
                 "url": { "type": "string", "format": "uri", "maxLength": MAX_URL_LEN },
-                "events": { "type": "array", "minItems": 1, "items": { "enum": CATALOG } },
+                "events": { "type": "array", "minItems": 1, "items": event_name() },
                 "fullAccess": { "type": "boolean", "description": "true: events of every profile and user-wide events are delivered; false: only events whose profileId is in profileIds" },
                 "profileIds": { "type": "array", "items": { "type": "string" } },
                 "secret": { "type": "string", "pattern": SECRET_PATTERN },
@@ -605,7 +627,7 @@ fn schemas() -> Value {
             "description": "The scope (`fullAccess`, `profileIds`) follows the rules of an API key's; with neither field, the webhook gets the caller's own scope. A key limited to profiles gives only scopes within its own (else 403, details `profileIds` or `fullAccess`). `null` counts as absent.",
             "properties": {
                 "url": url,
-                "events": { "type": "array", "minItems": 1, "uniqueItems": true, "items": { "enum": CATALOG } },
+                "events": { "type": "array", "minItems": 1, "uniqueItems": true, "items": event_name() },
                 "fullAccess": { "type": ["boolean", "null"], "default": true },
                 "profileIds": profile_ids.clone()
             },
@@ -619,7 +641,7 @@ fn schemas() -> Value {
             "description": "A field left out or `null` stays as it is; at least one must be given. The scope is replaced as a whole when `fullAccess` or `profileIds` is given, with the rules of CreateWebhook (`fullAccess` absent is `true`).",
             "properties": {
                 "url": nullable(&url),
-                "events": { "type": ["array", "null"], "minItems": 1, "uniqueItems": true, "items": { "enum": CATALOG } },
+                "events": { "type": ["array", "null"], "minItems": 1, "uniqueItems": true, "items": event_name() },
                 "fullAccess": { "type": ["boolean", "null"] },
                 "profileIds": profile_ids.clone(),
                 "isActive": { "type": ["boolean", "null"] }
@@ -667,6 +689,22 @@ fn schemas() -> Value {
                 "responseExcerpt": { "type": "string" }
             }
         },
+        "EventType": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["name", "description", "schema", "example", "profile", "deprecated", "createdAt", "updatedAt"],
+            "description": "An entry of the event catalog, which the operator changes with `keyhook event-types`. The built-in types are dated 1970-01-01T00:00:00Z.",
+            "properties": {
+                "name": { "type": "string", "maxLength": NAME_MAX, "pattern": NAME_PATTERN },
+                "description": { "type": ["string", "null"], "maxLength": event_types::DESCRIPTION_MAX },
+                "schema": { "type": ["object", "boolean", "null"], "description": "A JSON Schema (draft 2020-12) that an event's `data` must match (else 400, a detail per problem, at most 20, named like `data.tags[2]`)" },
+                "example": { "type": ["object", "null"], "description": "Example `data`, which matches the schema" },
+                "profile": { "enum": EventProfile::ALL.map(EventProfile::as_str), "description": "`optional`: an event may name a profileId; `required`: it must (else 400 on profileId); `none`: it must not (400)" },
+                "deprecated": { "type": "boolean", "description": "No new subscriptions (400); existing ones keep receiving" },
+                "createdAt": ts,
+                "updatedAt": ts
+            }
+        },
         "AuditEntry": {
             "type": "object",
             "additionalProperties": false,
@@ -688,7 +726,7 @@ fn schemas() -> Value {
             "required": ["event"],
             "description": "`null` counts as absent for `data` and `profileId`. Without `profileId` the event is user-wide and is delivered only to webhooks with fullAccess; with one, to webhooks with fullAccess or whose profileIds hold it. A key limited to profiles must name one of its own (else 403, details `profileId`). Receivers get `{id, event, createdAt, profileId, data}`.",
             "properties": {
-                "event": { "enum": CATALOG },
+                "event": event_name(),
                 "data": { "type": ["object", "null"] },
                 "profileId": {
                     "type": ["string", "null"], "minLength": 1, "maxLength": MAX_PROFILE_ID_CHARS, "pattern": keys::profile_id_pattern(),

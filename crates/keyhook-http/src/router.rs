@@ -43,6 +43,8 @@ pub enum Route<'a> {
     ReplayWebhook(&'a str),
     ListAudit,
     RotateWebhookSecret(&'a str),
+    ListEventTypes,
+    GetEventType(&'a str),
 }
 
 impl Route<'_> {
@@ -64,6 +66,8 @@ impl Route<'_> {
             Route::ReplayWebhook(_) => Operation::ReplayWebhook,
             Route::ListAudit => Operation::ListAudit,
             Route::RotateWebhookSecret(_) => Operation::RotateWebhookSecret,
+            Route::ListEventTypes => Operation::ListEventTypes,
+            Route::GetEventType(_) => Operation::ShowEventType,
         }
     }
 
@@ -82,6 +86,8 @@ impl Route<'_> {
             Route::ReplayWebhook(_) => "/webhooks/{id}/replay",
             Route::ListAudit => "/audit",
             Route::RotateWebhookSecret(_) => "/webhooks/{id}/rotate-secret",
+            Route::ListEventTypes => "/event-types",
+            Route::GetEventType(_) => "/event-types/{name}",
         }
     }
 
@@ -171,6 +177,8 @@ pub fn route<'a>(method: &Method, path: &'a str) -> Match<'a> {
             "POST",
         ),
         ["audit"] => (get.then_some(Route::ListAudit), "GET"),
+        ["event-types"] => (get.then_some(Route::ListEventTypes), "GET"),
+        ["event-types", name] => (get.then_some(Route::GetEventType(name)), "GET"),
         _ => return Match::NotFound,
     };
     match found {
@@ -196,6 +204,8 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("/events", "post"),
     ("/audit", "get"),
     ("/webhooks/{id}/rotate-secret", "post"),
+    ("/event-types", "get"),
+    ("/event-types/{name}", "get"),
     ("/openapi.json", "get"),
 ];
 
@@ -232,7 +242,7 @@ mod tests {
     #[test]
     fn each_route_asks_for_the_access_of_its_method() {
         for (template, method) in ROUTES.iter().filter(|(p, _)| *p != "/openapi.json") {
-            let path = template.replace("{id}", "abcd");
+            let path = template.replace("{id}", "abcd").replace("{name}", "post.x");
             let m: Method = method.to_ascii_uppercase().parse().unwrap();
             let Match::Found(found) = route(&m, &path) else {
                 panic!("{method} {path} is not routed");

@@ -54,7 +54,9 @@ impl EventTypeQueries for Conn {
         sql(|| {
             Ok(self
                 .0
-                .prepare_cached(&format!("SELECT {COLUMNS} FROM event_types WHERE name = ?1"))?
+                .prepare_cached(&format!(
+                    "SELECT {COLUMNS} FROM event_types WHERE name = ?1"
+                ))?
                 .query_row([name], from_row)
                 .optional()?)
         })

@@ -125,6 +125,10 @@ fn flag_name(field: &str) -> String {
         "eventId" => "--event",
         "Idempotency-Key" => "--idempotency-key",
         "limit" => "--limit",
+        "description" => "--description",
+        "schema" => "--schema",
+        "example" => "--example",
+        "set" => "--set",
         _ => return field.to_string(),
     };
     format!("{flag}{index}")

@@ -5,7 +5,7 @@ use std::io::{self, IsTerminal};
 
 use comfy_table::{presets, Attribute, Cell, Color, ContentArrangement, Table};
 
-use keyhook_core::model::{ApiKey, AuditEntry, DeliveryAttempt, Webhook};
+use keyhook_core::model::{ApiKey, AuditEntry, DeliveryAttempt, EventType, Webhook};
 use keyhook_core::service::history::Mark;
 use keyhook_core::time::Timestamp;
 
@@ -297,6 +297,53 @@ impl Output {
         self.detail(rows)
     }
 
+    /// The event catalog, by name.
+    pub fn event_type_list(&self, list: &[EventType]) -> Table {
+        let header = [
+            "NAME",
+            "PROFILE",
+            "SCHEMA",
+            "EXAMPLE",
+            "DEPRECATED",
+            "DESCRIPTION",
+        ];
+        let rows = list
+            .iter()
+            .map(|t| {
+                vec![
+                    whole(&t.name),
+                    whole(t.profile.as_str()),
+                    whole(yes_no(t.schema.is_some())),
+                    whole(yes_no(t.example.is_some())),
+                    whole(yes_no(t.deprecated)),
+                    wrap(t.description.as_deref().unwrap_or("")),
+                ]
+            })
+            .collect();
+        self.fitted(&header, rows)
+    }
+
+    /// One event type, its schema and example as indented JSON (the built-ins' dates, 0, as
+    /// `built in`).
+    pub fn event_type_detail(&self, t: &EventType, now: Timestamp) -> Table {
+        let json = |v: &Option<serde_json::Value>| {
+            v.as_ref().map_or("none".to_string(), |v| {
+                serde_json::to_string_pretty(v).unwrap_or_default()
+            })
+        };
+        let rows = vec![
+            ("name", whole(&t.name)),
+            ("description", wrap(t.description.as_deref().unwrap_or(""))),
+            ("profile", whole(t.profile.as_str())),
+            ("deprecated", whole(yes_no(t.deprecated))),
+            ("schema", whole(json(&t.schema))),
+            ("example", whole(json(&t.example))),
+            ("created", wrap(built_in_or(t.created_at, now))),
+            ("updated", wrap(built_in_or(t.updated_at, now))),
+        ];
+        self.detail(rows)
+    }
+
     /// Audit entries, newest first; times in full (an audit trail is read for exact times).
     pub fn audit_list(&self, list: &[AuditEntry], with_user: bool) -> Table {
         let mut header = vec!["AT", "ACTOR", "VIA", "ACTION", "TARGET", "DETAILS"];
@@ -348,5 +395,14 @@ impl Output {
             &["WHEN", "EVENT", "ATTEMPT", "RESULT", "STATUS", "DURATION"],
             rows,
         )
+    }
+}
+
+/// `t` in full, or `built in` for the date 0 the built-in event types carry.
+fn built_in_or(t: Timestamp, now: Timestamp) -> String {
+    if t.0 == 0 {
+        "built in".into()
+    } else {
+        when_full(Some(t), now)
     }
 }

@@ -4,8 +4,8 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::input::Problems;
 use super::event_types;
+use super::input::Problems;
 use super::keys::ProfileId;
 use super::{Actor, Operation};
 use crate::auth::{self, Excess, Scope};
@@ -355,7 +355,10 @@ mod tests {
         for e in CATALOG.iter().chain(OPERATIONAL) {
             assert_eq!(EventName::new(e).unwrap().as_str(), *e);
         }
-        assert_eq!(EventName::new("post.updated").unwrap().as_str(), "post.updated");
+        assert_eq!(
+            EventName::new("post.updated").unwrap().as_str(),
+            "post.updated"
+        );
         assert_eq!(
             EventName::new(TEST_EVENT),
             Err(

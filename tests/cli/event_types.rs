@@ -1,0 +1,717 @@
+//! The operator's event catalog (CONTRACT §10): `keyhook event-types`, GET /event-types, the
+//! names webhooks subscribe to and events are emitted with, profile rules, deprecation,
+//! deletion, schemas and `events trigger`. Every test runs on SQLite and on PostgreSQL.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::common::{str_of, Env};
+use crate::receiver::Receiver;
+use crate::server::Server;
+
+const BUILT_IN: [&str; 7] = [
+    "post.published",
+    "post.failed",
+    "post.deleted",
+    "account.connected",
+    "account.disconnected",
+    "profile.created",
+    "profile.deleted",
+];
+const OPERATIONAL: [&str; 2] = ["webhook.disabled", "delivery.exhausted"];
+
+/// `v` in a new file of its own (removed with the test process's temporary directory).
+fn file(_env: &Env, name: &str, v: &Value) -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!("keyhook-event-types-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{}-{name}", N.fetch_add(1, Ordering::Relaxed)));
+    std::fs::write(&path, v.to_string()).unwrap();
+    path
+}
+
+fn ok(env: &Env, args: &[&str]) -> Value {
+    let (code, v) = env.json(args);
+    assert_eq!(code, 0, "{args:?}: {v}");
+    v["data"].clone()
+}
+
+/// The fields of a refusal's details.
+fn fields(v: &Value) -> Vec<String> {
+    v["error"]["details"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no details in {v}"))
+        .iter()
+        .map(|d| str_of(d, "field").to_string())
+        .collect()
+}
+
+fn refused(env: &Env, args: &[&str], code: i32) -> Value {
+    let (got, v) = env.json(args);
+    assert_eq!(got, code, "{args:?}: {v}");
+    v
+}
+
+/// A schema of a post: a title, tags of strings.
+fn post_schema() -> Value {
+    json!({
+        "type": "object",
+        "required": ["title"],
+        "properties": {
+            "title": {"type": "string"},
+            "tags": {"type": "array", "items": {"type": "string"}}
+        }
+    })
+}
+
+fn add_post_updated(env: &Env, extra: &[&str]) -> Value {
+    let schema = file(env, "schema.json", &post_schema());
+    let example = file(
+        env,
+        "example.json",
+        &json!({"title": "Hello", "tags": ["news"]}),
+    );
+    let mut args = vec![
+        "event-types",
+        "add",
+        "post.updated",
+        "--description",
+        "A post was edited",
+        "--schema",
+        schema.to_str().unwrap(),
+        "--example",
+        example.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    ok(env, &args)
+}
+
+#[test]
+fn a_new_database_has_the_built_ins_and_the_operational_events() {
+    let env = Env::new();
+    env.create_key("seed", &[]);
+    let list = ok(&env, &["event-types", "list"]);
+    let list = list.as_array().unwrap();
+    assert_eq!(list.len(), 9, "{list:?}");
+    for t in list {
+        let name = str_of(t, "name");
+        let keys: Vec<&String> = t.as_object().unwrap().keys().collect();
+        assert_eq!(
+            keys.len(),
+            8,
+            "name, description, schema, example, profile, deprecated, createdAt, updatedAt: {t}"
+        );
+        if OPERATIONAL.contains(&name) {
+            assert_eq!(t["profile"], "none", "{t}");
+            assert_eq!(t["description"], "emitted by keyhook itself", "{t}");
+        } else {
+            assert!(BUILT_IN.contains(&name), "{name}");
+            assert_eq!(t["profile"], "optional", "{t}");
+            assert_eq!(t["schema"], Value::Null);
+        }
+        assert_eq!(t["deprecated"], false);
+        assert_eq!(t["createdAt"], "1970-01-01T00:00:00.000Z", "{t}");
+    }
+    let names = env.run(&["event-types", "list", "--names"]);
+    assert_eq!(names.code, 0);
+    let mut want: Vec<&str> = BUILT_IN.iter().chain(&OPERATIONAL).copied().collect();
+    want.sort();
+    assert_eq!(names.stdout.lines().collect::<Vec<_>>(), want);
+}
+
+#[test]
+fn the_operator_adds_updates_deprecates_and_deletes_and_each_change_is_audited() {
+    let env = Env::with_clock();
+    let t = add_post_updated(&env, &["--profile-required"]);
+    assert_eq!(t["name"], "post.updated");
+    assert_eq!(t["profile"], "required");
+    assert_eq!(t["schema"], post_schema());
+    assert_eq!(t["example"], json!({"title": "Hello", "tags": ["news"]}));
+    assert_eq!(ok(&env, &["event-types", "show", "post.updated"]), t);
+
+    let u = ok(
+        &env,
+        &[
+            "event-types",
+            "update",
+            "post.updated",
+            "--description",
+            "Edited",
+            "--user-wide",
+        ],
+    );
+    assert_eq!(u["description"], "Edited");
+    assert_eq!(u["profile"], "none");
+    assert_eq!(u["schema"], post_schema(), "kept");
+    // The clock has not moved: updatedAt still moves forward.
+    assert!(
+        crate::common::millis(str_of(&u, "updatedAt"))
+            > crate::common::millis(str_of(&t, "updatedAt"))
+    );
+    let c = ok(
+        &env,
+        &[
+            "event-types",
+            "update",
+            "post.updated",
+            "--clear-schema",
+            "--clear-example",
+            "--clear-description",
+            "--profile-optional",
+        ],
+    );
+    assert_eq!(
+        (
+            &c["schema"],
+            &c["example"],
+            &c["description"],
+            &c["profile"]
+        ),
+        (&Value::Null, &Value::Null, &Value::Null, &json!("optional"))
+    );
+    let v = refused(&env, &["event-types", "update", "post.updated"], 2);
+    assert_eq!(fields(&v), ["body"]);
+    let d = ok(&env, &["event-types", "deprecate", "post.updated"]);
+    assert_eq!(d["deprecated"], true);
+    let gone = ok(&env, &["event-types", "delete", "post.updated"]);
+    assert_eq!(gone["name"], "post.updated");
+    let v = refused(&env, &["event-types", "show", "post.updated"], 3);
+    assert_eq!(v["error"]["code"], "NOT_FOUND");
+
+    let (_, audit) = env.json(&["audit"]);
+    let actions: Vec<(&str, &str)> = audit["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .map(|e| (str_of(e, "action"), str_of(e, "target")))
+        .collect();
+    assert_eq!(
+        actions,
+        [
+            ("event_type.created", "post.updated"),
+            ("event_type.updated", "post.updated"),
+            ("event_type.updated", "post.updated"),
+            ("event_type.deprecated", "post.updated"),
+            ("event_type.deleted", "post.updated"),
+        ]
+    );
+}
+
+#[test]
+fn names_are_checked_and_webhook_names_are_keyhooks() {
+    let env = Env::new();
+    for bad in [
+        "Post.updated",
+        "post..x",
+        "post-x",
+        &format!("a.{}", "b".repeat(63)),
+    ] {
+        let r = env.run(&["event-types", "add", bad]);
+        r.assert_error(2);
+        assert!(
+            r.stderr.contains("keyhook: NAME: must be lowercase words"),
+            "{r:?}"
+        );
+    }
+    for reserved in ["webhook.anything", "webhook.test"] {
+        let v = refused(&env, &["event-types", "add", reserved], 2);
+        assert_eq!(fields(&v), ["NAME"]);
+        assert!(
+            v["error"]["message"].as_str().unwrap().contains("reserved"),
+            "{v}"
+        );
+    }
+    ok(&env, &["event-types", "add", "post.updated"]);
+    let v = refused(&env, &["event-types", "add", "post.updated"], 4);
+    assert_eq!(v["error"]["code"], "CONFLICT");
+    // Operational types are keyhook's: not changed, deprecated or deleted.
+    for args in [
+        &[
+            "event-types",
+            "update",
+            "webhook.disabled",
+            "--description",
+            "x",
+        ][..],
+        &["event-types", "deprecate", "delivery.exhausted"],
+        &["event-types", "delete", "webhook.disabled"],
+    ] {
+        let v = refused(&env, args, 4);
+        assert_eq!(v["error"]["code"], "CONFLICT", "{args:?}");
+    }
+}
+
+#[test]
+fn a_new_type_is_subscribed_to_and_emitted_once_the_catalog_has_it() {
+    let env = Env::new();
+    let r = env.run(&[
+        "--allow-private-targets",
+        "webhooks",
+        "create",
+        "--url",
+        "http://127.0.0.1:9/h",
+        "--event",
+        "post.updated",
+    ]);
+    r.assert_error(2);
+    assert!(
+        r.stderr
+            .contains("--event[0]: unknown event \"post.updated\"; known events: "),
+        "{r:?}"
+    );
+    let v = refused(&env, &["events", "emit", "post.updated"], 2);
+    assert_eq!(fields(&v), ["event"]);
+    ok(&env, &["event-types", "add", "post.updated"]);
+    env.create_webhook("http://127.0.0.1:9/h", "post.updated");
+    let e = ok(&env, &["events", "emit", "post.updated", "--data", "{}"]);
+    assert_eq!(e["deliveries"], 1);
+}
+
+#[test]
+fn operational_events_are_subscribed_to_but_never_emitted_by_a_client() {
+    let env = Env::new();
+    let key = env.create_key("ci", &[]);
+    let w = env.create_webhook("http://127.0.0.1:9/h", "webhook.disabled");
+    assert_eq!(w["events"], json!(["webhook.disabled"]));
+    for name in OPERATIONAL {
+        let v = refused(&env, &["events", "emit", name], 2);
+        assert_eq!(fields(&v), ["event"], "{v}");
+        assert!(v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("keyhook itself"));
+    }
+    let server = Server::start(&env);
+    let r = server.post_json(
+        "/api/v1/events",
+        str_of(&key, "key"),
+        &json!({"event": "delivery.exhausted", "data": {}}),
+    );
+    assert_eq!(r.status, 400, "{r:?}");
+    assert_eq!(fields(&r.json()), ["event"]);
+    assert_eq!(env.count_rows("events"), 0);
+}
+
+#[test]
+fn profile_rules_refuse_on_profile_id_in_the_cli_and_over_http() {
+    let env = Env::new();
+    let key = env.create_key("ci", &[]);
+    ok(
+        &env,
+        &["event-types", "add", "post.updated", "--profile-required"],
+    );
+    ok(
+        &env,
+        &["event-types", "add", "billing.closed", "--user-wide"],
+    );
+    let v = refused(&env, &["events", "emit", "post.updated"], 2);
+    assert_eq!(fields(&v), ["profileId"]);
+    let v = refused(
+        &env,
+        &["events", "emit", "billing.closed", "--profile", "a"],
+        2,
+    );
+    assert_eq!(fields(&v), ["profileId"]);
+    ok(&env, &["events", "emit", "post.updated", "--profile", "a"]);
+    ok(&env, &["events", "emit", "billing.closed"]);
+    // The built-ins keep an optional profile.
+    ok(&env, &["events", "emit", "post.published"]);
+    ok(
+        &env,
+        &["events", "emit", "post.published", "--profile", "a"],
+    );
+
+    let server = Server::start(&env);
+    let k = str_of(&key, "key");
+    for body in [
+        json!({"event": "post.updated", "data": {}}),
+        json!({"event": "billing.closed", "profileId": "a"}),
+    ] {
+        let r = server.post_json("/api/v1/events", k, &body);
+        assert_eq!(r.status, 400, "{body}: {r:?}");
+        assert_eq!(r.json()["error"]["code"], "VALIDATION_ERROR");
+        assert_eq!(fields(&r.json()), ["profileId"], "{body}");
+    }
+    let r = server.post_json(
+        "/api/v1/events",
+        k,
+        &json!({"event": "post.updated", "profileId": "a"}),
+    );
+    assert_eq!(r.status, 202, "{r:?}");
+}
+
+#[test]
+fn a_deprecated_type_takes_no_new_subscriptions_and_keeps_delivering() {
+    let env = Env::new();
+    ok(&env, &["event-types", "add", "post.updated"]);
+    let w = env.create_webhook("http://127.0.0.1:9/h", "post.updated");
+    let id = str_of(&w, "id");
+    ok(&env, &["event-types", "deprecate", "post.updated"]);
+    let listed = ok(&env, &["event-types", "list"]);
+    let t = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "post.updated")
+        .unwrap()
+        .clone();
+    assert_eq!(t["deprecated"], true);
+    let table = env.run(&["event-types", "list"]);
+    assert!(
+        table
+            .stdout
+            .lines()
+            .any(|l| l.contains("post.updated") && l.contains("yes")),
+        "{}",
+        table.stdout
+    );
+
+    let r = env.run(&[
+        "--allow-private-targets",
+        "webhooks",
+        "create",
+        "--url",
+        "http://127.0.0.1:9/other",
+        "--event",
+        "post.published",
+        "--event",
+        "post.updated",
+    ]);
+    r.assert_error(2);
+    assert!(
+        r.stderr.contains("--event[1]: post.updated is deprecated"),
+        "{r:?}"
+    );
+    let other = env.create_webhook("http://127.0.0.1:9/other", "post.published");
+    let v = refused(
+        &env,
+        &[
+            "webhooks",
+            "update",
+            str_of(&other, "id"),
+            "--event",
+            "post.updated",
+        ],
+        2,
+    );
+    assert_eq!(fields(&v), ["events[0]"]);
+    // The webhook that had it keeps it, also when its list changes.
+    ok(
+        &env,
+        &[
+            "webhooks",
+            "update",
+            id,
+            "--event",
+            "post.updated",
+            "--event",
+            "post.published",
+        ],
+    );
+    let e = ok(&env, &["events", "emit", "post.updated"]);
+    assert_eq!(e["deliveries"], 1, "existing subscriptions keep receiving");
+}
+
+#[test]
+fn delete_is_refused_while_used_and_for_built_ins() {
+    let env = Env::new();
+    ok(&env, &["event-types", "add", "post.updated"]);
+    let w = env.create_webhook("http://127.0.0.1:9/h", "post.updated");
+    let v = refused(&env, &["event-types", "delete", "post.updated"], 4);
+    assert_eq!(v["error"]["code"], "CONFLICT");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("1 webhook subscribes"),
+        "{v}"
+    );
+    ok(&env, &["events", "emit", "post.updated"]);
+    // No webhook subscribes any more, but a delivery of it is pending.
+    ok(
+        &env,
+        &[
+            "webhooks",
+            "update",
+            str_of(&w, "id"),
+            "--event",
+            "post.published",
+        ],
+    );
+    let v = refused(&env, &["event-types", "delete", "post.updated"], 4);
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("1 delivery pending"),
+        "{v}"
+    );
+    env.sql("UPDATE deliveries SET state = 'delivered'");
+    ok(&env, &["event-types", "delete", "post.updated"]);
+    for name in BUILT_IN {
+        let v = refused(&env, &["event-types", "delete", name], 4);
+        assert!(
+            v["error"]["message"].as_str().unwrap().contains("built in"),
+            "{v}"
+        );
+    }
+    ok(&env, &["event-types", "deprecate", "post.failed"]);
+}
+
+#[test]
+fn a_schema_is_checked_when_added_and_data_is_refused_field_by_field() {
+    let env = Env::new();
+    let key = env.create_key("ci", &[]);
+    let bad = file(&env, "bad.json", &json!({"type": 5}));
+    let v = refused(
+        &env,
+        &[
+            "event-types",
+            "add",
+            "post.updated",
+            "--schema",
+            bad.to_str().unwrap(),
+        ],
+        2,
+    );
+    assert_eq!(fields(&v), ["schema"]);
+    let big = file(
+        &env,
+        "big.json",
+        &json!({"description": "x".repeat(70_000)}),
+    );
+    let r = env.run(&[
+        "event-types",
+        "add",
+        "post.updated",
+        "--schema",
+        big.to_str().unwrap(),
+    ]);
+    r.assert_error(2);
+    assert!(
+        r.stderr.contains("--schema: is larger than 65536 bytes"),
+        "{r:?}"
+    );
+    let schema = file(&env, "s.json", &post_schema());
+    let wrong = file(&env, "wrong.json", &json!({"tags": [1]}));
+    let v = refused(
+        &env,
+        &[
+            "event-types",
+            "add",
+            "post.updated",
+            "--schema",
+            schema.to_str().unwrap(),
+            "--example",
+            wrong.to_str().unwrap(),
+        ],
+        2,
+    );
+    assert_eq!(fields(&v), ["example", "example"], "{v}");
+    assert_eq!(env.run(&["event-types", "show", "post.updated"]).code, 3);
+
+    add_post_updated(&env, &[]);
+    let v = refused(
+        &env,
+        &[
+            "events",
+            "emit",
+            "post.updated",
+            "--data",
+            r#"{"tags": ["a", "b", 3]}"#,
+        ],
+        2,
+    );
+    assert_eq!(fields(&v), ["data.tags[2]", "data.title"], "{v}");
+    let many: Vec<i64> = (0..50).collect();
+    let data = json!({"title": "t", "tags": many}).to_string();
+    let v = refused(
+        &env,
+        &["events", "emit", "post.updated", "--data", &data],
+        2,
+    );
+    assert_eq!(fields(&v).len(), 20);
+    assert_eq!(fields(&v)[0], "data.tags[0]");
+
+    let server = Server::start(&env);
+    let r = server.post_json(
+        "/api/v1/events",
+        str_of(&key, "key"),
+        &json!({"event": "post.updated", "data": {"title": 7}}),
+    );
+    assert_eq!(r.status, 400, "{r:?}");
+    assert_eq!(r.json()["error"]["code"], "VALIDATION_ERROR");
+    assert_eq!(fields(&r.json()), ["data.title"]);
+    let r = server.post_json(
+        "/api/v1/events",
+        str_of(&key, "key"),
+        &json!({"event": "post.updated", "data": {"title": "ok"}}),
+    );
+    assert_eq!(r.status, 202, "{r:?}");
+    assert_eq!(env.count_rows("events"), 1);
+}
+
+#[test]
+fn every_key_reads_the_catalog_over_http_and_none_changes_it() {
+    let env = Env::new();
+    let scoped = env.create_key("ro", &["--permission", "readonly", "--profile", "brand-a"]);
+    add_post_updated(&env, &["--profile-required"]);
+    let server = Server::start(&env);
+    let k = str_of(&scoped, "key");
+    let r = server.get("/api/v1/event-types", k);
+    assert_eq!(r.status, 200, "{r:?}");
+    let cli = ok(&env, &["event-types", "list"]);
+    assert_eq!(r.data(), cli, "the CLI's --json is what HTTP sends");
+    let r = server.get("/api/v1/event-types/post.updated", k);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.data(), ok(&env, &["event-types", "show", "post.updated"]));
+    let r = server.get("/api/v1/event-types/post.nothing", k);
+    assert_eq!(r.status, 404);
+    assert_eq!(r.json()["error"]["code"], "NOT_FOUND");
+    let writer = env.create_key("rw", &[]);
+    for method in ["POST", "PATCH", "DELETE", "PUT"] {
+        let r = server.call(
+            method,
+            "/api/v1/event-types/post.updated",
+            Some(str_of(&writer, "key")),
+        );
+        assert_eq!(r.status, 405, "{method}: {r:?}");
+    }
+    assert_eq!(server.call("GET", "/api/v1/event-types", None).status, 401);
+}
+
+#[test]
+fn a_running_server_sees_each_catalog_change_on_the_next_request() {
+    let env = Env::with_clock();
+    let key = env.create_key("ci", &[]);
+    let k = str_of(&key, "key");
+    let server = Server::start(&env);
+    let emit = |data: Value| {
+        server
+            .post_json(
+                "/api/v1/events",
+                k,
+                &json!({"event": "post.updated", "data": data}),
+            )
+            .status
+    };
+    assert_eq!(emit(json!({})), 400, "not in the catalog yet");
+    ok(&env, &["event-types", "add", "post.updated"]);
+    assert_eq!(emit(json!({})), 202);
+    let schema = file(&env, "s.json", &post_schema());
+    ok(
+        &env,
+        &[
+            "event-types",
+            "update",
+            "post.updated",
+            "--schema",
+            schema.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(emit(json!({})), 400, "the schema, on the next request");
+    assert_eq!(emit(json!({"title": "t"})), 202);
+    // Another schema at the same moment of the clock replaces the compiled one.
+    let only_tags = file(
+        &env,
+        "t.json",
+        &json!({"type": "object", "required": ["tags"]}),
+    );
+    ok(
+        &env,
+        &[
+            "event-types",
+            "update",
+            "post.updated",
+            "--schema",
+            only_tags.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(emit(json!({"title": "t"})), 400);
+    assert_eq!(emit(json!({"tags": []})), 202);
+    ok(
+        &env,
+        &["event-types", "update", "post.updated", "--clear-schema"],
+    );
+    assert_eq!(emit(json!({"x": 1})), 202);
+}
+
+#[test]
+fn trigger_sends_the_example_with_overrides_through_the_emit_checks() {
+    let env = Env::new();
+    ok(&env, &["event-types", "add", "post.updated"]);
+    let r = env.run(&["events", "trigger", "post.updated"]);
+    r.assert_error(2);
+    assert!(
+        r.stderr
+            .contains("keyhook event-types update post.updated --example FILE"),
+        "{r:?}"
+    );
+    ok(&env, &["event-types", "delete", "post.updated"]);
+    add_post_updated(&env, &["--profile-required"]);
+    let rx = Receiver::start();
+    env.create_webhook(&rx.url("/h"), "post.updated");
+    let v = refused(&env, &["events", "trigger", "post.updated"], 2);
+    assert_eq!(fields(&v), ["profileId"], "the emit rules apply");
+    let v = refused(
+        &env,
+        &[
+            "events",
+            "trigger",
+            "post.updated",
+            "--profile",
+            "a",
+            "--set",
+            "title=5",
+        ],
+        2,
+    );
+    assert_eq!(
+        fields(&v),
+        ["data.title"],
+        "VALUE 5 is JSON, and the schema applies"
+    );
+    let v = refused(
+        &env,
+        &[
+            "events",
+            "trigger",
+            "post.updated",
+            "--profile",
+            "a",
+            "--set",
+            "tags[9]=x",
+        ],
+        2,
+    );
+    assert_eq!(fields(&v), ["set"]);
+    let e = ok(
+        &env,
+        &[
+            "events",
+            "trigger",
+            "post.updated",
+            "--profile",
+            "a",
+            "--set",
+            "title=Hi there",
+            "--set",
+            "tags[1]=breaking",
+            "--set",
+            "draft=false",
+        ],
+    );
+    assert_eq!(e["deliveries"], 1);
+    env.deliver_once();
+    let got = rx.wait_for(1, Duration::from_secs(10));
+    let body = got[0].json();
+    assert_eq!(body["profileId"], "a");
+    assert_eq!(
+        body["data"],
+        json!({"title": "Hi there", "tags": ["news", "breaking"], "draft": false})
+    );
+}

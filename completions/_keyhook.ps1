@@ -36,6 +36,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('webhooks', 'webhooks', [CompletionResultType]::ParameterValue, 'Create, list, test, enable, disable and delete webhook subscriptions')
             [CompletionResult]::new('webhook', 'webhook', [CompletionResultType]::ParameterValue, 'Create, list, test, enable, disable and delete webhook subscriptions')
             [CompletionResult]::new('events', 'events', [CompletionResultType]::ParameterValue, 'Emit events to subscribed webhooks')
+            [CompletionResult]::new('event-types', 'event-types', [CompletionResultType]::ParameterValue, 'Add, list, show, update, deprecate and delete the event types webhooks subscribe to')
             [CompletionResult]::new('deliver', 'deliver', [CompletionResultType]::ParameterValue, 'Send queued webhook deliveries (with --once: what is due now, then exit)')
             [CompletionResult]::new('db', 'db', [CompletionResultType]::ParameterValue, 'Copy the whole database into another, empty one')
             [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Show the audit log: who changed which key or webhook, newest first')
@@ -904,6 +905,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('emit', 'emit', [CompletionResultType]::ParameterValue, 'Queue an event for every active webhook of the user subscribed to it')
+            [CompletionResult]::new('trigger', 'trigger', [CompletionResultType]::ParameterValue, 'Emit the event type''s example (see event-types), with changes, to try a receiver')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -923,15 +925,178 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'keyhook;events;trigger' {
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'The profile the event is about (as events emit --profile)')
+            [CompletionResult]::new('--set', '--set', [CompletionResultType]::ParameterName, 'Change one field of the example (repeatable)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'keyhook;events;help' {
             [CompletionResult]::new('emit', 'emit', [CompletionResultType]::ParameterValue, 'Queue an event for every active webhook of the user subscribed to it')
+            [CompletionResult]::new('trigger', 'trigger', [CompletionResultType]::ParameterValue, 'Emit the event type''s example (see event-types), with changes, to try a receiver')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'keyhook;events;help;emit' {
             break
         }
+        'keyhook;events;help;trigger' {
+            break
+        }
         'keyhook;events;help;help' {
+            break
+        }
+        'keyhook;event-types' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('add', 'add', [CompletionResultType]::ParameterValue, 'Add an event type to the catalog')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the event catalog')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show an event type with its schema and example')
+            [CompletionResult]::new('update', 'update', [CompletionResultType]::ParameterValue, 'Change an event type''s description, schema, example or profile rule')
+            [CompletionResult]::new('deprecate', 'deprecate', [CompletionResultType]::ParameterValue, 'Deprecate an event type: no new subscriptions, existing ones keep receiving')
+            [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete an event type nothing subscribes to and nothing is pending for')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'keyhook;event-types;add' {
+            [CompletionResult]::new('--description', '--description', [CompletionResultType]::ParameterName, 'What the event means (at most 500 characters)')
+            [CompletionResult]::new('--schema', '--schema', [CompletionResultType]::ParameterName, 'A JSON Schema (draft 2020-12) the events'' data must match: a file, or - for stdin')
+            [CompletionResult]::new('--example', '--example', [CompletionResultType]::ParameterName, 'An example of the events'' data (a JSON object), for `events trigger`: a file, or -')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--profile-required', '--profile-required', [CompletionResultType]::ParameterName, 'Events of this type must name a profile (--profile, profileId)')
+            [CompletionResult]::new('--user-wide', '--user-wide', [CompletionResultType]::ParameterName, 'Events of this type must not name a profile')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'keyhook;event-types;list' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--names', '--names', [CompletionResultType]::ParameterName, 'Print only the names, one per line (what shell completion reads)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'keyhook;event-types;show' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'keyhook;event-types;update' {
+            [CompletionResult]::new('--description', '--description', [CompletionResultType]::ParameterName, 'What the event means (at most 500 characters)')
+            [CompletionResult]::new('--schema', '--schema', [CompletionResultType]::ParameterName, 'A JSON Schema (draft 2020-12) the events'' data must match: a file, or - for stdin')
+            [CompletionResult]::new('--example', '--example', [CompletionResultType]::ParameterName, 'An example of the events'' data (a JSON object), for `events trigger`: a file, or -')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--profile-required', '--profile-required', [CompletionResultType]::ParameterName, 'Events of this type must name a profile (--profile, profileId)')
+            [CompletionResult]::new('--user-wide', '--user-wide', [CompletionResultType]::ParameterName, 'Events of this type must not name a profile')
+            [CompletionResult]::new('--profile-optional', '--profile-optional', [CompletionResultType]::ParameterName, 'Events of this type may name a profile or not (the default)')
+            [CompletionResult]::new('--clear-description', '--clear-description', [CompletionResultType]::ParameterName, 'Remove the description')
+            [CompletionResult]::new('--clear-schema', '--clear-schema', [CompletionResultType]::ParameterName, 'Remove the schema: data is no longer checked')
+            [CompletionResult]::new('--clear-example', '--clear-example', [CompletionResultType]::ParameterName, 'Remove the example')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'keyhook;event-types;deprecate' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'keyhook;event-types;delete' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'keyhook;event-types;help' {
+            [CompletionResult]::new('add', 'add', [CompletionResultType]::ParameterValue, 'Add an event type to the catalog')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the event catalog')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show an event type with its schema and example')
+            [CompletionResult]::new('update', 'update', [CompletionResultType]::ParameterValue, 'Change an event type''s description, schema, example or profile rule')
+            [CompletionResult]::new('deprecate', 'deprecate', [CompletionResultType]::ParameterValue, 'Deprecate an event type: no new subscriptions, existing ones keep receiving')
+            [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete an event type nothing subscribes to and nothing is pending for')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'keyhook;event-types;help;add' {
+            break
+        }
+        'keyhook;event-types;help;list' {
+            break
+        }
+        'keyhook;event-types;help;show' {
+            break
+        }
+        'keyhook;event-types;help;update' {
+            break
+        }
+        'keyhook;event-types;help;deprecate' {
+            break
+        }
+        'keyhook;event-types;help;delete' {
+            break
+        }
+        'keyhook;event-types;help;help' {
             break
         }
         'keyhook;deliver' {
@@ -1076,6 +1241,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('keys', 'keys', [CompletionResultType]::ParameterValue, 'Create, list, show, delete, rotate and verify API keys')
             [CompletionResult]::new('webhooks', 'webhooks', [CompletionResultType]::ParameterValue, 'Create, list, test, enable, disable and delete webhook subscriptions')
             [CompletionResult]::new('events', 'events', [CompletionResultType]::ParameterValue, 'Emit events to subscribed webhooks')
+            [CompletionResult]::new('event-types', 'event-types', [CompletionResultType]::ParameterValue, 'Add, list, show, update, deprecate and delete the event types webhooks subscribe to')
             [CompletionResult]::new('deliver', 'deliver', [CompletionResultType]::ParameterValue, 'Send queued webhook deliveries (with --once: what is due now, then exit)')
             [CompletionResult]::new('db', 'db', [CompletionResultType]::ParameterValue, 'Copy the whole database into another, empty one')
             [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Show the audit log: who changed which key or webhook, newest first')
@@ -1170,9 +1336,40 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
         }
         'keyhook;help;events' {
             [CompletionResult]::new('emit', 'emit', [CompletionResultType]::ParameterValue, 'Queue an event for every active webhook of the user subscribed to it')
+            [CompletionResult]::new('trigger', 'trigger', [CompletionResultType]::ParameterValue, 'Emit the event type''s example (see event-types), with changes, to try a receiver')
             break
         }
         'keyhook;help;events;emit' {
+            break
+        }
+        'keyhook;help;events;trigger' {
+            break
+        }
+        'keyhook;help;event-types' {
+            [CompletionResult]::new('add', 'add', [CompletionResultType]::ParameterValue, 'Add an event type to the catalog')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the event catalog')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show an event type with its schema and example')
+            [CompletionResult]::new('update', 'update', [CompletionResultType]::ParameterValue, 'Change an event type''s description, schema, example or profile rule')
+            [CompletionResult]::new('deprecate', 'deprecate', [CompletionResultType]::ParameterValue, 'Deprecate an event type: no new subscriptions, existing ones keep receiving')
+            [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete an event type nothing subscribes to and nothing is pending for')
+            break
+        }
+        'keyhook;help;event-types;add' {
+            break
+        }
+        'keyhook;help;event-types;list' {
+            break
+        }
+        'keyhook;help;event-types;show' {
+            break
+        }
+        'keyhook;help;event-types;update' {
+            break
+        }
+        'keyhook;help;event-types;deprecate' {
+            break
+        }
+        'keyhook;help;event-types;delete' {
             break
         }
         'keyhook;help;deliver' {

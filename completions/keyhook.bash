@@ -31,6 +31,9 @@ _keyhook() {
             keyhook,deliver)
                 cmd="keyhook__subcmd__deliver"
                 ;;
+            keyhook,event-types)
+                cmd="keyhook__subcmd__event__subcmd__types"
+                ;;
             keyhook,events)
                 cmd="keyhook__subcmd__events"
                 ;;
@@ -67,17 +70,65 @@ _keyhook() {
             keyhook__subcmd__db__subcmd__help,help)
                 cmd="keyhook__subcmd__db__subcmd__help__subcmd__help"
                 ;;
+            keyhook__subcmd__event__subcmd__types,add)
+                cmd="keyhook__subcmd__event__subcmd__types__subcmd__add"
+                ;;
+            keyhook__subcmd__event__subcmd__types,delete)
+                cmd="keyhook__subcmd__event__subcmd__types__subcmd__delete"
+                ;;
+            keyhook__subcmd__event__subcmd__types,deprecate)
+                cmd="keyhook__subcmd__event__subcmd__types__subcmd__deprecate"
+                ;;
+            keyhook__subcmd__event__subcmd__types,help)
+                cmd="keyhook__subcmd__event__subcmd__types__subcmd__help"
+                ;;
+            keyhook__subcmd__event__subcmd__types,list)
+                cmd="keyhook__subcmd__event__subcmd__types__subcmd__list"
+                ;;
+            keyhook__subcmd__event__subcmd__types,show)
+                cmd="keyhook__subcmd__event__subcmd__types__subcmd__show"
+                ;;
+            keyhook__subcmd__event__subcmd__types,update)
+                cmd="keyhook__subcmd__event__subcmd__types__subcmd__update"
+                ;;
+            keyhook__subcmd__event__subcmd__types__subcmd__help,add)
+                cmd="keyhook__subcmd__event__subcmd__types__subcmd__help__subcmd__add"
+                ;;
+            keyhook__subcmd__event__subcmd__types__subcmd__help,delete)
+                cmd="keyhook__subcmd__event__subcmd__types__subcmd__help__subcmd__delete"
+                ;;
+            keyhook__subcmd__event__subcmd__types__subcmd__help,deprecate)
+                cmd="keyhook__subcmd__event__subcmd__types__subcmd__help__subcmd__deprecate"
+                ;;
+            keyhook__subcmd__event__subcmd__types__subcmd__help,help)
+                cmd="keyhook__subcmd__event__subcmd__types__subcmd__help__subcmd__help"
+                ;;
+            keyhook__subcmd__event__subcmd__types__subcmd__help,list)
+                cmd="keyhook__subcmd__event__subcmd__types__subcmd__help__subcmd__list"
+                ;;
+            keyhook__subcmd__event__subcmd__types__subcmd__help,show)
+                cmd="keyhook__subcmd__event__subcmd__types__subcmd__help__subcmd__show"
+                ;;
+            keyhook__subcmd__event__subcmd__types__subcmd__help,update)
+                cmd="keyhook__subcmd__event__subcmd__types__subcmd__help__subcmd__update"
+                ;;
             keyhook__subcmd__events,emit)
                 cmd="keyhook__subcmd__events__subcmd__emit"
                 ;;
             keyhook__subcmd__events,help)
                 cmd="keyhook__subcmd__events__subcmd__help"
                 ;;
+            keyhook__subcmd__events,trigger)
+                cmd="keyhook__subcmd__events__subcmd__trigger"
+                ;;
             keyhook__subcmd__events__subcmd__help,emit)
                 cmd="keyhook__subcmd__events__subcmd__help__subcmd__emit"
                 ;;
             keyhook__subcmd__events__subcmd__help,help)
                 cmd="keyhook__subcmd__events__subcmd__help__subcmd__help"
+                ;;
+            keyhook__subcmd__events__subcmd__help,trigger)
+                cmd="keyhook__subcmd__events__subcmd__help__subcmd__trigger"
                 ;;
             keyhook__subcmd__help,audit)
                 cmd="keyhook__subcmd__help__subcmd__audit"
@@ -93,6 +144,9 @@ _keyhook() {
                 ;;
             keyhook__subcmd__help,deliver)
                 cmd="keyhook__subcmd__help__subcmd__deliver"
+                ;;
+            keyhook__subcmd__help,event-types)
+                cmd="keyhook__subcmd__help__subcmd__event__subcmd__types"
                 ;;
             keyhook__subcmd__help,events)
                 cmd="keyhook__subcmd__help__subcmd__events"
@@ -115,8 +169,29 @@ _keyhook() {
             keyhook__subcmd__help__subcmd__db,copy)
                 cmd="keyhook__subcmd__help__subcmd__db__subcmd__copy"
                 ;;
+            keyhook__subcmd__help__subcmd__event__subcmd__types,add)
+                cmd="keyhook__subcmd__help__subcmd__event__subcmd__types__subcmd__add"
+                ;;
+            keyhook__subcmd__help__subcmd__event__subcmd__types,delete)
+                cmd="keyhook__subcmd__help__subcmd__event__subcmd__types__subcmd__delete"
+                ;;
+            keyhook__subcmd__help__subcmd__event__subcmd__types,deprecate)
+                cmd="keyhook__subcmd__help__subcmd__event__subcmd__types__subcmd__deprecate"
+                ;;
+            keyhook__subcmd__help__subcmd__event__subcmd__types,list)
+                cmd="keyhook__subcmd__help__subcmd__event__subcmd__types__subcmd__list"
+                ;;
+            keyhook__subcmd__help__subcmd__event__subcmd__types,show)
+                cmd="keyhook__subcmd__help__subcmd__event__subcmd__types__subcmd__show"
+                ;;
+            keyhook__subcmd__help__subcmd__event__subcmd__types,update)
+                cmd="keyhook__subcmd__help__subcmd__event__subcmd__types__subcmd__update"
+                ;;
             keyhook__subcmd__help__subcmd__events,emit)
                 cmd="keyhook__subcmd__help__subcmd__events__subcmd__emit"
+                ;;
+            keyhook__subcmd__help__subcmd__events,trigger)
+                cmd="keyhook__subcmd__help__subcmd__events__subcmd__trigger"
                 ;;
             keyhook__subcmd__help__subcmd__keys,create)
                 cmd="keyhook__subcmd__help__subcmd__keys__subcmd__create"
@@ -308,7 +383,7 @@ _keyhook() {
 
     case "${cmd}" in
         keyhook)
-            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version keys key webhooks webhook events deliver db audit backup serve prune completions help"
+            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version keys key webhooks webhook events event-types deliver db audit backup serve prune completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -640,8 +715,414 @@ _keyhook() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        keyhook__subcmd__event__subcmd__types)
+            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version add list show update deprecate delete help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --delivery-timeout)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__event__subcmd__types__subcmd__add)
+            opts="-h -V --description --schema --example --profile-required --user-wide --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --description)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --schema)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --example)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --delivery-timeout)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__event__subcmd__types__subcmd__delete)
+            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version post.published post.failed post.deleted account.connected account.disconnected profile.created profile.deleted"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --delivery-timeout)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__event__subcmd__types__subcmd__deprecate)
+            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version post.published post.failed post.deleted account.connected account.disconnected profile.created profile.deleted"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --delivery-timeout)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__event__subcmd__types__subcmd__help)
+            opts="add list show update deprecate delete help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__event__subcmd__types__subcmd__help__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__event__subcmd__types__subcmd__help__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__event__subcmd__types__subcmd__help__subcmd__deprecate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__event__subcmd__types__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__event__subcmd__types__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__event__subcmd__types__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__event__subcmd__types__subcmd__help__subcmd__update)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__event__subcmd__types__subcmd__list)
+            opts="-h -V --names --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --delivery-timeout)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__event__subcmd__types__subcmd__show)
+            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version post.published post.failed post.deleted account.connected account.disconnected profile.created profile.deleted"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --delivery-timeout)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__event__subcmd__types__subcmd__update)
+            opts="-h -V --description --schema --example --profile-required --user-wide --profile-optional --clear-description --clear-schema --clear-example --db --user --json --color --allow-private-targets --delivery-timeout --help --version post.published post.failed post.deleted account.connected account.disconnected profile.created profile.deleted"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --description)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --schema)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --example)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --delivery-timeout)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         keyhook__subcmd__events)
-            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version emit help"
+            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version emit trigger help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -734,7 +1215,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__events__subcmd__help)
-            opts="emit help"
+            opts="emit trigger help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -775,8 +1256,72 @@ _keyhook() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        keyhook__subcmd__events__subcmd__help__subcmd__trigger)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__events__subcmd__trigger)
+            opts="-h -V --profile --set --db --user --json --color --allow-private-targets --delivery-timeout --help --version post.published post.failed post.deleted account.connected account.disconnected profile.created profile.deleted"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --profile)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --set)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --delivery-timeout)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         keyhook__subcmd__help)
-            opts="keys webhooks events deliver db audit backup serve prune completions help"
+            opts="keys webhooks events event-types deliver db audit backup serve prune completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -873,8 +1418,106 @@ _keyhook() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        keyhook__subcmd__help__subcmd__event__subcmd__types)
+            opts="add list show update deprecate delete"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__help__subcmd__event__subcmd__types__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__help__subcmd__event__subcmd__types__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__help__subcmd__event__subcmd__types__subcmd__deprecate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__help__subcmd__event__subcmd__types__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__help__subcmd__event__subcmd__types__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__help__subcmd__event__subcmd__types__subcmd__update)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         keyhook__subcmd__help__subcmd__events)
-            opts="emit"
+            opts="emit trigger"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -888,6 +1531,20 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__help__subcmd__events__subcmd__emit)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__help__subcmd__events__subcmd__trigger)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -33,6 +33,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand webhooks 'Create, list, test, enable, disable and delete webhook subscriptions'
             cand webhook 'Create, list, test, enable, disable and delete webhook subscriptions'
             cand events 'Emit events to subscribed webhooks'
+            cand event-types 'Add, list, show, update, deprecate and delete the event types webhooks subscribe to'
             cand deliver 'Send queued webhook deliveries (with --once: what is due now, then exit)'
             cand db 'Copy the whole database into another, empty one'
             cand audit 'Show the audit log: who changed which key or webhook, newest first'
@@ -812,6 +813,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand emit 'Queue an event for every active webhook of the user subscribed to it'
+            cand trigger 'Emit the event type''s example (see event-types), with changes, to try a receiver'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'keyhook;events;emit'= {
@@ -829,13 +831,159 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'keyhook;events;trigger'= {
+            cand --profile 'The profile the event is about (as events emit --profile)'
+            cand --set 'Change one field of the example (repeatable)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'keyhook;events;help'= {
             cand emit 'Queue an event for every active webhook of the user subscribed to it'
+            cand trigger 'Emit the event type''s example (see event-types), with changes, to try a receiver'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'keyhook;events;help;emit'= {
         }
+        &'keyhook;events;help;trigger'= {
+        }
         &'keyhook;events;help;help'= {
+        }
+        &'keyhook;event-types'= {
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand add 'Add an event type to the catalog'
+            cand list 'List the event catalog'
+            cand show 'Show an event type with its schema and example'
+            cand update 'Change an event type''s description, schema, example or profile rule'
+            cand deprecate 'Deprecate an event type: no new subscriptions, existing ones keep receiving'
+            cand delete 'Delete an event type nothing subscribes to and nothing is pending for'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'keyhook;event-types;add'= {
+            cand --description 'What the event means (at most 500 characters)'
+            cand --schema 'A JSON Schema (draft 2020-12) the events'' data must match: a file, or - for stdin'
+            cand --example 'An example of the events'' data (a JSON object), for `events trigger`: a file, or -'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --profile-required 'Events of this type must name a profile (--profile, profileId)'
+            cand --user-wide 'Events of this type must not name a profile'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;event-types;list'= {
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --names 'Print only the names, one per line (what shell completion reads)'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;event-types;show'= {
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;event-types;update'= {
+            cand --description 'What the event means (at most 500 characters)'
+            cand --schema 'A JSON Schema (draft 2020-12) the events'' data must match: a file, or - for stdin'
+            cand --example 'An example of the events'' data (a JSON object), for `events trigger`: a file, or -'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --profile-required 'Events of this type must name a profile (--profile, profileId)'
+            cand --user-wide 'Events of this type must not name a profile'
+            cand --profile-optional 'Events of this type may name a profile or not (the default)'
+            cand --clear-description 'Remove the description'
+            cand --clear-schema 'Remove the schema: data is no longer checked'
+            cand --clear-example 'Remove the example'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;event-types;deprecate'= {
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;event-types;delete'= {
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;event-types;help'= {
+            cand add 'Add an event type to the catalog'
+            cand list 'List the event catalog'
+            cand show 'Show an event type with its schema and example'
+            cand update 'Change an event type''s description, schema, example or profile rule'
+            cand deprecate 'Deprecate an event type: no new subscriptions, existing ones keep receiving'
+            cand delete 'Delete an event type nothing subscribes to and nothing is pending for'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'keyhook;event-types;help;add'= {
+        }
+        &'keyhook;event-types;help;list'= {
+        }
+        &'keyhook;event-types;help;show'= {
+        }
+        &'keyhook;event-types;help;update'= {
+        }
+        &'keyhook;event-types;help;deprecate'= {
+        }
+        &'keyhook;event-types;help;delete'= {
+        }
+        &'keyhook;event-types;help;help'= {
         }
         &'keyhook;deliver'= {
             cand --retry-schedule 'Delays before each retry of a failed delivery, comma-separated'
@@ -968,6 +1116,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand keys 'Create, list, show, delete, rotate and verify API keys'
             cand webhooks 'Create, list, test, enable, disable and delete webhook subscriptions'
             cand events 'Emit events to subscribed webhooks'
+            cand event-types 'Add, list, show, update, deprecate and delete the event types webhooks subscribe to'
             cand deliver 'Send queued webhook deliveries (with --once: what is due now, then exit)'
             cand db 'Copy the whole database into another, empty one'
             cand audit 'Show the audit log: who changed which key or webhook, newest first'
@@ -1040,8 +1189,31 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         }
         &'keyhook;help;events'= {
             cand emit 'Queue an event for every active webhook of the user subscribed to it'
+            cand trigger 'Emit the event type''s example (see event-types), with changes, to try a receiver'
         }
         &'keyhook;help;events;emit'= {
+        }
+        &'keyhook;help;events;trigger'= {
+        }
+        &'keyhook;help;event-types'= {
+            cand add 'Add an event type to the catalog'
+            cand list 'List the event catalog'
+            cand show 'Show an event type with its schema and example'
+            cand update 'Change an event type''s description, schema, example or profile rule'
+            cand deprecate 'Deprecate an event type: no new subscriptions, existing ones keep receiving'
+            cand delete 'Delete an event type nothing subscribes to and nothing is pending for'
+        }
+        &'keyhook;help;event-types;add'= {
+        }
+        &'keyhook;help;event-types;list'= {
+        }
+        &'keyhook;help;event-types;show'= {
+        }
+        &'keyhook;help;event-types;update'= {
+        }
+        &'keyhook;help;event-types;deprecate'= {
+        }
+        &'keyhook;help;event-types;delete'= {
         }
         &'keyhook;help;deliver'= {
         }

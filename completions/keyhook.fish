@@ -44,6 +44,7 @@ complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "key" -d 'Create, li
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "webhooks" -d 'Create, list, test, enable, disable and delete webhook subscriptions'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "webhook" -d 'Create, list, test, enable, disable and delete webhook subscriptions'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "events" -d 'Emit events to subscribed webhooks'
+complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "event-types" -d 'Add, list, show, update, deprecate and delete the event types webhooks subscribe to'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "deliver" -d 'Send queued webhook deliveries (with --once: what is due now, then exit)'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "db" -d 'Copy the whole database into another, empty one'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "audit" -d 'Show the audit log: who changed which key or webhook, newest first'
@@ -632,18 +633,19 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from help" -f -a "deliveries" -d 'Show the newest delivery attempts to a webhook'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from help" -f -a "replay" -d 'Queue past events again for a webhook (after its endpoint was down)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit help" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit help" -l user -d 'The user that owns what is created and listed' -r -f
-complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit help" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit trigger help" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit trigger help" -l user -d 'The user that owns what is created and listed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit trigger help" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit help" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
-complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit help" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
-complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit help" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
-complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit help" -s V -l version -d 'Print version'
-complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit help" -f -a "emit" -d 'Queue an event for every active webhook of the user subscribed to it'
-complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit trigger help" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit trigger help" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit trigger help" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit trigger help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit trigger help" -s V -l version -d 'Print version'
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit trigger help" -f -a "emit" -d 'Queue an event for every active webhook of the user subscribed to it'
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit trigger help" -f -a "trigger" -d 'Emit the event type\'s example (see event-types), with changes, to try a receiver'
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and not __fish_seen_subcommand_from emit trigger help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit" -l data -d 'The event\'s data: a JSON object, @FILE to read it from a file, or - for stdin' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit" -l profile -d 'The profile the event is about: only webhooks whose scope covers it get it; without it the event is user-wide and goes only to webhooks of all profiles' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit" -l idempotency-key -d 'A key for this event (1-255 printable ASCII characters): a repeat with the same key within 24 hours queues nothing and prints the first event' -r -f
@@ -657,8 +659,120 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit" -s V -l version -d 'Print version'
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from trigger" -l profile -d 'The profile the event is about (as events emit --profile)' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from trigger" -l set -d 'Change one field of the example (repeatable)' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from trigger" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from trigger" -l user -d 'The user that owns what is created and listed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from trigger" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
+always\t''
+never\t''"
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from trigger" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from trigger" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from trigger" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from trigger" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from trigger" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from help" -f -a "emit" -d 'Queue an event for every active webhook of the user subscribed to it'
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from help" -f -a "trigger" -d 'Emit the event type\'s example (see event-types), with changes, to try a receiver'
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and not __fish_seen_subcommand_from add list show update deprecate delete help" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and not __fish_seen_subcommand_from add list show update deprecate delete help" -l user -d 'The user that owns what is created and listed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and not __fish_seen_subcommand_from add list show update deprecate delete help" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
+always\t''
+never\t''"
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and not __fish_seen_subcommand_from add list show update deprecate delete help" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and not __fish_seen_subcommand_from add list show update deprecate delete help" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and not __fish_seen_subcommand_from add list show update deprecate delete help" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and not __fish_seen_subcommand_from add list show update deprecate delete help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and not __fish_seen_subcommand_from add list show update deprecate delete help" -s V -l version -d 'Print version'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and not __fish_seen_subcommand_from add list show update deprecate delete help" -f -a "add" -d 'Add an event type to the catalog'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and not __fish_seen_subcommand_from add list show update deprecate delete help" -f -a "list" -d 'List the event catalog'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and not __fish_seen_subcommand_from add list show update deprecate delete help" -f -a "show" -d 'Show an event type with its schema and example'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and not __fish_seen_subcommand_from add list show update deprecate delete help" -f -a "update" -d 'Change an event type\'s description, schema, example or profile rule'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and not __fish_seen_subcommand_from add list show update deprecate delete help" -f -a "deprecate" -d 'Deprecate an event type: no new subscriptions, existing ones keep receiving'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and not __fish_seen_subcommand_from add list show update deprecate delete help" -f -a "delete" -d 'Delete an event type nothing subscribes to and nothing is pending for'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and not __fish_seen_subcommand_from add list show update deprecate delete help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from add" -l description -d 'What the event means (at most 500 characters)' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from add" -l schema -d 'A JSON Schema (draft 2020-12) the events\' data must match: a file, or - for stdin' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from add" -l example -d 'An example of the events\' data (a JSON object), for `events trigger`: a file, or -' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from add" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from add" -l user -d 'The user that owns what is created and listed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from add" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
+always\t''
+never\t''"
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from add" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from add" -l profile-required -d 'Events of this type must name a profile (--profile, profileId)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from add" -l user-wide -d 'Events of this type must not name a profile'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from add" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from add" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from add" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from add" -s V -l version -d 'Print version'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from list" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from list" -l user -d 'The user that owns what is created and listed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from list" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
+always\t''
+never\t''"
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from list" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from list" -l names -d 'Print only the names, one per line (what shell completion reads)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from list" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from list" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from show" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from show" -l user -d 'The user that owns what is created and listed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from show" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
+always\t''
+never\t''"
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from show" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from show" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from show" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from update" -l description -d 'What the event means (at most 500 characters)' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from update" -l schema -d 'A JSON Schema (draft 2020-12) the events\' data must match: a file, or - for stdin' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from update" -l example -d 'An example of the events\' data (a JSON object), for `events trigger`: a file, or -' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from update" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from update" -l user -d 'The user that owns what is created and listed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from update" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
+always\t''
+never\t''"
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from update" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from update" -l profile-required -d 'Events of this type must name a profile (--profile, profileId)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from update" -l user-wide -d 'Events of this type must not name a profile'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from update" -l profile-optional -d 'Events of this type may name a profile or not (the default)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from update" -l clear-description -d 'Remove the description'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from update" -l clear-schema -d 'Remove the schema: data is no longer checked'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from update" -l clear-example -d 'Remove the example'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from update" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from update" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from update" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from update" -s V -l version -d 'Print version'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from deprecate" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from deprecate" -l user -d 'The user that owns what is created and listed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from deprecate" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
+always\t''
+never\t''"
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from deprecate" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from deprecate" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from deprecate" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from deprecate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from deprecate" -s V -l version -d 'Print version'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from delete" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from delete" -l user -d 'The user that owns what is created and listed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from delete" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
+always\t''
+never\t''"
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from delete" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from delete" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from delete" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from delete" -s V -l version -d 'Print version'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from help" -f -a "add" -d 'Add an event type to the catalog'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from help" -f -a "list" -d 'List the event catalog'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show an event type with its schema and example'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from help" -f -a "update" -d 'Change an event type\'s description, schema, example or profile rule'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from help" -f -a "deprecate" -d 'Deprecate an event type: no new subscriptions, existing ones keep receiving'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete an event type nothing subscribes to and nothing is pending for'
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -l retry-schedule -d 'Delays before each retry of a failed delivery, comma-separated' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -l delivery-workers -d 'Deliveries sent at once' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -l retention -d 'Delete events, finished deliveries and attempts older than this (at least 1s), in small batches; pending deliveries and their events are kept' -r -f
@@ -765,17 +879,18 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -l json -d 
 complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve prune completions help" -f -a "keys" -d 'Create, list, show, delete, rotate and verify API keys'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve prune completions help" -f -a "webhooks" -d 'Create, list, test, enable, disable and delete webhook subscriptions'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve prune completions help" -f -a "events" -d 'Emit events to subscribed webhooks'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve prune completions help" -f -a "deliver" -d 'Send queued webhook deliveries (with --once: what is due now, then exit)'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve prune completions help" -f -a "db" -d 'Copy the whole database into another, empty one'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve prune completions help" -f -a "audit" -d 'Show the audit log: who changed which key or webhook, newest first'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve prune completions help" -f -a "backup" -d 'Back up the SQLite database into FILE while others keep writing'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve prune completions help" -f -a "serve" -d 'Serve the /api/v1 HTTP JSON API (and deliver webhooks)'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve prune completions help" -f -a "prune" -d 'Delete events, finished deliveries and attempts older than a duration, now'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve prune completions help" -f -a "completions" -d 'Print the completion script for a shell'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events deliver db audit backup serve prune completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types deliver db audit backup serve prune completions help" -f -a "keys" -d 'Create, list, show, delete, rotate and verify API keys'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types deliver db audit backup serve prune completions help" -f -a "webhooks" -d 'Create, list, test, enable, disable and delete webhook subscriptions'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types deliver db audit backup serve prune completions help" -f -a "events" -d 'Emit events to subscribed webhooks'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types deliver db audit backup serve prune completions help" -f -a "event-types" -d 'Add, list, show, update, deprecate and delete the event types webhooks subscribe to'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types deliver db audit backup serve prune completions help" -f -a "deliver" -d 'Send queued webhook deliveries (with --once: what is due now, then exit)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types deliver db audit backup serve prune completions help" -f -a "db" -d 'Copy the whole database into another, empty one'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types deliver db audit backup serve prune completions help" -f -a "audit" -d 'Show the audit log: who changed which key or webhook, newest first'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types deliver db audit backup serve prune completions help" -f -a "backup" -d 'Back up the SQLite database into FILE while others keep writing'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types deliver db audit backup serve prune completions help" -f -a "serve" -d 'Serve the /api/v1 HTTP JSON API (and deliver webhooks)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types deliver db audit backup serve prune completions help" -f -a "prune" -d 'Delete events, finished deliveries and attempts older than a duration, now'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types deliver db audit backup serve prune completions help" -f -a "completions" -d 'Print the completion script for a shell'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types deliver db audit backup serve prune completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "create" -d 'Create a key and print it; the plaintext is shown this once and never stored'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "list" -d 'List the user\'s keys (never the plaintext)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "show" -d 'Show one key'
@@ -796,6 +911,13 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_su
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "deliveries" -d 'Show the newest delivery attempts to a webhook'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "replay" -d 'Queue past events again for a webhook (after its endpoint was down)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from events" -f -a "emit" -d 'Queue an event for every active webhook of the user subscribed to it'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from events" -f -a "trigger" -d 'Emit the event type\'s example (see event-types), with changes, to try a receiver'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from event-types" -f -a "add" -d 'Add an event type to the catalog'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from event-types" -f -a "list" -d 'List the event catalog'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from event-types" -f -a "show" -d 'Show an event type with its schema and example'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from event-types" -f -a "update" -d 'Change an event type\'s description, schema, example or profile rule'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from event-types" -f -a "deprecate" -d 'Deprecate an event type: no new subscriptions, existing ones keep receiving'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from event-types" -f -a "delete" -d 'Delete an event type nothing subscribes to and nothing is pending for'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from db" -f -a "copy" -d 'Copy everything in the --db database into an empty database'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from show" -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from delete" -f
@@ -810,4 +932,10 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_see
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit" -f -a "post.published post.failed post.deleted account.connected account.disconnected profile.created profile.deleted"
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from trigger" -f -a "post.published post.failed post.deleted account.connected account.disconnected profile.created profile.deleted"
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from add" -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from show" -f -a "post.published post.failed post.deleted account.connected account.disconnected profile.created profile.deleted"
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from update" -f -a "post.published post.failed post.deleted account.connected account.disconnected profile.created profile.deleted"
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from deprecate" -f -a "post.published post.failed post.deleted account.connected account.disconnected profile.created profile.deleted"
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from delete" -f -a "post.published post.failed post.deleted account.connected account.disconnected profile.created profile.deleted"
 complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -f -a "bash elvish fish powershell zsh"

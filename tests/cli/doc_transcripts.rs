@@ -182,6 +182,17 @@ fn seed(name: &str, dir: &Path) {
                     .unwrap();
                 assert_eq!(n, 1);
             }
+            // The files the event catalog's section adds a type with.
+            std::fs::write(
+                dir.join("post-updated.schema.json"),
+                r#"{"type": "object", "required": ["title"], "properties": {"title": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}}}}"#,
+            )
+            .unwrap();
+            std::fs::write(
+                dir.join("post-updated.json"),
+                r#"{"title": "Hello", "tags": ["news"]}"#,
+            )
+            .unwrap();
             // Bob's ten webhooks: the most a user may have.
             for i in 1..=10 {
                 let url = format!("http://127.0.0.1:9000/bob/{i}");

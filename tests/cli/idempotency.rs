@@ -217,7 +217,7 @@ fn bad_keys_are_400_on_the_header_with_nothing_written() {
         assert_eq!(r.json()["error"]["details"][0]["field"], "Idempotency-Key");
     }
     // A bad key with a bad body: both named, the body's first.
-    let r = emit(&s, &key, Some(""), &json!({"event": "nope"}));
+    let r = emit(&s, &key, Some(""), &json!({"event": "Nope"}));
     let v = r.json();
     let fields: Vec<&str> = v["error"]["details"]
         .as_array()

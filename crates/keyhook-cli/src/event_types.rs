@@ -14,7 +14,7 @@ use keyhook_core::service::input::parse_json;
 pub enum EventTypesCommand {
     /// Add an event type to the catalog
     #[command(
-        after_help = "NAME is lowercase words separated by dots (post.updated), at most 64 characters; names under\nwebhook. are keyhook's own. A schema is a JSON Schema (draft 2020-12) that every event's data must\nmatch; an example, which must match it, is what `keyhook events trigger` sends.\n\nExample:\n  keyhook event-types add post.updated --description 'A post was edited' --schema post.schema.json --example post.json"
+        after_help = "NAME is lowercase words separated by dots (post.updated), at most 64 characters; names under\nwebhook. are keyhook's own. A schema is a JSON Schema (draft 2020-12) that every event's data must\nmatch; an example, which must match it, is what `keyhook events trigger` sends.\n\nExample:\n  keyhook event-types add post.updated --schema post.schema.json --example post.json"
     )]
     Add {
         /// The event name, e.g. post.updated
@@ -23,12 +23,14 @@ pub enum EventTypesCommand {
         fields: Fields,
     },
     /// List the event catalog
+    #[command(after_help = "Example:\n  keyhook event-types list --names")]
     List {
         /// Print only the names, one per line (what shell completion reads)
         #[arg(long)]
         names: bool,
     },
     /// Show an event type with its schema and example
+    #[command(after_help = "Example:\n  keyhook --json event-types show post.published")]
     Show {
         /// The event name
         #[arg(value_parser = crate::events::EventNameArg, hide_possible_values = true)]
@@ -58,12 +60,16 @@ pub enum EventTypesCommand {
         clear_example: bool,
     },
     /// Deprecate an event type: no new subscriptions, existing ones keep receiving
+    #[command(after_help = "Example:\n  keyhook event-types deprecate post.failed")]
     Deprecate {
         /// The event name
         #[arg(value_parser = crate::events::EventNameArg, hide_possible_values = true)]
         name: String,
     },
     /// Delete an event type nothing subscribes to and nothing is pending for
+    #[command(
+        after_help = "Built-in types are deprecated, not deleted; a type in use is refused (409, exit 4).\n\nExample:\n  keyhook event-types delete post.updated"
+    )]
     Delete {
         /// The event name
         #[arg(value_parser = crate::events::EventNameArg, hide_possible_values = true)]

@@ -50,7 +50,7 @@ impl EventName {
                     .into(),
             );
         }
-        event_types::check_name(name)?;
+        event_types::check_name(name).map_err(|m| format!("{name:?}: {m}"))?;
         Ok(EventName(name.to_string()))
     }
 
@@ -369,7 +369,11 @@ mod tests {
         );
         for bad in ["", "POST.PUBLISHED", "post.published ", "post..x"] {
             let e = EventName::new(bad).unwrap_err();
-            assert!(e.starts_with("must be lowercase words"), "{bad:?}: {e}");
+            assert_eq!(
+                e,
+                format!("{bad:?}: {}", event_types::check_name(bad).unwrap_err())
+            );
+            assert!(e.contains("must be lowercase words"), "{bad:?}: {e}");
         }
     }
 }

@@ -4,7 +4,7 @@
 //! its threshold, the outbox. Then `db copy`'s batches move everything from the reference to
 //! the backend and back unchanged.
 
-use keyhook_core::model::{ApiKey, Permission, Webhook};
+use keyhook_core::model::{ApiKey, EventProfile, EventType, Permission, Webhook};
 use keyhook_core::service::webhooks::record_attempt;
 use keyhook_core::store::{
     AttemptRecord, Backend, DeliveryState, ReplaySelection, RequestClaim, Store,
@@ -390,6 +390,37 @@ fn exercise(s: &Store) -> Vec<String> {
     note!(take(claim("r8", "c", T), 0, 0));
     note!(s.write(|c| Ok(c.prune_requests(Timestamp(T + 1), 10)?)));
 
+    // The event catalog: seeded, added to (schema and example kept as JSON, names sorted
+    // byte for byte), changed, counted where used, deleted.
+    note!(c.list_event_types());
+    let mut et = EventType {
+        name: "post.updated".into(),
+        description: Some("é".into()),
+        schema: Some(serde_json::json!({"type": "object", "required": ["b", "a"]})),
+        example: Some(serde_json::json!({"b": 1.5, "a": [null, true]})),
+        profile: EventProfile::Required,
+        deprecated: false,
+        created_at: Timestamp(T),
+        updated_at: Timestamp(T),
+    };
+    note!(s.write(|c| Ok(c.insert_event_type(&et)?)));
+    note!(c.event_type("post.updated"));
+    note!(c.event_type("post.nothing"));
+    et.schema = None;
+    et.profile = EventProfile::None;
+    et.deprecated = true;
+    et.updated_at = Timestamp(T + 1);
+    note!(s.write(|c| Ok(c.update_event_type(&et)?)));
+    note!(s.write(|c| Ok(c.event_type("post.updated")?)));
+    note!(c.event_type_uses("post.published"));
+    note!(c.event_type_uses("post.updated"));
+    note!(c.event_type_uses("post"));
+    note!(s.write(|c| Ok((
+        c.delete_event_type("post.failed")?,
+        c.delete_event_type("post.failed")?
+    ))));
+    note!(c.list_event_types());
+
     for t in TABLES {
         note!((t.name, c.count_rows(t)));
     }
@@ -471,6 +502,9 @@ fn dump(s: &Store) -> Vec<Vec<Vec<Cell>>> {
 fn copy(from: &Store, to: &Store) {
     for (t, rows) in TABLES.iter().zip(dump(from)) {
         to.write(|c| {
+            if t.is_seeded() {
+                c.clear_rows(t)?;
+            }
             for batch in rows.chunks(4) {
                 c.write_rows(t, batch)?;
             }

@@ -125,7 +125,7 @@ fn trigger(
             Some(example) => Some(example),
             None => {
                 return Err(Error::validation(
-                    "example",
+                    "event",
                     format!(
                         "{name} has no example to send; add one with: keyhook event-types \
                          update {name} --example FILE"

@@ -479,10 +479,13 @@ pub(crate) fn check_emitted(
     Ok(())
 }
 
-/// The catalog's rules for a webhook's `events`, on the connection of its transaction: each
-/// is in the catalog, and one that is deprecated only if the webhook already subscribed to
-/// it (`kept`). Problems on `events[i]`.
-pub(crate) fn check_subscribed(c: Conn<'_>, events: &[String], kept: &[String]) -> Result<()> {
+/// The catalog's rules for a webhook's `events`: each is in the catalog, and one that is
+/// deprecated only if the webhook already subscribed to it (`kept`). Problems on `events[i]`.
+pub(crate) fn subscription_problems(
+    c: Conn<'_>,
+    events: &[String],
+    kept: &[String],
+) -> Result<Vec<FieldError>> {
     let mut details = Vec::new();
     let mut known: Option<Vec<String>> = None;
     for (i, e) in events.iter().enumerate() {
@@ -506,6 +509,13 @@ pub(crate) fn check_subscribed(c: Conn<'_>, events: &[String], kept: &[String]) 
             }
         }
     }
+    Ok(details)
+}
+
+/// [`subscription_problems`] as an error, on the connection of the transaction that stores
+/// the subscription.
+pub(crate) fn check_subscribed(c: Conn<'_>, events: &[String], kept: &[String]) -> Result<()> {
+    let details = subscription_problems(c, events, kept)?;
     if details.is_empty() {
         Ok(())
     } else {

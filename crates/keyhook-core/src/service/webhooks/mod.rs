@@ -166,6 +166,12 @@ pub fn create(
     let mut p = input.problems;
     let url = p.require("url", input.url);
     let events = p.require("events", input.events);
+    if let Some(e) = &events {
+        // Reported with the request's other problems; asked again in the transaction.
+        for d in event_types::subscription_problems(store.conn(), e.as_slice(), &[])? {
+            p.add(d.field, d.message);
+        }
+    }
     let scope = asked_scope(&mut p, input.full_access, input.profile_ids);
     p.into_result(WEBHOOK_FIELDS)?;
     let (Some(url), Some(events)) = (url, events) else {

@@ -809,7 +809,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__event__subcmd__types__subcmd__delete)
-            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version post.published post.failed post.deleted account.connected account.disconnected profile.created profile.deleted"
+            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version $(keyhook event-types list --names 2>/dev/null)"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -845,7 +845,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__event__subcmd__types__subcmd__deprecate)
-            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version post.published post.failed post.deleted account.connected account.disconnected profile.created profile.deleted"
+            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version $(keyhook event-types list --names 2>/dev/null)"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1029,7 +1029,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__event__subcmd__types__subcmd__show)
-            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version post.published post.failed post.deleted account.connected account.disconnected profile.created profile.deleted"
+            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version $(keyhook event-types list --names 2>/dev/null)"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1065,7 +1065,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__event__subcmd__types__subcmd__update)
-            opts="-h -V --description --schema --example --profile-required --user-wide --profile-optional --clear-description --clear-schema --clear-example --db --user --json --color --allow-private-targets --delivery-timeout --help --version post.published post.failed post.deleted account.connected account.disconnected profile.created profile.deleted"
+            opts="-h -V --description --schema --example --profile-required --user-wide --profile-optional --clear-description --clear-schema --clear-example --db --user --json --color --allow-private-targets --delivery-timeout --help --version $(keyhook event-types list --names 2>/dev/null)"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1158,7 +1158,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__events__subcmd__emit)
-            opts="-h -V --data --profile --idempotency-key --db --user --json --color --allow-private-targets --delivery-timeout --help --version post.published post.failed post.deleted account.connected account.disconnected profile.created profile.deleted"
+            opts="-h -V --data --profile --idempotency-key --db --user --json --color --allow-private-targets --delivery-timeout --help --version $(keyhook event-types list --names 2>/dev/null)"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1271,7 +1271,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__events__subcmd__trigger)
-            opts="-h -V --profile --set --db --user --json --color --allow-private-targets --delivery-timeout --help --version post.published post.failed post.deleted account.connected account.disconnected profile.created profile.deleted"
+            opts="-h -V --profile --set --db --user --json --color --allow-private-targets --delivery-timeout --help --version $(keyhook event-types list --names 2>/dev/null)"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2643,7 +2643,7 @@ _keyhook() {
                     return 0
                     ;;
                 --event)
-                    COMPREPLY=($(compgen -W "post.published post.failed post.deleted account.connected account.disconnected profile.created profile.deleted" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "$(keyhook event-types list --names 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --profile)

@@ -330,13 +330,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay help" -f -a "replay" -d 'Queue past events again for a webhook (after its endpoint was down)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l url -d 'The http(s) URL that receives the deliveries' -r -f
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l event -d 'An event to subscribe to (repeat for several), e.g. post.published' -r -f -a "post.published\t''
-post.failed\t''
-post.deleted\t''
-account.connected\t''
-account.disconnected\t''
-profile.created\t''
-profile.deleted\t''"
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l event -d 'An event to subscribe to (repeat for several), e.g. post.published' -r -f -a "(keyhook event-types list --names 2>/dev/null)"
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l profile -d 'Deliver only events of this profile (repeat for several); without it the webhook gets the events of all profiles, and user-wide events' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l user -d 'The user that owns what is created and listed' -r -f
@@ -493,13 +487,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay help" -f -a "replay" -d 'Queue past events again for a webhook (after its endpoint was down)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l url -d 'The http(s) URL that receives the deliveries' -r -f
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l event -d 'An event to subscribe to (repeat for several), e.g. post.published' -r -f -a "post.published\t''
-post.failed\t''
-post.deleted\t''
-account.connected\t''
-account.disconnected\t''
-profile.created\t''
-profile.deleted\t''"
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l event -d 'An event to subscribe to (repeat for several), e.g. post.published' -r -f -a "(keyhook event-types list --names 2>/dev/null)"
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l profile -d 'Deliver only events of this profile (repeat for several); without it the webhook gets the events of all profiles, and user-wide events' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l user -d 'The user that owns what is created and listed' -r -f
@@ -931,11 +919,11 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_see
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from rotate-secret" -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from replay" -f
-complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit" -f -a "post.published post.failed post.deleted account.connected account.disconnected profile.created profile.deleted"
-complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from trigger" -f -a "post.published post.failed post.deleted account.connected account.disconnected profile.created profile.deleted"
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit" -f -a "(keyhook event-types list --names 2>/dev/null)"
+complete -c keyhook -n "__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from trigger" -f -a "(keyhook event-types list --names 2>/dev/null)"
 complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from add" -f
-complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from show" -f -a "post.published post.failed post.deleted account.connected account.disconnected profile.created profile.deleted"
-complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from update" -f -a "post.published post.failed post.deleted account.connected account.disconnected profile.created profile.deleted"
-complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from deprecate" -f -a "post.published post.failed post.deleted account.connected account.disconnected profile.created profile.deleted"
-complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from delete" -f -a "post.published post.failed post.deleted account.connected account.disconnected profile.created profile.deleted"
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from show" -f -a "(keyhook event-types list --names 2>/dev/null)"
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from update" -f -a "(keyhook event-types list --names 2>/dev/null)"
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from deprecate" -f -a "(keyhook event-types list --names 2>/dev/null)"
+complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from delete" -f -a "(keyhook event-types list --names 2>/dev/null)"
 complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -f -a "bash elvish fish powershell zsh"

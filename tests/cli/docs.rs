@@ -110,6 +110,23 @@ fn man_pages_render_without_warnings() {
 fn bash_completes(line: &[&str]) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("afile.txt"), "").unwrap();
+    // The catalog the script reads, through `keyhook` on PATH: the built-ins and one more.
+    let db = dir.path().join("k.db");
+    let added = crate::common::std_cmd()
+        .arg("--db")
+        .arg(&db)
+        .args(["event-types", "add", "post.updated"])
+        .output()
+        .unwrap();
+    assert!(added.status.success(), "{added:?}");
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_keyhook"))
+        .parent()
+        .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let words: Vec<String> = line.iter().map(|w| format!("'{w}'")).collect();
     let script = format!(
         "source {} && COMP_WORDS=({}) && COMP_CWORD={} && COMP_LINE=\"${{COMP_WORDS[*]}}\" \
@@ -122,6 +139,8 @@ fn bash_completes(line: &[&str]) -> Vec<String> {
     let out = Command::new("bash")
         .arg("-c")
         .arg(script)
+        .env("PATH", path)
+        .env("KEYHOOK_DB", &db)
         .current_dir(dir.path())
         .output()
         .unwrap();
@@ -137,19 +156,24 @@ fn bash_completes(line: &[&str]) -> Vec<String> {
         .collect()
 }
 
-/// Event names are offered where an event name goes; durations, ids and other values that
-/// are not paths offer nothing (no file names); `--db` still offers files.
+/// Event names are offered where an event name goes, from the catalog of the database
+/// (`keyhook event-types list --names`); durations, ids and other values that are not paths
+/// offer nothing (no file names); `--db` still offers files.
 #[test]
 fn bash_completes_event_names_and_no_files_for_values_that_are_not_paths() {
-    let catalog: Vec<String> = keyhook::service::events::CATALOG
+    use keyhook::service::events::{CATALOG, OPERATIONAL};
+    let mut catalog: Vec<String> = CATALOG
         .iter()
+        .chain(OPERATIONAL)
+        .chain(&["post.updated"])
         .map(|s| s.to_string())
         .collect();
+    catalog.sort();
     let got = bash_completes(&["keyhook", "webhooks", "create", "--url", "u", "--event", ""]);
     assert_eq!(got, catalog);
     assert_eq!(
-        bash_completes(&["keyhook", "webhooks", "create", "--event", "post.p"]),
-        ["post.published"]
+        bash_completes(&["keyhook", "webhooks", "create", "--event", "post.u"]),
+        ["post.updated"]
     );
     let got = bash_completes(&["keyhook", "events", "emit", ""]);
     for name in &catalog {
@@ -180,6 +204,52 @@ fn bash_completes_event_names_and_no_files_for_values_that_are_not_paths() {
         bash_completes(&["keyhook", "--color", ""]),
         ["auto", "always", "never"]
     );
+}
+
+/// fish, where it is installed, offers the catalog's names too, read when completing.
+#[test]
+fn fish_completes_event_names_from_the_catalog() {
+    if Command::new("fish").arg("--version").output().is_err() {
+        eprintln!("fish is not installed: skipped");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("k.db");
+    let added = crate::common::std_cmd()
+        .arg("--db")
+        .arg(&db)
+        .args(["event-types", "add", "post.updated"])
+        .output()
+        .unwrap();
+    assert!(added.status.success(), "{added:?}");
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_keyhook"))
+        .parent()
+        .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    for line in [
+        "keyhook events emit post.u",
+        "keyhook webhooks create --event post.u",
+    ] {
+        let out = Command::new("fish")
+            .arg("--no-config")
+            .arg("-c")
+            .arg(format!(
+                "source {}; complete -C '{line}'",
+                root().join("completions/keyhook.fish").display()
+            ))
+            .env("PATH", &path)
+            .env("KEYHOOK_DB", &db)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let got = String::from_utf8_lossy(&out.stdout);
+        let words: Vec<&str> = got.lines().map(|l| l.split('\t').next().unwrap()).collect();
+        assert!(words.contains(&"post.updated"), "{line}: {got:?} {out:?}");
+    }
 }
 
 /// Every argument that takes a value is completed from a list (possible values), as a path
@@ -240,8 +310,11 @@ fn every_value_is_completed_from_a_list_as_a_path_or_as_nothing() {
     // fish: positionals (which clap_complete leaves out): event names, and no file names
     // where no path goes.
     assert!(fish.contains(
-        "complete -c keyhook -n \"__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit\" -f -a \"post.published "
+        "complete -c keyhook -n \"__fish_keyhook_using_subcommand events; and __fish_seen_subcommand_from emit\" -f -a \"(keyhook event-types list --names 2>/dev/null)\""
     ), "{fish}");
+    assert!(zsh.contains(
+        "':name -- The event name, e.g. post.published:{compadd -- ${(f)\"$(keyhook event-types list --names 2>/dev/null)\"}}'"
+    ), "{zsh}");
     assert!(fish.contains(
         "complete -c keyhook -n \"__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from show\" -f\n"
     ));

@@ -22,12 +22,45 @@ pub const SHELLS: &[(Shell, &str)] = &[
 pub fn completions(shell: Shell) -> Vec<u8> {
     let mut out = Vec::new();
     clap_complete::generate(shell, &mut completion_command(), "keyhook", &mut out);
+    let mut script = String::from_utf8_lossy(&out).into_owned();
     if shell == Shell::Fish {
-        let mut script = fish_option_values(&String::from_utf8_lossy(&out));
+        script = fish_option_values(&script);
         script.push_str(&fish_positionals(&completion_command()));
-        return script.into_bytes();
     }
-    out
+    event_names_from_the_catalog(shell, &script).into_bytes()
+}
+
+/// The one value an event name argument lists (`events::EventNameArg`): each script puts in
+/// its place a call that reads the catalog of the database the shell's keyhook uses
+/// (`KEYHOOK_DB`, else the default file), so the names offered are the operator's, not a
+/// list compiled into the script.
+pub const EVENT_NAMES_MARK: &str = "__keyhook_event_names__";
+
+/// The command that prints the catalog's names, one a line; nothing when there is no
+/// database.
+const EVENT_NAMES_COMMAND: &str = "keyhook event-types list --names 2>/dev/null";
+
+/// `script` with [`EVENT_NAMES_MARK`] replaced by `shell`'s way of completing the output of
+/// [`EVENT_NAMES_COMMAND`]. elvish and PowerShell complete no values from clap's lists, so
+/// they hold no mark.
+fn event_names_from_the_catalog(shell: Shell, script: &str) -> String {
+    match shell {
+        Shell::Bash => script.replace(EVENT_NAMES_MARK, &format!("$({EVENT_NAMES_COMMAND})")),
+        Shell::Zsh => script.replace(
+            &format!("({EVENT_NAMES_MARK})"),
+            &format!("{{compadd -- ${{(f)\"$({EVENT_NAMES_COMMAND})\"}}}}"),
+        ),
+        Shell::Fish => script
+            .replace(
+                &format!("\"{EVENT_NAMES_MARK}\\t''\""),
+                &format!("\"({EVENT_NAMES_COMMAND})\""),
+            )
+            .replace(
+                &format!("\"{EVENT_NAMES_MARK}\""),
+                &format!("\"({EVENT_NAMES_COMMAND})\""),
+            ),
+        _ => script.to_string(),
+    }
 }
 
 /// `Cli::command()` as the completion scripts see it: a value that is neither a path (an

@@ -226,9 +226,10 @@ fn parse_data(bytes: &[u8]) -> Result<serde_json::Map<String, Value>, Error> {
 }
 
 /// An event name as typed on the command line: any string (`EventName` checks it, with the
-/// rule's own message), which shell completion offers from the built-in catalog
-/// (`service::events::CATALOG`). The arguments that take one say `hide_possible_values`, so
-/// `--help` and the man pages are unchanged.
+/// rule's own message), which shell completion offers from the database's catalog: its one
+/// listed value is a mark the completion scripts replace with a call of `keyhook event-types
+/// list --names` (`docs::EVENT_NAMES_MARK`). The arguments that take one say
+/// `hide_possible_values`, so `--help` and the man pages are unchanged.
 #[derive(Debug, Clone, Copy)]
 pub struct EventNameArg;
 
@@ -247,10 +248,8 @@ impl clap::builder::TypedValueParser for EventNameArg {
     fn possible_values(
         &self,
     ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
-        Some(Box::new(
-            events::CATALOG
-                .iter()
-                .map(|name| clap::builder::PossibleValue::new(*name)),
-        ))
+        Some(Box::new(std::iter::once(
+            clap::builder::PossibleValue::new(crate::docs::EVENT_NAMES_MARK),
+        )))
     }
 }

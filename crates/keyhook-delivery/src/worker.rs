@@ -15,6 +15,7 @@ use super::client::{ClientConfig, Sender};
 use super::schedule::Schedule;
 use keyhook_core::auth;
 use keyhook_core::error::Result;
+use keyhook_core::service::operational;
 use keyhook_core::service::retention::{self, Pruned};
 use keyhook_core::service::webhooks::{drop_expired_secrets, log_attempt_disabling, AttemptOf};
 use keyhook_core::store::{Backend, Claimed, Conn, DeliveryState, Store};
@@ -618,6 +619,17 @@ fn settle(
         None => {
             summary.failed += 1;
             c.finish_delivery(&d.delivery_id, DeliveryState::Failed, true, now)?;
+            // Reported to the user's other webhooks (nothing for an operational event's own
+            // delivery: no loops).
+            operational::delivery_exhausted(
+                c,
+                &d.webhook_id,
+                &d.event_id,
+                &d.event,
+                attempt,
+                a.status_code,
+                now,
+            )?;
         }
     }
     Ok(Some(log::Failure::new(d, attempt, a, next_at, disabled)))

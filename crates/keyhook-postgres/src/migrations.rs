@@ -174,6 +174,8 @@ const MIGRATIONS: &[&str] = &[
      CREATE INDEX api_keys_user ON api_keys(user_id, created_at, id);
      DROP INDEX webhooks_user;
      CREATE INDEX webhooks_user ON webhooks(user_id, created_at, id);",
+    // payload filters: SQLite's migration of the same name.
+    r#"ALTER TABLE webhooks ADD COLUMN filter TEXT COLLATE "C";"#,
 ];
 
 /// The schema version this binary writes.

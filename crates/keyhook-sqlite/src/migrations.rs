@@ -214,6 +214,8 @@ const MIGRATIONS: &[&str] = &[
      CREATE INDEX api_keys_user ON api_keys(user_id, created_at, id);
      DROP INDEX webhooks_user;
      CREATE INDEX webhooks_user ON webhooks(user_id, created_at, id);",
+    // payload filters: a webhook's CEL filter (service::filter), NULL for none.
+    "ALTER TABLE webhooks ADD COLUMN filter TEXT;",
 ];
 
 /// The schema version this binary writes.

@@ -32,13 +32,14 @@ pub const OPERATIONAL: &[&str] = &["webhook.disabled", "delivery.exhausted"];
 /// Sent only by the test endpoint; not subscribable.
 pub const TEST_EVENT: &str = "webhook.test";
 
-/// An event that may be subscribed to or emitted: one of the [`CATALOG`].
+/// An event that may be subscribed to: one of the [`CATALOG`] or [`OPERATIONAL`] (those
+/// are refused when emitted: [`check`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EventName(&'static str);
 
 impl EventName {
     pub fn new(name: &str) -> std::result::Result<EventName, String> {
-        if let Some(known) = CATALOG.iter().find(|e| **e == name) {
+        if let Some(known) = CATALOG.iter().chain(OPERATIONAL).find(|e| **e == name) {
             return Ok(EventName(known));
         }
         if name == TEST_EVENT {
@@ -49,8 +50,9 @@ impl EventName {
             )
         } else {
             Err(format!(
-                "unknown event {name:?}; known events: {}",
-                CATALOG.join(", ")
+                "unknown event {name:?}; known events: {}, {}",
+                CATALOG.join(", "),
+                OPERATIONAL.join(", ")
             ))
         }
     }
@@ -197,6 +199,12 @@ pub fn check(actor: &Actor, input: NewEvent) -> Result<CheckedEvent> {
     actor.may(Operation::EmitEvent, None)?;
     let mut p = input.problems;
     let event = p.require("event", input.event);
+    if let Some(e) = event.as_ref().filter(|e| OPERATIONAL.contains(&e.as_str())) {
+        p.add(
+            "event",
+            format!("{} is emitted only by keyhook itself", e.as_str()),
+        );
+    }
     p.into_result(NEW_EVENT_FIELDS)?;
     let profile_id = input.profile_id.map(ProfileId::into_string);
     check_profile(actor, profile_id.as_ref())?;
@@ -275,12 +283,41 @@ pub fn emit_checked(
         c.insert_event(&accepted.id, user, &accepted.event, profile, &body, now)?;
         accepted.deliveries =
             c.enqueue_deliveries(&accepted.id, user, &accepted.event, profile, now)?;
+        accepted.deliveries +=
+            enqueue_filtered(c, &accepted.id, user, &accepted.event, profile, &data, now)?;
         if let Some(key) = &idempotency_key {
             c.set_idempotency_deliveries(user, profile, key.as_str(), accepted.deliveries)?;
         }
         Ok(())
     })?;
     Ok(accepted)
+}
+
+/// The filtered share of a fan-out (`store::OutboxQueries::enqueue_deliveries` queues the
+/// rest in SQL): a delivery for each receiving webhook whose filter admits the event
+/// (`service::filter`), the data converted once for all of them. Returns how many.
+pub fn enqueue_filtered(
+    c: crate::store::Conn<'_>,
+    event_id: &str,
+    user: &str,
+    event: &str,
+    profile: Option<&str>,
+    data: &Value,
+    now: Timestamp,
+) -> Result<usize> {
+    let hooks = c.filtered_receivers(user, event, profile)?;
+    if hooks.is_empty() {
+        return Ok(0);
+    }
+    let vars = super::filter::Vars::new(event, profile, data);
+    let mut queued = 0;
+    for (webhook_id, source) in hooks {
+        if super::filter::admits(&webhook_id, &source, &vars) {
+            c.enqueue_delivery(event_id, &webhook_id, now)?;
+            queued += 1;
+        }
+    }
+    Ok(queued)
 }
 
 /// The moment before which an idempotency record created no longer holds its key at `at`:
@@ -368,8 +405,9 @@ mod tests {
             assert_eq!(
                 e,
                 format!(
-                    "unknown event {unknown:?}; known events: {}",
-                    CATALOG.join(", ")
+                    "unknown event {unknown:?}; known events: {}, {}",
+                    CATALOG.join(", "),
+                    OPERATIONAL.join(", ")
                 )
             );
         }

@@ -5,10 +5,12 @@
 pub mod audit;
 pub mod copy;
 pub mod events;
+pub mod filter;
 pub mod history;
 pub mod idempotency;
 pub mod input;
 pub mod keys;
+pub mod operational;
 pub mod replay;
 pub mod retention;
 pub mod webhooks;

@@ -15,6 +15,7 @@ mod delivery_rules;
 mod doc_transcripts;
 mod docs;
 mod faults;
+mod filters;
 mod flag_values;
 mod help;
 mod http_body;

@@ -306,8 +306,14 @@ fn send_loop(
             Some(None) => Outcome::Cancelled,
             Some(Some(s)) if !s.is_active => Outcome::Cancelled,
             // The webhook's scope no longer covers the event (it changed since the event was
-            // queued): the matching rule holds at the send too.
-            Some(Some(s)) if !auth::covers(s.scope(), c.profile_id.as_ref()) => Outcome::Cancelled,
+            // queued): the matching rule holds at the send too. An operational event is
+            // profile-less and matched by the webhook it is about (`service::operational`).
+            Some(Some(s))
+                if !operational::is_operational(&c.event)
+                    && !auth::covers(s.scope(), c.profile_id.as_ref()) =>
+            {
+                Outcome::Cancelled
+            }
             Some(Some(s)) => {
                 let secrets: Vec<&str> = s.secrets.iter().map(String::as_str).collect();
                 let a = sender.send(
@@ -461,7 +467,8 @@ impl Settler<'_> {
 
     /// Claims due deliveries up to the free capacity and hands them to the senders; those of
     /// a disabled webhook are cancelled in the claim's transaction. Returns how many were
-    /// handed over.
+    /// claimed, handed over or cancelled (so `once` goes on while cancellations free room:
+    /// operational events queue deliveries to webhooks disabled right after).
     fn claim(&mut self) -> Result<usize> {
         let clock = self.clock();
         if self.in_flight >= self.capacity || !self.store.conn().any_due(clock.now())? {
@@ -484,6 +491,7 @@ impl Settler<'_> {
             }
             Ok(live)
         })?;
+        let cancelled = settled.cancelled;
         self.summary.add(&settled, self.opts);
         for d in batch.iter().filter(|d| d.recovered) {
             log::recovered(d);
@@ -499,7 +507,7 @@ impl Settler<'_> {
                 self.held.insert(id);
             }
         }
-        Ok(claimed)
+        Ok(claimed + cancelled as usize)
     }
 
     /// The results the senders have reported, waiting up to `wait` for the first; `None`

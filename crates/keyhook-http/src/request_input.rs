@@ -148,7 +148,14 @@ pub fn new_webhook(body: &Value, allow_private: bool) -> Result<NewWebhook> {
 pub fn webhook_patch(body: &Value, allow_private: bool) -> Result<WebhookPatch> {
     let mut o = Object::new(
         body,
-        &["url", "events", "fullAccess", "profileIds", "isActive", "filter"],
+        &[
+            "url",
+            "events",
+            "fullAccess",
+            "profileIds",
+            "isActive",
+            "filter",
+        ],
     )?;
     let url = o.string("url");
     let events = o.strings("events");

@@ -64,9 +64,7 @@ impl Filter {
             return Err("must not be empty (send null to remove the filter)".into());
         }
         if len > MAX_LEN {
-            return Err(format!(
-                "must be at most {MAX_LEN} characters, not {len}"
-            ));
+            return Err(format!("must be at most {MAX_LEN} characters, not {len}"));
         }
         if bracket_depth(source) > MAX_DEPTH {
             return Err(format!("brackets may nest at most {MAX_DEPTH} deep"));
@@ -234,9 +232,7 @@ fn iterable(ftx: &FunctionContext, v: Value) -> ResolveResult {
         _ => return Err(ftx.error("a macro ranges over a list or a map")),
     };
     if n > MAX_RANGE {
-        return Err(ftx.error(format!(
-            "a macro ranges over at most {MAX_RANGE} elements"
-        )));
+        return Err(ftx.error(format!("a macro ranges over at most {MAX_RANGE} elements")));
     }
     Ok(v)
 }
@@ -376,7 +372,10 @@ mod tests {
 
     fn eval(src: &str, data: Json) -> std::result::Result<bool, &'static str> {
         let vars = Vars::new("post.published", Some("brand-a"), &data);
-        Filter::new(src).map_err(|e| panic!("{src}: {e}")).unwrap().matches(&vars)
+        Filter::new(src)
+            .map_err(|e| panic!("{src}: {e}"))
+            .unwrap()
+            .matches(&vars)
     }
 
     #[test]
@@ -385,15 +384,24 @@ mod tests {
         let ok = r#"data.tags.exists(t, t == "breaking") && profileId == "brand-a""#;
         assert_eq!(eval(ok, data.clone()), Ok(true));
         assert_eq!(eval(r#"event == "post.failed""#, data.clone()), Ok(false));
-        assert_eq!(eval("data.n > 2 && data.title.startsWith('H')", data.clone()), Ok(true));
+        assert_eq!(
+            eval("data.n > 2 && data.title.startsWith('H')", data.clone()),
+            Ok(true)
+        );
         assert_eq!(eval("data.missing == 1", data.clone()), Err("no such key"));
-        assert_eq!(eval("data.n", data.clone()), Err("the result is not a boolean"));
+        assert_eq!(
+            eval("data.n", data.clone()),
+            Err("the result is not a boolean")
+        );
         assert_eq!(
             eval("data.title.exists(c, true)", data.clone()),
             Err("a macro's list is too long or not a list")
         );
         let null = Vars::new("post.published", None, &json!({}));
-        assert_eq!(Filter::new("profileId == null").unwrap().matches(&null), Ok(true));
+        assert_eq!(
+            Filter::new("profileId == null").unwrap().matches(&null),
+            Ok(true)
+        );
     }
 
     #[test]
@@ -405,8 +413,15 @@ mod tests {
             err(&format!("true || {}", "x".repeat(MAX_LEN))),
             format!("must be at most {MAX_LEN} characters, not {}", MAX_LEN + 8)
         );
-        let deep = format!("{}true{}", "(".repeat(MAX_DEPTH + 1), ")".repeat(MAX_DEPTH + 1));
-        assert_eq!(err(&deep), format!("brackets may nest at most {MAX_DEPTH} deep"));
+        let deep = format!(
+            "{}true{}",
+            "(".repeat(MAX_DEPTH + 1),
+            ")".repeat(MAX_DEPTH + 1)
+        );
+        assert_eq!(
+            err(&deep),
+            format!("brackets may nest at most {MAX_DEPTH} deep")
+        );
         let chain = format!("data{} == 1", ".a".repeat(MAX_DEPTH));
         assert_eq!(err(&chain), format!("may nest at most {MAX_DEPTH} deep"));
         assert_eq!(
@@ -418,7 +433,10 @@ mod tests {
         assert_eq!(err("Foo{a: 1} == 1"), "message literals are not supported");
         // Chained, not nested: allowed.
         assert_eq!(
-            eval("data.l.filter(x, x > 1).exists(x, x == 3)", json!({"l": [1, 2, 3]})),
+            eval(
+                "data.l.filter(x, x > 1).exists(x, x == 3)",
+                json!({"l": [1, 2, 3]})
+            ),
             Ok(true)
         );
     }
@@ -441,7 +459,11 @@ mod tests {
         let s = "x".repeat(60_000);
         let f = format!("size({concat}) == 0");
         assert_eq!(eval(&f, json!({ "s": s })), Ok(false));
-        assert!(start.elapsed() < Duration::from_secs(5), "{:?}", start.elapsed());
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            start.elapsed()
+        );
     }
 
     #[test]

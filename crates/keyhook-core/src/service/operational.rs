@@ -99,7 +99,11 @@ fn emit(c: Conn<'_>, about: &Webhook, event: &str, data: &Value, now: Timestamp)
         return Ok(0);
     }
     let vars = filter::Vars::new(event, None, data);
-    to.retain(|w| w.filter.as_deref().is_none_or(|f| filter::admits(&w.id, f, &vars)));
+    to.retain(|w| {
+        w.filter
+            .as_deref()
+            .is_none_or(|f| filter::admits(&w.id, f, &vars))
+    });
     if to.is_empty() {
         return Ok(0);
     }

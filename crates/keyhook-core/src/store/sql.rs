@@ -317,11 +317,17 @@ mod tests {
         );
         assert_eq!(
             crate::receives_unfiltered_sql!(shown, "w", "?4", "?5"),
-            concat!(crate::receives_sql!(shown, "w", "?4", "?5"), " AND w.filter IS NULL")
+            concat!(
+                crate::receives_sql!(shown, "w", "?4", "?5"),
+                " AND w.filter IS NULL"
+            )
         );
         assert_eq!(
             crate::filtered_sql!(shown, "w", "?4", "?5"),
-            concat!(crate::receives_sql!(shown, "w", "?4", "?5"), " AND w.filter IS NOT NULL")
+            concat!(
+                crate::receives_sql!(shown, "w", "?4", "?5"),
+                " AND w.filter IS NOT NULL"
+            )
         );
         assert_eq!(
             crate::replay_failed_only_sql!(shown, "?4", "w", "e"),

@@ -17,10 +17,10 @@ pub use target::{url_pattern, WebhookUrl};
 use super::audit::{self, Action, Entry};
 use super::events::EventName;
 use super::filter::Filter;
-use super::operational;
 use super::idempotency::{self, Idempotent, Keyed};
 use super::input::{check_unique_non_empty, ListProblems, Problems};
 use super::keys::{check_scope, ProfileIds};
+use super::operational;
 use super::{Actor, Operation, Publish};
 use crate::auth::{self, Excess, Scope};
 use crate::error::{Error, FieldError, Result};
@@ -314,9 +314,16 @@ pub fn update(
     let mut p = patch.problems;
     // A field that was sent but refused (`"isActive": "yes"`) was named: its own detail says
     // what is wrong, without a second one saying that nothing was named.
-    let named = ["url", "events", "fullAccess", "profileIds", "isActive", "filter"]
-        .iter()
-        .any(|f| p.mentions(f));
+    let named = [
+        "url",
+        "events",
+        "fullAccess",
+        "profileIds",
+        "isActive",
+        "filter",
+    ]
+    .iter()
+    .any(|f| p.mentions(f));
     let empty = patch.url.is_none()
         && patch.events.is_none()
         && patch.full_access.is_none()

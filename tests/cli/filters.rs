@@ -30,15 +30,7 @@ fn deliveries_to(env: &Env, id: &str) -> i64 {
 
 /// `deliver --once` with no retries (a failure gives up at once) and one sender.
 fn deliver_no_retry(env: &Env) {
-    let r = env.run(&[
-        "--allow-private-targets",
-        "deliver",
-        "--once",
-        "--retry-schedule=",
-        "--delivery-workers",
-        "1",
-    ]);
-    assert_eq!(r.code, 0, "{r:#?}");
+    env.deliver_once_no_retry();
 }
 
 /// Whether a Standard Webhooks verifier holding `secret` accepts the request.

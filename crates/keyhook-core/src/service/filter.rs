@@ -93,8 +93,7 @@ impl Filter {
     /// of error (an evaluation error, or a result that is not a boolean), safe to log: it
     /// holds no value of the data.
     pub fn matches(&self, vars: &Vars) -> std::result::Result<bool, &'static str> {
-        let ctx = vars.context();
-        match Value::resolve(&self.expr, &ctx) {
+        match Value::resolve(&self.expr, &vars.ctx) {
             Ok(Value::Bool(b)) => Ok(b),
             Ok(_) => Err("the result is not a boolean"),
             Err(e) => Err(kind(&e)),
@@ -237,29 +236,21 @@ fn iterable(ftx: &FunctionContext, v: Value) -> ResolveResult {
     Ok(v)
 }
 
-/// The variables of one event, converted once and shared by every filter it meets.
+/// The variables of one event (and CEL's functions), converted once and shared by every
+/// filter it meets.
 pub struct Vars {
-    event: Value,
-    profile_id: Value,
-    data: Value,
+    ctx: Context<'static>,
 }
 
 impl Vars {
     pub fn new(event: &str, profile_id: Option<&str>, data: &Json) -> Vars {
-        Vars {
-            event: Value::String(Arc::new(event.to_string())),
-            profile_id: profile_id.map_or(Value::Null, |p| Value::String(Arc::new(p.into()))),
-            data: to_cel(data),
-        }
-    }
-
-    fn context(&self) -> Context<'_> {
         let mut ctx = Context::default();
         ctx.add_function(RANGE_GUARD, iterable);
-        ctx.add_variable_from_value("event", self.event.clone());
-        ctx.add_variable_from_value("profileId", self.profile_id.clone());
-        ctx.add_variable_from_value("data", self.data.clone());
-        ctx
+        ctx.add_variable_from_value("event", Value::String(Arc::new(event.to_string())));
+        let profile = profile_id.map_or(Value::Null, |p| Value::String(Arc::new(p.into())));
+        ctx.add_variable_from_value("profileId", profile);
+        ctx.add_variable_from_value("data", to_cel(data));
+        Vars { ctx }
     }
 }
 

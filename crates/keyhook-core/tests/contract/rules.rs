@@ -172,10 +172,7 @@ pub fn the_enqueue_reaches_the_webhooks_the_core_says(kind: &Kind) {
                 .filter(|w| w.user_id == "u" && w.is_active && matches(w, event, *profile))
                 .partition(|w| w.filter.is_some());
             assert_eq!(queued, reached.len(), "{event} of {profile:?}");
-            let named = s
-                .conn()
-                .filtered_receivers("u", event, *profile)
-                .unwrap();
+            let named = s.conn().filtered_receivers("u", event, *profile).unwrap();
             let want_named: Vec<(String, String)> = filtered
                 .iter()
                 .map(|w| (w.id.clone(), w.filter.clone().unwrap()))

@@ -419,7 +419,7 @@ mod tests {
             err("data.a.exists(x, data.b.exists(y, x == y))"),
             "a macro may not be used inside another macro's predicate"
         );
-        let many = vec!["data.l.exists(x, x == 1)"; MAX_MACROS + 1].join(" || ");
+        let many = ["data.l.exists(x, x == 1)"; MAX_MACROS + 1].join(" || ");
         assert_eq!(err(&many), format!("may use at most {MAX_MACROS} macros"));
         assert_eq!(err("Foo{a: 1} == 1"), "message literals are not supported");
         // Chained, not nested: allowed.
@@ -444,9 +444,9 @@ mod tests {
             Err("a macro's list is too long or not a list")
         );
         let ok: Vec<i64> = (0..MAX_RANGE as i64).collect();
-        let worst = vec!["data.l.map(x, data.l).size() == 0"; MAX_MACROS].join(" || ");
+        let worst = ["data.l.map(x, data.l).size() == 0"; MAX_MACROS].join(" || ");
         assert_eq!(eval(&worst, json!({ "l": ok })), Ok(false));
-        let concat = vec!["data.s"; 25].join(" + ");
+        let concat = ["data.s"; 25].join(" + ");
         let s = "x".repeat(60_000);
         let f = format!("size({concat}) == 0");
         assert_eq!(eval(&f, json!({ "s": s })), Ok(false));

@@ -55,15 +55,7 @@ fn entry(actor: &str, via: &str, action: &str, target: &str) -> (String, String,
 
 /// `deliver --once` with no retries and one sender, so attempts are made in order.
 fn deliver_once(env: &Env) {
-    let r = env.run(&[
-        "--allow-private-targets",
-        "deliver",
-        "--once",
-        "--retry-schedule=",
-        "--delivery-workers",
-        "1",
-    ]);
-    assert_eq!(r.code, 0, "{r:#?}");
+    env.deliver_once_no_retry();
 }
 
 fn create_webhook(env: &Env, url: &str) -> Value {

@@ -342,6 +342,21 @@ impl Env {
         r.stderr
     }
 
+    /// `deliver --once` with no retries (each failure gives its delivery up at once) and one
+    /// sender, so attempts are made in order; fails the test unless it exits 0.
+    pub fn deliver_once_no_retry(&self) -> Run {
+        let r = self.run(&[
+            "--allow-private-targets",
+            "deliver",
+            "--once",
+            "--retry-schedule=",
+            "--delivery-workers",
+            "1",
+        ]);
+        assert_eq!(r.code, 0, "deliver --once: {r:#?}");
+        r
+    }
+
     /// `keyhook --db <temp> keys verify ARGS` with `stdin` on standard input.
     pub fn verify(&self, stdin: &str, args: &[&str]) -> Run {
         run(self

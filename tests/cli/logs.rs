@@ -351,15 +351,7 @@ fn the_delivery_worker_logs_failures_give_ups_and_the_disable() {
     let rx = crate::receiver::Receiver::start();
     let (hook, secret) = failing_hook(&env, &rx.url("/fail"), 12);
     // No retries: each failure gives its delivery up; the 10th in a row disables.
-    let r = env.run(&[
-        "--allow-private-targets",
-        "deliver",
-        "--once",
-        "--retry-schedule=",
-        "--delivery-workers",
-        "1",
-    ]);
-    assert_eq!(r.code, 0, "{r:#?}");
+    let r = env.deliver_once_no_retry();
     let log = &r.stderr;
     let sent = rx.requests().len();
     assert!((10..=12).contains(&sent), "{sent}\n{log}");

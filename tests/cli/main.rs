@@ -16,6 +16,7 @@ mod doc_transcripts;
 mod docs;
 mod event_types;
 mod faults;
+mod filters;
 mod flag_values;
 mod help;
 mod http_body;

@@ -833,6 +833,29 @@ fn webhooks(b: &Bench) {
         for v in [json!("post.published"), json!({}), Value::Null] {
             b.agree(op, put(v), "events");
         }
+
+        // A filter: its length limits (a valid CEL expression of each length); whether it
+        // is valid CEL within its bounds is said in its description only.
+        let filter = format!("{props}/filter");
+        let cel = |n: usize| match n {
+            0..=7 => "1".repeat(n),
+            _ => format!("'{}' == ''", "a".repeat(n - 8)),
+        };
+        let probes = ["true", "data.n == 1", "profileId == null"];
+        let put = |v: Value| b.with(op, "filter", v);
+        b.strings(op, "filter", &filter, &put, &[&cel], &probes);
+        for bad in [
+            "data.n ==",
+            "data.a.exists(x, data.b.exists(y, x == y))",
+            " ",
+        ] {
+            b.gap(
+                op,
+                put(json!(bad)),
+                true,
+                "a filter's CEL rules are in its description",
+            );
+        }
     }
 
     scope(b, Op::CreateWebhook, &Op::CreateWebhook.base());
@@ -841,7 +864,11 @@ fn webhooks(b: &Bench) {
     // PATCH: at least one field, isActive a boolean.
     let op = Op::UpdateWebhook;
     b.limit(&format!("{}/not", b.schema(op)));
+    // ...where `filter: null` counts: it removes the filter.
+    b.limit(&format!("{}/not/not", b.schema(op)));
     for body in [
+        json!({"filter": null}),
+        json!({"url": null, "filter": null}),
         json!({}),
         json!({"url": null}),
         json!({"url": null, "events": null, "isActive": null}),

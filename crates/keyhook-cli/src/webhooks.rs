@@ -3,6 +3,7 @@ use clap::Subcommand;
 use super::output::status;
 use super::{prompt, secret_out, Context};
 use keyhook_core::model::Webhook;
+use keyhook_core::service::filter::Filter;
 use keyhook_core::service::history;
 use keyhook_core::service::input::Problems;
 use keyhook_core::service::keys::ProfileIds;
@@ -31,12 +32,16 @@ pub enum WebhooksCommand {
         /// gets the events of all profiles, and user-wide events
         #[arg(long = "profile", value_name = "ID")]
         profiles: Vec<String>,
+        /// Deliver only the events for which this CEL expression over event, profileId and
+        /// data is true, e.g. 'data.tags.exists(t, t == "breaking")'
+        #[arg(long, value_name = "EXPR")]
+        filter: Option<String>,
     },
-    /// Change a webhook's URL, events or scope (what PATCH /webhooks/{id} changes)
+    /// Change a webhook's URL, events, scope or filter (what PATCH /webhooks/{id} changes)
     #[command(
         after_help = "Examples:\n  keyhook webhooks update 5b8f0c4e --url https://example.com/hooks/v2\n  keyhook webhooks update 5b8f0c4e --event post.published --event post.failed\n  keyhook webhooks update 5b8f0c4e --profile brand-a --profile brand-b\n  keyhook webhooks update 5b8f0c4e --all-profiles",
         group(clap::ArgGroup::new("change").required(true).multiple(true)
-            .args(["url", "events", "profiles", "all_profiles"]))
+            .args(["url", "events", "profiles", "all_profiles", "filter", "no_filter"]))
     )]
     Update {
         /// Webhook id
@@ -54,6 +59,13 @@ pub enum WebhooksCommand {
         /// Deliver the events of all profiles, and user-wide events
         #[arg(long)]
         all_profiles: bool,
+        /// Deliver only the events for which this CEL expression is true, replacing the
+        /// current filter
+        #[arg(long, value_name = "EXPR", conflicts_with = "no_filter")]
+        filter: Option<String>,
+        /// Remove the filter: deliver every subscribed event
+        #[arg(long)]
+        no_filter: bool,
     },
     /// List the user's webhooks
     #[command(after_help = "Example:\n  keyhook webhooks list")]
@@ -158,6 +170,7 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
             url,
             events,
             profiles,
+            filter,
         } => {
             let mut p = Problems::default();
             let (full_access, profile_ids) = scope_args(&mut p, profiles, false);
@@ -166,6 +179,7 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
                 events: p.take_list("events", WebhookEvents::new(events)),
                 full_access,
                 profile_ids,
+                filter: filter.and_then(|f| p.take("filter", Filter::new(&f))),
                 problems: p,
                 idempotency: None,
             };
@@ -307,9 +321,16 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
             events,
             profiles,
             all_profiles,
+            filter,
+            no_filter,
         } => {
             let mut p = Problems::default();
             let (full_access, profile_ids) = scope_args(&mut p, profiles, all_profiles);
+            let filter = match (filter, no_filter) {
+                (Some(f), _) => p.take("filter", Filter::new(&f)).map(Some),
+                (None, true) => Some(None),
+                (None, false) => None,
+            };
             let patch = WebhookPatch {
                 url: url.and_then(|u| p.take("url", WebhookUrl::new(&u, ctx.allow_private))),
                 events: (!events.is_empty())
@@ -318,6 +339,7 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
                 full_access,
                 profile_ids,
                 is_active: None,
+                filter,
                 problems: p,
             };
             let w = webhooks::update(&store, &actor, &id, patch, now)?;

@@ -76,6 +76,9 @@ pub struct Webhook {
     /// events of `profileIds`.
     pub full_access: bool,
     pub profile_ids: Vec<String>,
+    /// A CEL expression over `event`, `profileId` and `data` (`service::filter`): only an
+    /// event for which it is `true` is queued; `None`: every subscribed event.
+    pub filter: Option<String>,
     pub secret: String,
     pub is_active: bool,
     pub fail_count: i64,

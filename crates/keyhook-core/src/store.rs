@@ -359,7 +359,9 @@ pub trait OutboxQueries {
     ) -> StoreResult<()>;
     /// Queues the event for every active webhook of `user` subscribed to it whose scope
     /// covers `profile` ([`crate::auth::covers`], which the backend states in SQL as its
-    /// `crate::receives_sql!`); returns how many deliveries were queued.
+    /// `crate::receives_sql!`) and that has no filter (`crate::receives_unfiltered_sql!`);
+    /// returns how many deliveries were queued. Those with a filter are
+    /// [`OutboxQueries::filtered_receivers`].
     fn enqueue_deliveries(
         &self,
         event_id: &str,
@@ -370,6 +372,23 @@ pub trait OutboxQueries {
     ) -> StoreResult<usize>;
     /// Whether any delivery is due at `now`.
     fn any_due(&self, now: Timestamp) -> StoreResult<bool>;
+    /// The webhooks that [`OutboxQueries::enqueue_deliveries`] leaves out for their filter
+    /// (`crate::filtered_sql!`): `(id, filter)`, in id order.
+    fn filtered_receivers(
+        &self,
+        user: &str,
+        event: &str,
+        profile: Option<&str>,
+    ) -> StoreResult<Vec<(String, String)>>;
+    /// Queues one delivery of the event to the webhook, due at `now`.
+    fn enqueue_delivery(&self, event_id: &str, webhook_id: &str, now: Timestamp)
+        -> StoreResult<()>;
+    /// The deliveries to `webhook_id` queued at `now` and never attempted (what a replay has
+    /// just queued), with their events: `(delivery id, event, profile, payload)`.
+    fn fresh_deliveries(&self, webhook_id: &str, now: Timestamp)
+        -> StoreResult<Vec<FreshDelivery>>;
+    /// Removes a delivery never attempted (one that a replay's filter refused).
+    fn delete_delivery(&self, id: &str) -> StoreResult<()>;
     /// Leases up to `limit` due deliveries until `lease_until`.
     fn claim_due(
         &self,
@@ -444,6 +463,15 @@ pub trait ReplayQueries {
         now: Timestamp,
         limit: usize,
     ) -> StoreResult<usize>;
+}
+
+/// A delivery just queued, with its event: what [`OutboxQueries::fresh_deliveries`] returns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FreshDelivery {
+    pub delivery_id: String,
+    pub event: String,
+    pub profile_id: Option<String>,
+    pub payload: Vec<u8>,
 }
 
 /// What a replay selects: the user's events that the webhook subscribes to and whose profile

@@ -114,6 +114,8 @@ pub const TABLES: &[Table] = &[
             // profile scope
             ("full_access", Bool),
             ("profile_ids", Text),
+            // payload filters
+            ("filter", Text),
         ],
     },
     Table {

@@ -15,6 +15,7 @@ use super::client::{ClientConfig, Sender};
 use super::schedule::Schedule;
 use keyhook_core::auth;
 use keyhook_core::error::Result;
+use keyhook_core::service::operational;
 use keyhook_core::service::retention::{self, Pruned};
 use keyhook_core::service::webhooks::{drop_expired_secrets, log_attempt_disabling, AttemptOf};
 use keyhook_core::store::{Backend, Claimed, Conn, DeliveryState, Store};
@@ -305,8 +306,14 @@ fn send_loop(
             Some(None) => Outcome::Cancelled,
             Some(Some(s)) if !s.is_active => Outcome::Cancelled,
             // The webhook's scope no longer covers the event (it changed since the event was
-            // queued): the matching rule holds at the send too.
-            Some(Some(s)) if !auth::covers(s.scope(), c.profile_id.as_ref()) => Outcome::Cancelled,
+            // queued): the matching rule holds at the send too. An operational event is
+            // profile-less and matched by the webhook it is about (`service::operational`).
+            Some(Some(s))
+                if !operational::is_operational(&c.event)
+                    && !auth::covers(s.scope(), c.profile_id.as_ref()) =>
+            {
+                Outcome::Cancelled
+            }
             Some(Some(s)) => {
                 let secrets: Vec<&str> = s.secrets.iter().map(String::as_str).collect();
                 let a = sender.send(
@@ -460,7 +467,8 @@ impl Settler<'_> {
 
     /// Claims due deliveries up to the free capacity and hands them to the senders; those of
     /// a disabled webhook are cancelled in the claim's transaction. Returns how many were
-    /// handed over.
+    /// claimed, handed over or cancelled (so `once` goes on while cancellations free room:
+    /// operational events queue deliveries to webhooks disabled right after).
     fn claim(&mut self) -> Result<usize> {
         let clock = self.clock();
         if self.in_flight >= self.capacity || !self.store.conn().any_due(clock.now())? {
@@ -483,6 +491,7 @@ impl Settler<'_> {
             }
             Ok(live)
         })?;
+        let cancelled = settled.cancelled;
         self.summary.add(&settled, self.opts);
         for d in batch.iter().filter(|d| d.recovered) {
             log::recovered(d);
@@ -498,7 +507,7 @@ impl Settler<'_> {
                 self.held.insert(id);
             }
         }
-        Ok(claimed)
+        Ok(claimed + cancelled as usize)
     }
 
     /// The results the senders have reported, waiting up to `wait` for the first; `None`
@@ -618,6 +627,17 @@ fn settle(
         None => {
             summary.failed += 1;
             c.finish_delivery(&d.delivery_id, DeliveryState::Failed, true, now)?;
+            // Reported to the user's other webhooks (nothing for an operational event's own
+            // delivery: no loops).
+            operational::delivery_exhausted(
+                c,
+                &d.webhook_id,
+                &d.event_id,
+                &d.event,
+                attempt,
+                a.status_code,
+                now,
+            )?;
         }
     }
     Ok(Some(log::Failure::new(d, attempt, a, next_at, disabled)))

@@ -13,6 +13,8 @@
 //! `keyhook_auth_failures_total{reason}` and `keyhook_deliveries_total{outcome}` are
 //! prometheus-client `Counter`s (one `AtomicU64` each), created for every reason and outcome
 //! up front and kept as handles. The outbox gauges are a query at scrape time.
+//! `keyhook_filter_errors_total` is the core's count of webhook filters that failed or gave
+//! a non-boolean at fan-out in this process (`service::filter::errors_total`), read at scrape.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -263,6 +265,22 @@ impl Collector for Outbox {
     }
 }
 
+/// `keyhook_filter_errors_total`, read from the core at scrape time.
+#[derive(Debug)]
+struct FilterErrors;
+
+impl Collector for FilterErrors {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let c = ConstCounter::new(keyhook_core::service::filter::errors_total());
+        c.encode(encoder.encode_descriptor(
+            "keyhook_filter_errors",
+            "Webhook filters that failed or gave a non-boolean at fan-out (nothing was queued)",
+            None,
+            c.metric_type(),
+        )?)
+    }
+}
+
 /// The server's metrics: the registry (read at scrape) and the handles requests record into.
 pub struct Metrics {
     registry: Registry,
@@ -296,6 +314,7 @@ impl Metrics {
         );
         let deliveries = OUTCOMES.map(|o| outcomes.get_or_create(&[("outcome", o)]).clone());
         registry.register_collector(Box::new(Outbox { db, clock }));
+        registry.register_collector(Box::new(FilterErrors));
         Metrics {
             registry,
             http,

@@ -27,6 +27,7 @@ use keyhook_core::service::event_types::{self, NAME_MAX, NAME_PATTERN};
 use keyhook_core::service::events::{
     EVENT_ID_PATTERN, IDEMPOTENCY_FIELD, IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_PATTERN,
 };
+use keyhook_core::service::filter;
 use keyhook_core::service::input::ASTRAL_INVISIBLE;
 use keyhook_core::service::keys::{
     self, MAX_NAME_CHARS, MAX_PROFILE_IDS, MAX_PROFILE_ID_CHARS, MAX_USES,
@@ -353,7 +354,7 @@ fn paths() -> Value {
         "/webhooks/{id}": {
             "parameters": webhook_id_param(),
             "get": op("Show a webhook", "getWebhook", ("200", ok("The webhook", r("Webhook"))), &["400", "403", "404"]),
-            "patch": with(op("Change url, events, scope (fullAccess, profileIds) or isActive (isActive: true resets failCount)", "updateWebhook",
+            "patch": with(op("Change url, events, scope (fullAccess, profileIds), filter or isActive (isActive: true resets failCount)", "updateWebhook",
                              ("200", ok("The webhook as changed", r("Webhook"))), &write),
                           "requestBody", body(r("UpdateWebhook"))),
             "delete": op("Delete a webhook and its delivery log", "deleteWebhook", no_content("Deleted"), &["400", "403", "404"])
@@ -543,6 +544,10 @@ fn schemas() -> Value {
     let permissions: Vec<&str> = Permission::ALL.iter().map(|p| p.as_str()).collect();
     let ts = json!({ "type": "string", "format": "date-time" });
     // The scope's profile ids, of a key and of a webhook alike (`keys::ProfileIds`).
+    let filter_doc = format!(
+        "A CEL expression over `event`, `profileId` and `data`: only events for which it is `true` are queued (an evaluation error or a non-boolean queues nothing and counts in keyhook_filter_errors_total). At most {} characters, nesting at most {} deep, at most {} macros (none inside another's predicate), each over at most {} elements. A syntax error is 400 with details `filter`.",
+        filter::MAX_LEN, filter::MAX_DEPTH, filter::MAX_MACROS, filter::MAX_RANGE
+    );
     let profile_ids = json!({
         "type": ["array", "null"],
         "maxItems": MAX_PROFILE_IDS,
@@ -605,7 +610,7 @@ fn schemas() -> Value {
         "Webhook": {
             "type": "object",
             "additionalProperties": false,
-            "required": ["id", "userId", "url", "events", "fullAccess", "profileIds", "secret", "isActive", "failCount", "createdAt", "updatedAt"],
+            "required": ["id", "userId", "url", "events", "fullAccess", "profileIds", "filter", "secret", "isActive", "failCount", "createdAt", "updatedAt"],
             "properties": {
                 "id": { "type": "string" },
                 "userId": { "type": "string" },
@@ -613,6 +618,7 @@ fn schemas() -> Value {
                 "events": { "type": "array", "minItems": 1, "items": event_name() },
                 "fullAccess": { "type": "boolean", "description": "true: events of every profile and user-wide events are delivered; false: only events whose profileId is in profileIds" },
                 "profileIds": { "type": "array", "items": { "type": "string" } },
+                "filter": { "type": ["string", "null"], "maxLength": filter::MAX_LEN, "description": filter_doc },
                 "secret": { "type": "string", "pattern": SECRET_PATTERN },
                 "isActive": { "type": "boolean" },
                 "failCount": { "type": "integer", "minimum": 0 },
@@ -629,7 +635,8 @@ fn schemas() -> Value {
                 "url": url,
                 "events": { "type": "array", "minItems": 1, "uniqueItems": true, "items": event_name() },
                 "fullAccess": { "type": ["boolean", "null"], "default": true },
-                "profileIds": profile_ids.clone()
+                "profileIds": profile_ids.clone(),
+                "filter": { "type": ["string", "null"], "minLength": 1, "maxLength": filter::MAX_LEN, "description": filter_doc }
             },
             "if": { "required": ["fullAccess"], "properties": { "fullAccess": { "const": false } } },
             "then": { "required": ["profileIds"], "properties": { "profileIds": { "type": "array", "minItems": 1, "items": { "type": "string" } } } },
@@ -638,13 +645,14 @@ fn schemas() -> Value {
         "UpdateWebhook": {
             "type": "object",
             "additionalProperties": false,
-            "description": "A field left out or `null` stays as it is; at least one must be given. The scope is replaced as a whole when `fullAccess` or `profileIds` is given, with the rules of CreateWebhook (`fullAccess` absent is `true`).",
+            "description": "A field left out or `null` stays as it is, except `filter`: `null` removes it; at least one must be given. The scope is replaced as a whole when `fullAccess` or `profileIds` is given, with the rules of CreateWebhook (`fullAccess` absent is `true`).",
             "properties": {
                 "url": nullable(&url),
                 "events": { "type": ["array", "null"], "minItems": 1, "uniqueItems": true, "items": event_name() },
                 "fullAccess": { "type": ["boolean", "null"] },
                 "profileIds": profile_ids.clone(),
-                "isActive": { "type": ["boolean", "null"] }
+                "isActive": { "type": ["boolean", "null"] },
+                "filter": { "type": ["string", "null"], "minLength": 1, "maxLength": filter::MAX_LEN, "description": filter_doc }
             },
             // At least one field not null: not (every field given is null). Stated with `not`
             // rather than an `anyOf` of objects, which code generators read as a union of
@@ -655,7 +663,7 @@ fn schemas() -> Value {
                 "fullAccess": { "type": "null" },
                 "profileIds": { "type": "null" },
                 "isActive": { "type": "null" }
-            } },
+            }, "not": { "required": ["filter"] } },
             "if": { "required": ["fullAccess"], "properties": { "fullAccess": { "const": false } } },
             "then": { "required": ["profileIds"], "properties": { "profileIds": { "type": "array", "minItems": 1, "items": { "type": "string" } } } },
             "else": { "properties": { "profileIds": { "maxItems": 0 } } }

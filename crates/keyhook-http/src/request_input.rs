@@ -12,6 +12,7 @@ use keyhook_core::rate::RateLimit;
 use keyhook_core::redact;
 use keyhook_core::service::audit;
 use keyhook_core::service::events::{EventName, IdempotencyKey, NewEvent, IDEMPOTENCY_FIELD};
+use keyhook_core::service::filter::Filter;
 use keyhook_core::service::idempotency::Idempotent;
 use keyhook_core::service::input::Object;
 use keyhook_core::service::keys::{self, Expiry, KeyName, NewKey, ProfileId, ProfileIds};
@@ -121,11 +122,15 @@ fn percent_decode(s: &str) -> Option<String> {
 
 /// A `POST /webhooks` body.
 pub fn new_webhook(body: &Value, allow_private: bool) -> Result<NewWebhook> {
-    let mut o = Object::new(body, &["url", "events", "fullAccess", "profileIds"])?;
+    let mut o = Object::new(
+        body,
+        &["url", "events", "fullAccess", "profileIds", "filter"],
+    )?;
     let url = o.string("url");
     let events = o.strings("events");
     let full_access = o.bool("fullAccess");
     let profile_ids = o.strings("profileIds");
+    let filter = o.nullable_string("filter").flatten();
     let mut p = o.problems;
     p.end_decoding();
     Ok(NewWebhook {
@@ -133,6 +138,7 @@ pub fn new_webhook(body: &Value, allow_private: bool) -> Result<NewWebhook> {
         events: events.and_then(|e| p.take_list("events", WebhookEvents::new(e))),
         full_access,
         profile_ids: profile_ids.and_then(|ids| p.take_list("profileIds", ProfileIds::new(ids))),
+        filter: filter.and_then(|f| p.take("filter", Filter::new(&f))),
         problems: p,
         idempotency: None,
     })
@@ -142,13 +148,21 @@ pub fn new_webhook(body: &Value, allow_private: bool) -> Result<NewWebhook> {
 pub fn webhook_patch(body: &Value, allow_private: bool) -> Result<WebhookPatch> {
     let mut o = Object::new(
         body,
-        &["url", "events", "fullAccess", "profileIds", "isActive"],
+        &[
+            "url",
+            "events",
+            "fullAccess",
+            "profileIds",
+            "isActive",
+            "filter",
+        ],
     )?;
     let url = o.string("url");
     let events = o.strings("events");
     let full_access = o.bool("fullAccess");
     let profile_ids = o.strings("profileIds");
     let is_active = o.bool("isActive");
+    let filter = o.nullable_string("filter");
     let mut p = o.problems;
     p.end_decoding();
     Ok(WebhookPatch {
@@ -157,6 +171,10 @@ pub fn webhook_patch(body: &Value, allow_private: bool) -> Result<WebhookPatch> 
         full_access,
         profile_ids: profile_ids.and_then(|ids| p.take_list("profileIds", ProfileIds::new(ids))),
         is_active,
+        filter: filter.and_then(|f| match f {
+            None => Some(None),
+            Some(f) => p.take("filter", Filter::new(&f)).map(Some),
+        }),
         problems: p,
     })
 }

@@ -195,6 +195,8 @@ const MIGRATIONS: &[&str] = &[
         ('profile.deleted', NULL, 'optional', FALSE, 0, 0),
         ('webhook.disabled', 'emitted by keyhook itself', 'none', FALSE, 0, 0),
         ('delivery.exhausted', 'emitted by keyhook itself', 'none', FALSE, 0, 0);"#,
+    // payload filters: SQLite's migration of the same name.
+    r#"ALTER TABLE webhooks ADD COLUMN filter TEXT COLLATE "C";"#,
 ];
 
 /// The schema version this binary writes.

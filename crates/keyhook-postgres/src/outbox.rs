@@ -2,7 +2,9 @@
 //! several workers on several machines can make at once.
 
 use super::PgStore;
-use keyhook_core::store::{Claimed, DeliveryState, KeyQueries, OutboxQueries, StoreResult};
+use keyhook_core::store::{
+    Claimed, DeliveryState, FreshDelivery, KeyQueries, OutboxQueries, StoreResult,
+};
 use keyhook_core::time::Timestamp;
 
 impl OutboxQueries for PgStore {
@@ -50,11 +52,91 @@ impl OutboxQueries for PgStore {
                      FROM webhooks w
                      WHERE w.user_id = $2 AND "
                     ),
-                    keyhook_core::receives_sql!(dialect, "w", "$4", "$5::text")
+                    keyhook_core::receives_unfiltered_sql!(dialect, "w", "$4", "$5::text")
                 ),
                 &[&event_id, &user, &now.0, &event, &profile],
             )?;
             Ok(n as usize)
+        })
+    }
+
+    fn filtered_receivers(
+        &self,
+        user: &str,
+        event: &str,
+        profile: Option<&str>,
+    ) -> StoreResult<Vec<(String, String)>> {
+        self.run(|s| {
+            let rows = s.query(
+                concat!(
+                    "SELECT w.id, w.filter FROM webhooks w WHERE w.user_id = $1 AND ",
+                    keyhook_core::filtered_sql!(dialect, "w", "$2", "$3::text"),
+                    " ORDER BY w.id"
+                ),
+                &[&user, &event, &profile],
+            )?;
+            rows.iter()
+                .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
+                .collect()
+        })
+    }
+
+    fn enqueue_delivery(
+        &self,
+        event_id: &str,
+        webhook_id: &str,
+        now: Timestamp,
+    ) -> StoreResult<()> {
+        self.run(|s| {
+            s.execute(
+                concat!(
+                    "INSERT INTO deliveries (id, event_id, webhook_id, state, attempts,
+                        next_attempt_at, created_at, updated_at)
+                     VALUES (",
+                    new_delivery_id!("$3"),
+                    ", $1, $2, ",
+                    keyhook_core::pending_state_sql!(),
+                    ", 0, $3, $3, $3)"
+                ),
+                &[&event_id, &webhook_id, &now.0],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn fresh_deliveries(
+        &self,
+        webhook_id: &str,
+        now: Timestamp,
+    ) -> StoreResult<Vec<FreshDelivery>> {
+        self.run(|s| {
+            let rows = s.query(
+                concat!(
+                    "SELECT d.id, e.event, e.profile_id, e.payload
+                     FROM deliveries d JOIN events e ON e.id = d.event_id
+                     WHERE d.webhook_id = $1 AND d.created_at = $2 AND d.attempts = 0
+                       AND d.state = ",
+                    keyhook_core::pending_state_sql!()
+                ),
+                &[&webhook_id, &now.0],
+            )?;
+            rows.iter()
+                .map(|r| {
+                    Ok(FreshDelivery {
+                        delivery_id: r.try_get(0)?,
+                        event: r.try_get(1)?,
+                        profile_id: r.try_get(2)?,
+                        payload: r.try_get(3)?,
+                    })
+                })
+                .collect()
+        })
+    }
+
+    fn delete_delivery(&self, id: &str) -> StoreResult<()> {
+        self.run(|s| {
+            s.execute("DELETE FROM deliveries WHERE id = $1", &[&id])?;
+            Ok(())
         })
     }
 

@@ -11,7 +11,7 @@ use keyhook_core::time::Timestamp;
 macro_rules! columns {
     () => {
         "id, user_id, url, events, secret, is_active, fail_count, created_at, updated_at,
-         full_access, profile_ids"
+         full_access, profile_ids, filter"
     };
 }
 
@@ -40,6 +40,7 @@ fn from_row(r: &Row) -> Result<Webhook, Fail> {
         events: json_strings(events)?,
         full_access: r.try_get(9)?,
         profile_ids: json_strings(profile_ids)?,
+        filter: r.try_get(11)?,
         secret: r.try_get(4)?,
         is_active: r.try_get(5)?,
         fail_count: r.try_get(6)?,
@@ -76,8 +77,8 @@ impl WebhookQueries for PgStore {
         self.run(|s| {
             s.execute(
                 "INSERT INTO webhooks (id, user_id, url, events, secret, is_active, fail_count,
-                    created_at, updated_at, full_access, profile_ids)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+                    created_at, updated_at, full_access, profile_ids, filter)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
                 &[
                     &w.id,
                     &w.user_id,
@@ -90,6 +91,7 @@ impl WebhookQueries for PgStore {
                     &w.updated_at.0,
                     &w.full_access,
                     &to_json(&w.profile_ids),
+                    &w.filter,
                 ],
             )?;
             Ok(())
@@ -154,7 +156,7 @@ impl WebhookQueries for PgStore {
             s.execute(
                 concat!(
                     "UPDATE webhooks SET url = $2, events = $3, is_active = $4, fail_count = $5,
-                    updated_at = $6, full_access = $7, profile_ids = $8,
+                    updated_at = $6, full_access = $7, profile_ids = $8, filter = $9,
                     ",
                     keyhook_core::enable_clears_reason_sql!("$4"),
                     "
@@ -169,6 +171,7 @@ impl WebhookQueries for PgStore {
                     &w.updated_at.0,
                     &w.full_access,
                     &to_json(&w.profile_ids),
+                    &w.filter,
                 ],
             )?;
             Ok(())

@@ -237,6 +237,8 @@ const MIGRATIONS: &[&str] = &[
         ('profile.deleted', NULL, 'optional', 0, 0, 0),
         ('webhook.disabled', 'emitted by keyhook itself', 'none', 0, 0, 0),
         ('delivery.exhausted', 'emitted by keyhook itself', 'none', 0, 0, 0);",
+    // payload filters: a webhook's CEL filter (service::filter), NULL for none.
+    "ALTER TABLE webhooks ADD COLUMN filter TEXT;",
 ];
 
 /// The schema version this binary writes.

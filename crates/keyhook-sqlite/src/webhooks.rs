@@ -12,7 +12,7 @@ use keyhook_core::store::{AttemptRecord, FailCounter, StoreResult, WebhookQuerie
 macro_rules! columns {
     () => {
         "id, user_id, url, events, secret, is_active, fail_count, created_at,
-    updated_at, full_access, profile_ids"
+    updated_at, full_access, profile_ids, filter"
     };
 }
 
@@ -35,6 +35,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Webhook> {
         events: json_strings(&events)?,
         full_access: r.get(9)?,
         profile_ids: json_strings(&profile_ids)?,
+        filter: r.get(11)?,
         secret: r.get(4)?,
         is_active: r.get(5)?,
         fail_count: r.get(6)?,
@@ -59,8 +60,8 @@ impl WebhookQueries for Conn {
             self.0
                 .prepare_cached(
                     "INSERT INTO webhooks (id, user_id, url, events, secret, is_active, fail_count,
-                        created_at, updated_at, full_access, profile_ids)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                        created_at, updated_at, full_access, profile_ids, filter)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
                 )?
                 .execute(params![
                     w.id,
@@ -73,7 +74,8 @@ impl WebhookQueries for Conn {
                     w.created_at.0,
                     w.updated_at.0,
                     w.full_access,
-                    to_json(&w.profile_ids)
+                    to_json(&w.profile_ids),
+                    w.filter
                 ])?;
             Ok(())
         })
@@ -124,7 +126,7 @@ impl WebhookQueries for Conn {
             self.0
                 .prepare_cached(concat!(
                     "UPDATE webhooks SET url = ?2, events = ?3, is_active = ?4, fail_count = ?5,
-                        updated_at = ?6, full_access = ?7, profile_ids = ?8,
+                        updated_at = ?6, full_access = ?7, profile_ids = ?8, filter = ?9,
                         ",
                     keyhook_core::enable_clears_reason_sql!("?4"),
                     "
@@ -138,7 +140,8 @@ impl WebhookQueries for Conn {
                     w.fail_count,
                     w.updated_at.0,
                     w.full_access,
-                    to_json(&w.profile_ids)
+                    to_json(&w.profile_ids),
+                    w.filter
                 ])?;
             Ok(())
         })

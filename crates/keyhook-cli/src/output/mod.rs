@@ -118,6 +118,7 @@ fn flag_name(field: &str) -> String {
         "rateLimit" => "--rate-limit",
         "remainingUses" => "--max-uses",
         "url" => "--url",
+        "filter" => "--filter",
         "events" => "--event",
         "data" => "--data",
         "user" => "--user",

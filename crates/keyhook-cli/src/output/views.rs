@@ -291,6 +291,9 @@ impl Output {
             ("created", wrap(when_full(Some(w.created_at), now))),
             ("updated", wrap(when_full(Some(w.updated_at), now))),
         ];
+        if let Some(f) = &w.filter {
+            rows.insert(5, ("filter", wrap(f.clone())));
+        }
         if !history.is_empty() {
             rows.push(("history", self.history(history)));
         }

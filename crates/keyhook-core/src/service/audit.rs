@@ -228,6 +228,7 @@ pub fn webhook_details(w: &Webhook) -> Value {
         "fullAccess": w.full_access,
         "profileIds": w.profile_ids,
         "isActive": w.is_active,
+        "filter": w.filter,
     })
 }
 

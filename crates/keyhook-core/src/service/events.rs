@@ -275,12 +275,47 @@ pub fn emit_checked(
         c.insert_event(&accepted.id, user, &accepted.event, profile, &body, now)?;
         accepted.deliveries =
             c.enqueue_deliveries(&accepted.id, user, &accepted.event, profile, now)?;
+        accepted.deliveries +=
+            enqueue_filtered(c, &accepted.id, user, &accepted.event, profile, &data, now)?;
         if let Some(key) = &idempotency_key {
             c.set_idempotency_deliveries(user, profile, key.as_str(), accepted.deliveries)?;
         }
         Ok(())
     })?;
     Ok(accepted)
+}
+
+/// The moment before which an idempotency record created no longer holds its key at `at`:
+/// what a repeat may replace, and what retention may delete (`service::retention::ALSO`).
+pub fn stale_before(at: Timestamp) -> Timestamp {
+    at.add_millis(-IDEMPOTENCY_WINDOW_MS)
+}
+
+/// The filtered share of a fan-out (`store::OutboxQueries::enqueue_deliveries` queues the
+/// rest in SQL): a delivery for each receiving webhook whose filter admits the event
+/// (`service::filter`), the data converted once for all of them. Returns how many.
+pub fn enqueue_filtered(
+    c: crate::store::Conn<'_>,
+    event_id: &str,
+    user: &str,
+    event: &str,
+    profile: Option<&str>,
+    data: &Value,
+    now: Timestamp,
+) -> Result<usize> {
+    let hooks = c.filtered_receivers(user, event, profile)?;
+    if hooks.is_empty() {
+        return Ok(0);
+    }
+    let vars = super::filter::Vars::new(event, profile, data);
+    let mut queued = 0;
+    for (webhook_id, source) in hooks {
+        if super::filter::admits(&webhook_id, &source, &vars) {
+            c.enqueue_delivery(event_id, &webhook_id, now)?;
+            queued += 1;
+        }
+    }
+    Ok(queued)
 }
 
 /// The moment before which an idempotency record created no longer holds its key at `at`:

@@ -166,6 +166,18 @@ impl<'a> Object<'a> {
         }
     }
 
+    /// A string that may be `null`: absent is `None`, `null` is `Some(None)`.
+    pub fn nullable_string(&mut self, field: &str) -> Option<Option<String>> {
+        match self.map.get(field)? {
+            Value::Null => Some(None),
+            Value::String(s) => Some(Some(s.clone())),
+            _ => {
+                self.problems.add(field, "must be a string or null");
+                None
+            }
+        }
+    }
+
     pub fn bool(&mut self, field: &str) -> Option<bool> {
         match self.get(field)? {
             Value::Bool(b) => Some(*b),

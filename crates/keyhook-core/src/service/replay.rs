@@ -50,6 +50,23 @@ pub struct Replayed {
     pub queued: usize,
 }
 
+/// A webhook's filter applies to a replay as to the first fan-out (`service::filter`): of
+/// the deliveries the replay has just queued, those whose event the filter does not admit
+/// (or fails on) are removed again. Returns how many.
+fn refuse_filtered(c: Conn<'_>, webhook_id: &str, filter: &str, now: Timestamp) -> Result<usize> {
+    let mut refused = 0;
+    for d in c.fresh_deliveries(webhook_id, now)? {
+        let payload: serde_json::Value = serde_json::from_slice(&d.payload).unwrap_or_default();
+        let data = payload.get("data").cloned().unwrap_or_default();
+        let vars = super::filter::Vars::new(&d.event, d.profile_id.as_deref(), &data);
+        if !super::filter::admits(webhook_id, filter, &vars) {
+            c.delete_delivery(&d.delivery_id)?;
+            refused += 1;
+        }
+    }
+    Ok(refused)
+}
+
 /// Queues a fresh delivery to the actor's webhook `id` for every event of the user since
 /// `since` that the webhook subscribes to and whose profile its scope covers as it is now
 /// (`auth::covers`), or for the one event named, in one write
@@ -129,7 +146,10 @@ pub fn replay(
             event_id: input.event_id.as_deref(),
             failed_only: input.failed_only,
         };
-        let queued = c.enqueue_replay(&sel, now, MAX_REPLAY + 1)?;
+        let mut queued = c.enqueue_replay(&sel, now, MAX_REPLAY + 1)?;
+        if let (Some(filter), true) = (&w.filter, queued <= MAX_REPLAY) {
+            queued -= refuse_filtered(c, &w.id, filter, now)?;
+        }
         if queued > MAX_REPLAY {
             // The transaction rolls back: nothing was queued.
             return Err(Error::validation(

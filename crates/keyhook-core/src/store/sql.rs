@@ -82,6 +82,34 @@ macro_rules! receives_sql {
     };
 }
 
+/// The SQL enqueue's share of a fan-out: the webhook `$w` gets a delivery of the event
+/// ([`receives_sql`]) and has no filter; those with one are evaluated in Rust
+/// (`service::filter`) and queued one by one ([`filtered_sql`]).
+#[macro_export]
+macro_rules! receives_unfiltered_sql {
+    ($d:ident, $w:literal, $event:literal, $profile:literal) => {
+        concat!(
+            $crate::receives_sql!($d, $w, $event, $profile),
+            " AND ",
+            $w,
+            ".filter IS NULL"
+        )
+    };
+}
+
+/// The webhook `$w` gets the event if its filter admits it ([`receives_sql`] and a filter).
+#[macro_export]
+macro_rules! filtered_sql {
+    ($d:ident, $w:literal, $event:literal, $profile:literal) => {
+        concat!(
+            $crate::receives_sql!($d, $w, $event, $profile),
+            " AND ",
+            $w,
+            ".filter IS NOT NULL"
+        )
+    };
+}
+
 /// `replay --failed-only`: unless the parameter `$failed_only` is false, the newest
 /// delivery of the event `$e` (a table alias) to the webhook `$w` (newest by `created_at`,
 /// then by insertion) ended in one of [`replayed_as_failed_sql`]'s states.
@@ -286,6 +314,20 @@ mod tests {
             crate::receives_sql!(shown, "w", "?4", "?5"),
             "FLAG[w.is_active] AND HAS[w.events ?4] AND (FLAG[w.full_access] OR \
              HAS[w.profile_ids ?5])"
+        );
+        assert_eq!(
+            crate::receives_unfiltered_sql!(shown, "w", "?4", "?5"),
+            concat!(
+                crate::receives_sql!(shown, "w", "?4", "?5"),
+                " AND w.filter IS NULL"
+            )
+        );
+        assert_eq!(
+            crate::filtered_sql!(shown, "w", "?4", "?5"),
+            concat!(
+                crate::receives_sql!(shown, "w", "?4", "?5"),
+                " AND w.filter IS NOT NULL"
+            )
         );
         assert_eq!(
             crate::replay_failed_only_sql!(shown, "?4", "w", "e"),

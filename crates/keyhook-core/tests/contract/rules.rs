@@ -32,6 +32,7 @@ fn hook(id: &str, events: &[&str], active: bool, profiles: Option<&[&str]>) -> W
             .iter()
             .map(|p| p.to_string())
             .collect(),
+        filter: None,
         secret: format!("whsec_{id}"),
         is_active: active,
         fail_count: 0,
@@ -136,11 +137,19 @@ fn put(s: &Store, rows: &[Row<'_>]) {
 }
 
 /// The outbox's enqueue: an event of each name and profile reaches exactly the active
-/// webhooks of its user that subscribe to it and whose scope covers its profile.
+/// webhooks of its user that subscribe to it and whose scope covers its profile; in SQL
+/// those without a filter, and `filtered_receivers` names those with one (for the core to
+/// evaluate).
 pub fn the_enqueue_reaches_the_webhooks_the_core_says(kind: &Kind) {
     let Some(db) = kind.db() else { return };
     let s = db.store();
-    let hooks = hooks();
+    let mut hooks = hooks();
+    // Every third webhook has a filter.
+    for (i, w) in hooks.iter_mut().enumerate() {
+        if i % 3 == 0 {
+            w.filter = Some(format!("data.n == {i}"));
+        }
+    }
     s.write(|c| {
         for w in &hooks {
             c.insert_webhook(w)?;
@@ -158,11 +167,21 @@ pub fn the_enqueue_reaches_the_webhooks_the_core_says(kind: &Kind) {
                     Ok(c.enqueue_deliveries(&id, "u", event, *profile, Timestamp(T))?)
                 })
                 .unwrap();
-            let reached: Vec<&Webhook> = hooks
+            let (filtered, reached): (Vec<&Webhook>, Vec<&Webhook>) = hooks
                 .iter()
                 .filter(|w| w.user_id == "u" && w.is_active && matches(w, event, *profile))
-                .collect();
+                .partition(|w| w.filter.is_some());
             assert_eq!(queued, reached.len(), "{event} of {profile:?}");
+            let named = s.conn().filtered_receivers("u", event, *profile).unwrap();
+            let want_named: Vec<(String, String)> = filtered
+                .iter()
+                .map(|w| (w.id.clone(), w.filter.clone().unwrap()))
+                .collect();
+            let mut named_sorted = named.clone();
+            named_sorted.sort();
+            let mut want_sorted = want_named.clone();
+            want_sorted.sort();
+            assert_eq!(named_sorted, want_sorted, "{event} of {profile:?}");
             for w in reached {
                 want.insert((id.clone(), w.id.clone(), "pending".to_string(), Some(T)));
             }

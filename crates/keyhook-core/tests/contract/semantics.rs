@@ -49,6 +49,7 @@ fn hook(id: &str, user: &str, events: &[&str], active: bool, created: i64) -> We
         events: events.iter().map(|e| e.to_string()).collect(),
         full_access: true,
         profile_ids: vec![],
+        filter: None,
         secret: format!("whsec_{id}"),
         is_active: active,
         fail_count: 0,

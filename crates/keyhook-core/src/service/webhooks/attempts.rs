@@ -3,6 +3,7 @@
 use crate::service::audit::{self, Action, Entry, Via};
 use crate::service::events::{self, TEST_EVENT};
 use crate::service::idempotency::{self, Idempotent, Turn};
+use crate::service::operational;
 
 use crate::auth::Scope;
 use crate::error::Result;
@@ -243,7 +244,9 @@ pub fn log_attempt_disabling(
         // The webhook's scope, for who may read the entry (it exists: it was just disabled).
         let w = c.webhook(&user, webhook_id)?;
         let all = (true, Vec::new());
-        let (full_access, ids) = w.map_or(all, |w| (w.full_access, w.profile_ids));
+        let (full_access, ids) = w
+            .as_ref()
+            .map_or(all, |w| (w.full_access, w.profile_ids.clone()));
         // Why it was disabled: the rule `count_attempt` applied (`AttemptRecord::gone`).
         let (reason, details) = if record.gone() {
             let details = serde_json::json!({ "reason": GONE_REASON, "statusCode": a.status_code });
@@ -268,6 +271,12 @@ pub fn log_attempt_disabling(
             profile_ids: &ids,
         });
         audit::record(c, at, &entry)?;
+        // Reported to the user's other webhooks, unless this was the delivery of an
+        // operational event: those never cause another (no loops).
+        if let Some(w) = w.filter(|_| !operational::is_operational(record.event)) {
+            let stored = record.disable_reason(DISABLE_AFTER_FAILURES);
+            operational::webhook_disabled(c, &w, &stored, at)?;
+        }
         return Ok(Some(reason));
     }
     Ok(None)

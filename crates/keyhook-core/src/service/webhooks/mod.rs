@@ -17,9 +17,11 @@ pub use target::{url_pattern, WebhookUrl};
 use super::audit::{self, Action, Entry};
 use super::event_types;
 use super::events::EventName;
+use super::filter::Filter;
 use super::idempotency::{self, Idempotent, Keyed};
 use super::input::{check_unique_non_empty, ListProblems, Problems};
 use super::keys::{check_scope, ProfileIds};
+use super::operational;
 use super::{Actor, Operation, Publish};
 use crate::auth::{self, Excess, Scope};
 use crate::error::{Error, FieldError, Result};
@@ -46,6 +48,8 @@ pub struct NewWebhook {
     /// neither is given, the acting key's own scope (full access for the operator).
     pub full_access: Option<bool>,
     pub profile_ids: Option<ProfileIds>,
+    /// Only events this CEL filter admits are queued (`service::filter`); `None`: all.
+    pub filter: Option<Filter>,
     /// The request's `Idempotency-Key` with its body (`service::idempotency`): a repeat within
     /// 24 hours acts not again and answers as the first did. `None` on the command line.
     pub idempotency: Option<Idempotent>,
@@ -64,6 +68,8 @@ pub struct WebhookPatch {
     pub full_access: Option<bool>,
     pub profile_ids: Option<ProfileIds>,
     pub is_active: Option<bool>,
+    /// `Some(None)` removes the filter; `None` keeps it.
+    pub filter: Option<Option<Filter>>,
     /// As in [`NewWebhook`].
     pub problems: Problems,
 }
@@ -75,6 +81,7 @@ const WEBHOOK_FIELDS: &[&str] = &[
     "events",
     "fullAccess",
     "profileIds",
+    "filter",
     "isActive",
     "body",
 ];
@@ -197,6 +204,7 @@ pub fn create(
         events: events.0,
         full_access,
         profile_ids,
+        filter: input.filter.map(|f| f.as_str().to_string()),
         secret: sign::generate_secret(),
         is_active: true,
         fail_count: 0,
@@ -315,18 +323,26 @@ pub fn update(
     let mut p = patch.problems;
     // A field that was sent but refused (`"isActive": "yes"`) was named: its own detail says
     // what is wrong, without a second one saying that nothing was named.
-    let named = ["url", "events", "fullAccess", "profileIds", "isActive"]
-        .iter()
-        .any(|f| p.mentions(f));
+    let named = [
+        "url",
+        "events",
+        "fullAccess",
+        "profileIds",
+        "isActive",
+        "filter",
+    ]
+    .iter()
+    .any(|f| p.mentions(f));
     let empty = patch.url.is_none()
         && patch.events.is_none()
         && patch.full_access.is_none()
         && patch.profile_ids.is_none()
-        && patch.is_active.is_none();
+        && patch.is_active.is_none()
+        && patch.filter.is_none();
     if empty && !named && !p.has("body") {
         p.add(
             "body",
-            "name at least one of url, events, fullAccess, profileIds, isActive",
+            "name at least one of url, events, fullAccess, profileIds, isActive, filter",
         );
     }
     let scope = asked_scope(&mut p, patch.full_access, patch.profile_ids);
@@ -360,6 +376,9 @@ pub fn update(
             }
             w.is_active = active;
         }
+        if let Some(filter) = patch.filter {
+            w.filter = filter.map(|f| f.as_str().to_string());
+        }
         // A patch that sets what is already set changes nothing: no write, no new
         // `updatedAt`, no audit entry (an audit log records changes).
         if w == before {
@@ -376,6 +395,10 @@ pub fn update(
         for (action, details) in update_entries(&before, &w) {
             let entry = Entry::by(actor, action, &w.id, details).about(about);
             audit::record(c, now, &entry)?;
+        }
+        if before.is_active && !w.is_active {
+            let reason = operational::MANUAL_REASON;
+            operational::webhook_disabled(c, &w, reason, now)?;
         }
         Ok(w)
     })
@@ -398,6 +421,9 @@ fn update_entries(before: &Webhook, after: &Webhook) -> Vec<(Action, serde_json:
     if before.scope() != after.scope() {
         changed.insert("fullAccess".into(), after.full_access.into());
         changed.insert("profileIds".into(), after.profile_ids.clone().into());
+    }
+    if before.filter != after.filter {
+        changed.insert("filter".into(), after.filter.clone().into());
     }
     if before.is_active == after.is_active && before.fail_count != after.fail_count {
         changed.insert("failCount".into(), after.fail_count.into());

@@ -34,6 +34,8 @@ impl DeliveryArgs {
             once,
             on_settled: None,
             retention: Some(self.retention),
+            only: None,
+            on_attempt: None,
         }
     }
 }

@@ -168,6 +168,7 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
                 profile_ids,
                 problems: p,
                 idempotency: None,
+                ephemeral: false,
             };
             // The output carries the new secret: written and flushed before the commit, or
             // no webhook. /dev/null is fine: `show` prints the secret again.

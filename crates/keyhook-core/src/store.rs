@@ -341,6 +341,11 @@ pub trait WebhookQueries {
     fn insert_attempt(&self, a: &AttemptRecord<'_>) -> StoreResult<()>;
     /// The newest `limit` attempts to deliver to the webhook, newest first.
     fn attempts(&self, webhook_id: &str, limit: i64) -> StoreResult<Vec<DeliveryAttempt>>;
+    /// Writes `at` as the heartbeat of the ephemeral webhook `id`; false when it is gone.
+    fn beat_listener(&self, id: &str, at: Timestamp) -> StoreResult<bool>;
+    /// The ephemeral webhooks whose last heartbeat is before `cutoff`
+    /// (`crate::stale_listener_sql!`), oldest first.
+    fn stale_listeners(&self, cutoff: Timestamp) -> StoreResult<Vec<Webhook>>;
 }
 
 /// Events and the deliveries queued for them.
@@ -366,14 +371,18 @@ pub trait OutboxQueries {
         profile: Option<&str>,
         now: Timestamp,
     ) -> StoreResult<usize>;
-    /// Whether any delivery is due at `now`.
-    fn any_due(&self, now: Timestamp) -> StoreResult<bool>;
-    /// Leases up to `limit` due deliveries until `lease_until`.
+    /// Whether any delivery is due at `now` that a worker for `only` claims
+    /// (`crate::claimable_sql!`: `None`, every webhook but the ephemeral ones; `Some(id)`,
+    /// that webhook's alone).
+    fn any_due(&self, now: Timestamp, only: Option<&str>) -> StoreResult<bool>;
+    /// Leases up to `limit` due deliveries until `lease_until`, of the webhooks `only` says
+    /// (as in [`OutboxQueries::any_due`]).
     fn claim_due(
         &self,
         now: Timestamp,
         limit: usize,
         lease_until: Timestamp,
+        only: Option<&str>,
     ) -> StoreResult<Vec<Claimed>>;
     /// Ends a delivery in `state` (one of [`DeliveryState::FINISHED`]); `attempted` says
     /// whether an attempt was made.

@@ -104,6 +104,9 @@ pub const TABLES: &[Table] = &[
             // profile scope
             ("full_access", Bool),
             ("profile_ids", Text),
+            // the developer's loop
+            ("ephemeral", Bool),
+            ("heartbeat_at", Int),
         ],
     },
     Table {

@@ -135,6 +135,7 @@ pub fn new_webhook(body: &Value, allow_private: bool) -> Result<NewWebhook> {
         profile_ids: profile_ids.and_then(|ids| p.take_list("profileIds", ProfileIds::new(ids))),
         problems: p,
         idempotency: None,
+        ephemeral: false,
     })
 }
 

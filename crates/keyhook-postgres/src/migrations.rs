@@ -174,6 +174,10 @@ const MIGRATIONS: &[&str] = &[
      CREATE INDEX api_keys_user ON api_keys(user_id, created_at, id);
      DROP INDEX webhooks_user;
      CREATE INDEX webhooks_user ON webhooks(user_id, created_at, id);",
+    // the developer's loop: SQLite's migration of the same name.
+    "ALTER TABLE webhooks ADD COLUMN ephemeral BOOLEAN NOT NULL DEFAULT FALSE;
+     ALTER TABLE webhooks ADD COLUMN heartbeat_at BIGINT;
+     CREATE INDEX webhooks_ephemeral ON webhooks(heartbeat_at) WHERE ephemeral;",
 ];
 
 /// The schema version this binary writes.

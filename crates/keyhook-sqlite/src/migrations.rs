@@ -214,6 +214,13 @@ const MIGRATIONS: &[&str] = &[
      CREATE INDEX api_keys_user ON api_keys(user_id, created_at, id);
      DROP INDEX webhooks_user;
      CREATE INDEX webhooks_user ON webhooks(user_id, created_at, id);",
+    // the developer's loop: a webhook of `keyhook listen` is ephemeral, delivered only by
+    // its own listener (no other worker claims it), which writes `heartbeat_at` while it
+    // runs; any other worker deletes one whose heartbeat is older than a minute.
+    "ALTER TABLE webhooks ADD COLUMN ephemeral INTEGER NOT NULL DEFAULT 0
+        CHECK (ephemeral IN (0, 1));
+     ALTER TABLE webhooks ADD COLUMN heartbeat_at INTEGER;
+     CREATE INDEX webhooks_ephemeral ON webhooks(heartbeat_at) WHERE ephemeral = 1;",
 ];
 
 /// The schema version this binary writes.

@@ -9,6 +9,7 @@ pub mod history;
 pub mod idempotency;
 pub mod input;
 pub mod keys;
+pub mod listen;
 pub mod replay;
 pub mod retention;
 pub mod webhooks;

@@ -37,6 +37,7 @@ fn hook(id: &str, events: &[&str], active: bool, profiles: Option<&[&str]>) -> W
         fail_count: 0,
         created_at: Timestamp(T),
         updated_at: Timestamp(T),
+        ephemeral: false,
     }
 }
 
@@ -420,8 +421,8 @@ pub fn boundaries_fall_where_the_core_says(kind: &Kind) {
         ];
         s.write(|c| {
             c.write_rows(table("deliveries"), &[cells])?;
-            let due = c.any_due(Timestamp(now))?;
-            let claimed = c.claim_due(Timestamp(now), 10, Timestamp(now + 60_000))?;
+            let due = c.any_due(Timestamp(now), None)?;
+            let claimed = c.claim_due(Timestamp(now), 10, Timestamp(now + 60_000), None)?;
             Ok((due, claimed.len()))
         })
         .unwrap()

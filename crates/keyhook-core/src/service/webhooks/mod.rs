@@ -45,6 +45,9 @@ pub struct NewWebhook {
     /// neither is given, the acting key's own scope (full access for the operator).
     pub full_access: Option<bool>,
     pub profile_ids: Option<ProfileIds>,
+    /// Made by `keyhook listen` (`service::listen`): delivered only by that process, never
+    /// by `serve` or `deliver`, and deleted when it stops. Never set over HTTP.
+    pub ephemeral: bool,
     /// The request's `Idempotency-Key` with its body (`service::idempotency`): a repeat within
     /// 24 hours acts not again and answers as the first did. `None` on the command line.
     pub idempotency: Option<Idempotent>,
@@ -194,6 +197,7 @@ pub fn create(
         fail_count: 0,
         created_at: now,
         updated_at: now,
+        ephemeral: input.ephemeral,
     };
     // BEGIN IMMEDIATE: the count and the insert see no other writer, so N processes
     // creating at once never make an eleventh. Every webhook of the user counts, those the

@@ -10,6 +10,7 @@ mod deliver;
 pub mod docs;
 mod events;
 mod keys;
+mod listen;
 pub mod logging;
 pub mod output;
 mod prompt;
@@ -143,6 +144,9 @@ pub enum Command {
     Events(events::EventsCommand),
     /// Send queued webhook deliveries (with --once: what is due now, then exit)
     Deliver(deliver::DeliverArgs),
+    /// Receive real, signed deliveries here while this runs (an ephemeral webhook), or
+    /// forward them to a local URL
+    Listen(listen::ListenArgs),
     /// Copy the whole database into another, empty one
     #[command(
         subcommand,
@@ -340,6 +344,7 @@ pub fn main(wiring: &'static dyn Wiring) -> i32 {
         Command::Webhooks(cmd) => webhooks::run(&ctx, cmd),
         Command::Events(cmd) => events::run(&ctx, cmd),
         Command::Deliver(args) => deliver::run(&ctx, args),
+        Command::Listen(args) => listen::run(&ctx, args),
         Command::Db(cmd) => db_command::run(&ctx, cmd),
         Command::Audit(args) => audit::run(&ctx, args),
         Command::Backup(args) => backup::run(&ctx, args),
@@ -358,6 +363,16 @@ pub fn main(wiring: &'static dyn Wiring) -> i32 {
         Ok(()) => 0,
         Err(e) => report(&ctx.out, &e),
     }
+}
+
+/// A flag raised by SIGINT or SIGTERM: how `serve`, `deliver`, `listen` and
+/// `webhooks deliveries --follow` are stopped.
+pub(crate) fn stop_on_signals() -> io::Result<Arc<std::sync::atomic::AtomicBool>> {
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(signal, Arc::clone(&stop))?;
+    }
+    Ok(stop)
 }
 
 /// Help and version go to stdout with status 0; a usage error is reported like any other

@@ -73,7 +73,7 @@ impl ListenOptions {
         match self.filter {
             None => Ok(input),
             Some(_) => Err(Error::Validation(vec![FieldError::new(
-                "filter",
+                "--filter",
                 "payload filters are not supported yet by this build",
             )])),
         }
@@ -100,8 +100,10 @@ pub fn run(ctx: &Context, args: ListenArgs) -> anyhow::Result<()> {
             (format!("http://{}/", socket.local_addr()?), Some(socket))
         }
     };
+    // Named by its flag: the URL is --forward-to's (or this process's own).
+    let url = listen::target_url(&url).map_err(|m| Error::validation("--forward-to", m))?;
     let input = options.apply(NewWebhook {
-        url: p.take("url", listen::target_url(&url)),
+        url: Some(url),
         events: p.take_list("events", WebhookEvents::new(events)),
         full_access,
         profile_ids,

@@ -25,8 +25,9 @@ const WEBHOOKS: &str = "/api/v1/webhooks";
 const EVENTS: &str = "/api/v1/events";
 const PATIENCE: Duration = Duration::from_secs(10);
 
-const WEBHOOK_FIELDS: [&str; 11] = [
+const WEBHOOK_FIELDS: [&str; 12] = [
     "createdAt",
+    "ephemeral",
     "events",
     "failCount",
     "fullAccess",

@@ -29,7 +29,7 @@ use keyhook_delivery::worker::{self, AttemptReport, WorkerOptions};
 
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  keyhook listen --forward-to 'http://localhost:3000/hooks/{event}'\n  keyhook listen --event post.published --json | jq .payload\n\nThe webhook exists while this runs: it is deleted on SIGINT, SIGTERM or a closed standard output."
+    after_help = "The webhook exists while this runs: it is deleted on SIGINT, SIGTERM or a closed standard output.\n\nExamples:\n  keyhook listen --forward-to 'http://localhost:3000/hooks/{event}'\n  keyhook listen --event post.published --json | jq .payload"
 )]
 pub struct ListenArgs {
     /// Send each delivery here, with its original headers and body; the answer is the
@@ -46,7 +46,8 @@ pub struct ListenArgs {
     /// all profiles, and user-wide events
     #[arg(long = "profile", value_name = "ID")]
     profiles: Vec<String>,
-    /// Deliver only events whose payload matches this expression (a webhook filter)
+    /// Deliver only events whose payload matches this expression (a webhook filter; refused
+    /// until this build has webhook filters)
     #[arg(long, value_name = "EXPR")]
     filter: Option<String>,
     /// Delays before each retry of a failed delivery, comma-separated
@@ -118,13 +119,8 @@ pub fn run(ctx: &Context, args: ListenArgs) -> anyhow::Result<()> {
     // The webhook id and its secret, on stderr before the commit: a listener whose secret
     // cannot be shown makes no webhook. This process is the only one that prints it.
     let mut publish = |w: &Webhook| {
-        secret_out::publish_readable_again("webhook secret", "no webhook was created", || {
-            let mut err = io::stderr().lock();
-            writeln!(err, "webhook {}", w.id)?;
-            writeln!(err, "secret {}", w.secret)?;
-            err.flush()?;
-            Ok(())
-        })
+        let lines = [format!("webhook {}", w.id), format!("secret {}", w.secret)];
+        secret_out::publish_on_stderr("webhook secret", "no webhook was created", &lines)
     };
     let w = listen::start(
         &store,

@@ -7,7 +7,6 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::thread;
-use std::time::Duration;
 
 use serde_json::Value;
 
@@ -387,6 +386,26 @@ fn a_stopped_listener_deletes_its_webhook() {
         assert_eq!(flags, [(false, false), (true, true)], "{v}");
         let table = env.run(&["webhooks", "list"]).stdout;
         assert!(table.contains("(listen) http://127.0.0.1:"), "{table}");
+        // Its URL is the listener's: no other may be set (the listener sends unguarded).
+        let moved = env.run(&[
+            "webhooks",
+            "update",
+            &l.id,
+            "--url",
+            "https://example.com/x",
+        ]);
+        assert_eq!(moved.code, 2, "{moved:#?}");
+        assert!(moved
+            .stderr
+            .contains("--url: an ephemeral webhook's URL is its listener's"));
+        let (_, v) = env.json(&["webhooks", "update", &l.id, "--event", "post.deleted"]);
+        assert_eq!(
+            v["data"]["events"],
+            serde_json::json!(["post.deleted"]),
+            "{v}"
+        );
+        let (_, v) = env.json(&["webhooks", "update", &l.id, "--event", "post.published"]);
+        assert_eq!(v["data"]["ephemeral"], true, "{v}");
         // Its own receiver checks the signatures.
         emit(&env, "post.published", &[]);
         let lines = l.run.wait_lines(1);
@@ -549,4 +568,22 @@ fn follow_streams_new_attempts_until_sigint() {
     f.signal("INT");
     assert_eq!(f.wait().code(), Some(0), "{}", f.stderr());
     assert_eq!(f.lines.lock().unwrap().len(), 2, "each attempt once");
+}
+
+/// A listener whose webhook is deleted under it (by hand here; by a worker after a pause
+/// longer than a minute) stops at its next heartbeat, with exit 3.
+#[test]
+fn a_listener_whose_webhook_is_deleted_stops_with_exit_3() {
+    let env = Env::with_clock();
+    let mut l = Listener::start(&env, &[]);
+    let r = env.run(&["webhooks", "delete", &l.id, "--yes"]);
+    assert_eq!(r.code, 0, "{r:#?}");
+    // The next heartbeat is due 10 s on.
+    env.advance_clock(10_000);
+    assert_eq!(l.run.wait().code(), Some(3), "{}", l.run.stderr());
+    assert!(
+        l.run.stderr().contains("was deleted while listening"),
+        "{}",
+        l.run.stderr()
+    );
 }

@@ -170,9 +170,11 @@ pub fn run(ctx: &Context, args: ListenArgs) -> anyhow::Result<()> {
     let result = keep_alive(ctx, &store, &w.id, &stop);
     stop.store(true, Ordering::Relaxed);
     let _ = sender.join();
-    // However it ended, the webhook goes with it.
-    listen::stop(&store, &actor, &w.id, ctx.clock.now())?;
-    ctx.out.note(&format!("Deleted webhook {}.", w.id));
+    // However it ended, the webhook goes with it (unless it is gone already).
+    if result.is_ok() {
+        listen::stop(&store, &actor, &w.id, ctx.clock.now())?;
+        ctx.out.note(&format!("Deleted webhook {}.", w.id));
+    }
     result
 }
 

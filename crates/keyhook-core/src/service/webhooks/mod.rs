@@ -338,6 +338,14 @@ pub fn update(
     store.write(|c| {
         let mut w = find(c, actor, id)?;
         let before = w.clone();
+        // The listener sends to private addresses for its own URL only: a URL set from
+        // elsewhere (a key over HTTP) would be sent from the operator's machine unguarded.
+        if w.ephemeral && patch.url.as_ref().is_some_and(|u| u.0 != w.url) {
+            return Err(Error::validation(
+                "url",
+                "an ephemeral webhook's URL is its listener's; start keyhook listen again                  with another --forward-to",
+            ));
+        }
         if let Some(u) = patch.url {
             w.url = u.0;
         }

@@ -144,7 +144,7 @@ mod tests {
 
     #[test]
     fn event_in_the_path_is_the_event_name() {
-        let url = target_url("http://localhost:3000/hooks/{event}?x={y}").unwrap_err();
+        let url = target_url("http://localhost:3000/hooks/{event}?x={event}").unwrap_err();
         assert!(url.contains("only in the path"), "{url}");
         let url = target_url("http://localhost:3000/hooks/{event}/in?v=1").unwrap();
         assert_eq!(

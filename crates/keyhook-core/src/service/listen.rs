@@ -96,7 +96,7 @@ pub fn start(
 /// Writes the listener's heartbeat at `now`; false when its webhook is gone (a worker
 /// removed it after a pause longer than [`LISTENER_TIMEOUT`], or someone deleted it).
 pub fn heartbeat(store: &Store, id: &str, now: Timestamp) -> Result<bool> {
-    Ok(store.write(|c| Ok(c.beat_listener(id, now)?))?)
+    store.write(|c| Ok(c.beat_listener(id, now)?))
 }
 
 /// Deletes the listener's webhook when it stops (audit `webhook.deleted`); one already

@@ -142,6 +142,14 @@ impl Listener {
         Listener { run, id, secret }
     }
 
+    /// A listener started, then killed with SIGKILL: its webhook is left behind.
+    fn killed(env: &Env) -> Listener {
+        let mut l = Listener::start(env, &[]);
+        l.run.signal("KILL");
+        l.run.wait();
+        l
+    }
+
     fn json_lines(&self, n: usize) -> Vec<Value> {
         self.run
             .wait_lines(n)
@@ -441,9 +449,7 @@ fn a_listener_whose_stdout_closes_stops() {
 #[test]
 fn a_killed_listeners_webhook_is_removed_a_minute_after_its_last_heartbeat() {
     let env = Env::with_clock();
-    let mut l = Listener::start(&env, &[]);
-    l.run.signal("KILL");
-    l.run.wait();
+    let l = Listener::killed(&env);
     emit(&env, "post.published", &[]);
     env.advance_clock(60_000);
     env.deliver_once();
@@ -488,9 +494,7 @@ fn a_killed_listeners_webhook_is_removed_a_minute_after_its_last_heartbeat() {
 #[test]
 fn serve_removes_a_stale_listener() {
     let env = Env::with_clock();
-    let mut l = Listener::start(&env, &[]);
-    l.run.signal("KILL");
-    l.run.wait();
+    let l = Listener::killed(&env);
     let _server = Server::start(&env);
     env.advance_clock(61_000);
     assert!(poll_until(PATIENCE, || webhook_count(&env, &l.id) == 0));

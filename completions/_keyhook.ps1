@@ -38,6 +38,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('events', 'events', [CompletionResultType]::ParameterValue, 'Emit events to subscribed webhooks')
             [CompletionResult]::new('event-types', 'event-types', [CompletionResultType]::ParameterValue, 'Add, list, show, update, deprecate and delete the event types webhooks subscribe to')
             [CompletionResult]::new('deliver', 'deliver', [CompletionResultType]::ParameterValue, 'Send queued webhook deliveries (with --once: what is due now, then exit)')
+            [CompletionResult]::new('listen', 'listen', [CompletionResultType]::ParameterValue, 'Receive real, signed deliveries here while this runs (an ephemeral webhook), or forward them to a local URL')
             [CompletionResult]::new('db', 'db', [CompletionResultType]::ParameterValue, 'Copy the whole database into another, empty one')
             [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Show the audit log: who changed which key or webhook, newest first')
             [CompletionResult]::new('backup', 'backup', [CompletionResultType]::ParameterValue, 'Back up the SQLite database into FILE while others keep writing')
@@ -744,6 +745,8 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Then print each new attempt as it is recorded (one JSON object per line with --json), looking once a second, until SIGINT or SIGTERM')
+            [CompletionResult]::new('--follow', '--follow', [CompletionResultType]::ParameterName, 'Then print each new attempt as it is recorded (one JSON object per line with --json), looking once a second, until SIGINT or SIGTERM')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
             [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -757,6 +760,8 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Then print each new attempt as it is recorded (one JSON object per line with --json), looking once a second, until SIGINT or SIGTERM')
+            [CompletionResult]::new('--follow', '--follow', [CompletionResultType]::ParameterName, 'Then print each new attempt as it is recorded (one JSON object per line with --json), looking once a second, until SIGINT or SIGTERM')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
             [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -1122,6 +1127,24 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'keyhook;listen' {
+            [CompletionResult]::new('--forward-to', '--forward-to', [CompletionResultType]::ParameterName, 'Send each delivery here, with its original headers and body; the answer is the delivery''s (a 500 is retried, a 410 disables). Loopback and private addresses are allowed; {event} in the path is the event''s name. Without it, deliveries come to a receiver of this process on a loopback port, which checks their signatures')
+            [CompletionResult]::new('--event', '--event', [CompletionResultType]::ParameterName, 'An event to subscribe to (repeat for several); without it, every event')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Deliver only events of this profile (repeat for several); without it the events of all profiles, and user-wide events')
+            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Deliver only events whose payload matches this expression (a webhook filter; refused until this build has webhook filters)')
+            [CompletionResult]::new('--retry-schedule', '--retry-schedule', [CompletionResultType]::ParameterName, 'Delays before each retry of a failed delivery, comma-separated')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'keyhook;db' {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
@@ -1249,6 +1272,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('events', 'events', [CompletionResultType]::ParameterValue, 'Emit events to subscribed webhooks')
             [CompletionResult]::new('event-types', 'event-types', [CompletionResultType]::ParameterValue, 'Add, list, show, update, deprecate and delete the event types webhooks subscribe to')
             [CompletionResult]::new('deliver', 'deliver', [CompletionResultType]::ParameterValue, 'Send queued webhook deliveries (with --once: what is due now, then exit)')
+            [CompletionResult]::new('listen', 'listen', [CompletionResultType]::ParameterValue, 'Receive real, signed deliveries here while this runs (an ephemeral webhook), or forward them to a local URL')
             [CompletionResult]::new('db', 'db', [CompletionResultType]::ParameterValue, 'Copy the whole database into another, empty one')
             [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Show the audit log: who changed which key or webhook, newest first')
             [CompletionResult]::new('backup', 'backup', [CompletionResultType]::ParameterValue, 'Back up the SQLite database into FILE while others keep writing')
@@ -1379,6 +1403,9 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;help;deliver' {
+            break
+        }
+        'keyhook;help;listen' {
             break
         }
         'keyhook;help;db' {

@@ -46,6 +46,9 @@ _keyhook() {
             keyhook,keys)
                 cmd="keyhook__subcmd__keys"
                 ;;
+            keyhook,listen)
+                cmd="keyhook__subcmd__listen"
+                ;;
             keyhook,prune)
                 cmd="keyhook__subcmd__prune"
                 ;;
@@ -156,6 +159,9 @@ _keyhook() {
                 ;;
             keyhook__subcmd__help,keys)
                 cmd="keyhook__subcmd__help__subcmd__keys"
+                ;;
+            keyhook__subcmd__help,listen)
+                cmd="keyhook__subcmd__help__subcmd__listen"
                 ;;
             keyhook__subcmd__help,prune)
                 cmd="keyhook__subcmd__help__subcmd__prune"
@@ -1698,6 +1704,20 @@ _keyhook() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        keyhook__subcmd__help__subcmd__listen)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         keyhook__subcmd__help__subcmd__prune)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -2439,6 +2459,74 @@ _keyhook() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        keyhook__subcmd__listen)
+            opts="-h -V --forward-to --event --profile --filter --retry-schedule --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --forward-to)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --event)
+                    COMPREPLY=($(compgen -W "post.published post.failed post.deleted account.connected account.disconnected profile.created profile.deleted" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --filter)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --retry-schedule)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --delivery-timeout)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         keyhook__subcmd__prune)
             opts="-h -V --older-than --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -2726,7 +2814,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__webhooks__subcmd__deliveries)
-            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            opts="-f -h -V --follow --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

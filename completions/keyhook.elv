@@ -35,6 +35,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand events 'Emit events to subscribed webhooks'
             cand event-types 'Add, list, show, update, deprecate and delete the event types webhooks subscribe to'
             cand deliver 'Send queued webhook deliveries (with --once: what is due now, then exit)'
+            cand listen 'Receive real, signed deliveries here while this runs (an ephemeral webhook), or forward them to a local URL'
             cand db 'Copy the whole database into another, empty one'
             cand audit 'Show the audit log: who changed which key or webhook, newest first'
             cand backup 'Back up the SQLite database into FILE while others keep writing'
@@ -682,6 +683,8 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand -f 'Then print each new attempt as it is recorded (one JSON object per line with --json), looking once a second, until SIGINT or SIGTERM'
+            cand --follow 'Then print each new attempt as it is recorded (one JSON object per line with --json), looking once a second, until SIGINT or SIGTERM'
             cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
             cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
             cand -h 'Print help (see more with ''--help'')'
@@ -694,6 +697,8 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand -f 'Then print each new attempt as it is recorded (one JSON object per line with --json), looking once a second, until SIGINT or SIGTERM'
+            cand --follow 'Then print each new attempt as it is recorded (one JSON object per line with --json), looking once a second, until SIGINT or SIGTERM'
             cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
             cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
             cand -h 'Print help (see more with ''--help'')'
@@ -1007,6 +1012,23 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'keyhook;listen'= {
+            cand --forward-to 'Send each delivery here, with its original headers and body; the answer is the delivery''s (a 500 is retried, a 410 disables). Loopback and private addresses are allowed; {event} in the path is the event''s name. Without it, deliveries come to a receiver of this process on a loopback port, which checks their signatures'
+            cand --event 'An event to subscribe to (repeat for several); without it, every event'
+            cand --profile 'Deliver only events of this profile (repeat for several); without it the events of all profiles, and user-wide events'
+            cand --filter 'Deliver only events whose payload matches this expression (a webhook filter; refused until this build has webhook filters)'
+            cand --retry-schedule 'Delays before each retry of a failed delivery, comma-separated'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'keyhook;db'= {
             cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
@@ -1124,6 +1146,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand events 'Emit events to subscribed webhooks'
             cand event-types 'Add, list, show, update, deprecate and delete the event types webhooks subscribe to'
             cand deliver 'Send queued webhook deliveries (with --once: what is due now, then exit)'
+            cand listen 'Receive real, signed deliveries here while this runs (an ephemeral webhook), or forward them to a local URL'
             cand db 'Copy the whole database into another, empty one'
             cand audit 'Show the audit log: who changed which key or webhook, newest first'
             cand backup 'Back up the SQLite database into FILE while others keep writing'
@@ -1222,6 +1245,8 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;help;event-types;delete'= {
         }
         &'keyhook;help;deliver'= {
+        }
+        &'keyhook;help;listen'= {
         }
         &'keyhook;help;db'= {
             cand copy 'Copy everything in the --db database into an empty database'

@@ -46,6 +46,7 @@ complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "webhook" -d 'Create
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "events" -d 'Emit events to subscribed webhooks'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "event-types" -d 'Add, list, show, update, deprecate and delete the event types webhooks subscribe to'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "deliver" -d 'Send queued webhook deliveries (with --once: what is due now, then exit)'
+complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "listen" -d 'Receive real, signed deliveries here while this runs (an ephemeral webhook), or forward them to a local URL'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "db" -d 'Copy the whole database into another, empty one'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "audit" -d 'Show the audit log: who changed which key or webhook, newest first'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "backup" -d 'Back up the SQLite database into FILE while others keep writing'
@@ -438,6 +439,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_see
 always\t''
 never\t''"
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -s f -l follow -d 'Then print each new attempt as it is recorded (one JSON object per line with --json), looking once a second, until SIGINT or SIGTERM'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -598,6 +600,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen
 always\t''
 never\t''"
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from deliveries" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from deliveries" -s f -l follow -d 'Then print each new attempt as it is recorded (one JSON object per line with --json), looking once a second, until SIGINT or SIGTERM'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from deliveries" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from deliveries" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from deliveries" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -781,6 +784,27 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -l json -d 'Pri
 complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -s V -l version -d 'Print version'
+complete -c keyhook -n "__fish_keyhook_using_subcommand listen" -l forward-to -d 'Send each delivery here, with its original headers and body; the answer is the delivery\'s (a 500 is retried, a 410 disables). Loopback and private addresses are allowed; {event} in the path is the event\'s name. Without it, deliveries come to a receiver of this process on a loopback port, which checks their signatures' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand listen" -l event -d 'An event to subscribe to (repeat for several); without it, every event' -r -f -a "post.published\t''
+post.failed\t''
+post.deleted\t''
+account.connected\t''
+account.disconnected\t''
+profile.created\t''
+profile.deleted\t''"
+complete -c keyhook -n "__fish_keyhook_using_subcommand listen" -l profile -d 'Deliver only events of this profile (repeat for several); without it the events of all profiles, and user-wide events' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand listen" -l filter -d 'Deliver only events whose payload matches this expression (a webhook filter; refused until this build has webhook filters)' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand listen" -l retry-schedule -d 'Delays before each retry of a failed delivery, comma-separated' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand listen" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
+complete -c keyhook -n "__fish_keyhook_using_subcommand listen" -l user -d 'The user that owns what is created and listed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand listen" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
+always\t''
+never\t''"
+complete -c keyhook -n "__fish_keyhook_using_subcommand listen" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand listen" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
+complete -c keyhook -n "__fish_keyhook_using_subcommand listen" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
+complete -c keyhook -n "__fish_keyhook_using_subcommand listen" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c keyhook -n "__fish_keyhook_using_subcommand listen" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy help" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy help" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy help" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'

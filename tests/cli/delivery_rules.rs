@@ -34,7 +34,7 @@ fn emit(env: &Env, deliveries: u64) {
 }
 
 /// Whether a Standard Webhooks verifier holding `secret` accepts the request.
-fn verifies(secret: &str, r: &Request) -> bool {
+pub(crate) fn verifies(secret: &str, r: &Request) -> bool {
     verifies_with(secret, r, r.header("webhook-signature"))
 }
 

@@ -29,6 +29,7 @@ mod instances;
 mod keys;
 mod leaks;
 mod leases;
+mod listen;
 mod logs;
 mod newcomer;
 mod openapi;

@@ -5,6 +5,7 @@
 //! | path           | answer                                                  |
 //! |----------------|---------------------------------------------------------|
 //! | `/ok`          | 200 OK                                                  |
+//! | `/ok/...`      | 200 OK (per-event paths: `listen --forward-to .../ok/{event}`) |
 //! | `/fail`        | 500 Internal Server Error                               |
 //! | `/redirect`    | 302 Found, `Location: /ok`                              |
 //! | `/slow`        | 200 OK after 2 s                                        |
@@ -190,6 +191,7 @@ fn serve_connection(stream: TcpStream, shared: &Shared) {
         let path = target.split('?').next().unwrap_or("");
         let (status, extra): (u16, &[(&str, &str)]) = match path {
             "/ok" => (200, &[]),
+            p if p.starts_with("/ok/") => (200, &[]),
             "/fail" => (500, &[]),
             "/redirect" => (302, &[("Location", "/ok")]),
             "/slow" => {

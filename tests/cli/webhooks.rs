@@ -27,6 +27,7 @@ const PATIENCE: Duration = Duration::from_secs(10);
 
 const WEBHOOK_FIELDS: [&str; 12] = [
     "createdAt",
+    "ephemeral",
     "events",
     "failCount",
     "filter",

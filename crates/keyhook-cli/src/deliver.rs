@@ -1,6 +1,3 @@
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
-
 use clap::Args;
 
 use super::Context;
@@ -34,6 +31,8 @@ impl DeliveryArgs {
             once,
             on_settled: None,
             retention: Some(self.retention),
+            only: None,
+            on_attempt: None,
         }
     }
 }
@@ -51,10 +50,7 @@ pub struct DeliverArgs {
 }
 
 pub fn run(ctx: &Context, args: DeliverArgs) -> anyhow::Result<()> {
-    let stop = Arc::new(AtomicBool::new(false));
-    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(signal, Arc::clone(&stop))?;
-    }
+    let stop = super::stop_on_signals()?;
     // Deliveries come from events in a database that exists: a mistyped --db is an error,
     // not a new empty database with nothing to send.
     let db = ctx.backend(false, worker::CONNECTIONS)?;

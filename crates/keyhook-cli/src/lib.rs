@@ -11,6 +11,7 @@ pub mod docs;
 mod event_types;
 mod events;
 mod keys;
+mod listen;
 pub mod logging;
 pub mod output;
 mod prompt;
@@ -150,6 +151,9 @@ pub enum Command {
     EventTypes(event_types::EventTypesCommand),
     /// Send queued webhook deliveries (with --once: what is due now, then exit)
     Deliver(deliver::DeliverArgs),
+    /// Receive real, signed deliveries here while this runs (an ephemeral webhook), or
+    /// forward them to a local URL
+    Listen(listen::ListenArgs),
     /// Copy the whole database into another, empty one
     #[command(
         subcommand,
@@ -348,6 +352,7 @@ pub fn main(wiring: &'static dyn Wiring) -> i32 {
         Command::Events(cmd) => events::run(&ctx, cmd),
         Command::EventTypes(cmd) => event_types::run(&ctx, cmd),
         Command::Deliver(args) => deliver::run(&ctx, args),
+        Command::Listen(args) => listen::run(&ctx, args),
         Command::Db(cmd) => db_command::run(&ctx, cmd),
         Command::Audit(args) => audit::run(&ctx, args),
         Command::Backup(args) => backup::run(&ctx, args),
@@ -366,6 +371,16 @@ pub fn main(wiring: &'static dyn Wiring) -> i32 {
         Ok(()) => 0,
         Err(e) => report(&ctx.out, &e),
     }
+}
+
+/// A flag raised by SIGINT or SIGTERM: how `serve`, `deliver`, `listen` and
+/// `webhooks deliveries --follow` are stopped.
+pub(crate) fn stop_on_signals() -> io::Result<Arc<std::sync::atomic::AtomicBool>> {
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(signal, Arc::clone(&stop))?;
+    }
+    Ok(stop)
 }
 
 /// Help and version go to stdout with status 0; a usage error is reported like any other

@@ -45,6 +45,26 @@ pub fn publish_readable_again(
     })
 }
 
+/// As [`publish_readable_again`], for `keyhook listen`, whose secret goes to standard error
+/// (CONTRACT §11: its standard output is the attempts' lines): `lines` written and flushed
+/// there as they are, not through the redacting sink, which would hide the secret. The one
+/// raw write to standard error, for the one secret that belongs there.
+pub fn publish_on_stderr(what: &str, unchanged: &str, lines: &[String]) -> Result<(), Error> {
+    use std::io::Write;
+    let write = || -> std::io::Result<()> {
+        let mut err = std::io::stderr().lock();
+        for line in lines {
+            writeln!(err, "{line}")?;
+        }
+        err.flush()
+    };
+    write().map_err(|e| {
+        Error::Io(format!(
+            "cannot write the new {what} to standard error ({e}); {unchanged}"
+        ))
+    })
+}
+
 /// Whether standard output is /dev/null: redirected there (`> /dev/null`), or closed when
 /// keyhook started (`>&-`), which the Rust runtime reopens as /dev/null. The open file is
 /// compared with /dev/null itself (same file, or a character device with the same device

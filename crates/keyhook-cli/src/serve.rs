@@ -1,4 +1,3 @@
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -79,10 +78,7 @@ pub struct ServeConfig {
 }
 
 pub fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<()> {
-    let stop = Arc::new(AtomicBool::new(false));
-    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(signal, Arc::clone(&stop))?;
-    }
+    let stop = super::stop_on_signals()?;
     // A connection for each of `--threads` requests at once, and those of the outbox worker.
     let location = ctx.location()?;
     let db = ctx.backend(true, u32::from(args.threads) + worker::CONNECTIONS)?;

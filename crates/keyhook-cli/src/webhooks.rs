@@ -129,11 +129,15 @@ pub enum WebhooksCommand {
     },
     /// Show the newest delivery attempts to a webhook
     #[command(
-        after_help = "Example:\n  keyhook webhooks deliveries 5b8f0c4e-2d3a-4f7e-9c1b-6a2d8e4f1a3c"
+        after_help = "Examples:\n  keyhook webhooks deliveries 5b8f0c4e-2d3a-4f7e-9c1b-6a2d8e4f1a3c\n  keyhook webhooks deliveries 5b8f0c4e --follow"
     )]
     Deliveries {
         /// Webhook id
         id: String,
+        /// Then print each new attempt as it is recorded (one JSON object per line with
+        /// --json), looking once a second, until SIGINT or SIGTERM
+        #[arg(long, short = 'f')]
+        follow: bool,
     },
     /// Queue past events again for a webhook (after its endpoint was down)
     #[command(
@@ -182,6 +186,7 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
                 filter: filter.and_then(|f| p.take("filter", Filter::new(&f))),
                 problems: p,
                 idempotency: None,
+                ephemeral: false,
             };
             // The output carries the new secret: written and flushed before the commit, or
             // no webhook. /dev/null is fine: `show` prints the secret again.
@@ -382,7 +387,8 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
                 )
             })
         }
-        WebhooksCommand::Deliveries { id } => {
+        WebhooksCommand::Deliveries { id, follow: true } => follow(ctx, &store, &actor, &id),
+        WebhooksCommand::Deliveries { id, follow: false } => {
             let list = webhooks::attempts(&store, &actor, &id)?;
             if list.is_empty() {
                 ctx.out.note("No delivery attempts yet.");
@@ -399,7 +405,7 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
 
 /// `--profile ID...` (a scope of those profiles) or `--all-profiles`, as the API's
 /// `fullAccess` and `profileIds`; neither: no scope named.
-fn scope_args(
+pub(crate) fn scope_args(
     p: &mut Problems,
     profiles: Vec<String>,
     all_profiles: bool,
@@ -438,4 +444,67 @@ fn set_active(
     ctx.out.data(&w, |o| {
         writeln!(o, "{}", ctx.out.webhook_detail(&w, &[], now))
     })
+}
+
+/// How often `deliveries --follow` looks for new attempts.
+const FOLLOW_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// `webhooks deliveries ID --follow`: the attempts logged so far, oldest first, then each new
+/// one as it is recorded, until SIGINT or SIGTERM (exit 0). One read a second (the newest
+/// [`webhooks::ATTEMPT_LOG_LIMIT`] attempts, of which those not printed yet); no
+/// transaction or lock is held between two.
+fn follow(
+    ctx: &Context,
+    store: &keyhook_core::store::Store,
+    actor: &keyhook_core::service::Actor,
+    id: &str,
+) -> anyhow::Result<()> {
+    use std::io::Write;
+    use std::sync::atomic::Ordering;
+    let stop = super::stop_on_signals()?;
+    let mut seen: Option<i64> = None;
+    while !stop.load(Ordering::Relaxed) {
+        let list = webhooks::attempts(store, actor, id)?;
+        let mut stdout = std::io::stdout().lock();
+        let before = seen;
+        for a in list
+            .iter()
+            .rev()
+            .filter(|a| before.is_none_or(|s| a.id > s))
+        {
+            if ctx.out.is_json() {
+                serde_json::to_writer(&mut stdout, a).map_err(std::io::Error::from)?;
+                writeln!(stdout)?;
+            } else {
+                writeln!(stdout, "{}", attempt_line(a))?;
+            }
+            seen = Some(seen.map_or(a.id, |s| s.max(a.id)));
+        }
+        stdout.flush()?;
+        drop(stdout);
+        let waited = std::time::Instant::now();
+        while waited.elapsed() < FOLLOW_EVERY && !stop.load(Ordering::Relaxed) {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+    Ok(())
+}
+
+/// One attempt on one line (`deliveries --follow`): the time in full, the event, the attempt
+/// number, the result, the status and the duration.
+fn attempt_line(a: &keyhook_core::model::DeliveryAttempt) -> String {
+    let profile = a
+        .profile_id
+        .as_deref()
+        .map_or(String::new(), |p| format!(" profile {p}"));
+    format!(
+        "{}  {} {}{profile}  attempt {}  {}  {}  {} ms",
+        a.attempted_at.to_rfc3339(),
+        a.event,
+        a.event_id,
+        a.attempt,
+        if a.delivered { "delivered" } else { "failed" },
+        status(a.status_code, &a.status_text),
+        a.duration_ms
+    )
 }

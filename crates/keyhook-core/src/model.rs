@@ -84,6 +84,9 @@ pub struct Webhook {
     pub fail_count: i64,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
+    /// Made by `keyhook listen` for as long as it runs: delivered only by that process,
+    /// deleted when it stops (CONTRACT §11).
+    pub ephemeral: bool,
 }
 
 /// The outcome of one delivery attempt, as `POST /webhooks/{id}/test` reports it.

@@ -343,6 +343,11 @@ pub trait WebhookQueries {
     fn insert_attempt(&self, a: &AttemptRecord<'_>) -> StoreResult<()>;
     /// The newest `limit` attempts to deliver to the webhook, newest first.
     fn attempts(&self, webhook_id: &str, limit: i64) -> StoreResult<Vec<DeliveryAttempt>>;
+    /// Writes `at` as the heartbeat of the ephemeral webhook `id`; false when it is gone.
+    fn beat_listener(&self, id: &str, at: Timestamp) -> StoreResult<bool>;
+    /// The ephemeral webhooks whose last heartbeat is before `cutoff`
+    /// (`crate::stale_listener_sql!`), oldest first.
+    fn stale_listeners(&self, cutoff: Timestamp) -> StoreResult<Vec<Webhook>>;
 }
 
 /// Events and the deliveries queued for them.
@@ -370,8 +375,10 @@ pub trait OutboxQueries {
         profile: Option<&str>,
         now: Timestamp,
     ) -> StoreResult<usize>;
-    /// Whether any delivery is due at `now`.
-    fn any_due(&self, now: Timestamp) -> StoreResult<bool>;
+    /// Whether any delivery is due at `now` that a worker for `only` claims
+    /// (`crate::claimable_sql!`: `None`, every webhook but the ephemeral ones; `Some(id)`,
+    /// that webhook's alone).
+    fn any_due(&self, now: Timestamp, only: Option<&str>) -> StoreResult<bool>;
     /// The webhooks that [`OutboxQueries::enqueue_deliveries`] leaves out for their filter
     /// (`crate::filtered_sql!`): `(id, filter)`, in id order.
     fn filtered_receivers(
@@ -389,12 +396,14 @@ pub trait OutboxQueries {
         -> StoreResult<Vec<FreshDelivery>>;
     /// Removes a delivery never attempted (one that a replay's filter refused).
     fn delete_delivery(&self, id: &str) -> StoreResult<()>;
-    /// Leases up to `limit` due deliveries until `lease_until`.
+    /// Leases up to `limit` due deliveries until `lease_until`, of the webhooks `only` says
+    /// (as in [`OutboxQueries::any_due`]).
     fn claim_due(
         &self,
         now: Timestamp,
         limit: usize,
         lease_until: Timestamp,
+        only: Option<&str>,
     ) -> StoreResult<Vec<Claimed>>;
     /// Ends a delivery in `state` (one of [`DeliveryState::FINISHED`]); `attempted` says
     /// whether an attempt was made.

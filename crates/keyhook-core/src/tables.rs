@@ -116,6 +116,9 @@ pub const TABLES: &[Table] = &[
             ("profile_ids", Text),
             // payload filters
             ("filter", Text),
+            // the developer's loop
+            ("ephemeral", Bool),
+            ("heartbeat_at", Int),
         ],
     },
     Table {

@@ -34,7 +34,14 @@ fn event_and_delivery_ids_sort_by_creation() {
     sorted.sort();
     assert_eq!(sorted, event_ids, "event ids in creation order");
     let claimed = s
-        .write(|c| Ok(c.claim_due(start.add_millis(60_000), 100, start.add_millis(70_000))?))
+        .write(|c| {
+            Ok(c.claim_due(
+                start.add_millis(60_000),
+                100,
+                start.add_millis(70_000),
+                None,
+            )?)
+        })
         .unwrap();
     assert_eq!(claimed.len(), 20);
     let mut by_event: Vec<(usize, String)> = claimed

@@ -26,7 +26,7 @@ fn every_step_deletes_at_most_its_limit_per_batch() {
             c.insert_event(&id, "alice", "post.published", None, b"{}", T)?;
             c.enqueue_deliveries(&id, "alice", "post.published", None, T)?;
         }
-        for d in c.claim_due(T, 100, T.add_millis(10_000))? {
+        for d in c.claim_due(T, 100, T.add_millis(10_000), None)? {
             let attempt = AttemptRecord {
                 webhook_id: &hook.id,
                 delivery_id: Some(&d.delivery_id),
@@ -67,7 +67,7 @@ fn retention_deletes_exactly_the_finished_states() {
             c.insert_event(&id, "alice", "post.published", None, b"{}", T)?;
             c.enqueue_deliveries(&id, "alice", "post.published", None, T)?;
         }
-        let claimed = c.claim_due(T, 100, T.add_millis(10_000))?;
+        let claimed = c.claim_due(T, 100, T.add_millis(10_000), None)?;
         assert_eq!(claimed.len(), DeliveryState::ALL.len());
         for (d, state) in claimed.iter().zip(DeliveryState::ALL) {
             if state != DeliveryState::Pending {

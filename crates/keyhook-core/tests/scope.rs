@@ -83,7 +83,7 @@ fn event(name: &str, profile: Option<&str>) -> NewEvent {
 fn take_queued(s: &Store) -> BTreeSet<(String, String)> {
     let at = NOW.add_millis(1_000);
     s.write(|c| {
-        let claimed = c.claim_due(at, 100_000, at.add_millis(1))?;
+        let claimed = c.claim_due(at, 100_000, at.add_millis(1), None)?;
         for d in &claimed {
             c.finish_delivery(&d.delivery_id, DeliveryState::Delivered, false, at)?;
         }

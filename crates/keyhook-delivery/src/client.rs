@@ -93,30 +93,50 @@ impl Sender {
         body: &[u8],
         timestamp: i64,
     ) -> Attempt {
+        self.send_with_headers(url, secrets, msg_id, body, timestamp)
+            .0
+    }
+
+    /// [`Sender::send`], also returning the headers the request carried (`keyhook listen`
+    /// prints them); none when it was not sent.
+    pub fn send_with_headers(
+        &self,
+        url: &str,
+        secrets: &[&str],
+        msg_id: &str,
+        body: &[u8],
+        timestamp: i64,
+    ) -> (Attempt, Vec<(String, String)>) {
         let start = Instant::now();
         let parsed = match url::Url::parse(url) {
             Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => u,
-            _ => return failed("invalid url", start),
+            _ => return (failed("invalid url", start), Vec::new()),
         };
         if !is_header_value(msg_id) {
-            return failed("invalid message id", start);
+            return (failed("invalid message id", start), Vec::new());
         }
         let signature = match sign_all(secrets, msg_id, timestamp, body) {
             Ok(s) => s,
-            Err(e) => return failed(e.to_string(), start),
+            Err(e) => return (failed(e.to_string(), start), Vec::new()),
         };
-        let result = self
-            .agent
-            .request_url("POST", &parsed)
-            .set("webhook-id", msg_id)
-            .set("webhook-timestamp", &timestamp.to_string())
-            .set("webhook-signature", &signature)
-            .set("content-type", "application/json")
-            .send_bytes(body);
-        match result {
+        let headers: Vec<(String, String)> = [
+            ("webhook-id", msg_id.to_string()),
+            ("webhook-timestamp", timestamp.to_string()),
+            ("webhook-signature", signature),
+            ("content-type", "application/json".to_string()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        let mut request = self.agent.request_url("POST", &parsed);
+        for (name, value) in &headers {
+            request = request.set(name, value);
+        }
+        let attempt = match request.send_bytes(body) {
             Ok(resp) | Err(ureq::Error::Status(_, resp)) => from_response(resp, start, &self.clock),
             Err(ureq::Error::Transport(t)) => failed(describe_transport(&t), start),
-        }
+        };
+        (attempt, headers)
     }
 }
 

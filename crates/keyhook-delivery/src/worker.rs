@@ -16,6 +16,7 @@ use super::schedule::Schedule;
 use keyhook_core::auth;
 use keyhook_core::error::Result;
 use keyhook_core::service::operational;
+use keyhook_core::service::listen::{self, url_for_event};
 use keyhook_core::service::retention::{self, Pruned};
 use keyhook_core::service::webhooks::{drop_expired_secrets, log_attempt_disabling, AttemptOf};
 use keyhook_core::store::{Backend, Claimed, Conn, DeliveryState, Store};
@@ -57,7 +58,31 @@ pub struct WorkerOptions {
     /// [`prune_interval`] on a thread of its own, or once at the end with `once`. `None`:
     /// never.
     pub retention: Option<Duration>,
+    /// `None` (`serve`, `deliver`): the deliveries of every webhook but the ephemeral ones,
+    /// whose listeners stopped beating are removed every [`REMOVE_STALE_EVERY`]. `Some(id)`
+    /// (`keyhook listen`): that ephemeral webhook's deliveries alone, each to its URL with
+    /// `{event}` replaced by the event's name (`service::listen::url_for_event`).
+    pub only: Option<String>,
+    /// Told of each attempt once it is recorded (`keyhook listen` prints it).
+    pub on_attempt: Option<OnAttempt>,
 }
+
+/// One attempt, recorded: what `listen` prints.
+pub struct AttemptReport<'a> {
+    pub delivery: &'a Claimed,
+    pub attempt: &'a Attempt,
+    /// When it was sent.
+    pub at: Timestamp,
+    /// The request's headers (none when it was not sent).
+    pub headers: &'a [(String, String)],
+}
+
+/// The attempt hook, called after the commit that records the attempt.
+pub type OnAttempt = Arc<dyn Fn(&AttemptReport<'_>) + Send + Sync>;
+
+/// How often a normal worker looks for ephemeral webhooks whose listener stopped beating
+/// (`service::listen::remove_stale`).
+const REMOVE_STALE_EVERY: Duration = Duration::from_secs(1);
 
 /// The metrics hook: called with the counts of one committed transaction, never with counts
 /// a rolled-back transaction would have recorded. keyhook-delivery knows no metrics crate.
@@ -100,8 +125,8 @@ impl Summary {
 
 /// What became of a claimed delivery on a sender thread.
 enum Outcome {
-    /// Sent: what the endpoint answered.
-    Sent(Attempt),
+    /// Sent: what the endpoint answered, and the request's headers when they are reported.
+    Sent(Attempt, Vec<(String, String)>),
     /// Not sent: its webhook was disabled or deleted after the claim.
     Cancelled,
     /// Not sent: the webhook could not be looked at (the database busy). The lease runs out
@@ -156,7 +181,7 @@ impl Unsettled {
     fn settled(&self, finished: &[Done]) {
         let Ok(mut s) = self.state.lock() else { return };
         for (d, outcome, _) in finished {
-            if matches!(outcome, Outcome::Sent(a) if !a.delivered) {
+            if matches!(outcome, Outcome::Sent(a, _) if !a.delivered) {
                 if let Some(n) = s.failed.get_mut(&d.webhook_id) {
                     *n -= 1;
                     if *n == 0 {
@@ -253,9 +278,14 @@ fn deliver(db: &dyn Backend, opts: &WorkerOptions, stop: &AtomicBool) -> Result<
             let (rx, tx, sender) = (Arc::clone(&job_rx), done_tx.clone(), sender.clone());
             let clock = opts.client.clock.clone();
             let (check, unsettled) = (Arc::clone(&check), Arc::clone(&unsettled));
+            let listener = opts.only.is_some();
+            let report = opts.on_attempt.is_some();
             thread::Builder::new()
                 .name(format!("deliver-{i}"))
-                .spawn(move || send_loop(&rx, &tx, &sender, &clock, &check, &unsettled))
+                .spawn(move || {
+                    let how = SendHow { listener, report };
+                    send_loop(&rx, &tx, &sender, &clock, &check, &unsettled, how)
+                })
         })
         .collect::<std::io::Result<_>>()?;
     drop(done_tx);
@@ -276,6 +306,15 @@ fn deliver(db: &dyn Backend, opts: &WorkerOptions, stop: &AtomicBool) -> Result<
     result
 }
 
+/// What a sender thread does beyond the plain send.
+#[derive(Clone, Copy)]
+struct SendHow {
+    /// `{event}` in the URL's path is the event's name (a listener's webhook).
+    listener: bool,
+    /// Keep the request's headers for [`WorkerOptions::on_attempt`].
+    report: bool,
+}
+
 fn send_loop(
     jobs: &Mutex<Receiver<Claimed>>,
     done: &Tx<Done>,
@@ -283,6 +322,7 @@ fn send_loop(
     clock: &Clock,
     check: &Mutex<Box<Store>>,
     unsettled: &Unsettled,
+    how: SendHow,
 ) {
     loop {
         let job = match jobs.lock() {
@@ -316,17 +356,21 @@ fn send_loop(
             }
             Some(Some(s)) => {
                 let secrets: Vec<&str> = s.secrets.iter().map(String::as_str).collect();
-                let a = sender.send(
-                    &s.url,
-                    &secrets,
-                    &c.event_id,
-                    &c.payload,
-                    now.millis() / 1000,
-                );
+                let url = if how.listener {
+                    url_for_event(&s.url, &c.event)
+                } else {
+                    s.url.clone()
+                };
+                let timestamp = now.millis() / 1000;
+                let (a, mut headers) =
+                    sender.send_with_headers(&url, &secrets, &c.event_id, &c.payload, timestamp);
+                if !how.report {
+                    headers = Vec::new();
+                }
                 if !a.delivered {
                     unsettled.failed(&c.webhook_id);
                 }
-                Outcome::Sent(a)
+                Outcome::Sent(a, headers)
             }
         };
         if done.send((c, outcome, now)).is_err() {
@@ -361,10 +405,12 @@ fn settle_loop(
         held: HashSet::new(),
         renewed: opts.client.clock.now(),
         secrets_dropped: None,
+        stale_removed: None,
         trimmed: None,
     };
     loop {
         s.drop_expired_secrets()?;
+        s.remove_stale_listeners()?;
         s.trim_log();
         s.renew_leases();
         let stopping = stop.load(Ordering::Relaxed);
@@ -410,6 +456,7 @@ struct Settler<'a> {
     /// are written in), so a test clock moved past `RENEW_EVERY` renews them without a wait.
     renewed: Timestamp,
     secrets_dropped: Option<Instant>,
+    stale_removed: Option<Instant>,
     trimmed: Option<Instant>,
 }
 
@@ -426,6 +473,22 @@ impl Settler<'_> {
         {
             drop_expired_secrets(self.store, self.clock().now())?;
             self.secrets_dropped = Some(Instant::now());
+        }
+        Ok(())
+    }
+
+    /// Every [`REMOVE_STALE_EVERY`], for a normal worker: the ephemeral webhooks whose
+    /// listener stopped beating, deleted with their pending deliveries.
+    fn remove_stale_listeners(&mut self) -> Result<()> {
+        if self.opts.only.is_some() {
+            return Ok(());
+        }
+        if self
+            .stale_removed
+            .is_none_or(|t| t.elapsed() >= REMOVE_STALE_EVERY)
+        {
+            listen::remove_stale(self.store, self.clock().now())?;
+            self.stale_removed = Some(Instant::now());
         }
         Ok(())
     }
@@ -471,7 +534,8 @@ impl Settler<'_> {
     /// operational events queue deliveries to webhooks disabled right after).
     fn claim(&mut self) -> Result<usize> {
         let clock = self.clock();
-        if self.in_flight >= self.capacity || !self.store.conn().any_due(clock.now())? {
+        let only = self.opts.only.as_deref();
+        if self.in_flight >= self.capacity || !self.store.conn().any_due(clock.now(), only)? {
             return Ok(0);
         }
         let now = clock.now();
@@ -479,7 +543,7 @@ impl Settler<'_> {
         let lease_ms = self.lease_ms;
         let mut settled = Summary::default();
         let batch = self.store.write(|c| {
-            let batch = c.claim_due(now, room, now.add_millis(lease_ms))?;
+            let batch = c.claim_due(now, room, now.add_millis(lease_ms), only)?;
             let mut live = Vec::with_capacity(batch.len());
             for d in batch {
                 if d.webhook_active {
@@ -546,7 +610,7 @@ impl Settler<'_> {
             lines.clear();
             for (d, outcome, at) in &finished {
                 match outcome {
-                    Outcome::Sent(a) => {
+                    Outcome::Sent(a, _) => {
                         let now = clock.now();
                         let line = settle(c, &opts.schedule, d, a, *at, now, &mut settled)?;
                         lines.extend(line);
@@ -560,6 +624,18 @@ impl Settler<'_> {
         self.unsettled.settled(&finished);
         for line in &lines {
             line.write();
+        }
+        if let Some(hook) = &opts.on_attempt {
+            for (d, outcome, at) in &finished {
+                if let Outcome::Sent(a, headers) = outcome {
+                    hook(&AttemptReport {
+                        delivery: d,
+                        attempt: a,
+                        at: *at,
+                        headers,
+                    });
+                }
+            }
         }
         self.summary.add(&settled, opts);
         Ok(())

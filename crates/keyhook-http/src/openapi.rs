@@ -610,7 +610,7 @@ fn schemas() -> Value {
         "Webhook": {
             "type": "object",
             "additionalProperties": false,
-            "required": ["id", "userId", "url", "events", "fullAccess", "profileIds", "filter", "secret", "isActive", "failCount", "createdAt", "updatedAt"],
+            "required": ["id", "userId", "url", "events", "fullAccess", "profileIds", "filter", "secret", "isActive", "failCount", "createdAt", "updatedAt", "ephemeral"],
             "properties": {
                 "id": { "type": "string" },
                 "userId": { "type": "string" },
@@ -623,7 +623,8 @@ fn schemas() -> Value {
                 "isActive": { "type": "boolean" },
                 "failCount": { "type": "integer", "minimum": 0 },
                 "createdAt": ts,
-                "updatedAt": ts
+                "updatedAt": ts,
+                "ephemeral": { "type": "boolean", "description": "true: made by `keyhook listen` while it runs, delivered only by that process and deleted when it stops (or within a minute of its last heartbeat)" }
             }
         },
         "CreateWebhook": {

@@ -141,6 +141,7 @@ pub fn new_webhook(body: &Value, allow_private: bool) -> Result<NewWebhook> {
         filter: filter.and_then(|f| p.take("filter", Filter::new(&f))),
         problems: p,
         idempotency: None,
+        ephemeral: false,
     })
 }
 

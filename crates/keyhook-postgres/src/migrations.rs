@@ -197,6 +197,10 @@ const MIGRATIONS: &[&str] = &[
         ('delivery.exhausted', 'emitted by keyhook itself', 'none', FALSE, 0, 0);"#,
     // payload filters: SQLite's migration of the same name.
     r#"ALTER TABLE webhooks ADD COLUMN filter TEXT COLLATE "C";"#,
+    // the developer's loop: SQLite's migration of the same name.
+    "ALTER TABLE webhooks ADD COLUMN ephemeral BOOLEAN NOT NULL DEFAULT FALSE;
+     ALTER TABLE webhooks ADD COLUMN heartbeat_at BIGINT;
+     CREATE INDEX webhooks_ephemeral ON webhooks(heartbeat_at) WHERE ephemeral;",
 ];
 
 /// The schema version this binary writes.

@@ -140,15 +140,17 @@ impl OutboxQueries for PgStore {
         })
     }
 
-    fn any_due(&self, now: Timestamp) -> StoreResult<bool> {
+    fn any_due(&self, now: Timestamp, only: Option<&str>) -> StoreResult<bool> {
         self.run(|s| {
             Ok(s.query_one(
                 concat!(
-                    "SELECT EXISTS (SELECT 1 FROM deliveries WHERE ",
-                    keyhook_core::due_sql!("", "$1"),
+                    "SELECT EXISTS (SELECT 1 FROM deliveries d WHERE ",
+                    keyhook_core::due_sql!("d.", "$1"),
+                    " AND ",
+                    keyhook_core::claimable_sql!(dialect, "d.", "$2::text"),
                     ")"
                 ),
-                &[&now.0],
+                &[&now.0, &only],
             )?
             .try_get(0)?)
         })
@@ -164,6 +166,7 @@ impl OutboxQueries for PgStore {
         now: Timestamp,
         limit: usize,
         lease_until: Timestamp,
+        only: Option<&str>,
     ) -> StoreResult<Vec<Claimed>> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         self.run(|s| {
@@ -173,6 +176,8 @@ impl OutboxQueries for PgStore {
                     SELECT d.id, d.lease_until IS NOT NULL AS recovered FROM deliveries d
                     WHERE ",
                     keyhook_core::due_sql!("d.", "$1"),
+                    " AND ",
+                    keyhook_core::claimable_sql!(dialect, "d.", "$4::text"),
                     "
                     ORDER BY d.next_attempt_at
                     LIMIT $2
@@ -189,7 +194,7 @@ impl OutboxQueries for PgStore {
                  JOIN webhooks w ON w.id = l.webhook_id
                  ORDER BY l.next_attempt_at, l.id"
                 ),
-                &[&now.0, &limit, &lease_until.0],
+                &[&now.0, &limit, &lease_until.0, &only],
             )?;
             rows.iter()
                 .map(|r| {

@@ -11,7 +11,7 @@ use keyhook_core::time::Timestamp;
 macro_rules! columns {
     () => {
         "id, user_id, url, events, secret, is_active, fail_count, created_at, updated_at,
-         full_access, profile_ids, filter"
+         full_access, profile_ids, filter, ephemeral"
     };
 }
 
@@ -46,6 +46,7 @@ fn from_row(r: &Row) -> Result<Webhook, Fail> {
         fail_count: r.try_get(6)?,
         created_at: Timestamp(r.try_get(7)?),
         updated_at: Timestamp(r.try_get(8)?),
+        ephemeral: r.try_get(12)?,
     })
 }
 
@@ -77,8 +78,8 @@ impl WebhookQueries for PgStore {
         self.run(|s| {
             s.execute(
                 "INSERT INTO webhooks (id, user_id, url, events, secret, is_active, fail_count,
-                    created_at, updated_at, full_access, profile_ids, filter)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+                    created_at, updated_at, full_access, profile_ids, filter, ephemeral, heartbeat_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
                 &[
                     &w.id,
                     &w.user_id,
@@ -92,6 +93,8 @@ impl WebhookQueries for PgStore {
                     &w.full_access,
                     &to_json(&w.profile_ids),
                     &w.filter,
+                    &w.ephemeral,
+                    &w.ephemeral.then_some(w.created_at.0),
                 ],
             )?;
             Ok(())
@@ -281,6 +284,30 @@ impl WebhookQueries for PgStore {
                     })
                 })
                 .collect()
+        })
+    }
+
+    fn beat_listener(&self, id: &str, at: Timestamp) -> StoreResult<bool> {
+        self.run(|s| {
+            Ok(s.execute(
+                "UPDATE webhooks SET heartbeat_at = $2 WHERE id = $1 AND ephemeral",
+                &[&id, &at.0],
+            )? > 0)
+        })
+    }
+
+    fn stale_listeners(&self, cutoff: Timestamp) -> StoreResult<Vec<Webhook>> {
+        self.run(|s| {
+            webhooks(s.query(
+                concat!(
+                    "SELECT ",
+                    columns!(),
+                    " FROM webhooks w WHERE ",
+                    keyhook_core::stale_listener_sql!(dialect, "w", "$1"),
+                    " ORDER BY heartbeat_at, id"
+                ),
+                &[&cutoff.0],
+            )?)
         })
     }
 }

@@ -60,6 +60,8 @@ fn the_schema_is_sqlites_in_postgresql_types() {
         "remaining_uses",
         // idempotent webhook requests: none while the request runs
         "response",
+        // the developer's loop: only an ephemeral webhook has a heartbeat
+        "heartbeat_at",
     ];
     let mut want: Vec<String> = TABLES
         .iter()
@@ -99,7 +101,7 @@ fn the_schema_is_sqlites_in_postgresql_types() {
          deliveries_event,deliveries_finished,deliveries_webhook,delivery_attempts_at,\
          delivery_attempts_delivery,delivery_attempts_webhook,events_created,\
          events_user_created,idempotency_keys_created,idempotent_requests_created,\
-         webhooks_previous_secret,webhooks_user"
+         webhooks_ephemeral,webhooks_previous_secret,webhooks_user"
     );
     // The lists' indexes hold the rows in list order (created_at, id): no sort per request.
     for (index, table) in [("api_keys_user", "api_keys"), ("webhooks_user", "webhooks")] {

@@ -239,6 +239,13 @@ const MIGRATIONS: &[&str] = &[
         ('delivery.exhausted', 'emitted by keyhook itself', 'none', 0, 0, 0);",
     // payload filters: a webhook's CEL filter (service::filter), NULL for none.
     "ALTER TABLE webhooks ADD COLUMN filter TEXT;",
+    // the developer's loop: a webhook of `keyhook listen` is ephemeral, delivered only by
+    // its own listener (no other worker claims it), which writes `heartbeat_at` while it
+    // runs; any other worker deletes one whose heartbeat is older than a minute.
+    "ALTER TABLE webhooks ADD COLUMN ephemeral INTEGER NOT NULL DEFAULT 0
+        CHECK (ephemeral IN (0, 1));
+     ALTER TABLE webhooks ADD COLUMN heartbeat_at INTEGER;
+     CREATE INDEX webhooks_ephemeral ON webhooks(heartbeat_at) WHERE ephemeral = 1;",
 ];
 
 /// The schema version this binary writes.

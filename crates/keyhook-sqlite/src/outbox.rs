@@ -138,16 +138,18 @@ impl OutboxQueries for Conn {
 
     /// Whether any delivery is due and not leased: a read, so that an idle worker does not
     /// take the write lock on every poll.
-    fn any_due(&self, now: Timestamp) -> StoreResult<bool> {
+    fn any_due(&self, now: Timestamp, only: Option<&str>) -> StoreResult<bool> {
         sql(|| {
             Ok(self
                 .0
                 .prepare_cached(concat!(
-                    "SELECT EXISTS (SELECT 1 FROM deliveries WHERE ",
-                    keyhook_core::due_sql!("", "?1"),
+                    "SELECT EXISTS (SELECT 1 FROM deliveries d WHERE ",
+                    keyhook_core::due_sql!("d.", "?1"),
+                    " AND ",
+                    keyhook_core::claimable_sql!(dialect, "d.", "?2"),
                     ")"
                 ))?
-                .query_row([now.0], |r| r.get(0))?)
+                .query_row(params![now.0, only], |r| r.get(0))?)
         })
     }
 
@@ -158,6 +160,7 @@ impl OutboxQueries for Conn {
         now: Timestamp,
         limit: usize,
         lease_until: Timestamp,
+        only: Option<&str>,
     ) -> StoreResult<Vec<Claimed>> {
         sql(|| {
             let mut stmt = self.0.prepare_cached(concat!(
@@ -168,12 +171,14 @@ impl OutboxQueries for Conn {
                  JOIN webhooks w ON w.id = d.webhook_id
                  WHERE ",
                 keyhook_core::due_sql!("d.", "?1"),
+                " AND ",
+                keyhook_core::claimable_sql!(dialect, "d.", "?3"),
                 "
                  ORDER BY d.next_attempt_at
                  LIMIT ?2"
             ))?;
             let claimed: Vec<Claimed> = stmt
-                .query_map(params![now.0, limit as i64], |r| {
+                .query_map(params![now.0, limit as i64, only], |r| {
                     Ok(Claimed {
                         delivery_id: r.get(0)?,
                         event_id: r.get(1)?,

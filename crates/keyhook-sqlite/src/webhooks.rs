@@ -12,7 +12,7 @@ use keyhook_core::store::{AttemptRecord, FailCounter, StoreResult, WebhookQuerie
 macro_rules! columns {
     () => {
         "id, user_id, url, events, secret, is_active, fail_count, created_at,
-    updated_at, full_access, profile_ids, filter"
+    updated_at, full_access, profile_ids, filter, ephemeral"
     };
 }
 
@@ -41,6 +41,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Webhook> {
         fail_count: r.get(6)?,
         created_at: Timestamp(r.get(7)?),
         updated_at: Timestamp(r.get(8)?),
+        ephemeral: r.get(12)?,
     })
 }
 
@@ -60,8 +61,8 @@ impl WebhookQueries for Conn {
             self.0
                 .prepare_cached(
                     "INSERT INTO webhooks (id, user_id, url, events, secret, is_active, fail_count,
-                        created_at, updated_at, full_access, profile_ids, filter)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                        created_at, updated_at, full_access, profile_ids, filter, ephemeral, heartbeat_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
                 )?
                 .execute(params![
                     w.id,
@@ -75,7 +76,9 @@ impl WebhookQueries for Conn {
                     w.updated_at.0,
                     w.full_access,
                     to_json(&w.profile_ids),
-                    w.filter
+                    w.filter,
+                    w.ephemeral,
+                    w.ephemeral.then_some(w.created_at.0)
                 ])?;
             Ok(())
         })
@@ -251,6 +254,32 @@ impl WebhookQueries for Conn {
                     response_excerpt: r.get(10)?,
                 })
             })?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+    }
+
+    fn beat_listener(&self, id: &str, at: Timestamp) -> StoreResult<bool> {
+        sql(|| {
+            Ok(self
+                .0
+                .prepare_cached(
+                    "UPDATE webhooks SET heartbeat_at = ?2 WHERE id = ?1 AND ephemeral = 1",
+                )?
+                .execute(params![id, at.0])?
+                > 0)
+        })
+    }
+
+    fn stale_listeners(&self, cutoff: Timestamp) -> StoreResult<Vec<Webhook>> {
+        sql(|| {
+            let mut stmt = self.0.prepare_cached(concat!(
+                "SELECT ",
+                columns!(),
+                " FROM webhooks w WHERE ",
+                keyhook_core::stale_listener_sql!(dialect, "w", "?1"),
+                " ORDER BY heartbeat_at, id"
+            ))?;
+            let rows = stmt.query_map([cutoff.0], from_row)?;
             Ok(rows.collect::<rusqlite::Result<_>>()?)
         })
     }

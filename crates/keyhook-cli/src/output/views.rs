@@ -232,7 +232,7 @@ impl Output {
                         fit: Fit::Prefix(shortest),
                         ..whole(&w.id)
                     },
-                    cut(&w.url),
+                    cut(listed_url(w)),
                     wrap(w.events.join(", ")),
                     // "all" rather than "all profiles": the list is the widest table, and
                     // must fit 80 columns with whole event names.
@@ -270,7 +270,7 @@ impl Output {
         let mut rows = vec![
             ("id", whole(&w.id)),
             ("user", whole(&w.user_id)),
-            ("url", cut(&w.url)),
+            ("url", cut(listed_url(w))),
             ("events", wrap(w.events.join(", "))),
             ("scope", wrap(scope(w.scope()))),
             (
@@ -407,5 +407,18 @@ fn built_in_or(t: Timestamp, now: Timestamp) -> String {
         "built in".into()
     } else {
         when_full(Some(t), now)
+    }
+}
+
+/// A webhook's URL in the lists, an ephemeral one's marked `(listen)` first (the part a
+/// narrow table keeps), `{event}` shown as the operator wrote it.
+fn listed_url(w: &Webhook) -> String {
+    if w.ephemeral {
+        format!(
+            "(listen) {}",
+            keyhook_core::service::listen::shown_url(&w.url)
+        )
+    } else {
+        w.url.clone()
     }
 }

@@ -12,6 +12,7 @@ pub mod idempotency;
 pub mod input;
 pub mod keys;
 pub mod operational;
+pub mod listen;
 pub mod replay;
 pub mod retention;
 pub mod webhooks;

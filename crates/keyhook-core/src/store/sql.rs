@@ -168,6 +168,43 @@ macro_rules! due_sql {
     };
 }
 
+/// Whose deliveries a worker claims (the delivery's columns prefixed `$t`): with the text
+/// parameter `$only` NULL (every `serve` and `deliver`), the deliveries of every webhook but
+/// an ephemeral one, which only its own `keyhook listen` sends (its machine may be the only
+/// one that reaches its target); with `$only` a webhook id (`listen`'s worker), that
+/// webhook's alone.
+#[macro_export]
+macro_rules! claimable_sql {
+    ($d:ident, $t:literal, $only:literal) => {
+        concat!(
+            "(",
+            $t,
+            "webhook_id = ",
+            $only,
+            " OR (",
+            $only,
+            " IS NULL AND NOT EXISTS (SELECT 1 FROM webhooks cw WHERE cw.id = ",
+            $t,
+            "webhook_id AND ",
+            $d!(flag "cw.ephemeral"),
+            ")))"
+        )
+    };
+}
+
+/// An ephemeral webhook (table alias `$w`) whose listener is gone: its last heartbeat is
+/// before `$cutoff` (one at the cutoff is alive). Any normal worker deletes it.
+#[macro_export]
+macro_rules! stale_listener_sql {
+    ($d:ident, $w:literal, $cutoff:literal) => {
+        concat!(
+            $d!(flag $w ".ephemeral"),
+            " AND ",
+            $crate::before_sql!(($w ".heartbeat_at"), $cutoff)
+        )
+    };
+}
+
 /// A delivery that has failed and waits for its next retry, not leased at `$now`: what
 /// `replay --failed-only` makes due now instead of queueing a second copy.
 #[macro_export]
@@ -344,6 +381,15 @@ mod tests {
             crate::prunable_event_sql!("e", "?1"),
             "e.created_at < ?1 AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = \
              e.id)"
+        );
+        assert_eq!(
+            crate::claimable_sql!(shown, "d.", "?4"),
+            "(d.webhook_id = ?4 OR (?4 IS NULL AND NOT EXISTS (SELECT 1 FROM webhooks cw \
+             WHERE cw.id = d.webhook_id AND FLAG[cw.ephemeral])))"
+        );
+        assert_eq!(
+            crate::stale_listener_sql!(shown, "w", "?1"),
+            "FLAG[w.ephemeral] AND w.heartbeat_at < ?1"
         );
         assert_eq!(
             crate::prunable_delivery_sql!("$1"),

@@ -144,7 +144,7 @@ pub fn two_claimers_never_claim_the_same_delivery(kind: &Kind) {
         let mut mine = Vec::new();
         loop {
             let batch = s
-                .write(|c| Ok(c.claim_due(NOW, 7, NOW.add_millis(60_000))?))
+                .write(|c| Ok(c.claim_due(NOW, 7, NOW.add_millis(60_000), None)?))
                 .unwrap();
             if batch.is_empty() {
                 return mine;
@@ -189,7 +189,7 @@ pub fn a_claim_skips_rows_another_claim_holds(kind: &Kind) {
         std::thread::spawn(move || {
             let s = backend.connect().unwrap();
             s.write(|c| {
-                let first = c.claim_due(NOW.add_millis(10), 2, NOW.add_millis(60_000))?;
+                let first = c.claim_due(NOW.add_millis(10), 2, NOW.add_millis(60_000), None)?;
                 held.wait();
                 release.wait();
                 Ok(first.len())
@@ -203,7 +203,7 @@ pub fn a_claim_skips_rows_another_claim_holds(kind: &Kind) {
     let (sent, got) = std::sync::mpsc::channel();
     let claimer = std::thread::spawn(move || {
         let second =
-            s.write(|c| Ok(c.claim_due(NOW.add_millis(10), 10, NOW.add_millis(60_000))?));
+            s.write(|c| Ok(c.claim_due(NOW.add_millis(10), 10, NOW.add_millis(60_000), None)?));
         sent.send(second.map(|d| d.len()).map_err(|e| e.to_string()))
             .unwrap();
     });

@@ -61,6 +61,7 @@ contract! {
             retention_deletes_what_the_core_says,
             boundaries_fall_where_the_core_says,
             an_enable_clears_the_disable_reason_and_nothing_else_does,
+            claims_split_between_listeners_and_the_rest,
         ],
         concurrency: [
             the_webhook_limit_holds_when_creates_race,

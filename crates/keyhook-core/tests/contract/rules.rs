@@ -38,6 +38,7 @@ fn hook(id: &str, events: &[&str], active: bool, profiles: Option<&[&str]>) -> W
         fail_count: 0,
         created_at: Timestamp(T),
         updated_at: Timestamp(T),
+        ephemeral: false,
     }
 }
 
@@ -439,8 +440,8 @@ pub fn boundaries_fall_where_the_core_says(kind: &Kind) {
         ];
         s.write(|c| {
             c.write_rows(table("deliveries"), &[cells])?;
-            let due = c.any_due(Timestamp(now))?;
-            let claimed = c.claim_due(Timestamp(now), 10, Timestamp(now + 60_000))?;
+            let due = c.any_due(Timestamp(now), None)?;
+            let claimed = c.claim_due(Timestamp(now), 10, Timestamp(now + 60_000), None)?;
             Ok((due, claimed.len()))
         })
         .unwrap()
@@ -557,4 +558,85 @@ pub fn an_enable_clears_the_disable_reason_and_nothing_else_does(kind: &Kind) {
     w.is_active = true;
     s.write(|c| Ok(c.update_webhook(&w)?)).unwrap();
     assert_eq!(reason(), None, "an enable clears it");
+}
+
+/// Who claims what (`claimable_sql!`): a normal worker (`only` = None) every webhook's due
+/// deliveries but an ephemeral one's; a listener's worker its own webhook's alone, and
+/// `any_due` says the same. A listener is stale when its last heartbeat is before the cutoff
+/// (`stale_listener_sql!`: one at the cutoff is alive); a heartbeat moves only an ephemeral
+/// webhook's.
+pub fn claims_split_between_listeners_and_the_rest(kind: &Kind) {
+    let Some(db) = kind.db() else { return };
+    let s = db.store();
+    let mut a = hook("eph-a", &EVENTS, true, None);
+    a.ephemeral = true;
+    let mut b = hook("eph-b", &EVENTS, true, None);
+    b.ephemeral = true;
+    let normal = hook("normal", &EVENTS, true, None);
+    s.write(|c| {
+        for w in [&a, &b, &normal] {
+            c.insert_webhook(w)?;
+        }
+        c.insert_event("evt_1", "u", EVENTS[0], None, b"{}", Timestamp(T))?;
+        c.enqueue_deliveries("evt_1", "u", EVENTS[0], None, Timestamp(T))?;
+        Ok(())
+    })
+    .unwrap();
+    let now = Timestamp(T + 1);
+    let claim = |only: Option<&str>| {
+        s.write(|c| {
+            let due = c.any_due(now, only)?;
+            let mut ids: Vec<String> = c
+                .claim_due(now, 10, now.add_millis(60_000), only)?
+                .into_iter()
+                .map(|d| d.webhook_id)
+                .collect();
+            ids.sort();
+            Ok((due, ids))
+        })
+        .unwrap()
+    };
+    assert_eq!(claim(Some("eph-b")), (true, vec!["eph-b".to_string()]));
+    assert_eq!(claim(None), (true, vec!["normal".to_string()]));
+    assert_eq!(
+        claim(None),
+        (false, vec![]),
+        "eph-a's stays for its listener"
+    );
+    assert_eq!(claim(Some("normal-x")), (false, vec![]));
+    assert_eq!(claim(Some("eph-a")), (true, vec!["eph-a".to_string()]));
+
+    // Heartbeats: eph-a beats at T + 5; eph-b's is still its creation, T.
+    let beat = |id: &str, at: i64| {
+        s.write(|c| Ok(c.beat_listener(id, Timestamp(at))?))
+            .unwrap()
+    };
+    assert!(beat("eph-a", T + 5));
+    assert!(!beat("normal", T + 5), "not a listener");
+    assert!(!beat("gone", T + 5));
+    let stale = |cutoff: i64| -> Vec<String> {
+        s.conn()
+            .stale_listeners(Timestamp(cutoff))
+            .unwrap()
+            .into_iter()
+            .map(|w| w.id)
+            .collect()
+    };
+    assert_eq!(
+        stale(T),
+        Vec::<String>::new(),
+        "a heartbeat at the cutoff is alive"
+    );
+    assert_eq!(stale(T + 1), ["eph-b"]);
+    assert_eq!(stale(T + 6), ["eph-b", "eph-a"], "oldest heartbeat first");
+    let listed = s.conn().list_webhooks("u").unwrap();
+    let flags: Vec<(String, bool)> = listed.into_iter().map(|w| (w.id, w.ephemeral)).collect();
+    assert_eq!(
+        flags,
+        [
+            ("eph-a".to_string(), true),
+            ("eph-b".to_string(), true),
+            ("normal".to_string(), false)
+        ]
+    );
 }

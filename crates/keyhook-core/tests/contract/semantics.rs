@@ -55,6 +55,7 @@ fn hook(id: &str, user: &str, events: &[&str], active: bool, created: i64) -> We
         fail_count: 0,
         created_at: Timestamp(created),
         updated_at: Timestamp(created),
+        ephemeral: false,
     }
 }
 
@@ -235,12 +236,12 @@ fn exercise(s: &Store) -> Vec<String> {
         Ok(n)
     }));
     note!(c.event_of("u", "evt_p2"));
-    note!(c.any_due(Timestamp(T - 1)));
-    note!(c.any_due(Timestamp(T)));
+    note!(c.any_due(Timestamp(T - 1), None));
+    note!(c.any_due(Timestamp(T), None));
     note!(c.delivery_counts());
     let claim = |now: i64, limit: usize| {
         let mut got: Vec<_> = s
-            .write(|c| Ok(c.claim_due(Timestamp(now), limit, Timestamp(now + 60_000))?))
+            .write(|c| Ok(c.claim_due(Timestamp(now), limit, Timestamp(now + 60_000), None)?))
             .unwrap()
             .into_iter()
             .map(|d| {
@@ -269,7 +270,7 @@ fn exercise(s: &Store) -> Vec<String> {
                 .bytes()
                 .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
     }));
-    note!(c.any_due(Timestamp(T)));
+    note!(c.any_due(Timestamp(T), None));
     note!(claim(T + 5, 10)
         .iter()
         .map(|d| (&d.0, &d.4))
@@ -281,7 +282,7 @@ fn exercise(s: &Store) -> Vec<String> {
         Ok(())
     }));
     note!(c.delivery_counts());
-    note!(c.any_due(Timestamp(T + 99)));
+    note!(c.any_due(Timestamp(T + 99), None));
     note!(claim(T + 100, 10)
         .iter()
         .map(|d| (&d.0, d.3, &d.4))

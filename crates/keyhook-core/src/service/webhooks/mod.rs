@@ -50,6 +50,9 @@ pub struct NewWebhook {
     pub profile_ids: Option<ProfileIds>,
     /// Only events this CEL filter admits are queued (`service::filter`); `None`: all.
     pub filter: Option<Filter>,
+    /// Made by `keyhook listen` (`service::listen`): delivered only by that process, never
+    /// by `serve` or `deliver`, and deleted when it stops. Never set over HTTP.
+    pub ephemeral: bool,
     /// The request's `Idempotency-Key` with its body (`service::idempotency`): a repeat within
     /// 24 hours acts not again and answers as the first did. `None` on the command line.
     pub idempotency: Option<Idempotent>,
@@ -210,6 +213,7 @@ pub fn create(
         fail_count: 0,
         created_at: now,
         updated_at: now,
+        ephemeral: input.ephemeral,
     };
     // BEGIN IMMEDIATE: the count and the insert see no other writer, so N processes
     // creating at once never make an eleventh. Every webhook of the user counts, those the
@@ -359,6 +363,14 @@ pub fn update(
     store.write(|c| {
         let mut w = find(c, actor, id)?;
         let before = w.clone();
+        // The listener sends to private addresses for its own URL only: a URL set from
+        // elsewhere (a key over HTTP) would be sent from the operator's machine unguarded.
+        if w.ephemeral && patch.url.as_ref().is_some_and(|u| u.0 != w.url) {
+            return Err(Error::validation(
+                "url",
+                "an ephemeral webhook's URL is its listener's; start keyhook listen again                  with another --forward-to",
+            ));
+        }
         if let Some(u) = patch.url {
             w.url = u.0;
         }

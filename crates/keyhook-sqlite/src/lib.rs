@@ -74,6 +74,14 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// and past which [`Storage::trim_log`] restarts it.
 pub const WAL_SIZE_LIMIT: i64 = 64 * 1024 * 1024;
 
+/// The write-ahead log's size, in pages, past which a connection of a one-command process
+/// ([`SqliteBackend::for_one_command`]) checkpoints after its commit (SQLite's
+/// `wal_autocheckpoint`, 1,000 pages by default). Such a process leaves the log behind, and
+/// the next one to open the file reads all of it to rebuild the log's index: at 128 pages
+/// (512 KiB) that read stays well under the cost of one sync, and a checkpoint comes about
+/// every dozen `keys create`.
+pub const ONE_COMMAND_CHECKPOINT_PAGES: u32 = 128;
+
 /// How long a checkpoint that restarts the write-ahead log waits for the readers of older
 /// snapshots (and another process's writer) before it gives up until the next turn. While
 /// it waits nobody writes, so it is short; readers finish in milliseconds.
@@ -269,6 +277,22 @@ impl SqliteStore {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// [`SqliteBackend::for_one_command`]'s settings on this connection.
+    pub(crate) fn commit_durably_without_close_checkpoint(&self) -> keyhook_core::Result<()> {
+        let c = &self.conn.0;
+        let set = || -> rusqlite::Result<()> {
+            c.execute_batch(&format!(
+                "PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = {ONE_COMMAND_CHECKPOINT_PAGES};"
+            ))?;
+            c.set_db_config(
+                rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+                true,
+            )?;
+            Ok(())
+        };
+        set().map_err(|e| self.describe(e.into()).into())
     }
 
     /// [`Store::write`] on this connection.
@@ -534,6 +558,70 @@ mod tests {
             .query_row("PRAGMA journal_size_limit", [], |r| r.get(0))
             .unwrap();
         assert_eq!(limit, WAL_SIZE_LIMIT);
+    }
+
+    fn pragma(store: &SqliteStore, name: &str) -> i64 {
+        store
+            .conn
+            .0
+            .query_row(&format!("PRAGMA {name}"), [], |r| r.get(0))
+            .unwrap()
+    }
+
+    /// A one-command process's connection syncs the log at each commit (FULL, 2) and leaves
+    /// the log to a later checkpoint when it closes; a server's connection keeps NORMAL (1)
+    /// and folds the log back into the file when the last one closes, as SQLite does.
+    #[test]
+    fn a_one_command_connection_commits_durably_and_skips_the_checkpoint_at_close() {
+        let (dir, store) = temp_store();
+        let path = dir.path().join("k.db");
+        let wal = wal_path(&path);
+        assert_eq!(pragma(&store, "synchronous"), 1);
+        store.conn.0.execute_batch("CREATE TABLE t (i, b)").unwrap();
+        drop(store);
+        assert!(
+            !wal.exists(),
+            "the last connection's checkpoint removes the log"
+        );
+
+        let store = SqliteStore::open_existing(&path).unwrap();
+        store.commit_durably_without_close_checkpoint().unwrap();
+        assert_eq!(pragma(&store, "synchronous"), 2);
+        assert_eq!(
+            pragma(&store, "wal_autocheckpoint"),
+            i64::from(ONE_COMMAND_CHECKPOINT_PAGES)
+        );
+        write_row(&store, 1);
+        drop(store);
+        assert!(wal_len(&path) > 0, "the commit stays in the log");
+        let again = SqliteStore::open_existing(&path).unwrap();
+        let n: i64 = again
+            .conn
+            .0
+            .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 1, "the next process reads it from the log");
+    }
+
+    /// `SqliteBackend::for_one_command` applies those settings to its connections; a plain
+    /// backend does not.
+    #[test]
+    fn only_a_one_command_backend_leaves_the_log_at_close() {
+        use keyhook_core::store::Backend;
+        let dir = tempfile::tempdir().unwrap();
+        for (name, one_command) in [("plain.db", false), ("one.db", true)] {
+            let path = dir.path().join(name);
+            let backend = SqliteBackend::new(&path, true, 1);
+            let backend = if one_command {
+                backend.for_one_command()
+            } else {
+                backend
+            };
+            // Creating the file writes its schema through the log.
+            drop(backend.connect().unwrap());
+            drop(backend);
+            assert_eq!(wal_path(&path).exists(), one_command, "{name}");
+        }
     }
 
     /// A user's keys and webhooks come out of their index in list order: no sort (a

@@ -281,11 +281,17 @@ pub fn fold_log(db: &Path) {
             Ok((r.get(0)?, r.get(1)?, r.get(2)?))
         })
         .unwrap();
-    assert_eq!(busy, 0, "another connection kept the log from being folded back");
+    assert_eq!(
+        busy, 0,
+        "another connection kept the log from being folded back"
+    );
     drop(c);
     let mut wal = db.as_os_str().to_owned();
     wal.push("-wal");
-    assert!(!Path::new(&wal).exists(), "the last connection removes the log");
+    assert!(
+        !Path::new(&wal).exists(),
+        "the last connection removes the log"
+    );
 }
 
 /// Every byte of the database and its WAL and shared-memory files.

@@ -62,7 +62,7 @@ impl Backend for SqliteBackend {
     /// the pool's size are open, else the first one given back (the caller waits).
     fn connect(&self) -> keyhook_core::Result<Box<Store>> {
         let open = || {
-            let store = if self.create {
+            let mut store = if self.create {
                 SqliteStore::open(&self.path)?
             } else {
                 SqliteStore::open_existing(&self.path)?

@@ -75,12 +75,15 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 pub const WAL_SIZE_LIMIT: i64 = 64 * 1024 * 1024;
 
 /// The write-ahead log's size, in pages, past which a connection of a one-command process
-/// ([`SqliteBackend::for_one_command`]) checkpoints after its commit (SQLite's
-/// `wal_autocheckpoint`, 1,000 pages by default). Such a process leaves the log behind, and
-/// the next one to open the file reads all of it to rebuild the log's index: at 128 pages
-/// (512 KiB) that read stays well under the cost of one sync, and a checkpoint comes about
-/// every dozen `keys create`.
-pub const ONE_COMMAND_CHECKPOINT_PAGES: u32 = 128;
+/// ([`SqliteBackend::for_one_command`]) folds the log back into the file and empties it
+/// when it closes (`PRAGMA wal_checkpoint(TRUNCATE)`). Such a process leaves the log behind,
+/// and the next one to open the file reads all of it to rebuild the log's index. SQLite's
+/// own checkpoint cannot bound it: the first connection to open the file rebuilds the index
+/// as if nothing had been copied yet, so the log is never started again from its beginning,
+/// and with checkpoints by `wal_autocheckpoint` alone it grew by every command (13 MB after
+/// 200 `keys create`, all of it read by each). A `keys create` writes about 25 pages, so at
+/// 64 pages (256 KiB) every third command or so pays for the checkpoint.
+pub const ONE_COMMAND_CHECKPOINT_PAGES: u32 = 64;
 
 /// How long a checkpoint that restarts the write-ahead log waits for the readers of older
 /// snapshots (and another process's writer) before it gives up until the next turn. While
@@ -98,6 +101,9 @@ pub struct SqliteStore {
     writer: WriteLock,
     /// Whether no key without a checksum is left, once known (this connection's).
     checksums: ChecksumMemory,
+    /// Set by [`SqliteStore::commit_durably_without_close_checkpoint`]: when this
+    /// connection closes, it empties a log over [`ONE_COMMAND_CHECKPOINT_PAGES`].
+    one_command: bool,
 }
 
 /// The in-process write lock of one database file.
@@ -192,6 +198,7 @@ impl SqliteStore {
             key_cache: Default::default(),
             writer: WriteLock::default(),
             checksums: ChecksumMemory::default(),
+            one_command: false,
         }
     }
 
@@ -280,12 +287,11 @@ impl SqliteStore {
     }
 
     /// [`SqliteBackend::for_one_command`]'s settings on this connection.
-    pub(crate) fn commit_durably_without_close_checkpoint(&self) -> keyhook_core::Result<()> {
+    pub(crate) fn commit_durably_without_close_checkpoint(&mut self) -> keyhook_core::Result<()> {
+        self.one_command = true;
         let c = &self.conn.0;
         let set = || -> rusqlite::Result<()> {
-            c.execute_batch(&format!(
-                "PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = {ONE_COMMAND_CHECKPOINT_PAGES};"
-            ))?;
+            c.execute_batch("PRAGMA synchronous = FULL")?;
             c.set_db_config(
                 rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
                 true,
@@ -407,6 +413,20 @@ impl SqliteStore {
                 c.query_row(&format!("PRAGMA wal_checkpoint({mode})"), [], |_| Ok(()))
             })
             .map_err(|e| self.describe(e.into()).into())
+    }
+}
+
+impl Drop for SqliteStore {
+    /// A one-command connection leaves the log for the next process, unless it has grown past
+    /// [`ONE_COMMAND_CHECKPOINT_PAGES`]: then it is folded back and emptied. A reader of
+    /// another process (a running `serve`) can keep that from finishing; it is given
+    /// [`CHECKPOINT_WAIT`], and the next command tries again.
+    fn drop(&mut self) {
+        let limit = u64::from(ONE_COMMAND_CHECKPOINT_PAGES) * 4096;
+        if self.one_command && self.wal_len() > limit {
+            let _turn = self.write_lock();
+            let _ = self.checkpoint("TRUNCATE", CHECKPOINT_WAIT);
+        }
     }
 }
 
@@ -584,13 +604,9 @@ mod tests {
             "the last connection's checkpoint removes the log"
         );
 
-        let store = SqliteStore::open_existing(&path).unwrap();
+        let mut store = SqliteStore::open_existing(&path).unwrap();
         store.commit_durably_without_close_checkpoint().unwrap();
         assert_eq!(pragma(&store, "synchronous"), 2);
-        assert_eq!(
-            pragma(&store, "wal_autocheckpoint"),
-            i64::from(ONE_COMMAND_CHECKPOINT_PAGES)
-        );
         write_row(&store, 1);
         drop(store);
         assert!(wal_len(&path) > 0, "the commit stays in the log");
@@ -601,6 +617,44 @@ mod tests {
             .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
             .unwrap();
         assert_eq!(n, 1, "the next process reads it from the log");
+    }
+
+    /// Commands one after another, each a process of its own (a connection opened, one
+    /// commit, closed), keep the log they leave under [`ONE_COMMAND_CHECKPOINT_PAGES`] and one
+    /// command's pages: the one that crosses the bound folds it back and empties it. Left to
+    /// SQLite's own checkpoint the log grew by every command, since the first connection to
+    /// open the file forgets what had already been copied and never restarts the log.
+    #[test]
+    fn one_command_after_another_keeps_the_log_bounded() {
+        let (dir, store) = temp_store();
+        let path = dir.path().join("k.db");
+        store.conn.0.execute_batch("CREATE TABLE t (i, b)").unwrap();
+        drop(store);
+        // A row of 3,000 bytes is about one page; a command here writes a few.
+        let bound = (u64::from(ONE_COMMAND_CHECKPOINT_PAGES) + 8) * (4096 + 24) + 32;
+        let (mut largest, mut emptied) = (0, 0);
+        for i in 0..200 {
+            let mut store = SqliteStore::open_existing(&path).unwrap();
+            store.commit_durably_without_close_checkpoint().unwrap();
+            write_row(&store, i);
+            drop(store);
+            let len = wal_len(&path);
+            assert!(len <= bound, "after command {i} the log holds {len} bytes");
+            largest = largest.max(len);
+            emptied += usize::from(len == 0);
+        }
+        assert!(
+            largest > 4096 * 8,
+            "the log is left to later commands: {largest}"
+        );
+        assert!(emptied >= 2, "the log was emptied {emptied} times");
+        let again = SqliteStore::open_existing(&path).unwrap();
+        let n: i64 = again
+            .conn
+            .0
+            .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 200, "every command's row is there");
     }
 
     /// `SqliteBackend::for_one_command` applies those settings to its connections; a plain

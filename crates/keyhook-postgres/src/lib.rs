@@ -21,7 +21,9 @@
 //!   and [`WebhookQueries::set_fail_counter`] writes it back in the same transaction: the
 //!   count is exact and the threshold is never skipped.
 //! - **Revocation.** [`Storage::key_by_hash`] reads the row on every call; there is no cache.
-//!   A key deleted on any instance is refused by every instance on the next request.
+//!   A key deleted on any instance is refused by every instance on the next request. An
+//!   authenticated list reads the key and the list in one statement
+//!   ([`Storage::key_by_hash_ahead`]): still the key's row on every call.
 //! - **lastUsedAt.** [`KeyQueries::set_key_last_used`] never moves it back, and waits at most
 //!   100 ms for a row lock (`SET LOCAL lock_timeout`).
 //! - **Idempotency keys.** [`IdempotencyQueries::claim_idempotency_key`] is one `INSERT … ON

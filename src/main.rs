@@ -27,7 +27,16 @@ impl keyhook_cli::Wiring for Wiring {
         pool_size: u32,
     ) -> Result<Arc<dyn Backend>, Error> {
         match db {
-            DbLocation::File(path) => Ok(Arc::new(SqliteBackend::new(path, create, pool_size))),
+            DbLocation::File(path) => {
+                let file = SqliteBackend::new(path, create, pool_size);
+                // A pool of one is a command that runs and exits (`serve` and `deliver` ask
+                // for more): its commits are durable by themselves, with no checkpoint at exit.
+                Ok(Arc::new(if pool_size == 1 {
+                    file.for_one_command()
+                } else {
+                    file
+                }))
+            }
             DbLocation::Postgres(url) => Ok(Arc::new(PgBackend::new(url, pool_size, create)?)),
         }
     }

@@ -270,6 +270,30 @@ pub fn bare_cmd() -> Command {
     c
 }
 
+/// Folds the write-ahead log beside `db` back into the file and removes it, so that the file
+/// alone is the whole database. A command leaves its commits in the log (it skips SQLite's
+/// checkpoint at exit), which is as much the database as the file: a test that reads, copies
+/// or damages the file's own bytes calls this first.
+pub fn fold_log(db: &Path) {
+    let c = rusqlite::Connection::open(db).unwrap();
+    let (busy, _, _): (i64, i64, i64) = c
+        .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
+        .unwrap();
+    assert_eq!(
+        busy, 0,
+        "another connection kept the log from being folded back"
+    );
+    drop(c);
+    let mut wal = db.as_os_str().to_owned();
+    wal.push("-wal");
+    assert!(
+        !Path::new(&wal).exists(),
+        "the last connection removes the log"
+    );
+}
+
 /// Every byte of the database and its WAL and shared-memory files.
 pub fn database_bytes(db: &Path) -> Vec<u8> {
     let mut all = Vec::new();

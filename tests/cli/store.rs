@@ -416,6 +416,9 @@ fn a_corrupt_keyhook_database_is_a_runtime_error() {
     for i in 0..20 {
         env.create_key(&format!("k{i}"), &[]);
     }
+    // The commands left their commits in the log beside the file: fold it back, so that
+    // cutting the file cuts the database (a log holding every page would hide the damage).
+    common::fold_log(&env.db());
     let mut bytes = fs::read(env.db()).unwrap();
     assert!(bytes.len() > 4096, "more than one page");
     bytes.truncate(4096);

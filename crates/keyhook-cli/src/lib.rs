@@ -39,7 +39,9 @@ pub trait Wiring: Sync {
     /// file: mode 0600, in directories of mode 0700; a server's database: the schema) if it
     /// is missing; without, a missing database is an error. The backend's pool holds
     /// `pool_size` connections; a caller waits for a free one. An error (a backend that is
-    /// not built in, a URL the backend refuses) names no password.
+    /// not built in, a URL the backend refuses) names no password. A pool of one is asked
+    /// for by a command that runs and exits; a file then commits durably by itself instead
+    /// of checkpointing when the command closes it (`SqliteBackend::for_one_command`).
     fn backend(
         &self,
         db: &DbLocation,

@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 use crate::error::{Error, Result};
 use crate::model::{ApiKey, Permission, Webhook};
 use crate::rate::RateLimit;
-use crate::store::Store;
+use crate::store::{ReadAhead, Store};
 use crate::time::Timestamp;
 
 pub const KEY_PREFIX: &str = "kp_";
@@ -111,12 +111,23 @@ pub fn key_prefix(key: &str) -> &str {
 /// The lookup is by the SHA-256 of the token, so its timing tells an attacker nothing about
 /// any stored key.
 pub fn authenticate(store: &Store, token: &str, now: Timestamp) -> Result<ApiKey> {
+    authenticate_ahead(store, token, now, ReadAhead::Nothing)
+}
+
+/// [`authenticate`], telling the store what the caller reads next if the key may
+/// ([`Storage::key_by_hash_ahead`](crate::store::Storage::key_by_hash_ahead)).
+fn authenticate_ahead(
+    store: &Store,
+    token: &str,
+    now: Timestamp,
+    ahead: ReadAhead,
+) -> Result<ApiKey> {
     if !is_well_formed(token) {
         return Err(Error::Unauthorized(format!(
             "malformed API key: expected {KEY_PREFIX} followed by 64 lowercase hex characters"
         )));
     }
-    let key = find_key(store, token)?;
+    let key = find_key_ahead(store, token, ahead)?;
     if key.is_expired(now) {
         return Err(Error::Expired);
     }
@@ -130,13 +141,17 @@ pub fn authenticate(store: &Store, token: &str, now: Timestamp) -> Result<ApiKey
 /// [`authenticate`]: `Unauthorized` ([`CHECKSUM_MISMATCH`] for a wrong checksum) when there
 /// is none.
 pub fn find_key(store: &Store, token: &str) -> Result<ApiKey> {
+    find_key_ahead(store, token, ReadAhead::Nothing)
+}
+
+fn find_key_ahead(store: &Store, token: &str, ahead: ReadAhead) -> Result<ApiKey> {
     let checksum_ok = has_valid_checksum(token);
     let mismatch = || Error::Unauthorized(CHECKSUM_MISMATCH.into());
     if !checksum_ok && store.all_keys_checksummed(false)? {
         return Err(mismatch());
     }
     let mut buf = [0u8; 64];
-    match store.key_by_hash(hash_key_into(token, &mut buf))? {
+    match store.key_by_hash_ahead(hash_key_into(token, &mut buf), ahead)? {
         Some(key) => Ok(key),
         None if checksum_ok => Err(Error::Unauthorized("invalid API key".into())),
         None => {
@@ -168,8 +183,15 @@ pub fn spend_use(store: &Store, key: &mut ApiKey) -> Result<()> {
 }
 
 /// [`authenticate`], then records the use in `lastUsedAt`, at most once a second per key.
-pub fn authenticate_request(store: &Store, token: &str, now: Timestamp) -> Result<ApiKey> {
-    let mut key = authenticate(store, token, now)?;
+/// `ahead`: what the request reads next if the key may (a list of the key's user), which a
+/// backend may read with the key in one round trip.
+pub fn authenticate_request(
+    store: &Store,
+    token: &str,
+    now: Timestamp,
+    ahead: ReadAhead,
+) -> Result<ApiKey> {
+    let mut key = authenticate_ahead(store, token, now, ahead)?;
     let stale = key
         .last_used_at
         .is_none_or(|t| now.millis() - t.millis() >= LAST_USED_RESOLUTION_MS);

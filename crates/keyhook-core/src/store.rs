@@ -53,6 +53,17 @@ impl From<StoreError> for Error {
 /// The result of a storage call.
 pub type StoreResult<T> = std::result::Result<T, StoreError>;
 
+/// What a request reads right after its key is found ([`Storage::key_by_hash_ahead`]): the
+/// list of the key's own user that the common reads answer with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadAhead {
+    Nothing,
+    /// [`KeyQueries::list_keys`] of the key's user.
+    KeysOfItsUser,
+    /// [`WebhookQueries::list_webhooks`] of the key's user.
+    WebhooksOfItsUser,
+}
+
 /// One connection to the database, used by one thread at a time.
 pub trait Storage: Send {
     /// The database for reads outside a transaction.
@@ -72,6 +83,16 @@ pub trait Storage: Send {
     /// The key whose SHA-256 (lowercase hex) is `key_hash`, as last committed by anyone. A
     /// backend may answer from a cache only if it knows the cache is current.
     fn key_by_hash(&self, key_hash: &str) -> StoreResult<Option<ApiKey>>;
+
+    /// [`Storage::key_by_hash`], told what the caller reads next if the key may: a backend
+    /// that pays a round trip per statement (PostgreSQL) reads it in the same statement and
+    /// answers that read from it, if it is the very next statement on this connection
+    /// (anything else in between, a write included, drops it). The key is still read on every
+    /// call: revocation stays exact. The default reads the key alone.
+    fn key_by_hash_ahead(&self, key_hash: &str, ahead: ReadAhead) -> StoreResult<Option<ApiKey>> {
+        let _ = ahead;
+        self.key_by_hash(key_hash)
+    }
 
     /// Records a use of the key (see [`Queries::set_key_last_used`]) and keeps any cached
     /// copy in step.
@@ -155,6 +176,10 @@ impl<S: Storage + ?Sized> Storage for Box<S> {
 
     fn key_by_hash(&self, key_hash: &str) -> StoreResult<Option<ApiKey>> {
         (**self).key_by_hash(key_hash)
+    }
+
+    fn key_by_hash_ahead(&self, key_hash: &str, ahead: ReadAhead) -> StoreResult<Option<ApiKey>> {
+        (**self).key_by_hash_ahead(key_hash, ahead)
     }
 
     fn record_key_use(&self, key_hash: &str, key_id: &str, at: Timestamp) -> StoreResult<()> {

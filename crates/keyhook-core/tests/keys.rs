@@ -8,7 +8,7 @@ use keyhook_core::model::{ApiKey, Permission};
 use keyhook_core::service::keys::*;
 use keyhook_core::service::Actor;
 use keyhook_core::service::Publish;
-use keyhook_core::store::Store;
+use keyhook_core::store::{ReadAhead, Store};
 use keyhook_core::time::Timestamp;
 mod support;
 use support::temp_store;
@@ -334,11 +334,11 @@ fn last_used_is_coalesced_to_once_a_second() {
     let plain = k.key.unwrap();
     auth::authenticate(&s, &plain, NOW).unwrap();
     assert_eq!(get(&s, &op(), &k.id).unwrap().last_used_at, None);
-    auth::authenticate_request(&s, &plain, NOW).unwrap();
+    auth::authenticate_request(&s, &plain, NOW, ReadAhead::Nothing).unwrap();
     assert_eq!(get(&s, &op(), &k.id).unwrap().last_used_at, Some(NOW));
-    auth::authenticate_request(&s, &plain, NOW.add_millis(999)).unwrap();
+    auth::authenticate_request(&s, &plain, NOW.add_millis(999), ReadAhead::Nothing).unwrap();
     assert_eq!(get(&s, &op(), &k.id).unwrap().last_used_at, Some(NOW));
-    auth::authenticate_request(&s, &plain, NOW.add_millis(1000)).unwrap();
+    auth::authenticate_request(&s, &plain, NOW.add_millis(1000), ReadAhead::Nothing).unwrap();
     assert_eq!(
         get(&s, &op(), &k.id).unwrap().last_used_at,
         Some(NOW.add_millis(1000))

@@ -7,16 +7,34 @@ use keyhook_core::model::{ApiKey, Permission};
 use keyhook_core::store::{KeyQueries, StoreResult};
 use keyhook_core::time::Timestamp;
 
-/// The columns [`from_row`] reads.
+/// The columns [`from_row`] reads (`key_columns!`, the crate's: a webhook list read with
+/// its key names them too).
 macro_rules! columns {
     () => {
-        "id, user_id, key_prefix, name, permission, full_access, profile_ids, \
-         last_used_at, expires_at, created_at, rate_limit, remaining_uses"
+        key_columns!()
     };
 }
 
 /// `authenticate` runs this on every request.
 const BY_HASH: &str = concat!("SELECT ", columns!(), " FROM api_keys WHERE key_hash = $1");
+
+/// The key by its hash `$1` (its columns after the list's, from [`KEY_AFTER_LIST`] on), with
+/// each key of its user in list order: one row per listed key, or one whose list columns are
+/// null when the user has none (no row at all when there is no such key). `list keys`
+/// answered with the key check, in one round trip.
+pub(crate) const BY_HASH_WITH_ITS_USERS_KEYS: &str = concat!(
+    "SELECT l.*, k.* FROM (SELECT ",
+    columns!(),
+    " FROM api_keys WHERE key_hash = $1) k
+     LEFT JOIN LATERAL (SELECT ",
+    columns!(),
+    " FROM api_keys WHERE user_id = k.user_id) l ON true
+     ORDER BY l.created_at, l.id"
+);
+
+/// Where the key's columns start in a row of [`BY_HASH_WITH_ITS_USERS_KEYS`]: after the
+/// listed key's.
+pub(crate) const KEY_AFTER_LIST: usize = 12;
 
 /// Keys by id or prefix, of one user (`$2`) or of all (`$2` null).
 macro_rules! by_id_or_prefix {
@@ -47,32 +65,37 @@ macro_rules! expired_before {
 }
 
 pub(crate) fn from_row(r: &Row) -> Result<ApiKey, Fail> {
-    let permission: &str = r.try_get(4)?;
-    let profile_ids: &str = r.try_get(6)?;
+    from_row_at(r, 0)
+}
+
+/// A key from [`columns!`] starting at column `at` of `r`.
+pub(crate) fn from_row_at(r: &Row, at: usize) -> Result<ApiKey, Fail> {
+    let permission: &str = r.try_get(at + 4)?;
+    let profile_ids: &str = r.try_get(at + 6)?;
     Ok(ApiKey {
-        id: r.try_get(0)?,
-        user_id: r.try_get(1)?,
-        key_prefix: r.try_get(2)?,
-        name: r.try_get(3)?,
+        id: r.try_get(at)?,
+        user_id: r.try_get(at + 1)?,
+        key_prefix: r.try_get(at + 2)?,
+        name: r.try_get(at + 3)?,
         // The CHECK constraint allows only the two values.
         permission: Permission::parse(permission).unwrap_or(Permission::Readonly),
-        full_access: r.try_get(5)?,
+        full_access: r.try_get(at + 5)?,
         profile_ids: if profile_ids == "[]" {
             Vec::new()
         } else {
             json_strings(profile_ids)?
         },
-        last_used_at: r.try_get::<_, Option<i64>>(7)?.map(Timestamp),
-        expires_at: r.try_get::<_, Option<i64>>(8)?.map(Timestamp),
-        created_at: Timestamp(r.try_get(9)?),
-        rate_limit: match r.try_get::<_, Option<&str>>(10)? {
+        last_used_at: r.try_get::<_, Option<i64>>(at + 7)?.map(Timestamp),
+        expires_at: r.try_get::<_, Option<i64>>(at + 8)?.map(Timestamp),
+        created_at: Timestamp(r.try_get(at + 9)?),
+        rate_limit: match r.try_get::<_, Option<&str>>(at + 10)? {
             None => None,
             Some(s) => Some(
                 keyhook_core::rate::RateLimit::parse(s)
                     .map_err(|e| Fail::Data(format!("a stored rate limit is damaged: {e}")))?,
             ),
         },
-        remaining_uses: r.try_get(11)?,
+        remaining_uses: r.try_get(at + 11)?,
         key: None,
     })
 }
@@ -143,6 +166,9 @@ impl KeyQueries for PgStore {
     }
 
     fn list_keys(&self, user: Option<&str>) -> StoreResult<Vec<ApiKey>> {
+        if let Some(list) = user.and_then(|u| self.keys_read_ahead(u)) {
+            return Ok(list);
+        }
         self.run(|s| {
             let rows = match user {
                 Some(u) => s.query(

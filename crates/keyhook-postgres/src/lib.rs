@@ -21,7 +21,9 @@
 //!   and [`WebhookQueries::set_fail_counter`] writes it back in the same transaction: the
 //!   count is exact and the threshold is never skipped.
 //! - **Revocation.** [`Storage::key_by_hash`] reads the row on every call; there is no cache.
-//!   A key deleted on any instance is refused by every instance on the next request.
+//!   A key deleted on any instance is refused by every instance on the next request. An
+//!   authenticated list reads the key and the list in one statement
+//!   ([`Storage::key_by_hash_ahead`]): still the key's row on every call.
 //! - **lastUsedAt.** [`KeyQueries::set_key_last_used`] never moves it back, and waits at most
 //!   100 ms for a row lock (`SET LOCAL lock_timeout`).
 //! - **Idempotency keys.** [`IdempotencyQueries::claim_idempotency_key`] is one `INSERT … ON
@@ -69,6 +71,14 @@ macro_rules! dialect {
     };
 }
 
+/// The columns of a key that `keys::from_row` reads, in its order.
+macro_rules! key_columns {
+    () => {
+        "id, user_id, key_prefix, name, permission, full_access, profile_ids, \
+         last_used_at, expires_at, created_at, rate_limit, remaining_uses"
+    };
+}
+
 mod audit;
 mod copy_queries;
 mod error;
@@ -89,9 +99,10 @@ mod webhooks;
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use keyhook_core::model::ApiKey;
+use keyhook_core::model::{ApiKey, Webhook};
 use keyhook_core::store::{
-    Backend, ChecksumMemory, Conn as View, KeyQueries, Storage, Store, StoreError, StoreResult,
+    Backend, ChecksumMemory, Conn as View, KeyQueries, ReadAhead, Storage, Store, StoreError,
+    StoreResult,
 };
 use keyhook_core::time::Timestamp;
 use r2d2_postgres::PostgresConnectionManager;
@@ -278,6 +289,15 @@ pub struct PgStore {
     /// that rollback an error even if the caller went on after the failure.
     failed: RefCell<Option<StoreError>>,
     checksums: ChecksumMemory,
+    /// The list read with the key by [`Storage::key_by_hash_ahead`], for the very next
+    /// statement on this connection if it is that list's read; any other statement drops it.
+    ahead: RefCell<Option<ReadWithKey>>,
+}
+
+/// A list of a key's user, read in the statement that found the key.
+enum ReadWithKey {
+    Keys(String, Vec<ApiKey>),
+    Webhooks(String, Vec<Webhook>),
 }
 
 impl PgStore {
@@ -287,11 +307,13 @@ impl PgStore {
             tx: Cell::new(Tx::None),
             failed: RefCell::new(None),
             checksums,
+            ahead: RefCell::new(None),
         }
     }
 
     /// Runs a query body on the connection and sorts its failure.
     fn run<T>(&self, f: impl FnOnce(&mut Session) -> Result<T, Fail>) -> StoreResult<T> {
+        self.ahead.borrow_mut().take();
         let mut session = self.session.borrow_mut();
         f(&mut session).map_err(|e| {
             let sorted = e.sorted();
@@ -302,6 +324,24 @@ impl PgStore {
             }
             sorted
         })
+    }
+
+    /// The keys of `user` read with the key just before, if nothing ran since.
+    fn keys_read_ahead(&self, user: &str) -> Option<Vec<ApiKey>> {
+        match self.ahead.borrow_mut().take() {
+            Some(ReadWithKey::Keys(of, list)) if of == user && !self.in_transaction() => Some(list),
+            _ => None,
+        }
+    }
+
+    /// The webhooks of `user` read with the key just before, if nothing ran since.
+    fn webhooks_read_ahead(&self, user: &str) -> Option<Vec<Webhook>> {
+        match self.ahead.borrow_mut().take() {
+            Some(ReadWithKey::Webhooks(of, list)) if of == user && !self.in_transaction() => {
+                Some(list)
+            }
+            _ => None,
+        }
     }
 
     /// Whether reads should lock the rows they return: inside a write transaction.
@@ -403,6 +443,53 @@ impl Storage for PgStore {
     /// Read from the database on every call: no cache can serve a key revoked elsewhere.
     fn key_by_hash(&self, key_hash: &str) -> StoreResult<Option<ApiKey>> {
         KeyQueries::key_by_hash(self, key_hash)
+    }
+
+    /// With a list ahead, one statement reads the key and that list of its user (the key's
+    /// row read as on every call), and keeps the list for the next statement if it is that
+    /// read, outside a transaction: two round trips become one.
+    fn key_by_hash_ahead(&self, key_hash: &str, ahead: ReadAhead) -> StoreResult<Option<ApiKey>> {
+        let sql = match ahead {
+            ReadAhead::Nothing => return KeyQueries::key_by_hash(self, key_hash),
+            ReadAhead::KeysOfItsUser => keys::BY_HASH_WITH_ITS_USERS_KEYS,
+            ReadAhead::WebhooksOfItsUser => webhooks::BY_KEY_HASH_WITH_ITS_USERS_WEBHOOKS,
+        };
+        let (key, read) = self.run(|s| {
+            let rows = s.query(sql, &[&key_hash])?;
+            let Some(first) = rows.first() else {
+                return Ok((None, None));
+            };
+            // A row's list columns are null when the user has nothing to list.
+            let listed = |r: &postgres::Row| r.try_get::<_, Option<&str>>(0).map(|id| id.is_some());
+            Ok(match ahead {
+                ReadAhead::WebhooksOfItsUser => {
+                    let key = keys::from_row_at(first, webhooks::COLUMN_COUNT)?;
+                    let mut list = Vec::with_capacity(rows.len());
+                    for r in &rows {
+                        if listed(r)? {
+                            list.push(webhooks::from_row(r)?);
+                        }
+                    }
+                    let user = key.user_id.clone();
+                    (Some(key), Some(ReadWithKey::Webhooks(user, list)))
+                }
+                _ => {
+                    let key = keys::from_row_at(first, keys::KEY_AFTER_LIST)?;
+                    let mut list = Vec::with_capacity(rows.len());
+                    for r in &rows {
+                        if listed(r)? {
+                            list.push(keys::from_row(r)?);
+                        }
+                    }
+                    let user = key.user_id.clone();
+                    (Some(key), Some(ReadWithKey::Keys(user, list)))
+                }
+            })
+        })?;
+        if !self.in_transaction() {
+            *self.ahead.borrow_mut() = read;
+        }
+        Ok(key)
     }
 
     fn record_key_use(&self, _key_hash: &str, key_id: &str, at: Timestamp) -> StoreResult<()> {

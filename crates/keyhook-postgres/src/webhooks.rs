@@ -27,10 +27,26 @@ const BY_PREFIX: &str = concat!(
     " FROM webhooks WHERE user_id = $1 AND substr(id, 1, length($2)) = $2 ORDER BY id LIMIT $3"
 );
 
+/// The key by its hash `$1` (its columns after the webhook's, from [`COLUMN_COUNT`] on),
+/// with each webhook of its user in list order: `list webhooks` answered with the key check, in one round trip (see
+/// `keys::BY_HASH_WITH_ITS_USERS_KEYS` for the shape).
+pub(crate) const BY_KEY_HASH_WITH_ITS_USERS_WEBHOOKS: &str = concat!(
+    "SELECT w.*, k.* FROM (SELECT ",
+    key_columns!(),
+    " FROM api_keys WHERE key_hash = $1) k
+     LEFT JOIN LATERAL (SELECT ",
+    columns!(),
+    " FROM webhooks WHERE user_id = k.user_id) w ON true
+     ORDER BY w.created_at, w.id"
+);
+
+/// How many columns a webhook's row has ([`columns!`]).
+pub(crate) const COLUMN_COUNT: usize = 11;
+
 /// `(LOCK_CLASS, USER_LOCK)` keys no user lock: those are `(LOCK_CLASS + 1, hash of user)`.
 const USER_LOCK_CLASS: i32 = LOCK_CLASS + 1;
 
-fn from_row(r: &Row) -> Result<Webhook, Fail> {
+pub(crate) fn from_row(r: &Row) -> Result<Webhook, Fail> {
     let events: &str = r.try_get(3)?;
     let profile_ids: &str = r.try_get(10)?;
     Ok(Webhook {
@@ -102,6 +118,9 @@ impl WebhookQueries for PgStore {
     }
 
     fn list_webhooks(&self, user: &str) -> StoreResult<Vec<Webhook>> {
+        if let Some(list) = self.webhooks_read_ahead(user) {
+            return Ok(list);
+        }
         self.run(|s| {
             webhooks(s.query(
                 concat!(

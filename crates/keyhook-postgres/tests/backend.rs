@@ -481,3 +481,93 @@ fn a_server_that_never_answers_is_unavailable_in_bounded_time() {
     assert!(!m.contains("Sup3rS3cret"), "{m}");
     drop(silent);
 }
+
+/// A list read ahead with its key (`Storage::key_by_hash_ahead`, what an authenticated
+/// `GET /api-keys` or `GET /webhooks` does): one statement finds the key and reads the list
+/// of its user, and the list's read that follows is answered from it without a statement
+/// (a key added meanwhile by another connection is not in it: it was not read again). Only
+/// the very next statement gets it; anything else run in between drops it. The key is read
+/// on every call: one deleted on another connection is refused at once.
+#[test]
+fn a_list_read_ahead_comes_with_its_key_in_one_statement() {
+    use keyhook_core::auth::hash_key;
+    use keyhook_core::store::ReadAhead;
+    let db = database_or_skip!();
+    let backend = common::backend(&db, 2);
+    let reader = backend.connect().unwrap();
+    let writer = backend.connect().unwrap();
+    let alice = common::key(&writer, "alice", "one");
+    common::key(&writer, "alice", "two");
+    common::key(&writer, "bob", "other");
+    let hook = common::webhook(&writer, "alice");
+    let hash = hash_key(alice.key.as_deref().unwrap());
+    let ids = |keys: Vec<keyhook_core::model::ApiKey>| -> Vec<String> {
+        keys.into_iter().map(|k| k.id).collect()
+    };
+    let listed = ids(reader.conn().list_keys(Some("alice")).unwrap());
+    assert_eq!(listed.len(), 2);
+
+    // Keys: the key, then its user's list from the same statement.
+    let found = reader
+        .key_by_hash_ahead(&hash, ReadAhead::KeysOfItsUser)
+        .unwrap()
+        .expect("the key");
+    assert_eq!(found.id, alice.id);
+    common::key(&writer, "alice", "three");
+    assert_eq!(ids(reader.conn().list_keys(Some("alice")).unwrap()), listed);
+    // Once: the next read is a statement of its own, and sees the third key.
+    assert_eq!(reader.conn().list_keys(Some("alice")).unwrap().len(), 3);
+
+    // Another user's list, or any statement in between, is read afresh.
+    reader
+        .key_by_hash_ahead(&hash, ReadAhead::KeysOfItsUser)
+        .unwrap();
+    assert_eq!(reader.conn().list_keys(Some("bob")).unwrap().len(), 1);
+    assert_eq!(reader.conn().list_keys(Some("alice")).unwrap().len(), 3);
+    reader
+        .key_by_hash_ahead(&hash, ReadAhead::KeysOfItsUser)
+        .unwrap();
+    common::key(&writer, "alice", "four");
+    reader.conn().count_webhooks("alice").unwrap();
+    assert_eq!(reader.conn().list_keys(Some("alice")).unwrap().len(), 4);
+
+    // Webhooks the same way, and a user without any gets an empty list.
+    let found = reader
+        .key_by_hash_ahead(&hash, ReadAhead::WebhooksOfItsUser)
+        .unwrap()
+        .expect("the key");
+    assert_eq!(found.id, alice.id);
+    common::webhook(&writer, "alice");
+    let hooks = reader.conn().list_webhooks("alice").unwrap();
+    assert_eq!(hooks.len(), 1);
+    assert_eq!(hooks[0].id, hook.id);
+    assert_eq!(
+        hooks[0],
+        writer.conn().webhook("alice", &hook.id).unwrap().unwrap()
+    );
+    assert_eq!(reader.conn().list_webhooks("alice").unwrap().len(), 2);
+    let bob = writer.conn().list_keys(Some("bob")).unwrap().remove(0);
+    let bob_key = common::key(&writer, "bob", "with-plaintext");
+    let bob_hash = hash_key(bob_key.key.as_deref().unwrap());
+    reader
+        .key_by_hash_ahead(&bob_hash, ReadAhead::WebhooksOfItsUser)
+        .unwrap()
+        .expect("bob's key");
+    assert_eq!(reader.conn().list_webhooks("bob").unwrap(), vec![]);
+    assert_eq!(bob.user_id, "bob");
+
+    // Revocation: the key deleted on the other connection is gone on the next call.
+    writer.conn().delete_key(&alice.id).unwrap();
+    assert_eq!(
+        reader
+            .key_by_hash_ahead(&hash, ReadAhead::KeysOfItsUser)
+            .unwrap(),
+        None
+    );
+    assert_eq!(
+        reader
+            .key_by_hash_ahead(&hash, ReadAhead::WebhooksOfItsUser)
+            .unwrap(),
+        None
+    );
+}

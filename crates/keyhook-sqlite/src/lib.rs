@@ -75,6 +75,17 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// and past which [`Storage::trim_log`] restarts it.
 pub const WAL_SIZE_LIMIT: i64 = 64 * 1024 * 1024;
 
+/// The write-ahead log's size, in pages, past which a connection of a one-command process
+/// ([`SqliteBackend::for_one_command`]) folds the log back into the file and empties it
+/// when it closes (`PRAGMA wal_checkpoint(TRUNCATE)`). Such a process leaves the log behind,
+/// and the next one to open the file reads all of it to rebuild the log's index. SQLite's
+/// own checkpoint cannot bound it: the first connection to open the file rebuilds the index
+/// as if nothing had been copied yet, so the log is never started again from its beginning,
+/// and with checkpoints by `wal_autocheckpoint` alone it grew by every command (13 MB after
+/// 200 `keys create`, all of it read by each). A `keys create` writes about 25 pages, so at
+/// 64 pages (256 KiB) every third command or so pays for the checkpoint.
+pub const ONE_COMMAND_CHECKPOINT_PAGES: u32 = 64;
+
 /// How long a checkpoint that restarts the write-ahead log waits for the readers of older
 /// snapshots (and another process's writer) before it gives up until the next turn. While
 /// it waits nobody writes, so it is short; readers finish in milliseconds.
@@ -91,6 +102,9 @@ pub struct SqliteStore {
     writer: WriteLock,
     /// Whether no key without a checksum is left, once known (this connection's).
     checksums: ChecksumMemory,
+    /// Set by [`SqliteStore::commit_durably_without_close_checkpoint`]: when this
+    /// connection closes, it empties a log over [`ONE_COMMAND_CHECKPOINT_PAGES`].
+    one_command: bool,
 }
 
 /// The in-process write lock of one database file.
@@ -185,6 +199,7 @@ impl SqliteStore {
             key_cache: Default::default(),
             writer: WriteLock::default(),
             checksums: ChecksumMemory::default(),
+            one_command: false,
         }
     }
 
@@ -270,6 +285,21 @@ impl SqliteStore {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// [`SqliteBackend::for_one_command`]'s settings on this connection.
+    pub(crate) fn commit_durably_without_close_checkpoint(&mut self) -> keyhook_core::Result<()> {
+        self.one_command = true;
+        let c = &self.conn.0;
+        let set = || -> rusqlite::Result<()> {
+            c.execute_batch("PRAGMA synchronous = FULL")?;
+            c.set_db_config(
+                rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+                true,
+            )?;
+            Ok(())
+        };
+        set().map_err(|e| self.describe(e.into()).into())
     }
 
     /// [`Store::write`] on this connection.
@@ -384,6 +414,20 @@ impl SqliteStore {
                 c.query_row(&format!("PRAGMA wal_checkpoint({mode})"), [], |_| Ok(()))
             })
             .map_err(|e| self.describe(e.into()).into())
+    }
+}
+
+impl Drop for SqliteStore {
+    /// A one-command connection leaves the log for the next process, unless it has grown past
+    /// [`ONE_COMMAND_CHECKPOINT_PAGES`]: then it is folded back and emptied. A reader of
+    /// another process (a running `serve`) can keep that from finishing; it is given
+    /// [`CHECKPOINT_WAIT`], and the next command tries again.
+    fn drop(&mut self) {
+        let limit = u64::from(ONE_COMMAND_CHECKPOINT_PAGES) * 4096;
+        if self.one_command && self.wal_len() > limit {
+            let _turn = self.write_lock();
+            let _ = self.checkpoint("TRUNCATE", CHECKPOINT_WAIT);
+        }
     }
 }
 
@@ -535,6 +579,104 @@ mod tests {
             .query_row("PRAGMA journal_size_limit", [], |r| r.get(0))
             .unwrap();
         assert_eq!(limit, WAL_SIZE_LIMIT);
+    }
+
+    fn pragma(store: &SqliteStore, name: &str) -> i64 {
+        store
+            .conn
+            .0
+            .query_row(&format!("PRAGMA {name}"), [], |r| r.get(0))
+            .unwrap()
+    }
+
+    /// A one-command process's connection syncs the log at each commit (FULL, 2) and leaves
+    /// the log to a later checkpoint when it closes; a server's connection keeps NORMAL (1)
+    /// and folds the log back into the file when the last one closes, as SQLite does.
+    #[test]
+    fn a_one_command_connection_commits_durably_and_skips_the_checkpoint_at_close() {
+        let (dir, store) = temp_store();
+        let path = dir.path().join("k.db");
+        let wal = wal_path(&path);
+        assert_eq!(pragma(&store, "synchronous"), 1);
+        store.conn.0.execute_batch("CREATE TABLE t (i, b)").unwrap();
+        drop(store);
+        assert!(
+            !wal.exists(),
+            "the last connection's checkpoint removes the log"
+        );
+
+        let mut store = SqliteStore::open_existing(&path).unwrap();
+        store.commit_durably_without_close_checkpoint().unwrap();
+        assert_eq!(pragma(&store, "synchronous"), 2);
+        write_row(&store, 1);
+        drop(store);
+        assert!(wal_len(&path) > 0, "the commit stays in the log");
+        let again = SqliteStore::open_existing(&path).unwrap();
+        let n: i64 = again
+            .conn
+            .0
+            .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 1, "the next process reads it from the log");
+    }
+
+    /// Commands one after another, each a process of its own (a connection opened, one
+    /// commit, closed), keep the log they leave under [`ONE_COMMAND_CHECKPOINT_PAGES`] and one
+    /// command's pages: the one that crosses the bound folds it back and empties it. Left to
+    /// SQLite's own checkpoint the log grew by every command, since the first connection to
+    /// open the file forgets what had already been copied and never restarts the log.
+    #[test]
+    fn one_command_after_another_keeps_the_log_bounded() {
+        let (dir, store) = temp_store();
+        let path = dir.path().join("k.db");
+        store.conn.0.execute_batch("CREATE TABLE t (i, b)").unwrap();
+        drop(store);
+        // A row of 3,000 bytes is about one page; a command here writes a few.
+        let bound = (u64::from(ONE_COMMAND_CHECKPOINT_PAGES) + 8) * (4096 + 24) + 32;
+        let (mut largest, mut emptied) = (0, 0);
+        for i in 0..200 {
+            let mut store = SqliteStore::open_existing(&path).unwrap();
+            store.commit_durably_without_close_checkpoint().unwrap();
+            write_row(&store, i);
+            drop(store);
+            let len = wal_len(&path);
+            assert!(len <= bound, "after command {i} the log holds {len} bytes");
+            largest = largest.max(len);
+            emptied += usize::from(len == 0);
+        }
+        assert!(
+            largest > 4096 * 8,
+            "the log is left to later commands: {largest}"
+        );
+        assert!(emptied >= 2, "the log was emptied {emptied} times");
+        let again = SqliteStore::open_existing(&path).unwrap();
+        let n: i64 = again
+            .conn
+            .0
+            .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 200, "every command's row is there");
+    }
+
+    /// `SqliteBackend::for_one_command` applies those settings to its connections; a plain
+    /// backend does not.
+    #[test]
+    fn only_a_one_command_backend_leaves_the_log_at_close() {
+        use keyhook_core::store::Backend;
+        let dir = tempfile::tempdir().unwrap();
+        for (name, one_command) in [("plain.db", false), ("one.db", true)] {
+            let path = dir.path().join(name);
+            let backend = SqliteBackend::new(&path, true, 1);
+            let backend = if one_command {
+                backend.for_one_command()
+            } else {
+                backend
+            };
+            // Creating the file writes its schema through the log.
+            drop(backend.connect().unwrap());
+            drop(backend);
+            assert_eq!(wal_path(&path).exists(), one_command, "{name}");
+        }
     }
 
     /// A user's keys and webhooks come out of their index in list order: no sort (a

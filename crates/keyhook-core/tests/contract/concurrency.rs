@@ -19,7 +19,7 @@ use keyhook_core::service::webhooks::{
 };
 use keyhook_core::service::webhooks::{NewWebhook, WebhookEvents};
 use keyhook_core::service::{Actor, Publish};
-use keyhook_core::store::{Backend, Store, StoreError};
+use keyhook_core::store::{Backend, ReadAhead, Store, StoreError};
 use keyhook_core::time::Timestamp;
 use keyhook_core::transport::Attempt;
 
@@ -351,10 +351,10 @@ pub fn a_key_revoked_anywhere_is_refused_everywhere_at_once(kind: &Kind) {
         let k = key(&on_b, "alice", &format!("k{round}"));
         let plaintext = k.key.clone().unwrap();
         for _ in 0..3 {
-            auth::authenticate_request(&on_a, &plaintext, NOW).unwrap();
+            auth::authenticate_request(&on_a, &plaintext, NOW, ReadAhead::Nothing).unwrap();
         }
         keys::delete(&on_b, &operator("alice"), &k.id, NOW).unwrap();
-        let e = auth::authenticate_request(&on_a, &plaintext, NOW).unwrap_err();
+        let e = auth::authenticate_request(&on_a, &plaintext, NOW, ReadAhead::Nothing).unwrap_err();
         assert!(matches!(e, Error::Unauthorized(_)), "{e:?}");
     }
     let k = key(&on_b, "alice", "expiring");
@@ -413,7 +413,8 @@ pub fn last_used_never_moves_back_and_never_waits_long(kind: &Kind) {
     );
     assert!(matches!(e, StoreError::Unavailable(_)), "{e:?}");
     let started = Instant::now();
-    auth::authenticate_request(&s, &plaintext, Timestamp(NOW.0 + 9_000)).unwrap();
+    auth::authenticate_request(&s, &plaintext, Timestamp(NOW.0 + 9_000), ReadAhead::Nothing)
+        .unwrap();
     assert!(started.elapsed() < Duration::from_millis(1_000));
     drop(release);
     holder.join().unwrap();

@@ -25,7 +25,7 @@ const WEBHOOKS: &str = "/api/v1/webhooks";
 const EVENTS: &str = "/api/v1/events";
 const PATIENCE: Duration = Duration::from_secs(10);
 
-const WEBHOOK_FIELDS: [&str; 12] = [
+const WEBHOOK_FIELDS: [&str; 13] = [
     "createdAt",
     "ephemeral",
     "events",

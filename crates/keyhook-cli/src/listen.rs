@@ -15,9 +15,10 @@ use clap::Args;
 use serde::Serialize;
 
 use super::{secret_out, Context};
-use keyhook_core::error::{Error, FieldError};
+use keyhook_core::error::Error;
 use keyhook_core::model::Webhook;
-use keyhook_core::service::events::CATALOG;
+use keyhook_core::service::event_types;
+use keyhook_core::service::filter::Filter;
 use keyhook_core::service::input::Problems;
 use keyhook_core::service::listen::{self, HEARTBEAT_EVERY};
 use keyhook_core::service::webhooks::{NewWebhook, WebhookEvents};
@@ -46,8 +47,8 @@ pub struct ListenArgs {
     /// all profiles, and user-wide events
     #[arg(long = "profile", value_name = "ID")]
     profiles: Vec<String>,
-    /// Deliver only events whose payload matches this expression (a webhook filter; refused
-    /// until this build has webhook filters)
+    /// Deliver only events for which this CEL expression over event, profileId and data is
+    /// true (the webhook's filter, as in `webhooks create --filter`)
     #[arg(long, value_name = "EXPR")]
     filter: Option<String>,
     /// Delays before each retry of a failed delivery, comma-separated
@@ -61,38 +62,10 @@ const SENDERS: usize = 4;
 /// How often the main loop looks at the stop flag, standard output and the heartbeat.
 const TICK: Duration = Duration::from_millis(100);
 
-/// What the listener hands to webhook creation besides the subscription: `--filter`, for the
-/// webhook's filter once webhooks have one.
-struct ListenOptions {
-    filter: Option<String>,
-}
-
-impl ListenOptions {
-    /// TODO(merge with `filters`): set `NewWebhook::filter` from `self.filter` once webhooks
-    /// have the field; until then a given filter is refused (exit 2) rather than ignored.
-    fn apply(self, input: NewWebhook) -> Result<NewWebhook, Error> {
-        match self.filter {
-            None => Ok(input),
-            Some(_) => Err(Error::Validation(vec![FieldError::new(
-                "--filter",
-                "payload filters are not supported yet by this build",
-            )])),
-        }
-    }
-}
-
 pub fn run(ctx: &Context, args: ListenArgs) -> anyhow::Result<()> {
     let stop = super::stop_on_signals()?;
-    let options = ListenOptions {
-        filter: args.filter,
-    };
     let mut p = Problems::default();
     let (full_access, profile_ids) = super::webhooks::scope_args(&mut p, args.profiles, false);
-    let events = if args.events.is_empty() {
-        CATALOG.iter().map(|e| e.to_string()).collect()
-    } else {
-        args.events
-    };
     // Without --forward-to, the receiver's socket is bound first: its address is the URL.
     let (url, receiver) = match &args.forward_to {
         Some(url) => (url.clone(), None),
@@ -103,19 +76,32 @@ pub fn run(ctx: &Context, args: ListenArgs) -> anyhow::Result<()> {
     };
     // Named by its flag: the URL is --forward-to's (or this process's own).
     let url = listen::target_url(&url).map_err(|m| Error::validation("--forward-to", m))?;
-    let input = options.apply(NewWebhook {
-        url: Some(url),
-        events: p.take_list("events", WebhookEvents::new(events)),
-        full_access,
-        profile_ids,
-        problems: p,
-        idempotency: None,
-        ephemeral: true,
-    })?;
+    let filter = args.filter.and_then(|f| p.take("filter", Filter::new(&f)));
     // A connection for the heartbeat and the final delete, and the worker's.
     let db = ctx.backend(true, 1 + worker::CONNECTIONS)?;
     let store = db.connect()?;
     let actor = ctx.actor()?;
+    // Without --event, every event a webhook may subscribe to now: the catalog's types
+    // that are not deprecated, keyhook's operational ones included.
+    let events = if args.events.is_empty() {
+        event_types::list(&store, &actor)?
+            .into_iter()
+            .filter(|t| !t.deprecated)
+            .map(|t| t.name)
+            .collect()
+    } else {
+        args.events
+    };
+    let input = NewWebhook {
+        url: Some(url),
+        events: p.take_list("events", WebhookEvents::new(events)),
+        full_access,
+        profile_ids,
+        filter,
+        problems: p,
+        idempotency: None,
+        ephemeral: true,
+    };
     // The webhook id and its secret, on stderr before the commit: a listener whose secret
     // cannot be shown makes no webhook. This process is the only one that prints it.
     let mut publish = |w: &Webhook| {

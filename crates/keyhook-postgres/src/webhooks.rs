@@ -40,8 +40,21 @@ pub(crate) const BY_KEY_HASH_WITH_ITS_USERS_WEBHOOKS: &str = concat!(
      ORDER BY w.created_at, w.id"
 );
 
-/// How many columns a webhook's row has ([`columns!`]).
-pub(crate) const COLUMN_COUNT: usize = 11;
+/// How many columns a webhook's row has ([`columns!`]), counted from the list itself so that
+/// a column added there moves the key's columns with it.
+pub(crate) const COLUMN_COUNT: usize = count_columns(columns!());
+
+const fn count_columns(list: &str) -> usize {
+    let b = list.as_bytes();
+    let (mut n, mut i) = (1, 0);
+    while i < b.len() {
+        if b[i] == b',' {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
 
 /// `(LOCK_CLASS, USER_LOCK)` keys no user lock: those are `(LOCK_CLASS + 1, hash of user)`.
 const USER_LOCK_CLASS: i32 = LOCK_CLASS + 1;

@@ -318,12 +318,6 @@ pub fn enqueue_filtered(
     Ok(queued)
 }
 
-/// The moment before which an idempotency record created no longer holds its key at `at`:
-/// what a repeat may replace, and what retention may delete (`service::retention::ALSO`).
-pub fn stale_before(at: Timestamp) -> Timestamp {
-    at.add_millis(-IDEMPOTENCY_WINDOW_MS)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -389,7 +389,7 @@ _keyhook() {
 
     case "${cmd}" in
         keyhook)
-            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version keys key webhooks webhook events event-types deliver db audit backup serve prune completions help"
+            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version keys key webhooks webhook events event-types deliver listen db audit backup serve prune completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1327,7 +1327,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__help)
-            opts="keys webhooks events event-types deliver db audit backup serve prune completions help"
+            opts="keys webhooks events event-types deliver listen db audit backup serve prune completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2474,7 +2474,7 @@ _keyhook() {
                     return 0
                     ;;
                 --event)
-                    COMPREPLY=($(compgen -W "post.published post.failed post.deleted account.connected account.disconnected profile.created profile.deleted" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "$(keyhook event-types list --names 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --profile)

@@ -1016,7 +1016,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --forward-to 'Send each delivery here, with its original headers and body; the answer is the delivery''s (a 500 is retried, a 410 disables). Loopback and private addresses are allowed; {event} in the path is the event''s name. Without it, deliveries come to a receiver of this process on a loopback port, which checks their signatures'
             cand --event 'An event to subscribe to (repeat for several); without it, every event'
             cand --profile 'Deliver only events of this profile (repeat for several); without it the events of all profiles, and user-wide events'
-            cand --filter 'Deliver only events whose payload matches this expression (a webhook filter; refused until this build has webhook filters)'
+            cand --filter 'Deliver only events for which this CEL expression over event, profileId and data is true (the webhook''s filter, as in `webhooks create --filter`)'
             cand --retry-schedule 'Delays before each retry of a failed delivery, comma-separated'
             cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'

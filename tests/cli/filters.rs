@@ -231,13 +231,13 @@ fn replay_applies_the_filter() {
 fn operational_events_are_subscribed_to_not_emitted() {
     let env = Env::new();
     for name in ["webhook.disabled", "delivery.exhausted"] {
+        env.create_webhook("http://127.0.0.1:9/a", name);
         let r = env.run(&["events", "emit", name]);
         assert_eq!(r.code, 2, "{r:#?}");
         assert!(r.stderr.contains("event"), "{}", r.stderr);
         let (code, v) = kh(&env, &["events", "emit", name]);
         assert_eq!(code, 2);
         assert_eq!(v["error"]["details"][0]["field"], "event", "{v}");
-        env.create_webhook("http://127.0.0.1:9/a", name);
     }
     assert_eq!(env.count_rows("events"), 0);
 }

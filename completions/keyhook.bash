@@ -3319,10 +3319,7 @@ _keyhook() {
                     return 0
                     ;;
                 --event)
-                    COMPREPLY=("${cur}")
-                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
-                        compopt -o nospace
-                    fi
+                    COMPREPLY=($(compgen -W "$(keyhook event-types list --names 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --profile)

@@ -345,7 +345,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_see
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l url -d 'The new http(s) URL' -r -f
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l event -d 'The events to subscribe to, replacing the current ones (repeat for several)' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l event -d 'The events to subscribe to, replacing the current ones (repeat for several)' -r -f -a "(keyhook event-types list --names 2>/dev/null)"
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l profile -d 'Deliver only events of these profiles, replacing the current scope (repeat for several)' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l filter -d 'Deliver only the events for which this CEL expression is true, replacing the current filter' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
@@ -506,7 +506,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l url -d 'The new http(s) URL' -r -f
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l event -d 'The events to subscribe to, replacing the current ones (repeat for several)' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l event -d 'The events to subscribe to, replacing the current ones (repeat for several)' -r -f -a "(keyhook event-types list --names 2>/dev/null)"
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l profile -d 'Deliver only events of these profiles, replacing the current scope (repeat for several)' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l filter -d 'Deliver only the events for which this CEL expression is true, replacing the current filter' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F

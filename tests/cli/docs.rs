@@ -175,6 +175,13 @@ fn bash_completes_event_names_and_no_files_for_values_that_are_not_paths() {
         bash_completes(&["keyhook", "webhooks", "create", "--event", "post.u"]),
         ["post.updated"]
     );
+    // Every other place an event name goes offers the same names.
+    for line in [
+        &["keyhook", "webhooks", "update", "x", "--event", ""][..],
+        &["keyhook", "listen", "--event", ""],
+    ] {
+        assert_eq!(bash_completes(line), catalog, "{line:?}");
+    }
     let got = bash_completes(&["keyhook", "events", "emit", ""]);
     for name in &catalog {
         assert!(got.contains(name), "{got:?}");

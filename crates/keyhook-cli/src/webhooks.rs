@@ -50,7 +50,8 @@ pub enum WebhooksCommand {
         #[arg(long)]
         url: Option<String>,
         /// The events to subscribe to, replacing the current ones (repeat for several)
-        #[arg(long = "event", value_name = "NAME")]
+        #[arg(long = "event", value_name = "NAME",
+              value_parser = crate::events::EventNameArg, hide_possible_values = true)]
         events: Vec<String>,
         /// Deliver only events of these profiles, replacing the current scope (repeat for
         /// several)

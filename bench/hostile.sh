@@ -39,7 +39,8 @@ cat >"$work/hostile.py" <<'PY'
 # python3 hostile.py chunked PORT N MB -> N connections, each an unterminated chunk-size line
 # python3 hostile.py slow PORT N SECS  -> N slowloris connections from 127.0.0.3 for SECS seconds
 # python3 hostile.py idle PORT N SECS  -> N connections from 127.0.0.3, half idle and half
-#                                         trickling a byte a second, for SECS seconds
+#                                         trickling a byte a second, for SECS seconds, from
+#                                         one thread (idle-threads: a thread each, as before)
 # python3 hostile.py probe PORT N SECS KEY -> N threads from 127.0.0.2, each one GET after
 #                                         another, each on a new connection (a new client is
 #                                         what a lock-out refuses); prints p99 and the counts
@@ -71,7 +72,54 @@ def slow(stop):
                 s.send(bytes([b])); time.sleep(1)
         except OSError:
             time.sleep(0.2)  # cut off: reconnect, as a real slowloris does
-def idle(i, stop):
+def idle_all(n, stop):
+    # All N connections from one thread (epoll): a thread per connection (idle_threads) made
+    # the generator the bottleneck of a 2-core machine, 1,900 threads woken together a
+    # second after their refusal, so that even connect() from 127.0.0.2 (which the kernel
+    # completes without the server) had a p99 of 30-50 ms. Same behaviour per connection:
+    # odd ones trickle a byte a second, even ones stay idle, and one cut off (a 503, a
+    # timeout) reconnects a second later.
+    import heapq, selectors
+    sel = selectors.DefaultSelector()
+    data = head + b"x" * 100000
+    due = [(time.time() + i * 0.001, i) for i in range(n)]  # (when, i): (re)connect
+    heapq.heapify(due)
+    sent = {}  # socket -> (i, bytes sent)
+    def cut(s, now):
+        i, _ = sent.pop(s)
+        sel.unregister(s); s.close()
+        heapq.heappush(due, (now + 1, i))
+    tick = time.time()
+    while time.time() < stop:
+        now = time.time()
+        while due and due[0][0] <= now:
+            _, i = heapq.heappop(due)
+            s = socket.socket(); s.setblocking(False)
+            try:
+                s.bind(("127.0.0.3", 0)); s.connect_ex(("127.0.0.1", port))
+            except OSError:
+                s.close(); heapq.heappush(due, (now + 1, i)); continue
+            sent[s] = (i, 0); sel.register(s, selectors.EVENT_READ)
+        if now >= tick:
+            tick += 1
+            for s, (i, k) in list(sent.items()):
+                if i % 2:
+                    try:
+                        s.send(data[k:k + 1]); sent[s] = (i, k + 1)
+                    except BlockingIOError:
+                        pass
+                    except OSError:
+                        cut(s, now)
+        for key, _ in sel.select(timeout=0.05):
+            s = key.fileobj
+            try:
+                if s.recv(4096) == b"":
+                    cut(s, now)
+            except BlockingIOError:
+                pass
+            except OSError:
+                cut(s, now)
+def idle_threads(i, stop):
     while time.time() < stop:
         try:
             s = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.3", 0)); s.settimeout(1)
@@ -126,8 +174,11 @@ if mode == "probe":
     print("%.2f %d %d" % (p99, len(lat), len(bad)))
     sys.exit(0)
 if mode == "idle":
+    idle_all(n, time.time() + arg)
+    sys.exit(0)
+if mode == "idle-threads":
     stop = time.time() + arg
-    ts = [threading.Thread(target=idle, args=(i, stop), daemon=True) for i in range(n)]
+    ts = [threading.Thread(target=idle_threads, args=(i, stop), daemon=True) for i in range(n)]
     for t in ts: t.start(); time.sleep(0.001)
     for t in ts: t.join(timeout=arg + 5)
     sys.exit(0)

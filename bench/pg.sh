@@ -3,7 +3,7 @@
 #  1. Authenticated GET /api/v1/api-keys under wrk (2 threads, 32 connections, as
 #     bench/serve.sh), `serve` on PostgreSQL against `serve` on SQLite in the same run,
 #     alternating rounds (as bench/serve-ab.sh); both databases hold the caller's key and
-#     100,000 keys of other users. Prints the request-rate ratio PG/SQLite (goal >= 0.5) and
+#     100,000 keys of other users. Prints the request-rate ratio PG/SQLite (goal >= 0.4, issue 22) and
 #     PostgreSQL's p99 (goal <= 5 ms). The same rounds run pgbench with the one statement such a
 #     request makes (the key by its hash with its user's list; issue 22: one round trip): the
 #     ceiling PostgreSQL itself sets on this machine.
@@ -231,7 +231,7 @@ pa, pb = max(p99["sqlite"]), max(p99["postgres"])
 print()
 print(f"serve on SQLite {a:.0f} req/s (p99 up to {pa:.2f} ms), on PostgreSQL {b:.0f} req/s "
       f"(p99 up to {pb:.2f} ms), means of {len(s['sqlite'])} rounds")
-print(f"ratio postgres/sqlite: {b / a:.2f} (goal >= 0.5); postgres p99 {pb:.2f} ms (goal <= 5); "
+print(f"ratio postgres/sqlite: {b / a:.2f} (goal >= 0.4); postgres p99 {pb:.2f} ms (goal <= 5); "
       f"errors {errors} (goal 0)")
 c = mean(s["pgbench"])
 print(f"ceiling: pgbench runs a request's statement {c:.0f} times/s on this PostgreSQL "

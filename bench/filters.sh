@@ -31,22 +31,23 @@ setup() {
   local db=$1 mode=$2
   "$bin" --db "$db" --user bench keys create --name bench --quiet
   for i in $(seq $HOOKS); do
+    # (the note after each create goes to stderr, dropped)
     if [ "$mode" = filtered ]; then
       "$bin" --db "$db" --user bench --allow-private-targets webhooks create \
-        --url "http://127.0.0.1:9/hook/$i" --event post.published --filter "$FILTER" >/dev/null
+        --url "http://127.0.0.1:9/hook/$i" --event post.published --filter "$FILTER" >/dev/null 2>&1
     else
       "$bin" --db "$db" --user bench --allow-private-targets webhooks create \
-        --url "http://127.0.0.1:9/hook/$i" --event post.published >/dev/null
+        --url "http://127.0.0.1:9/hook/$i" --event post.published >/dev/null 2>&1
     fi
   done
 }
 
-start_serve() { # $1 db; sets url_$2 and pid
+start_serve() { # $1 db, $2 side: sets url_$2
   local p; p=$(port)
-  "$bin" --db "$1" serve --bind "127.0.0.1:$p" --threads 8 --retry-schedule= 2>"$1.log" &
+  "$bin" --db "$1" serve --bind "127.0.0.1:$p" --threads 8 --retry-schedule= >/dev/null 2>"$1.log" &
   pids+=("$!")
   for _ in $(seq 100); do grep -qs listening "$1.log" && break; sleep 0.1; done
-  echo "http://127.0.0.1:$p/api/v1"
+  printf -v "url_$2" '%s' "http://127.0.0.1:$p/api/v1"
 }
 
 body='{"event": "post.published", "profileId": "brand-a", "data": {"n": 1, "title": "Hello", "tags": ["news", "breaking"]}}'
@@ -58,8 +59,8 @@ LUA
 
 key_plain=$(setup "$work/plain.db" plain)
 key_filtered=$(setup "$work/filtered.db" filtered)
-url_plain=$(start_serve "$work/plain.db")
-url_filtered=$(start_serve "$work/filtered.db")
+start_serve "$work/plain.db" plain
+start_serve "$work/filtered.db" filtered
 
 for side in plain filtered; do
   url_var=url_$side key_var=key_$side

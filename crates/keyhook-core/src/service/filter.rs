@@ -69,7 +69,11 @@ impl Filter {
         if bracket_depth(source) > MAX_DEPTH {
             return Err(format!("brackets may nest at most {MAX_DEPTH} deep"));
         }
-        let program = cel::Program::compile(source).map_err(|e| {
+        // The limits above keep the parser from the inputs known to break it; should another
+        // one panic, the filter is refused like any other that does not parse.
+        let compiled = std::panic::catch_unwind(|| cel::Program::compile(source))
+            .map_err(|_| "is not a valid CEL expression: the parser failed on it".to_string())?;
+        let program = compiled.map_err(|e| {
             let first = e.errors.first().map_or_else(
                 || "syntax error".to_string(),
                 |e| format!("syntax error at {}:{}: {}", e.pos.0, e.pos.1, e.msg),
@@ -93,7 +97,13 @@ impl Filter {
     /// of error (an evaluation error, or a result that is not a boolean), safe to log: it
     /// holds no value of the data.
     pub fn matches(&self, vars: &Vars) -> std::result::Result<bool, &'static str> {
-        match Value::resolve(&self.expr, &vars.ctx) {
+        // An evaluation that panics (the limits and the guards keep out every case known to)
+        // is an evaluation error: it queues nothing, and never takes a request down with it.
+        let resolved = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            Value::resolve(&self.expr, &vars.ctx)
+        }))
+        .map_err(|_| "the evaluation failed")?;
+        match resolved {
             Ok(Value::Bool(b)) => Ok(b),
             Ok(_) => Err("the result is not a boolean"),
             Err(e) => Err(kind(&e)),

@@ -60,6 +60,10 @@ fn the_schema_is_sqlites_in_postgresql_types() {
         "remaining_uses",
         // idempotent webhook requests: none while the request runs
         "response",
+        // event catalog: an event type's optional parts
+        "description",
+        "schema",
+        "example",
     ];
     let mut want: Vec<String> = TABLES
         .iter()
@@ -81,7 +85,7 @@ fn the_schema_is_sqlites_in_postgresql_types() {
     assert_eq!(got, want);
     assert_eq!(
         tables(&db),
-        "api_keys,audit_log,deliveries,delivery_attempts,events,idempotency_keys,\
+        "api_keys,audit_log,deliveries,delivery_attempts,event_types,events,idempotency_keys,\
          idempotent_requests,keyhook_schema,users,webhooks"
     );
     let identity = db.sql(

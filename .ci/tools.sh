@@ -136,7 +136,10 @@ say "$(ls man/*.1 | wc -l) man pages, no warning"
 
 say "fish completions"
 mkdir -p "$work/cwd" && touch "$work/cwd/afile.txt"
-(cd "$work/cwd" && fish --no-config -c "
+# Event names come from the catalog: the scripts run `keyhook event-types list --names` on
+# the database of KEYHOOK_DB, with this build's keyhook first on PATH.
+"$bin" --db "$work/keyhook.db" event-types add post.updated >/dev/null
+(cd "$work/cwd" && PATH="$(dirname "$bin"):$PATH" KEYHOOK_DB="$work/keyhook.db" fish --no-config -c "
     source $ROOT/completions/keyhook.fish
     set color (complete -C 'keyhook --color ' | string split -f1 \t)
     test (count \$color) = 3; and contains auto \$color; and contains always \$color; and contains never \$color
@@ -144,7 +147,7 @@ mkdir -p "$work/cwd" && touch "$work/cwd/afile.txt"
     set events (complete -C 'keyhook webhooks create --url u --event ' | string split -f1 \t)
     contains post.published \$events; or begin; echo \"--event: \$events\"; exit 1; end
     set emit (complete -C 'keyhook events emit ' | string split -f1 \t)
-    contains post.published \$emit; or begin; echo \"emit: \$emit\"; exit 1; end
+    contains post.published \$emit; and contains post.updated \$emit; or begin; echo \"emit: \$emit\"; exit 1; end
     for line in 'keyhook keys create --expires-in ' 'keyhook webhooks replay abcd --since ' 'keyhook prune --older-than ' 'keyhook keys show ' 'keyhook webhooks rotate-secret x --grace '
         set got (complete -C \$line)
         contains afile.txt \$got; and begin; echo \"\$line: \$got\"; exit 1; end

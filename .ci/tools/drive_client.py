@@ -93,7 +93,7 @@ hook = data(
     call(
         "createWebhook",
         201,
-        body=models.CreateWebhook(url=hook_url, events=[models.CreateWebhookEventsItem(event)]),
+        body=models.CreateWebhook(url=hook_url, events=[event]),
     )
 )
 assert hook.secret.startswith("whsec_"), hook
@@ -110,7 +110,7 @@ accepted = data(
         "emitEvent",
         202,
         body=models.EmitEvent(
-            event=models.EmitEventEvent(event),
+            event=event,
             data=models.EmitEventDataType0.from_dict({"postId": "p_1"}),
         ),
         idempotency_key="generated-client-1",
@@ -121,7 +121,7 @@ again = data(
     call(
         "emitEvent",
         202,
-        body=models.EmitEvent(event=models.EmitEventEvent(event)),
+        body=models.EmitEvent(event=event),
         idempotency_key="generated-client-1",
     )
 )
@@ -132,6 +132,9 @@ assert replayed.queued == 1, replayed
 rotated = data(call("rotateWebhookSecret", 200, id=hook.id, body=models.RotateSecret(grace_seconds=60)))
 assert rotated.secret != hook.secret, rotated
 assert len(data(call("listAudit", 200, limit=10))) >= 1
+assert event in [t.name for t in data(call("listEventTypes", 200))]
+shown = data(call("getEventType", 200, name=event))
+assert shown.name == event and shown.profile == "optional", shown
 call("deleteWebhook", 204, id=hook.id)
 
 undriven = sorted(set(operations) - set(called))

@@ -496,6 +496,47 @@ mod tests {
         .unwrap();
     }
 
+    /// A database from before the catalog gets the seven built-ins (profile optional) and
+    /// the two operational events (profile none, said to be keyhook's), as a new one does:
+    /// the core's lists, row for row.
+    #[test]
+    fn the_catalog_arrives_with_the_built_in_event_types() {
+        use keyhook_core::service::event_types::OPERATIONAL_DESCRIPTION;
+        use keyhook_core::service::events::{CATALOG, OPERATIONAL};
+        let mine = MIGRATIONS
+            .iter()
+            .position(|m| m.contains("CREATE TABLE event_types"))
+            .unwrap();
+        assert_eq!(mine, MIGRATIONS.len() - 1, "appended last");
+        for start in [0, mine] {
+            let conn = Connection::open_in_memory().unwrap();
+            apply_pending(&conn, &MIGRATIONS[..start]).unwrap();
+            migrate(&conn).unwrap();
+            let rows: Vec<(String, Option<String>, String, i64, i64)> = conn
+                .prepare(
+                    "SELECT name, description, profile, deprecated, created_at FROM event_types
+                     ORDER BY name",
+                )
+                .unwrap()
+                .query_map([], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+                })
+                .unwrap()
+                .collect::<rusqlite::Result<_>>()
+                .unwrap();
+            let mut want: Vec<(String, Option<String>, String, i64, i64)> = CATALOG
+                .iter()
+                .map(|n| (n.to_string(), None, "optional".to_string(), 0, 0))
+                .chain(OPERATIONAL.iter().map(|n| {
+                    let d = Some(OPERATIONAL_DESCRIPTION.to_string());
+                    (n.to_string(), d, "none".to_string(), 0, 0)
+                }))
+                .collect();
+            want.sort();
+            assert_eq!(rows, want, "from version {start}");
+        }
+    }
+
     #[test]
     fn switching_to_wal_waits_for_another_process() {
         let dir = tempfile::tempdir().unwrap();

@@ -4,8 +4,8 @@
 //!
 //! The catalog is read from the database on every request that needs it, never cached across
 //! requests, so every instance sharing a database sees a change on its next request. Only a
-//! schema's compiled form is kept ([`compiled`]), keyed by the type's name and `updatedAt`,
-//! which every change moves forward by at least a millisecond.
+//! schema's compiled form is kept ([`compiled`]), by type name, until the stored schema is
+//! another.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -265,8 +265,8 @@ fn find_changeable(c: Conn<'_>, name: &str, what: &str) -> Result<EventType> {
     Ok(t)
 }
 
-/// Moves `updatedAt` to `now`, and at least one millisecond past its last value, so that the
-/// compiled schema kept under the old value is never taken for the new one.
+/// Moves `updatedAt` to `now`, and at least one millisecond past its last value, so that a
+/// change always shows as a newer `updatedAt`, whatever the clocks.
 fn touch(t: &mut EventType, now: Timestamp) {
     t.updated_at = Timestamp(now.0.max(t.updated_at.0 + 1));
 }
@@ -340,21 +340,23 @@ fn check_size(v: &Value) -> std::result::Result<(), String> {
     Ok(())
 }
 
-/// Compiled schemas by type name, with the `updatedAt` they were compiled at.
-type Compiled = HashMap<String, (Timestamp, Arc<jsonschema::Validator>)>;
+/// Compiled schemas by type name, with the schema each was compiled from.
+type Compiled = HashMap<String, (Value, Arc<jsonschema::Validator>)>;
 
 /// The most compiled schemas kept; past it the cache starts over.
 const COMPILED_MAX: usize = 1024;
 
-/// `t`'s schema, compiled once per `updatedAt` and kept for the process.
+/// `t`'s schema, compiled once and kept for the process until the type's schema is another
+/// (compared as JSON: cheaper than compiling by far, and right whatever the clocks of the
+/// instances that changed it, or the database a process opens).
 pub fn compiled(t: &EventType) -> Result<Option<Arc<jsonschema::Validator>>> {
     static CACHE: OnceLock<Mutex<Compiled>> = OnceLock::new();
     let Some(schema) = &t.schema else {
         return Ok(None);
     };
     let cache = CACHE.get_or_init(Default::default);
-    if let Some((at, v)) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&t.name) {
-        if *at == t.updated_at {
+    if let Some((was, v)) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&t.name) {
+        if was == schema {
             return Ok(Some(v.clone()));
         }
     }
@@ -368,7 +370,7 @@ pub fn compiled(t: &EventType) -> Result<Option<Arc<jsonschema::Validator>>> {
     if map.len() >= COMPILED_MAX {
         map.clear();
     }
-    map.insert(t.name.clone(), (t.updated_at, v.clone()));
+    map.insert(t.name.clone(), (schema.clone(), v.clone()));
     Ok(Some(v))
 }
 

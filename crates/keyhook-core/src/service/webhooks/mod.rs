@@ -499,7 +499,7 @@ mod tests {
         assert_eq!(at, [Some(1), Some(2), Some(0), Some(4)]);
         assert_eq!(got[0].1, "duplicate value \"Nope\"");
         assert_eq!(got[1].1, "must not be empty");
-        assert!(got[2].1.starts_with("must be lowercase words"));
+        assert!(got[2].1.starts_with("\"Nope\": must be lowercase words"));
         assert!(got[3]
             .1
             .starts_with("webhook.test is sent only by the test endpoint"));

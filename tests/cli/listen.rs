@@ -592,3 +592,46 @@ fn a_listener_whose_webhook_is_deleted_stops_with_exit_3() {
         l.run.stderr()
     );
 }
+
+/// `--filter` is the listener's webhook's filter: only the events it admits are queued for it
+/// (and so forwarded). Without `--event` the listener subscribes to the catalog as it is when
+/// it starts: a type the operator added, keyhook's operational ones, not a deprecated one.
+#[test]
+fn a_listeners_filter_and_default_events_come_from_the_webhook_rules() {
+    let env = Env::new();
+    for args in [
+        &["event-types", "add", "post.updated"][..],
+        &["event-types", "add", "post.drafted"],
+        &["event-types", "deprecate", "post.drafted"],
+    ] {
+        let r = env.run(args);
+        assert_eq!(r.code, 0, "{r:#?}");
+    }
+    let rx = Receiver::start();
+    let l = Listener::start(
+        &env,
+        &["--forward-to", &rx.url("/in"), "--filter", "data.n > 1"],
+    );
+    let (code, w) = env.json(&["webhooks", "show", &l.id]);
+    assert_eq!(code, 0, "{w}");
+    assert_eq!(w["data"]["filter"], "data.n > 1", "{w}");
+    let events: Vec<&str> = w["data"]["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e.as_str().unwrap())
+        .collect();
+    for name in ["post.updated", "post.published", "webhook.disabled", "delivery.exhausted"] {
+        assert!(events.contains(&name), "{name}: {events:?}");
+    }
+    assert!(!events.contains(&"post.drafted"), "{events:?}");
+
+    let (code, refused) = env.json(&["events", "emit", "post.updated", "--data", r#"{"n":1}"#]);
+    assert_eq!(code, 0, "{refused}");
+    assert_eq!(refused["data"]["deliveries"], 0, "{refused}");
+    let admitted = emit(&env, "post.updated", &["--data", r#"{"n":2}"#]);
+    let got = rx.wait_for(1, PATIENCE);
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].json()["id"], admitted.as_str());
+    assert_eq!(got[0].json()["event"], "post.updated");
+}

@@ -236,7 +236,14 @@ fn an_empty_source_copies_nothing_and_says_so() {
     let src = store(&dir, "source.db");
     let dst = store(&dir, "target.db");
     let copied = copy::run(&*src, &*dst, &mut |_| {}).unwrap();
-    assert_eq!(copied.rows(), 0);
+    // Nothing but what every new database starts with: the built-in event types.
+    let seeds = (keyhook_core::service::events::CATALOG.len()
+        + keyhook_core::service::events::OPERATIONAL.len()) as u64;
+    assert_eq!(copied.rows(), seeds);
+    for (table, rows) in &copied.tables {
+        let seeded = TABLES.iter().any(|t| t.name == *table && t.is_seeded());
+        assert_eq!(*rows, if seeded { seeds } else { 0 }, "{table}");
+    }
     assert_eq!(copied.tables.len(), TABLES.len());
     // An empty target stays acceptable: the same copy may run again.
     copy::run(&*src, &*dst, &mut |_| {}).unwrap();

@@ -280,6 +280,7 @@ fn build() -> Value {
                 "LimitReached": error_response(&format!("WEBHOOK_LIMIT_REACHED: the user has {MAX_WEBHOOKS_PER_USER} webhooks")),
                 "PayloadTooLarge": error_response(&format!("PAYLOAD_TOO_LARGE: body over {} KiB (declared, or a chunk over what is left of it; then the connection is closed)", super::body::MAX_BODY / 1024)),
                 "WebhookDisabled": error_response("WEBHOOK_DISABLED: the webhook is disabled; enable it before replaying to it"),
+                "Conflict": error_response("CONFLICT: a change of the event catalog that would break what uses it; only the operator's CLI changes the catalog, so no route of this API answers it"),
                 "UnsupportedMediaType": error_response("UNSUPPORTED_MEDIA_TYPE: the body is not application/json"),
                 "RateLimited": with(error_response(&format!("RATE_LIMITED: the key is over its own `rateLimit`, or else over `serve --rate-limit` (N requests per second or minute, burst N, counted per instance; such a request uses none of the key's `remainingUses`), or the client address is over it with failed authentications (then the key is not looked at); or, for a test ping, the user already has {} test pings running, the most at once. Try again after Retry-After seconds", super::pings::MAX_PINGS_PER_USER)),
                                     "headers", rate_limit_headers(true)),

@@ -621,7 +621,12 @@ fn a_listeners_filter_and_default_events_come_from_the_webhook_rules() {
         .iter()
         .map(|e| e.as_str().unwrap())
         .collect();
-    for name in ["post.updated", "post.published", "webhook.disabled", "delivery.exhausted"] {
+    for name in [
+        "post.updated",
+        "post.published",
+        "webhook.disabled",
+        "delivery.exhausted",
+    ] {
         assert!(events.contains(&name), "{name}: {events:?}");
     }
     assert!(!events.contains(&"post.drafted"), "{events:?}");

@@ -105,13 +105,10 @@ fn man_pages_render_without_warnings() {
     }
 }
 
-/// What bash's completion of `line` (the words so far, the last one being completed)
-/// offers, from the committed script, run in a directory holding `afile.txt`.
-fn bash_completes(line: &[&str]) -> Vec<String> {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("afile.txt"), "").unwrap();
-    // The catalog the script reads, through `keyhook` on PATH: the built-ins and one more.
-    let db = dir.path().join("k.db");
+/// A database in `dir` whose catalog is the built-ins and `post.updated`, and a `PATH` on
+/// which the completion scripts find this build's `keyhook` to read it.
+fn catalog_for_completion(dir: &std::path::Path) -> (std::path::PathBuf, String) {
+    let db = dir.join("k.db");
     let added = crate::common::std_cmd()
         .arg("--db")
         .arg(&db)
@@ -127,6 +124,16 @@ fn bash_completes(line: &[&str]) -> Vec<String> {
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
+    (db, path)
+}
+
+/// What bash's completion of `line` (the words so far, the last one being completed)
+/// offers, from the committed script, run in a directory holding `afile.txt`.
+fn bash_completes(line: &[&str]) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("afile.txt"), "").unwrap();
+    // The catalog the script reads, through `keyhook` on PATH: the built-ins and one more.
+    let (db, path) = catalog_for_completion(dir.path());
     let words: Vec<String> = line.iter().map(|w| format!("'{w}'")).collect();
     let script = format!(
         "source {} && COMP_WORDS=({}) && COMP_CWORD={} && COMP_LINE=\"${{COMP_WORDS[*]}}\" \
@@ -221,22 +228,7 @@ fn fish_completes_event_names_from_the_catalog() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("k.db");
-    let added = crate::common::std_cmd()
-        .arg("--db")
-        .arg(&db)
-        .args(["event-types", "add", "post.updated"])
-        .output()
-        .unwrap();
-    assert!(added.status.success(), "{added:?}");
-    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_keyhook"))
-        .parent()
-        .unwrap();
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let (db, path) = catalog_for_completion(dir.path());
     for line in [
         "keyhook events emit post.u",
         "keyhook webhooks create --event post.u",

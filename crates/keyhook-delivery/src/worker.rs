@@ -23,6 +23,15 @@ use keyhook_core::store::{Backend, Claimed, Conn, DeliveryState, Store};
 use keyhook_core::time::{Clock, Timestamp};
 use keyhook_core::transport::Attempt;
 
+/// Deliveries claimed and not settled, per sender thread: the senders' queue holds up to
+/// `(CLAIM_DEPTH - 1) × senders` waiting ones. A claim is taken only once at least one
+/// sender's worth of room is free ([`Settler::claim`]), so a busy worker claims in batches of
+/// `senders` or more rather than one transaction per settled handful (on SQLite each commit's
+/// log frames and checkpoints were a large share of the worker's CPU). More held leases do not slow a dead worker's
+/// recovery: every one of them lapses [`LEASE`] after its last renewal.
+const CLAIM_DEPTH: usize = 4;
+/// How long the settle loop gathers results for one transaction once the first is in.
+const GATHER: Duration = Duration::from_millis(2);
 /// How often an idle worker looks for due deliveries.
 const POLL: Duration = Duration::from_millis(100);
 /// How long a claim holds a delivery unless renewed. While a worker lives it renews the
@@ -293,7 +302,7 @@ fn deliver(db: &dyn Backend, opts: &WorkerOptions, stop: &AtomicBool) -> Result<
         &*store,
         opts,
         stop,
-        concurrency * 2,
+        concurrency * CLAIM_DEPTH,
         &job_tx,
         &done_rx,
         &unsettled,
@@ -535,11 +544,17 @@ impl Settler<'_> {
     fn claim(&mut self) -> Result<usize> {
         let clock = self.clock();
         let only = self.opts.only.as_deref();
-        if self.in_flight >= self.capacity || !self.store.conn().any_due(clock.now(), only)? {
+        // Room for at least a sender's worth (`capacity / CLAIM_DEPTH`) is claimed in one
+        // go; less waits for more results (the senders still have `3 × senders` queued).
+        let senders = (self.capacity / CLAIM_DEPTH).max(1);
+        let room = self.capacity.saturating_sub(self.in_flight);
+        if room == 0 || room < senders {
+            return Ok(0);
+        }
+        if !self.store.conn().any_due(clock.now(), only)? {
             return Ok(0);
         }
         let now = clock.now();
-        let room = self.capacity - self.in_flight;
         let lease_ms = self.lease_ms;
         let mut settled = Summary::default();
         let batch = self.store.write(|c| {
@@ -584,6 +599,20 @@ impl Settler<'_> {
             Err(RecvTimeoutError::Disconnected) => return None,
         }
         finished.extend(done.try_iter());
+        // Once results come in, up to a sender's worth is gathered for one transaction, for
+        // at most `GATHER`: a commit per handful was the other big cost. Failed attempts
+        // hold up the next request to their webhook only that much longer.
+        let batch = (self.capacity / CLAIM_DEPTH).max(1).min(self.in_flight);
+        if !finished.is_empty() {
+            let until = Instant::now() + GATHER;
+            while finished.len() < batch {
+                let left = until.saturating_duration_since(Instant::now());
+                match done.recv_timeout(left) {
+                    Ok(d) => finished.push(d),
+                    Err(_) => break,
+                }
+            }
+        }
         self.in_flight -= finished.len();
         for (d, ..) in &finished {
             self.held.remove(&d.delivery_id);

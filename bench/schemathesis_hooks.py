@@ -22,6 +22,14 @@ They change no check and drop no failure. They do two things:
      date-time after 2000 gets the year 2000 (format, offset and fractional seconds kept); and
      a replay's `eventId` must be an event of the caller's user, which a generated id never
      is: it is dropped.
+   - an event name must be one the catalog holds, which the document cannot list (the
+     operator's catalog changes while the server runs; the document gives the names' shape):
+     a generated name becomes one of a new database's, chosen by its CRC-32 so that runs stay
+     varied (`event` of POST /events: the seven built-ins; `events` of a webhook: those and
+     keyhook's two operational events, duplicates then dropped).
+   - a webhook's `filter` must be an expression the CEL parser takes, which no schema can
+     state: a generated one becomes a CEL expression that holds its text as a string literal
+     (escaped), so its length and characters still vary.
    Negative cases are left alone: whatever makes them invalid is still there.
 
 2. Keep the run's own API key alive: `DELETE /api-keys/{id}` with the id or prefix of the key
@@ -34,6 +42,7 @@ import ipaddress
 import os
 import re
 import uuid
+import zlib
 from urllib.parse import urlsplit
 
 import schemathesis
@@ -75,6 +84,55 @@ def _future(value):
 
 
 PAST_YEAR = 2000
+
+# keyhook-core's service::events::CATALOG and OPERATIONAL: a new database's catalog.
+EMITTED = [
+    "post.published",
+    "post.failed",
+    "post.deleted",
+    "account.connected",
+    "account.disconnected",
+    "profile.created",
+    "profile.deleted",
+]
+SUBSCRIBED = EMITTED + ["webhook.disabled", "delivery.exhausted"]
+
+
+def _known(value, names):
+    if not isinstance(value, str) or value in names:
+        return value
+    return names[zlib.crc32(value.encode("utf-8", "surrogatepass")) % len(names)]
+
+
+def _known_list(values, names):
+    if not isinstance(values, list):
+        return values
+    out = []
+    for v in values:
+        k = _known(v, names)
+        if k not in out:
+            out.append(k)
+    return out
+
+
+def _cel(value):
+    # `event != "..."`: the generated text as a CEL string literal, each character that is not
+    # printable ASCII (or is a quote or a backslash) escaped as \uXXXX / \UXXXXXXXX.
+    if not isinstance(value, str):
+        return value
+    chars = []
+    for c in value:
+        u = ord(c)
+        if 0x20 <= u < 0x7F and c not in "\\\"":
+            chars.append(c)
+        elif 0xD800 <= u <= 0xDFFF:
+            chars.append("?")
+        elif u <= 0xFFFF:
+            chars.append("\\u%04x" % u)
+        else:
+            chars.append("\\U%08x" % u)
+    expr = 'event != "' + "".join(chars) + '"'
+    return expr if len(expr) <= 2048 else 'event != ""'
 
 
 def _astral_invisible(c):
@@ -158,6 +216,13 @@ def map_case(context, case):
             case.body["profileIds"] = [_visible(p) for p in case.body["profileIds"]]
     if method == "POST" and op.path == "/events" and isinstance(case.body.get("profileId"), str):
         case.body["profileId"] = _visible(case.body["profileId"])
+    if method == "POST" and op.path == "/events" and "event" in case.body:
+        case.body["event"] = _known(case.body["event"], EMITTED)
+    if op.path in ("/webhooks", "/webhooks/{id}") and method in ("POST", "PATCH"):
+        if "events" in case.body:
+            case.body["events"] = _known_list(case.body["events"], SUBSCRIBED)
+        if "filter" in case.body:
+            case.body["filter"] = _cel(case.body["filter"])
     if method == "POST" and op.path == "/webhooks/{id}/replay":
         if "since" in case.body:
             case.body["since"] = _past(case.body["since"])

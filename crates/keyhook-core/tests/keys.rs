@@ -58,9 +58,13 @@ fn key_names_are_trimmed_visible_and_at_most_100_characters() {
         Ok("é".repeat(100)),
         "characters, not bytes"
     );
-    let padded = format!(" {} ", "x".repeat(100));
-    assert_eq!(name(&padded), Ok("x".repeat(100)), "counted after trimming");
     let too_long = "must be at most 100 characters".to_string();
+    // Counted as sent, the white space around it included (the document's maxLength), then
+    // trimmed.
+    let padded = format!(" {} ", "x".repeat(98));
+    assert_eq!(name(&padded), Ok("x".repeat(98)));
+    let padded = format!(" {} ", "x".repeat(99));
+    assert_eq!(name(&padded), Err(too_long.clone()), "counted as sent");
     assert_eq!(name(&"x".repeat(101)), Err(too_long.clone()));
     assert_eq!(name(&"é".repeat(101)), Err(too_long));
     for empty in ["", "   ", "\t", "\u{2028}", " \n "] {

@@ -589,7 +589,7 @@ fn schemas() -> Value {
             "properties": {
                 "name": {
                     "type": "string",
-                    "description": format!("Trimmed: 1 to {MAX_NAME_CHARS} characters (`maxLength` counts the white space around them too, which the server trims first). {}", visible_rule()),
+                    "description": format!("At most {MAX_NAME_CHARS} characters as sent, the white space around them included; then trimmed, at least 1 left. {}", visible_rule()),
                     "maxLength": MAX_NAME_CHARS,
                     "pattern": keys::name_pattern()
                 },

@@ -29,7 +29,7 @@ pub fn max_uses(n: i64) -> std::result::Result<i64, String> {
 
 /// The name rule of [`validate`] as a regular expression, for the OpenAPI document: the
 /// first and last character visible and not white space, none invisible, with white space
-/// around them that trimming removes. Its length, [`MAX_NAME_CHARS`] after trimming, is the
+/// around them that trimming removes. Its length, [`MAX_NAME_CHARS`] as sent, is the
 /// schema's `maxLength` (of the untrimmed string: a quantifier would count UTF-16 code units
 /// in a JavaScript `RegExp` without the `u` flag, and characters elsewhere). Left to the
 /// description: a plaintext key, and the invisible characters above the Basic Multilingual
@@ -50,7 +50,8 @@ pub fn profile_id_pattern() -> String {
     format!("^{any}[^{CONTROL_CLASS}{WHITE_SPACE_CLASS}{INVISIBLE_CLASS}]{any}$")
 }
 
-/// A key's name: trimmed, 1 to [`MAX_NAME_CHARS`] characters, visible text.
+/// A key's name: at most [`MAX_NAME_CHARS`] characters as sent, then trimmed (at least one
+/// left), visible text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyName(String);
 
@@ -60,7 +61,9 @@ impl KeyName {
         if name.is_empty() {
             return Err("must not be empty".into());
         }
-        if name.chars().count() > MAX_NAME_CHARS {
+        // Counted as sent, white space around it included: the document's `maxLength`
+        // counts the untrimmed string, and the server takes no more than it says.
+        if raw.chars().count() > MAX_NAME_CHARS {
             return Err(format!("must be at most {MAX_NAME_CHARS} characters"));
         }
         // The name as sent: trimming must not hide a U+2028 or a tab at its end.

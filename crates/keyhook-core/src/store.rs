@@ -64,6 +64,46 @@ pub enum ReadAhead {
     WebhooksOfItsUser,
 }
 
+/// A list read with its key by [`Storage::key_by_hash_ahead`], kept by a connection for the
+/// very next read of that list (the same user's) and dropped by anything else the
+/// connection does first. One place for both backends' rule of when it may answer.
+#[derive(Default)]
+pub struct AheadMemo(std::cell::RefCell<Option<ReadWithKey>>);
+
+/// What [`AheadMemo`] holds: the user the list is of, and the list.
+pub enum ReadWithKey {
+    Keys(String, Vec<ApiKey>),
+    Webhooks(String, Vec<Webhook>),
+}
+
+impl AheadMemo {
+    /// Keeps `read` for the next list read (replacing anything kept).
+    pub fn keep(&self, read: Option<ReadWithKey>) {
+        *self.0.borrow_mut() = read;
+    }
+
+    /// Drops what is kept: the connection did something else first.
+    pub fn forget(&self) {
+        self.0.borrow_mut().take();
+    }
+
+    /// The keys of `user`, if they are what was kept; whatever was kept is gone after.
+    pub fn keys_of(&self, user: &str) -> Option<Vec<ApiKey>> {
+        match self.0.borrow_mut().take() {
+            Some(ReadWithKey::Keys(of, list)) if of == user => Some(list),
+            _ => None,
+        }
+    }
+
+    /// The webhooks of `user`, if they are what was kept; whatever was kept is gone after.
+    pub fn webhooks_of(&self, user: &str) -> Option<Vec<Webhook>> {
+        match self.0.borrow_mut().take() {
+            Some(ReadWithKey::Webhooks(of, list)) if of == user => Some(list),
+            _ => None,
+        }
+    }
+}
+
 /// One connection to the database, used by one thread at a time.
 pub trait Storage: Send {
     /// The database for reads outside a transaction.

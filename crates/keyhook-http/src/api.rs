@@ -16,6 +16,7 @@ use super::request_input as input;
 use super::router::{self, api_path, Match, Route};
 use keyhook_core::auth::{self, Access};
 use keyhook_core::error::{Error, Result};
+use keyhook_core::model::{ApiKey, Webhook};
 use keyhook_core::service::audit;
 use keyhook_core::service::event_types;
 use keyhook_core::service::events;
@@ -240,7 +241,10 @@ fn handle(
     let out: std::result::Result<Reply, Fail> = (|| {
         let store = ctx.db.store()?;
         Ok(match route {
-            Route::ListKeys => reply::data(200, &keys::list(store, actor, false)?),
+            Route::ListKeys => {
+                thread_local!(static LAST: reply::LastList<Vec<ApiKey>> = const { reply::LastList::new() });
+                reply::list_data(200, keys::list(store, actor, false)?, &LAST)
+            }
             Route::CreateKey => {
                 let input = input::new_key(&json()?, now)?;
                 reply::data(
@@ -253,7 +257,10 @@ fn handle(
                 keys::delete(store, actor, id, now)?;
                 reply::no_content()
             }
-            Route::ListWebhooks => reply::data(200, &webhooks::list(store, actor)?),
+            Route::ListWebhooks => {
+                thread_local!(static LAST: reply::LastList<Vec<Webhook>> = const { reply::LastList::new() });
+                reply::list_data(200, webhooks::list(store, actor)?, &LAST)
+            }
             Route::CreateWebhook => {
                 let body = json()?;
                 let idempotency = keyed(&body)?;

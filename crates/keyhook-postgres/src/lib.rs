@@ -101,8 +101,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use keyhook_core::model::{ApiKey, Webhook};
 use keyhook_core::store::{
-    Backend, ChecksumMemory, Conn as View, KeyQueries, ReadAhead, Storage, Store, StoreError,
-    StoreResult,
+    AheadMemo, Backend, ChecksumMemory, Conn as View, KeyQueries, ReadAhead, ReadWithKey, Storage,
+    Store, StoreError, StoreResult,
 };
 use keyhook_core::time::Timestamp;
 use r2d2_postgres::PostgresConnectionManager;
@@ -291,13 +291,7 @@ pub struct PgStore {
     checksums: ChecksumMemory,
     /// The list read with the key by [`Storage::key_by_hash_ahead`], for the very next
     /// statement on this connection if it is that list's read; any other statement drops it.
-    ahead: RefCell<Option<ReadWithKey>>,
-}
-
-/// A list of a key's user, read in the statement that found the key.
-enum ReadWithKey {
-    Keys(String, Vec<ApiKey>),
-    Webhooks(String, Vec<Webhook>),
+    ahead: AheadMemo,
 }
 
 impl PgStore {
@@ -307,13 +301,13 @@ impl PgStore {
             tx: Cell::new(Tx::None),
             failed: RefCell::new(None),
             checksums,
-            ahead: RefCell::new(None),
+            ahead: AheadMemo::default(),
         }
     }
 
     /// Runs a query body on the connection and sorts its failure.
     fn run<T>(&self, f: impl FnOnce(&mut Session) -> Result<T, Fail>) -> StoreResult<T> {
-        self.ahead.borrow_mut().take();
+        self.ahead.forget();
         let mut session = self.session.borrow_mut();
         f(&mut session).map_err(|e| {
             let sorted = e.sorted();
@@ -328,20 +322,14 @@ impl PgStore {
 
     /// The keys of `user` read with the key just before, if nothing ran since.
     fn keys_read_ahead(&self, user: &str) -> Option<Vec<ApiKey>> {
-        match self.ahead.borrow_mut().take() {
-            Some(ReadWithKey::Keys(of, list)) if of == user && !self.in_transaction() => Some(list),
-            _ => None,
-        }
+        let list = self.ahead.keys_of(user)?;
+        (!self.in_transaction()).then_some(list)
     }
 
     /// The webhooks of `user` read with the key just before, if nothing ran since.
     fn webhooks_read_ahead(&self, user: &str) -> Option<Vec<Webhook>> {
-        match self.ahead.borrow_mut().take() {
-            Some(ReadWithKey::Webhooks(of, list)) if of == user && !self.in_transaction() => {
-                Some(list)
-            }
-            _ => None,
-        }
+        let list = self.ahead.webhooks_of(user)?;
+        (!self.in_transaction()).then_some(list)
     }
 
     /// Whether reads should lock the rows they return: inside a write transaction.
@@ -487,7 +475,7 @@ impl Storage for PgStore {
             })
         })?;
         if !self.in_transaction() {
-            *self.ahead.borrow_mut() = read;
+            self.ahead.keep(read);
         }
         Ok(key)
     }

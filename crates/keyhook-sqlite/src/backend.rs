@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use keyhook_core::model::ApiKey;
-use keyhook_core::store::{Backend, BackupDone, Conn, Storage, Store, StoreResult};
+use keyhook_core::store::{Backend, BackupDone, Conn, ReadAhead, Storage, Store, StoreResult};
 use keyhook_core::time::Timestamp;
 
 use crate::{SqliteStore, WriteLock};
@@ -73,6 +73,8 @@ impl Backend for SqliteBackend {
             Ok(store.sharing_writes(&self.writer))
         };
         let store = self.pool.take(open)?;
+        // A list its last user read ahead and did not take is not for this one.
+        store.get().conn.1.forget();
         // The first connection made the file and its schema; the others just open it.
         self.pool.fill(open);
         Ok(Box::new(store))
@@ -101,6 +103,9 @@ struct State<T> {
     open: usize,
     /// Whether [`Pool::fill`] has run.
     filled: bool,
+    /// Callers waiting in [`Pool::take`]: a connection given back wakes one only if there is
+    /// one (a `notify` is a system call even when nobody waits, one per request).
+    waiting: usize,
 }
 
 impl<T> Pool<T> {
@@ -111,6 +116,7 @@ impl<T> Pool<T> {
                 idle: Vec::new(),
                 open: 0,
                 filled: false,
+                waiting: 0,
             }),
             returned: Condvar::new(),
         }
@@ -138,13 +144,25 @@ impl<T> Pool<T> {
                 return match open() {
                     Ok(conn) => Ok(self.lend(conn)),
                     Err(e) => {
-                        self.lock().open -= 1;
-                        self.returned.notify_one();
+                        let mut state = self.lock();
+                        state.open -= 1;
+                        self.wake(state);
                         Err(e)
                     }
                 };
             }
+            state.waiting += 1;
             state = self.returned.wait(state).unwrap_or_else(|e| e.into_inner());
+            state.waiting -= 1;
+        }
+    }
+
+    /// Wakes one caller waiting for a connection, if any (`state`'s lock is given up).
+    fn wake(&self, state: MutexGuard<'_, State<T>>) {
+        let anyone = state.waiting > 0;
+        drop(state);
+        if anyone {
+            self.returned.notify_one();
         }
     }
 
@@ -165,11 +183,13 @@ impl<T> Pool<T> {
                 Ok(conn) => state.idle.push(conn),
                 Err(_) => {
                     state.open -= 1;
-                    self.returned.notify_one();
+                    self.wake(state);
                     return;
                 }
             }
-            self.returned.notify_one();
+            if state.waiting > 0 {
+                self.returned.notify_one();
+            }
         }
     }
 
@@ -199,8 +219,9 @@ impl<T> Pooled<T> {
 impl<T> Drop for Pooled<T> {
     fn drop(&mut self) {
         if let Some(conn) = self.conn.take() {
-            self.pool.lock().idle.push(conn);
-            self.pool.returned.notify_one();
+            let mut state = self.pool.lock();
+            state.idle.push(conn);
+            self.pool.wake(state);
         }
     }
 }
@@ -226,6 +247,10 @@ impl<T: Storage> Storage for Pooled<T> {
 
     fn key_by_hash(&self, key_hash: &str) -> StoreResult<Option<ApiKey>> {
         self.get().key_by_hash(key_hash)
+    }
+
+    fn key_by_hash_ahead(&self, key_hash: &str, ahead: ReadAhead) -> StoreResult<Option<ApiKey>> {
+        self.get().key_by_hash_ahead(key_hash, ahead)
     }
 
     fn record_key_use(&self, key_hash: &str, key_id: &str, at: Timestamp) -> StoreResult<()> {

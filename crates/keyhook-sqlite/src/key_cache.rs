@@ -1,51 +1,76 @@
 //! Keys already read, so that authenticating a returning client is a hash-table hit instead of
-//! a B-tree search through a large file. The cache is only as good as its check: before every
+//! a B-tree search through a large file, and the lists of keys and of webhooks of their users
+//! that the common reads answer with. The cache is only as good as its check: before every
 //! lookup it reads `PRAGMA data_version`, which changes whenever any other connection, in this
 //! process or another, has committed; then the whole cache is dropped. Writes made through the
 //! cache's own connection (which `data_version` does not count) drop it too, in
-//! `SqliteStore::write_dyn`. So a key deleted, expired early or changed anywhere is seen at once.
+//! `SqliteStore::write_dyn`, or (a recorded use) are copied into it. So a key deleted, expired
+//! early or changed anywhere is seen at once, and a list is never older than the last commit.
 
 use std::collections::HashMap;
 
 use super::SqliteStore;
 use crate::error::Result;
-use crate::model::ApiKey;
+use crate::model::{ApiKey, Webhook};
 use crate::time::Timestamp;
-use keyhook_core::store::KeyQueries;
+use keyhook_core::store::{KeyQueries, ReadAhead, ReadWithKey};
 
 /// Keys kept per connection (about 6 MiB at most); when full the cache starts over.
 /// Unknown tokens are never cached, so guessing cannot fill it.
 const CAPACITY: usize = 16_384;
 
+/// Items (keys and webhooks) kept in the lists of a connection, all users' together (about
+/// 1 MiB at most); when full the lists start over. A longer list is not kept: its reading
+/// is not what its request spends most on.
+const LISTED_CAPACITY: usize = 2_048;
+
+/// The longest list kept.
+const LIST_MAX: usize = 256;
+
 #[derive(Default)]
 pub(super) struct KeyCache {
     version: Option<i64>,
     keys: HashMap<String, ApiKey>,
+    key_lists: HashMap<String, Vec<ApiKey>>,
+    webhook_lists: HashMap<String, Vec<Webhook>>,
+    /// Items in `key_lists` and `webhook_lists`.
+    listed: usize,
 }
 
 impl KeyCache {
     pub(super) fn clear(&mut self) {
         self.keys.clear();
+        self.clear_lists();
+    }
+
+    fn clear_lists(&mut self) {
+        self.key_lists.clear();
+        self.webhook_lists.clear();
+        self.listed = 0;
     }
 }
 
 impl SqliteStore {
-    /// The key whose SHA-256 (lowercase hex) is `key_hash`, as last committed.
-    pub(crate) fn cached_key_by_hash(&self, key_hash: &str) -> Result<Option<ApiKey>> {
+    /// Drops the cache if anyone else committed since it was filled (`PRAGMA data_version`).
+    fn key_cache_current(&self) -> Result<()> {
         let version: i64 = self
             .conn
             .0
             .prepare_cached("PRAGMA data_version")?
             .query_row([], |r| r.get(0))?;
-        {
-            let mut cache = self.key_cache.borrow_mut();
-            if cache.version != Some(version) {
-                cache.keys.clear();
-                cache.version = Some(version);
-            }
-            if let Some(k) = cache.keys.get(key_hash) {
-                return Ok(Some(k.clone()));
-            }
+        let mut cache = self.key_cache.borrow_mut();
+        if cache.version != Some(version) {
+            cache.clear();
+            cache.version = Some(version);
+        }
+        Ok(())
+    }
+
+    /// The key whose SHA-256 (lowercase hex) is `key_hash`, as last committed.
+    pub(crate) fn cached_key_by_hash(&self, key_hash: &str) -> Result<Option<ApiKey>> {
+        self.key_cache_current()?;
+        if let Some(k) = self.key_cache.borrow().keys.get(key_hash) {
+            return Ok(Some(k.clone()));
         }
         let key = KeyQueries::key_by_hash(&self.conn, key_hash)?;
         if let Some(k) = &key {
@@ -58,6 +83,61 @@ impl SqliteStore {
         Ok(key)
     }
 
+    /// The key whose SHA-256 is `key_hash` and the list `ahead` names of its user, as last
+    /// committed, if the cache holds both; `None` when it does not (nothing is read then but
+    /// `data_version`).
+    pub(crate) fn cached_key_and_list(
+        &self,
+        key_hash: &str,
+        ahead: ReadAhead,
+    ) -> Result<Option<(ApiKey, ReadWithKey)>> {
+        self.key_cache_current()?;
+        let cache = self.key_cache.borrow();
+        let Some(key) = cache.keys.get(key_hash) else {
+            return Ok(None);
+        };
+        let user = &key.user_id;
+        let list = match ahead {
+            ReadAhead::Nothing => return Ok(None),
+            ReadAhead::KeysOfItsUser => cache
+                .key_lists
+                .get(user)
+                .map(|l| ReadWithKey::Keys(user.clone(), l.clone())),
+            ReadAhead::WebhooksOfItsUser => cache
+                .webhook_lists
+                .get(user)
+                .map(|l| ReadWithKey::Webhooks(user.clone(), l.clone())),
+        };
+        Ok(list.map(|l| (key.clone(), l)))
+    }
+
+    /// Keeps `read`, a list read in the same transaction as the cache's last
+    /// `data_version` check, unless it is long or the lists are full (they start over).
+    pub(crate) fn remember_list(&self, read: &ReadWithKey) {
+        let len = match read {
+            ReadWithKey::Keys(_, l) => l.len(),
+            ReadWithKey::Webhooks(_, l) => l.len(),
+        };
+        if len > LIST_MAX {
+            return;
+        }
+        let mut cache = self.key_cache.borrow_mut();
+        if cache.listed + len > LISTED_CAPACITY {
+            cache.clear_lists();
+        }
+        let replaced = match read {
+            ReadWithKey::Keys(user, l) => cache
+                .key_lists
+                .insert(user.clone(), l.clone())
+                .map(|o| o.len()),
+            ReadWithKey::Webhooks(user, l) => cache
+                .webhook_lists
+                .insert(user.clone(), l.clone())
+                .map(|o| o.len()),
+        };
+        cache.listed = cache.listed + len - replaced.unwrap_or(0);
+    }
+
     /// Records a use of the key (see `Conn::set_key_last_used`) and keeps the cached copy in
     /// step, since this connection's own write does not change `data_version`.
     pub(crate) fn cached_record_key_use(
@@ -67,8 +147,22 @@ impl SqliteStore {
         at: Timestamp,
     ) -> Result<()> {
         self.conn.set_key_last_used(key_id, at)?;
-        if let Some(k) = self.key_cache.borrow_mut().keys.get_mut(key_hash) {
-            k.last_used_at = Some(at);
+        let mut cache = self.key_cache.borrow_mut();
+        let cache = &mut *cache;
+        let user = match cache.keys.get_mut(key_hash) {
+            Some(k) => {
+                k.last_used_at = Some(at);
+                Some(k.user_id.clone())
+            }
+            None => None,
+        };
+        // The key in its user's list too (all lists, if the key's user is not known here).
+        match user.and_then(|u| cache.key_lists.get_mut(&u)) {
+            Some(list) => list
+                .iter_mut()
+                .filter(|k| k.id == key_id)
+                .for_each(|k| k.last_used_at = Some(at)),
+            None => cache.clear_lists(),
         }
         Ok(())
     }

@@ -130,21 +130,13 @@ impl KeyQueries for Conn {
         })
     }
 
-    /// Keys of `user`, or of every user when `None`, oldest first.
+    /// Keys of `user`, or of every user when `None`, oldest first: the ones read with the
+    /// key just before ([`keyhook_core::store::Storage::key_by_hash_ahead`]) if they are these.
     fn list_keys(&self, user: Option<&str>) -> StoreResult<Vec<ApiKey>> {
-        sql(|| {
-            let mut stmt = match user {
-                Some(_) => self.0.prepare_cached(LIST_BY_USER)?,
-                None => self.0.prepare_cached(&format!(
-                    "SELECT {COLUMNS} FROM api_keys ORDER BY user_id, created_at, id"
-                ))?,
-            };
-            let rows = match user {
-                Some(u) => stmt.query_map([u], from_row)?,
-                None => stmt.query_map([], from_row)?,
-            };
-            Ok(rows.collect::<rusqlite::Result<_>>()?)
-        })
+        if let Some(list) = user.and_then(|u| self.1.keys_of(u)) {
+            return Ok(list);
+        }
+        self.list_keys_now(user)
     }
 
     /// Makes the commit of this transaction as unlikely to fail as SQLite allows, before
@@ -273,6 +265,25 @@ fn reserve_past_end(path: &std::path::Path, len: i64) -> Result<()> {
     }
     drop(file);
     Ok(())
+}
+
+impl Conn {
+    /// Keys of `user`, or of every user when `None`, oldest first, read now.
+    pub(crate) fn list_keys_now(&self, user: Option<&str>) -> StoreResult<Vec<ApiKey>> {
+        sql(|| {
+            let mut stmt = match user {
+                Some(_) => self.0.prepare_cached(LIST_BY_USER)?,
+                None => self.0.prepare_cached(&format!(
+                    "SELECT {COLUMNS} FROM api_keys ORDER BY user_id, created_at, id"
+                ))?,
+            };
+            let rows = match user {
+                Some(u) => stmt.query_map([u], from_row)?,
+                None => stmt.query_map([], from_row)?,
+            };
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+    }
 }
 
 #[cfg(test)]

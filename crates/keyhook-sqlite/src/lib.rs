@@ -58,7 +58,10 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 use keyhook_core::model::ApiKey;
-use keyhook_core::store::{ChecksumMemory, Conn as View, Storage, Store, StoreError, StoreResult};
+use keyhook_core::store::{
+    AheadMemo, ChecksumMemory, Conn as View, ReadAhead, ReadWithKey, Storage, Store, StoreError,
+    StoreResult,
+};
 use keyhook_core::time::Timestamp;
 // The core's modules under the names the backend's files use.
 use keyhook_core::{model, time};
@@ -111,8 +114,9 @@ pub struct SqliteStore {
 pub(crate) type WriteLock = Arc<Mutex<()>>;
 
 /// The connection, on which every query of [`Queries`] runs: inside a transaction while
-/// [`SqliteStore::write_dyn`] holds one open on it, outside otherwise.
-pub struct Conn(Connection);
+/// [`SqliteStore::write_dyn`] holds one open on it, outside otherwise; and the list read with
+/// the key by [`Storage::key_by_hash_ahead`], for the very next list read.
+pub struct Conn(Connection, AheadMemo);
 
 impl SqliteStore {
     /// Opens (creating if needed) the keyhook database at `path` and brings its schema up to
@@ -194,7 +198,7 @@ impl SqliteStore {
     fn with_connection(conn: Connection, path: &Path) -> SqliteStore {
         conn.set_prepared_statement_cache_capacity(64);
         SqliteStore {
-            conn: Conn(conn),
+            conn: Conn(conn, AheadMemo::default()),
             path: path.to_path_buf(),
             key_cache: Default::default(),
             writer: WriteLock::default(),
@@ -335,6 +339,7 @@ impl Storage for SqliteStore {
         // `new_unchecked` takes `&Connection`; a store is used by one thread at a time and no
         // caller nests `write`, so the checked variant's `&mut` would buy nothing. Queries run
         // on the same connection, so they run inside the transaction while `tx` lives.
+        self.conn.1.forget();
         let _turn = self.write_lock();
         let tx = rusqlite::Transaction::new_unchecked(&self.conn.0, TransactionBehavior::Immediate)
             .map_err(|e| self.describe(e.into()))?;
@@ -351,6 +356,7 @@ impl Storage for SqliteStore {
         &self,
         f: &mut dyn FnMut(View<'_>) -> keyhook_core::Result<()>,
     ) -> keyhook_core::Result<()> {
+        self.conn.1.forget();
         let tx = rusqlite::Transaction::new_unchecked(&self.conn.0, TransactionBehavior::Deferred)
             .map_err(|e| self.describe(e.into()))?;
         f(&self.conn)?;
@@ -359,13 +365,49 @@ impl Storage for SqliteStore {
     }
 
     fn key_by_hash(&self, key_hash: &str) -> StoreResult<Option<ApiKey>> {
+        self.conn.1.forget();
         Ok(self.cached_key_by_hash(key_hash)?)
+    }
+
+    /// With a list ahead (outside a transaction), the key and that list of its user come from
+    /// the connection's cache when it holds both and nobody committed since (`data_version`,
+    /// read on every call: revocation stays exact); otherwise they are read in one read
+    /// transaction and cached. The list is kept for the next statement if it is that read.
+    /// Either way one round of the log's read lock (a lock in shared memory, and an `fcntl`
+    /// lock when no other connection of the process holds it) instead of two.
+    fn key_by_hash_ahead(&self, key_hash: &str, ahead: ReadAhead) -> StoreResult<Option<ApiKey>> {
+        self.conn.1.forget();
+        if ahead == ReadAhead::Nothing || !self.conn.0.is_autocommit() {
+            return Ok(self.cached_key_by_hash(key_hash)?);
+        }
+        if let Some((key, list)) = self.cached_key_and_list(key_hash, ahead)? {
+            self.conn.1.keep(Some(list));
+            return Ok(Some(key));
+        }
+        let read = self.in_read_transaction(|| {
+            let Some(key) = self.cached_key_by_hash(key_hash)? else {
+                return Ok((None, None));
+            };
+            let user = key.user_id.clone();
+            let list = match ahead {
+                ReadAhead::WebhooksOfItsUser => {
+                    ReadWithKey::Webhooks(user, self.conn.list_webhooks_now(&key.user_id)?)
+                }
+                _ => ReadWithKey::Keys(user, self.conn.list_keys_now(Some(&key.user_id))?),
+            };
+            self.remember_list(&list);
+            Ok((Some(key), Some(list)))
+        })?;
+        let (key, list) = read;
+        self.conn.1.keep(list);
+        Ok(key)
     }
 
     /// Best effort, as the core allows: while another write of this process holds the lock,
     /// the use is not recorded (a request never waits to note `lastUsedAt`; the key's next
     /// request tries again).
     fn record_key_use(&self, key_hash: &str, key_id: &str, at: Timestamp) -> StoreResult<()> {
+        self.conn.1.forget();
         match self.try_write_lock() {
             Some(_turn) => Ok(self.cached_record_key_use(key_hash, key_id, at)?),
             None => Err(keyhook_core::store::StoreError::Unavailable(
@@ -393,6 +435,25 @@ impl Storage for SqliteStore {
 }
 
 impl SqliteStore {
+    /// Runs `f` in a read transaction (`BEGIN` and `COMMIT`, from the statement cache: they
+    /// run on every authenticated list request), which ends whether `f` succeeds or not.
+    fn in_read_transaction<T>(&self, f: impl FnOnce() -> Result<T>) -> StoreResult<T> {
+        let run = |sql: &str| -> Result<()> {
+            self.conn.0.prepare_cached(sql)?.execute([])?;
+            Ok(())
+        };
+        run("BEGIN DEFERRED")?;
+        let out = f();
+        let end = run(if out.is_ok() { "COMMIT" } else { "ROLLBACK" });
+        if !self.conn.0.is_autocommit() {
+            // The connection must not stay inside the transaction for its next user.
+            let _ = self.conn.0.execute_batch("ROLLBACK");
+        }
+        let out = out?;
+        end?;
+        Ok(out)
+    }
+
     /// [`Storage::trim_log`] with the log's bound (bytes) and the wait for readers given (a
     /// test's are small and long).
     fn trim_log_past(&self, always: bool, limit: u64, wait: Duration) -> StoreResult<()> {

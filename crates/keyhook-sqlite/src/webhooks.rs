@@ -85,12 +85,13 @@ impl WebhookQueries for Conn {
     }
 
     /// The webhooks of `user`, oldest first.
+    /// The ones read with the key just before ([`keyhook_core::store::Storage::key_by_hash_ahead`]) if they are
+    /// these.
     fn list_webhooks(&self, user: &str) -> StoreResult<Vec<Webhook>> {
-        sql(|| {
-            let mut stmt = self.0.prepare_cached(LIST_BY_USER)?;
-            let rows = stmt.query_map([user], from_row)?;
-            Ok(rows.collect::<rusqlite::Result<_>>()?)
-        })
+        match self.1.webhooks_of(user) {
+            Some(list) => Ok(list),
+            None => self.list_webhooks_now(user),
+        }
     }
 
     fn webhook(&self, user: &str, id: &str) -> StoreResult<Option<Webhook>> {
@@ -280,6 +281,17 @@ impl WebhookQueries for Conn {
                 " ORDER BY heartbeat_at, id"
             ))?;
             let rows = stmt.query_map([cutoff.0], from_row)?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+    }
+}
+
+impl Conn {
+    /// The webhooks of `user`, read now.
+    pub(crate) fn list_webhooks_now(&self, user: &str) -> StoreResult<Vec<Webhook>> {
+        sql(|| {
+            let mut stmt = self.0.prepare_cached(LIST_BY_USER)?;
+            let rows = stmt.query_map([user], from_row)?;
             Ok(rows.collect::<rusqlite::Result<_>>()?)
         })
     }

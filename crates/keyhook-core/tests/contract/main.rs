@@ -12,6 +12,8 @@
 //!   sticky disable reason) select on every backend what the core's rule in Rust selects.
 //! - `concurrency`: the rules that hold under concurrent writers from several instances
 //!   (the webhook limit, the claim, failCount, revocation, lastUsedAt).
+//! - `read_ahead`: the list a request reads with its key is the list a read of its own
+//!   gives, however the database changed since the last request.
 //!
 //! A backend that cannot run on this machine (no PostgreSQL, outside CI) prints why and its
 //! cases pass without running; under `CI=true` they fail.
@@ -20,6 +22,7 @@
 mod support;
 
 mod concurrency;
+mod read_ahead;
 mod rules;
 mod semantics;
 
@@ -71,6 +74,12 @@ contract! {
             the_tenth_consecutive_failure_disables_and_a_success_resets,
             a_key_revoked_anywhere_is_refused_everywhere_at_once,
             last_used_never_moves_back_and_never_waits_long,
+        ],
+        read_ahead: [
+            the_list_read_with_the_key_is_the_list_read_alone,
+            another_instances_commit_shows_in_the_next_list_read_ahead,
+            the_connections_own_writes_show_in_its_next_list_read_ahead,
+            a_list_read_ahead_and_left_is_never_given_to_the_next_user,
         ],
     }
 }

@@ -95,7 +95,7 @@ impl<S: Subscriber> Layer<S> for Sink {
         event.record(&mut fields);
         let meta = event.metadata();
         let mut line = match self.format {
-            LogFormat::Text => text_line(&fields),
+            LogFormat::Text => text_line(fields),
             LogFormat::Json => json_line(
                 &self.clock.now().to_rfc3339(),
                 meta.level(),
@@ -165,17 +165,26 @@ impl Visit for Fields {
             self.put(field, Value::String(value.to_string()));
         }
     }
+    // A number or a flag is never the message: a text line does not record it.
     fn record_i64(&mut self, field: &Field, value: i64) {
-        self.put(field, Value::from(value));
+        if !self.message_only {
+            self.put(field, Value::from(value));
+        }
     }
     fn record_u64(&mut self, field: &Field, value: u64) {
-        self.put(field, Value::from(value));
+        if !self.message_only {
+            self.put(field, Value::from(value));
+        }
     }
     fn record_f64(&mut self, field: &Field, value: f64) {
-        self.put(field, Value::from(value));
+        if !self.message_only {
+            self.put(field, Value::from(value));
+        }
     }
     fn record_bool(&mut self, field: &Field, value: bool) {
-        self.put(field, Value::from(value));
+        if !self.message_only {
+            self.put(field, Value::from(value));
+        }
     }
 }
 
@@ -188,9 +197,13 @@ fn shown(s: &str) -> Cow<'_, str> {
     }
 }
 
-/// The text line: the message alone, shown.
-fn text_line(fields: &Fields) -> String {
-    shown(&fields.message).into_owned()
+/// The text line: the message alone, shown (the message itself when showing changes
+/// nothing).
+fn text_line(fields: Fields) -> String {
+    match shown(&fields.message) {
+        Cow::Borrowed(_) => fields.message,
+        Cow::Owned(o) => o,
+    }
 }
 
 /// The keys every JSON line starts with, in this order; an event field of the same name is
@@ -258,7 +271,7 @@ mod tests {
             &[],
         );
         assert_eq!(
-            text_line(&f),
+            text_line(f),
             "GET /api/v1/api-keys/kp_01234567… 404\\u{a}{\"forged\":1}\\u{1b}[2J"
         );
     }

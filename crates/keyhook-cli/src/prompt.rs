@@ -38,6 +38,9 @@ const MAX_SECRET_BYTES: u64 = 4096;
 /// newline. Secrets never come from argv, where `ps` and shell history would show them.
 pub fn read_secret(what: &str) -> anyhow::Result<String> {
     let secret = if io::stdin().is_terminal() {
+        // Echo off before the prompt is shown: the prompt sets it off itself only after
+        // printing, and a key pasted in between would be echoed on the screen.
+        let _quiet = NoEcho::on_stdin();
         dialoguer::Password::new().with_prompt(what).interact()?
     } else {
         let mut buf = Vec::new();
@@ -62,6 +65,35 @@ pub fn read_secret(what: &str) -> anyhow::Result<String> {
         );
     }
     Ok(secret)
+}
+
+/// The echo of the terminal on standard input, off until dropped, then as it was.
+struct NoEcho(Option<libc::termios>);
+
+impl NoEcho {
+    fn on_stdin() -> NoEcho {
+        // SAFETY: `termios` is plain data that tcgetattr fills; fd 0 is the process's own.
+        let mut t: libc::termios = unsafe { std::mem::zeroed() };
+        if unsafe { libc::tcgetattr(libc::STDIN_FILENO, &mut t) } != 0 {
+            return NoEcho(None);
+        }
+        let saved = t;
+        t.c_lflag &= !libc::ECHO;
+        // SAFETY: a termios read from the same descriptor, one flag changed.
+        if unsafe { libc::tcsetattr(libc::STDIN_FILENO, libc::TCSANOW, &t) } != 0 {
+            return NoEcho(None);
+        }
+        NoEcho(Some(saved))
+    }
+}
+
+impl Drop for NoEcho {
+    fn drop(&mut self) {
+        if let Some(saved) = &self.0 {
+            // SAFETY: the settings read from this descriptor before.
+            unsafe { libc::tcsetattr(libc::STDIN_FILENO, libc::TCSANOW, saved) };
+        }
+    }
 }
 
 /// A spinner on stderr while something slow runs; only on a terminal, and never in `--json`

@@ -25,14 +25,14 @@ use keyhook_core::transport::Attempt;
 
 use crate::support::{create_webhook, Db, Kind};
 
-const NOW: Timestamp = Timestamp(1_800_000_000_000);
+pub(crate) const NOW: Timestamp = Timestamp(1_800_000_000_000);
 
-fn operator(user: &str) -> Actor {
+pub(crate) fn operator(user: &str) -> Actor {
     Actor::operator(user).unwrap()
 }
 
 /// A readwrite, full-access key of `user` that never expires, with its plaintext.
-fn key(s: &Store, user: &str, name: &str) -> ApiKey {
+pub(crate) fn key(s: &Store, user: &str, name: &str) -> ApiKey {
     let input = NewKey {
         name: KeyName::new(name).ok(),
         ..NewKey::default()

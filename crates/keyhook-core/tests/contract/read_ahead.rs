@@ -7,27 +7,14 @@
 use keyhook_core::auth;
 use keyhook_core::error::Error;
 use keyhook_core::model::{ApiKey, Webhook};
-use keyhook_core::service::keys::{self, KeyName, NewKey};
+use keyhook_core::service::keys;
 use keyhook_core::service::webhooks;
-use keyhook_core::service::{Actor, Publish};
+use keyhook_core::service::Actor;
 use keyhook_core::store::{ReadAhead, Store};
 use keyhook_core::time::Timestamp;
 
+use crate::concurrency::{key, operator, NOW};
 use crate::support::{create_webhook, Kind};
-
-const NOW: Timestamp = Timestamp(1_800_000_000_000);
-
-fn operator(user: &str) -> Actor {
-    Actor::operator(user).unwrap()
-}
-
-fn key(s: &Store, user: &str, name: &str) -> ApiKey {
-    let input = NewKey {
-        name: KeyName::new(name).ok(),
-        ..NewKey::default()
-    };
-    keys::create(s, &operator(user), input, NOW, Publish::AfterCommit).expect("create key")
-}
 
 /// One list request as the server makes it at `now`: the key with its user's keys read
 /// ahead, then the list of the key's actor (its use is recorded in between, a write, when

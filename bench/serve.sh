@@ -5,10 +5,11 @@
 # listener and connection options and a handler that only answers the bytes:
 # crates/keyhook-http/examples/bare_http.rs, not part of the keyhook binary), the ceiling
 # keyhook's own work is measured against. The database holds 100,000 keys of other users.
-# Prints requests/s, p99 and errors of the three side by side, the server's peak RSS, and the
-# ratios the serve issues set as targets.
+# The three take turns, ROUNDS times (so that a shared machine's drift falls on all three
+# alike). Prints each round, then the medians of requests/s and p99 and the errors of the
+# three side by side, the server's peak RSS, and the ratios the serve issues set as targets.
 #
-#   bench/serve.sh                 # DURATION=10s KEYS=100000 THREADS=64 are the defaults
+#   bench/serve.sh                 # DURATION=10s KEYS=100000 THREADS=64 ROUNDS=3 are the defaults
 #   BIN=/tmp/keyhook-old bench/serve.sh   # the same against another binary
 #   BARE=/tmp/bare_http bench/serve.sh    # another build of the bare HTTP layer
 set -euo pipefail
@@ -16,6 +17,7 @@ cd "$(dirname "$0")/.."
 DURATION=${DURATION:-10s}
 KEYS=${KEYS:-100000}
 THREADS=${THREADS:-64}
+ROUNDS=${ROUNDS:-3}
 
 need=()
 command -v wrk >/dev/null || need+=(wrk)
@@ -89,15 +91,18 @@ pids+=($!)
 for _ in $(seq 50); do grep -q listening "$work/bare.log" && break; sleep 0.1; done
 
 run_wrk() { wrk -t2 -c32 -d"$DURATION" --latency "$@"; }
-echo "== nginx static ($bytes bytes)"; run_wrk "http://127.0.0.1:$nport/api-keys" | tee "$work/nginx.txt"
-echo "== bare HTTP layer (vendored tiny_http, the same bytes)"
-run_wrk -H "Authorization: Bearer $key" "http://127.0.0.1:$bport/api/v1/api-keys" | tee "$work/bare.txt"
-echo "== keyhook serve (threads $THREADS, $KEYS keys of other users)"
-run_wrk -H "Authorization: Bearer $key" "$url" | tee "$work/keyhook.txt"
+for r in $(seq "$ROUNDS"); do
+  echo "== round $r: nginx static ($bytes bytes)"; run_wrk "http://127.0.0.1:$nport/api-keys" | tee "$work/nginx.$r.txt"
+  echo "== round $r: bare HTTP layer (vendored tiny_http, the same bytes)"
+  run_wrk -H "Authorization: Bearer $key" "http://127.0.0.1:$bport/api/v1/api-keys" | tee "$work/bare.$r.txt"
+  echo "== round $r: keyhook serve (threads $THREADS, $KEYS keys of other users)"
+  run_wrk -H "Authorization: Bearer $key" "$url" | tee "$work/keyhook.$r.txt"
+done
 rss_kb=$(awk '/VmHWM/ {print $2}' "/proc/$kpid/status")
 
-python3 - "$work/nginx.txt" "$work/keyhook.txt" "$rss_kb" "$work/bare.txt" <<'PY'
-import re, sys
+python3 - "$work" "$ROUNDS" "$rss_kb" <<'PY'
+import re, statistics, sys
+work, rounds, rss = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]) / 1024
 def parse(path):
     t = open(path).read()
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", t).group(1))
@@ -105,9 +110,16 @@ def parse(path):
     p99 = float(m.group(1)) * {"us": 0.001, "ms": 1, "s": 1000}[m.group(2)]
     errors = sum(int(x) for x in re.findall(r"(?:Non-2xx or 3xx responses|connect|read|write|timeout):? (\d+)", t))
     return rps, p99, errors
-n, k, b = parse(sys.argv[1]), parse(sys.argv[2]), parse(sys.argv[4])
-rss = int(sys.argv[3]) / 1024
+runs = {name: [parse(f"{work}/{name}.{r}.txt") for r in range(1, rounds + 1)] for name in ("nginx", "bare", "keyhook")}
 print()
+for r in range(rounds):
+    n, b, k = (runs[x][r][0] for x in ("nginx", "bare", "keyhook"))
+    print(f"round {r + 1}: nginx {n:.0f}, bare {b:.0f}, keyhook {k:.0f} req/s; keyhook/bare {k / b:.2f}, keyhook/nginx {k / n:.2f}")
+med = {name: (statistics.median(x[0] for x in v), statistics.median(x[1] for x in v), sum(x[2] for x in v))
+       for name, v in runs.items()}
+n, b, k = med["nginx"], med["bare"], med["keyhook"]
+print()
+print(f"medians of {rounds} rounds")
 print(f"{'':24}{'req/s':>12}{'p99 ms':>10}{'errors':>8}{'/ nginx':>9}")
 print(f"{'nginx static':24}{n[0]:>12.0f}{n[1]:>10.2f}{n[2]:>8}{1:>9.2f}")
 print(f"{'bare HTTP layer':24}{b[0]:>12.0f}{b[1]:>10.2f}{b[2]:>8}{b[0]/n[0]:>9.2f}")

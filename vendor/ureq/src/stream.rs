@@ -84,7 +84,7 @@ impl BufRead for DeadlineStream {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
         if let Some(deadline) = self.deadline {
             let timeout = time_until_deadline(deadline)?;
-            // keyhook patch (b): the socket's timeouts are set only when this fill_buf
+            // keyhook patch (a): the socket's timeouts are set only when this fill_buf
             // reads from the socket (the buffer is empty), right before that recv, as
             // before; a fill_buf answered from the buffer makes no system call at all.
             if self.stream.inner.buffer().is_empty() {

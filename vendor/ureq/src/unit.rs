@@ -261,7 +261,7 @@ fn connect_inner(
         debug!("sending request {} {}", method, url);
     }
 
-    // keyhook patch (c): a small body of known size goes out with the prelude, in one
+    // keyhook patch (b): a small body of known size goes out with the prelude, in one
     // write (one segment for a small request rather than two).
     let (small, body) = take_small_body(unit, body)?;
     let send_result = send_prelude(unit, &mut stream, small.as_deref());
@@ -413,10 +413,10 @@ fn can_propagate_authorization_on_redirect(
     }
 }
 
-/// keyhook patch (c): the largest body sent in the prelude's write.
+/// keyhook patch (b): the largest body sent in the prelude's write.
 const SMALL_BODY: u64 = 64 * 1024;
 
-/// keyhook patch (c): a body of known size up to [`SMALL_BODY`] (not chunked), read into
+/// keyhook patch (b): a body of known size up to [`SMALL_BODY`] (not chunked), read into
 /// memory to be written with the prelude; the reader left in its place is empty and keeps
 /// the size (`is_retryable` looks at it).
 fn take_small_body<'a>(
@@ -437,7 +437,7 @@ fn take_small_body<'a>(
     }
 }
 
-/// Send request line + headers (all up until the body); with `body` (keyhook patch (c)),
+/// Send request line + headers (all up until the body); with `body` (keyhook patch (b)),
 /// the body too, in the same write.
 #[allow(clippy::write_with_newline)]
 fn send_prelude(unit: &Unit, stream: &mut Stream, body: Option<&[u8]>) -> io::Result<()> {

@@ -666,17 +666,20 @@ impl Settler<'_> {
         self.store.write(|c| {
             settled = Summary::default();
             lines.clear();
+            let mut delivered = Vec::new();
             for (d, outcome, at) in &finished {
                 match outcome {
                     Outcome::Sent(a, _) => {
                         let now = clock.now();
-                        let line = settle(c, &opts.schedule, d, a, *at, now, &mut settled)?;
+                        let s = &opts.schedule;
+                        let line = settle(c, s, d, a, *at, now, &mut settled, &mut delivered)?;
                         lines.extend(line);
                     }
                     Outcome::Cancelled => cancel(c, d, clock.now(), &mut settled)?,
                     Outcome::Unchecked => {}
                 }
             }
+            c.finish_deliveries(&delivered, DeliveryState::Delivered, true, clock.now())?;
             if let Some(room) = room {
                 claimed = self.claim_in(c, now, room, &mut settled)?;
             }
@@ -722,14 +725,18 @@ fn cancel(c: Conn<'_>, d: &Claimed, now: Timestamp, summary: &mut Summary) -> Re
 /// Logs the attempt, counts it toward the webhook's `failCount`, and settles the delivery:
 /// delivered, retried later, or given up. Returns what the log says of a failure, to be
 /// written once the transaction commits.
-fn settle(
+/// A delivered one is only added to `delivered`, which the caller ends in one statement
+/// (`OutboxQueries::finish_deliveries`) before the transaction commits.
+#[allow(clippy::too_many_arguments)]
+fn settle<'f>(
     c: Conn<'_>,
     schedule: &Schedule,
-    d: &Claimed,
+    d: &'f Claimed,
     a: &Attempt,
     at: Timestamp,
     now: Timestamp,
     summary: &mut Summary,
+    delivered: &mut Vec<&'f str>,
 ) -> Result<Option<log::Failure>> {
     let attempt = d.attempts + 1;
     let disabled = log_attempt_disabling(
@@ -746,7 +753,7 @@ fn settle(
     )?;
     if a.delivered {
         summary.delivered += 1;
-        c.finish_delivery(&d.delivery_id, DeliveryState::Delivered, true, now)?;
+        delivered.push(&d.delivery_id);
         return Ok(None);
     }
     // 410 Gone: the receiver says the endpoint is gone for good. `log_attempt` has disabled

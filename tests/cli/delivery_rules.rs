@@ -502,3 +502,53 @@ fn a_disable_reaches_the_next_check_whatever_the_claim_batching() {
         }
     });
 }
+
+/// A worker with one sender thread claims 16 at first, then claims again in the transactions
+/// that settle results (`keyhook_delivery::worker::Settler::settle_finished`), up to 8
+/// results each. 30 events to a webhook answering 200 and one answering 500, in the same batches:
+/// each delivery is sent at most once in the run, the successes are delivered, and the 10th
+/// failure in a row disables its webhook before any later delivery to it is sent (the next
+/// request to it waits for that failure's transaction), so the rest are cancelled.
+#[test]
+fn claims_taken_while_settling_send_each_delivery_once_beside_failures() {
+    let env = Env::new();
+    let rx = Receiver::start();
+    create(&env, &rx.url("/ok"));
+    create(&env, &rx.url("/fail"));
+    for _ in 0..30 {
+        emit(&env, 2);
+    }
+    let summary = wait(spawn_deliver(&env));
+    assert!(summary.contains("delivered 30"), "{summary}");
+    let ids = |target: &str| -> std::collections::BTreeSet<String> {
+        let got = rx.requests_to(target);
+        let ids: std::collections::BTreeSet<String> = got
+            .iter()
+            .map(|r| r.header("webhook-id").to_string())
+            .collect();
+        assert_eq!(ids.len(), got.len(), "{target}: a delivery was sent twice");
+        ids
+    };
+    assert_eq!(ids("/ok").len(), 30);
+    assert_eq!(
+        ids("/fail").len(),
+        10,
+        "sent after its webhook was disabled"
+    );
+    let count = |state: &str| {
+        env.sql_i64(&format!(
+            "SELECT count(*) FROM deliveries WHERE state = '{state}'"
+        ))
+    };
+    assert_eq!(count("delivered"), 30);
+    assert_eq!(count("cancelled"), 20);
+    // The ten failures wait for their retry, unleased, one attempt each.
+    assert_eq!(
+        env.sql_i64(
+            "SELECT count(*) FROM deliveries
+             WHERE state = 'pending' AND attempts = 1 AND lease_until IS NULL"
+        ),
+        10
+    );
+    assert_eq!(env.sql_i64("SELECT count(*) FROM delivery_attempts"), 40);
+}

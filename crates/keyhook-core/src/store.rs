@@ -479,6 +479,15 @@ pub trait OutboxQueries {
         attempted: bool,
         now: Timestamp,
     ) -> StoreResult<()>;
+    /// [`OutboxQueries::finish_delivery`] of each of `ids` in one statement (the worker's
+    /// delivered ones of a batch).
+    fn finish_deliveries(
+        &self,
+        ids: &[&str],
+        state: DeliveryState,
+        attempted: bool,
+        now: Timestamp,
+    ) -> StoreResult<()>;
     fn retry_delivery(&self, id: &str, next_at: Timestamp, now: Timestamp) -> StoreResult<()>;
     /// Moves the lease of each delivery in `ids` that is still pending and leased to
     /// `until`. The worker renews the leases of what it is still sending, so a short lease

@@ -25,13 +25,19 @@ use keyhook_core::transport::Attempt;
 
 /// Deliveries claimed and not settled, per sender thread: the senders' queue holds up to
 /// `(CLAIM_DEPTH - 1) × senders` waiting ones. A claim is taken only once at least one
-/// sender's worth of room is free ([`Settler::claim`]), so a busy worker claims in batches of
-/// `senders` or more rather than one transaction per settled handful (on SQLite each commit's
-/// log frames and checkpoints were a large share of the worker's CPU). More held leases do not slow a dead worker's
-/// recovery: every one of them lapses [`LEASE`] after its last renewal.
-const CLAIM_DEPTH: usize = 4;
-/// How long the settle loop gathers results for one transaction once the first is in.
-const GATHER: Duration = Duration::from_millis(2);
+/// sender's worth of room is free ([`Settler::room`]), and goes in the transaction that
+/// settles the results before it ([`Settler::settle_finished`]), so a busy worker commits
+/// once per [`SETTLE_SHARE`] of its capacity rather than twice per handful (on SQLite each
+/// commit's log frames and checkpoints were a large share of the worker's CPU: issue 22,
+/// docs/development.md). More held leases do not slow a dead worker's recovery: every one
+/// of them lapses [`LEASE`] after its last renewal.
+const CLAIM_DEPTH: usize = 16;
+/// The settle loop gathers up to `capacity / SETTLE_SHARE` results (half of what is claimed)
+/// for one transaction...
+const SETTLE_SHARE: usize = 2;
+/// ...for at most this long once the first is in. Failed attempts hold up the next request
+/// to their webhook ([`Unsettled`]) at most that much longer.
+const GATHER: Duration = Duration::from_millis(10);
 /// How often an idle worker looks for due deliveries.
 const POLL: Duration = Duration::from_millis(100);
 /// How long a claim holds a delivery unless renewed. While a worker lives it renews the
@@ -444,7 +450,7 @@ fn settle_loop(
             return Ok(s.summary);
         };
         if !finished.is_empty() {
-            s.settle_finished(finished)?;
+            s.settle_finished(finished, !stop.load(Ordering::Relaxed))?;
         }
     }
 }
@@ -542,36 +548,55 @@ impl Settler<'_> {
     /// claimed, handed over or cancelled (so `once` goes on while cancellations free room:
     /// operational events queue deliveries to webhooks disabled right after).
     fn claim(&mut self) -> Result<usize> {
-        let clock = self.clock();
-        let only = self.opts.only.as_deref();
-        // Room for at least a sender's worth (`capacity / CLAIM_DEPTH`) is claimed in one
-        // go; less waits for more results (the senders still have `3 × senders` queued).
+        let Some(room) = self.room() else {
+            return Ok(0);
+        };
+        let now = self.clock().now();
+        if !self.store.conn().any_due(now, self.opts.only.as_deref())? {
+            return Ok(0);
+        }
+        let mut settled = Summary::default();
+        let batch = self
+            .store
+            .write(|c| self.claim_in(c, now, room, &mut settled))?;
+        self.summary.add(&settled, self.opts);
+        Ok(self.hand_over(batch, now) + settled.cancelled as usize)
+    }
+
+    /// The room for a claim: at least a sender's worth (`capacity / CLAIM_DEPTH`) is claimed
+    /// in one go; less waits for more results (the senders still have `3 × senders` queued).
+    fn room(&self) -> Option<usize> {
         let senders = (self.capacity / CLAIM_DEPTH).max(1);
         let room = self.capacity.saturating_sub(self.in_flight);
-        if room == 0 || room < senders {
-            return Ok(0);
-        }
-        if !self.store.conn().any_due(clock.now(), only)? {
-            return Ok(0);
-        }
-        let now = clock.now();
-        let lease_ms = self.lease_ms;
-        let mut settled = Summary::default();
-        let batch = self.store.write(|c| {
-            let batch = c.claim_due(now, room, now.add_millis(lease_ms), only)?;
-            let mut live = Vec::with_capacity(batch.len());
-            for d in batch {
-                if d.webhook_active {
-                    live.push(d);
-                } else {
-                    // A disabled webhook gets no event deliveries.
-                    cancel(c, &d, now, &mut settled)?;
-                }
+        (room > 0 && room >= senders).then_some(room)
+    }
+
+    /// The claim itself, in the caller's write transaction: up to `room` due deliveries
+    /// leased; those of a disabled webhook cancelled (counted in `settled`). Returns the live
+    /// ones, to be handed over once the transaction has committed.
+    fn claim_in(
+        &self,
+        c: Conn<'_>,
+        now: Timestamp,
+        room: usize,
+        settled: &mut Summary,
+    ) -> Result<Vec<Claimed>> {
+        let only = self.opts.only.as_deref();
+        let batch = c.claim_due(now, room, now.add_millis(self.lease_ms), only)?;
+        let mut live = Vec::with_capacity(batch.len());
+        for d in batch {
+            if d.webhook_active {
+                live.push(d);
+            } else {
+                // A disabled webhook gets no event deliveries.
+                cancel(c, &d, now, settled)?;
             }
-            Ok(live)
-        })?;
-        let cancelled = settled.cancelled;
-        self.summary.add(&settled, self.opts);
+        }
+        Ok(live)
+    }
+
+    /// Hands a committed claim to the senders; returns how many were handed over.
+    fn hand_over(&mut self, batch: Vec<Claimed>, now: Timestamp) -> usize {
         for d in batch.iter().filter(|d| d.recovered) {
             log::recovered(d);
         }
@@ -586,7 +611,7 @@ impl Settler<'_> {
                 self.held.insert(id);
             }
         }
-        Ok(claimed + cancelled as usize)
+        claimed
     }
 
     /// The results the senders have reported, waiting up to `wait` for the first; `None`
@@ -599,10 +624,9 @@ impl Settler<'_> {
             Err(RecvTimeoutError::Disconnected) => return None,
         }
         finished.extend(done.try_iter());
-        // Once results come in, up to a sender's worth is gathered for one transaction, for
-        // at most `GATHER`: a commit per handful was the other big cost. Failed attempts
-        // hold up the next request to their webhook only that much longer.
-        let batch = (self.capacity / CLAIM_DEPTH).max(1).min(self.in_flight);
+        // Once results come in, up to half the capacity is gathered for one transaction, for
+        // at most `GATHER`: a commit per handful was the other big cost.
+        let batch = (self.capacity / SETTLE_SHARE).max(1).min(self.in_flight);
         if !finished.is_empty() {
             let until = Instant::now() + GATHER;
             while finished.len() < batch {
@@ -621,8 +645,10 @@ impl Settler<'_> {
     }
 
     /// Records `finished` in one transaction (attempts, schedules, cancellations), then
-    /// releases the webhooks' pending checks and writes the log lines.
-    fn settle_finished(&mut self, mut finished: Vec<Done>) -> Result<()> {
+    /// releases the webhooks' pending checks and writes the log lines. With `claim`, the
+    /// next claim ([`Settler::claim_in`]) goes in the same transaction when there is room
+    /// for it: one commit per turn rather than two.
+    fn settle_finished(&mut self, mut finished: Vec<Done>, claim: bool) -> Result<()> {
         // Rows are locked in one order by every worker (webhook, then delivery), so two
         // instances settling attempts for the same webhooks wait for each other instead of
         // deadlocking (PostgreSQL aborts one of a deadlocked pair, and its batch with it).
@@ -634,19 +660,28 @@ impl Settler<'_> {
         let mut settled = Summary::default();
         // Written once the transaction has committed: a rolled-back batch logs nothing.
         let mut lines = Vec::new();
+        let room = self.room().filter(|_| claim);
+        let mut claimed = Vec::new();
+        let now = clock.now();
         self.store.write(|c| {
             settled = Summary::default();
             lines.clear();
+            let mut delivered = Vec::new();
             for (d, outcome, at) in &finished {
                 match outcome {
                     Outcome::Sent(a, _) => {
                         let now = clock.now();
-                        let line = settle(c, &opts.schedule, d, a, *at, now, &mut settled)?;
+                        let s = &opts.schedule;
+                        let line = settle(c, s, d, a, *at, now, &mut settled, &mut delivered)?;
                         lines.extend(line);
                     }
                     Outcome::Cancelled => cancel(c, d, clock.now(), &mut settled)?,
                     Outcome::Unchecked => {}
                 }
+            }
+            c.finish_deliveries(&delivered, DeliveryState::Delivered, true, clock.now())?;
+            if let Some(room) = room {
+                claimed = self.claim_in(c, now, room, &mut settled)?;
             }
             Ok(())
         })?;
@@ -667,6 +702,7 @@ impl Settler<'_> {
             }
         }
         self.summary.add(&settled, opts);
+        self.hand_over(claimed, now);
         Ok(())
     }
 }
@@ -689,14 +725,18 @@ fn cancel(c: Conn<'_>, d: &Claimed, now: Timestamp, summary: &mut Summary) -> Re
 /// Logs the attempt, counts it toward the webhook's `failCount`, and settles the delivery:
 /// delivered, retried later, or given up. Returns what the log says of a failure, to be
 /// written once the transaction commits.
-fn settle(
+/// A delivered one is only added to `delivered`, which the caller ends in one statement
+/// (`OutboxQueries::finish_deliveries`) before the transaction commits.
+#[allow(clippy::too_many_arguments)]
+fn settle<'f>(
     c: Conn<'_>,
     schedule: &Schedule,
-    d: &Claimed,
+    d: &'f Claimed,
     a: &Attempt,
     at: Timestamp,
     now: Timestamp,
     summary: &mut Summary,
+    delivered: &mut Vec<&'f str>,
 ) -> Result<Option<log::Failure>> {
     let attempt = d.attempts + 1;
     let disabled = log_attempt_disabling(
@@ -713,7 +753,7 @@ fn settle(
     )?;
     if a.delivered {
         summary.delivered += 1;
-        c.finish_delivery(&d.delivery_id, DeliveryState::Delivered, true, now)?;
+        delivered.push(&d.delivery_id);
         return Ok(None);
     }
     // 410 Gone: the receiver says the endpoint is gone for good. `log_attempt` has disabled

@@ -231,6 +231,26 @@ impl OutboxQueries for PgStore {
         })
     }
 
+    fn finish_deliveries(
+        &self,
+        ids: &[&str],
+        state: DeliveryState,
+        attempted: bool,
+        now: Timestamp,
+    ) -> StoreResult<()> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        self.run(|s| {
+            s.execute(
+                "UPDATE deliveries SET state = $2, attempts = attempts + $3, lease_until = NULL,
+                    updated_at = $4 WHERE id = ANY($1)",
+                &[&ids, &state.as_str(), &i64::from(attempted), &now.0],
+            )?;
+            Ok(())
+        })
+    }
+
     fn retry_delivery(&self, id: &str, next_at: Timestamp, now: Timestamp) -> StoreResult<()> {
         self.run(|s| {
             s.execute(

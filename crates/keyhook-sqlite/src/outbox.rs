@@ -192,11 +192,16 @@ impl OutboxQueries for Conn {
                     })
                 })?
                 .collect::<rusqlite::Result<_>>()?;
-            let mut lease = self
-                .0
-                .prepare_cached("UPDATE deliveries SET lease_until = ?2 WHERE id = ?1")?;
-            for c in &claimed {
-                lease.execute(params![c.delivery_id, lease_until.0])?;
+            // One statement leases them all, the ids as one JSON array (`json_each`).
+            if !claimed.is_empty() {
+                let ids: Vec<&str> = claimed.iter().map(|c| c.delivery_id.as_str()).collect();
+                let ids = serde_json::to_string(&ids).unwrap_or_else(|_| "[]".to_string());
+                self.0
+                    .prepare_cached(
+                        "UPDATE deliveries SET lease_until = ?2
+                         WHERE id IN (SELECT value FROM json_each(?1))",
+                    )?
+                    .execute(params![ids, lease_until.0])?;
             }
             Ok(claimed)
         })
@@ -218,6 +223,29 @@ impl OutboxQueries for Conn {
                         updated_at = ?4 WHERE id = ?1",
                 )?
                 .execute(params![id, state.as_str(), i64::from(attempted), now.0])?;
+            Ok(())
+        })
+    }
+
+    /// The ids travel as one JSON array, read with `json_each`.
+    fn finish_deliveries(
+        &self,
+        ids: &[&str],
+        state: DeliveryState,
+        attempted: bool,
+        now: Timestamp,
+    ) -> StoreResult<()> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let ids = serde_json::to_string(ids).unwrap_or_else(|_| "[]".to_string());
+        sql(|| {
+            self.0
+                .prepare_cached(
+                    "UPDATE deliveries SET state = ?2, attempts = attempts + ?3, lease_until = NULL,
+                        updated_at = ?4 WHERE id IN (SELECT value FROM json_each(?1))",
+                )?
+                .execute(params![ids, state.as_str(), i64::from(attempted), now.0])?;
             Ok(())
         })
     }

@@ -65,6 +65,7 @@ contract! {
             boundaries_fall_where_the_core_says,
             an_enable_clears_the_disable_reason_and_nothing_else_does,
             claims_split_between_listeners_and_the_rest,
+            a_batch_is_leased_and_finished_as_one_delivery_is,
         ],
         concurrency: [
             the_webhook_limit_holds_when_creates_race,

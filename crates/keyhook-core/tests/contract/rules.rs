@@ -640,3 +640,80 @@ pub fn claims_split_between_listeners_and_the_rest(kind: &Kind) {
         ]
     );
 }
+
+/// A claim leases every delivery it returns, in one statement, and `finish_deliveries` ends
+/// exactly the ones it names (as `finish_delivery` does one): the worker's batch of
+/// delivered ones. An empty list changes nothing.
+pub fn a_batch_is_leased_and_finished_as_one_delivery_is(kind: &Kind) {
+    let Some(db) = kind.db() else { return };
+    let s = db.store();
+    let hooks = [
+        hook("h-1", &EVENTS, true, None),
+        hook("h-2", &EVENTS, true, None),
+        hook("h-3", &EVENTS, true, None),
+    ];
+    s.write(|c| {
+        for w in &hooks {
+            c.insert_webhook(w)?;
+        }
+        c.insert_event("evt_1", "u", EVENTS[0], None, b"{}", Timestamp(T))?;
+        c.enqueue_deliveries("evt_1", "u", EVENTS[0], None, Timestamp(T))?;
+        Ok(())
+    })
+    .unwrap();
+    let now = Timestamp(T + 1);
+    let until = now.add_millis(60_000);
+    let mut claimed: Vec<(String, String)> = s
+        .write(|c| Ok(c.claim_due(now, 10, until, None)?))
+        .unwrap()
+        .into_iter()
+        .map(|d| (d.webhook_id, d.delivery_id))
+        .collect();
+    claimed.sort();
+    assert_eq!(claimed.len(), 3);
+    let state = |id: &str| -> (String, i64, Option<i64>, i64) {
+        let rows = deliveries_rows(&s);
+        rows.into_iter()
+            .find(|r| r.0 == id)
+            .map(|r| (r.1, r.2, r.3, r.4))
+            .expect("the delivery")
+    };
+    for (_, id) in &claimed {
+        assert_eq!(state(id), ("pending".into(), 0, Some(until.0), T), "leased");
+    }
+    let done = Timestamp(T + 7);
+    let (one, two, three) = (&claimed[0].1, &claimed[1].1, &claimed[2].1);
+    s.write(|c| {
+        c.finish_deliveries(&[], DeliveryState::Delivered, true, done)?;
+        c.finish_deliveries(&[one, three], DeliveryState::Delivered, true, done)?;
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(state(one), ("delivered".into(), 1, None, done.0));
+    assert_eq!(state(three), ("delivered".into(), 1, None, done.0));
+    assert_eq!(
+        state(two),
+        ("pending".into(), 0, Some(until.0), T),
+        "not named"
+    );
+}
+
+/// Every delivery's (id, state, attempts, lease_until, updated_at), in the columns' order
+/// of `deliveries` (as [`deliveries`] reads them).
+fn deliveries_rows(s: &Store) -> Vec<(String, String, i64, Option<i64>, i64)> {
+    s.conn()
+        .read_rows(table("deliveries"), None, usize::MAX)
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let attempts = int(&r[4]).unwrap();
+            (
+                text(&r[0]),
+                text(&r[3]),
+                attempts,
+                int(&r[6]),
+                int(&r[8]).unwrap(),
+            )
+        })
+        .collect()
+}

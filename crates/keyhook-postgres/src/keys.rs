@@ -253,32 +253,34 @@ impl KeyQueries for PgStore {
     }
 
     /// Records a use of the key, never moving `lastUsedAt` back. Outside a transaction
-    /// (authentication) it is one statement that never waits for the key's row: when another
-    /// transaction holds it (the requests of one busy key all record their use at the turn
-    /// of the same second) it gives up at once (`FOR UPDATE NOWAIT`, `Unavailable`): a use is
-    /// worth a timestamp, not a queue of requests waiting on one row and its commit. Inside a
-    /// write transaction it is one more statement of it.
+    /// (authentication) it runs in one of its own that waits at most 100 ms for the key's
+    /// row (`SET LOCAL lock_timeout`): a use is worth a timestamp, not seconds of waiting in
+    /// the middle of a read. Inside a write transaction it is one more statement of it.
     fn set_key_last_used(&self, id: &str, at: Timestamp) -> StoreResult<()> {
         const UPDATE: &str = concat!(
             "UPDATE api_keys SET last_used_at = $2
              WHERE id = $1 AND ",
             keyhook_core::last_used_moves_sql!("$2")
         );
-        const UPDATE_NOWAIT: &str = concat!(
-            "UPDATE api_keys SET last_used_at = $2
-             WHERE id = (SELECT id FROM api_keys WHERE id = $1 AND ",
-            keyhook_core::last_used_moves_sql!("$2"),
-            " FOR UPDATE NOWAIT) AND ",
-            keyhook_core::last_used_moves_sql!("$2")
-        );
-        let sql = if self.in_transaction() {
-            UPDATE
-        } else {
-            UPDATE_NOWAIT
-        };
+        if self.in_transaction() {
+            return self.run(|s| {
+                s.execute(UPDATE, &[&id, &at.0])?;
+                Ok(())
+            });
+        }
         self.run(|s| {
-            s.execute(sql, &[&id, &at.0])?;
-            Ok(())
+            s.client
+                .batch_execute("BEGIN; SET LOCAL lock_timeout = '100ms'")?;
+            match s.execute(UPDATE, &[&id, &at.0]) {
+                Ok(_) => {
+                    s.client.batch_execute("COMMIT")?;
+                    Ok(())
+                }
+                Err(e) => {
+                    let _ = s.client.batch_execute("ROLLBACK");
+                    Err(e.into())
+                }
+            }
         })
     }
 }

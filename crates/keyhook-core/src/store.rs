@@ -471,16 +471,18 @@ pub trait OutboxQueries {
         only: Option<&str>,
     ) -> StoreResult<Vec<Claimed>>;
     /// Ends a delivery in `state` (one of [`DeliveryState::FINISHED`]); `attempted` says
-    /// whether an attempt was made.
+    /// whether an attempt was made. [`OutboxQueries::finish_deliveries`] of one.
     fn finish_delivery(
         &self,
         id: &str,
         state: DeliveryState,
         attempted: bool,
         now: Timestamp,
-    ) -> StoreResult<()>;
-    /// [`OutboxQueries::finish_delivery`] of each of `ids` in one statement (the worker's
-    /// delivered ones of a batch).
+    ) -> StoreResult<()> {
+        self.finish_deliveries(&[id], state, attempted, now)
+    }
+    /// Ends each delivery of `ids` as [`OutboxQueries::finish_delivery`] does, in one
+    /// statement (the worker's delivered ones of a batch).
     fn finish_deliveries(
         &self,
         ids: &[&str],

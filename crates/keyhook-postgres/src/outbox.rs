@@ -214,23 +214,6 @@ impl OutboxQueries for PgStore {
         })
     }
 
-    fn finish_delivery(
-        &self,
-        id: &str,
-        state: DeliveryState,
-        attempted: bool,
-        now: Timestamp,
-    ) -> StoreResult<()> {
-        self.run(|s| {
-            s.execute(
-                "UPDATE deliveries SET state = $2, attempts = attempts + $3, lease_until = NULL,
-                    updated_at = $4 WHERE id = $1",
-                &[&id, &state.as_str(), &i64::from(attempted), &now.0],
-            )?;
-            Ok(())
-        })
-    }
-
     fn finish_deliveries(
         &self,
         ids: &[&str],

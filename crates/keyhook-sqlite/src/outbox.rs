@@ -207,26 +207,6 @@ impl OutboxQueries for Conn {
         })
     }
 
-    /// Ends a delivery: `delivered`, `failed` (no attempts left) or `cancelled` (its webhook
-    /// is disabled). `attempted` says whether this call follows an attempt.
-    fn finish_delivery(
-        &self,
-        id: &str,
-        state: DeliveryState,
-        attempted: bool,
-        now: Timestamp,
-    ) -> StoreResult<()> {
-        sql(|| {
-            self.0
-                .prepare_cached(
-                    "UPDATE deliveries SET state = ?2, attempts = attempts + ?3, lease_until = NULL,
-                        updated_at = ?4 WHERE id = ?1",
-                )?
-                .execute(params![id, state.as_str(), i64::from(attempted), now.0])?;
-            Ok(())
-        })
-    }
-
     /// The ids travel as one JSON array, read with `json_each`.
     fn finish_deliveries(
         &self,

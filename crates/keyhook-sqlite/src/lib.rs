@@ -351,17 +351,13 @@ impl Storage for SqliteStore {
         Ok(())
     }
 
-    /// `BEGIN DEFERRED`: in WAL mode its first read fixes the snapshot, and writers go on.
+    /// [`SqliteStore::in_read_transaction`].
     fn read_dyn(
         &self,
         f: &mut dyn FnMut(View<'_>) -> keyhook_core::Result<()>,
     ) -> keyhook_core::Result<()> {
         self.conn.1.forget();
-        let tx = rusqlite::Transaction::new_unchecked(&self.conn.0, TransactionBehavior::Deferred)
-            .map_err(|e| self.describe(e.into()))?;
-        f(&self.conn)?;
-        tx.rollback().map_err(|e| self.describe(e.into()))?;
-        Ok(())
+        self.in_read_transaction(|| f(&self.conn))
     }
 
     fn key_by_hash(&self, key_hash: &str) -> StoreResult<Option<ApiKey>> {
@@ -384,7 +380,7 @@ impl Storage for SqliteStore {
             self.conn.1.keep(Some(list));
             return Ok(Some(key));
         }
-        let read = self.in_read_transaction(|| {
+        let read = self.in_read_transaction(|| -> StoreResult<_> {
             let Some(key) = self.cached_key_by_hash(key_hash)? else {
                 return Ok((None, None));
             };
@@ -435,22 +431,27 @@ impl Storage for SqliteStore {
 }
 
 impl SqliteStore {
-    /// Runs `f` in a read transaction (`BEGIN` and `COMMIT`, from the statement cache: they
-    /// run on every authenticated list request), which ends whether `f` succeeds or not.
-    fn in_read_transaction<T>(&self, f: impl FnOnce() -> Result<T>) -> StoreResult<T> {
+    /// Runs `f` in a read transaction (`BEGIN DEFERRED`: in WAL mode its first read fixes
+    /// the snapshot, and writers go on), rolled back after `f` whether it succeeded or not, so
+    /// nothing `f` may have written stays. `BEGIN` and `ROLLBACK` come from the statement
+    /// cache: they run on every authenticated list request.
+    fn in_read_transaction<T, E: From<Error>>(
+        &self,
+        f: impl FnOnce() -> std::result::Result<T, E>,
+    ) -> std::result::Result<T, E> {
         let run = |sql: &str| -> Result<()> {
             self.conn.0.prepare_cached(sql)?.execute([])?;
             Ok(())
         };
-        run("BEGIN DEFERRED")?;
+        run("BEGIN DEFERRED").map_err(|e| self.describe(e))?;
         let out = f();
-        let end = run(if out.is_ok() { "COMMIT" } else { "ROLLBACK" });
+        let end = run("ROLLBACK");
         if !self.conn.0.is_autocommit() {
             // The connection must not stay inside the transaction for its next user.
             let _ = self.conn.0.execute_batch("ROLLBACK");
         }
         let out = out?;
-        end?;
+        end.map_err(|e| self.describe(e))?;
         Ok(out)
     }
 

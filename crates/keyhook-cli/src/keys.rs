@@ -182,7 +182,7 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
             if list.is_empty() {
                 ctx.out.note(&format!("No API keys for user {}.", ctx.user));
             }
-            ctx.out.data(&list, |w| {
+            ctx.out.data(&*list, |w| {
                 if list.is_empty() {
                     return Ok(());
                 }

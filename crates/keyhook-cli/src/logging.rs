@@ -104,9 +104,76 @@ impl<S: Subscriber> Layer<S> for Sink {
             ),
         };
         line.push('\n');
-        // A stderr that cannot be written (closed, a full disk) loses the line and nothing else.
-        let _ = std::io::stderr().lock().write_all(line.as_bytes());
+        STDERR.write_line(line.as_bytes(), &mut std::io::stderr());
     }
+}
+
+/// The lines of all threads on their way to stderr, written in groups: a thread that finds
+/// another one writing leaves its line to it, so that under load one `write` carries the
+/// lines of several requests instead of each request making its own (and waiting for the
+/// lock on stderr). Nothing waits to be written: the thread that writes takes every line
+/// queued until none is left, then looks once more after it stops writing, so a line is
+/// never left behind. Lines keep their order. While more than [`GroupWriter::BOUND`] bytes
+/// wait (stderr blocked: a full pipe), a thread waits to write them rather than queue more.
+struct GroupWriter {
+    queued: std::sync::Mutex<Vec<u8>>,
+    /// Held by the thread that writes; the buffer it writes from.
+    writing: std::sync::Mutex<Vec<u8>>,
+}
+
+static STDERR: GroupWriter = GroupWriter::new();
+
+impl GroupWriter {
+    const BOUND: usize = 1 << 20;
+
+    const fn new() -> GroupWriter {
+        GroupWriter {
+            queued: std::sync::Mutex::new(Vec::new()),
+            writing: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    fn write_line(&self, line: &[u8], out: &mut impl Write) {
+        let mut wait = {
+            let mut q = lock(&self.queued);
+            q.extend_from_slice(line);
+            q.len() > Self::BOUND
+        };
+        loop {
+            let mut writing = match self.writing.try_lock() {
+                Ok(w) => w,
+                Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+                // Too much waits: this thread waits its turn to write.
+                Err(std::sync::TryLockError::WouldBlock) if wait => lock(&self.writing),
+                // The thread writing takes this line too.
+                Err(std::sync::TryLockError::WouldBlock) => return,
+            };
+            wait = false;
+            loop {
+                std::mem::swap(&mut *lock(&self.queued), &mut *writing);
+                if writing.is_empty() {
+                    break;
+                }
+                // A stderr that cannot be written (closed, a full disk) loses these lines
+                // and nothing else.
+                let _ = out.write_all(&writing);
+                writing.clear();
+                if writing.capacity() > Self::BOUND {
+                    writing.shrink_to(64 * 1024);
+                }
+            }
+            drop(writing);
+            // A line queued between this thread's last look and its letting go: its thread
+            // saw the writer busy and left it.
+            if lock(&self.queued).is_empty() {
+                return;
+            }
+        }
+    }
+}
+
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// An event's message and its other fields, in the order they were given.
@@ -309,6 +376,102 @@ mod tests {
             line.starts_with(r#"{"time":"2026-01-01T00:00:00.000Z","level":"INFO","message":"#),
             "{line}"
         );
+    }
+
+    type Writes = std::sync::Arc<std::sync::Mutex<Vec<Vec<u8>>>>;
+
+    /// Writes into a shared buffer; the first write says so on `entered`, then waits until
+    /// `go` is sent, so that other threads find the writer busy.
+    struct Held {
+        writes: Writes,
+        go: Option<(std::sync::mpsc::Sender<()>, std::sync::mpsc::Receiver<()>)>,
+    }
+
+    impl Write for Held {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            if let Some((entered, go)) = self.go.take() {
+                let _ = entered.send(());
+                let _ = go.recv();
+            }
+            self.writes.lock().unwrap().push(b.to_vec());
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// A thread writing `first`, held in its write until the returned sender sends.
+    fn first_writer(
+        out: &'static GroupWriter,
+        writes: &Writes,
+    ) -> (std::sync::mpsc::Sender<()>, std::thread::JoinHandle<()>) {
+        let (go, wait) = std::sync::mpsc::channel();
+        let (entered, has_entered) = std::sync::mpsc::channel();
+        let writes = writes.clone();
+        let first = std::thread::spawn(move || {
+            out.write_line(
+                b"first\n",
+                &mut Held {
+                    writes,
+                    go: Some((entered, wait)),
+                },
+            )
+        });
+        has_entered.recv().unwrap();
+        (go, first)
+    }
+
+    /// While one thread writes, the others' lines wait for it and go out in one write, all
+    /// of them, each whole, in the order they were queued.
+    #[test]
+    fn lines_queued_while_a_thread_writes_go_out_with_its_next_write() {
+        static OUT: GroupWriter = GroupWriter::new();
+        let writes = Writes::default();
+        let (go, first) = first_writer(&OUT, &writes);
+        for i in 0..8 {
+            let writes = writes.clone();
+            let line = format!("line {i}\n");
+            // Returns at once: the busy writer takes the line.
+            std::thread::spawn(move || {
+                OUT.write_line(line.as_bytes(), &mut Held { writes, go: None })
+            })
+            .join()
+            .unwrap();
+        }
+        assert!(writes.lock().unwrap().is_empty(), "nothing written yet");
+        go.send(()).unwrap();
+        first.join().unwrap();
+        let writes = writes.lock().unwrap();
+        let expected: String = (0..8).map(|i| format!("line {i}\n")).collect();
+        assert_eq!(*writes, vec![b"first\n".to_vec(), expected.into_bytes()]);
+        assert!(OUT.queued.lock().unwrap().is_empty());
+    }
+
+    /// With more than the bound queued, a thread waits to write rather than queue more.
+    #[test]
+    fn a_thread_waits_its_turn_when_too_much_is_queued() {
+        static OUT: GroupWriter = GroupWriter::new();
+        let writes = Writes::default();
+        let (go, first) = first_writer(&OUT, &writes);
+        let big = vec![b'x'; GroupWriter::BOUND + 1];
+        let second = {
+            let writes = writes.clone();
+            let big = big.clone();
+            std::thread::spawn(move || OUT.write_line(&big, &mut Held { writes, go: None }))
+        };
+        while OUT.queued.lock().unwrap().len() <= GroupWriter::BOUND {
+            std::thread::yield_now();
+        }
+        for _ in 0..10_000 {
+            std::thread::yield_now();
+        }
+        assert!(!second.is_finished(), "queued past the bound and left");
+        go.send(()).unwrap();
+        first.join().unwrap();
+        second.join().unwrap();
+        let written: Vec<u8> = writes.lock().unwrap().concat();
+        assert_eq!(written, [b"first\n".as_slice(), &big].concat());
     }
 
     #[test]

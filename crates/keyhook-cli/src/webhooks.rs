@@ -226,7 +226,7 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
             } else {
                 history::recent(&store, &actor, None)?
             };
-            ctx.out.data(&list, |o| {
+            ctx.out.data(&*list, |o| {
                 if list.is_empty() {
                     return Ok(());
                 }

@@ -70,10 +70,14 @@ pub enum ReadAhead {
 #[derive(Default)]
 pub struct AheadMemo(std::cell::RefCell<Option<ReadWithKey>>);
 
+/// A list as the list reads answer it: shared, so that a list a connection keeps (SQLite's
+/// per-connection cache) is answered and compared without being copied.
+pub type Listed<T> = std::sync::Arc<Vec<T>>;
+
 /// What [`AheadMemo`] holds: the user the list is of, and the list.
 pub enum ReadWithKey {
-    Keys(String, Vec<ApiKey>),
-    Webhooks(String, Vec<Webhook>),
+    Keys(String, Listed<ApiKey>),
+    Webhooks(String, Listed<Webhook>),
 }
 
 impl AheadMemo {
@@ -88,7 +92,7 @@ impl AheadMemo {
     }
 
     /// The keys of `user`, if they are what was kept; whatever was kept is gone after.
-    pub fn keys_of(&self, user: &str) -> Option<Vec<ApiKey>> {
+    pub fn keys_of(&self, user: &str) -> Option<Listed<ApiKey>> {
         match self.0.borrow_mut().take() {
             Some(ReadWithKey::Keys(of, list)) if of == user => Some(list),
             _ => None,
@@ -96,7 +100,7 @@ impl AheadMemo {
     }
 
     /// The webhooks of `user`, if they are what was kept; whatever was kept is gone after.
-    pub fn webhooks_of(&self, user: &str) -> Option<Vec<Webhook>> {
+    pub fn webhooks_of(&self, user: &str) -> Option<Listed<Webhook>> {
         match self.0.borrow_mut().take() {
             Some(ReadWithKey::Webhooks(of, list)) if of == user => Some(list),
             _ => None,
@@ -360,6 +364,11 @@ pub trait KeyQueries {
     ) -> StoreResult<Vec<ApiKey>>;
     /// Keys of `user`, or of every user when `None`, oldest first.
     fn list_keys(&self, user: Option<&str>) -> StoreResult<Vec<ApiKey>>;
+    /// [`list_keys`](KeyQueries::list_keys) of one user, shared: a backend that holds the
+    /// list already (read with the key) answers with it, not a copy.
+    fn listed_keys(&self, user: &str) -> StoreResult<Listed<ApiKey>> {
+        self.list_keys(Some(user)).map(Listed::new)
+    }
     /// Inside a write transaction: makes its commit as unlikely to fail as the backend
     /// allows, before anything that depends on it (a new key or secret) is shown. A failure
     /// here rolls back with nothing shown.
@@ -386,6 +395,11 @@ pub trait WebhookQueries {
     fn insert_webhook(&self, w: &Webhook) -> StoreResult<()>;
     /// Webhooks of `user`, oldest first.
     fn list_webhooks(&self, user: &str) -> StoreResult<Vec<Webhook>>;
+    /// [`list_webhooks`](WebhookQueries::list_webhooks), shared: a backend that holds the
+    /// list already (read with the key) answers with it, not a copy.
+    fn listed_webhooks(&self, user: &str) -> StoreResult<Listed<Webhook>> {
+        self.list_webhooks(user).map(Listed::new)
+    }
     fn webhook(&self, user: &str, id: &str) -> StoreResult<Option<Webhook>>;
     /// At most `limit` webhooks of `user` whose id starts with `prefix`.
     fn webhooks_by_id_prefix(

@@ -134,8 +134,8 @@ fn webhooks_outside_a_keys_scope_are_not_found_by_any_operation() {
         let k = Actor::Key(key(&s, "u", Some(&a), permission));
         let listed: Vec<String> = webhooks::list(&s, &k)
             .unwrap()
-            .into_iter()
-            .map(|w| w.id)
+            .iter()
+            .map(|w| w.id.clone())
             .collect();
         assert_eq!(listed, std::slice::from_ref(&of_a.id), "{permission:?}");
         for hidden in [&all, &of_b] {
@@ -579,7 +579,7 @@ proptest! {
         for ks in &key_scopes {
             let k = Actor::Key(key(&s, &user, ks.as_deref(), Permission::Readwrite));
             let listed: BTreeSet<String> =
-                webhooks::list(&s, &k).unwrap().into_iter().map(|w| w.id).collect();
+                webhooks::list(&s, &k).unwrap().iter().map(|w| w.id.clone()).collect();
             for (w, scope) in &made {
                 let visible = within(scope, ks);
                 prop_assert_eq!(listed.contains(&w.id), visible);

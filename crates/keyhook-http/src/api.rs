@@ -242,7 +242,7 @@ fn handle(
         let store = ctx.db.store()?;
         Ok(match route {
             Route::ListKeys => {
-                thread_local!(static LAST: reply::LastList<Vec<ApiKey>> = const { reply::LastList::new() });
+                thread_local!(static LAST: reply::LastList<ApiKey> = const { reply::LastList::new() });
                 reply::list_data(200, keys::list(store, actor, false)?, &LAST)
             }
             Route::CreateKey => {
@@ -258,7 +258,7 @@ fn handle(
                 reply::no_content()
             }
             Route::ListWebhooks => {
-                thread_local!(static LAST: reply::LastList<Vec<Webhook>> = const { reply::LastList::new() });
+                thread_local!(static LAST: reply::LastList<Webhook> = const { reply::LastList::new() });
                 reply::list_data(200, webhooks::list(store, actor)?, &LAST)
             }
             Route::CreateWebhook => {

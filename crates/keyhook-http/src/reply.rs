@@ -8,6 +8,7 @@ use tiny_http::{Header, Request, Response, StatusCode};
 
 use keyhook_core::error::{Error, FieldError};
 use keyhook_core::model::{Data, ErrorEnvelope};
+use keyhook_core::store::Listed;
 
 pub struct Reply {
     pub status: u16,
@@ -44,7 +45,7 @@ pub fn data<T: Serialize>(status: u16, value: &T) -> Reply {
 }
 
 /// The body of the last list a worker thread answered with, and that list.
-pub struct LastList<T>(std::cell::RefCell<Option<(T, Vec<u8>)>>);
+pub struct LastList<T>(std::cell::RefCell<Option<(Listed<T>, Vec<u8>)>>);
 
 impl<T> LastList<T> {
     pub const fn new() -> LastList<T> {
@@ -55,24 +56,25 @@ impl<T> LastList<T> {
 /// Bodies longer than this are not kept by [`LastList`] (a thread keeps one list).
 const LAST_LIST_MAX_BODY: usize = 64 * 1024;
 
-/// [`data`] for a list read again and again (the list requests): when `list` is equal,
-/// field by field, to the one the thread last answered with, its body is used again instead
-/// of being serialized anew (comparing is a fraction of serializing). Exact, since the
-/// values are compared, not their age; `last` keeps one list per worker thread, at most
-/// [`LAST_LIST_MAX_BODY`] long.
+/// [`data`] for a list read again and again (the list requests): when `list` is the one the
+/// thread last answered with (the same shared list, as a connection's cache hands it out, or
+/// one equal to it field by field), its body is used again instead of being serialized anew
+/// (comparing is a fraction of serializing). Exact, since a shared list is never changed
+/// while shared ([`Listed`]) and other lists are compared by value, not by age; `last` keeps
+/// one list per worker thread, at most [`LAST_LIST_MAX_BODY`] long.
 pub fn list_data<T: Serialize + PartialEq>(
     status: u16,
-    list: T,
+    list: Listed<T>,
     last: &'static std::thread::LocalKey<LastList<T>>,
 ) -> Reply {
     let same = last.with(|l| match &*l.0.borrow() {
-        Some((kept, body)) if *kept == list => Some(body.clone()),
+        Some((kept, body)) if Listed::ptr_eq(kept, &list) || *kept == list => Some(body.clone()),
         _ => None,
     });
     if let Some(body) = same {
         return Reply::new(status, body);
     }
-    let reply = data(status, &list);
+    let reply = data(status, &*list);
     if reply.status == status && reply.body.len() <= LAST_LIST_MAX_BODY {
         last.with(|l| *l.0.borrow_mut() = Some((list, reply.body.clone())));
     }
@@ -251,26 +253,42 @@ pub fn send(
 mod tests {
     use super::*;
 
-    thread_local!(static LAST: LastList<Vec<(String, u32)>> = const { LastList::new() });
+    thread_local!(static LAST: LastList<(String, u32)> = const { LastList::new() });
 
-    /// A list equal to the last one gets that one's bytes; any difference in any field, and
-    /// a list too long to keep, gets its own, and every body is the list's serialization.
+    /// A list equal to the last one (the same shared list, or an equal copy) gets that one's
+    /// bytes; any difference in any field, and a list too long to keep, gets its own, and
+    /// every body is the list's serialization.
     #[test]
     fn a_list_body_is_used_again_only_for_an_equal_list() {
-        let list = |n: u32| vec![("a".to_string(), 1), ("b".to_string(), n)];
+        let list = |n: u32| Listed::new(vec![("a".to_string(), 1), ("b".to_string(), n)]);
         for n in [1, 1, 2, 2, 1] {
             let r = list_data(200, list(n), &LAST);
             assert_eq!(r.status, 200);
-            assert_eq!(r.body, data(200, &list(n)).body, "list {n}");
+            assert_eq!(r.body, data(200, &*list(n)).body, "list {n}");
         }
         // Kept: the very bytes come back (a list of the same value, told apart by a marker
         // put into the kept body).
         LAST.with(|l| l.0.borrow_mut().as_mut().unwrap().1 = b"kept".to_vec());
         assert_eq!(list_data(200, list(1), &LAST).body, b"kept");
         assert_ne!(list_data(200, list(3), &LAST).body, b"kept");
-        let long = vec![("x".repeat(LAST_LIST_MAX_BODY), 0)];
-        let r = list_data(200, long.clone(), &LAST);
-        assert_eq!(r.body, data(200, &long).body);
-        LAST.with(|l| assert_eq!(l.0.borrow().as_ref().unwrap().0, list(3), "not kept"));
+        // The same shared list again: its kept bytes, without comparing.
+        let shared = list(4);
+        assert_eq!(
+            list_data(200, Listed::clone(&shared), &LAST).body,
+            data(200, &*shared).body
+        );
+        LAST.with(|l| l.0.borrow_mut().as_mut().unwrap().1 = b"kept".to_vec());
+        assert_eq!(list_data(200, Listed::clone(&shared), &LAST).body, b"kept");
+        // A shared list is changed only as a copy (`Listed::make_mut`), which is compared.
+        let mut changed = Listed::clone(&shared);
+        Listed::make_mut(&mut changed)[1].1 = 5;
+        assert_eq!(
+            list_data(200, changed, &LAST).body,
+            data(200, &*list(5)).body
+        );
+        let long = Listed::new(vec![("x".repeat(LAST_LIST_MAX_BODY), 0)]);
+        let r = list_data(200, Listed::clone(&long), &LAST);
+        assert_eq!(r.body, data(200, &*long).body);
+        LAST.with(|l| assert_eq!(l.0.borrow().as_ref().unwrap().0, list(5), "not kept"));
     }
 }

@@ -4,7 +4,7 @@ use postgres::Row;
 
 use super::{json_strings, to_json, Fail, PgStore};
 use keyhook_core::model::{ApiKey, Permission};
-use keyhook_core::store::{KeyQueries, StoreResult};
+use keyhook_core::store::{KeyQueries, Listed, StoreResult};
 use keyhook_core::time::Timestamp;
 
 /// The columns [`from_row`] reads (`key_columns!`, the crate's: a webhook list read with
@@ -167,7 +167,7 @@ impl KeyQueries for PgStore {
 
     fn list_keys(&self, user: Option<&str>) -> StoreResult<Vec<ApiKey>> {
         if let Some(list) = user.and_then(|u| self.keys_read_ahead(u)) {
-            return Ok(list);
+            return Ok(Listed::unwrap_or_clone(list));
         }
         self.run(|s| {
             let rows = match user {

@@ -101,8 +101,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use keyhook_core::model::{ApiKey, Webhook};
 use keyhook_core::store::{
-    AheadMemo, Backend, ChecksumMemory, Conn as View, KeyQueries, ReadAhead, ReadWithKey, Storage,
-    Store, StoreError, StoreResult,
+    AheadMemo, Backend, ChecksumMemory, Conn as View, KeyQueries, Listed, ReadAhead, ReadWithKey,
+    Storage, Store, StoreError, StoreResult,
 };
 use keyhook_core::time::Timestamp;
 use r2d2_postgres::PostgresConnectionManager;
@@ -321,13 +321,13 @@ impl PgStore {
     }
 
     /// The keys of `user` read with the key just before, if nothing ran since.
-    fn keys_read_ahead(&self, user: &str) -> Option<Vec<ApiKey>> {
+    fn keys_read_ahead(&self, user: &str) -> Option<Listed<ApiKey>> {
         let list = self.ahead.keys_of(user)?;
         (!self.in_transaction()).then_some(list)
     }
 
     /// The webhooks of `user` read with the key just before, if nothing ran since.
-    fn webhooks_read_ahead(&self, user: &str) -> Option<Vec<Webhook>> {
+    fn webhooks_read_ahead(&self, user: &str) -> Option<Listed<Webhook>> {
         let list = self.ahead.webhooks_of(user)?;
         (!self.in_transaction()).then_some(list)
     }
@@ -459,7 +459,10 @@ impl Storage for PgStore {
                         }
                     }
                     let user = key.user_id.clone();
-                    (Some(key), Some(ReadWithKey::Webhooks(user, list)))
+                    (
+                        Some(key),
+                        Some(ReadWithKey::Webhooks(user, Listed::new(list))),
+                    )
                 }
                 _ => {
                     let key = keys::from_row_at(first, keys::KEY_AFTER_LIST)?;
@@ -470,7 +473,7 @@ impl Storage for PgStore {
                         }
                     }
                     let user = key.user_id.clone();
-                    (Some(key), Some(ReadWithKey::Keys(user, list)))
+                    (Some(key), Some(ReadWithKey::Keys(user, Listed::new(list))))
                 }
             })
         })?;

@@ -5,7 +5,9 @@ use postgres::Row;
 use super::migrations::LOCK_CLASS;
 use super::{json_strings, to_json, Fail, PgStore};
 use keyhook_core::model::{DeliveryAttempt, Webhook};
-use keyhook_core::store::{AttemptRecord, FailCounter, KeyQueries, StoreResult, WebhookQueries};
+use keyhook_core::store::{
+    AttemptRecord, FailCounter, KeyQueries, Listed, StoreResult, WebhookQueries,
+};
 use keyhook_core::time::Timestamp;
 
 macro_rules! columns {
@@ -132,7 +134,7 @@ impl WebhookQueries for PgStore {
 
     fn list_webhooks(&self, user: &str) -> StoreResult<Vec<Webhook>> {
         if let Some(list) = self.webhooks_read_ahead(user) {
-            return Ok(list);
+            return Ok(Listed::unwrap_or_clone(list));
         }
         self.run(|s| {
             webhooks(s.query(

@@ -13,7 +13,7 @@ use super::SqliteStore;
 use crate::error::Result;
 use crate::model::{ApiKey, Webhook};
 use crate::time::Timestamp;
-use keyhook_core::store::{KeyQueries, ReadAhead, ReadWithKey};
+use keyhook_core::store::{KeyQueries, Listed, ReadAhead, ReadWithKey};
 
 /// Keys kept per connection (about 6 MiB at most); when full the cache starts over.
 /// Unknown tokens are never cached, so guessing cannot fill it.
@@ -31,8 +31,8 @@ const LIST_MAX: usize = 256;
 pub(super) struct KeyCache {
     version: Option<i64>,
     keys: HashMap<String, ApiKey>,
-    key_lists: HashMap<String, Vec<ApiKey>>,
-    webhook_lists: HashMap<String, Vec<Webhook>>,
+    key_lists: HashMap<String, Listed<ApiKey>>,
+    webhook_lists: HashMap<String, Listed<Webhook>>,
     /// Items in `key_lists` and `webhook_lists`.
     listed: usize,
 }
@@ -158,7 +158,8 @@ impl SqliteStore {
         };
         // The key in its user's list too (all lists, if the key's user is not known here).
         match user.and_then(|u| cache.key_lists.get_mut(&u)) {
-            Some(list) => list
+            // A copy if the list is shared (a reply holds it): what was answered stays as it was.
+            Some(list) => Listed::make_mut(list)
                 .iter_mut()
                 .filter(|k| k.id == key_id)
                 .for_each(|k| k.last_used_at = Some(at)),

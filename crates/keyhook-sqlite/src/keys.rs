@@ -4,7 +4,7 @@ use super::{json_strings, to_json, Conn};
 use crate::error::{sql, Result};
 use crate::model::{ApiKey, Permission};
 use crate::time::Timestamp;
-use keyhook_core::store::{KeyQueries, StoreError, StoreResult};
+use keyhook_core::store::{KeyQueries, Listed, StoreError, StoreResult};
 
 /// The columns [`from_row`] reads, as a macro so that constant queries can be built with
 /// `concat!` instead of formatting a string on every call.
@@ -134,9 +134,16 @@ impl KeyQueries for Conn {
     /// key just before ([`keyhook_core::store::Storage::key_by_hash_ahead`]) if they are these.
     fn list_keys(&self, user: Option<&str>) -> StoreResult<Vec<ApiKey>> {
         if let Some(list) = user.and_then(|u| self.1.keys_of(u)) {
-            return Ok(list);
+            return Ok(Listed::unwrap_or_clone(list));
         }
         self.list_keys_now(user)
+    }
+
+    fn listed_keys(&self, user: &str) -> StoreResult<Listed<ApiKey>> {
+        match self.1.keys_of(user) {
+            Some(list) => Ok(list),
+            None => self.list_keys_now(Some(user)).map(Listed::new),
+        }
     }
 
     /// Makes the commit of this transaction as unlikely to fail as SQLite allows, before

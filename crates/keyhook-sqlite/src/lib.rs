@@ -59,8 +59,8 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 use keyhook_core::model::ApiKey;
 use keyhook_core::store::{
-    AheadMemo, ChecksumMemory, Conn as View, ReadAhead, ReadWithKey, Storage, Store, StoreError,
-    StoreResult,
+    AheadMemo, ChecksumMemory, Conn as View, Listed, ReadAhead, ReadWithKey, Storage, Store,
+    StoreError, StoreResult,
 };
 use keyhook_core::time::Timestamp;
 // The core's modules under the names the backend's files use.
@@ -386,10 +386,14 @@ impl Storage for SqliteStore {
             };
             let user = key.user_id.clone();
             let list = match ahead {
-                ReadAhead::WebhooksOfItsUser => {
-                    ReadWithKey::Webhooks(user, self.conn.list_webhooks_now(&key.user_id)?)
-                }
-                _ => ReadWithKey::Keys(user, self.conn.list_keys_now(Some(&key.user_id))?),
+                ReadAhead::WebhooksOfItsUser => ReadWithKey::Webhooks(
+                    user,
+                    Listed::new(self.conn.list_webhooks_now(&key.user_id)?),
+                ),
+                _ => ReadWithKey::Keys(
+                    user,
+                    Listed::new(self.conn.list_keys_now(Some(&key.user_id))?),
+                ),
             };
             self.remember_list(&list);
             Ok((Some(key), Some(list)))

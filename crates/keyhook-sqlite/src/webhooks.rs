@@ -5,7 +5,7 @@ use crate::error::sql;
 use crate::model::{DeliveryAttempt, Webhook};
 use crate::time::Timestamp;
 use keyhook_core::store::KeyQueries;
-use keyhook_core::store::{AttemptRecord, FailCounter, StoreResult, WebhookQueries};
+use keyhook_core::store::{AttemptRecord, FailCounter, Listed, StoreResult, WebhookQueries};
 
 /// The columns [`from_row`] reads, as a macro so that constant queries can be built with
 /// `concat!`.
@@ -89,8 +89,15 @@ impl WebhookQueries for Conn {
     /// these.
     fn list_webhooks(&self, user: &str) -> StoreResult<Vec<Webhook>> {
         match self.1.webhooks_of(user) {
-            Some(list) => Ok(list),
+            Some(list) => Ok(Listed::unwrap_or_clone(list)),
             None => self.list_webhooks_now(user),
+        }
+    }
+
+    fn listed_webhooks(&self, user: &str) -> StoreResult<Listed<Webhook>> {
+        match self.1.webhooks_of(user) {
+            Some(list) => Ok(list),
+            None => self.list_webhooks_now(user).map(Listed::new),
         }
     }
 

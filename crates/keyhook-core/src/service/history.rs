@@ -33,8 +33,8 @@ pub fn recent(
         Actor::Operator { .. } => None,
         Actor::Key(_) => Some(
             super::webhooks::list(store, actor)?
-                .into_iter()
-                .map(|w| w.id)
+                .iter()
+                .map(|w| w.id.clone())
                 .collect(),
         ),
     };

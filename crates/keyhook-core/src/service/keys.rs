@@ -7,7 +7,7 @@ use crate::auth::{self, Excess, Reach};
 use crate::error::{Error, FieldError, Result};
 use crate::model::{ApiKey, Permission};
 use crate::rate::RateLimit;
-use crate::store::Store;
+use crate::store::{Listed, Store};
 use crate::time::Timestamp;
 
 pub const MAX_NAME_CHARS: usize = 100;
@@ -434,7 +434,7 @@ pub fn create(
 }
 
 /// Keys of the actor's user; with `all_users`, every user's (operators only).
-pub fn list(store: &Store, actor: &Actor, all_users: bool) -> Result<Vec<ApiKey>> {
+pub fn list(store: &Store, actor: &Actor, all_users: bool) -> Result<Listed<ApiKey>> {
     actor.may(Operation::ListKeys, None)?;
     let user = match (actor, all_users) {
         (Actor::Operator { .. }, true) => None,
@@ -445,7 +445,11 @@ pub fn list(store: &Store, actor: &Actor, all_users: bool) -> Result<Vec<ApiKey>
         }
         (_, false) => Some(actor.user_id()),
     };
-    Ok(store.conn().list_keys(user)?)
+    let conn = store.conn();
+    Ok(match user {
+        Some(user) => conn.listed_keys(user)?,
+        None => Listed::new(conn.list_keys(None)?),
+    })
 }
 
 /// The actor's key whose id or 11-character prefix is `id`. Another user's key is reported

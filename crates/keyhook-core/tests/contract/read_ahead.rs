@@ -21,12 +21,12 @@ use crate::support::{create_webhook, Kind};
 /// the last one is a second or more before `now`).
 fn list_keys_request(s: &Store, plaintext: &str, now: Timestamp) -> Vec<ApiKey> {
     let key = auth::authenticate_request(s, plaintext, now, ReadAhead::KeysOfItsUser).unwrap();
-    keys::list(s, &Actor::Key(key), false).unwrap()
+    keys::list(s, &Actor::Key(key), false).unwrap().to_vec()
 }
 
 fn list_webhooks_request(s: &Store, plaintext: &str, now: Timestamp) -> Vec<Webhook> {
     let key = auth::authenticate_request(s, plaintext, now, ReadAhead::WebhooksOfItsUser).unwrap();
-    webhooks::list(s, &Actor::Key(key)).unwrap()
+    webhooks::list(s, &Actor::Key(key)).unwrap().to_vec()
 }
 
 /// The names in a list, sorted (keys made at the same time are listed in id order).

@@ -27,7 +27,7 @@ use crate::auth::{self, Excess, Scope};
 use crate::error::{Error, FieldError, Result};
 use crate::model::Webhook;
 use crate::sign;
-use crate::store::{Conn, Store};
+use crate::store::{Conn, Listed, Store};
 use crate::time::Timestamp;
 
 pub const MAX_WEBHOOKS_PER_USER: i64 = 10;
@@ -250,11 +250,18 @@ pub fn create(
 }
 
 /// The actor's user's webhooks that the actor sees ([`Actor::sees`]).
-pub fn list(store: &Store, actor: &Actor) -> Result<Vec<Webhook>> {
+pub fn list(store: &Store, actor: &Actor) -> Result<Listed<Webhook>> {
     actor.may(Operation::ListWebhooks, None)?;
-    let mut list = store.conn().list_webhooks(actor.user_id())?;
-    list.retain(|w| actor.sees(w.scope()));
-    Ok(list)
+    let list = store.conn().listed_webhooks(actor.user_id())?;
+    if list.iter().all(|w| actor.sees(w.scope())) {
+        return Ok(list);
+    }
+    Ok(Listed::new(
+        list.iter()
+            .filter(|w| actor.sees(w.scope()))
+            .cloned()
+            .collect(),
+    ))
 }
 
 /// The shortest id prefix that names a webhook: 4 of the 32 hex digits of a UUID, as short as

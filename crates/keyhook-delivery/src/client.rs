@@ -695,8 +695,9 @@ mod tests {
                 let (mut stream, _) = listener.accept().unwrap();
                 let req = read_request(&mut stream);
                 let _ = stream.write_all(b"HTTP/1.1 204 No Content\r\n\r\n");
-                let _ = tx.send(req);
                 // Closed without a `Connection: close`: the sender's pool still holds it.
+                drop(stream);
+                let _ = tx.send(req);
             }
         });
         let s = sender(5000);
@@ -705,9 +706,9 @@ mod tests {
         for id in ["evt_1", "evt_2"] {
             let a = s.clone().send(&url, &[&secret], id, BODY, TS);
             assert!(a.delivered, "{id}: {a:?}");
+            // Received once the receiver has closed the connection (on loopback the close
+            // reaches the sender's socket within that `close`).
             assert_eq!(received(&rx).headers["webhook-id"], id);
-            // Until the close has reached the sender's socket.
-            thread::sleep(Duration::from_millis(50));
         }
     }
 
@@ -720,13 +721,15 @@ mod tests {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let (tx, rx) = mpsc::channel();
+        let (end_tx, end_rx) = mpsc::channel::<()>();
         thread::spawn(move || {
             let (mut stream, _) = listener.accept().unwrap();
             let req = read_request(&mut stream);
             let _ = stream.write_all(b"HTTP/1.1 204 No Content\r\n\r\n");
             let _ = tx.send(req);
-            // Holds the connection open, reading nothing more, until the sender gives up.
-            thread::sleep(Duration::from_secs(5));
+            // Holds the connection open, reading nothing more, until the test ends.
+            let _ = end_rx.recv_timeout(Duration::from_secs(10));
+            drop(stream);
         });
         let s = sender(500);
         let url = format!("http://127.0.0.1:{port}/");
@@ -741,6 +744,7 @@ mod tests {
         assert!(!a.delivered, "{:?}", a.status_text);
         assert_eq!(a.status_text, "timed out");
         assert!(took < Duration::from_secs(3), "{took:?}");
+        let _ = end_tx.send(());
     }
 
     fn assert_blocked_without_connection(host: &str) {

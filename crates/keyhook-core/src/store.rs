@@ -418,8 +418,10 @@ pub trait WebhookQueries {
     fn lock_fail_counter(&self, webhook_id: &str) -> StoreResult<Option<FailCounter>>;
     /// Writes `fail_count`, `is_active`, `disabled_reason` and `updated_at` from `c`.
     fn set_fail_counter(&self, webhook_id: &str, c: &FailCounter) -> StoreResult<()>;
-    /// Appends an attempt to the webhook's log (the caller has locked its row).
-    fn insert_attempt(&self, a: &AttemptRecord<'_>) -> StoreResult<()>;
+    /// Appends attempts to their webhooks' logs, in order (the caller has locked the
+    /// webhooks' rows). When one cannot be written the call fails and the caller's write
+    /// transaction rolls back: all of them or none.
+    fn insert_attempts(&self, rows: &[AttemptRecord<'_>]) -> StoreResult<()>;
     /// The newest `limit` attempts to deliver to the webhook, newest first.
     fn attempts(&self, webhook_id: &str, limit: i64) -> StoreResult<Vec<DeliveryAttempt>>;
     /// Writes `at` as the heartbeat of the ephemeral webhook `id`; false when it is gone.
@@ -841,6 +843,7 @@ pub struct FailCounter {
 }
 
 /// What one attempt did, to be logged and counted.
+#[derive(Debug, Clone)]
 pub struct AttemptRecord<'a> {
     pub webhook_id: &'a str,
     pub delivery_id: Option<&'a str>,

@@ -661,14 +661,38 @@ mod tests {
 
     #[test]
     fn keep_alive_connection_is_reused() {
+        two_deliveries(false);
+    }
+
+    /// A kept-alive connection the receiver has closed since is noticed before it is reused
+    /// (ureq's peek, `vendor/ureq/PATCHES.md` c): the next delivery goes on a new connection.
+    #[test]
+    fn a_pooled_connection_the_receiver_closed_is_not_reused() {
+        two_deliveries(true);
+    }
+
+    /// Two deliveries to a receiver answering 204 No Content that keeps the connection (both
+    /// on one: it accepts one) or, with `close`, closes it after each answer without a
+    /// `Connection: close` (the sender's pool still holds it). An answer is reported once the
+    /// receiver is done with it (on loopback its close has then reached the sender's socket).
+    fn two_deliveries(close: bool) {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let (tx, rx) = mpsc::channel();
         thread::spawn(move || {
-            let (mut stream, _) = listener.accept().unwrap();
+            let mut kept = None;
             for _ in 0..2 {
+                let mut stream = match kept.take() {
+                    Some(stream) => stream,
+                    None => listener.accept().unwrap().0,
+                };
                 let req = read_request(&mut stream);
                 let _ = stream.write_all(b"HTTP/1.1 204 No Content\r\n\r\n");
+                if close {
+                    drop(stream);
+                } else {
+                    kept = Some(stream);
+                }
                 let _ = tx.send(req);
             }
         });
@@ -677,10 +701,45 @@ mod tests {
         let secret = generate_secret();
         for id in ["evt_1", "evt_2"] {
             let a = s.clone().send(&url, &[&secret], id, BODY, TS);
-            assert!(a.delivered, "{a:?}");
+            assert!(a.delivered, "{id}: {a:?}");
             assert_eq!(a.status_text, "No Content");
             assert_eq!(received(&rx).headers["webhook-id"], id);
         }
+    }
+
+    /// A request reusing a kept-alive connection is bounded by its total timeout while it
+    /// writes, too: a receiver that answered the first request and then reads nothing of a
+    /// large second one (the socket's buffers fill) ends the attempt in "timed out" (ureq
+    /// wrote a reused connection's request with no timeout at all; `vendor/ureq/PATCHES.md` c).
+    #[test]
+    fn a_reused_connection_is_bounded_by_the_timeout_while_writing() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (tx, rx) = mpsc::channel();
+        let (end_tx, end_rx) = mpsc::channel::<()>();
+        thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            let req = read_request(&mut stream);
+            let _ = stream.write_all(b"HTTP/1.1 204 No Content\r\n\r\n");
+            let _ = tx.send(req);
+            // Holds the connection open, reading nothing more, until the test ends.
+            let _ = end_rx.recv_timeout(Duration::from_secs(10));
+            drop(stream);
+        });
+        let s = sender(500);
+        let url = format!("http://127.0.0.1:{port}/");
+        let secret = generate_secret();
+        let a = s.clone().send(&url, &[&secret], "evt_1", BODY, TS);
+        assert!(a.delivered, "{a:?}");
+        received(&rx);
+        let big = vec![b'x'; 64 << 20];
+        let started = std::time::Instant::now();
+        let a = s.clone().send(&url, &[&secret], "evt_2", &big, TS);
+        let took = started.elapsed();
+        assert!(!a.delivered, "{:?}", a.status_text);
+        assert_eq!(a.status_text, "timed out");
+        assert!(took < Duration::from_secs(3), "{took:?}");
+        let _ = end_tx.send(());
     }
 
     fn assert_blocked_without_connection(host: &str) {

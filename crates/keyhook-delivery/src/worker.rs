@@ -18,7 +18,9 @@ use keyhook_core::error::Result;
 use keyhook_core::service::listen::{self, url_for_event};
 use keyhook_core::service::operational;
 use keyhook_core::service::retention::{self, Pruned};
-use keyhook_core::service::webhooks::{drop_expired_secrets, log_attempt_disabling, AttemptOf};
+use keyhook_core::service::webhooks::{
+    drop_expired_secrets, log_attempt_in, AttemptLog, AttemptOf, DISABLE_AFTER_FAILURES,
+};
 use keyhook_core::store::{Backend, Claimed, Conn, DeliveryState, Store};
 use keyhook_core::time::{Clock, Timestamp};
 use keyhook_core::transport::Attempt;
@@ -667,18 +669,22 @@ impl Settler<'_> {
             settled = Summary::default();
             lines.clear();
             let mut delivered = Vec::new();
+            // The attempts, per webhook: one counter read and one `INSERT` per run of them.
+            let mut log = AttemptLog::new(DISABLE_AFTER_FAILURES);
             for (d, outcome, at) in &finished {
                 match outcome {
                     Outcome::Sent(a, _) => {
                         let now = clock.now();
                         let s = &opts.schedule;
-                        let line = settle(c, s, d, a, *at, now, &mut settled, &mut delivered)?;
+                        let sent = Settled { d, a, at: *at };
+                        let line = settle(c, &mut log, s, sent, now, &mut settled, &mut delivered)?;
                         lines.extend(line);
                     }
                     Outcome::Cancelled => cancel(c, d, clock.now(), &mut settled)?,
                     Outcome::Unchecked => {}
                 }
             }
+            log.flush(c)?;
             c.finish_deliveries(&delivered, DeliveryState::Delivered, true, clock.now())?;
             if let Some(room) = room {
                 claimed = self.claim_in(c, now, room, &mut settled)?;
@@ -722,25 +728,32 @@ fn cancel(c: Conn<'_>, d: &Claimed, now: Timestamp, summary: &mut Summary) -> Re
     Ok(())
 }
 
-/// Logs the attempt, counts it toward the webhook's `failCount`, and settles the delivery:
-/// delivered, retried later, or given up. Returns what the log says of a failure, to be
-/// written once the transaction commits.
+/// A sent delivery and its attempt, sent at `at`.
+struct Settled<'f> {
+    d: &'f Claimed,
+    a: &'f Attempt,
+    at: Timestamp,
+}
+
+/// Logs the attempt in `attempts` (which counts it toward the webhook's `failCount`), and settles
+/// the delivery: delivered, retried later, or given up. Returns what the log says of a
+/// failure, to be written once the transaction commits.
 /// A delivered one is only added to `delivered`, which the caller ends in one statement
-/// (`OutboxQueries::finish_deliveries`) before the transaction commits.
-#[allow(clippy::too_many_arguments)]
+/// (`OutboxQueries::finish_deliveries`) before the transaction commits, after flushing
+/// `attempts`.
 fn settle<'f>(
     c: Conn<'_>,
+    attempts: &mut AttemptLog<'f>,
     schedule: &Schedule,
-    d: &'f Claimed,
-    a: &Attempt,
-    at: Timestamp,
+    Settled { d, a, at }: Settled<'f>,
     now: Timestamp,
     summary: &mut Summary,
     delivered: &mut Vec<&'f str>,
 ) -> Result<Option<log::Failure>> {
     let attempt = d.attempts + 1;
-    let disabled = log_attempt_disabling(
+    let disabled = log_attempt_in(
         c,
+        attempts,
         AttemptOf {
             webhook_id: &d.webhook_id,
             delivery_id: Some(&d.delivery_id),
@@ -773,7 +786,8 @@ fn settle<'f>(
             summary.failed += 1;
             c.finish_delivery(&d.delivery_id, DeliveryState::Failed, true, now)?;
             // Reported to the user's other webhooks (nothing for an operational event's own
-            // delivery: no loops).
+            // delivery: no loops), with the attempts gathered so far written first.
+            attempts.flush(c)?;
             operational::delivery_exhausted(
                 c,
                 &d.webhook_id,

@@ -261,26 +261,45 @@ impl WebhookQueries for PgStore {
         })
     }
 
-    fn insert_attempt(&self, a: &AttemptRecord<'_>) -> StoreResult<()> {
-        let status_code = i64::from(a.status_code);
+    /// One statement: the rows' columns as arrays, read back in order by `unnest`.
+    fn insert_attempts(&self, rows: &[AttemptRecord<'_>]) -> StoreResult<()> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let column = |f: fn(&AttemptRecord<'_>) -> i64| rows.iter().map(f).collect::<Vec<_>>();
+        let webhook: Vec<&str> = rows.iter().map(|a| a.webhook_id).collect();
+        let delivery: Vec<Option<&str>> = rows.iter().map(|a| a.delivery_id).collect();
+        let event_id: Vec<&str> = rows.iter().map(|a| a.event_id).collect();
+        let event: Vec<&str> = rows.iter().map(|a| a.event).collect();
+        let attempt = column(|a| a.attempt);
+        let at = column(|a| a.attempted_at.0);
+        let delivered: Vec<bool> = rows.iter().map(|a| a.delivered).collect();
+        let status = column(|a| i64::from(a.status_code));
+        let status_text: Vec<&str> = rows.iter().map(|a| a.status_text).collect();
+        let duration = column(|a| a.duration_ms);
+        let excerpt: Vec<&str> = rows.iter().map(|a| a.response_excerpt).collect();
         self.run(|s| {
             s.execute(
                 "INSERT INTO delivery_attempts (webhook_id, delivery_id, event_id, event,
                     attempt, attempted_at, delivered, status_code, status_text, duration_ms,
                     response_excerpt)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+                 SELECT w, d, ei, e, n, at, ok, st, tx, ms, ex
+                 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[],
+                    $6::int8[], $7::bool[], $8::int8[], $9::text[], $10::int8[], $11::text[])
+                    WITH ORDINALITY AS r(w, d, ei, e, n, at, ok, st, tx, ms, ex, i)
+                 ORDER BY i",
                 &[
-                    &a.webhook_id,
-                    &a.delivery_id,
-                    &a.event_id,
-                    &a.event,
-                    &a.attempt,
-                    &a.attempted_at.0,
-                    &a.delivered,
-                    &status_code,
-                    &a.status_text,
-                    &a.duration_ms,
-                    &a.response_excerpt,
+                    &webhook,
+                    &delivery,
+                    &event_id,
+                    &event,
+                    &attempt,
+                    &at,
+                    &delivered,
+                    &status,
+                    &status_text,
+                    &duration,
+                    &excerpt,
                 ],
             )?;
             Ok(())

@@ -210,16 +210,21 @@ impl WebhookQueries for Conn {
         })
     }
 
-    fn insert_attempt(&self, a: &AttemptRecord<'_>) -> StoreResult<()> {
+    /// One row a statement, in order. Not one multi-row `INSERT`: SQLite gives a statement
+    /// that writes several rows and may fail midway (the foreign keys) a statement journal,
+    /// a copy of every page it changes, which cost more than the statements it saved
+    /// (issue 22, fourth round). A row that cannot be written fails the call, and the
+    /// caller's transaction rolls back.
+    fn insert_attempts(&self, rows: &[AttemptRecord<'_>]) -> StoreResult<()> {
         sql(|| {
-            self.0
-                .prepare_cached(
-                    "INSERT INTO delivery_attempts (webhook_id, delivery_id, event_id, event, attempt,
-                        attempted_at, delivered, status_code, status_text, duration_ms,
-                        response_excerpt)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-                )?
-                .execute(params![
+            let mut stmt = self.0.prepare_cached(
+                "INSERT INTO delivery_attempts (webhook_id, delivery_id, event_id, event, attempt,
+                    attempted_at, delivered, status_code, status_text, duration_ms,
+                    response_excerpt)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            )?;
+            for a in rows {
+                stmt.execute(params![
                     a.webhook_id,
                     a.delivery_id,
                     a.event_id,
@@ -232,6 +237,7 @@ impl WebhookQueries for Conn {
                     a.duration_ms,
                     a.response_excerpt
                 ])?;
+            }
             Ok(())
         })
     }

@@ -361,9 +361,13 @@ impl Response {
             stream.inner_mut().set_unpoolable();
         }
         let inner = stream.inner_ref();
-        let result = inner.set_read_timeout(unit.agent.config.timeout_read);
-        if let Err(e) = result {
-            return Box::new(ErrorReader(e));
+        // keyhook patch (c): with a deadline, `DeadlineStream` sets the read timeout right
+        // before each read of the body that reaches the socket; this one was undone by it.
+        if unit.deadline.is_none() {
+            let result = inner.set_read_timeout(unit.agent.config.timeout_read);
+            if let Err(e) = result {
+                return Box::new(ErrorReader(e));
+            }
         }
         let buffer_len = inner.buffer().len();
 
@@ -564,8 +568,9 @@ impl Response {
     pub(crate) fn do_from_stream(stream: Stream, unit: Unit) -> Result<Response, Error> {
         let remote_addr = stream.remote_addr;
 
-        let local_addr = match stream.socket() {
-            Some(sock) => sock.local_addr().map_err(Error::from)?,
+        // keyhook patch (c): read once per connection (`Stream::new`).
+        let local_addr = match stream.local_addr {
+            Some(addr) => addr,
             None => std::net::SocketAddrV4::new(std::net::Ipv4Addr::new(127, 0, 0, 1), 0).into(),
         };
 

@@ -41,6 +41,9 @@ pub(crate) struct Stream {
     inner: BufReader<Box<dyn ReadWrite>>,
     /// The remote address the stream is connected to.
     pub(crate) remote_addr: SocketAddr,
+    /// keyhook patch (c): the local address, read once when the stream is made (it was
+    /// read with a `getsockname` for every response); `None` without a socket.
+    pub(crate) local_addr: Option<SocketAddr>,
     pool_returner: PoolReturner,
 }
 
@@ -87,10 +90,13 @@ impl BufRead for DeadlineStream {
             // keyhook patch (a): the socket's timeouts are set only when this fill_buf
             // reads from the socket (the buffer is empty), right before that recv, as
             // before; a fill_buf answered from the buffer makes no system call at all.
+            // keyhook patch (c): the read timeout alone. Every write of a request (its head
+            // and body) is done before its response is read, under the write timeout set
+            // from the same deadline when the connection was made or taken from the pool
+            // (`unit::connect`).
             if self.stream.inner.buffer().is_empty() {
                 if let Some(socket) = self.stream.socket() {
                     socket.set_read_timeout(Some(timeout))?;
-                    socket.set_write_timeout(Some(timeout))?;
                 }
             }
         }
@@ -138,7 +144,7 @@ impl Read for DeadlineStream {
 
 // If the deadline is in the future, return the remaining time until
 // then. Otherwise return a TimedOut error.
-fn time_until_deadline(deadline: Instant) -> io::Result<Duration> {
+pub(crate) fn time_until_deadline(deadline: Instant) -> io::Result<Duration> {
     let now = Instant::now();
     match deadline.checked_duration_since(now) {
         None => Err(io_err_timeout("timed out reading response".to_string())),
@@ -196,9 +202,11 @@ impl Stream {
         remote_addr: SocketAddr,
         pool_returner: PoolReturner,
     ) -> Stream {
+        let local_addr = t.socket().and_then(|s| s.local_addr().ok());
         Stream::logged_create(Stream {
             inner: BufReader::new(Box::new(t)),
             remote_addr,
+            local_addr,
             pool_returner,
         })
     }
@@ -225,6 +233,26 @@ impl Stream {
     // If this returns WouldBlock (aka EAGAIN),
     // that means the connection is still open: return false. Otherwise
     // return an error.
+    // keyhook patch (c): on unix one `recv(MSG_PEEK | MSG_DONTWAIT)`, instead of switching
+    // the socket to non-blocking and back around a peek (three system calls).
+    #[cfg(unix)]
+    fn serverclosed_stream(stream: &std::net::TcpStream) -> io::Result<bool> {
+        let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); 1];
+        let flags = libc::MSG_PEEK | libc::MSG_DONTWAIT;
+        match socket2::SockRef::from(stream).recv_with_flags(&mut buf, flags) {
+            Ok(n) => {
+                debug!(
+                    "peek on reused connection returned {}, not WouldBlock; discarding",
+                    n
+                );
+                Ok(true)
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    #[cfg(not(unix))]
     fn serverclosed_stream(stream: &std::net::TcpStream) -> io::Result<bool> {
         let mut buf = [0; 1];
         stream.set_nonblocking(true)?;
@@ -256,26 +284,25 @@ impl Stream {
         self.pool_returner = PoolReturner::none();
     }
 
-    pub(crate) fn return_to_pool(mut self) -> io::Result<()> {
-        // ensure stream can be reused
-        self.reset()?;
+    pub(crate) fn return_to_pool(self) -> io::Result<()> {
+        // keyhook patch (c): the timeouts are left as they are: `unit::connect` sets them
+        // when it takes the stream from the pool, for the request about to use it (ureq
+        // cleared them here, two system calls, and the next request's head was then
+        // written without a timeout).
         self.pool_returner.clone().return_to_pool(self);
-        Ok(())
-    }
-
-    pub(crate) fn reset(&mut self) -> io::Result<()> {
-        // When we are turning this back into a regular, non-deadline Stream,
-        // remove any timeouts we set.
-        if let Some(socket) = self.socket() {
-            socket.set_read_timeout(None)?;
-            socket.set_write_timeout(None)?;
-        }
-
         Ok(())
     }
 
     pub(crate) fn socket(&self) -> Option<&TcpStream> {
         self.inner.get_ref().socket()
+    }
+
+    pub(crate) fn set_write_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
+        if let Some(socket) = self.socket() {
+            socket.set_write_timeout(timeout)
+        } else {
+            Ok(())
+        }
     }
 
     pub(crate) fn set_read_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {

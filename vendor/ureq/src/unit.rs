@@ -373,6 +373,15 @@ fn connect_socket(unit: &Unit, hostname: &str, use_pooled: bool) -> Result<(Stre
         while let Some(stream) = pool.try_get_connection(&unit.url, proxy.clone()) {
             let server_closed = stream.server_closed()?;
             if !server_closed {
+                // keyhook patch (c): the timeouts for this request, as a new connection
+                // gets them (`stream::connect_host`); with a deadline the read timeout is set
+                // right before each read that reaches the socket (`DeadlineStream`).
+                if let Some(deadline) = unit.deadline {
+                    stream.set_write_timeout(Some(stream::time_until_deadline(deadline)?))?;
+                } else {
+                    stream.set_read_timeout(unit.agent.config.timeout_read)?;
+                    stream.set_write_timeout(unit.agent.config.timeout_write)?;
+                }
                 return Ok((stream, true));
             }
             debug!("dropping stream from pool; closed by server: {:?}", stream);

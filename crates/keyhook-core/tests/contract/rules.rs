@@ -348,7 +348,7 @@ pub fn retention_deletes_what_the_core_says(kind: &Kind) {
                 c.insert_event(&id, "u", EVENTS[0], None, b"{}", Timestamp(*at))?;
                 rows.push((format!("dlv_{i}_{}", state.as_str()), id, state, *at));
             }
-            c.insert_attempt(&AttemptRecord {
+            c.insert_attempts(&[AttemptRecord {
                 webhook_id: "w",
                 delivery_id: None,
                 event_id: "evt_x",
@@ -360,7 +360,7 @@ pub fn retention_deletes_what_the_core_says(kind: &Kind) {
                 status_text: "OK",
                 duration_ms: 1,
                 response_excerpt: "",
-            })?;
+            }])?;
         }
         Ok(())
     })
@@ -696,6 +696,176 @@ pub fn a_batch_is_leased_and_finished_as_one_delivery_is(kind: &Kind) {
         ("pending".into(), 0, Some(until.0), T),
         "not named"
     );
+}
+
+/// The attempts of a settled batch (`service::webhooks::AttemptLog`: one counter read and one
+/// `insert_attempts` per run of attempts to a webhook) leave every webhook as logging them one
+/// by one does: its counter, the disable (10th failure in a row, a 410 Gone, never undone by
+/// a later success of the batch), its attempts in order, the audit entries; nothing, and no
+/// error, for a webhook deleted before the batch was settled. A webhook's attempts coming
+/// back after another's (a second run) count on from what the first run wrote.
+pub fn attempts_logged_as_a_batch_write_what_one_by_one_writes(kind: &Kind) {
+    use keyhook_core::service::webhooks::{log_attempt_disabling, log_attempt_in};
+    use keyhook_core::service::webhooks::{AttemptLog, AttemptOf, DISABLE_AFTER_FAILURES};
+    use keyhook_core::transport::Attempt;
+    let Some(db) = kind.db() else { return };
+    let s = db.store();
+    let answer = |status: u16| Attempt {
+        delivered: status == 200,
+        status_code: status,
+        status_text: format!("status {status}"),
+        duration_ms: 2,
+        response_excerpt: String::new(),
+        retry_after_ms: None,
+    };
+    let (ok, fail, gone) = (answer(200), answer(500), answer(410));
+    // (webhook, answer), in the order a batch settles them: runs per webhook.
+    let mut batch: Vec<(&str, &Attempt)> = Vec::new();
+    batch.extend([("a", &fail), ("a", &fail), ("a", &ok)]);
+    batch.extend(std::iter::repeat_n(("a", &fail), 4));
+    batch.extend([("b", &ok), ("b", &ok), ("b", &fail)]);
+    batch.extend(std::iter::repeat_n(("a", &fail), 6));
+    batch.extend([
+        ("a", &ok),
+        ("c", &gone),
+        ("c", &ok),
+        ("d", &fail),
+        ("d", &ok),
+    ]);
+    let names = ["a", "b", "c", "d"];
+    s.write(|c| {
+        for way in ["one", "batch"] {
+            for name in names {
+                c.insert_webhook(&hook(&format!("{way}-{name}"), &EVENTS, true, None))?;
+            }
+        }
+        Ok(())
+    })
+    .unwrap();
+    s.write(|c| {
+        c.delete_webhook("one-d")?;
+        c.delete_webhook("batch-d")?;
+        Ok(())
+    })
+    .unwrap();
+    let ids: Vec<(String, String)> = batch
+        .iter()
+        .map(|(w, _)| (format!("one-{w}"), format!("batch-{w}")))
+        .collect();
+    let of = |webhook: &str, i: usize| AttemptOf {
+        webhook_id: if webhook.starts_with("one-") {
+            &ids[i].0
+        } else {
+            &ids[i].1
+        },
+        delivery_id: None,
+        event_id: "evt_1",
+        event: EVENTS[0],
+        attempt: i as i64 + 1,
+    };
+    let at = |i: usize| Timestamp(T + 10 * i as i64);
+    let mut one_by_one = Vec::new();
+    for (i, (_, a)) in batch.iter().enumerate() {
+        let reason = s
+            .write(|c| log_attempt_disabling(c, of("one-", i), at(i), a))
+            .unwrap();
+        one_by_one.push(reason);
+    }
+    let batched = s
+        .write(|c| {
+            let mut log = AttemptLog::new(DISABLE_AFTER_FAILURES);
+            let mut reasons = Vec::new();
+            for (i, (_, a)) in batch.iter().enumerate() {
+                reasons.push(log_attempt_in(c, &mut log, of("batch-", i), at(i), a)?);
+            }
+            log.flush(c)?;
+            Ok(reasons)
+        })
+        .unwrap();
+    assert_eq!(batched, one_by_one, "the disables, attempt by attempt");
+    assert_eq!(
+        one_by_one.iter().flatten().count(),
+        2,
+        "a disabled at its 10th failure in a row, c by its 410"
+    );
+    let audit = s.conn().list_audit(Some("u"), None, None, 100).unwrap();
+    for name in names {
+        let (one, bat) = (format!("one-{name}"), format!("batch-{name}"));
+        let counter = |id: &str| s.write(|c| Ok(c.lock_fail_counter(id)?)).unwrap();
+        let seen = counter(&one);
+        assert_eq!(counter(&bat), seen, "{name}: the counter");
+        let attempts = |id: &str| -> Vec<(i64, i64, bool, u16, String)> {
+            let mut got: Vec<_> = s
+                .conn()
+                .attempts(id, 100)
+                .unwrap()
+                .into_iter()
+                .map(|a| {
+                    let row = (a.attempt, a.attempted_at.0, a.delivered);
+                    (row.0, row.1, row.2, a.status_code, a.status_text)
+                })
+                .collect();
+            got.reverse();
+            got
+        };
+        assert_eq!(attempts(&bat), attempts(&one), "{name}: the attempts");
+        let entries = |id: &str| -> Vec<(String, serde_json::Value)> {
+            audit
+                .iter()
+                .filter(|e| e.target == id)
+                .map(|e| (e.action.clone(), e.details.clone()))
+                .collect()
+        };
+        assert_eq!(entries(&bat), entries(&one), "{name}: the audit entries");
+        let expected = match name {
+            "a" => Some((false, DISABLE_AFTER_FAILURES, 14)),
+            "b" => Some((true, 1, 3)),
+            "c" => Some((false, 1, 2)),
+            _ => None,
+        };
+        let got = seen.map(|f| (f.is_active, f.fail_count, attempts(&one).len()));
+        assert_eq!(got, expected, "{name}");
+    }
+}
+
+/// `insert_attempts` writes all of its rows or, when one cannot be written (its delivery
+/// does not exist), fails, and the transaction that called it writes none of them.
+pub fn a_batch_of_attempts_with_one_bad_row_writes_none(kind: &Kind) {
+    let Some(db) = kind.db() else { return };
+    let s = db.store();
+    s.write(|c| Ok(c.insert_webhook(&hook("w", &EVENTS, true, None))?))
+        .unwrap();
+    let row = |delivery: Option<&'static str>, n: i64| AttemptRecord {
+        webhook_id: "w",
+        delivery_id: delivery,
+        event_id: "evt_x",
+        event: EVENTS[0],
+        attempt: n,
+        attempted_at: Timestamp(T + n),
+        delivered: true,
+        status_code: 200,
+        status_text: "OK",
+        duration_ms: 1,
+        response_excerpt: "",
+    };
+    let bad = [
+        row(None, 1),
+        row(None, 2),
+        row(Some("dlv_missing"), 3),
+        row(None, 4),
+    ];
+    assert!(s.write(|c| Ok(c.insert_attempts(&bad)?)).is_err());
+    assert_eq!(s.conn().attempts("w", 10).unwrap().len(), 0, "none written");
+    let good = [row(None, 1), row(None, 2), row(None, 3)];
+    s.write(|c| Ok(c.insert_attempts(&good)?)).unwrap();
+    let got: Vec<i64> = s
+        .conn()
+        .attempts("w", 10)
+        .unwrap()
+        .iter()
+        .map(|a| a.attempt)
+        .collect();
+    assert_eq!(got, [3, 2, 1], "all of them, in order (newest first)");
 }
 
 /// Every delivery's (id, state, attempts, lease_until, updated_at), in the columns' order

@@ -206,15 +206,103 @@ pub fn record_attempt(
     a: &AttemptRecord<'_>,
     disable_after: i64,
 ) -> Result<Option<String>> {
-    let Some(seen) = c.lock_fail_counter(a.webhook_id)? else {
-        return Ok(None);
-    };
-    c.insert_attempt(a)?;
-    let (after, disabled) = count_attempt(&seen, a, disable_after);
-    if let Some(after) = after {
-        c.set_fail_counter(a.webhook_id, &after)?;
+    let mut log = AttemptLog::new(disable_after);
+    let disabled = log.record(c, a.clone())?;
+    log.flush(c)?;
+    Ok(disabled)
+}
+
+/// The attempts of one settling transaction, counted as [`record_attempt`] counts them one
+/// by one, and written per run of attempts to the same webhook: its row is locked and its
+/// counter read once for the run, the attempts go in one statement
+/// (`WebhookQueries::insert_attempts`) and the counter is written once, at
+/// [`AttemptLog::flush`] or when the next attempt is to another webhook. An attempt that
+/// disables its webhook writes the run at once, so what the caller does next (the audit
+/// entry, the operational event) reads the webhook as disabled. Nothing is written for a
+/// webhook deleted while its requests were out. What is gathered and not flushed is lost:
+/// flush before the transaction commits.
+pub struct AttemptLog<'a> {
+    disable_after: i64,
+    run: Option<Run<'a>>,
+}
+
+/// The attempts gathered for one webhook.
+struct Run<'a> {
+    webhook_id: &'a str,
+    /// The counter as the gathered attempts leave it; `None`: the webhook is gone.
+    counter: Option<FailCounter>,
+    /// Whether `counter` differs from the stored one.
+    changed: bool,
+    rows: Vec<AttemptRecord<'a>>,
+}
+
+impl<'a> AttemptLog<'a> {
+    /// Disables a webhook at its `disable_after`th consecutive failure.
+    pub fn new(disable_after: i64) -> AttemptLog<'a> {
+        AttemptLog {
+            disable_after,
+            run: None,
+        }
     }
-    Ok(disabled.then_some(seen.user_id))
+
+    /// Counts `a`; returns the webhook's user when this attempt disabled it.
+    pub fn record(&mut self, c: Conn<'_>, a: AttemptRecord<'a>) -> Result<Option<String>> {
+        if self
+            .run
+            .as_ref()
+            .is_none_or(|r| r.webhook_id != a.webhook_id)
+        {
+            self.flush(c)?;
+            self.run = Some(Run {
+                webhook_id: a.webhook_id,
+                counter: c.lock_fail_counter(a.webhook_id)?,
+                changed: false,
+                rows: Vec::new(),
+            });
+        }
+        let Some(run) = self.run.as_mut() else {
+            return Ok(None);
+        };
+        let Some(seen) = &run.counter else {
+            return Ok(None);
+        };
+        let (after, disabled) = count_attempt(seen, &a, self.disable_after);
+        let user = disabled.then(|| seen.user_id.clone());
+        if let Some(after) = after {
+            run.counter = Some(after);
+            run.changed = true;
+        }
+        run.rows.push(a);
+        if disabled {
+            self.write(c)?;
+        }
+        Ok(user)
+    }
+
+    /// Writes what is gathered: the attempts in one statement, then the counter.
+    pub fn flush(&mut self, c: Conn<'_>) -> Result<()> {
+        self.write(c)?;
+        self.run = None;
+        Ok(())
+    }
+
+    /// Writes the run's attempts and counter, keeping the run open.
+    fn write(&mut self, c: Conn<'_>) -> Result<()> {
+        let Some(run) = self.run.as_mut() else {
+            return Ok(());
+        };
+        if let Some(counter) = &run.counter {
+            if !run.rows.is_empty() {
+                c.insert_attempts(&run.rows)?;
+                run.rows.clear();
+            }
+            if run.changed {
+                c.set_fail_counter(run.webhook_id, counter)?;
+                run.changed = false;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// [`log_attempt`], telling why the attempt disabled its webhook, if it did: the reason the
@@ -224,6 +312,21 @@ pub fn log_attempt_disabling(
     of: AttemptOf<'_>,
     at: Timestamp,
     a: &Attempt,
+) -> Result<Option<&'static str>> {
+    let mut log = AttemptLog::new(DISABLE_AFTER_FAILURES);
+    let disabled = log_attempt_in(c, &mut log, of, at, a)?;
+    log.flush(c)?;
+    Ok(disabled)
+}
+
+/// [`log_attempt_disabling`] with the attempt gathered in `log` (one of a batch the caller
+/// settles: [`AttemptLog`]), which the caller flushes before its transaction commits.
+pub fn log_attempt_in<'a>(
+    c: Conn<'_>,
+    log: &mut AttemptLog<'a>,
+    of: AttemptOf<'a>,
+    at: Timestamp,
+    a: &'a Attempt,
 ) -> Result<Option<&'static str>> {
     let webhook_id = of.webhook_id;
     let record = AttemptRecord {
@@ -239,7 +342,7 @@ pub fn log_attempt_disabling(
         duration_ms: a.duration_ms,
         response_excerpt: &a.response_excerpt,
     };
-    let disabled = record_attempt(c, &record, DISABLE_AFTER_FAILURES)?;
+    let disabled = log.record(c, record.clone())?;
     if let Some(user) = disabled {
         // The webhook's scope, for who may read the entry (it exists: it was just disabled).
         let w = c.webhook(&user, webhook_id)?;

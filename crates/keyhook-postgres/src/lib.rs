@@ -106,7 +106,7 @@ use keyhook_core::store::{
 };
 use keyhook_core::time::Timestamp;
 use r2d2_postgres::PostgresConnectionManager;
-use tokio_postgres_rustls::MakeRustlsConnect;
+use tls::Connector;
 
 use error::Fail;
 pub use migrations::SCHEMA_VERSION;
@@ -117,7 +117,7 @@ use url::Target;
 /// A PostgreSQL database as a [`Backend`]: a URL, and a pool of connections to it.
 pub struct PgBackend {
     target: Target,
-    tls: MakeRustlsConnect,
+    tls: Connector,
     pool: Pool,
     errors: LastError,
     create: bool,

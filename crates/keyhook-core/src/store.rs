@@ -76,10 +76,29 @@ pub enum ReadWithKey {
     Webhooks(String, Vec<Webhook>),
 }
 
+impl ReadWithKey {
+    /// The list as it is once the use of key `key_id` at `at` is recorded (by this
+    /// connection, right after reading it): that key's `lastUsedAt` moves forward to `at`.
+    pub fn record_use(&mut self, key_id: &str, at: Timestamp) {
+        if let ReadWithKey::Keys(_, list) = self {
+            for k in list.iter_mut().filter(|k| k.id == key_id) {
+                if k.last_used_at.is_none_or(|t| t < at) {
+                    k.last_used_at = Some(at);
+                }
+            }
+        }
+    }
+}
+
 impl AheadMemo {
     /// Keeps `read` for the next list read (replacing anything kept).
     pub fn keep(&self, read: Option<ReadWithKey>) {
         *self.0.borrow_mut() = read;
+    }
+
+    /// Takes what is kept, leaving nothing.
+    pub fn take(&self) -> Option<ReadWithKey> {
+        self.0.borrow_mut().take()
     }
 
     /// Drops what is kept: the connection did something else first.

@@ -6,7 +6,11 @@
 #     100,000 keys of other users. Prints the request-rate ratio PG/SQLite (goal >= 0.4, issue 22) and
 #     PostgreSQL's p99 (goal <= 5 ms). The same rounds run pgbench with the one statement such a
 #     request makes (the key by its hash with its user's list; issue 22: one round trip): the
-#     ceiling PostgreSQL itself sets on this machine.
+#     ceiling PostgreSQL itself sets on this machine. Then the same over the server's Unix
+#     socket (`--db postgres://USER@/DB?host=SOCKET_DIR`, pgbench -h SOCKET_DIR): the figure of
+#     an instance on the database's own machine; TCP stays the headline, since instances on
+#     several machines (what PostgreSQL is for here) reach it over TCP. A binary that cannot
+#     name a socket (before 0.4 of issue 22's fourth round) gets no socket rounds.
 #  2. Three `serve` instances on one PostgreSQL database, and a fan-out of 1,000 events to 10
 #     webhooks (10,000 deliveries) to a loopback nginx answering 200, queued in one
 #     transaction while they run: every delivery arrives once, deliveries/s from the commit
@@ -99,12 +103,20 @@ start() { # name, --db, port, more args
   "$bin" --db "$2" "${@:4}" serve --bind "127.0.0.1:$3" 2>"$work/$1.log" &
   pids+=($!)
   for _ in $(seq 100); do grep -q listening "$work/$1.log" && return; sleep 0.1; done
+  [ -n "${MAY_FAIL:-}" ] && return 1
   echo "bench/pg.sh: $1 did not start:" >&2; cat "$work/$1.log" >&2; exit 1
 }
 sport=$(port); start sqlite "$db" "$sport"
 pport=$(port); start postgres "$(pg_url serve)" "$pport"
+uport=$(port)
 curl -sf -H "Authorization: Bearer $key" "http://127.0.0.1:$sport/api/v1/api-keys" >/dev/null
 curl -sf -H "Authorization: Bearer $pg_key" "http://127.0.0.1:$pport/api/v1/api-keys" >/dev/null
+sides="sqlite postgres postgres-unix"
+if ! MAY_FAIL=1 start postgres-unix "postgres://keyhook@/serve?host=$work/pg&port=$pgport" "$uport" ||
+  ! curl -sf -H "Authorization: Bearer $pg_key" "http://127.0.0.1:$uport/api/v1/api-keys" >/dev/null; then
+  echo "this binary cannot reach PostgreSQL through its Unix socket: TCP rounds only"
+  sides="sqlite postgres"
+fi
 # The ceiling PostgreSQL itself sets on this machine: pgbench (a C client, prepared statements,
 # the same 32 connections) running the one statement an authenticated GET /api-keys makes
 # (keyhook-postgres's BY_HASH_WITH_ITS_USERS_KEYS: the key by its hash, with its user's keys),
@@ -120,8 +132,15 @@ for r in $(seq "$ROUNDS"); do
   tps=$(PGPASSWORD=$password "$pgbin/pgbench" -h 127.0.0.1 -p "$pgport" -U keyhook -n -M prepared \
     -c 32 -j 2 -T "${DURATION%s}" -f "$work/request.sql" serve 2>/dev/null | awk '/^tps/ {print $3}')
   echo "round $r pgbench $tps req/s p99 - errors 0"
-  for side in sqlite postgres; do
-    if [ "$side" = sqlite ]; then p=$sport; k=$key; else p=$pport; k=$pg_key; fi
+  tps=$("$pgbin/pgbench" -h "$work/pg" -p "$pgport" -U keyhook -n -M prepared \
+    -c 32 -j 2 -T "${DURATION%s}" -f "$work/request.sql" serve 2>/dev/null | awk '/^tps/ {print $3}')
+  echo "round $r pgbench-unix $tps req/s p99 - errors 0"
+  for side in $sides; do
+    case $side in
+      sqlite) p=$sport; k=$key ;;
+      postgres) p=$pport; k=$pg_key ;;
+      *) p=$uport; k=$pg_key ;;
+    esac
     out=$(wrk -t2 -c32 -d"$DURATION" --latency -H "Authorization: Bearer $k" "http://127.0.0.1:$p/api/v1/api-keys")
     rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
     p99=$(echo "$out" | awk '$1 == "99%" {print $2}')
@@ -212,8 +231,9 @@ python3 - "$work/rounds.txt" "$expected" "$delivered" "$arrived" "$attempts" "$t
   "$INSTANCES" "$per_instance" "$sqlite_delivered" "$t2" "$t3" <<'PY'
 import sys
 rounds, expected, delivered, arrived, attempts, t0, t1, instances, per, sd, t2, t3 = sys.argv[1:]
-s = {"sqlite": [], "postgres": [], "pgbench": []}
-p99 = {"sqlite": [], "postgres": [], "pgbench": []}
+sides = ("sqlite", "postgres", "postgres-unix", "pgbench", "pgbench-unix")
+s = {k: [] for k in sides}
+p99 = {k: [] for k in sides}
 errors = 0
 unit = {"us": 0.001, "ms": 1, "s": 1000}
 for line in open(rounds):
@@ -236,6 +256,11 @@ print(f"ratio postgres/sqlite: {b / a:.2f} (goal >= 0.4); postgres p99 {pb:.2f} 
 c = mean(s["pgbench"])
 print(f"ceiling: pgbench runs a request's statement {c:.0f} times/s on this PostgreSQL "
       f"({c / a:.2f} of serve on SQLite); serve on PostgreSQL reaches {b / c:.2f} of that ceiling")
+if s["postgres-unix"]:
+    u, cu = mean(s["postgres-unix"]), mean(s["pgbench-unix"])
+    print(f"over the Unix socket: serve on PostgreSQL {u:.0f} req/s (p99 up to "
+          f"{max(p99['postgres-unix']):.2f} ms), ratio postgres/sqlite {u / a:.2f}; pgbench "
+          f"{cu:.0f}/s, of which serve reaches {u / cu:.2f}")
 expected, delivered, arrived, attempts = map(int, (expected, delivered, arrived, attempts))
 secs = float(t1) - float(t0)
 rate = delivered / secs

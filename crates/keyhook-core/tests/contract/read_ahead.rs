@@ -13,7 +13,7 @@ use keyhook_core::service::Actor;
 use keyhook_core::store::{ReadAhead, Store};
 use keyhook_core::time::Timestamp;
 
-use crate::concurrency::{key, operator, NOW};
+use crate::concurrency::{hold_key_row, key, operator, NOW};
 use crate::support::{create_webhook, Kind};
 
 /// One list request as the server makes it at `now`: the key with its user's keys read
@@ -216,29 +216,15 @@ pub fn a_later_use_recorded_elsewhere_shows_in_the_list_read_ahead(kind: &Kind) 
 /// A use that cannot be recorded now (another transaction holds the key) fails at once,
 /// and the list read ahead with the key is still the database's: the key as it was.
 pub fn a_use_not_recorded_leaves_the_list_as_read(kind: &Kind) {
-    use std::sync::{Arc, Barrier};
     use std::time::{Duration, Instant};
     let Some(db) = kind.db() else { return };
     let (a, b) = (db.backend(1), db.backend(1));
     let on_a = a.connect().unwrap();
     let caller = key(&on_a, "alice", "caller");
     let plaintext = caller.key.clone().unwrap();
-    let holding = Arc::new(Barrier::new(2));
-    let (release, released) = std::sync::mpsc::channel::<()>();
-    let holder = {
-        let (holding, id) = (holding.clone(), caller.id.clone());
-        std::thread::spawn(move || {
-            let on_b = b.connect().unwrap();
-            on_b.write(|c| {
-                c.set_key_last_used(&id, NOW.add_millis(1))?;
-                holding.wait();
-                let _ = released.recv_timeout(Duration::from_secs(10));
-                Ok(())
-            })
-            .unwrap();
-        })
-    };
-    holding.wait();
+    let (release, holder) = hold_key_row(b, &caller.id, |c, id| {
+        c.set_key_last_used(id, NOW.add_millis(1))
+    });
     let started = Instant::now();
     let key = auth::authenticate_request(&on_a, &plaintext, NOW, ReadAhead::KeysOfItsUser).unwrap();
     assert!(started.elapsed() < Duration::from_millis(1_000));

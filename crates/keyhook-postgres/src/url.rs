@@ -353,11 +353,11 @@ mod tests {
         let dir = Host::Unix(PathBuf::from("/run/postgresql"));
         assert_eq!(
             unix("postgres://kh@%2Frun%2Fpostgresql:5433/keys"),
-            [dir.clone()]
+            std::slice::from_ref(&dir)
         );
         assert_eq!(
             unix("postgres://kh@/keys?host=/run/postgresql"),
-            [dir.clone()]
+            std::slice::from_ref(&dir)
         );
         assert_eq!(
             unix("postgresql://kh:pw@/keys?host=%2Frun%2Fpostgresql&sslmode=disable"),

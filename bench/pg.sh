@@ -6,7 +6,13 @@
 #     100,000 keys of other users. Prints the request-rate ratio PG/SQLite (goal >= 0.4, issue 22) and
 #     PostgreSQL's p99 (goal <= 5 ms). The same rounds run pgbench with the one statement such a
 #     request makes (the key by its hash with its user's list; issue 22: one round trip): the
-#     ceiling PostgreSQL itself sets on this machine.
+#     ceiling PostgreSQL itself sets on this machine. Each wrk round also prints the CPU per
+#     request of serve and of PostgreSQL's processes (/proc ticks over wrk's request count):
+#     figures that move less with the machine's load. Then the same over the server's Unix
+#     socket (`--db postgres://USER@/DB?host=SOCKET_DIR`, pgbench -h SOCKET_DIR): the figure of
+#     an instance on the database's own machine; TCP stays the headline, since instances on
+#     several machines (what PostgreSQL is for here) reach it over TCP. A binary that cannot
+#     name a socket (before 0.4 of issue 22's fourth round) gets no socket rounds.
 #  2. Three `serve` instances on one PostgreSQL database, and a fan-out of 1,000 events to 10
 #     webhooks (10,000 deliveries) to a loopback nginx answering 200, queued in one
 #     transaction while they run: every delivery arrives once, deliveries/s from the commit
@@ -99,12 +105,33 @@ start() { # name, --db, port, more args
   "$bin" --db "$2" "${@:4}" serve --bind "127.0.0.1:$3" 2>"$work/$1.log" &
   pids+=($!)
   for _ in $(seq 100); do grep -q listening "$work/$1.log" && return; sleep 0.1; done
+  [ -n "${MAY_FAIL:-}" ] && return 1
   echo "bench/pg.sh: $1 did not start:" >&2; cat "$work/$1.log" >&2; exit 1
 }
-sport=$(port); start sqlite "$db" "$sport"
-pport=$(port); start postgres "$(pg_url serve)" "$pport"
+sport=$(port); start sqlite "$db" "$sport"; spid=${pids[-1]}
+pport=$(port); start postgres "$(pg_url serve)" "$pport"; ppid_=${pids[-1]}
+uport=$(port)
 curl -sf -H "Authorization: Bearer $key" "http://127.0.0.1:$sport/api/v1/api-keys" >/dev/null
 curl -sf -H "Authorization: Bearer $pg_key" "http://127.0.0.1:$pport/api/v1/api-keys" >/dev/null
+sides="sqlite postgres postgres-unix"
+if ! MAY_FAIL=1 start postgres-unix "postgres://keyhook@/serve?host=$work/pg&port=$pgport" "$uport" ||
+  ! curl -sf -H "Authorization: Bearer $pg_key" "http://127.0.0.1:$uport/api/v1/api-keys" >/dev/null; then
+  echo "this binary cannot reach PostgreSQL through its Unix socket: TCP rounds only"
+  sides="sqlite postgres"
+fi
+upid=${pids[-1]}
+# CPU per request, which moves less with the machine's load than requests/s: the clock ticks
+# (utime + stime) a round took in the serve process, and in all of PostgreSQL's processes
+# (its backends, where the statements run), over the requests wrk counted.
+hz=$(getconf CLK_TCK)
+# `pid ticks` lines; a process that ended meanwhile (an autovacuum worker) is left out of both.
+ticks() { local p; for p in "$@"; do awk '{print $1, $14 + $15}' "/proc/$p/stat" 2>/dev/null || true; done; }
+spent() { awk 'NR == FNR {t[$1] = $2; next} $1 in t {s += $2 - t[$1]} END {print s + 0}' "$1" "$2"; }
+postgres_pids() { pgrep -P "$(head -1 "$work/pg/data/postmaster.pid")" | paste -sd' '; }
+# Each pool at its size first (a connection made during a round would be missed).
+for p in $pport $uport; do
+  wrk -t2 -c32 -d1s -H "Authorization: Bearer $pg_key" "http://127.0.0.1:$p/api/v1/api-keys" >/dev/null 2>&1 || true
+done
 # The ceiling PostgreSQL itself sets on this machine: pgbench (a C client, prepared statements,
 # the same 32 connections) running the one statement an authenticated GET /api-keys makes
 # (keyhook-postgres's BY_HASH_WITH_ITS_USERS_KEYS: the key by its hash, with its user's keys),
@@ -120,13 +147,27 @@ for r in $(seq "$ROUNDS"); do
   tps=$(PGPASSWORD=$password "$pgbin/pgbench" -h 127.0.0.1 -p "$pgport" -U keyhook -n -M prepared \
     -c 32 -j 2 -T "${DURATION%s}" -f "$work/request.sql" serve 2>/dev/null | awk '/^tps/ {print $3}')
   echo "round $r pgbench $tps req/s p99 - errors 0"
-  for side in sqlite postgres; do
-    if [ "$side" = sqlite ]; then p=$sport; k=$key; else p=$pport; k=$pg_key; fi
+  tps=$("$pgbin/pgbench" -h "$work/pg" -p "$pgport" -U keyhook -n -M prepared \
+    -c 32 -j 2 -T "${DURATION%s}" -f "$work/request.sql" serve 2>/dev/null | awk '/^tps/ {print $3}')
+  echo "round $r pgbench-unix $tps req/s p99 - errors 0"
+  for side in $sides; do
+    case $side in
+      sqlite) p=$sport; k=$key; sp=$spid ;;
+      postgres) p=$pport; k=$pg_key; sp=$ppid_ ;;
+      *) p=$uport; k=$pg_key; sp=$upid ;;
+    esac
+    backends=$(postgres_pids)
+    # shellcheck disable=SC2086
+    ticks "$sp" >"$work/serve.0"; ticks $backends >"$work/pg.0"
     out=$(wrk -t2 -c32 -d"$DURATION" --latency -H "Authorization: Bearer $k" "http://127.0.0.1:$p/api/v1/api-keys")
+    # shellcheck disable=SC2086
+    ticks "$sp" >"$work/serve.1"; ticks $backends >"$work/pg.1"
+    t_serve=$(spent "$work/serve.0" "$work/serve.1"); t_pg=$(spent "$work/pg.0" "$work/pg.1")
+    n=$(echo "$out" | awk '/requests in/ {print $1}')
     rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
     p99=$(echo "$out" | awk '$1 == "99%" {print $2}')
     errors=$(echo "$out" | awk '/Non-2xx/ {n += $NF} /Socket errors/ {gsub(",", ""); n += $4 + $6 + $8 + $10} END {print n + 0}')
-    echo "round $r $side $rps req/s p99 $p99 errors $errors"
+    echo "round $r $side $rps req/s p99 $p99 errors $errors cpu_us $((t_serve * 1000000 / hz / n)) pg_cpu_us $((t_pg * 1000000 / hz / n))"
   done
 done | tee "$work/rounds.txt"
 for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
@@ -212,9 +253,11 @@ python3 - "$work/rounds.txt" "$expected" "$delivered" "$arrived" "$attempts" "$t
   "$INSTANCES" "$per_instance" "$sqlite_delivered" "$t2" "$t3" <<'PY'
 import sys
 rounds, expected, delivered, arrived, attempts, t0, t1, instances, per, sd, t2, t3 = sys.argv[1:]
-s = {"sqlite": [], "postgres": [], "pgbench": []}
-p99 = {"sqlite": [], "postgres": [], "pgbench": []}
+sides = ("sqlite", "postgres", "postgres-unix", "pgbench", "pgbench-unix")
+s = {k: [] for k in sides}
+p99 = {k: [] for k in sides}
 errors = 0
+cpu = {}
 unit = {"us": 0.001, "ms": 1, "s": 1000}
 for line in open(rounds):
     f = line.split()
@@ -225,6 +268,8 @@ for line in open(rounds):
             p99[f[2]].append(float(v[: -len(u)]) * unit[u])
             break
     errors += int(f[8])
+    if len(f) > 12:
+        cpu.setdefault(f[2], []).append((float(f[10]), float(f[12])))
 mean = lambda xs: sum(xs) / len(xs)
 a, b = mean(s["sqlite"]), mean(s["postgres"])
 pa, pb = max(p99["sqlite"]), max(p99["postgres"])
@@ -236,6 +281,15 @@ print(f"ratio postgres/sqlite: {b / a:.2f} (goal >= 0.4); postgres p99 {pb:.2f} 
 c = mean(s["pgbench"])
 print(f"ceiling: pgbench runs a request's statement {c:.0f} times/s on this PostgreSQL "
       f"({c / a:.2f} of serve on SQLite); serve on PostgreSQL reaches {b / c:.2f} of that ceiling")
+if s["postgres-unix"]:
+    u, cu = mean(s["postgres-unix"]), mean(s["pgbench-unix"])
+    print(f"over the Unix socket: serve on PostgreSQL {u:.0f} req/s (p99 up to "
+          f"{max(p99['postgres-unix']):.2f} ms), ratio postgres/sqlite {u / a:.2f}; pgbench "
+          f"{cu:.0f}/s, of which serve reaches {u / cu:.2f}")
+for side, xs in cpu.items():
+    serve = ", ".join(f"{x:.0f}" for x, _ in xs)
+    pg = ", ".join(f"{y:.0f}" for _, y in xs)
+    print(f"CPU per request, {side}: serve {serve} us; PostgreSQL's processes {pg} us (rounds)")
 expected, delivered, arrived, attempts = map(int, (expected, delivered, arrived, attempts))
 secs = float(t1) - float(t0)
 rate = delivered / secs

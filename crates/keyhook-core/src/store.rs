@@ -80,10 +80,31 @@ pub enum ReadWithKey {
     Webhooks(String, Listed<Webhook>),
 }
 
+impl ReadWithKey {
+    /// The list as it is once the use of key `key_id` at `at` is recorded (by this
+    /// connection, right after reading it): that key's `lastUsedAt` moves forward to `at`.
+    pub fn record_use(&mut self, key_id: &str, at: Timestamp) {
+        let moves = |k: &ApiKey| k.id == key_id && k.last_used_at.is_none_or(|t| t < at);
+        if let ReadWithKey::Keys(_, list) = self {
+            // A shared list is changed as a copy (see [`Listed`]), and only if it changes.
+            if list.iter().any(moves) {
+                for k in Listed::make_mut(list).iter_mut().filter(|k| moves(k)) {
+                    k.last_used_at = Some(at);
+                }
+            }
+        }
+    }
+}
+
 impl AheadMemo {
     /// Keeps `read` for the next list read (replacing anything kept).
     pub fn keep(&self, read: Option<ReadWithKey>) {
         *self.0.borrow_mut() = read;
+    }
+
+    /// Takes what is kept, leaving nothing.
+    pub fn take(&self) -> Option<ReadWithKey> {
+        self.0.borrow_mut().take()
     }
 
     /// Drops what is kept: the connection did something else first.

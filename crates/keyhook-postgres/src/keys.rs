@@ -4,7 +4,7 @@ use postgres::Row;
 
 use super::{json_strings, to_json, Fail, PgStore};
 use keyhook_core::model::{ApiKey, Permission};
-use keyhook_core::store::{KeyQueries, Listed, StoreResult};
+use keyhook_core::store::{KeyQueries, Listed, StoreError, StoreResult};
 use keyhook_core::time::Timestamp;
 
 /// The columns [`from_row`] reads (`key_columns!`, the crate's: a webhook list read with
@@ -253,9 +253,11 @@ impl KeyQueries for PgStore {
     }
 
     /// Records a use of the key, never moving `lastUsedAt` back. Outside a transaction
-    /// (authentication) it runs in one of its own that waits at most 100 ms for the key's
-    /// row (`SET LOCAL lock_timeout`): a use is worth a timestamp, not seconds of waiting in
-    /// the middle of a read. Inside a write transaction it is one more statement of it.
+    /// (authentication) it is one statement that never waits for the key's row: when
+    /// another transaction holds it (concurrent requests recording the same second's use,
+    /// a write to the key) the use is not recorded and the answer is `Unavailable`, at once
+    /// and without an error in the server's log (`SKIP LOCKED`). Inside a write transaction
+    /// it is one more statement of it.
     fn set_key_last_used(&self, id: &str, at: Timestamp) -> StoreResult<()> {
         const UPDATE: &str = concat!(
             "UPDATE api_keys SET last_used_at = $2
@@ -268,19 +270,53 @@ impl KeyQueries for PgStore {
                 Ok(())
             });
         }
+        match self.record_use(id, at)? {
+            Recorded::Busy => Err(busy()),
+            Recorded::Moved | Recorded::Unmoved => Ok(()),
+        }
+    }
+}
+
+/// A use not recorded because another transaction holds the key's row.
+pub(crate) fn busy() -> StoreError {
+    StoreError::Unavailable("the key's row is being written; its use is not recorded".into())
+}
+
+/// What [`PgStore::record_use`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Recorded {
+    /// `lastUsedAt` is now the use's time.
+    Moved,
+    /// It already was as late (another use recorded it), or the key is gone.
+    Unmoved,
+    /// Another transaction holds the key's row: nothing was written.
+    Busy,
+}
+
+/// The use at `$2` of the key `$1`, outside a transaction: the row locked only if free
+/// (`SKIP LOCKED`), moved only forward; whether it was locked (or is gone) and whether it
+/// moved, in one round trip.
+const RECORD_USE: &str = concat!(
+    "WITH locked AS (SELECT id FROM api_keys WHERE id = $1 FOR NO KEY UPDATE SKIP LOCKED),
+     moved AS (UPDATE api_keys SET last_used_at = $2
+               WHERE id IN (SELECT id FROM locked) AND ",
+    keyhook_core::last_used_moves_sql!("$2"),
+    " RETURNING id)
+     SELECT EXISTS (SELECT 1 FROM moved),
+            EXISTS (SELECT 1 FROM locked) OR NOT EXISTS (SELECT 1 FROM api_keys WHERE id = $1)"
+);
+
+impl PgStore {
+    /// Records a use outside a transaction ([`RECORD_USE`]).
+    pub(crate) fn record_use(&self, id: &str, at: Timestamp) -> StoreResult<Recorded> {
         self.run(|s| {
-            s.client
-                .batch_execute("BEGIN; SET LOCAL lock_timeout = '100ms'")?;
-            match s.execute(UPDATE, &[&id, &at.0]) {
-                Ok(_) => {
-                    s.client.batch_execute("COMMIT")?;
-                    Ok(())
-                }
-                Err(e) => {
-                    let _ = s.client.batch_execute("ROLLBACK");
-                    Err(e.into())
-                }
-            }
+            let row = s.query_one(RECORD_USE, &[&id, &at.0])?;
+            let (moved, free): (bool, bool) = (row.try_get(0)?, row.try_get(1)?);
+            Ok(match (moved, free) {
+                (true, _) => Recorded::Moved,
+                (false, true) => Recorded::Unmoved,
+                (false, false) => Recorded::Busy,
+            })
         })
     }
 }

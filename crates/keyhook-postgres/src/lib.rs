@@ -24,8 +24,10 @@
 //!   A key deleted on any instance is refused by every instance on the next request. An
 //!   authenticated list reads the key and the list in one statement
 //!   ([`Storage::key_by_hash_ahead`]): still the key's row on every call.
-//! - **lastUsedAt.** [`KeyQueries::set_key_last_used`] never moves it back, and waits at most
-//!   100 ms for a row lock (`SET LOCAL lock_timeout`).
+//! - **lastUsedAt.** [`KeyQueries::set_key_last_used`] never moves it back, and outside a
+//!   transaction never waits for the key's row: one statement locks it `SKIP LOCKED`, so of
+//!   the requests that find a key's use a second old at once, one records it and the others
+//!   go on at once (no queue on the row, no error in the server's log).
 //! - **Idempotency keys.** [`IdempotencyQueries::claim_idempotency_key`] is one `INSERT … ON
 //!   CONFLICT (user_id, key) DO UPDATE … WHERE` (stale only): a concurrent transaction with
 //!   the same key waits on the primary key, then reads the winner's record, so of racing
@@ -106,7 +108,7 @@ use keyhook_core::store::{
 };
 use keyhook_core::time::Timestamp;
 use r2d2_postgres::PostgresConnectionManager;
-use tokio_postgres_rustls::MakeRustlsConnect;
+use tls::Connector;
 
 use error::Fail;
 pub use migrations::SCHEMA_VERSION;
@@ -117,7 +119,7 @@ use url::Target;
 /// A PostgreSQL database as a [`Backend`]: a URL, and a pool of connections to it.
 pub struct PgBackend {
     target: Target,
-    tls: MakeRustlsConnect,
+    tls: Connector,
     pool: Pool,
     errors: LastError,
     create: bool,
@@ -483,8 +485,29 @@ impl Storage for PgStore {
         Ok(key)
     }
 
+    /// One statement that never waits ([`KeyQueries::set_key_last_used`]). A list read
+    /// ahead with the key stays for the next statement, with the use recorded in it as in
+    /// the row (one round trip less than reading it again); if another use was recorded
+    /// meanwhile, later than this one, it goes, and the list is read again.
     fn record_key_use(&self, _key_hash: &str, key_id: &str, at: Timestamp) -> StoreResult<()> {
-        self.set_key_last_used(key_id, at)
+        if self.in_transaction() {
+            return self.set_key_last_used(key_id, at);
+        }
+        let mut kept = self.ahead.take();
+        match self.record_use(key_id, at)? {
+            keys::Recorded::Moved => {
+                if let Some(read) = kept.as_mut() {
+                    read.record_use(key_id, at);
+                }
+                self.ahead.keep(kept);
+                Ok(())
+            }
+            keys::Recorded::Unmoved => Ok(()),
+            keys::Recorded::Busy => {
+                self.ahead.keep(kept);
+                Err(keys::busy())
+            }
+        }
     }
 
     fn checksum_memory(&self) -> &ChecksumMemory {

@@ -16,11 +16,11 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::tls::Connector;
 use postgres::types::ToSql;
 use postgres::{Client, Row, Statement};
 use r2d2_postgres::r2d2::{self, HandleError, ManageConnection};
 use r2d2_postgres::PostgresConnectionManager;
-use tokio_postgres_rustls::MakeRustlsConnect;
 
 use crate::error::classify;
 use keyhook_core::store::StoreError;
@@ -90,12 +90,12 @@ impl Session {
 
 /// Makes [`Session`]s for r2d2, each within a deadline (see [`connect_within`]).
 pub struct Manager {
-    inner: Arc<PostgresConnectionManager<MakeRustlsConnect>>,
+    inner: Arc<PostgresConnectionManager<Connector>>,
     deadline: Duration,
 }
 
 impl Manager {
-    pub fn new(inner: PostgresConnectionManager<MakeRustlsConnect>, deadline: Duration) -> Self {
+    pub fn new(inner: PostgresConnectionManager<Connector>, deadline: Duration) -> Self {
         Manager {
             inner: Arc::new(inner),
             deadline,

@@ -9,11 +9,14 @@
 //!   IP address).
 //!
 //! One connector type serves every mode, so the pool has one type; without TLS the driver is
-//! told `sslmode=disable` and never uses it.
+//! told `sslmode=disable` and never uses it. A Unix socket (a host that is a directory) has
+//! no TLS in PostgreSQL: the URL refuses an `sslmode` that asks for it there (`url.rs`).
 
 use std::path::Path;
 use std::sync::Arc;
 
+use postgres::tls::MakeTlsConnect;
+use postgres::Socket;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::client::verify_server_cert_signed_by_trust_anchor;
 use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvider};
@@ -26,9 +29,36 @@ use tokio_postgres_rustls::MakeRustlsConnect;
 use crate::url::Tls;
 use keyhook_core::Error;
 
+/// rustls's connector, told whether TLS is off. The driver asks a connector for every
+/// connection before it knows whether TLS will be used, naming the host; over a Unix socket
+/// it names none (an empty name), which rustls refuses as a DNS name, so a socket could not
+/// be used at all. With TLS off the connector is never used, and a socket gets a placeholder
+/// name; with TLS on, the name goes to rustls as it is (an empty one still fails: the
+/// certificate must be checked against the real name, never a placeholder).
+#[derive(Clone)]
+pub struct Connector {
+    rustls: MakeRustlsConnect,
+    off: bool,
+}
+
+impl MakeTlsConnect<Socket> for Connector {
+    type Stream = <MakeRustlsConnect as MakeTlsConnect<Socket>>::Stream;
+    type TlsConnect = <MakeRustlsConnect as MakeTlsConnect<Socket>>::TlsConnect;
+    type Error = <MakeRustlsConnect as MakeTlsConnect<Socket>>::Error;
+
+    fn make_tls_connect(&mut self, host: &str) -> Result<Self::TlsConnect, Self::Error> {
+        let host = if host.is_empty() && self.off {
+            "unix-socket.invalid"
+        } else {
+            host
+        };
+        MakeTlsConnect::<Socket>::make_tls_connect(&mut self.rustls, host)
+    }
+}
+
 /// The connector for `tls`. A root certificate that cannot be read or holds no certificate
 /// is the URL's fault: a validation error on `--db`.
-pub fn connector(tls: &Tls) -> Result<MakeRustlsConnect, Error> {
+pub fn connector(tls: &Tls) -> Result<Connector, Error> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let builder = ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
@@ -52,7 +82,10 @@ pub fn connector(tls: &Tls) -> Result<MakeRustlsConnect, Error> {
             .with_root_certificates(roots(root)?)
             .with_no_client_auth(),
     };
-    Ok(MakeRustlsConnect::new(config))
+    Ok(Connector {
+        rustls: MakeRustlsConnect::new(config),
+        off: *tls == Tls::Off,
+    })
 }
 
 fn roots(path: &Path) -> Result<RootCertStore, Error> {

@@ -5,6 +5,12 @@
 //! `sslrootcert` (unknown to the driver). The URL is split the way the driver splits it:
 //! the credentials end at the first `@`, so a password may hold `/`, `?` or `:` as they are.
 //!
+//! A host that starts with `/` (percent-encoded in the host part, `%2Frun%2Fpostgresql`, or
+//! as it is in a `host=` parameter, `postgres://USER@/DB?host=/run/postgresql`) is the
+//! directory of the server's Unix socket, as for libpq: on the server's own machine it skips
+//! the TCP stack. PostgreSQL has no TLS there, so `sslmode` other than `disable`/`prefer` is
+//! refused with it.
+//!
 //! No message made here contains the password, and [`Target::describe`] is the URL with it
 //! masked (`user:***@`).
 
@@ -138,6 +144,16 @@ impl FromStr for Target {
         })?;
         if config.get_hosts().is_empty() && config.get_hostaddrs().is_empty() {
             return Err(invalid("the URL names no host: postgres://USER@HOST/DB"));
+        }
+        let socket = config
+            .get_hosts()
+            .iter()
+            .any(|h| matches!(h, postgres::config::Host::Unix(_)));
+        if socket && tls != Tls::Off {
+            return Err(invalid(
+                "PostgreSQL speaks no TLS over a Unix socket (a host that is a directory): \
+                 drop sslmode, or name a TCP host",
+            ));
         }
         // keyhook speaks TLS itself (the connector in `tls.rs`), as `sslmode` asked.
         config.ssl_mode(match tls {
@@ -321,6 +337,38 @@ mod tests {
                 assert_eq!(e.details()[0].field, "--db");
                 e.to_string()
             }
+        }
+    }
+
+    /// A socket directory, in the host part (percent-encoded) or in `host=`, is a Unix
+    /// socket host; TLS is refused there, with the reason.
+    #[test]
+    fn a_host_that_is_a_directory_is_the_servers_unix_socket() {
+        use postgres::config::Host;
+        let unix = |url: &str| -> Vec<Host> {
+            let t: Target = url.parse().unwrap_or_else(|e| panic!("{url}: {e}"));
+            assert_eq!(t.tls, Tls::Off);
+            t.config.get_hosts().to_vec()
+        };
+        let dir = Host::Unix(PathBuf::from("/run/postgresql"));
+        assert_eq!(
+            unix("postgres://kh@%2Frun%2Fpostgresql:5433/keys"),
+            std::slice::from_ref(&dir)
+        );
+        assert_eq!(
+            unix("postgres://kh@/keys?host=/run/postgresql"),
+            std::slice::from_ref(&dir)
+        );
+        assert_eq!(
+            unix("postgresql://kh:pw@/keys?host=%2Frun%2Fpostgresql&sslmode=disable"),
+            [dir]
+        );
+        for mode in ["require", "verify-full&sslrootcert=/ca.pem"] {
+            let m = message(&format!(
+                "postgres://kh:{SECRET}@%2Frun%2Fpostgresql/keys?sslmode={mode}"
+            ));
+            assert!(m.contains("no TLS over a Unix socket"), "{m}");
+            assert!(!m.contains("s3cr"), "{m}");
         }
     }
 

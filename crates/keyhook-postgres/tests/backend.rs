@@ -577,3 +577,49 @@ fn a_list_read_ahead_comes_with_its_key_in_one_statement() {
         None
     );
 }
+
+/// A URL whose host is a directory connects through the server's Unix socket in it (no TCP
+/// connection: `client_addr` is null), and the backend works there as over TCP: what one
+/// writes, the other reads.
+#[test]
+fn a_socket_directory_as_the_host_connects_through_the_unix_socket() {
+    use keyhook_core::auth;
+    let db = database_or_skip!();
+    let tcp = common::backend(&db, 2);
+    let made = common::key(&tcp.connect().unwrap(), "alice", "over tcp");
+    let cluster = db.cluster();
+    let dir = cluster.dir().display().to_string();
+    let encoded = dir.replace('/', "%2F");
+    for url in [
+        format!(
+            "postgres://keyhook@{encoded}:{}/{}",
+            cluster.port(),
+            db.name()
+        ),
+        format!(
+            "postgres://keyhook@/{}?host={dir}&port={}",
+            db.name(),
+            cluster.port()
+        ),
+    ] {
+        let socket = PgBackend::new(&url, 2, false).expect("a socket URL");
+        let s = socket.connect().unwrap_or_else(|e| panic!("{url}: {e}"));
+        let found = auth::authenticate(&s, made.key.as_deref().unwrap(), common::NOW).unwrap();
+        assert_eq!(found.id, made.id);
+        let on_socket = db.sql(&format!(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = '{}' \
+             AND application_name = 'keyhook' AND client_addr IS NULL \
+             AND backend_type = 'client backend'",
+            db.name()
+        ));
+        assert!(on_socket.trim().parse::<u32>().unwrap() >= 1, "{url}");
+        let second = common::key(&s, "alice", "over the socket");
+        let listed = tcp
+            .connect()
+            .unwrap()
+            .conn()
+            .list_keys(Some("alice"))
+            .unwrap();
+        assert!(listed.iter().any(|k| k.id == second.id), "{url}");
+    }
+}

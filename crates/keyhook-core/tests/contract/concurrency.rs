@@ -366,6 +366,35 @@ pub fn a_key_revoked_anywhere_is_refused_everywhere_at_once(kind: &Kind) {
     assert!(matches!(e, Error::Expired), "{e:?}");
 }
 
+/// A write transaction of `backend` that has applied `change` to the key `id` (and so holds
+/// its row) when this returns, and commits once the sender is dropped or sent to; join the
+/// handle after.
+pub fn hold_key_row(
+    backend: Arc<dyn Backend>,
+    id: &str,
+    change: impl Fn(keyhook_core::store::Conn<'_>, &str) -> keyhook_core::store::StoreResult<()>
+        + Send
+        + 'static,
+) -> (std::sync::mpsc::Sender<()>, std::thread::JoinHandle<()>) {
+    let holding = Arc::new(Barrier::new(2));
+    let (release, released) = std::sync::mpsc::channel::<()>();
+    let holder = {
+        let (holding, id) = (holding.clone(), id.to_string());
+        std::thread::spawn(move || {
+            let o = backend.connect().unwrap();
+            o.write(|c| {
+                change(c, &id)?;
+                holding.wait();
+                let _ = released.recv_timeout(Duration::from_secs(10));
+                Ok(())
+            })
+            .unwrap();
+        })
+    };
+    holding.wait();
+    (release, holder)
+}
+
 /// lastUsedAt never moves back, and recording a use gives up after a moment when another
 /// transaction holds the key's row, instead of waiting for it; authentication still
 /// succeeds.
@@ -385,23 +414,9 @@ pub fn last_used_never_moves_back_and_never_waits_long(kind: &Kind) {
 
     // Another instance holds the key's row until the checks below are done (or failed: the
     // sender is dropped then).
-    let holding = Arc::new(Barrier::new(2));
-    let (release, released) = std::sync::mpsc::channel::<()>();
-    let holder = {
-        let other = db.backend(1);
-        let (holding, id) = (holding.clone(), k.id.clone());
-        std::thread::spawn(move || {
-            let o = other.connect().unwrap();
-            o.write(|c| {
-                c.set_key_expiry(&id, NOW.add_millis(86_400_000))?;
-                holding.wait();
-                let _ = released.recv_timeout(Duration::from_secs(10));
-                Ok(())
-            })
-            .unwrap();
-        })
-    };
-    holding.wait();
+    let (release, holder) = hold_key_row(db.backend(1), &k.id, |c, id| {
+        c.set_key_expiry(id, NOW.add_millis(86_400_000))
+    });
     let started = Instant::now();
     let e = s
         .record_key_use(&hash, &k.id, Timestamp(NOW.0 + 9_000))

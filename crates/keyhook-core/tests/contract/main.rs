@@ -83,6 +83,8 @@ contract! {
             another_instances_commit_shows_in_the_next_list_read_ahead,
             the_connections_own_writes_show_in_its_next_list_read_ahead,
             a_list_read_ahead_and_left_is_never_given_to_the_next_user,
+            a_later_use_recorded_elsewhere_shows_in_the_list_read_ahead,
+            a_use_not_recorded_leaves_the_list_as_read,
         ],
     }
 }

@@ -13,7 +13,7 @@ use keyhook_core::service::Actor;
 use keyhook_core::store::{ReadAhead, Store};
 use keyhook_core::time::Timestamp;
 
-use crate::concurrency::{key, operator, NOW};
+use crate::concurrency::{hold_key_row, key, operator, NOW};
 use crate::support::{create_webhook, Kind};
 
 /// One list request as the server makes it at `now`: the key with its user's keys read
@@ -180,4 +180,62 @@ pub fn a_list_read_ahead_and_left_is_never_given_to_the_next_user(kind: &Kind) {
         .unwrap()
         .expires_at;
     assert_eq!(expiry, Some(NOW.add_millis(86_400_000)));
+}
+
+/// The caller's use recorded between reading the key with its list and answering: when
+/// another instance recorded a later use of the same key in between, the list answered is
+/// the database's (the later use), never this request's earlier one written over it.
+pub fn a_later_use_recorded_elsewhere_shows_in_the_list_read_ahead(kind: &Kind) {
+    let Some(db) = kind.db() else { return };
+    let (a, b) = (db.backend(1), db.backend(1));
+    let on_a = a.connect().unwrap();
+    let on_b = b.connect().unwrap();
+    let caller = key(&on_b, "alice", "caller");
+    let plaintext = caller.key.clone().unwrap();
+    let hash = auth::hash_key(&plaintext);
+    let later = NOW.add_millis(3_000);
+    on_a.key_by_hash_ahead(&hash, ReadAhead::KeysOfItsUser)
+        .unwrap()
+        .expect("the key");
+    on_b.record_key_use(&hash, &caller.id, later).unwrap();
+    on_a.record_key_use(&hash, &caller.id, NOW).unwrap();
+    let listed = on_a.conn().list_keys(Some("alice")).unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].last_used_at, Some(later));
+    // And a use recorded here, later still, is the one listed next.
+    let latest = later.add_millis(2_000);
+    on_a.key_by_hash_ahead(&hash, ReadAhead::KeysOfItsUser)
+        .unwrap()
+        .expect("the key");
+    on_a.record_key_use(&hash, &caller.id, latest).unwrap();
+    let listed = on_a.conn().list_keys(Some("alice")).unwrap();
+    assert_eq!(listed[0].last_used_at, Some(latest));
+    assert_eq!(on_b.conn().list_keys(Some("alice")).unwrap(), listed);
+}
+
+/// A use that cannot be recorded now (another transaction holds the key) fails at once,
+/// and the list read ahead with the key is still the database's: the key as it was.
+pub fn a_use_not_recorded_leaves_the_list_as_read(kind: &Kind) {
+    use std::time::{Duration, Instant};
+    let Some(db) = kind.db() else { return };
+    let (a, b) = (db.backend(1), db.backend(1));
+    let on_a = a.connect().unwrap();
+    let caller = key(&on_a, "alice", "caller");
+    let plaintext = caller.key.clone().unwrap();
+    let (release, holder) = hold_key_row(b, &caller.id, |c, id| {
+        c.set_key_last_used(id, NOW.add_millis(1))
+    });
+    let started = Instant::now();
+    let key = auth::authenticate_request(&on_a, &plaintext, NOW, ReadAhead::KeysOfItsUser).unwrap();
+    assert!(started.elapsed() < Duration::from_millis(1_000));
+    assert_eq!(key.last_used_at, None);
+    let listed = keys::list(&on_a, &Actor::Key(key), false).unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].last_used_at, None);
+    drop(release);
+    holder.join().unwrap();
+    assert_eq!(
+        on_a.conn().list_keys(Some("alice")).unwrap()[0].last_used_at,
+        Some(NOW.add_millis(1))
+    );
 }

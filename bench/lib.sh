@@ -1,6 +1,11 @@
 # Shared by the bench scripts: `. "$(dirname "$0")/lib.sh"` (or `. bench/lib.sh` from the
 # repository's root).
 
+# CPU time in clock ticks (`getconf CLK_TCK` a second) of each process $@, all its threads: one
+# "pid ticks" line each; `spent BEFORE AFTER` sums what the processes in both took between.
+ticks() { local p; for p in "$@"; do awk '{print $1, $14 + $15}' "/proc/$p/stat" 2>/dev/null || true; done; }
+spent() { awk 'NR == FNR {t[$1] = $2; next} $1 in t {s += $2 - t[$1]} END {print s + 0}' "$1" "$2"; }
+
 # A free TCP port on loopback.
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 

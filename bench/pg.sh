@@ -124,9 +124,7 @@ upid=${pids[-1]}
 # (utime + stime) a round took in the serve process, and in all of PostgreSQL's processes
 # (its backends, where the statements run), over the requests wrk counted.
 hz=$(getconf CLK_TCK)
-# `pid ticks` lines; a process that ended meanwhile (an autovacuum worker) is left out of both.
-ticks() { local p; for p in "$@"; do awk '{print $1, $14 + $15}' "/proc/$p/stat" 2>/dev/null || true; done; }
-spent() { awk 'NR == FNR {t[$1] = $2; next} $1 in t {s += $2 - t[$1]} END {print s + 0}' "$1" "$2"; }
+# (`ticks`/`spent` in lib.sh: a process that ended meanwhile, an autovacuum worker, is left out.)
 postgres_pids() { pgrep -P "$(head -1 "$work/pg/data/postmaster.pid")" | paste -sd' '; }
 # Each pool at its size first (a connection made during a round would be missed).
 for p in $pport $uport; do

@@ -7,7 +7,9 @@
 # keyhook's own work is measured against. The database holds 100,000 keys of other users.
 # The three take turns, ROUNDS times (so that a shared machine's drift falls on all three
 # alike). Prints each round, then the medians of requests/s and p99 and the errors of the
-# three side by side, the server's peak RSS, and the ratios the serve issues set as targets.
+# three side by side, the server's peak RSS, and the ratios the serve issues set as targets;
+# and the CPU a request took in the bare layer and in keyhook (clock ticks of the process over
+# the requests wrk counted), which moves far less with the machine's load than requests/s.
 #
 #   bench/serve.sh                 # DURATION=10s KEYS=100000 THREADS=64 ROUNDS=3 are the defaults
 #   BIN=/tmp/keyhook-old bench/serve.sh   # the same against another binary
@@ -91,18 +93,33 @@ pids+=($!)
 for _ in $(seq 50); do grep -q listening "$work/bare.log" && break; sleep 0.1; done
 
 run_wrk() { wrk -t2 -c32 -d"$DURATION" --latency "$@"; }
+# Beside requests/s, the CPU each request took in the server (its clock ticks over the requests
+# wrk counted): a figure that moves far less with the machine's load, and the same ratio when
+# the server is what limits the rate.
+measured() { # name, round, server pid, wrk arguments...
+  local name=$1 r=$2 pid=$3; shift 3
+  ticks "$pid" >"$work/$name.$r.t0"
+  run_wrk "$@" | tee "$work/$name.$r.txt"
+  ticks "$pid" >"$work/$name.$r.t1"
+  spent "$work/$name.$r.t0" "$work/$name.$r.t1" >"$work/$name.$r.cpu"
+}
+bpid=${pids[-1]}
 for r in $(seq "$ROUNDS"); do
   echo "== round $r: nginx static ($bytes bytes)"; run_wrk "http://127.0.0.1:$nport/api-keys" | tee "$work/nginx.$r.txt"
   echo "== round $r: bare HTTP layer (vendored tiny_http, the same bytes)"
-  run_wrk -H "Authorization: Bearer $key" "http://127.0.0.1:$bport/api/v1/api-keys" | tee "$work/bare.$r.txt"
+  measured bare "$r" "$bpid" -H "Authorization: Bearer $key" "http://127.0.0.1:$bport/api/v1/api-keys"
   echo "== round $r: keyhook serve (threads $THREADS, $KEYS keys of other users)"
-  run_wrk -H "Authorization: Bearer $key" "$url" | tee "$work/keyhook.$r.txt"
+  measured keyhook "$r" "$kpid" -H "Authorization: Bearer $key" "$url"
 done
 rss_kb=$(awk '/VmHWM/ {print $2}' "/proc/$kpid/status")
 
-python3 - "$work" "$ROUNDS" "$rss_kb" <<'PY'
+python3 - "$work" "$ROUNDS" "$rss_kb" "$(getconf CLK_TCK)" <<'PY'
 import re, statistics, sys
-work, rounds, rss = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]) / 1024
+work, rounds, rss, hz = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]) / 1024, int(sys.argv[4])
+def cpu_us(name, r):
+    n = int(re.search(r"(\d+) requests in", open(f"{work}/{name}.{r}.txt").read()).group(1))
+    return int(open(f"{work}/{name}.{r}.cpu").read()) * 1e6 / hz / n
+cpu = {name: [cpu_us(name, r) for r in range(1, rounds + 1)] for name in ("bare", "keyhook")}
 def parse(path):
     t = open(path).read()
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", t).group(1))
@@ -114,7 +131,8 @@ runs = {name: [parse(f"{work}/{name}.{r}.txt") for r in range(1, rounds + 1)] fo
 print()
 for r in range(rounds):
     n, b, k = (runs[x][r][0] for x in ("nginx", "bare", "keyhook"))
-    print(f"round {r + 1}: nginx {n:.0f}, bare {b:.0f}, keyhook {k:.0f} req/s; keyhook/bare {k / b:.2f}, keyhook/nginx {k / n:.2f}")
+    print(f"round {r + 1}: nginx {n:.0f}, bare {b:.0f}, keyhook {k:.0f} req/s; keyhook/bare {k / b:.2f}, keyhook/nginx {k / n:.2f}; "
+          f"CPU a request: bare {cpu['bare'][r]:.1f} us, keyhook {cpu['keyhook'][r]:.1f} us")
 med = {name: (statistics.median(x[0] for x in v), statistics.median(x[1] for x in v), sum(x[2] for x in v))
        for name, v in runs.items()}
 n, b, k = med["nginx"], med["bare"], med["keyhook"]
@@ -125,6 +143,8 @@ print(f"{'nginx static':24}{n[0]:>12.0f}{n[1]:>10.2f}{n[2]:>8}{1:>9.2f}")
 print(f"{'bare HTTP layer':24}{b[0]:>12.0f}{b[1]:>10.2f}{b[2]:>8}{b[0]/n[0]:>9.2f}")
 print(f"{'keyhook serve':24}{k[0]:>12.0f}{k[1]:>10.2f}{k[2]:>8}{k[0]/n[0]:>9.2f}")
 print(f"ratio keyhook/bare HTTP layer: {k[0]/b[0]:.2f} (target >= 0.8)")
+cb, ck = statistics.median(cpu["bare"]), statistics.median(cpu["keyhook"])
+print(f"CPU a request (median): bare HTTP layer {cb:.1f} us, keyhook {ck:.1f} us; bare/keyhook {cb/ck:.2f}")
 print(f"ratio keyhook/nginx: {k[0]/n[0]:.2f} (target >= 0.5); keyhook p99 {k[1]:.2f} ms (target <= 2); "
       f"errors {k[2]} (target 0); peak RSS {rss:.1f} MB (target <= 30)")
 PY

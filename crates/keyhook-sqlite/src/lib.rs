@@ -586,8 +586,10 @@ fn json_strings(s: &str) -> rusqlite::Result<Vec<String>> {
     })
 }
 
-fn to_json(v: &[String]) -> String {
-    serde_json::to_string(v).unwrap_or_else(|_| "[]".to_string())
+/// Strings as one JSON array: a list column, or ids that a statement reads with `json_each`.
+fn to_json(v: &[impl AsRef<str>]) -> String {
+    let v: Vec<&str> = v.iter().map(AsRef::as_ref).collect();
+    serde_json::to_string(&v).unwrap_or_else(|_| "[]".to_string())
 }
 
 #[cfg(test)]

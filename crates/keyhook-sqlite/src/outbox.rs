@@ -3,7 +3,7 @@
 
 use rusqlite::params;
 
-use super::Conn;
+use super::{to_json, Conn};
 use crate::error::sql;
 use crate::time::Timestamp;
 use keyhook_core::store::KeyQueries;
@@ -195,7 +195,7 @@ impl OutboxQueries for Conn {
             // One statement leases them all, the ids as one JSON array (`json_each`).
             if !claimed.is_empty() {
                 let ids: Vec<&str> = claimed.iter().map(|c| c.delivery_id.as_str()).collect();
-                let ids = serde_json::to_string(&ids).unwrap_or_else(|_| "[]".to_string());
+                let ids = to_json(&ids);
                 self.0
                     .prepare_cached(
                         "UPDATE deliveries SET lease_until = ?2
@@ -218,7 +218,7 @@ impl OutboxQueries for Conn {
         if ids.is_empty() {
             return Ok(());
         }
-        let ids = serde_json::to_string(ids).unwrap_or_else(|_| "[]".to_string());
+        let ids = to_json(ids);
         sql(|| {
             self.0
                 .prepare_cached(

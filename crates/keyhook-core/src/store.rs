@@ -109,12 +109,12 @@ impl AheadMemo {
 
     /// Drops what is kept: the connection did something else first.
     pub fn forget(&self) {
-        self.0.borrow_mut().take();
+        self.take();
     }
 
     /// The keys of `user`, if they are what was kept; whatever was kept is gone after.
     pub fn keys_of(&self, user: &str) -> Option<Listed<ApiKey>> {
-        match self.0.borrow_mut().take() {
+        match self.take() {
             Some(ReadWithKey::Keys(of, list)) if of == user => Some(list),
             _ => None,
         }
@@ -122,7 +122,7 @@ impl AheadMemo {
 
     /// The webhooks of `user`, if they are what was kept; whatever was kept is gone after.
     pub fn webhooks_of(&self, user: &str) -> Option<Listed<Webhook>> {
-        match self.0.borrow_mut().take() {
+        match self.take() {
             Some(ReadWithKey::Webhooks(of, list)) if of == user => Some(list),
             _ => None,
         }

@@ -130,15 +130,17 @@ impl KeyQueries for Conn {
         })
     }
 
-    /// Keys of `user`, or of every user when `None`, oldest first: the ones read with the
-    /// key just before ([`keyhook_core::store::Storage::key_by_hash_ahead`]) if they are these.
+    /// Keys of `user`, or of every user when `None`, oldest first (a user's:
+    /// [`KeyQueries::listed_keys`], a copy only if that list is shared).
     fn list_keys(&self, user: Option<&str>) -> StoreResult<Vec<ApiKey>> {
-        if let Some(list) = user.and_then(|u| self.1.keys_of(u)) {
-            return Ok(Listed::unwrap_or_clone(list));
+        match user {
+            Some(user) => self.listed_keys(user).map(Listed::unwrap_or_clone),
+            None => self.list_keys_now(None),
         }
-        self.list_keys_now(user)
     }
 
+    /// The ones read with the key just before
+    /// ([`keyhook_core::store::Storage::key_by_hash_ahead`]) if they are these.
     fn listed_keys(&self, user: &str) -> StoreResult<Listed<ApiKey>> {
         match self.1.keys_of(user) {
             Some(list) => Ok(list),

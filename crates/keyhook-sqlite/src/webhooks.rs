@@ -84,16 +84,14 @@ impl WebhookQueries for Conn {
         })
     }
 
-    /// The webhooks of `user`, oldest first.
-    /// The ones read with the key just before ([`keyhook_core::store::Storage::key_by_hash_ahead`]) if they are
-    /// these.
+    /// The webhooks of `user`, oldest first ([`WebhookQueries::listed_webhooks`], a copy
+    /// only if that list is shared).
     fn list_webhooks(&self, user: &str) -> StoreResult<Vec<Webhook>> {
-        match self.1.webhooks_of(user) {
-            Some(list) => Ok(Listed::unwrap_or_clone(list)),
-            None => self.list_webhooks_now(user),
-        }
+        self.listed_webhooks(user).map(Listed::unwrap_or_clone)
     }
 
+    /// The ones read with the key just before
+    /// ([`keyhook_core::store::Storage::key_by_hash_ahead`]) if they are these.
     fn listed_webhooks(&self, user: &str) -> StoreResult<Listed<Webhook>> {
         match self.1.webhooks_of(user) {
             Some(list) => Ok(list),

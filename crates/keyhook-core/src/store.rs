@@ -82,16 +82,28 @@ pub enum ReadWithKey {
 
 impl ReadWithKey {
     /// The list as it is once the use of key `key_id` at `at` is recorded (by this
-    /// connection, right after reading it): that key's `lastUsedAt` moves forward to `at`.
+    /// connection, right after reading it): [`record_use_in`].
     pub fn record_use(&mut self, key_id: &str, at: Timestamp) {
-        let moves = |k: &ApiKey| k.id == key_id && k.last_used_at.is_none_or(|t| t < at);
         if let ReadWithKey::Keys(_, list) = self {
-            // A shared list is changed as a copy (see [`Listed`]), and only if it changes.
-            if list.iter().any(moves) {
-                for k in Listed::make_mut(list).iter_mut().filter(|k| moves(k)) {
-                    k.last_used_at = Some(at);
-                }
-            }
+            record_use_in(list, key_id, at);
+        }
+    }
+}
+
+/// Whether a use of `key` at `at` moves its `lastUsedAt`: only forward, as
+/// [`KeyQueries::set_key_last_used`] writes it (`last_used_moves_sql!`).
+pub fn use_moves(key: &ApiKey, at: Timestamp) -> bool {
+    key.last_used_at.is_none_or(|t| t < at)
+}
+
+/// Records in a list read before it the use of key `key_id` at `at`, as it is recorded in the
+/// key's row ([`use_moves`]). A shared list is changed as a copy (see [`Listed`]), and only if
+/// it changes.
+pub fn record_use_in(list: &mut Listed<ApiKey>, key_id: &str, at: Timestamp) {
+    let moves = |k: &ApiKey| k.id == key_id && use_moves(k, at);
+    if list.iter().any(moves) {
+        for k in Listed::make_mut(list).iter_mut().filter(|k| moves(k)) {
+            k.last_used_at = Some(at);
         }
     }
 }

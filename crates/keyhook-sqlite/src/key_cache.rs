@@ -13,7 +13,7 @@ use super::SqliteStore;
 use crate::error::Result;
 use crate::model::{ApiKey, Webhook};
 use crate::time::Timestamp;
-use keyhook_core::store::{KeyQueries, Listed, ReadAhead, ReadWithKey};
+use keyhook_core::store::{record_use_in, use_moves, KeyQueries, Listed, ReadAhead, ReadWithKey};
 
 /// Keys kept per connection (about 6 MiB at most); when full the cache starts over.
 /// Unknown tokens are never cached, so guessing cannot fill it.
@@ -149,20 +149,20 @@ impl SqliteStore {
         self.conn.set_key_last_used(key_id, at)?;
         let mut cache = self.key_cache.borrow_mut();
         let cache = &mut *cache;
+        // As the row records it: forward only.
         let user = match cache.keys.get_mut(key_hash) {
             Some(k) => {
-                k.last_used_at = Some(at);
+                if use_moves(k, at) {
+                    k.last_used_at = Some(at);
+                }
                 Some(k.user_id.clone())
             }
             None => None,
         };
-        // The key in its user's list too (all lists, if the key's user is not known here).
+        // The key in its user's list too (all lists, if the key's user is not known here);
+        // a list a reply holds stays as it was answered.
         match user.and_then(|u| cache.key_lists.get_mut(&u)) {
-            // A copy if the list is shared (a reply holds it): what was answered stays as it was.
-            Some(list) => Listed::make_mut(list)
-                .iter_mut()
-                .filter(|k| k.id == key_id)
-                .for_each(|k| k.last_used_at = Some(at)),
+            Some(list) => record_use_in(list, key_id, at),
             None => cache.clear_lists(),
         }
         Ok(())
@@ -175,7 +175,7 @@ mod tests {
     use crate::time::Timestamp;
     use crate::SqliteStore;
     use keyhook_core::auth::{generate_key, hash_key, key_prefix};
-    use keyhook_core::store::Storage;
+    use keyhook_core::store::{ReadAhead, Storage};
 
     fn insert(store: &SqliteStore, id: &str) -> String {
         let plaintext = generate_key();
@@ -212,6 +212,31 @@ mod tests {
         );
         a.write(|c| Ok(c.delete_key("k1")?)).unwrap();
         assert_eq!(a.key_by_hash(&hash).unwrap(), None);
+    }
+
+    /// A use recorded with an earlier time than the key's (another request's, which finished
+    /// first) leaves `lastUsedAt` where the row keeps it, in the cached key and in the cached
+    /// list alike.
+    #[test]
+    fn a_recorded_use_never_moves_the_cached_copies_back() {
+        let (dir, a) = temp_store();
+        let hash = insert(&a, "k1");
+        let listed = |s: &SqliteStore| {
+            s.key_by_hash_ahead(&hash, ReadAhead::KeysOfItsUser)
+                .unwrap();
+            s.conn().listed_keys("u").unwrap()[0].last_used_at
+        };
+        listed(&a);
+        a.record_key_use(&hash, "k1", Timestamp(99)).unwrap();
+        a.record_key_use(&hash, "k1", Timestamp(50)).unwrap();
+        let b = SqliteStore::open(&dir.path().join("k.db")).unwrap();
+        for s in [&a, &b] {
+            assert_eq!(
+                s.key_by_hash(&hash).unwrap().unwrap().last_used_at,
+                Some(Timestamp(99))
+            );
+            assert_eq!(listed(s), Some(Timestamp(99)));
+        }
     }
 
     #[test]

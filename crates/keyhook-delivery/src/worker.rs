@@ -566,7 +566,8 @@ impl Settler<'_> {
     }
 
     /// The room for a claim: at least a sender's worth (`capacity / CLAIM_DEPTH`) is claimed
-    /// in one go; less waits for more results (the senders still have `3 × senders` queued).
+    /// in one go; less waits for more results (the senders still have up to
+    /// `(CLAIM_DEPTH - 1) × senders` queued).
     fn room(&self) -> Option<usize> {
         let senders = (self.capacity / CLAIM_DEPTH).max(1);
         let room = self.capacity.saturating_sub(self.in_flight);

@@ -63,6 +63,19 @@ fn hooks() -> Vec<Webhook> {
 }
 
 /// `w` subscribes to `event` and its scope covers `profile`: the core's rule.
+/// `hooks` stored, and one event (`evt_1`, `EVENTS[0]`, at `T`) queued for them.
+fn one_event_to<'a>(s: &Store, hooks: impl IntoIterator<Item = &'a Webhook>) {
+    s.write(|c| {
+        for w in hooks {
+            c.insert_webhook(w)?;
+        }
+        c.insert_event("evt_1", "u", EVENTS[0], None, b"{}", Timestamp(T))?;
+        c.enqueue_deliveries("evt_1", "u", EVENTS[0], None, Timestamp(T))?;
+        Ok(())
+    })
+    .unwrap();
+}
+
 fn matches(w: &Webhook, event: &str, profile: Option<&str>) -> bool {
     w.events.iter().any(|e| e == event)
         && auth::covers(w.scope(), profile.map(String::from).as_ref())
@@ -573,15 +586,7 @@ pub fn claims_split_between_listeners_and_the_rest(kind: &Kind) {
     let mut b = hook("eph-b", &EVENTS, true, None);
     b.ephemeral = true;
     let normal = hook("normal", &EVENTS, true, None);
-    s.write(|c| {
-        for w in [&a, &b, &normal] {
-            c.insert_webhook(w)?;
-        }
-        c.insert_event("evt_1", "u", EVENTS[0], None, b"{}", Timestamp(T))?;
-        c.enqueue_deliveries("evt_1", "u", EVENTS[0], None, Timestamp(T))?;
-        Ok(())
-    })
-    .unwrap();
+    one_event_to(&s, [&a, &b, &normal]);
     let now = Timestamp(T + 1);
     let claim = |only: Option<&str>| {
         s.write(|c| {
@@ -652,15 +657,7 @@ pub fn a_batch_is_leased_and_finished_as_one_delivery_is(kind: &Kind) {
         hook("h-2", &EVENTS, true, None),
         hook("h-3", &EVENTS, true, None),
     ];
-    s.write(|c| {
-        for w in &hooks {
-            c.insert_webhook(w)?;
-        }
-        c.insert_event("evt_1", "u", EVENTS[0], None, b"{}", Timestamp(T))?;
-        c.enqueue_deliveries("evt_1", "u", EVENTS[0], None, Timestamp(T))?;
-        Ok(())
-    })
-    .unwrap();
+    one_event_to(&s, &hooks);
     let now = Timestamp(T + 1);
     let until = now.add_millis(60_000);
     let mut claimed: Vec<(String, String)> = s

@@ -171,6 +171,14 @@ pub trait Storage: Send {
         self.key_by_hash(key_hash)
     }
 
+    /// A webhook's state right before a delivery's request ([`SecretQueries::signing`]), as
+    /// last committed by anyone: a webhook disabled, deleted, narrowed or rotated anywhere is
+    /// seen by the next call. A backend may answer from a cache only if it knows the cache
+    /// is current. The default reads it.
+    fn signing(&self, id: &str, now: Timestamp) -> StoreResult<Option<Signing>> {
+        self.conn().signing(id, now)
+    }
+
     /// Records a use of the key (see [`Queries::set_key_last_used`]) and keeps any cached
     /// copy in step.
     fn record_key_use(&self, key_hash: &str, key_id: &str, at: Timestamp) -> StoreResult<()>;
@@ -257,6 +265,10 @@ impl<S: Storage + ?Sized> Storage for Box<S> {
 
     fn key_by_hash_ahead(&self, key_hash: &str, ahead: ReadAhead) -> StoreResult<Option<ApiKey>> {
         (**self).key_by_hash_ahead(key_hash, ahead)
+    }
+
+    fn signing(&self, id: &str, now: Timestamp) -> StoreResult<Option<Signing>> {
+        (**self).signing(id, now)
     }
 
     fn record_key_use(&self, key_hash: &str, key_id: &str, at: Timestamp) -> StoreResult<()> {
@@ -751,6 +763,18 @@ pub struct Signing {
     pub url: String,
     /// The current secret first, then the previous one while its grace period lasts.
     pub secrets: Vec<String>,
+    /// The end of that grace period when `secrets` holds the previous secret: the time from
+    /// which the same row answers with the current secret alone. `None` otherwise.
+    pub grace_ends_at: Option<Timestamp>,
+}
+
+impl Signing {
+    /// Whether this answer, read at `read_at`, is still the row's answer at `now` when
+    /// nothing was committed since: time has not gone back, nor past the grace period's end
+    /// (an answer without the previous secret stays so as time goes on).
+    pub fn holds_at(&self, read_at: Timestamp, now: Timestamp) -> bool {
+        now >= read_at && self.grace_ends_at.is_none_or(|end| now < end)
+    }
 }
 
 /// The reason stored when a receiver answered 410 Gone (`record_attempt`).

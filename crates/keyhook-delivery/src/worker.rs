@@ -348,14 +348,15 @@ fn send_loop(
         };
         let Ok(c) = job else { return };
         // A claim may wait behind other requests: the webhook is looked at again right before
-        // its request (one primary-key read), after the failed attempts to it that have ended
+        // its request (`Storage::signing`: one primary-key read, or on SQLite the connection's
+        // copy of the row while nobody has committed since), after the failed attempts to it that have ended
         // are committed, so a delivery to a webhook disabled or deleted since (by hand, or by
         // the attempt before it) is not sent, and one rotated since is signed with the
         // secrets of now.
         let settled = unsettled.wait_for(&c.webhook_id);
         let now = clock.now();
         let signing = match check.lock() {
-            Ok(store) if settled => store.conn().signing(&c.webhook_id, now).ok(),
+            Ok(store) if settled => store.signing(&c.webhook_id, now).ok(),
             _ => None,
         };
         let outcome = match signing {

@@ -32,7 +32,10 @@ impl SecretQueries for PgStore {
                     CASE WHEN ",
                     keyhook_core::secret_in_grace_sql!("$2"),
                     " THEN previous_secret END,
-                    full_access, profile_ids
+                    full_access, profile_ids,
+                    CASE WHEN ",
+                    keyhook_core::secret_in_grace_sql!("$2"),
+                    " THEN previous_secret_expires_at END
                  FROM webhooks WHERE id = $1"
                 ),
                 &[&id, &now.0],
@@ -48,6 +51,7 @@ impl SecretQueries for PgStore {
                 profile_ids: super::json_strings(r.try_get(5)?)?,
                 url: r.try_get(1)?,
                 secrets,
+                grace_ends_at: r.try_get::<_, Option<i64>>(6)?.map(Timestamp),
             }))
         })
     }

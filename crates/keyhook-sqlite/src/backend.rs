@@ -253,6 +253,14 @@ impl<T: Storage> Storage for Pooled<T> {
         self.get().key_by_hash_ahead(key_hash, ahead)
     }
 
+    fn signing(
+        &self,
+        id: &str,
+        now: Timestamp,
+    ) -> StoreResult<Option<keyhook_core::store::Signing>> {
+        self.get().signing(id, now)
+    }
+
     fn record_key_use(&self, key_hash: &str, key_id: &str, at: Timestamp) -> StoreResult<()> {
         self.get().record_key_use(key_hash, key_id, at)
     }

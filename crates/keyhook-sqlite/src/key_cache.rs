@@ -6,6 +6,9 @@
 //! cache's own connection (which `data_version` does not count) drop it too, in
 //! `SqliteStore::write_dyn`, or (a recorded use) are copied into it. So a key deleted, expired
 //! early or changed anywhere is seen at once, and a list is never older than the last commit.
+//! The delivery worker's senders check each webhook right before its request through the same
+//! cache (`Storage::signing`): a webhook disabled, deleted or rotated anywhere is seen by the
+//! next check, and the same webhook's next delivery does not read its row again meanwhile.
 
 use std::collections::HashMap;
 
@@ -13,7 +16,9 @@ use super::SqliteStore;
 use crate::error::Result;
 use crate::model::{ApiKey, Webhook};
 use crate::time::Timestamp;
-use keyhook_core::store::{record_use_in, use_moves, KeyQueries, Listed, ReadAhead, ReadWithKey};
+use keyhook_core::store::{
+    record_use_in, use_moves, KeyQueries, Listed, ReadAhead, ReadWithKey, SecretQueries, Signing,
+};
 
 /// Keys kept per connection (about 6 MiB at most); when full the cache starts over.
 /// Unknown tokens are never cached, so guessing cannot fill it.
@@ -27,6 +32,9 @@ const LISTED_CAPACITY: usize = 2_048;
 /// The longest list kept.
 const LIST_MAX: usize = 256;
 
+/// Webhooks' signing states kept per connection; when full they start over.
+const SIGNING_CAPACITY: usize = 4_096;
+
 #[derive(Default)]
 pub(super) struct KeyCache {
     version: Option<i64>,
@@ -35,11 +43,14 @@ pub(super) struct KeyCache {
     webhook_lists: HashMap<String, Listed<Webhook>>,
     /// Items in `key_lists` and `webhook_lists`.
     listed: usize,
+    /// Webhooks' signing states by id, each with the time it was read at.
+    signings: HashMap<String, (Signing, Timestamp)>,
 }
 
 impl KeyCache {
     pub(super) fn clear(&mut self) {
         self.keys.clear();
+        self.signings.clear();
         self.clear_lists();
     }
 
@@ -81,6 +92,27 @@ impl SqliteStore {
             cache.keys.insert(key_hash.to_string(), k.clone());
         }
         Ok(key)
+    }
+
+    /// The webhook `id`'s signing state at `now`, as last committed: from the cache while
+    /// nobody committed since it was read and its answer still holds at `now`
+    /// ([`Signing::holds_at`]: not past the grace period of a rotation it includes).
+    pub(crate) fn cached_signing(&self, id: &str, now: Timestamp) -> Result<Option<Signing>> {
+        self.key_cache_current()?;
+        if let Some((s, read_at)) = self.key_cache.borrow().signings.get(id) {
+            if s.holds_at(*read_at, now) {
+                return Ok(Some(s.clone()));
+            }
+        }
+        let signing = SecretQueries::signing(&self.conn, id, now)?;
+        if let Some(s) = &signing {
+            let mut cache = self.key_cache.borrow_mut();
+            if cache.signings.len() >= SIGNING_CAPACITY {
+                cache.signings.clear();
+            }
+            cache.signings.insert(id.to_string(), (s.clone(), now));
+        }
+        Ok(signing)
     }
 
     /// The key whose SHA-256 is `key_hash` and the list `ahead` names of its user, as last

@@ -59,8 +59,8 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 use keyhook_core::model::ApiKey;
 use keyhook_core::store::{
-    AheadMemo, ChecksumMemory, Conn as View, Listed, ReadAhead, ReadWithKey, Storage, Store,
-    StoreError, StoreResult,
+    AheadMemo, ChecksumMemory, Conn as View, Listed, ReadAhead, ReadWithKey, SecretQueries,
+    Storage, Store, StoreError, StoreResult,
 };
 use keyhook_core::time::Timestamp;
 // The core's modules under the names the backend's files use.
@@ -363,6 +363,20 @@ impl Storage for SqliteStore {
     fn key_by_hash(&self, key_hash: &str) -> StoreResult<Option<ApiKey>> {
         self.conn.1.forget();
         Ok(self.cached_key_by_hash(key_hash)?)
+    }
+
+    /// From the connection's cache while nobody committed since (`data_version`, read on
+    /// every call); inside a transaction, whose own writes the cache does not see, read.
+    fn signing(
+        &self,
+        id: &str,
+        now: Timestamp,
+    ) -> StoreResult<Option<keyhook_core::store::Signing>> {
+        self.conn.1.forget();
+        if !self.conn.0.is_autocommit() {
+            return SecretQueries::signing(&self.conn, id, now);
+        }
+        Ok(self.cached_signing(id, now)?)
     }
 
     /// With a list ahead (outside a transaction), the key and that list of its user come from

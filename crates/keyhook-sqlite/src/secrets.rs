@@ -44,7 +44,10 @@ impl SecretQueries for Conn {
                         CASE WHEN ",
                     keyhook_core::secret_in_grace_sql!("?2"),
                     " THEN previous_secret END,
-                        full_access, profile_ids
+                        full_access, profile_ids,
+                        CASE WHEN ",
+                    keyhook_core::secret_in_grace_sql!("?2"),
+                    " THEN previous_secret_expires_at END
                      FROM webhooks WHERE id = ?1"
                 ))?
                 .query_row(params![id, now.0], |r| {
@@ -57,6 +60,7 @@ impl SecretQueries for Conn {
                         profile_ids: super::json_strings(&profile_ids)?,
                         url: r.get(1)?,
                         secrets,
+                        grace_ends_at: r.get::<_, Option<i64>>(6)?.map(Timestamp),
                     })
                 })
                 .optional()?)

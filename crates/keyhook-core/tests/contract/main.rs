@@ -68,6 +68,7 @@ contract! {
             a_batch_is_leased_and_finished_as_one_delivery_is,
             attempts_logged_as_a_batch_write_what_one_by_one_writes,
             a_batch_of_attempts_with_one_bad_row_writes_none,
+            the_check_before_a_send_is_the_row_as_last_committed,
         ],
         concurrency: [
             the_webhook_limit_holds_when_creates_race,

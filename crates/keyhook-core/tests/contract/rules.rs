@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use keyhook_core::auth;
 use keyhook_core::model::{EventAccepted, Webhook};
 use keyhook_core::store::{
-    AttemptRecord, DeliveryState, FailCounter, ReplaySelection, Store, GONE_REASON,
+    AttemptRecord, DeliveryState, FailCounter, ReplaySelection, Storage, Store, GONE_REASON,
 };
 use keyhook_core::tables::{Cell, Table, TABLES};
 use keyhook_core::time::Timestamp;
@@ -883,4 +883,75 @@ fn deliveries_rows(s: &Store) -> Vec<(String, String, i64, Option<i64>, i64)> {
             )
         })
         .collect()
+}
+
+/// The check a sender makes right before a delivery's request (`Storage::signing`: on
+/// SQLite from the connection's cache while nobody has committed since) answers as the
+/// webhook's row does at that moment: call after call as a plain read answers; another
+/// instance's rotation, narrowing, disable and delete, and the connection's own write, at
+/// the next call; the end of a rotation's grace period at `grace_ends_at` with nothing
+/// committed; and an earlier time than the last call's as that time.
+pub fn the_check_before_a_send_is_the_row_as_last_committed(kind: &Kind) {
+    let Some(db) = kind.db() else { return };
+    let (a, b) = (db.backend(2), db.backend(2));
+    let (s, other) = (a.connect().unwrap(), b.connect().unwrap());
+    let now = T + 100;
+    let mut w = hook("w", &EVENTS, true, None);
+    s.write(|c| Ok(c.insert_webhook(&w)?)).unwrap();
+    let check = |at: i64| s.signing("w", Timestamp(at)).unwrap();
+    let plain = |at: i64| s.conn().signing("w", Timestamp(at)).unwrap();
+    for at in [now, now, now + 1] {
+        assert_eq!(check(at), plain(at));
+    }
+    assert_eq!(check(now).unwrap().secrets, ["whsec_w"]);
+
+    // Another instance rotates with a grace period ending at `now + 10`.
+    other
+        .write(|c| {
+            Ok(c.set_secret(
+                "w",
+                "whsec_new",
+                Some(("whsec_w", Timestamp(now + 10))),
+                Timestamp(now),
+            )?)
+        })
+        .unwrap();
+    let signing = check(now).unwrap();
+    assert_eq!(signing.secrets, ["whsec_new", "whsec_w"]);
+    assert_eq!(signing.grace_ends_at, Some(Timestamp(now + 10)));
+    assert_eq!(check(now + 9).unwrap().secrets, ["whsec_new", "whsec_w"]);
+    let ended = check(now + 10).unwrap();
+    assert_eq!(ended.secrets, ["whsec_new"], "the grace period has ended");
+    assert_eq!(ended.grace_ends_at, None);
+    assert_eq!(
+        check(now + 5).unwrap().secrets,
+        ["whsec_new", "whsec_w"],
+        "an earlier time is answered as that time"
+    );
+
+    // Another instance narrows the scope, then disables it.
+    w.full_access = false;
+    w.profile_ids = vec!["p1".into()];
+    other.write(|c| Ok(c.update_webhook(&w)?)).unwrap();
+    let narrowed = check(now + 20).unwrap();
+    assert_eq!(
+        (narrowed.full_access, narrowed.profile_ids.as_slice()),
+        (false, &["p1".to_string()][..])
+    );
+    w.is_active = false;
+    other.write(|c| Ok(c.update_webhook(&w)?)).unwrap();
+    assert!(!check(now + 20).unwrap().is_active);
+
+    // The connection's own write: enabled again, with a new URL.
+    w.is_active = true;
+    w.url = "https://example.com/moved".into();
+    s.write(|c| Ok(c.update_webhook(&w)?)).unwrap();
+    let own = check(now + 20).unwrap();
+    assert!(own.is_active);
+    assert_eq!(own.url, "https://example.com/moved");
+    assert_eq!(check(now + 20), plain(now + 20));
+
+    // Deleted by another instance.
+    other.write(|c| Ok(c.delete_webhook("w")?)).unwrap();
+    assert_eq!(check(now + 20), None);
 }

@@ -349,10 +349,10 @@ fn send_loop(
         let Ok(c) = job else { return };
         // A claim may wait behind other requests: the webhook is looked at again right before
         // its request (`Storage::signing`: one primary-key read, or on SQLite the connection's
-        // copy of the row while nobody has committed since), after the failed attempts to it that have ended
-        // are committed, so a delivery to a webhook disabled or deleted since (by hand, or by
-        // the attempt before it) is not sent, and one rotated since is signed with the
-        // secrets of now.
+        // copy of the row while nobody has committed since), after the failed attempts to it
+        // that have ended are committed, so a delivery to a webhook disabled or deleted since
+        // (by hand, or by the attempt before it) is not sent, and one rotated since is signed
+        // with the secrets of now.
         let settled = unsettled.wait_for(&c.webhook_id);
         let now = clock.now();
         let signing = match check.lock() {

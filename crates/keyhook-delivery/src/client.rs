@@ -108,10 +108,6 @@ impl Sender {
         timestamp: i64,
     ) -> (Attempt, Vec<(String, String)>) {
         let start = Instant::now();
-        let parsed = match url::Url::parse(url) {
-            Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => u,
-            _ => return (failed("invalid url", start), Vec::new()),
-        };
         if !is_header_value(msg_id) {
             return (failed("invalid message id", start), Vec::new());
         }
@@ -128,13 +124,25 @@ impl Sender {
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
         .collect();
-        let mut request = self.agent.request_url("POST", &parsed);
+        let mut request = self.agent.request("POST", url);
         for (name, value) in &headers {
             request = request.set(name, value);
         }
+        // The URL is parsed once, by ureq: one that is not http(s) with a host is a transport
+        // error of its own kind, and nothing was sent.
         let attempt = match request.send_bytes(body) {
             Ok(resp) | Err(ureq::Error::Status(_, resp)) => from_response(resp, start, &self.clock),
-            Err(ureq::Error::Transport(t)) => failed(describe_transport(&t), start),
+            Err(ureq::Error::Transport(t)) => {
+                let unsent = matches!(
+                    t.kind(),
+                    ureq::ErrorKind::InvalidUrl | ureq::ErrorKind::UnknownScheme
+                );
+                let attempt = failed(describe_transport(&t), start);
+                if unsent {
+                    return (attempt, Vec::new());
+                }
+                attempt
+            }
         };
         (attempt, headers)
     }
@@ -808,10 +816,11 @@ mod tests {
             "http://",
             "file:///etc/passwd",
         ] {
-            let a = s.send(url, &[&secret], "evt_1", BODY, TS);
+            let (a, headers) = s.send_with_headers(url, &[&secret], "evt_1", BODY, TS);
             assert_eq!(a.status_text, "invalid url", "{url:?}");
             assert!(!a.delivered);
             assert_eq!(a.status_code, 0);
+            assert_eq!(headers, [], "nothing was sent to {url:?}");
         }
         let a = s.send("http://127.0.0.1:9/", &["whsec_%%%"], "evt_1", BODY, TS);
         assert_eq!(a.status_text, "webhook secret is malformed");

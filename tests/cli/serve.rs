@@ -1062,22 +1062,9 @@ fn a_refused_huge_declared_body_is_answered_in_full_and_its_connection_closed() 
     let env = Env::new();
     let (admin, _, _) = cli_key(&env, "admin", &[]);
     let s = Server::start(&env);
-    // The server's descriptors, each as what it names (for the message when too many are left).
-    let described = || {
-        let mut all: Vec<String> = std::fs::read_dir(format!("/proc/{}/fd", s.pid()))
-            .map(|d| {
-                d.filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
-                    .map(|t| t.display().to_string())
-                    .collect()
-            })
-            .unwrap_or_default();
-        all.sort();
-        all
-    };
-    let fds = || described().len();
     assert_eq!(s.get(KEYS, &admin).status, 200);
-    let before = fds();
-    let before_described = described();
+    let before = s.open_fds();
+    let before_names = s.open_fd_names();
     for _ in 0..20 {
         let mut c = s.connect();
         c.set_read_timeout(Some(Duration::from_secs(3))).unwrap();
@@ -1100,12 +1087,14 @@ fn a_refused_huge_declared_body_is_answered_in_full_and_its_connection_closed() 
     // several of 20 in a row on a loaded machine) end after 5 s without work, with their
     // database connections: a wait of 5 s raced with that (a CI run on PostgreSQL found 12
     // descriptors over the baseline), so the wait is PATIENCE (10 s), past that idle time.
-    poll_until(crate::server::PATIENCE, || fds() <= before + KEPT_FDS);
+    poll_until(crate::server::PATIENCE, || {
+        s.open_fds() <= before + KEPT_FDS
+    });
     assert!(
-        fds() <= before + KEPT_FDS,
-        "{before} fds before, {} after\nbefore: {before_described:?}\nafter: {:?}",
-        fds(),
-        described()
+        s.open_fds() <= before + KEPT_FDS,
+        "{before} fds before, {} after\nbefore: {before_names:?}\nafter: {:?}",
+        s.open_fds(),
+        s.open_fd_names()
     );
 }
 

@@ -259,6 +259,18 @@ impl Server {
             .count()
     }
 
+    /// What each of the server's descriptors names (a file, `socket:[…]`, …), sorted: for a
+    /// message when too many are open.
+    pub fn open_fd_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(format!("/proc/{}/fd", self.pid()))
+            .expect("read /proc/PID/fd")
+            .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+            .map(|t| t.display().to_string())
+            .collect();
+        names.sort();
+        names
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("http://127.0.0.1:{}{path}", self.port)
     }

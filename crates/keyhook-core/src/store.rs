@@ -523,11 +523,27 @@ pub trait OutboxQueries {
     /// Removes a delivery never attempted (one that a replay's filter refused).
     fn delete_delivery(&self, id: &str) -> StoreResult<()>;
     /// Leases up to `limit` due deliveries until `lease_until`, of the webhooks `only` says
-    /// (as in [`OutboxQueries::any_due`]).
+    /// (as in [`OutboxQueries::any_due`]). [`OutboxQueries::claim_due_within`] without a
+    /// bound on their payloads.
     fn claim_due(
         &self,
         now: Timestamp,
         limit: usize,
+        lease_until: Timestamp,
+        only: Option<&str>,
+    ) -> StoreResult<Vec<Claimed>> {
+        self.claim_due_within(now, limit, usize::MAX, lease_until, only)
+    }
+    /// Leases, in due order, up to `limit` due deliveries until `lease_until`, of the webhooks
+    /// `only` says (as in [`OutboxQueries::any_due`]), each while the payloads of those before
+    /// it come to less than `bytes`: the first due one whenever `bytes` is above zero (a claim
+    /// never stalls on a large event), and at most one payload past `bytes` in all. A worker
+    /// holds what it claims in memory until it settles it.
+    fn claim_due_within(
+        &self,
+        now: Timestamp,
+        limit: usize,
+        bytes: usize,
         lease_until: Timestamp,
         only: Option<&str>,
     ) -> StoreResult<Vec<Claimed>>;

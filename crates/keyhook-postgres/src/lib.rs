@@ -13,9 +13,10 @@
 //! - **Reads before a write.** In a write transaction, the reads that pick what to change
 //!   (a webhook, a key, by id or prefix) lock their rows (`FOR UPDATE`): a PATCH that reads
 //!   a webhook and writes it back cannot undo a `failCount` counted meanwhile.
-//! - **Outbox claim.** [`OutboxQueries::claim_due`] selects due deliveries `FOR UPDATE SKIP
-//!   LOCKED` and leases them in the same statement; the worker commits the claim before it
-//!   sends. Two workers never hold one delivery.
+//! - **Outbox claim.** [`OutboxQueries::claim_due_within`] selects due deliveries `FOR UPDATE
+//!   SKIP LOCKED` and leases them in the same statement, up to its payload budget (a running
+//!   sum over the locked rows); the worker commits the claim before it sends. Two workers
+//!   never hold one delivery.
 //! - **failCount and auto-disable.** [`WebhookQueries::lock_fail_counter`] reads the counter
 //!   `FOR NO KEY UPDATE` (the row lock serialises attempts on one webhook); the core decides
 //!   and [`WebhookQueries::set_fail_counter`] writes it back in the same transaction: the

@@ -161,19 +161,26 @@ impl OutboxQueries for PgStore {
     /// now is passed over instead of waited for (and a row it has claimed and committed is
     /// re-checked and no longer due), then leased. Called inside `Store::write`, whose
     /// commit makes the lease visible before anything is sent.
-    fn claim_due(
+    ///
+    /// The rows locked and not leased (past `bytes`) stay pending; other workers skip them
+    /// until this transaction ends.
+    fn claim_due_within(
         &self,
         now: Timestamp,
         limit: usize,
+        bytes: usize,
         lease_until: Timestamp,
         only: Option<&str>,
     ) -> StoreResult<Vec<Claimed>> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let bytes = i64::try_from(bytes).unwrap_or(i64::MAX);
         self.run(|s| {
             let rows = s.query(
                 concat!(
                     "WITH due AS (
-                    SELECT d.id, d.lease_until IS NOT NULL AS recovered FROM deliveries d
+                    SELECT d.id, d.event_id, d.next_attempt_at,
+                        d.lease_until IS NOT NULL AS recovered
+                    FROM deliveries d
                     WHERE ",
                     keyhook_core::due_sql!("d.", "$1"),
                     " AND ",
@@ -182,10 +189,16 @@ impl OutboxQueries for PgStore {
                     ORDER BY d.next_attempt_at
                     LIMIT $2
                     FOR UPDATE SKIP LOCKED
+                 ), sized AS (
+                    SELECT due.id, due.recovered,
+                        sum(length(e.payload)) OVER (ORDER BY due.next_attempt_at, due.id)
+                            - length(e.payload) AS before
+                    FROM due JOIN events e ON e.id = due.event_id
                  ), leased AS (
-                    UPDATE deliveries d SET lease_until = $3 FROM due WHERE d.id = due.id
+                    UPDATE deliveries d SET lease_until = $3 FROM sized
+                    WHERE d.id = sized.id AND sized.before < $5
                     RETURNING d.id, d.event_id, d.webhook_id, d.attempts, d.next_attempt_at,
-                        due.recovered
+                        sized.recovered
                  )
                  SELECT l.id, l.event_id, e.event, e.payload, l.attempts, w.id, w.is_active,
                     e.profile_id, l.recovered
@@ -194,7 +207,7 @@ impl OutboxQueries for PgStore {
                  JOIN webhooks w ON w.id = l.webhook_id
                  ORDER BY l.next_attempt_at, l.id"
                 ),
-                &[&now.0, &limit, &lease_until.0, &only],
+                &[&now.0, &limit, &lease_until.0, &only, &bytes],
             )?;
             rows.iter()
                 .map(|r| {

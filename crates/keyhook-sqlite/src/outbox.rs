@@ -155,10 +155,13 @@ impl OutboxQueries for Conn {
 
     /// Leases up to `limit` due deliveries until `lease_until`. Call inside `Store::write`, so
     /// that two workers never take the same delivery.
-    fn claim_due(
+    ///
+    /// Reads the due rows in order and stops at the first that starts past `bytes`.
+    fn claim_due_within(
         &self,
         now: Timestamp,
         limit: usize,
+        bytes: usize,
         lease_until: Timestamp,
         only: Option<&str>,
     ) -> StoreResult<Vec<Claimed>> {
@@ -177,21 +180,29 @@ impl OutboxQueries for Conn {
                  ORDER BY d.next_attempt_at
                  LIMIT ?2"
             ))?;
-            let claimed: Vec<Claimed> = stmt
-                .query_map(params![now.0, limit as i64, only], |r| {
-                    Ok(Claimed {
-                        delivery_id: r.get(0)?,
-                        event_id: r.get(1)?,
-                        event: r.get(2)?,
-                        profile_id: r.get(7)?,
-                        payload: r.get(3)?,
-                        attempts: r.get(4)?,
-                        webhook_id: r.get(5)?,
-                        webhook_active: r.get(6)?,
-                        recovered: r.get(8)?,
-                    })
-                })?
-                .collect::<rusqlite::Result<_>>()?;
+            let rows = stmt.query_map(params![now.0, limit as i64, only], |r| {
+                Ok(Claimed {
+                    delivery_id: r.get(0)?,
+                    event_id: r.get(1)?,
+                    event: r.get(2)?,
+                    profile_id: r.get(7)?,
+                    payload: r.get(3)?,
+                    attempts: r.get(4)?,
+                    webhook_id: r.get(5)?,
+                    webhook_active: r.get(6)?,
+                    recovered: r.get(8)?,
+                })
+            })?;
+            let mut claimed = Vec::new();
+            let mut taken = 0usize;
+            for row in rows {
+                if taken >= bytes {
+                    break;
+                }
+                let row = row?;
+                taken = taken.saturating_add(row.payload.len());
+                claimed.push(row);
+            }
             // One statement leases them all, the ids as one JSON array (`json_each`).
             if !claimed.is_empty() {
                 let ids: Vec<&str> = claimed.iter().map(|c| c.delivery_id.as_str()).collect();

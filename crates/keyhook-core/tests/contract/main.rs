@@ -69,6 +69,7 @@ contract! {
             attempts_logged_as_a_batch_write_what_one_by_one_writes,
             a_batch_of_attempts_with_one_bad_row_writes_none,
             the_check_before_a_send_is_the_row_as_last_committed,
+            a_claim_stops_at_its_payload_budget,
         ],
         concurrency: [
             the_webhook_limit_holds_when_creates_race,

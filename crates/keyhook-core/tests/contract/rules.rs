@@ -955,3 +955,40 @@ pub fn the_check_before_a_send_is_the_row_as_last_committed(kind: &Kind) {
     other.write(|c| Ok(c.delete_webhook("w")?)).unwrap();
     assert_eq!(check(now + 20), None);
 }
+
+/// A claim within a byte budget (`OutboxQueries::claim_due_within`) takes due deliveries in
+/// due order while the payloads before each come to less than the budget: the first whenever
+/// there is a budget, one payload past it at most; the rest stay pending and unleased, taken
+/// by the next claim.
+pub fn a_claim_stops_at_its_payload_budget(kind: &Kind) {
+    let Some(db) = kind.db() else { return };
+    let s = db.store();
+    let now = T + 100;
+    s.write(|c| {
+        c.insert_webhook(&hook("w", &EVENTS, true, None))?;
+        // Five events of 1,000 bytes, due one after the other.
+        for i in 0..5i64 {
+            let id = format!("evt_{i}");
+            c.insert_event(&id, "u", EVENTS[0], None, &[b'x'; 1000], Timestamp(T + i))?;
+            c.enqueue_deliveries(&id, "u", EVENTS[0], None, Timestamp(T + i))?;
+        }
+        Ok(())
+    })
+    .unwrap();
+    let claim = |bytes: usize| {
+        s.write(|c| {
+            let got =
+                c.claim_due_within(Timestamp(now), 10, bytes, Timestamp(now + 60_000), None)?;
+            Ok(got.into_iter().map(|d| d.event_id).collect::<Vec<_>>())
+        })
+        .unwrap()
+    };
+    // No budget: nothing. Under one payload: the first due one alone.
+    assert_eq!(claim(0), Vec::<String>::new());
+    assert_eq!(claim(1), ["evt_0"]);
+    // 2,000 bytes: two start under it (0 and 1,000 before them), the third would not.
+    assert_eq!(claim(2_000), ["evt_1", "evt_2"]);
+    // 2,001: the third starts at 2,000, under it.
+    assert_eq!(claim(2_001), ["evt_3", "evt_4"]);
+    assert_eq!(claim(usize::MAX), Vec::<String>::new());
+}

@@ -138,3 +138,76 @@ fn a_request_longer_than_the_lease_is_not_sent_twice_while_its_worker_lives() {
     let delivered = env.sql_i64("SELECT count(*) FROM deliveries WHERE state = 'delivered'");
     assert_eq!(delivered, 1);
 }
+
+/// A worker keeps the payloads of what it has claimed and not settled in memory: a claim
+/// stops at what is left of 16 MiB of them (one event more at most), however deep its queue
+/// (64 per sender). 300 deliveries of a ~60 KiB event (18 MiB) to a receiver that holds every
+/// request: the leased ones fill the 16 MiB and stop there.
+#[test]
+fn a_worker_holds_at_most_16_mib_of_payloads() {
+    let env = Env::with_clock();
+    let receiver = Receiver::start();
+    one_delivery(&env, &receiver);
+    let data = format!("{{\"text\":\"{}\"}}", "a".repeat(60 * 1024));
+    let file = env.dir.path().join("data.json");
+    std::fs::write(&file, &data).unwrap();
+    let (code, v) = env.json(&[
+        "events",
+        "emit",
+        "post.published",
+        "--data",
+        &format!("@{}", file.display()),
+    ]);
+    assert_eq!(code, 0, "{v}");
+    let event = v["data"]["id"]
+        .as_str()
+        .expect("the event's id")
+        .to_string();
+    // 299 more deliveries of the big event to the same webhook.
+    env.sql(&format!(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 299)
+         INSERT INTO deliveries (id, event_id, webhook_id, state, attempts, next_attempt_at,
+            lease_until, created_at, updated_at)
+         SELECT 'dlv_copy' || i, d.event_id, d.webhook_id, 'pending', 0, d.next_attempt_at,
+            NULL, d.created_at, d.updated_at
+         FROM n, deliveries d WHERE d.event_id = '{event}'"
+    ));
+    let total = env.sql_i64("SELECT count(*) FROM deliveries");
+    assert_eq!(total, 301);
+    let payload = env.sql_i64(&format!(
+        "SELECT length(payload) FROM events WHERE id = '{event}'"
+    ));
+    assert!(payload > 60 * 1024, "{payload}");
+    let w = worker(&env);
+    // Every sender holds a request.
+    receiver.wait_for(16, PATIENCE);
+    // Two renewals seen on the clock: the worker has taken every claim it would take before
+    // each (a turn renews, then claims).
+    for _ in 0..2 {
+        env.advance_clock(3_000);
+        let renewed = env.clock_ms() + LEASE_MS;
+        assert!(
+            poll_until(PATIENCE, || env.sql_i64(&format!(
+                "SELECT count(*) FROM deliveries WHERE lease_until = {renewed}"
+            )) > 0),
+            "the leases were not renewed to {renewed}"
+        );
+    }
+    let (leased, held) = {
+        let now = env.clock_ms();
+        let rows = env.sql(&format!(
+            "SELECT count(*), sum(length(e.payload)) FROM deliveries d
+             JOIN events e ON e.id = d.event_id WHERE d.lease_until >= {now}"
+        ));
+        (
+            rows[0][0].parse::<i64>().unwrap(),
+            rows[0][1].parse::<i64>().unwrap(),
+        )
+    };
+    kill(w);
+    // The claim goes up to the bound and past it by one event at most.
+    assert!(
+        held >= 16 << 20 && held - payload < 16 << 20 && leased < total,
+        "{leased} deliveries ({held} bytes) of {total} leased"
+    );
+}

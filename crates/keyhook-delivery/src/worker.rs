@@ -27,13 +27,20 @@ use keyhook_core::transport::Attempt;
 
 /// Deliveries claimed and not settled, per sender thread: the senders' queue holds up to
 /// `(CLAIM_DEPTH - 1) × senders` waiting ones. A claim is taken only once at least one
-/// sender's worth of room is free ([`Settler::room`]), and goes in the transaction that
+/// sender's worth of room is free ([`claim_room`]), and goes in the transaction that
 /// settles the results before it ([`Settler::settle_finished`]), so a busy worker commits
-/// once per [`SETTLE_SHARE`] of its capacity rather than twice per handful (on SQLite each
-/// commit's log frames and checkpoints were a large share of the worker's CPU: issue 22,
-/// docs/development.md). More held leases do not slow a dead worker's recovery: every one
-/// of them lapses [`LEASE`] after its last renewal.
-const CLAIM_DEPTH: usize = 16;
+/// once per [`GATHER`] (or [`SETTLE_SHARE`] of its capacity) rather than twice per handful
+/// (on SQLite each commit's log frames and checkpoints were a large share of the worker's
+/// CPU: issue 22, docs/development.md). The queue outlasts a settle transaction: while the
+/// settle thread writes a batch, the senders go on with what is queued instead of running
+/// dry (at 16 per sender they did, and the machine sat a third idle). More held leases do
+/// not slow a dead worker's recovery: every one of them lapses [`LEASE`] after its last
+/// renewal. What they hold in memory is bounded by [`HELD_BYTES`].
+const CLAIM_DEPTH: usize = 64;
+/// The payload bytes the deliveries claimed and not settled may hold: a claim stops at what
+/// is left of it (`OutboxQueries::claim_due_within`), so a worker holds at most this and one
+/// event more, whatever the events' sizes and `--delivery-workers`.
+const HELD_BYTES: usize = 16 << 20;
 /// The settle loop gathers up to `capacity / SETTLE_SHARE` results (half of what is claimed)
 /// for one transaction...
 const SETTLE_SHARE: usize = 2;
@@ -421,6 +428,7 @@ fn settle_loop(
         summary: Summary::default(),
         in_flight: 0,
         held: HashSet::new(),
+        held_bytes: 0,
         renewed: opts.client.clock.now(),
         secrets_dropped: None,
         stale_removed: None,
@@ -470,6 +478,8 @@ struct Settler<'a> {
     in_flight: usize,
     /// The deliveries claimed and not yet settled, whose leases this worker renews.
     held: HashSet<String>,
+    /// The payload bytes of `held` ([`HELD_BYTES`]).
+    held_bytes: usize,
     /// When the leases were last renewed, by the worker's clock (which the leases themselves
     /// are written in), so a test clock moved past `RENEW_EVERY` renews them without a wait.
     renewed: Timestamp,
@@ -566,13 +576,8 @@ impl Settler<'_> {
         Ok(self.hand_over(batch, now) + settled.cancelled as usize)
     }
 
-    /// The room for a claim: at least a sender's worth (`capacity / CLAIM_DEPTH`) is claimed
-    /// in one go; less waits for more results (the senders still have up to
-    /// `(CLAIM_DEPTH - 1) × senders` queued).
     fn room(&self) -> Option<usize> {
-        let senders = (self.capacity / CLAIM_DEPTH).max(1);
-        let room = self.capacity.saturating_sub(self.in_flight);
-        (room > 0 && room >= senders).then_some(room)
+        claim_room(self.capacity, self.in_flight, self.held_bytes)
     }
 
     /// The claim itself, in the caller's write transaction: up to `room` due deliveries
@@ -586,7 +591,9 @@ impl Settler<'_> {
         settled: &mut Summary,
     ) -> Result<Vec<Claimed>> {
         let only = self.opts.only.as_deref();
-        let batch = c.claim_due(now, room, now.add_millis(self.lease_ms), only)?;
+        let until = now.add_millis(self.lease_ms);
+        let bytes = HELD_BYTES.saturating_sub(self.held_bytes);
+        let batch = c.claim_due_within(now, room, bytes, until, only)?;
         let mut live = Vec::with_capacity(batch.len());
         for d in batch {
             if d.webhook_active {
@@ -609,10 +616,11 @@ impl Settler<'_> {
             self.renewed = now;
         }
         for d in batch {
-            let id = d.delivery_id.clone();
+            let (id, bytes) = (d.delivery_id.clone(), d.payload.len());
             if self.jobs.send(d).is_ok() {
                 self.in_flight += 1;
                 self.held.insert(id);
+                self.held_bytes += bytes;
             }
         }
         claimed
@@ -644,6 +652,7 @@ impl Settler<'_> {
         self.in_flight -= finished.len();
         for (d, ..) in &finished {
             self.held.remove(&d.delivery_id);
+            self.held_bytes = self.held_bytes.saturating_sub(d.payload.len());
         }
         Some(finished)
     }
@@ -713,6 +722,20 @@ impl Settler<'_> {
         self.hand_over(claimed, now);
         Ok(())
     }
+}
+
+/// How many deliveries the next claim may take, by a worker of `capacity` (`CLAIM_DEPTH` per
+/// sender) with `in_flight` claimed and not settled, holding `held_bytes` of their payloads:
+/// none once they reach [`HELD_BYTES`]; otherwise the free room, once it is at least a
+/// sender's worth (`capacity / CLAIM_DEPTH`): less waits for more results, the senders still
+/// have up to `(CLAIM_DEPTH - 1) × senders` queued.
+fn claim_room(capacity: usize, in_flight: usize, held_bytes: usize) -> Option<usize> {
+    if held_bytes >= HELD_BYTES {
+        return None;
+    }
+    let senders = (capacity / CLAIM_DEPTH).max(1);
+    let room = capacity.saturating_sub(in_flight);
+    (room >= senders).then_some(room)
 }
 
 fn sleep_unless_stopped(stop: &AtomicBool) {
@@ -934,5 +957,32 @@ mod retention_tests {
         assert_eq!(prune_interval(s(5)), s(1));
         assert_eq!(prune_interval(s(100)), s(10));
         assert_eq!(prune_interval(s(30 * 86_400)), s(60));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_claim_waits_for_a_senders_worth_of_room() {
+        let capacity = 16 * CLAIM_DEPTH;
+        assert_eq!(claim_room(capacity, 0, 0), Some(capacity));
+        assert_eq!(claim_room(capacity, capacity - 16, 0), Some(16));
+        assert_eq!(claim_room(capacity, capacity - 15, 0), None);
+        assert_eq!(claim_room(capacity, capacity, 0), None);
+        // One sender: one delivery is a sender's worth.
+        assert_eq!(claim_room(CLAIM_DEPTH, CLAIM_DEPTH - 1, 0), Some(1));
+    }
+
+    #[test]
+    fn no_claim_once_the_held_payloads_reach_their_bound() {
+        let capacity = 16 * CLAIM_DEPTH;
+        assert_eq!(
+            claim_room(capacity, 16, HELD_BYTES - 1),
+            Some(capacity - 16)
+        );
+        assert_eq!(claim_room(capacity, 16, HELD_BYTES), None);
+        assert_eq!(claim_room(capacity, 16, HELD_BYTES + 1), None);
     }
 }

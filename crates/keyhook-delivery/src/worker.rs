@@ -961,7 +961,7 @@ mod retention_tests {
 }
 
 #[cfg(test)]
-mod tests {
+mod claim_tests {
     use super::*;
 
     #[test]

@@ -61,6 +61,14 @@ impl KeyCache {
     }
 }
 
+/// Inserts into one of the cache's maps, which starts over once it holds `capacity` entries.
+fn insert_bounded<V>(map: &mut HashMap<String, V>, capacity: usize, key: &str, value: V) {
+    if map.len() >= capacity {
+        map.clear();
+    }
+    map.insert(key.to_string(), value);
+}
+
 impl SqliteStore {
     /// Drops the cache if anyone else committed since it was filled (`PRAGMA data_version`).
     fn key_cache_current(&self) -> Result<()> {
@@ -86,10 +94,7 @@ impl SqliteStore {
         let key = KeyQueries::key_by_hash(&self.conn, key_hash)?;
         if let Some(k) = &key {
             let mut cache = self.key_cache.borrow_mut();
-            if cache.keys.len() >= CAPACITY {
-                cache.keys.clear();
-            }
-            cache.keys.insert(key_hash.to_string(), k.clone());
+            insert_bounded(&mut cache.keys, CAPACITY, key_hash, k.clone());
         }
         Ok(key)
     }
@@ -107,10 +112,7 @@ impl SqliteStore {
         let signing = SecretQueries::signing(&self.conn, id, now)?;
         if let Some(s) = &signing {
             let mut cache = self.key_cache.borrow_mut();
-            if cache.signings.len() >= SIGNING_CAPACITY {
-                cache.signings.clear();
-            }
-            cache.signings.insert(id.to_string(), (s.clone(), now));
+            insert_bounded(&mut cache.signings, SIGNING_CAPACITY, id, (s.clone(), now));
         }
         Ok(signing)
     }

@@ -1,8 +1,13 @@
 //! Keys already read, so that authenticating a returning client is a hash-table hit instead of
 //! a B-tree search through a large file, and the lists of keys and of webhooks of their users
 //! that the common reads answer with. The cache is only as good as its check: before every
-//! lookup it reads `PRAGMA data_version`, which changes whenever any other connection, in this
-//! process or another, has committed; then the whole cache is dropped. Writes made through the
+//! lookup it learns whether any other connection, in this process or another, has committed
+//! since it last looked; then the whole cache is dropped. The check reads the WAL index's
+//! header in shared memory first ([`crate::wal_index`]: what SQLite itself compares to see a
+//! commit, rewritten by every one); only when that differs from the header seen at the last
+//! check does it read `PRAGMA data_version` (a read transaction), which changes exactly when
+//! another connection committed. Inside a transaction the check is always `data_version`, so
+//! the transaction's snapshot begins with it and what it reads agrees with the cache. Writes made through the
 //! cache's own connection (which `data_version` does not count) drop it too, in
 //! `SqliteStore::write_dyn`, or (a recorded use) are copied into it. So a key deleted, expired
 //! early or changed anywhere is seen at once, and a list is never older than the last commit.
@@ -16,6 +21,7 @@ use super::SqliteStore;
 use crate::error::Result;
 use crate::model::{ApiKey, Webhook};
 use crate::time::Timestamp;
+use crate::wal_index::{Header, WalIndex};
 use keyhook_core::store::{
     record_use_in, use_moves, KeyQueries, Listed, ReadAhead, ReadWithKey, SecretQueries, Signing,
 };
@@ -38,6 +44,12 @@ const SIGNING_CAPACITY: usize = 4_096;
 #[derive(Default)]
 pub(super) struct KeyCache {
     version: Option<i64>,
+    /// The WAL index header read just before `version` was: while the index shows the same
+    /// one, nobody has committed since.
+    seen: Option<Header>,
+    index: Index,
+    /// Reads of `data_version` (the check's slow path), for tests.
+    full_checks: u64,
     keys: HashMap<String, ApiKey>,
     key_lists: HashMap<String, Listed<ApiKey>>,
     webhook_lists: HashMap<String, Listed<Webhook>>,
@@ -45,6 +57,15 @@ pub(super) struct KeyCache {
     listed: usize,
     /// Webhooks' signing states by id, each with the time it was read at.
     signings: HashMap<String, (Signing, Timestamp)>,
+}
+
+/// The connection's WAL index, looked for once, after its first full check.
+#[derive(Default)]
+enum Index {
+    #[default]
+    NotYet,
+    Mapped(WalIndex),
+    Unavailable,
 }
 
 impl KeyCache {
@@ -70,19 +91,45 @@ fn insert_bounded<V>(map: &mut HashMap<String, V>, capacity: usize, key: &str, v
 }
 
 impl SqliteStore {
-    /// Drops the cache if anyone else committed since it was filled (`PRAGMA data_version`).
+    /// Drops the cache if anyone else committed since it was filled: the WAL index header as
+    /// last seen says nobody did; otherwise `PRAGMA data_version` says whether anyone did.
     fn key_cache_current(&self) -> Result<()> {
+        let mut cache = self.key_cache.borrow_mut();
+        let header = match &cache.index {
+            Index::Mapped(index) => index.header(),
+            _ => None,
+        };
+        if header.is_some() && header == cache.seen && self.conn.0.is_autocommit() {
+            return Ok(());
+        }
+        // The header was read before `data_version`: a commit between the two makes the
+        // next check read `data_version` again, never one missed.
         let version: i64 = self
             .conn
             .0
             .prepare_cached("PRAGMA data_version")?
             .query_row([], |r| r.get(0))?;
-        let mut cache = self.key_cache.borrow_mut();
+        cache.full_checks += 1;
         if cache.version != Some(version) {
             cache.clear();
             cache.version = Some(version);
         }
+        cache.seen = header;
+        if matches!(cache.index, Index::NotYet) {
+            // SAFETY: the index lives in the store beside the connection, which closes only
+            // with the store and stays in WAL mode once migrated.
+            cache.index = match unsafe { WalIndex::of(&self.conn.0) } {
+                Some(index) => Index::Mapped(index),
+                None => Index::Unavailable,
+            };
+        }
         Ok(())
+    }
+
+    /// How many checks of the cache had to read `PRAGMA data_version`.
+    #[cfg(test)]
+    pub(crate) fn full_checks(&self) -> u64 {
+        self.key_cache.borrow().full_checks
     }
 
     /// The key whose SHA-256 (lowercase hex) is `key_hash`, as last committed.
@@ -231,6 +278,52 @@ mod tests {
         );
         b.write(|c| Ok(c.delete_key("k1")?)).unwrap();
         assert_eq!(a.key_by_hash(&hash).unwrap(), None);
+    }
+
+    /// While nobody commits, the check reads the WAL index's header alone; a commit by
+    /// another connection (of this process or another: the header is in shared memory)
+    /// sends it to `data_version`, which drops the cache.
+    #[test]
+    fn the_check_reads_data_version_only_after_a_commit() {
+        let (dir, a) = temp_store();
+        let b = SqliteStore::open(&dir.path().join("k.db")).unwrap();
+        let hash = insert(&b, "k1");
+        a.key_by_hash(&hash).unwrap();
+        a.key_by_hash(&hash).unwrap();
+        let full = a.full_checks();
+        for _ in 0..10 {
+            assert!(a.key_by_hash(&hash).unwrap().is_some());
+        }
+        assert_eq!(a.full_checks(), full, "no commit, no read transaction");
+        b.write(|c| Ok(c.set_key_expiry("k1", Timestamp(5))?))
+            .unwrap();
+        assert_eq!(
+            a.key_by_hash(&hash).unwrap().unwrap().expires_at,
+            Some(Timestamp(5))
+        );
+        assert_eq!(a.full_checks(), full + 1);
+        b.write(|c| Ok(c.delete_key("k1")?)).unwrap();
+        assert_eq!(a.key_by_hash(&hash).unwrap(), None);
+        assert_eq!(a.full_checks(), full + 2);
+    }
+
+    /// Inside a transaction the check is always `data_version`: the transaction's snapshot
+    /// starts with it, so the list read next in it agrees with the cached key.
+    #[test]
+    fn a_check_inside_a_transaction_starts_its_snapshot() {
+        let (_dir, a) = temp_store();
+        let hash = insert(&a, "k1");
+        a.key_by_hash(&hash).unwrap();
+        a.key_by_hash(&hash).unwrap();
+        let full = a.full_checks();
+        // The key is cached, its user's list is not: both are read in one read transaction.
+        a.key_by_hash_ahead(&hash, ReadAhead::KeysOfItsUser)
+            .unwrap();
+        assert_eq!(a.full_checks(), full + 1);
+        // Now both are cached: the header alone.
+        a.key_by_hash_ahead(&hash, ReadAhead::KeysOfItsUser)
+            .unwrap();
+        assert_eq!(a.full_checks(), full + 1);
     }
 
     #[test]

@@ -46,6 +46,7 @@ mod probe_queries;
 mod replay;
 mod retention;
 mod secrets;
+mod wal_index;
 mod webhooks;
 
 use std::fs::{DirBuilder, OpenOptions};

@@ -24,7 +24,9 @@
 //! - **Revocation.** [`Storage::key_by_hash`] reads the row on every call; there is no cache.
 //!   A key deleted on any instance is refused by every instance on the next request. An
 //!   authenticated list reads the key and the list in one statement
-//!   ([`Storage::key_by_hash_ahead`]): still the key's row on every call.
+//!   ([`Storage::key_by_hash_ahead`]): still the key's row on every call. Outside a
+//!   transaction these statements go over the pipeline (`pipeline.rs`): each is still sent
+//!   after its request arrived, and sees every commit made before it runs.
 //! - **lastUsedAt.** [`KeyQueries::set_key_last_used`] never moves it back, and outside a
 //!   transaction never waits for the key's row: one statement locks it `SKIP LOCKED`, so of
 //!   the requests that find a key's use a second old at once, one records it and the others
@@ -35,7 +37,10 @@
 //!   repeats exactly one queues.
 //!
 //! Connections: [`PgBackend::connect`] lends one from an r2d2 pool (`pool.rs`); dropping
-//! the store gives it back. Migrations run once per backend, at its first connect, under an
+//! the store gives it back. A backend of more than one connection (a server's) also sends
+//! its stores' key reads outside transactions over two shared connections, pipelined
+//! (`pipeline.rs`; `application_name` `keyhook-pipeline`), and falls back to the store's
+//! own connection while they are down. Migrations run once per backend, at its first connect, under an
 //! advisory lock (`migrations.rs`).
 
 /// A new delivery's id, as an SQL expression of the statement's parameter `$at` (its
@@ -90,6 +95,7 @@ mod idempotency;
 mod keys;
 mod migrations;
 mod outbox;
+mod pipeline;
 mod pool;
 mod probe_queries;
 mod replay;
@@ -101,6 +107,7 @@ mod webhooks;
 
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use keyhook_core::model::{ApiKey, Webhook};
 use keyhook_core::store::{
@@ -113,7 +120,18 @@ use tls::Connector;
 
 use error::Fail;
 pub use migrations::SCHEMA_VERSION;
+use pipeline::Pipeline;
 use pool::{LastError, Pool, Pooled, Session, CHECKOUT_TIMEOUT};
+
+/// The statements the pipeline carries: the key by its hash, alone or with its user's list.
+const PIPELINED: &[pipeline::Sql] = &[
+    keys::BY_HASH,
+    keys::BY_HASH_WITH_ITS_USERS_KEYS,
+    webhooks::BY_KEY_HASH_WITH_ITS_USERS_WEBHOOKS,
+];
+
+/// The pipeline's connections.
+const PIPELINE_LANES: usize = 2;
 pub use url::is_postgres_url;
 use url::Target;
 
@@ -129,6 +147,9 @@ pub struct PgBackend {
     migrated: AtomicBool,
     /// Whether no key without a checksum is left, once known: for all its connections.
     checksums: ChecksumMemory,
+    /// The authenticated reads outside transactions, pipelined over shared connections (a
+    /// server's backend only).
+    pipeline: Option<Arc<Pipeline>>,
 }
 
 impl std::fmt::Debug for PgBackend {
@@ -156,6 +177,16 @@ impl PgBackend {
             startup_deadline(&target),
         );
         let pool = pool::build(manager, pool_size, errors.clone());
+        // A pool of one serves a command that runs and exits: nothing to share.
+        let pipeline = (pool_size > 1).then(|| {
+            Arc::new(Pipeline::new(
+                PIPELINE_LANES,
+                PIPELINED,
+                target.async_config.clone(),
+                tls.clone(),
+                startup_deadline(&target),
+            ))
+        });
         Ok(PgBackend {
             target,
             tls,
@@ -164,11 +195,17 @@ impl PgBackend {
             create,
             migrated: AtomicBool::new(false),
             checksums: ChecksumMemory::default(),
+            pipeline,
         })
     }
 
     fn startup_deadline(&self) -> std::time::Duration {
         startup_deadline(&self.target)
+    }
+
+    /// How many statements the pipeline has answered (none without one: a pool of one).
+    pub fn pipelined(&self) -> u64 {
+        self.pipeline.as_ref().map_or(0, |p| p.answered())
     }
 
     /// Adds the database to a connection-level message, which otherwise names no server.
@@ -200,6 +237,7 @@ impl PgBackend {
         Ok(PgStore::new(
             Handle::Direct(Box::new(session)),
             self.checksums.clone(),
+            self.pipeline.clone(),
         ))
     }
 }
@@ -218,6 +256,7 @@ impl Backend for PgBackend {
             Ok(c) => Ok(Box::new(PgStore::new(
                 Handle::Pooled(Box::new(c)),
                 self.checksums.clone(),
+                self.pipeline.clone(),
             ))),
             Err(_) => {
                 // Why the pool could not make a connection, if it tried just now; else every
@@ -295,17 +334,35 @@ pub struct PgStore {
     /// The list read with the key by [`Storage::key_by_hash_ahead`], for the very next
     /// statement on this connection if it is that list's read; any other statement drops it.
     ahead: AheadMemo,
+    pipeline: Option<Arc<Pipeline>>,
 }
 
 impl PgStore {
-    fn new(handle: Handle, checksums: ChecksumMemory) -> PgStore {
+    fn new(handle: Handle, checksums: ChecksumMemory, pipeline: Option<Arc<Pipeline>>) -> PgStore {
         PgStore {
             session: RefCell::new(handle),
             tx: Cell::new(Tx::None),
             failed: RefCell::new(None),
             checksums,
             ahead: AheadMemo::default(),
+            pipeline,
         }
+    }
+
+    /// The rows of `sql` (one of [`PIPELINED`]) with `key_hash`: over the pipeline outside
+    /// a transaction while it is up, on this store's connection otherwise.
+    fn by_key_hash(&self, sql: pipeline::Sql, key_hash: &str) -> StoreResult<Vec<postgres::Row>> {
+        if !self.in_transaction() {
+            if let Some(rows) = self
+                .pipeline
+                .as_ref()
+                .and_then(|p| p.query(sql, &[&key_hash]))
+            {
+                self.ahead.forget();
+                return Ok(rows);
+            }
+        }
+        self.run(|s| Ok(s.query(sql, &[&key_hash])?))
     }
 
     /// Runs a query body on the connection and sorts its failure.
@@ -433,7 +490,11 @@ impl Storage for PgStore {
 
     /// Read from the database on every call: no cache can serve a key revoked elsewhere.
     fn key_by_hash(&self, key_hash: &str) -> StoreResult<Option<ApiKey>> {
-        KeyQueries::key_by_hash(self, key_hash)
+        let rows = self.by_key_hash(keys::BY_HASH, key_hash)?;
+        rows.first()
+            .map(keys::from_row)
+            .transpose()
+            .map_err(|e| e.sorted())
     }
 
     /// With a list ahead, one statement reads the key and that list of its user (the key's
@@ -441,23 +502,22 @@ impl Storage for PgStore {
     /// read, outside a transaction: two round trips become one.
     fn key_by_hash_ahead(&self, key_hash: &str, ahead: ReadAhead) -> StoreResult<Option<ApiKey>> {
         let sql = match ahead {
-            ReadAhead::Nothing => return KeyQueries::key_by_hash(self, key_hash),
+            ReadAhead::Nothing => return Storage::key_by_hash(self, key_hash),
             ReadAhead::KeysOfItsUser => keys::BY_HASH_WITH_ITS_USERS_KEYS,
             ReadAhead::WebhooksOfItsUser => webhooks::BY_KEY_HASH_WITH_ITS_USERS_WEBHOOKS,
         };
-        let (key, read) = self.run(|s| {
-            let rows = s.query(sql, &[&key_hash])?;
-            let Some(first) = rows.first() else {
-                return Ok((None, None));
-            };
-            // A row's list columns are null when the user has nothing to list.
-            let listed = |r: &postgres::Row| r.try_get::<_, Option<&str>>(0).map(|id| id.is_some());
+        let rows = self.by_key_hash(sql, key_hash)?;
+        let (key, read) = (|| -> Result<_, Fail> {
             Ok(match ahead {
                 ReadAhead::WebhooksOfItsUser => {
+                    let Some(first) = rows.first() else {
+                        return Ok((None, None));
+                    };
                     let key = keys::from_row_at(first, webhooks::COLUMN_COUNT)?;
                     let mut list = Vec::with_capacity(rows.len());
                     for r in &rows {
-                        if listed(r)? {
+                        // The webhook's columns are null when the user has none.
+                        if r.try_get::<_, Option<&str>>(0)?.is_some() {
                             list.push(webhooks::from_row(r)?);
                         }
                     }
@@ -468,18 +528,23 @@ impl Storage for PgStore {
                     )
                 }
                 _ => {
-                    let key = keys::from_row_at(first, keys::KEY_AFTER_LIST)?;
+                    let mut key = None;
                     let mut list = Vec::with_capacity(rows.len());
                     for r in &rows {
-                        if listed(r)? {
-                            list.push(keys::from_row(r)?);
+                        let listed = keys::from_row(r)?;
+                        if r.try_get::<_, bool>(keys::IS_THE_KEY)? {
+                            key = Some(listed.clone());
                         }
+                        list.push(listed);
                     }
-                    let user = key.user_id.clone();
-                    (Some(key), Some(ReadWithKey::Keys(user, Listed::new(list))))
+                    let read = key
+                        .as_ref()
+                        .map(|k| ReadWithKey::Keys(k.user_id.clone(), Listed::new(list)));
+                    (key, read)
                 }
             })
-        })?;
+        })()
+        .map_err(|e| e.sorted())?;
         if !self.in_transaction() {
             self.ahead.keep(read);
         }

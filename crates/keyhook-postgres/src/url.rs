@@ -38,6 +38,8 @@ pub enum Tls {
 #[derive(Debug, Clone)]
 pub struct Target {
     pub config: postgres::Config,
+    /// The same settings for the asynchronous driver under `postgres` (the pipeline's).
+    pub async_config: tokio_postgres::Config,
     pub tls: Tls,
     described: String,
 }
@@ -51,6 +53,10 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 /// then, not after the system's retransmissions (a quarter of an hour). A slow query does not
 /// trip it: the server's machine acknowledges the bytes at once.
 pub const TCP_USER_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How keyhook names itself to the server (`pg_stat_activity.application_name`) unless the
+/// URL says.
+pub const APPLICATION_NAME: &str = "keyhook";
 
 /// Whether `s` is a PostgreSQL URL (the scheme `--db` recognises).
 pub fn is_postgres_url(s: &str) -> bool {
@@ -127,7 +133,7 @@ impl FromStr for Target {
             for_driver.push('?');
             for_driver.push_str(&kept.join("&"));
         }
-        let mut config = postgres::Config::from_str(&for_driver).map_err(|e| {
+        let mut config = tokio_postgres::Config::from_str(&for_driver).map_err(|e| {
             // The driver's parse errors name an option or a position, not a value; an option
             // named like the password (a typo) is not repeated either.
             let why = std::error::Error::source(&e)
@@ -167,10 +173,11 @@ impl FromStr for Target {
             config.tcp_user_timeout(TCP_USER_TIMEOUT);
         }
         if config.get_application_name().is_none() {
-            config.application_name("keyhook");
+            config.application_name(APPLICATION_NAME);
         }
         Ok(Target {
-            config,
+            config: postgres::Config::from(config.clone()),
+            async_config: config,
             tls,
             described: keyhook_core::redact::url(url).into_owned(),
         })

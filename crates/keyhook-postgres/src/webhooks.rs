@@ -30,8 +30,9 @@ const BY_PREFIX: &str = concat!(
 );
 
 /// The key by its hash `$1` (its columns after the webhook's, from [`COLUMN_COUNT`] on),
-/// with each webhook of its user in list order: `list webhooks` answered with the key check, in one round trip (see
-/// `keys::BY_HASH_WITH_ITS_USERS_KEYS` for the shape).
+/// with each webhook of its user in list order: one row per webhook, or one whose webhook
+/// columns are null when the user has none (no row at all when there is no such key). `list
+/// webhooks` answered with the key check, in one round trip.
 pub(crate) const BY_KEY_HASH_WITH_ITS_USERS_WEBHOOKS: &str = concat!(
     "SELECT w.*, k.* FROM (SELECT ",
     key_columns!(),

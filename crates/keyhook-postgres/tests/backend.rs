@@ -623,3 +623,106 @@ fn a_socket_directory_as_the_host_connects_through_the_unix_socket() {
         assert!(listed.iter().any(|k| k.id == second.id), "{url}");
     }
 }
+
+/// Reads `hash`'s key on `s` until every lane of `backend`'s pipeline answers: its lanes are
+/// made in the background at the first read, and until one is up the store's own connection
+/// answers (taken as: four reads in a row went over the pipeline).
+fn until_pipelined(backend: &PgBackend, s: &Store, hash: &str) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut in_a_row = 0;
+    while in_a_row < 4 {
+        assert!(Instant::now() < deadline, "the lanes did not come up");
+        let before = backend.pipelined();
+        s.key_by_hash(hash).unwrap().expect("the key");
+        in_a_row = if backend.pipelined() > before {
+            in_a_row + 1
+        } else {
+            0
+        };
+        std::thread::yield_now();
+    }
+}
+
+/// Outside transactions the key's reads (alone, with its user's keys, with its user's
+/// webhooks) go over the pipeline's shared connections, with the answers the store's own
+/// connection gives; inside one they stay on the transaction's. A key deleted on another
+/// connection is refused by the very next read over the pipeline.
+#[test]
+fn the_keys_reads_go_over_the_pipeline_with_the_same_answers() {
+    use keyhook_core::auth::hash_key;
+    use keyhook_core::store::ReadAhead;
+    let db = database_or_skip!();
+    let backend = common::backend(&db, 4);
+    // A pool of one (a command's) has no pipeline: the reference.
+    let alone = common::backend(&db, 1);
+    let writer = alone.connect().unwrap();
+    let alice = common::key(&writer, "alice", "one");
+    common::key(&writer, "alice", "two");
+    common::key(&writer, "bob", "other");
+    common::webhook(&writer, "alice");
+    let hash = hash_key(alice.key.as_deref().unwrap());
+    let s = backend.connect().unwrap();
+    until_pipelined(&backend, &s, &hash);
+
+    let before = backend.pipelined();
+    let by_pool = writer.key_by_hash(&hash).unwrap().unwrap();
+    assert_eq!(s.key_by_hash(&hash).unwrap().unwrap(), by_pool);
+    let found = s
+        .key_by_hash_ahead(&hash, ReadAhead::KeysOfItsUser)
+        .unwrap();
+    assert_eq!(found.as_ref(), Some(&by_pool));
+    assert_eq!(
+        s.conn().list_keys(Some("alice")).unwrap(),
+        writer.conn().list_keys(Some("alice")).unwrap()
+    );
+    let found = s
+        .key_by_hash_ahead(&hash, ReadAhead::WebhooksOfItsUser)
+        .unwrap();
+    assert_eq!(found.as_ref(), Some(&by_pool));
+    assert_eq!(
+        s.conn().list_webhooks("alice").unwrap(),
+        writer.conn().list_webhooks("alice").unwrap()
+    );
+    assert_eq!(backend.pipelined(), before + 3);
+    assert_eq!(alone.pipelined(), 0);
+
+    s.write(|_| {
+        assert_eq!(s.key_by_hash(&hash)?.unwrap(), by_pool);
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(backend.pipelined(), before + 3, "a transaction's own read");
+
+    writer.conn().delete_key(&alice.id).unwrap();
+    assert_eq!(
+        s.key_by_hash_ahead(&hash, ReadAhead::KeysOfItsUser)
+            .unwrap(),
+        None
+    );
+    assert_eq!(s.key_by_hash(&hash).unwrap(), None);
+    assert_eq!(backend.pipelined(), before + 5);
+}
+
+/// A lane the server ends (`pg_terminate_backend` of the connections named
+/// `keyhook-pipeline`) costs no request an error: its statement is answered on the store's
+/// own connection, and the lane is made again within seconds.
+#[test]
+fn a_lane_ended_by_the_server_fails_no_read_and_comes_back() {
+    use keyhook_core::auth::hash_key;
+    let db = database_or_skip!();
+    let backend = common::backend(&db, 4);
+    let s = backend.connect().unwrap();
+    let alice = common::key(&s, "alice", "one");
+    let hash = hash_key(alice.key.as_deref().unwrap());
+    until_pipelined(&backend, &s, &hash);
+    let ended = db.sql(&format!(
+        "SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity
+         WHERE datname = '{}' AND application_name = 'keyhook-pipeline'",
+        db.name()
+    ));
+    assert!(ended.trim().parse::<u32>().unwrap() >= 1, "{ended}");
+    for _ in 0..20 {
+        assert_eq!(s.key_by_hash(&hash).unwrap().unwrap().id, alice.id);
+    }
+    until_pipelined(&backend, &s, &hash);
+}

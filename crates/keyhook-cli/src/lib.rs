@@ -369,10 +369,13 @@ pub fn main(wiring: &'static dyn Wiring) -> i32 {
                 .map_err(anyhow::Error::from)
         }
     };
-    match result {
+    let status = match result {
         Ok(()) => 0,
         Err(e) => report(&ctx.out, &e),
-    }
+    };
+    // The access lines still waiting for their batch (`serve` stopped by a signal).
+    logging::flush();
+    status
 }
 
 /// A flag raised by SIGINT or SIGTERM: how `serve`, `deliver`, `listen` and

@@ -40,8 +40,8 @@
 //! the store gives it back. A backend of more than one connection (a server's) also sends
 //! its stores' key reads outside transactions over two shared connections, pipelined
 //! (`pipeline.rs`; `application_name` `keyhook-pipeline`), and falls back to the store's
-//! own connection while they are down. Migrations run once per backend, at its first connect, under an
-//! advisory lock (`migrations.rs`).
+//! own connection while they are down. Migrations run once per backend, at its first
+//! connect, under an advisory lock (`migrations.rs`).
 
 /// A new delivery's id, as an SQL expression of the statement's parameter `$at` (its
 /// creation time in milliseconds): `dlv_`, 12 hex digits of that time (so ids sort by
@@ -122,6 +122,8 @@ use error::Fail;
 pub use migrations::SCHEMA_VERSION;
 use pipeline::Pipeline;
 use pool::{LastError, Pool, Pooled, Session, CHECKOUT_TIMEOUT};
+pub use url::is_postgres_url;
+use url::Target;
 
 /// The statements the pipeline carries: the key by its hash, alone or with its user's list.
 const PIPELINED: &[pipeline::Sql] = &[
@@ -132,8 +134,6 @@ const PIPELINED: &[pipeline::Sql] = &[
 
 /// The pipeline's connections.
 const PIPELINE_LANES: usize = 2;
-pub use url::is_postgres_url;
-use url::Target;
 
 /// A PostgreSQL database as a [`Backend`]: a URL, and a pool of connections to it.
 pub struct PgBackend {

@@ -144,6 +144,9 @@ struct GroupWriter {
     /// Wakes the flusher when an access line is queued into an empty queue.
     deferred: std::sync::Condvar,
     flusher: std::sync::Once,
+    /// Set when the flusher thread could not be started: each line is then written by its
+    /// own thread, as other lines are.
+    no_flusher: std::sync::atomic::AtomicBool,
     /// Where the flusher writes (stderr; a test's sink in tests).
     flusher_out: fn() -> Box<dyn Write>,
 }
@@ -159,9 +162,6 @@ fn stderr_out() -> Box<dyn Write> {
 
 static STDERR: GroupWriter = GroupWriter::new();
 
-/// Set when the flusher thread could not be started.
-static FLUSHER_FAILED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
 impl GroupWriter {
     const BOUND: usize = 1 << 20;
     const DEFER_BOUND: usize = 64 * 1024;
@@ -176,6 +176,7 @@ impl GroupWriter {
             writing: std::sync::Mutex::new(Vec::new()),
             deferred: std::sync::Condvar::new(),
             flusher: std::sync::Once::new(),
+            no_flusher: std::sync::atomic::AtomicBool::new(false),
             flusher_out,
         }
     }
@@ -196,9 +197,9 @@ impl GroupWriter {
             let spawned = std::thread::Builder::new()
                 .name("keyhook-log".into())
                 .spawn(move || self.flush_forever(&mut (self.flusher_out)()));
-            // Without a flusher each line is written by its own thread, as other lines are.
             if spawned.is_err() {
-                FLUSHER_FAILED.store(true, std::sync::atomic::Ordering::Relaxed);
+                self.no_flusher
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
             }
         });
         let (was_empty, full) = {
@@ -207,7 +208,7 @@ impl GroupWriter {
             q.extend_from_slice(line);
             (was_empty, q.len() > Self::DEFER_BOUND)
         };
-        if full || FLUSHER_FAILED.load(std::sync::atomic::Ordering::Relaxed) {
+        if full || self.no_flusher.load(std::sync::atomic::Ordering::Relaxed) {
             self.write_out(false, out);
         } else if was_empty {
             self.deferred.notify_one();
@@ -575,10 +576,12 @@ mod tests {
         assert_eq!(written, [b"first\n".as_slice(), &big].concat());
     }
 
-    /// The writes of a test's flusher, one static per test (a flusher's writer is a `fn`).
-    macro_rules! flusher_sink {
+    /// A writer of the test's own whose flusher writes into a sink of its own (a flusher's
+    /// writer is a `fn`, so the sink is a static per test): the sink and the writer.
+    macro_rules! flushing_writer {
         ($name:ident) => {{
             static $name: std::sync::Mutex<Vec<Vec<u8>>> = std::sync::Mutex::new(Vec::new());
+            static WRITER: std::sync::OnceLock<GroupWriter> = std::sync::OnceLock::new();
             struct Sink;
             impl Write for Sink {
                 fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
@@ -592,7 +595,8 @@ mod tests {
             fn out() -> Box<dyn Write> {
                 Box::new(Sink)
             }
-            (&$name, out as fn() -> Box<dyn Write>)
+            let writer: &'static GroupWriter = WRITER.get_or_init(|| GroupWriter::flushing_to(out));
+            (&$name, writer)
         }};
     }
 
@@ -604,9 +608,7 @@ mod tests {
     /// Access lines wait for the flusher, which writes them together, in order, soon.
     #[test]
     fn access_lines_go_out_together_from_the_flusher() {
-        let (sink, out) = flusher_sink!(SINK);
-        static OUT: std::sync::OnceLock<GroupWriter> = std::sync::OnceLock::new();
-        let writer: &'static GroupWriter = OUT.get_or_init(|| GroupWriter::flushing_to(out));
+        let (sink, writer) = flushing_writer!(SINK);
         let writes = Writes::default();
         let lines: Vec<String> = (0..200).map(|i| format!("GET /x 200 {i}\n")).collect();
         for line in &lines {
@@ -641,9 +643,7 @@ mod tests {
     /// so does everything queued at `flush`, and a queue over its bound.
     #[test]
     fn other_lines_flush_and_a_full_queue_write_at_once() {
-        let (sink, out) = flusher_sink!(SINK);
-        static OUT: std::sync::OnceLock<GroupWriter> = std::sync::OnceLock::new();
-        let writer: &'static GroupWriter = OUT.get_or_init(|| GroupWriter::flushing_to(out));
+        let (sink, writer) = flushing_writer!(SINK);
         let writes = Writes::default();
         let mut held = Held {
             writes: writes.clone(),

@@ -7,8 +7,8 @@
 //! commit, rewritten by every one); only when that differs from the header seen at the last
 //! check does it read `PRAGMA data_version` (a read transaction), which changes exactly when
 //! another connection committed. Inside a transaction the check is always `data_version`, so
-//! the transaction's snapshot begins with it and what it reads agrees with the cache. Writes made through the
-//! cache's own connection (which `data_version` does not count) drop it too, in
+//! the transaction's snapshot begins with it and what it reads agrees with the cache. Writes
+//! made through the cache's own connection (which `data_version` does not count) drop it too, in
 //! `SqliteStore::write_dyn`, or (a recorded use) are copied into it. So a key deleted, expired
 //! early or changed anywhere is seen at once, and a list is never older than the last commit.
 //! The delivery worker's senders check each webhook right before its request through the same

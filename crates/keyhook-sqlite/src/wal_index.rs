@@ -93,8 +93,9 @@ impl WalIndex {
             }
             region
         };
-        let index = WalIndex(NonNull::new(region.cast::<AtomicU32>())?);
-        index.header().map(|_| index)
+        // The header itself is checked at each read ([`WalIndex::header`]): one being
+        // written at this instant must not leave the connection without the index for good.
+        Some(WalIndex(NonNull::new(region.cast::<AtomicU32>())?))
     }
 
     /// The header, if both copies agree and it is valid; `None` while a commit is writing it.

@@ -143,13 +143,13 @@ impl KeyQueries for PgStore {
         })
     }
 
+    /// Over the pipeline outside a transaction ([`PgStore::by_key_hash`]).
     fn key_by_hash(&self, key_hash: &str) -> StoreResult<Option<ApiKey>> {
-        self.run(|s| {
-            s.query_opt(BY_HASH, &[&key_hash])?
-                .as_ref()
-                .map(from_row)
-                .transpose()
-        })
+        let rows = self.by_key_hash(BY_HASH, key_hash)?;
+        rows.first()
+            .map(from_row)
+            .transpose()
+            .map_err(|e| e.sorted())
     }
 
     fn keys_by_id_or_prefix(

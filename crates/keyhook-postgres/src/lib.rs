@@ -351,7 +351,11 @@ impl PgStore {
 
     /// The rows of `sql` (one of [`PIPELINED`]) with `key_hash`: over the pipeline outside
     /// a transaction while it is up, on this store's connection otherwise.
-    fn by_key_hash(&self, sql: pipeline::Sql, key_hash: &str) -> StoreResult<Vec<postgres::Row>> {
+    pub(crate) fn by_key_hash(
+        &self,
+        sql: pipeline::Sql,
+        key_hash: &str,
+    ) -> StoreResult<Vec<postgres::Row>> {
         if !self.in_transaction() {
             if let Some(rows) = self
                 .pipeline
@@ -490,11 +494,7 @@ impl Storage for PgStore {
 
     /// Read from the database on every call: no cache can serve a key revoked elsewhere.
     fn key_by_hash(&self, key_hash: &str) -> StoreResult<Option<ApiKey>> {
-        let rows = self.by_key_hash(keys::BY_HASH, key_hash)?;
-        rows.first()
-            .map(keys::from_row)
-            .transpose()
-            .map_err(|e| e.sorted())
+        KeyQueries::key_by_hash(self, key_hash)
     }
 
     /// With a list ahead, one statement reads the key and that list of its user (the key's
@@ -502,7 +502,7 @@ impl Storage for PgStore {
     /// read, outside a transaction: two round trips become one.
     fn key_by_hash_ahead(&self, key_hash: &str, ahead: ReadAhead) -> StoreResult<Option<ApiKey>> {
         let sql = match ahead {
-            ReadAhead::Nothing => return Storage::key_by_hash(self, key_hash),
+            ReadAhead::Nothing => return KeyQueries::key_by_hash(self, key_hash),
             ReadAhead::KeysOfItsUser => keys::BY_HASH_WITH_ITS_USERS_KEYS,
             ReadAhead::WebhooksOfItsUser => webhooks::BY_KEY_HASH_WITH_ITS_USERS_WEBHOOKS,
         };

@@ -245,7 +245,7 @@ impl GroupWriter {
             let mut writing = match self.writing.try_lock() {
                 Ok(w) => w,
                 Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
-                // Too much waits: this thread waits its turn to write.
+                // Too much waits, or a flush: this thread waits its turn to write.
                 Err(std::sync::TryLockError::WouldBlock) if wait => lock(&self.writing),
                 // The thread writing takes this line too.
                 Err(std::sync::TryLockError::WouldBlock) => return,

@@ -978,6 +978,49 @@ mod test {
         assert!(head.contains("date:") && !head.contains("server:"), "{head}");
     }
 
+    // keyhook patch i
+    #[test]
+    fn a_response_goes_out_in_one_write_with_its_body_up_to_16_kib() {
+        /// Keeps each write apart.
+        #[derive(Default)]
+        struct Writes(Vec<Vec<u8>>);
+        impl std::io::Write for Writes {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                self.0.push(b.to_vec());
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let print = |body: Vec<u8>, head_only: bool| {
+            let mut w = Writes::default();
+            crate::Response::from_data(body)
+                .raw_print(&mut w, crate::HTTPVersion(1, 1), &[], head_only, None)
+                .unwrap();
+            w.0
+        };
+        for len in [1, 1500, 16 * 1024] {
+            let writes = print(vec![b'x'; len], false);
+            assert_eq!(writes.len(), 1, "a body of {len} bytes");
+            let out = String::from_utf8(writes[0].clone()).unwrap();
+            let (head, body) = out.split_once("\r\n\r\n").unwrap();
+            assert!(head.contains(&format!("Content-Length: {len}")), "{head}");
+            assert_eq!(body.len(), len);
+        }
+        // Larger: the head, then the body as it is read.
+        let writes = print(vec![b'x'; 16 * 1024 + 1], false);
+        assert!(writes.len() >= 2, "{}", writes.len());
+        assert!(writes[0].ends_with(b"\r\n\r\n"));
+        assert_eq!(writes[1..].iter().map(Vec::len).sum::<usize>(), 16 * 1024 + 1);
+        // HEAD, and an empty body: the head alone.
+        for (body, head_only) in [(vec![b'x'; 10], true), (Vec::new(), false)] {
+            let writes = print(body, head_only);
+            assert_eq!(writes.len(), 1);
+            assert!(writes[0].ends_with(b"\r\n\r\n"));
+        }
+    }
+
     // keyhook patch g
     #[test]
     fn request_targets() {

@@ -76,6 +76,9 @@ fn build_date_header() -> Header {
     Header::from_bytes(&b"Date"[..], &d.to_string().into_bytes()[..]).unwrap()
 }
 
+/// keyhook patch i: the largest body written with its head in one write.
+const ONE_WRITE: usize = 16 * 1024;
+
 fn write_message_header<W>(
     mut writer: W,
     http_version: &HTTPVersion,
@@ -422,13 +425,22 @@ where
             _ => (),
         };
 
-        // sending headers
-        write_message_header(
-            writer.by_ref(),
-            &http_version,
-            &self.status_code,
-            &self.headers,
-        )?;
+        // keyhook patch i: the head is put together in memory and written at once (each
+        // small write went through the connection's lock and its 1 KiB buffer); a body of a
+        // known length up to `ONE_WRITE` goes in the same write. Upstream wrote the head, which
+        // the buffer held, then the body, and a body over 1 KiB made the buffer send the head
+        // alone first: two `send`s, and two segments for the client, per response.
+        let mut head = Vec::with_capacity(256);
+        write_message_header(&mut head, &http_version, &self.status_code, &self.headers)?;
+        if !do_not_send_body {
+            if let (Some(TransferEncoding::Identity), Some(1..=ONE_WRITE)) =
+                (transfer_encoding, data_length)
+            {
+                reader.read_to_end(&mut head)?;
+                return writer.write_all(&head);
+            }
+        }
+        writer.write_all(&head)?;
 
         // sending the body
         if !do_not_send_body {

@@ -118,12 +118,20 @@ pub fn route<'a>(method: &Method, path: &'a str) -> Match<'a> {
     let Some(path) = path.strip_prefix('/') else {
         return Match::NotFound;
     };
-    let segments: Vec<&str> = path.split('/').collect();
-    if segments.iter().any(|s| s.is_empty()) {
-        return Match::NotFound;
+    // No route has more than three segments: a path with more names nothing, and the
+    // segments need no allocation (every request is routed twice: metrics, then dispatch).
+    let mut held = [""; 3];
+    let mut count = 0;
+    for s in path.split('/') {
+        if s.is_empty() || count == held.len() {
+            return Match::NotFound;
+        }
+        held[count] = s;
+        count += 1;
     }
+    let segments = &held[..count];
     let get = matches!(method, Method::Get | Method::Head);
-    let (found, allow) = match segments.as_slice() {
+    let (found, allow) = match segments {
         ["api-keys"] => (
             match method {
                 _ if get => Some(Route::ListKeys),
@@ -258,5 +266,38 @@ mod tests {
                 assert_eq!(head.operation(), found.operation());
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod segment_tests {
+    use super::*;
+
+    /// Each template, longer or with an empty segment, names nothing.
+    #[test]
+    fn a_longer_path_or_an_empty_segment_names_nothing() {
+        for (template, method) in ROUTES.iter().filter(|(p, _)| *p != "/openapi.json") {
+            let path = template.replace("{id}", "abcd").replace("{name}", "post.x");
+            let m: Method = method.to_ascii_uppercase().parse().unwrap();
+            assert!(matches!(route(&m, &path), Match::Found(_)), "{path}");
+            for bad in [
+                format!("{path}/x/y/z"),
+                format!("{path}/"),
+                format!("{path}//"),
+                path.replacen('/', "//", 1),
+            ] {
+                assert!(matches!(route(&m, &bad), Match::NotFound), "{bad}");
+            }
+        }
+        // The longest routes, one segment longer.
+        for four in ["/webhooks/abcd/test/x", "/webhooks/abcd/rotate-secret/x"] {
+            assert!(
+                matches!(route(&Method::Post, four), Match::NotFound),
+                "{four}"
+            );
+        }
+        assert!(matches!(route(&Method::Get, "/a/b/c/d"), Match::NotFound));
+        assert!(matches!(route(&Method::Get, ""), Match::NotFound));
+        assert!(matches!(route(&Method::Get, "/"), Match::NotFound));
     }
 }

@@ -278,6 +278,9 @@ fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// The room a message is formatted into at first: an access line's, with its line break.
+const MESSAGE_ROOM: usize = 128;
+
 /// An event's message and its other fields, in the order they were given.
 #[derive(Default)]
 struct Fields {
@@ -325,7 +328,13 @@ impl Fields {
 
 impl Visit for Fields {
     fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
-        if !self.message_only || field.name() == "message" {
+        if field.name() == "message" {
+            // Into room for a usual line: `format!` starts an access line's message from
+            // nothing and copies it at each of four doublings.
+            let mut message = String::with_capacity(MESSAGE_ROOM);
+            let _ = fmt::Write::write_fmt(&mut message, format_args!("{value:?}"));
+            self.message = message;
+        } else if !self.message_only {
             self.put(field, Value::String(format!("{value:?}")));
         }
     }

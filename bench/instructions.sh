@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Instructions a request, counted by callgrind: the figure of serve's own work that does not
+# move with a shared machine's load (bench/serve.sh's requests/s and CPU a request do).
+# An authenticated GET /api/v1/api-keys (4 keys listed, KEYS keys of other users in the file)
+# on `keyhook serve`, and the same bytes from the bare HTTP layer
+# (crates/keyhook-http/examples/bare_http.rs: the vendored tiny_http with serve's listener
+# and a handler that only answers). Each server runs under valgrind; one client sends WARM
+# keep-alive requests unmeasured, then REQUESTS measured ones (`callgrind_control -i on/off`).
+# Prints the instructions a request of each, their difference (keyhook's own work) and the
+# ratio bare/keyhook. Under valgrind SHA-256 runs in software (about 6,900 instructions of
+# keyhook's figure a request; natively the CPU's SHA extensions do it in a few hundred).
+#
+#   bench/instructions.sh                  # REQUESTS=1000 WARM=200 KEYS=20000
+#   BASE=/tmp/keyhook-old bench/instructions.sh   # an older build measured the same way
+#   BIN=… BARE=… bench/instructions.sh     # other builds instead of this tree's
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+REQUESTS=${REQUESTS:-1000}
+WARM=${WARM:-200}
+KEYS=${KEYS:-20000}
+
+need=()
+command -v valgrind >/dev/null || need+=(valgrind)
+command -v sqlite3 >/dev/null || need+=(sqlite3)
+command -v curl >/dev/null || need+=(curl)
+if [ ${#need[@]} -gt 0 ]; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+if [ -n "${BIN:-}" ]; then bin=$BIN; else cargo build --release --quiet; bin=$PWD/target/release/keyhook; fi
+if [ -n "${BARE:-}" ]; then bare=$BARE; else
+  cargo build --release --quiet --example bare_http; bare=$PWD/target/release/examples/bare_http
+fi
+
+work=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+db=$work/k.db
+key=$("$bin" --db "$db" --user bench keys create --name bench --quiet)
+for i in 1 2 3; do "$bin" --db "$db" --user bench keys create --name "ci-$i" --quiet >"$work/unused-key"; done
+sqlite3 "$db" <<SQL
+PRAGMA foreign_keys = ON;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
+INSERT INTO users (id, created_at) SELECT 'user-' || i, 0 FROM n;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $KEYS)
+INSERT INTO api_keys (id, user_id, name, key_hash, key_prefix, permission, full_access,
+                      profile_ids, created_at)
+SELECT lower(hex(randomblob(16))), 'user-' || (i % 1000 + 1), 'key ' || i,
+       lower(hex(randomblob(32))), 'kp_' || lower(hex(randomblob(4))), 'readwrite', 1, '[]',
+       1700000000000 + i
+FROM n;
+SQL
+printf '%s' "$key" >"$work/key"
+
+# Sends $2 keep-alive requests to port $1 from one connection; every answer must be 200.
+requests() {
+  python3 - "$1" "$2" "$work/key" <<'PY'
+import http.client, sys
+port, n, key = int(sys.argv[1]), int(sys.argv[2]), open(sys.argv[3]).read().strip()
+c = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+for _ in range(n):
+    c.request("GET", "/api/v1/api-keys", headers={"Authorization": "Bearer " + key})
+    r = c.getresponse()
+    r.read()
+    if r.status != 200:
+        sys.exit(f"answered {r.status}")
+PY
+}
+
+# Instructions a request of the server `$@` (listening on $p), under callgrind.
+counted() {
+  local name=$1; shift
+  local log=$work/$name.log
+  valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$work/$name.cg" "$@" 2>"$log" >/dev/null &
+  local vp=$!; pids+=("$vp")
+  for _ in $(seq 300); do grep -q listening "$log" && break; sleep 0.1; done
+  grep -q listening "$log" || { echo "$name did not start:" >&2; tail -5 "$log" >&2; exit 1; }
+  requests "$p" "$WARM"
+  callgrind_control -i on "$vp" >/dev/null 2>&1
+  requests "$p" "$REQUESTS"
+  callgrind_control -i off "$vp" >/dev/null 2>&1
+  kill "$vp"; wait "$vp" 2>/dev/null || true
+  local total
+  total=$(awk '/Collected :/ {print $NF}' "$log" | tail -1)
+  echo $((total / REQUESTS))
+}
+
+p=$(port)
+"$bin" --db "$db" serve --bind "127.0.0.1:$p" 2>"$work/body-serve.log" &
+sp=$!
+for _ in $(seq 50); do grep -q listening "$work/body-serve.log" && break; sleep 0.1; done
+curl -sf -H "Authorization: Bearer $key" "http://127.0.0.1:$p/api/v1/api-keys" >"$work/body"
+kill "$sp"; wait "$sp" 2>/dev/null || true
+
+p=$(port); b=$(counted bare "$bare" "127.0.0.1:$p" "$work/body")
+p=$(port); k=$(counted keyhook "$bin" --db "$db" serve --bind "127.0.0.1:$p")
+echo "instructions a request ($REQUESTS keep-alive requests after $WARM, $(wc -c <"$work/body") bytes answered):"
+echo "  bare HTTP layer $b; keyhook $k; keyhook's own work $((k - b)); bare/keyhook $(awk -v b="$b" -v k="$k" 'BEGIN {printf "%.2f", b / k}')"
+if [ -n "${BASE:-}" ]; then
+  p=$(port); o=$(counted base "$BASE" --db "$db" serve --bind "127.0.0.1:$p")
+  # (Its own work is not $o - $b when its tiny_http differs from this tree's.)
+  echo "  base ($BASE) $o; keyhook/base $(awk -v o="$o" -v k="$k" 'BEGIN {printf "%.3f", k / o}')"
+fi

@@ -9,6 +9,24 @@ spent() { awk 'NR == FNR {t[$1] = $2; next} $1 in t {s += $2 - t[$1]} END {print
 # A free TCP port on loopback.
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
+# Writes $2 keys of 1,000 other users (user-1 ... user-1000) into the SQLite file $1, straight
+# into the table (a key per process would take minutes): random hashes, as real keys would
+# have. The servers' benchmarks list the caller's keys among them.
+seed_other_keys() {
+  sqlite3 "$1" <<SQL
+PRAGMA foreign_keys = ON;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
+INSERT INTO users (id, created_at) SELECT 'user-' || i, 0 FROM n;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $2)
+INSERT INTO api_keys (id, user_id, name, key_hash, key_prefix, permission, full_access,
+                      profile_ids, created_at)
+SELECT lower(hex(randomblob(16))), 'user-' || (i % 1000 + 1), 'key ' || i,
+       lower(hex(randomblob(32))), 'kp_' || lower(hex(randomblob(4))), 'readwrite', 1, '[]',
+       1700000000000 + i
+FROM n;
+SQL
+}
+
 # Queues $2 post.published events of user bench in the SQLite file $1, each with a pending
 # delivery, due now, to every webhook in it: written with sqlite3 in one transaction (a
 # process per event would dominate a benchmark's setup).

@@ -78,18 +78,7 @@ pg_url() { echo "postgres://keyhook:$password@127.0.0.1:$pgport/$1"; }
 db=$work/k.db
 key=$("$bin" --db "$db" --user bench keys create --name bench --quiet)
 pg_key=$("$bin" --db "$(pg_url serve)" --user bench keys create --name bench --quiet)
-sqlite3 "$db" <<SQL
-PRAGMA foreign_keys = ON;
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
-INSERT INTO users (id, created_at) SELECT 'user-' || i, 0 FROM n;
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $KEYS)
-INSERT INTO api_keys (id, user_id, name, key_hash, key_prefix, permission, full_access,
-                      profile_ids, created_at)
-SELECT lower(hex(randomblob(16))), 'user-' || (i % 1000 + 1), 'key ' || i,
-       lower(hex(randomblob(32))), 'kp_' || lower(hex(randomblob(4))), 'readwrite', 1, '[]',
-       1700000000000 + i
-FROM n;
-SQL
+seed_other_keys "$db" "$KEYS"
 psql -d serve <<SQL
 INSERT INTO users (id, created_at) SELECT 'user-' || i, 0 FROM generate_series(1, 1000) i;
 INSERT INTO api_keys (id, user_id, name, key_hash, key_prefix, permission, full_access,

@@ -25,20 +25,9 @@ cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -r
 trap cleanup EXIT
 db=$work/k.db
 key=$("$A" --db "$db" --user bench keys create --name bench --quiet)
-sqlite3 "$db" <<SQL
-PRAGMA foreign_keys = ON;
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
-INSERT INTO users (id, created_at) SELECT 'user-' || i, 0 FROM n;
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000)
-INSERT INTO api_keys (id, user_id, name, key_hash, key_prefix, permission, full_access,
-                      profile_ids, created_at)
-SELECT lower(hex(randomblob(16))), 'user-' || (i % 1000 + 1), 'key ' || i,
-       lower(hex(randomblob(32))), 'kp_' || lower(hex(randomblob(4))), 'readwrite', 1, '[]',
-       1700000000000 + i
-FROM n;
-SQL
-
 . "$(dirname "$0")/lib.sh"
+seed_other_keys "$db" 100000
+
 start() {
   "$1" --db "$db" serve --bind "127.0.0.1:$2" 2>"$work/$2.log" &
   pids+=($!)

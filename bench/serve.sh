@@ -45,20 +45,9 @@ db=$work/k.db
 # would take minutes): random hashes, as real keys would have.
 key=$("$bin" --db "$db" --user bench keys create --name bench --quiet)
 for i in 1 2 3; do "$bin" --db "$db" --user bench keys create --name "ci-$i" --quiet >"$work/unused-key"; done
-sqlite3 "$db" <<SQL
-PRAGMA foreign_keys = ON;
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
-INSERT INTO users (id, created_at) SELECT 'user-' || i, 0 FROM n;
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $KEYS)
-INSERT INTO api_keys (id, user_id, name, key_hash, key_prefix, permission, full_access,
-                      profile_ids, created_at)
-SELECT lower(hex(randomblob(16))), 'user-' || (i % 1000 + 1), 'key ' || i,
-       lower(hex(randomblob(32))), 'kp_' || lower(hex(randomblob(4))), 'readwrite', 1, '[]',
-       1700000000000 + i
-FROM n;
-SQL
-
 . bench/lib.sh
+seed_other_keys "$db" "$KEYS"
+
 kport=$(port)
 "$bin" --db "$db" serve --bind "127.0.0.1:$kport" --threads "$THREADS" 2>"$work/serve.log" &
 kpid=$!; pids+=("$kpid")

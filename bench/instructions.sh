@@ -37,9 +37,7 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
 trap cleanup EXIT
 db=$work/k.db
-key=$("$bin" --db "$db" --user bench keys create --name bench --quiet)
-for i in 1 2 3; do "$bin" --db "$db" --user bench keys create --name "ci-$i" --quiet >"$work/unused-key"; done
-seed_other_keys "$db" "$KEYS"
+key=$(serve_db "$bin" "$db" "$KEYS")
 printf '%s' "$key" >"$work/key"
 
 # Sends $2 keep-alive requests to port $1 from one connection; every answer must be 200.

@@ -9,6 +9,19 @@ spent() { awk 'NR == FNR {t[$1] = $2; next} $1 in t {s += $2 - t[$1]} END {print
 # A free TCP port on loopback.
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
+# The database of the serve benchmarks, in the SQLite file $2, made with the keyhook binary $1:
+# the caller's key (printed), three more of the same user (the list answered has four) and $3
+# keys of 1,000 other users (seed_other_keys).
+serve_db() {
+  local key i
+  key=$("$1" --db "$2" --user bench keys create --name bench --quiet)
+  # keyhook refuses to show a new key to /dev/null; these are not used.
+  for i in 1 2 3; do "$1" --db "$2" --user bench keys create --name "ci-$i" --quiet >"$2.unused-key"; done
+  rm -f "$2.unused-key"
+  seed_other_keys "$2" "$3"
+  echo "$key"
+}
+
 # Writes $2 keys of 1,000 other users (user-1 ... user-1000) into the SQLite file $1, straight
 # into the table (a key per process would take minutes): random hashes, as real keys would
 # have. The servers' benchmarks list the caller's keys among them.

@@ -41,12 +41,8 @@ cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -r
 trap cleanup EXIT
 db=$work/k.db
 
-# The caller's key, then other users' keys written straight into the table (a key per process
-# would take minutes): random hashes, as real keys would have.
-key=$("$bin" --db "$db" --user bench keys create --name bench --quiet)
-for i in 1 2 3; do "$bin" --db "$db" --user bench keys create --name "ci-$i" --quiet >"$work/unused-key"; done
 . bench/lib.sh
-seed_other_keys "$db" "$KEYS"
+key=$(serve_db "$bin" "$db" "$KEYS")
 
 kport=$(port)
 "$bin" --db "$db" serve --bind "127.0.0.1:$kport" --threads "$THREADS" 2>"$work/serve.log" &

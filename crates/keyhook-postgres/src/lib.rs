@@ -173,7 +173,7 @@ impl PgBackend {
         let tls = tls::connector(&target.tls)?;
         let errors = LastError::default();
         let manager = pool::Manager::new(
-            PostgresConnectionManager::new(target.config.clone(), tls.clone()),
+            PostgresConnectionManager::new(target.blocking_config(), tls.clone()),
             startup_deadline(&target),
         );
         let pool = pool::build(manager, pool_size, errors.clone());
@@ -182,7 +182,7 @@ impl PgBackend {
             Arc::new(Pipeline::new(
                 PIPELINE_LANES,
                 PIPELINED,
-                target.async_config.clone(),
+                target.config.clone(),
                 tls.clone(),
                 startup_deadline(&target),
             ))
@@ -223,7 +223,7 @@ impl PgBackend {
     /// reported at once and as what it is (r2d2 retries until its timeout and keeps only the
     /// text of an error). It checks or migrates the schema, and then serves as the store.
     fn first_connect(&self) -> StoreResult<PgStore> {
-        let (config, tls) = (self.target.config.clone(), self.tls.clone());
+        let (config, tls) = (self.target.blocking_config(), self.tls.clone());
         let client = pool::connect_within(self.startup_deadline(), move || config.connect(tls))
             .map_err(|e| self.located(e.sorted()))?;
         let mut session = Session::new(client);

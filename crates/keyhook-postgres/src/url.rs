@@ -37,9 +37,9 @@ pub enum Tls {
 /// A parsed `--db` URL.
 #[derive(Debug, Clone)]
 pub struct Target {
-    pub config: postgres::Config,
-    /// The same settings for the asynchronous driver under `postgres` (the pipeline's).
-    pub async_config: tokio_postgres::Config,
+    /// The connection settings, as the asynchronous driver under `postgres` takes them (the
+    /// pipeline's); [`Target::blocking_config`] gives them to `postgres` itself.
+    pub config: tokio_postgres::Config,
     pub tls: Tls,
     described: String,
 }
@@ -176,8 +176,7 @@ impl FromStr for Target {
             config.application_name(APPLICATION_NAME);
         }
         Ok(Target {
-            config: postgres::Config::from(config.clone()),
-            async_config: config,
+            config,
             tls,
             described: keyhook_core::redact::url(url).into_owned(),
         })
@@ -185,6 +184,12 @@ impl FromStr for Target {
 }
 
 impl Target {
+    /// The settings for the blocking driver (`postgres`: the pool's connections and the
+    /// first one), made from [`Target::config`] when a connection is made.
+    pub fn blocking_config(&self) -> postgres::Config {
+        postgres::Config::from(self.config.clone())
+    }
+
     /// The URL as given with its password masked the one way keyhook masks it everywhere
     /// (`redact::url`: `postgres://user:***@host/db`, `password=***`).
     pub fn describe(&self) -> &str {

@@ -51,6 +51,14 @@ const MAX_NESTING: u8 = 3;
 /// and the value of a `password=` parameter (`?password=***`, also `sslpassword=`). Borrows
 /// `s`, allocating nothing, when there is nothing to redact.
 pub fn keys(s: &str) -> Cow<'_, str> {
+    if inert(s) {
+        return Cow::Borrowed(s);
+    }
+    keys_scanned(s)
+}
+
+/// [`keys`] without the shortcut of [`inert`].
+fn keys_scanned(s: &str) -> Cow<'_, str> {
     match credentials(s, false) {
         Cow::Borrowed(_) => tokens(s),
         Cow::Owned(masked) => Cow::Owned(owned_tokens(masked)),
@@ -228,6 +236,47 @@ fn ceil(s: &str, mut i: usize) -> usize {
     i
 }
 
+/// What a byte is to [`inert`].
+const RUN: u8 = 1;
+const STOP: u8 = 2;
+const CLASS: [u8; 256] = {
+    let mut class = [STOP; 256];
+    let mut c = b' ';
+    while c <= b'~' {
+        class[c as usize] = match c {
+            // Every token is a run of these, raw, at least MIN_LEN long: `kp_` and 64 hex
+            // digits, a bare hex run, `whsec_` and 32 or more of `[A-Za-z0-9+/=_-]`, 43
+            // base64 characters and `=` (which stops anyway).
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'+' | b'/' | b'-' | b'_' => RUN,
+            // What an encoded token (`%`) and a credential (`@`, `=`, `%`) need.
+            b'%' | b'=' | b'@' => STOP,
+            _ => 0,
+        };
+        c += 1;
+    }
+    class
+};
+
+/// Whether `s` is printable ASCII in which [`keys`] finds nothing to redact and [`display`]
+/// nothing to escape, told in one pass over its bytes: no control or non-ASCII byte, no `%`,
+/// `=` or `@` (without which there is no credential and no encoded token), and no run of
+/// [`MIN_LEN`] bytes that a raw token could be made of. The common log line (an access line,
+/// a request's path) is that; anything else takes the whole scan. False means only "look".
+fn inert(s: &str) -> bool {
+    let mut run = 0;
+    for &c in s.as_bytes() {
+        let class = CLASS[usize::from(c)];
+        if class == STOP {
+            return false;
+        }
+        run = (run + 1) * usize::from(class);
+        if run >= MIN_LEN {
+            return false;
+        }
+    }
+    true
+}
+
 /// [`tokens`] for an owned string: `s` itself when there is nothing to redact.
 fn owned_tokens(s: String) -> String {
     match tokens(&s) {
@@ -303,7 +352,15 @@ fn tokens(s: &str) -> Cow<'_, str> {
 /// recolour or rewrite the operator's screen, a carriage return that would hide what came
 /// before it) and the bidi controls shown as `\u{..}`.
 pub fn display(s: &str) -> Cow<'_, str> {
-    let redacted = keys(s);
+    if inert(s) {
+        return Cow::Borrowed(s);
+    }
+    display_scanned(s)
+}
+
+/// [`display`] without the shortcut of [`inert`].
+fn display_scanned(s: &str) -> Cow<'_, str> {
+    let redacted = keys_scanned(s);
     // Printable ASCII, tabs and line breaks hold nothing to escape: one pass over the bytes
     // (which vectorises) instead of decoding characters, for the common line.
     let plain = |b: &u8| (b' '..=b'~').contains(b) || *b == b'\n' || *b == b'\t';
@@ -527,6 +584,54 @@ mod tests {
 
     fn key() -> String {
         format!("kp_{HEX}")
+    }
+
+    proptest::proptest! {
+        /// The shortcut never skips work the scan would do: whatever is inert, scanned,
+        /// is left as it is. Strings made of the bytes tokens and credentials are made of,
+        /// and of the ones that end them.
+        #[test]
+        fn what_is_inert_the_scan_leaves_alone(
+            s in "([0-9a-fA-F]{1,70}|kp_|whsec_|[g-zG-Z+/_-]{1,40}|[ .:;?]|%3D|%6b|=|@|\\n|\u{1b}|\u{202e}|é){0,12}"
+        ) {
+            if inert(&s) {
+                proptest::prop_assert!(matches!(keys_scanned(&s), Cow::Borrowed(_)), "{:?}", s);
+                proptest::prop_assert!(matches!(display_scanned(&s), Cow::Borrowed(_)), "{:?}", s);
+            }
+        }
+    }
+
+    /// The shortest token of each kind, and what makes a credential or an escape, is never
+    /// inert; an access line is.
+    #[test]
+    fn a_token_a_credential_or_a_control_is_never_inert() {
+        let shortest = [
+            key(),
+            HEX.to_string(),
+            format!("whsec_{}", "A".repeat(SECRET_MIN)),
+            format!("whsec_{}", "-_".repeat(SECRET_MIN / 2)),
+            format!("{}=", "B".repeat(B64_MIN)),
+        ];
+        for token in &shortest {
+            let line = format!("GET /x? {token} 404");
+            assert!(!inert(&line), "{line}");
+            assert_ne!(keys(&line), line, "redacted: {line}");
+        }
+        assert!(inert(&format!("whsec_{}", "A".repeat(SECRET_MIN - 1))));
+        for other in [
+            "a@b",
+            "password=x",
+            "%6b",
+            "a\tb",
+            "a\nb",
+            "\u{1b}[2J",
+            "é",
+            "\u{7f}",
+        ] {
+            assert!(!inert(other), "{other:?}");
+        }
+        assert!(inert("GET /api/v1/api-keys 200 0.1ms kp_0123abcd"));
+        assert!(inert(""));
     }
 
     #[test]

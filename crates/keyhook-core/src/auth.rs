@@ -73,11 +73,14 @@ pub fn has_valid_checksum(token: &str) -> bool {
 
 /// Whether `token` has the exact shape of a key. Anything else is refused before any lookup.
 pub fn is_well_formed(token: &str) -> bool {
+    // One fold without a branch a byte, which vectorises.
     token.len() == KEY_LEN
         && token.starts_with(KEY_PREFIX)
         && token.as_bytes()[KEY_PREFIX.len()..]
             .iter()
-            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+            .fold(true, |ok, &b| {
+                ok & ((b.wrapping_sub(b'0') < 10) | (b.wrapping_sub(b'a') < 6))
+            })
 }
 
 /// SHA-256 of the whole key, lowercase hex: what the store keeps instead of the key.

@@ -12,7 +12,9 @@ pub(crate) const PREFIX: &str = "/api/v1";
 /// under it), and an absolute-form target (`http://host:port/api/v1/...`, RFC 9112 section
 /// 3.2.2) is routed by its path. The query is not part of the path.
 pub(crate) fn api_path(target: &str) -> Option<&str> {
-    let target = match target.split_once("://") {
+    // A path (origin form, what clients send) is no absolute URL: no search for `://`.
+    let absolute = !target.starts_with('/');
+    let target = match absolute.then(|| target.split_once("://")).flatten() {
         Some((scheme, rest))
             if scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https") =>
         {

@@ -164,7 +164,9 @@ fn is_json(content_type: &str) -> bool {
 /// already so.
 pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
     let s = keyhook_core::redact::keys(s);
-    if s.len() <= 200 && !s.chars().any(char::is_control) {
+    // Printable ASCII (one pass over the bytes) has no control character to look for.
+    let ascii = |b: &u8| (b' '..=b'~').contains(b);
+    if s.len() <= 200 && (s.as_bytes().iter().all(ascii) || !s.chars().any(char::is_control)) {
         return s;
     }
     s.chars()

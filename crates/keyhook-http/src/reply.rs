@@ -12,7 +12,7 @@ use keyhook_core::store::Listed;
 
 pub struct Reply {
     pub status: u16,
-    pub body: Vec<u8>,
+    pub body: Body,
     /// For 405: the methods the path allows.
     pub allow: Option<&'static str>,
     /// The `Content-Type` of a body that is not JSON (`/metrics`).
@@ -23,8 +23,35 @@ pub struct Reply {
     pub retry_after: Option<u64>,
 }
 
+/// A response's body: its own bytes, or a list's kept ones ([`list_data`]), shared rather
+/// than copied.
+pub enum Body {
+    Owned(Vec<u8>),
+    Shared(std::sync::Arc<[u8]>),
+}
+
+impl std::ops::Deref for Body {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Body::Owned(v) => v,
+            Body::Shared(a) => a,
+        }
+    }
+}
+
+impl AsRef<[u8]> for Body {
+    fn as_ref(&self) -> &[u8] {
+        self
+    }
+}
+
 impl Reply {
     fn new(status: u16, body: Vec<u8>) -> Reply {
+        Reply::with_body(status, Body::Owned(body))
+    }
+
+    fn with_body(status: u16, body: Body) -> Reply {
         Reply {
             status,
             body,
@@ -45,7 +72,7 @@ pub fn data<T: Serialize>(status: u16, value: &T) -> Reply {
 }
 
 /// The body of the last list a worker thread answered with, and that list.
-pub struct LastList<T>(std::cell::RefCell<Option<(Listed<T>, Vec<u8>)>>);
+pub struct LastList<T>(std::cell::RefCell<Option<(Listed<T>, std::sync::Arc<[u8]>)>>);
 
 impl<T> LastList<T> {
     pub const fn new() -> LastList<T> {
@@ -72,11 +99,13 @@ pub fn list_data<T: Serialize + PartialEq>(
         _ => None,
     });
     if let Some(body) = same {
-        return Reply::new(status, body);
+        return Reply::with_body(status, Body::Shared(body));
     }
     let reply = data(status, &*list);
     if reply.status == status && reply.body.len() <= LAST_LIST_MAX_BODY {
-        last.with(|l| *l.0.borrow_mut() = Some((list, reply.body.clone())));
+        let body: std::sync::Arc<[u8]> = std::sync::Arc::from(&*reply.body);
+        last.with(|l| *l.0.borrow_mut() = Some((list, std::sync::Arc::clone(&body))));
+        return Reply::with_body(status, Body::Shared(body));
     }
     reply
 }
@@ -333,31 +362,34 @@ mod tests {
         for n in [1, 1, 2, 2, 1] {
             let r = list_data(200, list(n), &LAST);
             assert_eq!(r.status, 200);
-            assert_eq!(r.body, data(200, &*list(n)).body, "list {n}");
+            assert_eq!(*r.body, *data(200, &*list(n)).body, "list {n}");
         }
         // Kept: the very bytes come back (a list of the same value, told apart by a marker
         // put into the kept body).
-        LAST.with(|l| l.0.borrow_mut().as_mut().unwrap().1 = b"kept".to_vec());
-        assert_eq!(list_data(200, list(1), &LAST).body, b"kept");
-        assert_ne!(list_data(200, list(3), &LAST).body, b"kept");
+        LAST.with(|l| l.0.borrow_mut().as_mut().unwrap().1 = b"kept"[..].into());
+        assert_eq!(*list_data(200, list(1), &LAST).body, *b"kept");
+        assert_ne!(*list_data(200, list(3), &LAST).body, *b"kept");
         // The same shared list again: its kept bytes, without comparing.
         let shared = list(4);
         assert_eq!(
-            list_data(200, Listed::clone(&shared), &LAST).body,
-            data(200, &*shared).body
+            *list_data(200, Listed::clone(&shared), &LAST).body,
+            *data(200, &*shared).body
         );
-        LAST.with(|l| l.0.borrow_mut().as_mut().unwrap().1 = b"kept".to_vec());
-        assert_eq!(list_data(200, Listed::clone(&shared), &LAST).body, b"kept");
+        LAST.with(|l| l.0.borrow_mut().as_mut().unwrap().1 = b"kept"[..].into());
+        assert_eq!(
+            *list_data(200, Listed::clone(&shared), &LAST).body,
+            *b"kept"
+        );
         // A shared list is changed only as a copy (`Listed::make_mut`), which is compared.
         let mut changed = Listed::clone(&shared);
         Listed::make_mut(&mut changed)[1].1 = 5;
         assert_eq!(
-            list_data(200, changed, &LAST).body,
-            data(200, &*list(5)).body
+            *list_data(200, changed, &LAST).body,
+            *data(200, &*list(5)).body
         );
         let long = Listed::new(vec![("x".repeat(LAST_LIST_MAX_BODY), 0)]);
         let r = list_data(200, Listed::clone(&long), &LAST);
-        assert_eq!(r.body, data(200, &*long).body);
+        assert_eq!(*r.body, *data(200, &*long).body);
         LAST.with(|l| assert_eq!(l.0.borrow().as_ref().unwrap().0, list(5), "not kept"));
     }
 }

@@ -1,6 +1,7 @@
 //! Building and sending responses: the envelopes, the headers, the access log line.
 
 use std::io::Cursor;
+use std::sync::Arc;
 use std::time::Instant;
 
 use serde::Serialize;
@@ -27,7 +28,7 @@ pub struct Reply {
 /// than copied.
 pub enum Body {
     Owned(Vec<u8>),
-    Shared(std::sync::Arc<[u8]>),
+    Shared(Arc<[u8]>),
 }
 
 impl std::ops::Deref for Body {
@@ -72,7 +73,7 @@ pub fn data<T: Serialize>(status: u16, value: &T) -> Reply {
 }
 
 /// The body of the last list a worker thread answered with, and that list.
-pub struct LastList<T>(std::cell::RefCell<Option<(Listed<T>, std::sync::Arc<[u8]>)>>);
+pub struct LastList<T>(std::cell::RefCell<Option<(Listed<T>, Arc<[u8]>)>>);
 
 impl<T> LastList<T> {
     pub const fn new() -> LastList<T> {
@@ -94,8 +95,15 @@ pub fn list_data<T: Serialize + PartialEq>(
     list: Listed<T>,
     last: &'static std::thread::LocalKey<LastList<T>>,
 ) -> Reply {
-    let same = last.with(|l| match &*l.0.borrow() {
-        Some((kept, body)) if Listed::ptr_eq(kept, &list) || *kept == list => Some(body.clone()),
+    let same = last.with(|l| match &mut *l.0.borrow_mut() {
+        Some((kept, body)) if Listed::ptr_eq(kept, &list) => Some(Arc::clone(body)),
+        // The same list in another allocation (read again, or copied when a use was
+        // recorded): kept in the one the cache now hands out, so that the next request
+        // finds it by address.
+        Some((kept, body)) if *kept == list => {
+            *kept = Listed::clone(&list);
+            Some(Arc::clone(body))
+        }
         _ => None,
     });
     if let Some(body) = same {
@@ -103,8 +111,8 @@ pub fn list_data<T: Serialize + PartialEq>(
     }
     let reply = data(status, &*list);
     if reply.status == status && reply.body.len() <= LAST_LIST_MAX_BODY {
-        let body: std::sync::Arc<[u8]> = std::sync::Arc::from(&*reply.body);
-        last.with(|l| *l.0.borrow_mut() = Some((list, std::sync::Arc::clone(&body))));
+        let body: Arc<[u8]> = Arc::from(&*reply.body);
+        last.with(|l| *l.0.borrow_mut() = Some((list, Arc::clone(&body))));
         return Reply::with_body(status, Body::Shared(body));
     }
     reply
@@ -387,6 +395,12 @@ mod tests {
             *list_data(200, changed, &LAST).body,
             *data(200, &*list(5)).body
         );
+        // An equal list in another allocation takes the kept one's place: the next request
+        // with it is found by address.
+        let copy = list(5);
+        LAST.with(|l| l.0.borrow_mut().as_mut().unwrap().1 = b"kept"[..].into());
+        assert_eq!(*list_data(200, Listed::clone(&copy), &LAST).body, *b"kept");
+        LAST.with(|l| assert!(Listed::ptr_eq(&l.0.borrow().as_ref().unwrap().0, &copy)));
         let long = Listed::new(vec![("x".repeat(LAST_LIST_MAX_BODY), 0)]);
         let r = list_data(200, Listed::clone(&long), &LAST);
         assert_eq!(*r.body, *data(200, &*long).body);

@@ -1,6 +1,7 @@
 //! The SQLite file as a [`Backend`]: a bounded pool of connections to the same file.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use keyhook_core::model::ApiKey;
@@ -93,6 +94,8 @@ impl Backend for SqliteBackend {
 /// At most `size` connections, each either idle here or lent out as a [`Pooled`].
 struct Pool<T> {
     size: usize,
+    /// [`Pool::fill`] has run (also `State::filled`, which decides under the lock).
+    filled: AtomicBool,
     state: Mutex<State<T>>,
     returned: Condvar,
 }
@@ -112,6 +115,7 @@ impl<T> Pool<T> {
     fn new(size: usize) -> Pool<T> {
         Pool {
             size: size.max(1),
+            filled: AtomicBool::new(false),
             state: Mutex::new(State {
                 idle: Vec::new(),
                 open: 0,
@@ -170,7 +174,13 @@ impl<T> Pool<T> {
     /// size, and keeps them idle. An open that fails ends the filling: the rest are opened
     /// when needed.
     fn fill(&self, open: impl Fn() -> keyhook_core::Result<T>) {
+        // Every connect asks; after the first, an atomic load answers instead of the lock
+        // all requests share.
+        if self.filled.load(Ordering::Acquire) {
+            return;
+        }
         let mut state = self.lock();
+        self.filled.store(true, Ordering::Release);
         if std::mem::replace(&mut state.filled, true) {
             return;
         }

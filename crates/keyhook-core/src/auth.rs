@@ -1,6 +1,8 @@
 //! Keys as credentials: generation, the shape check, hashing, `authenticate` and `may` (read
 //! or write access, and profile scope). Both front ends decide every access question here.
 
+use std::sync::Arc;
+
 use rand::rngs::OsRng;
 use rand::RngCore;
 use sha2::{Digest, Sha256};
@@ -114,7 +116,7 @@ pub fn key_prefix(key: &str) -> &str {
 /// The lookup is by the SHA-256 of the token, so its timing tells an attacker nothing about
 /// any stored key.
 pub fn authenticate(store: &Store, token: &str, now: Timestamp) -> Result<ApiKey> {
-    authenticate_ahead(store, token, now, ReadAhead::Nothing)
+    authenticate_ahead(store, token, now, ReadAhead::Nothing).map(Arc::unwrap_or_clone)
 }
 
 /// [`authenticate`], telling the store what the caller reads next if the key may
@@ -124,7 +126,7 @@ fn authenticate_ahead(
     token: &str,
     now: Timestamp,
     ahead: ReadAhead,
-) -> Result<ApiKey> {
+) -> Result<Arc<ApiKey>> {
     if !is_well_formed(token) {
         return Err(Error::Unauthorized(format!(
             "malformed API key: expected {KEY_PREFIX} followed by 64 lowercase hex characters"
@@ -144,10 +146,10 @@ fn authenticate_ahead(
 /// [`authenticate`]: `Unauthorized` ([`CHECKSUM_MISMATCH`] for a wrong checksum) when there
 /// is none.
 pub fn find_key(store: &Store, token: &str) -> Result<ApiKey> {
-    find_key_ahead(store, token, ReadAhead::Nothing)
+    find_key_ahead(store, token, ReadAhead::Nothing).map(Arc::unwrap_or_clone)
 }
 
-fn find_key_ahead(store: &Store, token: &str, ahead: ReadAhead) -> Result<ApiKey> {
+fn find_key_ahead(store: &Store, token: &str, ahead: ReadAhead) -> Result<Arc<ApiKey>> {
     let checksum_ok = has_valid_checksum(token);
     let mismatch = || Error::Unauthorized(CHECKSUM_MISMATCH.into());
     if !checksum_ok && store.all_keys_checksummed(false)? {
@@ -187,13 +189,15 @@ pub fn spend_use(store: &Store, key: &mut ApiKey) -> Result<()> {
 
 /// [`authenticate`], then records the use in `lastUsedAt`, at most once a second per key.
 /// `ahead`: what the request reads next if the key may (a list of the key's user), which a
-/// backend may read with the key in one round trip.
+/// backend may read with the key in one round trip. The key is the backend's shared copy
+/// ([`Storage::key_by_hash_ahead`](crate::store::Storage::key_by_hash_ahead)), copied only
+/// when its use is recorded.
 pub fn authenticate_request(
     store: &Store,
     token: &str,
     now: Timestamp,
     ahead: ReadAhead,
-) -> Result<ApiKey> {
+) -> Result<Arc<ApiKey>> {
     let mut key = authenticate_ahead(store, token, now, ahead)?;
     let stale = key
         .last_used_at
@@ -205,7 +209,7 @@ pub fn authenticate_request(
             .record_key_use(hash_key_into(token, &mut buf), &key.id, now)
             .is_ok()
         {
-            key.last_used_at = Some(now);
+            Arc::make_mut(&mut key).last_used_at = Some(now);
         }
     }
     Ok(key)

@@ -165,10 +165,16 @@ pub trait Storage: Send {
     /// that pays a round trip per statement (PostgreSQL) reads it in the same statement and
     /// answers that read from it, if it is the very next statement on this connection
     /// (anything else in between, a write included, drops it). The key is still read on every
-    /// call: revocation stays exact. The default reads the key alone.
-    fn key_by_hash_ahead(&self, key_hash: &str, ahead: ReadAhead) -> StoreResult<Option<ApiKey>> {
+    /// call: revocation stays exact. The default reads the key alone. The key is shared: a
+    /// backend that keeps keys hands out its own copy without copying it (a request's key
+    /// is only read, but for a use recorded, which copies it then).
+    fn key_by_hash_ahead(
+        &self,
+        key_hash: &str,
+        ahead: ReadAhead,
+    ) -> StoreResult<Option<std::sync::Arc<ApiKey>>> {
         let _ = ahead;
-        self.key_by_hash(key_hash)
+        Ok(self.key_by_hash(key_hash)?.map(std::sync::Arc::new))
     }
 
     /// A webhook's state right before a delivery's request ([`SecretQueries::signing`]), as
@@ -263,7 +269,11 @@ impl<S: Storage + ?Sized> Storage for Box<S> {
         (**self).key_by_hash(key_hash)
     }
 
-    fn key_by_hash_ahead(&self, key_hash: &str, ahead: ReadAhead) -> StoreResult<Option<ApiKey>> {
+    fn key_by_hash_ahead(
+        &self,
+        key_hash: &str,
+        ahead: ReadAhead,
+    ) -> StoreResult<Option<std::sync::Arc<ApiKey>>> {
         (**self).key_by_hash_ahead(key_hash, ahead)
     }
 

@@ -57,7 +57,7 @@ fn each_operation_checks_its_access() {
     };
     let w = webhooks::create(&s, &op, hook(), NOW, Publish::AfterCommit).unwrap();
     let sender = Unreachable;
-    let actor = Actor::Key(ro.clone());
+    let actor = Actor::key(ro.clone());
     let refused = |op: Operation, r: Result<()>| {
         let e = r.unwrap_err();
         assert_eq!((e.http_status(), e.code()), (403, "FORBIDDEN"), "{op:?}");

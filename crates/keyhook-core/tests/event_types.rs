@@ -57,7 +57,7 @@ fn only_the_operator_changes_the_catalog_and_any_key_reads_it() {
     let (_dir, store) = temp_store();
     let op = Actor::operator("u").unwrap();
     // A readonly key limited to a profile: the narrowest there is.
-    let key = Actor::Key(ApiKey {
+    let key = Actor::key(ApiKey {
         id: "k".into(),
         user_id: "u".into(),
         key_prefix: "kp_00000000".into(),

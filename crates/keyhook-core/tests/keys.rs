@@ -225,7 +225,7 @@ fn scoped_key_cannot_create_broader_keys() {
         Publish::AfterCommit,
     )
     .unwrap();
-    let actor = Actor::Key(parent);
+    let actor = Actor::key(parent);
     let e = create(&s, &actor, named("full"), NOW, Publish::AfterCommit).unwrap_err();
     assert_eq!(e.http_status(), 403);
     let outside = NewKey {
@@ -262,7 +262,7 @@ fn readonly_key_cannot_create_or_delete() {
         Publish::AfterCommit,
     )
     .unwrap();
-    let actor = Actor::Key(ro.clone());
+    let actor = Actor::key(ro.clone());
     assert_eq!(
         create(&s, &actor, named("x"), NOW, Publish::AfterCommit)
             .unwrap_err()
@@ -292,7 +292,7 @@ fn users_are_isolated() {
         3
     );
     assert!(get(&s, &op(), &a.key_prefix).is_ok());
-    let as_key = Actor::Key(a);
+    let as_key = Actor::key(a);
     assert_eq!(list(&s, &as_key, true).unwrap_err().http_status(), 403);
 }
 
@@ -422,7 +422,7 @@ fn expiring_at(ms: i64) -> NewKey {
 #[test]
 fn an_expiring_key_cannot_create_a_key_that_outlives_it() {
     let (_d, s) = temp_store();
-    let actor = Actor::Key(make(&s, "short", &[], Some(10_000)));
+    let actor = Actor::key(make(&s, "short", &[], Some(10_000)));
     for input in [named("forever"), expiring_at(10_001)] {
         let e = create(&s, &actor, input, NOW, Publish::AfterCommit).unwrap_err();
         assert_eq!((e.http_status(), e.code()), (403, "FORBIDDEN"));
@@ -438,7 +438,7 @@ fn an_expiring_key_cannot_create_a_key_that_outlives_it() {
         assert_eq!(k.expires_at, Some(NOW.add_millis(ms)));
     }
     // A key without an expiry is not limited in lifetime.
-    let forever = Actor::Key(make(&s, "forever", &[], None));
+    let forever = Actor::key(make(&s, "forever", &[], None));
     assert!(create(&s, &forever, named("child"), NOW, Publish::AfterCommit).is_ok());
 }
 
@@ -450,7 +450,7 @@ fn a_key_deletes_only_keys_no_broader_than_itself() {
     let late = make(&s, "late", &["p1"], Some(20_000));
     let narrow = make(&s, "narrow", &["p1"], Some(5_000));
     let actor = make(&s, "actor", &["p1"], Some(10_000));
-    let as_actor = Actor::Key(actor.clone());
+    let as_actor = Actor::key(actor.clone());
     for target in [&full, &wide, &late] {
         let e = delete(&s, &as_actor, &target.id, NOW).unwrap_err();
         assert_eq!(e.http_status(), 403, "{}: {e:?}", target.name);
@@ -461,7 +461,7 @@ fn a_key_deletes_only_keys_no_broader_than_itself() {
     // The operator is not limited.
     delete(&s, &op(), &full.id, NOW).unwrap();
     // Another user's key is not found, however broad the acting key.
-    let alice_full = Actor::Key(make(&s, "b", &[], None));
+    let alice_full = Actor::key(make(&s, "b", &[], None));
     let other = create(
         &s,
         &Actor::operator("bob").unwrap(),
@@ -483,7 +483,7 @@ fn a_key_rotates_only_keys_no_broader_than_itself() {
     let (_d, s) = temp_store();
     let full = make(&s, "full", &[], None);
     let forever = make(&s, "forever", &["p1"], None);
-    let actor = Actor::Key(make(&s, "actor", &["p1"], Some(10_000)));
+    let actor = Actor::key(make(&s, "actor", &["p1"], Some(10_000)));
     for target in [&full, &forever] {
         for grace in [None, Some(1_000)] {
             let e = rotate(&s, &actor, &target.id, grace, NOW, Publish::AfterCommit).unwrap_err();
@@ -513,7 +513,7 @@ fn a_key_rotates_only_keys_no_broader_than_itself() {
 fn a_key_rotating_never_outlives_itself() {
     let (_d, s) = temp_store();
     let me = make(&s, "me", &["p1"], Some(10_000));
-    let actor = Actor::Key(me.clone());
+    let actor = Actor::key(me.clone());
     // A 5 s key rotated at +4 s gets +9 s, within the acting key's +10 s.
     let target = make(&s, "target", &["p1"], Some(5_000));
     let later = NOW.add_millis(4_000);
@@ -540,7 +540,7 @@ fn a_key_rotating_never_outlives_itself() {
         let at = NOW.add_millis(step * 2_000);
         let next = rotate(
             &s,
-            &Actor::Key(current.clone()),
+            &Actor::key(current.clone()),
             &current.id,
             Some(60_000),
             at,

@@ -246,7 +246,7 @@ fn field(e: Error) -> (String, String, String) {
 #[test]
 fn a_key_creates_only_keys_with_no_higher_rate_limit_and_no_more_uses() {
     let (_g, s) = temp_store();
-    let parent = Actor::Key(make(&s, rate("10/s"), Some(50)));
+    let parent = Actor::key(make(&s, rate("10/s"), Some(50)));
     let ok = |r: &str, uses: i64| {
         create(
             &s,
@@ -290,7 +290,7 @@ fn a_key_creates_only_keys_with_no_higher_rate_limit_and_no_more_uses() {
     .unwrap_err();
     assert!(field(e).2.starts_with("is required"));
     // A key without limits of its own may give any.
-    let free = Actor::Key(make(&s, None, None));
+    let free = Actor::key(make(&s, None, None));
     assert!(create(
         &s,
         &free,
@@ -358,7 +358,7 @@ fn a_leaked_key_is_identified_and_revoked_once_with_its_audit_entry() {
         Leaked::Expired(_)
     ));
     // Only the operator scans and revokes.
-    let as_key = Actor::Key(make(&s, None, None));
+    let as_key = Actor::key(make(&s, None, None));
     assert_eq!(
         identify(&s, &as_key, &token, NOW)
             .unwrap_err()

@@ -131,7 +131,7 @@ fn webhooks_outside_a_keys_scope_are_not_found_by_any_operation() {
     let of_b = hook(&s, &op("u"), &EVENTS, Some(&b));
     let of_a = hook(&s, &op("u"), &EVENTS, Some(&a));
     for permission in [Permission::Readonly, Permission::Readwrite] {
-        let k = Actor::Key(key(&s, "u", Some(&a), permission));
+        let k = Actor::key(key(&s, "u", Some(&a), permission));
         let listed: Vec<String> = webhooks::list(&s, &k)
             .unwrap()
             .iter()
@@ -146,7 +146,7 @@ fn webhooks_outside_a_keys_scope_are_not_found_by_any_operation() {
             }
         }
     }
-    let rw = Actor::Key(key(&s, "u", Some(&a), Permission::Readwrite));
+    let rw = Actor::key(key(&s, "u", Some(&a), Permission::Readwrite));
     for hidden in [&all, &of_b] {
         let id = hidden.id.as_str();
         let patch = WebhookPatch {
@@ -179,7 +179,7 @@ fn webhooks_outside_a_keys_scope_are_not_found_by_any_operation() {
             .unwrap()
             .delivered
     );
-    let full = Actor::Key(key(&s, "u", None, Permission::Readonly));
+    let full = Actor::key(key(&s, "u", None, Permission::Readonly));
     assert_eq!(webhooks::list(&s, &full).unwrap().len(), 3);
 }
 
@@ -189,7 +189,7 @@ fn webhooks_outside_a_keys_scope_are_not_found_by_any_operation() {
 fn a_key_creates_and_changes_webhooks_only_within_its_scope() {
     let (_g, s) = temp_store();
     let ab = ids(&["a", "b"]);
-    let k = Actor::Key(key(&s, "u", Some(&ab), Permission::Readwrite));
+    let k = Actor::key(key(&s, "u", Some(&ab), Permission::Readwrite));
     let own = webhooks::create(&s, &k, new_hook(&EVENTS, None), NOW, Publish::AfterCommit).unwrap();
     assert_eq!(
         (own.full_access, own.profile_ids.clone()),
@@ -265,7 +265,7 @@ fn a_key_creates_and_changes_webhooks_only_within_its_scope() {
 fn a_scoped_key_emits_only_events_of_its_profiles() {
     let (_g, s) = temp_store();
     hook(&s, &op("u"), &EVENTS, None);
-    let k = Actor::Key(key(&s, "u", Some(&ids(&["a"])), Permission::Readwrite));
+    let k = Actor::key(key(&s, "u", Some(&ids(&["a"])), Permission::Readwrite));
     for profile in [None, Some("b")] {
         let e = events::emit(&s, &k, event("post.published", profile), NOW).unwrap_err();
         assert_eq!((e.http_status(), e.code()), (403, "FORBIDDEN"), "{e}");
@@ -275,7 +275,7 @@ fn a_scoped_key_emits_only_events_of_its_profiles() {
     let ok = events::emit(&s, &k, event("post.published", Some("a")), NOW).unwrap();
     assert_eq!((ok.profile_id.as_deref(), ok.deliveries), (Some("a"), 1));
     // A full-access key and the operator emit any.
-    let full = Actor::Key(key(&s, "u", None, Permission::Readwrite));
+    let full = Actor::key(key(&s, "u", None, Permission::Readwrite));
     for actor in [&full, &op("u")] {
         events::emit(&s, actor, event("post.published", None), NOW).unwrap();
         events::emit(&s, actor, event("post.published", Some("b")), NOW).unwrap();
@@ -290,7 +290,7 @@ fn the_limit_counts_webhooks_a_scoped_key_cannot_see() {
     for _ in 0..webhooks::MAX_WEBHOOKS_PER_USER {
         hook(&s, &op("u"), &EVENTS, Some(&ids(&["b"])));
     }
-    let k = Actor::Key(key(&s, "u", Some(&ids(&["a"])), Permission::Readwrite));
+    let k = Actor::key(key(&s, "u", Some(&ids(&["a"])), Permission::Readwrite));
     assert!(webhooks::list(&s, &k).unwrap().is_empty());
     let e =
         webhooks::create(&s, &k, new_hook(&EVENTS, None), NOW, Publish::AfterCommit).unwrap_err();
@@ -317,11 +317,11 @@ fn an_idempotency_key_never_answers_with_an_event_of_another_profile() {
         idempotency_key: Some(IdempotencyKey::new("order-1").unwrap()),
         ..event("post.published", profile)
     };
-    let full = Actor::Key(key(&s, "u", None, Permission::Readwrite));
+    let full = Actor::key(key(&s, "u", None, Permission::Readwrite));
     let of_b = events::emit(&s, &full, keyed(Some("b")), NOW).unwrap();
     let wide = events::emit(&s, &full, keyed(None), NOW).unwrap();
     assert_ne!(of_b.id, wide.id);
-    let k = Actor::Key(key(&s, "u", Some(&ids(&["a"])), Permission::Readwrite));
+    let k = Actor::key(key(&s, "u", Some(&ids(&["a"])), Permission::Readwrite));
     let mine = events::emit(&s, &k, keyed(Some("a")), NOW).unwrap();
     assert_ne!(mine.id, of_b.id);
     assert_ne!(mine.id, wide.id);
@@ -368,7 +368,7 @@ fn the_audit_log_shows_a_scoped_key_only_entries_within_its_scope() {
         limit: 10,
         ..audit::Query::default()
     };
-    let seen = audit::list(&s, &Actor::Key(k.clone()), q).unwrap();
+    let seen = audit::list(&s, &Actor::key(k.clone()), q).unwrap();
     let targets: Vec<(&str, &str)> = seen
         .iter()
         .map(|e| (e.action.as_str(), e.target.as_str()))
@@ -380,7 +380,7 @@ fn the_audit_log_shows_a_scoped_key_only_entries_within_its_scope() {
             ("webhook.created", &mine.id)
         ]
     );
-    let all = audit::list(&s, &Actor::Key(full_key), q).unwrap();
+    let all = audit::list(&s, &Actor::key(full_key), q).unwrap();
     assert_eq!(all.len(), 10);
     assert_eq!(all[0].target, hidden.id);
 }
@@ -428,7 +428,7 @@ fn replay_applies_the_matching_rule_to_the_scope_of_now() {
         "the webhook's scope does not cover a user-wide event"
     );
     // A key of profile a sees the webhook, and not the event of b: "no event with this id".
-    let k = Actor::Key(key(&s, "u", Some(&ids(&["a"])), Permission::Readwrite));
+    let k = Actor::key(key(&s, "u", Some(&ids(&["a"])), Permission::Readwrite));
     let e = replay::replay(&s, &k, &w.id, one(&e_b.id), NOW).unwrap_err();
     assert_eq!(e.details()[0].message, "no event with this id");
     assert_eq!(
@@ -550,7 +550,7 @@ proptest! {
             let ks = &key_scopes[i % key_scopes.len()];
             let k = key(&s, &user, ks.as_deref(), Permission::Readwrite);
             let event_scope = profile.as_ref().map(|p| vec![p.clone()]);
-            let by_key = events::emit(&s, &Actor::Key(k), event(name, profile.as_deref()), NOW);
+            let by_key = events::emit(&s, &Actor::key(k), event(name, profile.as_deref()), NOW);
             prop_assert_eq!(by_key.is_ok(), within(&event_scope, ks), "{:?} {:?}", profile, ks);
             let e = match by_key {
                 Ok(e) => e,
@@ -577,7 +577,7 @@ proptest! {
         // Visibility: each key sees, changes and reads the secret of exactly the webhooks
         // within its scope.
         for ks in &key_scopes {
-            let k = Actor::Key(key(&s, &user, ks.as_deref(), Permission::Readwrite));
+            let k = Actor::key(key(&s, &user, ks.as_deref(), Permission::Readwrite));
             let listed: BTreeSet<String> =
                 webhooks::list(&s, &k).unwrap().iter().map(|w| w.id.clone()).collect();
             for (w, scope) in &made {

@@ -3,6 +3,7 @@
 //! one `service` call.
 
 use std::net::IpAddr;
+use std::sync::Arc;
 
 use tiny_http::Request;
 
@@ -43,8 +44,9 @@ pub struct Ctx<'a> {
     pub client: Option<IpAddr>,
 }
 
-/// Handles one request; returns the reply and the prefix of the key that made it, if any.
-pub fn dispatch(mut ctx: Ctx<'_>, rq: &Request, body: Body) -> (Reply, Option<String>) {
+/// Handles one request; returns the reply and the key that made it, if any (whose prefix
+/// the access line shows).
+pub fn dispatch(mut ctx: Ctx<'_>, rq: &Request, body: Body) -> (Reply, Option<Arc<ApiKey>>) {
     let Some(path) = api_path(rq.url()) else {
         return (reply::not_found(), None);
     };
@@ -109,7 +111,7 @@ pub fn dispatch(mut ctx: Ctx<'_>, rq: &Request, body: Body) -> (Reply, Option<St
             return (reply::error(&e), None);
         }
     };
-    let prefix = Some(key.key_prefix.clone());
+    let prefix = Some(Arc::clone(&key));
     // Every authenticated response carries the key's RateLimit-* headers: of its own limit,
     // or else of --rate-limit's.
     let checked = match key.rate_limit {
@@ -124,11 +126,11 @@ pub fn dispatch(mut ctx: Ctx<'_>, rq: &Request, body: Body) -> (Reply, Option<St
         }
     };
     // A request refused for its rate uses none of the key's uses; any other does.
-    if let Err(e) = ctx
-        .db
-        .store()
-        .and_then(|store| auth::spend_use(store, &mut key))
-    {
+    if let Err(e) = ctx.db.store().and_then(|store| match key.remaining_uses {
+        // Copied (from the backend's copy) only for a key that counts its uses.
+        Some(_) => auth::spend_use(store, Arc::make_mut(&mut key)),
+        None => Ok(()),
+    }) {
         let mut r = reply::error(&e);
         r.rate = rate;
         return (r, prefix);
@@ -144,10 +146,10 @@ fn authenticated(
     rq: &Request,
     found: Match<'_>,
     body: Body,
-    key: keyhook_core::model::ApiKey,
-    prefix: Option<String>,
+    key: Arc<ApiKey>,
+    prefix: Option<Arc<ApiKey>>,
     now: Timestamp,
-) -> (Reply, Option<String>) {
+) -> (Reply, Option<Arc<ApiKey>>) {
     // Permission before the answer of routing and before the body: the access of
     // the operation the request names, which the operation checks again when it runs; a
     // request that names none (404, 405) asks for what its method asks for.

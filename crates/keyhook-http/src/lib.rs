@@ -242,7 +242,7 @@ fn on_request(shared: &Shared, mut rq: tiny_http::Request) {
         return;
     }
     // The connection goes back to the pool before the reply is written to a slow client.
-    let (reply, key_prefix) = {
+    let (reply, key) = {
         let ctx = api::Ctx {
             db: request_db::RequestDb::new(&*shared.db, &*shared.sender),
             allow_private: shared.allow_private,
@@ -264,7 +264,7 @@ fn on_request(shared: &Shared, mut rq: tiny_http::Request) {
             )
         })
     };
-    finish(rq, reply, key_prefix.as_deref());
+    finish(rq, reply, key.as_deref().map(|k| k.key_prefix.as_str()));
 }
 
 /// A listening socket whose accepted connections inherit a send timeout and TCP keepalive

@@ -73,7 +73,10 @@ pub fn data<T: Serialize>(status: u16, value: &T) -> Reply {
 }
 
 /// The body of the last list a worker thread answered with, and that list.
-pub struct LastList<T>(std::cell::RefCell<Option<(Listed<T>, Arc<[u8]>)>>);
+pub struct LastList<T>(std::cell::RefCell<Option<Kept<T>>>);
+
+/// A list and the body it was answered with.
+type Kept<T> = (Listed<T>, Arc<[u8]>);
 
 impl<T> LastList<T> {
     pub const fn new() -> LastList<T> {

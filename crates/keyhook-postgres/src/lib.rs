@@ -500,9 +500,13 @@ impl Storage for PgStore {
     /// With a list ahead, one statement reads the key and that list of its user (the key's
     /// row read as on every call), and keeps the list for the next statement if it is that
     /// read, outside a transaction: two round trips become one.
-    fn key_by_hash_ahead(&self, key_hash: &str, ahead: ReadAhead) -> StoreResult<Option<ApiKey>> {
+    fn key_by_hash_ahead(
+        &self,
+        key_hash: &str,
+        ahead: ReadAhead,
+    ) -> StoreResult<Option<Arc<ApiKey>>> {
         let sql = match ahead {
-            ReadAhead::Nothing => return KeyQueries::key_by_hash(self, key_hash),
+            ReadAhead::Nothing => return Ok(KeyQueries::key_by_hash(self, key_hash)?.map(Arc::new)),
             ReadAhead::KeysOfItsUser => keys::BY_HASH_WITH_ITS_USERS_KEYS,
             ReadAhead::WebhooksOfItsUser => webhooks::BY_KEY_HASH_WITH_ITS_USERS_WEBHOOKS,
         };
@@ -548,7 +552,7 @@ impl Storage for PgStore {
         if !self.in_transaction() {
             self.ahead.keep(read);
         }
-        Ok(key)
+        Ok(key.map(Arc::new))
     }
 
     /// One statement that never waits ([`KeyQueries::set_key_last_used`]). A list read

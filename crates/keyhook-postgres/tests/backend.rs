@@ -670,7 +670,7 @@ fn the_keys_reads_go_over_the_pipeline_with_the_same_answers() {
     let found = s
         .key_by_hash_ahead(&hash, ReadAhead::KeysOfItsUser)
         .unwrap();
-    assert_eq!(found.as_ref(), Some(&by_pool));
+    assert_eq!(found.as_deref(), Some(&by_pool));
     assert_eq!(
         s.conn().list_keys(Some("alice")).unwrap(),
         writer.conn().list_keys(Some("alice")).unwrap()
@@ -678,7 +678,7 @@ fn the_keys_reads_go_over_the_pipeline_with_the_same_answers() {
     let found = s
         .key_by_hash_ahead(&hash, ReadAhead::WebhooksOfItsUser)
         .unwrap();
-    assert_eq!(found.as_ref(), Some(&by_pool));
+    assert_eq!(found.as_deref(), Some(&by_pool));
     assert_eq!(
         s.conn().list_webhooks("alice").unwrap(),
         writer.conn().list_webhooks("alice").unwrap()

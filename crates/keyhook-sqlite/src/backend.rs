@@ -259,7 +259,11 @@ impl<T: Storage> Storage for Pooled<T> {
         self.get().key_by_hash(key_hash)
     }
 
-    fn key_by_hash_ahead(&self, key_hash: &str, ahead: ReadAhead) -> StoreResult<Option<ApiKey>> {
+    fn key_by_hash_ahead(
+        &self,
+        key_hash: &str,
+        ahead: ReadAhead,
+    ) -> StoreResult<Option<Arc<ApiKey>>> {
         self.get().key_by_hash_ahead(key_hash, ahead)
     }
 

@@ -16,6 +16,7 @@
 //! next check, and the same webhook's next delivery does not read its row again meanwhile.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::SqliteStore;
 use crate::error::Result;
@@ -50,7 +51,8 @@ pub(super) struct KeyCache {
     index: Index,
     /// Reads of `data_version` (the check's slow path), for tests.
     full_checks: u64,
-    keys: HashMap<String, ApiKey, DigestHash>,
+    /// Shared with the requests that found them ([`SqliteStore::cached_key_by_hash`]).
+    keys: HashMap<String, Arc<ApiKey>, DigestHash>,
     key_lists: HashMap<String, Listed<ApiKey>>,
     webhook_lists: HashMap<String, Listed<Webhook>>,
     /// Items in `key_lists` and `webhook_lists`.
@@ -171,16 +173,17 @@ impl SqliteStore {
         self.key_cache.borrow().full_checks
     }
 
-    /// The key whose SHA-256 (lowercase hex) is `key_hash`, as last committed.
-    pub(crate) fn cached_key_by_hash(&self, key_hash: &str) -> Result<Option<ApiKey>> {
+    /// The key whose SHA-256 (lowercase hex) is `key_hash`, as last committed: the cache's
+    /// copy, shared.
+    pub(crate) fn cached_key_by_hash(&self, key_hash: &str) -> Result<Option<Arc<ApiKey>>> {
         self.key_cache_current()?;
         if let Some(k) = self.key_cache.borrow().keys.get(key_hash) {
-            return Ok(Some(k.clone()));
+            return Ok(Some(Arc::clone(k)));
         }
-        let key = KeyQueries::key_by_hash(&self.conn, key_hash)?;
+        let key = KeyQueries::key_by_hash(&self.conn, key_hash)?.map(Arc::new);
         if let Some(k) = &key {
             let mut cache = self.key_cache.borrow_mut();
-            insert_bounded(&mut cache.keys, CAPACITY, key_hash, k.clone());
+            insert_bounded(&mut cache.keys, CAPACITY, key_hash, Arc::clone(k));
         }
         Ok(key)
     }
@@ -210,7 +213,7 @@ impl SqliteStore {
         &self,
         key_hash: &str,
         ahead: ReadAhead,
-    ) -> Result<Option<(ApiKey, ReadWithKey)>> {
+    ) -> Result<Option<(Arc<ApiKey>, ReadWithKey)>> {
         self.key_cache_current()?;
         let cache = self.key_cache.borrow();
         let Some(key) = cache.keys.get(key_hash) else {
@@ -228,7 +231,7 @@ impl SqliteStore {
                 .get(user)
                 .map(|l| ReadWithKey::Webhooks(user.clone(), l.clone())),
         };
-        Ok(list.map(|l| (key.clone(), l)))
+        Ok(list.map(|l| (Arc::clone(key), l)))
     }
 
     /// Keeps `read`, a list read in the same transaction as the cache's last
@@ -273,7 +276,8 @@ impl SqliteStore {
         let user = match cache.keys.get_mut(key_hash) {
             Some(k) => {
                 if use_moves(k, at) {
-                    k.last_used_at = Some(at);
+                    // A copy if a request holds this one: its key stays as it found it.
+                    Arc::make_mut(k).last_used_at = Some(at);
                 }
                 Some(k.user_id.clone())
             }
@@ -439,5 +443,27 @@ mod tests {
             b.key_by_hash(&hash).unwrap().unwrap().last_used_at,
             Some(Timestamp(99))
         );
+    }
+
+    /// A request is handed the cache's own copy of its key, not a copy of it; a use recorded
+    /// later gives the cache a new copy and leaves the one a request holds as it found it.
+    #[test]
+    fn requests_share_the_cached_key_until_a_use_is_recorded() {
+        let (_dir, a) = temp_store();
+        let hash = insert(&a, "k1");
+        let ahead = |s: &SqliteStore| {
+            s.key_by_hash_ahead(&hash, ReadAhead::Nothing)
+                .unwrap()
+                .expect("the key")
+        };
+        let first = ahead(&a);
+        let second = ahead(&a);
+        assert!(std::sync::Arc::ptr_eq(&first, &second));
+        a.record_key_use(&hash, "k1", Timestamp(99)).unwrap();
+        let after = ahead(&a);
+        assert!(!std::sync::Arc::ptr_eq(&first, &after));
+        assert_eq!(after.last_used_at, Some(Timestamp(99)));
+        assert_eq!(first.last_used_at, second.last_used_at);
+        assert_ne!(first.last_used_at, Some(Timestamp(99)));
     }
 }

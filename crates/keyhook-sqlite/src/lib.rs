@@ -363,7 +363,7 @@ impl Storage for SqliteStore {
 
     fn key_by_hash(&self, key_hash: &str) -> StoreResult<Option<ApiKey>> {
         self.conn.1.forget();
-        Ok(self.cached_key_by_hash(key_hash)?)
+        Ok(self.cached_key_by_hash(key_hash)?.map(Arc::unwrap_or_clone))
     }
 
     /// From the connection's cache while nobody committed since (`data_version`, read on
@@ -386,7 +386,11 @@ impl Storage for SqliteStore {
     /// transaction and cached. The list is kept for the next statement if it is that read.
     /// Either way one round of the log's read lock (a lock in shared memory, and an `fcntl`
     /// lock when no other connection of the process holds it) instead of two.
-    fn key_by_hash_ahead(&self, key_hash: &str, ahead: ReadAhead) -> StoreResult<Option<ApiKey>> {
+    fn key_by_hash_ahead(
+        &self,
+        key_hash: &str,
+        ahead: ReadAhead,
+    ) -> StoreResult<Option<Arc<ApiKey>>> {
         self.conn.1.forget();
         if ahead == ReadAhead::Nothing || !self.conn.0.is_autocommit() {
             return Ok(self.cached_key_by_hash(key_hash)?);

@@ -21,6 +21,7 @@ use crate::auth::{self, Access};
 use crate::error::{Error, Result};
 use crate::model::ApiKey;
 use crate::store::{Conn, Store};
+use std::sync::Arc;
 
 /// What becomes of a new secret (a key's plaintext, a webhook's signing secret) that an
 /// operation creates: the one argument every such operation (`keys::create`, `keys::rotate`,
@@ -53,17 +54,20 @@ impl<T> Publish<'_, T> {
 #[derive(Debug, Clone)]
 pub enum Actor {
     /// `login`: who is at the shell (sanitised, `audit::login_name`), for the audit log.
-    Operator {
-        user: String,
-        login: String,
-    },
-    Key(ApiKey),
+    Operator { user: String, login: String },
+    /// Shared with the connection's cache that found it: a request copies no key.
+    Key(Arc<ApiKey>),
 }
 
 /// The longest user id accepted, in characters.
 pub const MAX_USER_ID_CHARS: usize = 100;
 
 impl Actor {
+    /// A key acting for its user.
+    pub fn key(key: ApiKey) -> Actor {
+        Actor::Key(Arc::new(key))
+    }
+
     /// An operator acting for `user`, which must be a non-empty printable id.
     pub fn operator(user: &str) -> Result<Actor> {
         // First, so that the message names an invisible character (U+2028 is white space too).

@@ -369,6 +369,10 @@ impl Visit for Fields {
 /// `s` as it may appear in a log: redacted, control characters escaped ([`redact::display`]),
 /// and line breaks escaped as well, so that it stays on its line.
 fn shown(s: &str) -> Cow<'_, str> {
+    // The common line, in one pass (no line break either).
+    if redact::inert(s) {
+        return Cow::Borrowed(s);
+    }
     match redact::display(s) {
         Cow::Borrowed(b) if !b.contains('\n') => Cow::Borrowed(b),
         d => Cow::Owned(d.replace('\n', "\\u{a}")),

@@ -265,8 +265,9 @@ const _: () = assert!(2 * BLOCK - 1 <= MIN_LEN);
 /// Two passes that vectorise tell it for the common log line (an access line, a request's
 /// path): no byte stops, and no aligned block of [`BLOCK`] bytes is all run bytes (so no run
 /// reaches `2 * BLOCK - 1`); only a line with such a block has its runs measured. False means
-/// only "look".
-fn inert(s: &str) -> bool {
+/// only "look". Public for sinks that escape more than [`display`] (a line break): an inert
+/// string holds none.
+pub fn inert(s: &str) -> bool {
     let b = s.as_bytes();
     if b.iter().fold(false, |any, &c| any | stops(c)) {
         return false;

@@ -111,7 +111,8 @@ pub fn dispatch(mut ctx: Ctx<'_>, rq: &Request, body: Body) -> (Reply, Option<Ar
             return (reply::error(&e), None);
         }
     };
-    let prefix = Some(Arc::clone(&key));
+    // For the access line, whatever the answer.
+    let made_by = Some(Arc::clone(&key));
     // Every authenticated response carries the key's RateLimit-* headers: of its own limit,
     // or else of --rate-limit's.
     let checked = match key.rate_limit {
@@ -122,7 +123,7 @@ pub fn dispatch(mut ctx: Ctx<'_>, rq: &Request, body: Body) -> (Reply, Option<Ar
         None => None,
         Some(Ok(headers)) => Some(headers),
         Some(Err(limited)) => {
-            return (reply::rate_limited(limited, "for this key"), prefix);
+            return (reply::rate_limited(limited, "for this key"), made_by);
         }
     };
     // A request refused for its rate uses none of the key's uses; any other does.
@@ -133,11 +134,11 @@ pub fn dispatch(mut ctx: Ctx<'_>, rq: &Request, body: Body) -> (Reply, Option<Ar
     }) {
         let mut r = reply::error(&e);
         r.rate = rate;
-        return (r, prefix);
+        return (r, made_by);
     }
-    let (mut r, prefix) = authenticated(ctx, rq, found, body, key, prefix, now);
+    let (mut r, made_by) = authenticated(ctx, rq, found, body, key, made_by, now);
     r.rate = r.rate.or(rate);
-    (r, prefix)
+    (r, made_by)
 }
 
 /// The rest of [`dispatch`] for an authenticated key.
@@ -147,7 +148,7 @@ fn authenticated(
     found: Match<'_>,
     body: Body,
     key: Arc<ApiKey>,
-    prefix: Option<Arc<ApiKey>>,
+    made_by: Option<Arc<ApiKey>>,
     now: Timestamp,
 ) -> (Reply, Option<Arc<ApiKey>>) {
     // Permission before the answer of routing and before the body: the access of
@@ -159,13 +160,13 @@ fn authenticated(
             _ => by_method,
         };
         if let Err(e) = auth::may(&key, access, name, None) {
-            return (reply::error(&e), prefix);
+            return (reply::error(&e), made_by);
         }
     }
     let route = match found {
         Match::Found(r) => r,
-        Match::MethodNotAllowed(allow) => return (reply::method_not_allowed(allow), prefix),
-        Match::NotFound => return (reply::not_found(), prefix),
+        Match::MethodNotAllowed(allow) => return (reply::method_not_allowed(allow), made_by),
+        Match::NotFound => return (reply::not_found(), made_by),
     };
     // An Idempotency-Key the operation cannot honour is refused, never ignored.
     if let Err(why) = route.operation().idempotency_key() {
@@ -176,12 +177,12 @@ fn authenticated(
         {
             return (
                 reply::error(&Error::validation(events::IDEMPOTENCY_FIELD, why)),
-                prefix,
+                made_by,
             );
         }
     }
     let actor = Actor::Key(key);
-    (handle(ctx, &actor, route, rq, body, now), prefix)
+    (handle(ctx, &actor, route, rq, body, now), made_by)
 }
 
 /// Whether `rq` is answered 401 before its body could matter: under `/api/v1` (not the

@@ -308,7 +308,7 @@ const ACCESS_LINE_ROOM: usize = 128;
 /// one), the numbers written digit by digit rather than through `fmt` (a third of the line's
 /// cost).
 fn finish_access_line(line: &mut String, status: u16, micros: u128, key_prefix: Option<&str>) {
-    // (A request of 584,000 years shows as that.)
+    // (u64 microseconds last 584,000 years.)
     let tenths = u64::try_from(micros).unwrap_or(u64::MAX).saturating_add(50) / 100;
     line.push(' ');
     push_number(line, u64::from(status));
@@ -341,11 +341,8 @@ mod tests {
 
     thread_local!(static LAST: LastList<(String, u32)> = const { LastList::new() });
 
-    /// A list equal to the last one (the same shared list, or an equal copy) gets that one's
-    /// bytes; any difference in any field, and a list too long to keep, gets its own, and
-    /// every body is the list's serialization.
-    /// An access line's tail: the status, the duration rounded to a tenth of a millisecond
-    /// as `format!("{:.1}")` of the milliseconds shows it, the key's prefix or `-`.
+    /// An access line's tail: the status, the duration in milliseconds rounded half up to a
+    /// tenth (as the line showed it when `fmt` wrote it), the key's prefix or `-`.
     #[test]
     fn an_access_line_ends_with_status_duration_and_prefix() {
         let tail = |status, micros, prefix| {
@@ -377,6 +374,9 @@ mod tests {
         assert_eq!(big, u64::MAX.to_string());
     }
 
+    /// A list equal to the last one (the same shared list, or an equal copy) gets that one's
+    /// bytes; any difference in any field, and a list too long to keep, gets its own, and
+    /// every body is the list's serialization.
     #[test]
     fn a_list_body_is_used_again_only_for_an_equal_list() {
         let list = |n: u32| Listed::new(vec![("a".to_string(), 1), ("b".to_string(), n)]);

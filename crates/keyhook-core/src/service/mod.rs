@@ -17,11 +17,12 @@ pub mod replay;
 pub mod retention;
 pub mod webhooks;
 
+use std::sync::Arc;
+
 use crate::auth::{self, Access};
 use crate::error::{Error, Result};
 use crate::model::ApiKey;
 use crate::store::{Conn, Store};
-use std::sync::Arc;
 
 /// What becomes of a new secret (a key's plaintext, a webhook's signing secret) that an
 /// operation creates: the one argument every such operation (`keys::create`, `keys::rotate`,
@@ -55,7 +56,8 @@ impl<T> Publish<'_, T> {
 pub enum Actor {
     /// `login`: who is at the shell (sanitised, `audit::login_name`), for the audit log.
     Operator { user: String, login: String },
-    /// Shared with the connection's cache that found it: a request copies no key.
+    /// Shared with the backend's cache where it keeps one (SQLite's): a request copies no
+    /// key.
     Key(Arc<ApiKey>),
 }
 

@@ -14,7 +14,7 @@ use super::ratelimit::{Limits, OwnLimits};
 use super::reply::{self, Reply};
 use super::request_db::RequestDb;
 use super::request_input as input;
-use super::router::{self, api_path, Match, Route};
+use super::router::{api_path, Match, Route};
 use keyhook_core::auth::{self, Access};
 use keyhook_core::error::{Error, Result};
 use keyhook_core::model::{ApiKey, Webhook};
@@ -44,10 +44,16 @@ pub struct Ctx<'a> {
     pub client: Option<IpAddr>,
 }
 
-/// Handles one request; returns the reply and the key that made it, if any (whose prefix
-/// the access line shows).
-pub fn dispatch(mut ctx: Ctx<'_>, rq: &Request, body: Body) -> (Reply, Option<Arc<ApiKey>>) {
-    let Some(path) = api_path(rq.url()) else {
+/// Handles one request, `routed`: its path under `/api/v1` and what the router found there
+/// (None outside it). Returns the reply and the key that made it, if any (whose prefix the
+/// access line shows).
+pub fn dispatch(
+    mut ctx: Ctx<'_>,
+    rq: &Request,
+    body: Body,
+    routed: Option<(&str, Match<'_>)>,
+) -> (Reply, Option<Arc<ApiKey>>) {
+    let Some((path, found)) = routed else {
         return (reply::not_found(), None);
     };
     if path == "/openapi.json" {
@@ -68,7 +74,6 @@ pub fn dispatch(mut ctx: Ctx<'_>, rq: &Request, body: Body) -> (Reply, Option<Ar
             None,
         );
     }
-    let found = router::route(rq.method(), path);
     // The lists are read with the key where the backend can (one round trip on PostgreSQL).
     let ahead = match found {
         Match::Found(Route::ListKeys) => ReadAhead::KeysOfItsUser,

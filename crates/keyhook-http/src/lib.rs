@@ -212,8 +212,7 @@ impl Drop for InFlight<'_> {
 fn on_request(shared: &Shared, mut rq: tiny_http::Request) {
     let started = Instant::now();
     let _in_flight = InFlight::new(&shared.in_flight);
-    let route = shared.metrics.route_of(rq.method(), rq.url());
-    let finish = |rq, reply: reply::Reply, key_prefix: Option<&str>| {
+    let finish = |rq, reply: reply::Reply, route, key_prefix: Option<&str>| {
         // Recorded before the response is written, so that a client that has its answer
         // finds it counted at its next scrape.
         shared
@@ -231,14 +230,18 @@ fn on_request(shared: &Shared, mut rq: tiny_http::Request) {
     } else {
         body::read(&mut rq)
     };
+    // Routed once: for the metrics' label and for dispatch.
+    let path = router::api_path(rq.url());
+    let found = path.map(|p| router::route(rq.method(), p));
+    let route = shared.metrics.route_of(rq.url(), path.zip(found.as_ref()));
     // A body that is malformed, incomplete or late is never acted on (RFC 9112 section 8).
     if let body::Body::Failed { timed_out, message } = body {
-        finish(rq, reply::bad_body(timed_out, message), None);
+        finish(rq, reply::bad_body(timed_out, message), route, None);
         return;
     }
     // /healthz and /metrics, outside /api/v1: no authentication, no rate limit.
     if let Some(reply) = probes::answer(shared, &rq) {
-        finish(rq, reply, None);
+        finish(rq, reply, route, None);
         return;
     }
     // The connection goes back to the pool before the reply is written to a slow client.
@@ -255,7 +258,7 @@ fn on_request(shared: &Shared, mut rq: tiny_http::Request) {
         };
         // A bug must cost one request a 500, never the connection's thread.
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            api::dispatch(ctx, &rq, body)
+            api::dispatch(ctx, &rq, body, path.zip(found))
         }))
         .unwrap_or_else(|_| {
             (
@@ -264,7 +267,12 @@ fn on_request(shared: &Shared, mut rq: tiny_http::Request) {
             )
         })
     };
-    finish(rq, reply, key.as_deref().map(|k| k.key_prefix.as_str()));
+    finish(
+        rq,
+        reply,
+        route,
+        key.as_deref().map(|k| k.key_prefix.as_str()),
+    );
 }
 
 /// A listening socket whose accepted connections inherit a send timeout and TCP keepalive

@@ -323,15 +323,17 @@ impl Metrics {
         }
     }
 
-    /// The route label of a request: the router's template, `/healthz`, `/metrics`, or
-    /// [`UNMATCHED`].
-    pub fn route_of(&self, method: &tiny_http::Method, target: &str) -> RouteId {
-        let label = match router::api_path(target) {
-            Some("/openapi.json") => "/api/v1/openapi.json",
-            Some(path) => match router::route(method, path) {
-                Match::Found(route) => return RouteId(self.http.template_index(route.template())),
-                _ => UNMATCHED,
-            },
+    /// The route label of a request for `target`: the router's template, `/healthz`,
+    /// `/metrics`, or [`UNMATCHED`]. `routed`: the target's path under `/api/v1`
+    /// (`router::api_path`) and what the router found there, when it is under it; a request
+    /// is routed once, for its label and its dispatch.
+    pub fn route_of(&self, target: &str, routed: Option<(&str, &Match<'_>)>) -> RouteId {
+        let label = match routed {
+            Some(("/openapi.json", _)) => "/api/v1/openapi.json",
+            Some((_, Match::Found(route))) => {
+                return RouteId(self.http.template_index(route.template()))
+            }
+            Some(_) => UNMATCHED,
             None => match target.split('?').next() {
                 Some("/healthz") => "/healthz",
                 Some("/metrics") => "/metrics",

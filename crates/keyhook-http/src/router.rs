@@ -121,7 +121,7 @@ pub fn route<'a>(method: &Method, path: &'a str) -> Match<'a> {
         return Match::NotFound;
     };
     // No route has more than three segments: a path with more names nothing, and the
-    // segments need no allocation (every request is routed twice: metrics, then dispatch).
+    // segments need no allocation (every request is routed, once, for its metrics and dispatch).
     let mut held = [""; 3];
     let mut count = 0;
     for s in path.split('/') {

@@ -19,6 +19,7 @@
 #   BASE=/path/to/old/keyhook bench/cli-create.sh   # and an older build in the same turns
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 RUNS=${RUNS:-200}
 WARMUP=${WARMUP:-5}
 TARGET=1.3
@@ -30,7 +31,7 @@ command -v python3 >/dev/null || need+=(python3)
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
-if [ -n "${BIN:-}" ]; then bin=$BIN; else cargo build --release --quiet; bin=$PWD/target/release/keyhook; fi
+bin=$(keyhook_bin)
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

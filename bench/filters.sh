@@ -19,7 +19,7 @@ HOOKS=10
 FILTER=${FILTER:-'data.tags.exists(t, t == "breaking") && data.n > 0 && (profileId == null || profileId.startsWith("brand-"))'}
 
 command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
-if [ -n "${BIN:-}" ]; then bin=$BIN; else cargo build --release --quiet; bin=$PWD/target/release/keyhook; fi
+bin=$(keyhook_bin)
 
 work=$(mktemp -d)
 pids=()

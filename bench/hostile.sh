@@ -26,7 +26,7 @@ IDLE=${IDLE:-2000}
 FLOOD=${FLOOD:-30}
 
 command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
-if [ -n "${BIN:-}" ]; then bin=$BIN; else cargo build --release --quiet; bin=$PWD/target/release/keyhook; fi
+bin=$(keyhook_bin)
 ulimit -n 8192 2>/dev/null || true
 
 work=$(mktemp -d)

@@ -20,17 +20,9 @@ REQUESTS=${REQUESTS:-1000}
 WARM=${WARM:-200}
 KEYS=${KEYS:-20000}
 
-need=()
-command -v valgrind >/dev/null || need+=(valgrind)
-command -v sqlite3 >/dev/null || need+=(sqlite3)
-command -v curl >/dev/null || need+=(curl)
-if [ ${#need[@]} -gt 0 ]; then
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
-fi
-if [ -n "${BIN:-}" ]; then bin=$BIN; else cargo build --release --quiet; bin=$PWD/target/release/keyhook; fi
-if [ -n "${BARE:-}" ]; then bare=$BARE; else
-  cargo build --release --quiet --example bare_http; bare=$PWD/target/release/examples/bare_http
-fi
+install_missing valgrind sqlite3 curl
+bin=$(keyhook_bin)
+bare=$(bare_bin)
 
 work=$(mktemp -d)
 pids=()

@@ -6,6 +6,34 @@
 ticks() { local p; for p in "$@"; do awk '{print $1, $14 + $15}' "/proc/$p/stat" 2>/dev/null || true; done; }
 spent() { awk 'NR == FNR {t[$1] = $2; next} $1 in t {s += $2 - t[$1]} END {print s + 0}' "$1" "$2"; }
 
+# Installs, from Debian's packages, each of $@ ("command", or "command:package" when the
+# package is named otherwise) whose command is missing.
+install_missing() {
+  local need=() t
+  for t in "$@"; do command -v "${t%%:*}" >/dev/null || need+=("${t#*:}"); done
+  if [ ${#need[@]} -gt 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  fi
+}
+
+# The keyhook binary a benchmark runs: $BIN (another build, a baseline), or this tree's
+# release build, built.
+keyhook_bin() {
+  if [ -n "${BIN:-}" ]; then echo "$BIN"; else
+    cargo build --release --quiet >&2
+    echo "$PWD/target/release/keyhook"
+  fi
+}
+
+# The bare HTTP layer (crates/keyhook-http/examples/bare_http.rs): $BARE, or this tree's
+# release build of it, built.
+bare_bin() {
+  if [ -n "${BARE:-}" ]; then echo "$BARE"; else
+    cargo build --release --quiet --example bare_http >&2
+    echo "$PWD/target/release/examples/bare_http"
+  fi
+}
+
 # A free TCP port on loopback.
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 

@@ -23,7 +23,7 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 # BIN=path/to/keyhook runs another build (a baseline) instead of this tree's release build.
-if [ -n "${BIN:-}" ]; then bin=$BIN; else cargo build --release --quiet; bin=$PWD/target/release/keyhook; fi
+bin=$(keyhook_bin)
 
 work=$(mktemp -d); chmod 755 "$work"
 nginx_pid=""

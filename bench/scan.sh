@@ -15,7 +15,7 @@ ROUNDS=${ROUNDS:-5}
 WORK=${WORK:-/tmp}
 command -v /usr/bin/time >/dev/null || { apt-get install -y -qq time >/dev/null; }
 # BIN=path/to/keyhook runs another build (a baseline) instead of this tree's release build.
-if [ -n "${BIN:-}" ]; then bin=$BIN; else cargo build --release --quiet; bin=$PWD/target/release/keyhook; fi
+bin=$(keyhook_bin)
 dir=$(mktemp -d "$WORK/keyhook-scan.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 export KEYHOOK_DB=$dir/k.db

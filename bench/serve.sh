@@ -16,32 +16,22 @@
 #   BARE=/tmp/bare_http bench/serve.sh    # another build of the bare HTTP layer
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 DURATION=${DURATION:-10s}
 KEYS=${KEYS:-100000}
 THREADS=${THREADS:-64}
 ROUNDS=${ROUNDS:-3}
 
-need=()
-command -v wrk >/dev/null || need+=(wrk)
-command -v nginx >/dev/null || need+=(nginx-light)
-command -v sqlite3 >/dev/null || need+=(sqlite3)
-command -v curl >/dev/null || need+=(curl)
-if [ ${#need[@]} -gt 0 ]; then
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
-fi
+install_missing wrk nginx:nginx-light sqlite3 curl
 # BIN=path/to/keyhook runs another build (a baseline) instead of this tree's release build.
-if [ -n "${BIN:-}" ]; then bin=$BIN; else cargo build --release --quiet; bin=$PWD/target/release/keyhook; fi
-if [ -n "${BARE:-}" ]; then bare=$BARE; else
-  cargo build --release --quiet --example bare_http; bare=$PWD/target/release/examples/bare_http
-fi
+bin=$(keyhook_bin)
+bare=$(bare_bin)
 
 work=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
 trap cleanup EXIT
 db=$work/k.db
-
-. bench/lib.sh
 key=$(serve_db "$bin" "$db" "$KEYS")
 
 kport=$(port)

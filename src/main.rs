@@ -59,6 +59,7 @@ impl keyhook_cli::Wiring for Wiring {
                 allow_private: config.delivery.client.allow_private,
                 clock: config.clock,
                 rate_limit: config.rate_limit,
+                access_log: config.access_log,
             },
             Arc::clone(&stop),
         )?;

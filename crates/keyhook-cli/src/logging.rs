@@ -20,6 +20,10 @@
 //! Which events are written: `KEYHOOK_LOG`, a filter of `tracing` target directives
 //! (`info`, the default; `warn`; `keyhook::access=off,info`), read once at start; an invalid
 //! one is a usage error (exit 2).
+//!
+//! `serve`'s access lines come here without an event ([`access_log`], keyhook-core's
+//! `AccessLog`), and are written as an event of target `keyhook::access` at `INFO` with the
+//! same fields would be: the same lines, redaction and filter.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -31,6 +35,7 @@ use tracing::{Event, Level, Subscriber};
 use tracing_subscriber::filter::Targets;
 use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
 
+use keyhook_core::access_log::{self, AccessLine, AccessLog};
 use keyhook_core::error::{Error, FieldError};
 use keyhook_core::redact;
 use keyhook_core::time::Clock;
@@ -55,6 +60,11 @@ pub enum LogFormat {
 /// written to stderr in `format`, redacted, with the time read from `clock`.
 pub fn init(format: LogFormat, clock: Clock) -> Result<(), Error> {
     let filter = filter(std::env::var(FILTER_ENV).ok().as_deref())?;
+    let _ = ACCESS.set(AccessWriter {
+        format,
+        clock: clock.clone(),
+        enabled: access_enabled(&filter),
+    });
     let subscriber =
         tracing_subscriber::registry().with(Sink { format, clock }.with_filter(filter));
     // Set once per process; a second call (there is none) would keep the first.
@@ -87,6 +97,13 @@ struct Sink {
 
 impl<S: Subscriber> Layer<S> for Sink {
     fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, S>) {
+        STDERR.write_line(self.render(event).as_bytes(), &mut stderr());
+    }
+}
+
+impl Sink {
+    /// `event` as it is written, with its line break.
+    fn render(&self, event: &Event<'_>) -> String {
         // A text line is the message alone: the other fields are not even formatted.
         let mut fields = Fields {
             message_only: self.format == LogFormat::Text,
@@ -95,7 +112,7 @@ impl<S: Subscriber> Layer<S> for Sink {
         event.record(&mut fields);
         let meta = event.metadata();
         let mut line = match self.format {
-            LogFormat::Text => text_line(fields),
+            LogFormat::Text => text_line(fields.message),
             LogFormat::Json => json_line(
                 &self.clock.now().to_rfc3339(),
                 meta.level(),
@@ -104,16 +121,82 @@ impl<S: Subscriber> Layer<S> for Sink {
             ),
         };
         line.push('\n');
-        if meta.target() == ACCESS_TARGET {
-            STDERR.defer_line(line.as_bytes(), &mut stderr());
-        } else {
-            STDERR.write_line(line.as_bytes(), &mut stderr());
+        line
+    }
+}
+
+/// Whether `filter` lets access lines through: events of target [`access_log::TARGET`] at
+/// `INFO`.
+fn access_enabled(filter: &Targets) -> bool {
+    filter.would_enable(access_log::TARGET, &Level::INFO)
+}
+
+/// How [`init`] set the log up, for the access lines.
+static ACCESS: std::sync::OnceLock<AccessWriter> = std::sync::OnceLock::new();
+
+/// The log's side of [`AccessLog`]: `serve`'s access lines, written as the [`Sink`] writes an
+/// event of target [`access_log::TARGET`] at `INFO` with the line's fields (the same text
+/// and JSON lines, the same redaction, the same `KEYHOOK_LOG` filter), without an event:
+/// the message is not formatted a second time, nor the fields dispatched through the
+/// subscriber's layers. Access lines go in batches ([`GroupWriter::defer_line`]).
+#[derive(Clone)]
+struct AccessWriter {
+    format: LogFormat,
+    clock: Clock,
+    /// `KEYHOOK_LOG` lets `keyhook::access` lines at `INFO` through.
+    enabled: bool,
+}
+
+impl AccessLog for AccessWriter {
+    fn write(&self, line: AccessLine<'_>) {
+        if self.enabled {
+            STDERR.defer_line(self.render(line).as_bytes(), &mut stderr());
         }
     }
 }
 
-/// The target of the access lines (keyhook-http's `reply`), which are written in batches.
-const ACCESS_TARGET: &str = "keyhook::access";
+impl AccessWriter {
+    /// `line` as it is written, with its line break.
+    fn render(&self, line: AccessLine<'_>) -> String {
+        let mut text = match self.format {
+            LogFormat::Text => text_line(line.message),
+            LogFormat::Json => json_line(
+                &self.clock.now().to_rfc3339(),
+                &Level::INFO,
+                access_log::TARGET,
+                access_fields(line),
+            ),
+        };
+        text.push('\n');
+        text
+    }
+}
+
+/// The access log [`init`] set up (before it: text lines, all written).
+pub fn access_log() -> std::sync::Arc<dyn AccessLog> {
+    std::sync::Arc::new(ACCESS.get().cloned().unwrap_or_else(|| AccessWriter {
+        format: LogFormat::Text,
+        clock: Clock::system(),
+        enabled: true,
+    }))
+}
+
+/// An access line's fields as an event's would be recorded: the message, then `method`,
+/// `route`, `status`, `duration` and `keyPrefix` in this order, a missing one null.
+fn access_fields(line: AccessLine<'_>) -> Fields {
+    let text = |s: Option<&str>| s.map_or(Value::Null, |s| Value::String(s.to_string()));
+    Fields {
+        message: line.message,
+        others: vec![
+            ("method", Value::String(line.method.to_string())),
+            ("route", text(line.route)),
+            ("status", Value::from(line.status)),
+            ("duration", Value::from(line.duration_ms)),
+            ("keyPrefix", text(line.key_prefix)),
+        ],
+        message_only: false,
+    }
+}
 
 /// How long an access line may wait for others to share its `write`.
 const ACCESS_FLUSH_EVERY: std::time::Duration = std::time::Duration::from_millis(5);
@@ -381,9 +464,9 @@ fn shown(s: &str) -> Cow<'_, str> {
 
 /// The text line: the message alone, shown (the message itself when showing changes
 /// nothing).
-fn text_line(fields: Fields) -> String {
-    match shown(&fields.message) {
-        Cow::Borrowed(_) => fields.message,
+fn text_line(message: String) -> String {
+    match shown(&message) {
+        Cow::Borrowed(_) => message,
         Cow::Owned(o) => o,
     }
 }
@@ -453,7 +536,7 @@ mod tests {
             &[],
         );
         assert_eq!(
-            text_line(f),
+            text_line(f.message),
             "GET /api/v1/api-keys/kp_01234567… 404\\u{a}{\"forged\":1}\\u{1b}[2J"
         );
     }
@@ -681,6 +764,108 @@ mod tests {
         writer.defer_line(&big, &mut held);
         let all = joined(&sink.lock().unwrap(), &writes.lock().unwrap());
         assert_eq!(all.len(), "a\nb\nlistening\nc\n".len() + big.len());
+    }
+
+    /// A layer that keeps what the [`Sink`] would write of each event.
+    struct Rendered(Sink, std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+    impl<S: Subscriber> Layer<S> for Rendered {
+        fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, S>) {
+            self.1.lock().unwrap().push(self.0.render(event));
+        }
+    }
+
+    /// An access line handed to the log is written byte for byte as the `tracing` event
+    /// keyhook-http emitted for it before was (the same fields in the same order, a missing
+    /// route or key prefix null, the same redaction), in both formats.
+    #[test]
+    fn an_access_line_is_written_as_its_event_was() {
+        let at = keyhook_core::time::Timestamp::parse_rfc3339("2026-11-26T21:00:00.123Z")
+            .expect("a time");
+        let clock = Clock::reading(move || at);
+        let line = |message: String, method, route, status, duration_ms, key_prefix| AccessLine {
+            message,
+            method,
+            route,
+            status,
+            duration_ms,
+            key_prefix,
+        };
+        let cases = [
+            line(
+                "GET /api/v1/api-keys 200 0.4ms kp_0123abcd".into(),
+                "GET",
+                Some("/api/v1/api-keys"),
+                200,
+                0.412,
+                Some("kp_0123abcd"),
+            ),
+            line(
+                "BREW /nowhere 404 12.0ms -".into(),
+                "BREW",
+                None,
+                404,
+                12.0,
+                None,
+            ),
+            line(
+                format!("DELETE /x/{KEY}\n{{\"forged\":1}} 401 1.0ms -"),
+                "DELETE",
+                Some("/api/v1/api-keys/{id}"),
+                401,
+                1.0,
+                None,
+            ),
+        ];
+        for format in [LogFormat::Text, LogFormat::Json] {
+            for case in &cases {
+                let kept = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+                let sink = Sink {
+                    format,
+                    clock: clock.clone(),
+                };
+                let subscriber = tracing_subscriber::registry()
+                    .with(Rendered(sink, std::sync::Arc::clone(&kept)));
+                tracing::subscriber::with_default(subscriber, || {
+                    tracing::info!(
+                        target: "keyhook::access",
+                        method = %case.method,
+                        route = case.route,
+                        status = case.status,
+                        duration = case.duration_ms,
+                        keyPrefix = case.key_prefix,
+                        "{}",
+                        case.message
+                    );
+                });
+                let writer = AccessWriter {
+                    format,
+                    clock: clock.clone(),
+                    enabled: true,
+                };
+                let written = writer.render(case.clone());
+                let event = kept.lock().unwrap().pop().expect("the event was rendered");
+                assert_eq!(written, event, "{format:?}");
+                assert!(!written.contains(&KEY[12..]), "{written}");
+                assert_eq!(written.matches('\n').count(), 1, "{written}");
+            }
+        }
+    }
+
+    /// `KEYHOOK_LOG` turns access lines off as it turned their events off.
+    #[test]
+    fn the_filter_decides_whether_access_lines_are_written() {
+        for (value, on) in [
+            (None, true),
+            (Some("info"), true),
+            (Some("warn"), false),
+            (Some("keyhook::access=off,info"), false),
+            (Some("off,keyhook::access=info"), true),
+            (Some("keyhook=warn"), false),
+            (Some("keyhook=warn,keyhook::access=debug"), true),
+        ] {
+            assert_eq!(access_enabled(&filter(value).unwrap()), on, "{value:?}");
+        }
     }
 
     #[test]

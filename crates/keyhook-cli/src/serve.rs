@@ -5,6 +5,7 @@ use clap::Args;
 
 use super::logging::LogFormat;
 use super::Context;
+use keyhook_core::access_log::AccessLog;
 use keyhook_core::rate::RateLimit;
 use keyhook_core::store::Backend;
 use keyhook_core::time::Clock;
@@ -75,6 +76,9 @@ pub struct ServeConfig {
     pub clock: Clock,
     /// `--rate-limit`, when given.
     pub rate_limit: Option<RateLimit>,
+    /// Where each request's access line goes: the log, as `--log-format` and `KEYHOOK_LOG`
+    /// set it up.
+    pub access_log: Arc<dyn AccessLog>,
 }
 
 pub fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<()> {
@@ -94,6 +98,7 @@ pub fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<()> {
         delivery: args.delivery.worker_options(ctx, false),
         clock: ctx.clock.clone(),
         rate_limit: args.rate_limit,
+        access_log: super::logging::access_log(),
     };
     // Log events, not messages (JSON with `--log-format json`). Scripts and tests read the
     // address from the first line's message, the same text in both formats.

@@ -2,6 +2,7 @@
 //! front ends call, and the storage boundary each backend implements. It prints nothing,
 //! reads no environment, and knows no SQL, clap or HTTP server; see ARCHITECTURE.md.
 
+pub mod access_log;
 pub mod auth;
 pub mod error;
 pub mod guard;

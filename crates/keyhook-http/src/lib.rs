@@ -24,6 +24,7 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use keyhook_core::access_log::AccessLog;
 use keyhook_core::error::{Error, Result};
 use keyhook_core::rate;
 use keyhook_core::store::Backend;
@@ -65,6 +66,8 @@ pub struct ServeOptions {
     pub clock: Clock,
     /// `serve --rate-limit`: requests per key, and failed authentications per address.
     pub rate_limit: Option<rate::RateLimit>,
+    /// Where each request's access line goes (the binary's log).
+    pub access_log: Arc<dyn AccessLog>,
 }
 
 /// A running server: its address, and the flag that stops it.
@@ -92,6 +95,8 @@ struct Shared {
     limits: Option<ratelimit::Limits>,
     /// The buckets of keys with a rate limit of their own.
     own_limits: ratelimit::OwnLimits,
+    /// Where access lines go.
+    access_log: Arc<dyn AccessLog>,
 }
 
 impl Server {
@@ -119,6 +124,7 @@ impl Server {
             metrics,
             limits: opts.rate_limit.map(ratelimit::Limits::new),
             own_limits: ratelimit::OwnLimits::default(),
+            access_log: opts.access_log,
         });
         let handler: tiny_http::Handler = {
             let shared = Arc::clone(&shared);
@@ -219,7 +225,7 @@ fn on_request(shared: &Shared, mut rq: tiny_http::Request) {
             .metrics
             .record(route, reply.status, started.elapsed());
         let label = shared.metrics.label(route);
-        reply::send(rq, reply, started, key_prefix, label);
+        reply::send(rq, reply, started, key_prefix, label, &*shared.access_log);
     };
     // A request under /api/v1 without a well-formed Authorization header gets a 401 whatever
     // its body: it is not read (the connection then ends after the 401), so that an

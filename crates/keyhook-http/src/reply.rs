@@ -7,6 +7,7 @@ use std::time::Instant;
 use serde::Serialize;
 use tiny_http::{Header, Request, Response, StatusCode};
 
+use keyhook_core::access_log::{AccessLine, AccessLog};
 use keyhook_core::error::{Error, FieldError};
 use keyhook_core::model::{Data, ErrorEnvelope};
 use keyhook_core::store::Listed;
@@ -213,12 +214,12 @@ fn header(name: &'static str, value: &str) -> Header {
 
 /// Logs `line` as an error event (a failed metrics scrape or health check). The subscriber
 /// the binary installs (keyhook-cli's `logging`) writes every event, redacted: the server's
-/// log lines are `tracing` events.
+/// log lines are `tracing` events (but for the access lines: [`send`]).
 pub(crate) fn log(line: &str) {
     tracing::error!(target: "keyhook", "{line}");
 }
 
-/// Sends `reply` and writes the access log line: method, path, status, duration, key prefix,
+/// Sends `reply` and hands `log` the access line: method, path, status, duration, key prefix,
 /// and `route`, the request's label in the metrics (`metrics::Metrics::label`: a route
 /// template, `/healthz` or `/metrics`; null for what the metrics count as `unmatched`).
 /// Never a key, a secret or a query string: a key in the path (`DELETE /api-keys/kp_…`), also
@@ -229,6 +230,7 @@ pub fn send(
     started: Instant,
     key_prefix: Option<&str>,
     route: &'static str,
+    log: &dyn AccessLog,
 ) {
     let status = reply.status;
     // (A standard method is copied without allocating; the request goes to `respond`.)
@@ -289,15 +291,14 @@ pub fn send(
     // to the microsecond).
     let micros = started.elapsed().as_micros();
     finish_access_line(&mut line, status, micros, key_prefix);
-    tracing::info!(
-        target: "keyhook::access",
-        method = %method,
+    log.write(AccessLine {
+        message: line,
+        method: &method,
         route,
         status,
-        duration = micros as f64 / 1000.0,
-        keyPrefix = key_prefix,
-        "{line}"
-    );
+        duration_ms: micros as f64 / 1000.0,
+        key_prefix,
+    });
 }
 
 /// The room an access line's message is put together in.

@@ -1,0 +1,38 @@
+//! What the HTTP front end hands the log for each request: its access line. The binary's log
+//! (keyhook-cli's `logging`) implements [`AccessLog`]; keyhook-http only describes the line,
+//! as the core describes a delivery's [`Attempt`](crate::transport::Attempt) and the delivery
+//! crate sends it.
+//!
+//! A request's line does not go through a `tracing` event: recording an event's fields
+//! formats its message into a string of its own a second time, and the dispatch through the
+//! subscriber's layers and filter came to a third of keyhook's own work a request besides the
+//! key's hash (docs/development.md, tenth round). The log writes it the way it writes every
+//! event: the same redaction, the same text and JSON lines, the same `KEYHOOK_LOG` filter
+//! (target `keyhook::access`, level `INFO`).
+
+/// The target an access line is filtered and shown by (`KEYHOOK_LOG=keyhook::access=off`).
+pub const TARGET: &str = "keyhook::access";
+
+/// One request's access line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AccessLine<'a> {
+    /// The text line: `{method} {path} {status} {duration}ms {key prefix or -}`, the request
+    /// line already made printable (keyhook-http's `body::printable`: redacted, cut to 200
+    /// characters, controls replaced). The log still redacts it, as every line it writes.
+    pub message: String,
+    pub method: &'a str,
+    /// The request's label in the metrics (a route template, `/healthz`, `/metrics`), or
+    /// `None` for what they count as unmatched: never the path.
+    pub route: Option<&'static str>,
+    pub status: u16,
+    /// Milliseconds, to the microsecond.
+    pub duration_ms: f64,
+    pub key_prefix: Option<&'a str>,
+}
+
+/// Where access lines go.
+pub trait AccessLog: Send + Sync {
+    /// Writes (or queues) `line`; never blocks on a slow reader for long and never fails:
+    /// a log that cannot be written loses its lines and nothing else.
+    fn write(&self, line: AccessLine<'_>);
+}

@@ -91,7 +91,9 @@ impl Backend for SqliteBackend {
     }
 }
 
-/// At most `size` connections, each either idle here or lent out as a [`Pooled`].
+/// At most `size` connections, each either idle here or lent out as a [`Pooled`]. Each is
+/// boxed: lending and taking back moves a pointer, not the connection with its caches (a
+/// `SqliteStore` moved six times a request, ~450 instructions of copies).
 struct Pool<T> {
     size: usize,
     /// [`Pool::fill`] has run (also `State::filled`, which decides under the lock).
@@ -101,7 +103,7 @@ struct Pool<T> {
 }
 
 struct State<T> {
-    idle: Vec<T>,
+    idle: Vec<Box<T>>,
     /// Connections in existence: idle, lent out, or being opened.
     open: usize,
     /// Whether [`Pool::fill`] has run.
@@ -146,7 +148,7 @@ impl<T> Pool<T> {
                 state.open += 1;
                 drop(state);
                 return match open() {
-                    Ok(conn) => Ok(self.lend(conn)),
+                    Ok(conn) => Ok(self.lend(Box::new(conn))),
                     Err(e) => {
                         let mut state = self.lock();
                         state.open -= 1;
@@ -190,7 +192,7 @@ impl<T> Pool<T> {
             let opened = open();
             state = self.lock();
             match opened {
-                Ok(conn) => state.idle.push(conn),
+                Ok(conn) => state.idle.push(Box::new(conn)),
                 Err(_) => {
                     state.open -= 1;
                     self.wake(state);
@@ -203,7 +205,7 @@ impl<T> Pool<T> {
         }
     }
 
-    fn lend(self: &Arc<Self>, conn: T) -> Pooled<T> {
+    fn lend(self: &Arc<Self>, conn: Box<T>) -> Pooled<T> {
         Pooled {
             pool: Arc::clone(self),
             conn: Some(conn),
@@ -215,13 +217,13 @@ impl<T> Pool<T> {
 /// unwinds through its holder).
 struct Pooled<T> {
     pool: Arc<Pool<T>>,
-    conn: Option<T>,
+    conn: Option<Box<T>>,
 }
 
 impl<T> Pooled<T> {
     fn get(&self) -> &T {
         self.conn
-            .as_ref()
+            .as_deref()
             .expect("a pooled connection is there until dropped")
     }
 }

@@ -365,11 +365,67 @@ fn bearer_token(rq: &Request) -> Result<&str> {
             "more than one Authorization header".into(),
         ));
     }
-    let (scheme, token) = value.trim().split_once(' ').unwrap_or((value, ""));
-    if !scheme.eq_ignore_ascii_case("bearer") || token.trim().is_empty() {
-        return Err(Error::Unauthorized(
-            "Authorization must be \"Bearer <API key>\"".into(),
-        ));
+    bearer(value)
+        .ok_or_else(|| Error::Unauthorized("Authorization must be \"Bearer <API key>\"".into()))
+}
+
+/// The token of an `Authorization` value: what follows the scheme and its space, trimmed,
+/// when the scheme (what comes before the first space of the trimmed value) is `Bearer` in
+/// any case and the token is not empty. The scheme is `Bearer` exactly when the value starts
+/// with those six letters and a space: no search for the space.
+fn bearer(value: &str) -> Option<&str> {
+    let value = value.trim();
+    match value.as_bytes().split_at_checked(SCHEME.len()) {
+        Some((scheme, _)) if scheme.eq_ignore_ascii_case(SCHEME) => {
+            Some(value[SCHEME.len()..].trim()).filter(|t| !t.is_empty())
+        }
+        _ => None,
     }
-    Ok(token.trim())
+}
+
+/// The scheme of an `Authorization` header with its key, and the space after it.
+const SCHEME: &[u8] = b"bearer ";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the token of a value was before [`bearer`] stopped searching for the space.
+    fn split_at_the_first_space(value: &str) -> Option<&str> {
+        let (scheme, token) = value.trim().split_once(' ').unwrap_or((value, ""));
+        (scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty()).then(|| token.trim())
+    }
+
+    /// `bearer` answers as splitting at the first space does, for every value made of the
+    /// pieces a hostile or sloppy client sends: the scheme in any case or misspelt, spaces,
+    /// tabs and other whitespace around and between, no token, two tokens, non-ASCII.
+    #[test]
+    fn the_token_is_what_follows_bearer_and_a_space() {
+        let pieces = [
+            "Bearer", "bearer", "BEARER", "bEaReR", "Bearer:", "Bear", "Bearerx", "Basic", " ",
+            "  ", "\t", "\u{b}", "\u{c}", "\r", "\u{a0}", "kp_0123", "a b", "é", "",
+        ];
+        let mut checked = 0;
+        for a in pieces {
+            for b in pieces {
+                for c in pieces {
+                    for d in ["", " ", "\t", "kp_x", " kp_y "] {
+                        let value = format!("{a}{b}{c}{d}");
+                        assert_eq!(
+                            bearer(&value),
+                            split_at_the_first_space(&value),
+                            "{value:?}"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, 19 * 19 * 19 * 5);
+        assert_eq!(bearer("Bearer kp_abc"), Some("kp_abc"));
+        assert_eq!(bearer("  bearer   kp_abc \t"), Some("kp_abc"));
+        assert_eq!(bearer("Bearer\tkp_abc"), None);
+        assert_eq!(bearer("Bearer "), None);
+        assert_eq!(bearer("Basic kp_abc"), None);
+    }
 }

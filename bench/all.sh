@@ -6,7 +6,8 @@
 #
 #   bench/all.sh
 #
-# The parts can be run alone: bench/cli-create.sh, bench/serve.sh, bench/deliver.sh,
+# The parts can be run alone: bench/cli-create.sh, bench/serve.sh (and bench/serve-together.sh,
+# its CPU a request with the bare layer under load at the same time), bench/deliver.sh,
 # bench/pg.sh (which also installs postgresql) and `cargo bench --bench authenticate`,
 # bench/ratelimit.sh, bench/metrics.sh, bench/rotation.sh (deliveries with secret rotation
 # active), bench/retention.sh (file size over 200k deliveries, latency while pruning);
@@ -33,6 +34,8 @@ echo "== CLI: keys create / keys list against sqlite3 (hyperfine)"
 bash bench/cli-create.sh | tee "$logs/cli.txt"
 echo "== serve: GET /api/v1/api-keys against nginx (wrk)"
 bash bench/serve.sh | tee "$logs/serve.txt"
+echo "== serve: CPU a request of keyhook and the bare HTTP layer under load at the same time"
+bash bench/serve-together.sh | tee "$logs/together.txt"
 echo "== authenticate() with 1,000,000 keys"
 cargo bench --quiet --bench authenticate | tee "$logs/auth.txt"
 echo "== webhook deliveries against a loopback nginx"
@@ -55,6 +58,7 @@ import json, os, platform, re, subprocess, sys, time
 logs, out = sys.argv[1], sys.argv[2]
 text = {n: open(os.path.join(logs, f"{n}.txt")).read() for n in ("cli", "serve", "auth", "deliver", "pg", "ratelimit", "metrics")}
 text["retention"] = open(os.path.join(logs, "retention.txt")).read()
+text["together"] = open(os.path.join(logs, "together.txt")).read()
 def num(name, pattern):
     m = re.search(pattern, text[name])
     if not m:
@@ -82,6 +86,9 @@ rows = [
     ("CPU a request, bare HTTP layer", num("serve", r"bare HTTP layer ([\d.]+) us"), "us",
      "CPU a request, keyhook serve", num("serve", r"keyhook ([\d.]+) us; bare/keyhook"), None,
      "informational (ratio >= 0.8)"),
+    ("CPU a request at once, bare HTTP layer", num("together", r"medians of \d+ rounds: bare ([\d.]+) us"), "us",
+     "CPU a request at once, keyhook", num("together", r"medians of \d+ rounds: bare [\d.]+ us, keyhook ([\d.]+) us"),
+     None, "ratio >= 0.8"),
     ("serve p99", num("serve", r"keyhook p99 ([\d.]+) ms"), "ms", None, None, None, "<= 2 ms"),
     ("serve peak RSS under load", num("serve", r"peak RSS ([\d.]+) MB"), "MB", None, None, None, "<= 30 MB"),
     ("serve errors", num("serve", r"errors (\d+) \(target"), "", None, None, None, "0"),

@@ -21,10 +21,7 @@ FILTER=${FILTER:-'data.tags.exists(t, t == "breaking") && data.n > 0 && (profile
 command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
 bin=$(keyhook_bin)
 
-work=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
+scratch
 
 # A database with the key (printed) and 10 webhooks, with FILTER when $2 is "filtered".
 setup() {

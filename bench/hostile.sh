@@ -29,10 +29,7 @@ command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteract
 bin=$(keyhook_bin)
 ulimit -n 8192 2>/dev/null || true
 
-work=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
+scratch
 
 cat >"$work/hostile.py" <<'PY'
 # python3 hostile.py flood PORT N MB   -> N connections, each an unterminated header of MB MB

@@ -24,10 +24,7 @@ install_missing valgrind sqlite3 curl
 bin=$(keyhook_bin)
 bare=$(bare_bin)
 
-work=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
+scratch
 db=$work/k.db
 key=$(serve_db "$bin" "$db" "$KEYS")
 printf '%s' "$key" >"$work/key"

@@ -34,6 +34,14 @@ bare_bin() {
   fi
 }
 
+# A scratch directory, $work, and the list $pids of what a benchmark starts: on exit each of
+# them is killed and the directory removed.
+scratch() {
+  work=$(mktemp -d)
+  pids=()
+  trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"' EXIT
+}
+
 # A free TCP port on loopback.
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 

@@ -11,16 +11,13 @@ A=${1:?usage: bench/logs-cpu.sh A_BINARY B_BINARY}
 B=${2:?usage: bench/logs-cpu.sh A_BINARY B_BINARY}
 ROUNDS=${ROUNDS:-3}
 DURATION=${DURATION:-4s}
-command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
+. "$(dirname "$0")/lib.sh"
+install_missing wrk
 
-work=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
+scratch
 db=$work/k.db
 key=$("$A" --db "$db" --user bench keys create --name bench --quiet)
 
-. "$(dirname "$0")/lib.sh"
 declare -A pid at
 start() { # name binary [serve arguments...]
   local name=$1 bin=$2 p; shift 2

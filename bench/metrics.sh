@@ -60,10 +60,7 @@ echo "$ab"
 echo "$ab" | tail -1 | awk '{ printf "metrics on/off throughput ratio %s (target >= 0.90)\n", $NF }'
 
 echo "-- p99 of 32 clients without a loop, with a /healthz loop and with a /metrics scrape loop (10/s)"
-work=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
+scratch
 db=$work/k.db
 key=$("$bin" --db "$db" --user bench keys create --name bench --quiet)
 port=$(port)

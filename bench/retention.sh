@@ -36,10 +36,7 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 bin=$(keyhook_bin)
 
-work=$(mktemp -d); chmod 755 "$work"
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
+scratch; chmod 755 "$work"
 
 nport=$(port)
 cat >"$work/nginx.conf" <<NGINX

@@ -12,20 +12,12 @@ B=${2:?usage: bench/serve-ab.sh A_BINARY B_BINARY}
 ROUNDS=${ROUNDS:-4}
 DURATION=${DURATION:-5s}
 
-need=()
-command -v wrk >/dev/null || need+=(wrk)
-command -v sqlite3 >/dev/null || need+=(sqlite3)
-if [ ${#need[@]} -gt 0 ]; then
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
-fi
+. "$(dirname "$0")/lib.sh"
+install_missing wrk sqlite3
 
-work=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
+scratch
 db=$work/k.db
 key=$("$A" --db "$db" --user bench keys create --name bench --quiet)
-. "$(dirname "$0")/lib.sh"
 seed_other_keys "$db" 100000
 
 start() {

@@ -27,10 +27,7 @@ install_missing wrk nginx:nginx-light sqlite3 curl
 bin=$(keyhook_bin)
 bare=$(bare_bin)
 
-work=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
+scratch
 db=$work/k.db
 key=$(serve_db "$bin" "$db" "$KEYS")
 

@@ -2,12 +2,14 @@
 # CPU a request of keyhook serve against the bare HTTP layer (and, with BASE, an older keyhook
 # build), all under load at the same time: the same authenticated GET /api/v1/api-keys as
 # bench/serve.sh, each server with a wrk of its own (1 thread, 16 connections), all the wrks
-# started together. A shared machine that moves between a fast and a slow mode from one second
-# to the next (this one: the bare layer alone 16,000-65,000 req/s from run to run) moves every
-# server at once, so the ratio of their CPU a request (clock ticks of the process over the
-# requests its wrk counted) holds still where bench/serve.sh's turns of 5 s do not. It does
-# not replace serve.sh's requests/s and p99 (each server here has a fraction of the machine);
-# it is the steadier figure of keyhook's own work against the layer's.
+# started together. A shared machine that moves between a fast and a slow mode (this one: the
+# bare layer alone 16,000-65,000 req/s from one serve.sh run to the next) then moves every
+# server at once, within each round, and the ratio of their CPU a request (clock ticks of the
+# process over the requests its wrk counted) is taken under the same conditions, which
+# serve.sh's turns of 5 s cannot promise. It still moves from run to run here (medians of 10
+# rounds of the same builds: 0.69 and 0.80; docs/development.md, tenth round), so compare
+# builds within one run (BASE). It does not replace serve.sh's requests/s and p99 (each server
+# here has a fraction of the machine).
 #
 #   bench/serve-together.sh        # ROUNDS=8 DURATION=4s KEYS=20000 THREADS=64
 #   BIN=new BASE=old BARE=bare bench/serve-together.sh

@@ -334,9 +334,9 @@ impl Metrics {
                 return RouteId(self.http.template_index(route.template()))
             }
             Some(_) => UNMATCHED,
-            None => match target.split('?').next() {
-                Some("/healthz") => "/healthz",
-                Some("/metrics") => "/metrics",
+            None => match super::router::path_of(target) {
+                "/healthz" => "/healthz",
+                "/metrics" => "/metrics",
                 _ => UNMATCHED,
             },
         };

@@ -10,7 +10,7 @@ use super::Shared;
 
 /// The answer to a request for `/healthz` or `/metrics`, or None for any other path.
 pub fn answer(shared: &Shared, rq: &Request) -> Option<Reply> {
-    let path = rq.url().split('?').next().unwrap_or("");
+    let path = super::router::path_of(rq.url());
     let which = match path {
         "/healthz" => health,
         "/metrics" => metrics,

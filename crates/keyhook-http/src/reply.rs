@@ -236,7 +236,7 @@ pub fn send(
     // (A standard method is copied without allocating; the request goes to `respond`.)
     let method = request.method().clone();
     let method = method.as_str();
-    let path = request.url().split('?').next().unwrap_or("");
+    let path = super::router::path_of(request.url());
     // The access line's message, started with the request line, made printable (redacted
     // and cut) as a whole; the rest is added once the response is out.
     let mut line = String::with_capacity(ACCESS_LINE_ROOM);

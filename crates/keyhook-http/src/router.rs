@@ -7,6 +7,15 @@ use keyhook_core::service::Operation;
 /// Where the API lives: every route below is under it.
 pub(crate) const PREFIX: &str = "/api/v1";
 
+/// A request target without its query: all before the first `?`. A byte loop: a target is
+/// short, and `split` sets a searcher up first (every request asks two or three times).
+pub(crate) fn path_of(target: &str) -> &str {
+    match target.bytes().position(|b| b == b'?') {
+        Some(i) => &target[..i],
+        None => target,
+    }
+}
+
 /// The path under `/api/v1` of a request target (`""` for `/api/v1` itself), or None for a
 /// target outside it. The prefix must end at a segment boundary (`/api/v1api-keys` is not
 /// under it), and an absolute-form target (`http://host:port/api/v1/...`, RFC 9112 section
@@ -23,8 +32,7 @@ pub(crate) fn api_path(target: &str) -> Option<&str> {
         }
         _ => target,
     };
-    let path = target.split('?').next().unwrap_or("");
-    let rest = path.strip_prefix(PREFIX)?;
+    let rest = path_of(target).strip_prefix(PREFIX)?;
     (rest.is_empty() || rest.starts_with('/')).then_some(rest)
 }
 
@@ -221,7 +229,40 @@ pub const ROUTES: &[(&str, &str)] = &[
 
 #[cfg(test)]
 mod tests {
-    use super::api_path;
+    use super::{api_path, path_of};
+
+    /// A target's path is what `split('?')` gives first, for every target made of the pieces
+    /// a client sends: paths, queries, several `?`, an empty one, non-ASCII, an absolute URL.
+    #[test]
+    fn the_path_is_all_before_the_first_question_mark() {
+        let pieces = [
+            "",
+            "/",
+            "?",
+            "??",
+            "/api/v1",
+            "/api-keys",
+            "x=1",
+            "&",
+            "é",
+            "http://h",
+        ];
+        for a in pieces {
+            for b in pieces {
+                for c in pieces {
+                    let target = format!("{a}{b}{c}");
+                    assert_eq!(
+                        path_of(&target),
+                        target.split('?').next().unwrap(),
+                        "{target:?}"
+                    );
+                }
+            }
+        }
+        assert_eq!(path_of("/healthz?verbose"), "/healthz");
+        assert_eq!(path_of("?x"), "");
+        assert_eq!(path_of("/metrics"), "/metrics");
+    }
 
     #[test]
     fn the_prefix_is_a_whole_path_segment() {

@@ -345,9 +345,10 @@ pub fn main(wiring: &'static dyn Wiring) -> i32 {
         Command::Serve(args) => args.log_format,
         _ => logging::LogFormat::Text,
     };
-    if let Err(e) = logging::init(log_format, ctx.clock.clone()) {
-        return report(&ctx.out, &anyhow::Error::from(e));
-    }
+    let access_log = match logging::init(log_format, ctx.clock.clone()) {
+        Ok(access_log) => access_log,
+        Err(e) => return report(&ctx.out, &anyhow::Error::from(e)),
+    };
     let result = match cli.command {
         Command::Keys(cmd) => keys::run(&ctx, cmd),
         Command::Webhooks(cmd) => webhooks::run(&ctx, cmd),
@@ -358,7 +359,7 @@ pub fn main(wiring: &'static dyn Wiring) -> i32 {
         Command::Db(cmd) => db_command::run(&ctx, cmd),
         Command::Audit(args) => audit::run(&ctx, args),
         Command::Backup(args) => backup::run(&ctx, args),
-        Command::Serve(args) => serve::run(&ctx, args),
+        Command::Serve(args) => serve::run(&ctx, args, access_log),
         Command::Prune(args) => prune::run(&ctx, args),
         Command::Completions { shell } => {
             use std::io::Write;

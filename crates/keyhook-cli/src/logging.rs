@@ -21,9 +21,9 @@
 //! (`info`, the default; `warn`; `keyhook::access=off,info`), read once at start; an invalid
 //! one is a usage error (exit 2).
 //!
-//! `serve`'s access lines come here without an event ([`access_log`], keyhook-core's
-//! `AccessLog`), and are written as an event of target `keyhook::access` at `INFO` with the
-//! same fields would be: the same lines, redaction and filter.
+//! `serve`'s access lines come here without an event (the `AccessLog` [`init`] returns,
+//! keyhook-core's), and are written as an event of target `keyhook::access` at `INFO` with
+//! the same fields would be: the same lines, redaction and filter.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -57,19 +57,20 @@ pub enum LogFormat {
 }
 
 /// Installs the subscriber for the process: events at or above the `KEYHOOK_LOG` filter are
-/// written to stderr in `format`, redacted, with the time read from `clock`.
-pub fn init(format: LogFormat, clock: Clock) -> Result<(), Error> {
+/// written to stderr in `format`, redacted, with the time read from `clock`. Returns the
+/// access log that writes `serve`'s access lines the same way.
+pub fn init(format: LogFormat, clock: Clock) -> Result<std::sync::Arc<dyn AccessLog>, Error> {
     let filter = filter(std::env::var(FILTER_ENV).ok().as_deref())?;
-    let _ = ACCESS.set(AccessWriter {
+    let access = AccessWriter {
         format,
         clock: clock.clone(),
         enabled: access_enabled(&filter),
-    });
+    };
     let subscriber =
         tracing_subscriber::registry().with(Sink { format, clock }.with_filter(filter));
     // Set once per process; a second call (there is none) would keep the first.
     let _ = tracing::subscriber::set_global_default(subscriber);
-    Ok(())
+    Ok(std::sync::Arc::new(access))
 }
 
 /// The filter `KEYHOOK_LOG` names (`None` or blank: [`DEFAULT_FILTER`]).
@@ -131,15 +132,11 @@ fn access_enabled(filter: &Targets) -> bool {
     filter.would_enable(access_log::TARGET, &Level::INFO)
 }
 
-/// How [`init`] set the log up, for the access lines.
-static ACCESS: std::sync::OnceLock<AccessWriter> = std::sync::OnceLock::new();
-
 /// The log's side of [`AccessLog`]: `serve`'s access lines, written as the [`Sink`] writes an
 /// event of target [`access_log::TARGET`] at `INFO` with the line's fields (the same text
 /// and JSON lines, the same redaction, the same `KEYHOOK_LOG` filter), without an event:
 /// the message is not formatted a second time, nor the fields dispatched through the
 /// subscriber's layers. Access lines go in batches ([`GroupWriter::defer_line`]).
-#[derive(Clone)]
 struct AccessWriter {
     format: LogFormat,
     clock: Clock,
@@ -170,15 +167,6 @@ impl AccessWriter {
         text.push('\n');
         text
     }
-}
-
-/// The access log [`init`] set up (before it: text lines, all written).
-pub fn access_log() -> std::sync::Arc<dyn AccessLog> {
-    std::sync::Arc::new(ACCESS.get().cloned().unwrap_or_else(|| AccessWriter {
-        format: LogFormat::Text,
-        clock: Clock::system(),
-        enabled: true,
-    }))
 }
 
 /// An access line's fields as an event's would be recorded: the message, then `method`,

@@ -81,7 +81,9 @@ pub struct ServeConfig {
     pub access_log: Arc<dyn AccessLog>,
 }
 
-pub fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<()> {
+/// Serves until a signal stops it; `access_log` is where each request's access line goes
+/// (the log's, from `logging::init`).
+pub fn run(ctx: &Context, args: ServeArgs, access_log: Arc<dyn AccessLog>) -> anyhow::Result<()> {
     let stop = super::stop_on_signals()?;
     // A connection for each of `--threads` requests at once, and those of the outbox worker.
     let location = ctx.location()?;
@@ -98,7 +100,7 @@ pub fn run(ctx: &Context, args: ServeArgs) -> anyhow::Result<()> {
         delivery: args.delivery.worker_options(ctx, false),
         clock: ctx.clock.clone(),
         rate_limit: args.rate_limit,
-        access_log: super::logging::access_log(),
+        access_log,
     };
     // Log events, not messages (JSON with `--log-format json`). Scripts and tests read the
     // address from the first line's message, the same text in both formats.

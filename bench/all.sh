@@ -16,18 +16,13 @@
 # otherwise idle machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 out=${BENCH_OUT:-target/bench/results.json}
 mkdir -p "$(dirname "$out")"
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 
-need=()
-for tool in hyperfine wrk sqlite3 curl; do command -v "$tool" >/dev/null || need+=("$tool"); done
-command -v nginx >/dev/null || need+=(nginx-light)
-[ -x /usr/bin/time ] || need+=(time)
-if [ ${#need[@]} -gt 0 ]; then
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
-fi
+install_missing hyperfine wrk sqlite3 curl nginx:nginx-light /usr/bin/time:time
 cargo build --release --quiet
 
 echo "== CLI: keys create / keys list against sqlite3 (hyperfine)"

@@ -24,13 +24,7 @@ RUNS=${RUNS:-200}
 WARMUP=${WARMUP:-5}
 TARGET=1.3
 
-need=()
-command -v hyperfine >/dev/null || need+=(hyperfine)
-command -v sqlite3 >/dev/null || need+=(sqlite3)
-command -v python3 >/dev/null || need+=(python3)
-if [ ${#need[@]} -gt 0 ]; then
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
-fi
+install_missing hyperfine sqlite3 python3
 bin=$(keyhook_bin)
 
 work=$(mktemp -d)

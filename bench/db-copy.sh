@@ -15,21 +15,13 @@
 #   WORK=/big/disk bench/db-copy.sh  # about 2.5 GB of files at the defaults
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 KEYS=${KEYS:-1000000}
 ATTEMPTS=${ATTEMPTS:-1000000}
 TARGET=1.5
 
-need=()
-command -v sqlite3 >/dev/null || need+=(sqlite3)
-command -v python3 >/dev/null || need+=(python3)
-[ -x /usr/bin/time ] || need+=(time)
-if [ ${#need[@]} -gt 0 ]; then
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
-fi
-if [ -z "${BIN:-}" ]; then
-  cargo build --release --quiet
-fi
-bin=${BIN:-$PWD/target/release/keyhook}
+install_missing sqlite3 python3 /usr/bin/time:time
+bin=$(keyhook_bin)
 
 work=$(mktemp -d "${WORK:-${TMPDIR:-/tmp}}/keyhook-db-copy.XXXXXX")
 trap 'rm -rf "$work"' EXIT

@@ -25,14 +25,7 @@ BIG_EVENTS=${BIG_EVENTS:-10000}
 CRASH_EVENTS=${CRASH_EVENTS:-50}
 HOOKS=10
 
-need=()
-command -v nginx >/dev/null || need+=(nginx-light)
-command -v sqlite3 >/dev/null || need+=(sqlite3)
-command -v wrk >/dev/null || need+=(wrk)
-[ -x /usr/bin/time ] || need+=(time)
-if [ ${#need[@]} -gt 0 ]; then
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
-fi
+install_missing nginx:nginx-light sqlite3 wrk /usr/bin/time:time
 # BIN=path/to/keyhook runs another build (a baseline) instead of this tree's release build.
 bin=$(keyhook_bin)
 

@@ -18,7 +18,7 @@ DURATION=${DURATION:-5s}
 HOOKS=10
 FILTER=${FILTER:-'data.tags.exists(t, t == "breaking") && data.n > 0 && (profileId == null || profileId.startsWith("brand-"))'}
 
-command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
+install_missing wrk
 bin=$(keyhook_bin)
 
 scratch

@@ -25,7 +25,7 @@ SLOW=${SLOW:-500}
 IDLE=${IDLE:-2000}
 FLOOD=${FLOOD:-30}
 
-command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
+install_missing wrk
 bin=$(keyhook_bin)
 ulimit -n 8192 2>/dev/null || true
 

@@ -7,7 +7,8 @@ ticks() { local p; for p in "$@"; do awk '{print $1, $14 + $15}' "/proc/$p/stat"
 spent() { awk 'NR == FNR {t[$1] = $2; next} $1 in t {s += $2 - t[$1]} END {print s + 0}' "$1" "$2"; }
 
 # Installs, from Debian's packages, each of $@ ("command", or "command:package" when the
-# package is named otherwise) whose command is missing.
+# package is named otherwise; a command may be a path, /usr/bin/time:time, where the shell has
+# a keyword of that name) whose command is missing.
 install_missing() {
   local need=() t
   for t in "$@"; do command -v "${t%%:*}" >/dev/null || need+=("${t#*:}"); done

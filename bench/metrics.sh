@@ -22,11 +22,7 @@ cd "$(dirname "$0")/.."
 . bench/lib.sh
 ROUNDS=${ROUNDS:-8}
 DURATION=${DURATION:-5s}
-need=()
-for tool in wrk sqlite3 curl; do command -v "$tool" >/dev/null || need+=("$tool"); done
-if [ ${#need[@]} -gt 0 ]; then
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
-fi
+install_missing wrk sqlite3 curl
 if [ -z "${BASE:-}" ]; then
   # The parent of the commit that added the metrics (a merge-base with main stops being
   # that once this branch is merged).

@@ -33,15 +33,9 @@ INSTANCES=${INSTANCES:-3}
 WORKERS=${WORKERS:-16}
 HOOKS=10
 
-need=()
-command -v wrk >/dev/null || need+=(wrk)
-command -v nginx >/dev/null || need+=(nginx-light)
-command -v sqlite3 >/dev/null || need+=(sqlite3)
-command -v curl >/dev/null || need+=(curl)
-ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
-if [ ${#need[@]} -gt 0 ]; then
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
-fi
+install_missing wrk nginx:nginx-light sqlite3 curl
+# (initdb is not on PATH: the package is installed when no version of it is there.)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || install_missing initdb:postgresql
 pgbin=$(dirname "$(ls -d /usr/lib/postgresql/*/bin/initdb | sort -V | tail -1)")
 bin=$(keyhook_bin)
 

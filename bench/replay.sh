@@ -19,13 +19,11 @@
 #   BIN=target/debug/keyhook bench/replay.sh     # without building the release binary
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 EVENTS=${EVENTS:-200000}
 RUNS=${RUNS:-5}
-command -v sqlite3 >/dev/null || { apt-get update -qq && apt-get install -y -qq sqlite3 >/dev/null; }
-if [ -z "${BIN:-}" ]; then
-  cargo build --release --quiet
-fi
-bin=${BIN:-$PWD/target/release/keyhook}
+install_missing sqlite3
+bin=$(keyhook_bin)
 work=$(mktemp -d "${TMPDIR:-/tmp}/keyhook-replay.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 db=$work/k.db

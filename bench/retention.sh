@@ -28,12 +28,7 @@ PRUNE_EVENTS=${PRUNE_EVENTS:-40000}
 DURATION=${DURATION:-10s}
 HOOKS=10
 
-need=()
-for tool in wrk sqlite3 curl; do command -v "$tool" >/dev/null || need+=("$tool"); done
-command -v nginx >/dev/null || need+=(nginx-light)
-if [ ${#need[@]} -gt 0 ]; then
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
-fi
+install_missing wrk sqlite3 curl nginx:nginx-light
 bin=$(keyhook_bin)
 
 scratch; chmod 755 "$work"

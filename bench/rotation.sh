@@ -15,13 +15,7 @@ WORKERS=${WORKERS:-16}
 EVENTS=${EVENTS:-1000}
 HOOKS=10
 
-need=()
-command -v nginx >/dev/null || need+=(nginx-light)
-command -v sqlite3 >/dev/null || need+=(sqlite3)
-[ -x /usr/bin/time ] || need+=(time)
-if [ ${#need[@]} -gt 0 ]; then
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
-fi
+install_missing nginx:nginx-light sqlite3 /usr/bin/time:time
 # BIN=path/to/keyhook runs another build (a baseline) instead of this tree's release build.
 bin=$(keyhook_bin)
 

@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 SIZE_MB=${SIZE_MB:-1024}
 ROUNDS=${ROUNDS:-5}
 WORK=${WORK:-/tmp}
-command -v /usr/bin/time >/dev/null || { apt-get install -y -qq time >/dev/null; }
+install_missing /usr/bin/time:time
 # BIN=path/to/keyhook runs another build (a baseline) instead of this tree's release build.
 bin=$(keyhook_bin)
 dir=$(mktemp -d "$WORK/keyhook-scan.XXXXXX")

@@ -23,12 +23,13 @@ const BUILT_IN: [&str; 7] = [
 ];
 const OPERATIONAL: [&str; 2] = ["webhook.disabled", "delivery.exhausted"];
 
-/// `v` in a new file of its own (removed with the test process's temporary directory).
-fn file(_env: &Env, name: &str, v: &Value) -> PathBuf {
+/// `v` in a new file of its own, in the test's directory (removed with it).
+fn file(env: &Env, name: &str, v: &Value) -> PathBuf {
     static N: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!("keyhook-event-types-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("{}-{name}", N.fetch_add(1, Ordering::Relaxed)));
+    let path = env
+        .dir
+        .path()
+        .join(format!("{}-{name}", N.fetch_add(1, Ordering::Relaxed)));
     std::fs::write(&path, v.to_string()).unwrap();
     path
 }

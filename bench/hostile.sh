@@ -200,7 +200,7 @@ measure() {
   p=$(port)
   "$b" --db "$db" serve --bind "127.0.0.1:$p" 2>"$work/$name.log" &
   kpid=$!; pids+=("$kpid")
-  for _ in $(seq 50); do grep -q listening "$work/$name.log" && break; sleep 0.1; done
+  listening "$work/$name.log" || true
   local url="http://127.0.0.1:$p/api/v1/api-keys"
   curl -sf -H "Authorization: Bearer $key" "$url" >/dev/null
   sleep 1

@@ -50,8 +50,7 @@ counted() {
   local log=$work/$name.log
   valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$work/$name.cg" "$@" 2>"$log" >/dev/null &
   local vp=$!; pids+=("$vp")
-  for _ in $(seq 300); do grep -q listening "$log" && break; sleep 0.1; done
-  grep -q listening "$log" || { echo "$name did not start:" >&2; tail -5 "$log" >&2; exit 1; }
+  listening "$log" 300 || { echo "$name did not start:" >&2; tail -5 "$log" >&2; exit 1; }
   requests "$p" "$WARM"
   callgrind_control -i on "$vp" >/dev/null 2>&1
   requests "$p" "$REQUESTS"
@@ -65,7 +64,7 @@ counted() {
 p=$(port)
 "$bin" --db "$db" serve --bind "127.0.0.1:$p" 2>"$work/body-serve.log" &
 sp=$!
-for _ in $(seq 50); do grep -q listening "$work/body-serve.log" && break; sleep 0.1; done
+listening "$work/body-serve.log" || true
 curl -sf -H "Authorization: Bearer $key" "http://127.0.0.1:$p/api/v1/api-keys" >"$work/body"
 kill "$sp"; wait "$sp" 2>/dev/null || true
 

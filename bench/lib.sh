@@ -43,6 +43,14 @@ scratch() {
   trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"' EXIT
 }
 
+# Waits up to $2 tenths of a second (50 unless given) for the line saying that the server
+# logging to the file $1 listens; 1 if it never came.
+listening() {
+  local _
+  for _ in $(seq "${2:-50}"); do grep -q listening "$1" && return 0; sleep 0.1; done
+  return 1
+}
+
 # A free TCP port on loopback.
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 

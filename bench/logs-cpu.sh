@@ -24,7 +24,7 @@ start() { # name binary [serve arguments...]
   p=$(port)
   "$bin" --db "$db" serve --bind "127.0.0.1:$p" "$@" 2>"$work/$name.log" &
   pids+=($!); pid[$name]=$!; at[$name]=$p
-  for _ in $(seq 50); do grep -q listening "$work/$name.log" && break; sleep 0.1; done
+  listening "$work/$name.log" || true
 }
 start A "$A"
 start B-text "$B" --log-format text

@@ -62,7 +62,7 @@ key=$("$bin" --db "$db" --user bench keys create --name bench --quiet)
 port=$(port)
 "$bin" --db "$db" serve --bind "127.0.0.1:$port" 2>"$work/serve.log" &
 pids+=($!)
-for _ in $(seq 50); do grep -q listening "$work/serve.log" && break; sleep 0.1; done
+listening "$work/serve.log" || true
 ms() { awk '{ v = $1; if (v ~ /us$/) { sub(/us$/, "", v); v /= 1000 } else if (v ~ /ms$/) { sub(/ms$/, "", v) } else if (v ~ /s$/) { sub(/s$/, "", v); v *= 1000 } print v }'; }
 for r in $(seq "$ROUNDS"); do
   for side in quiet healthz scraped; do

@@ -87,7 +87,7 @@ SQL
 start() { # name, --db, port, more args
   "$bin" --db "$2" "${@:4}" serve --bind "127.0.0.1:$3" 2>"$work/$1.log" &
   pids+=($!)
-  for _ in $(seq 100); do grep -q listening "$work/$1.log" && return; sleep 0.1; done
+  listening "$work/$1.log" 100 && return
   [ -n "${MAY_FAIL:-}" ] && return 1
   echo "bench/pg.sh: $1 did not start:" >&2; cat "$work/$1.log" >&2; exit 1
 }

@@ -23,7 +23,7 @@ seed_other_keys "$db" 100000
 start() {
   "$1" --db "$db" serve --bind "127.0.0.1:$2" 2>"$work/$2.log" &
   pids+=($!)
-  for _ in $(seq 50); do grep -q listening "$work/$2.log" && break; sleep 0.1; done
+  listening "$work/$2.log" || true
 }
 pa=$(port); start "$A" "$pa"
 pb=$(port); start "$B" "$pb"

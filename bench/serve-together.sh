@@ -29,7 +29,7 @@ scratch
 key=$(serve_db "$bin" "$work/k.db" "$KEYS")
 
 started() { # log file
-  for _ in $(seq 100); do grep -q listening "$1" && return; sleep 0.1; done
+  listening "$1" 100 && return
   echo "bench/serve-together.sh: a server did not start:" >&2; cat "$1" >&2; exit 1
 }
 names=(bare keyhook)

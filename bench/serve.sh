@@ -34,7 +34,7 @@ key=$(serve_db "$bin" "$db" "$KEYS")
 kport=$(port)
 "$bin" --db "$db" serve --bind "127.0.0.1:$kport" --threads "$THREADS" 2>"$work/serve.log" &
 kpid=$!; pids+=("$kpid")
-for _ in $(seq 50); do grep -q listening "$work/serve.log" && break; sleep 0.1; done
+listening "$work/serve.log" || true
 url="http://127.0.0.1:$kport/api/v1/api-keys"
 # Warm up, then take the exact body for nginx (lastUsedAt is now set and stays put within 1 s
 # resolution; the bytes only need to be of the same size).
@@ -62,7 +62,7 @@ pids+=("$(cat "$work/nginx.pid")")
 bport=$(port)
 "$bare" "127.0.0.1:$bport" "$work/www/api-keys" 2>"$work/bare.log" &
 pids+=($!)
-for _ in $(seq 50); do grep -q listening "$work/bare.log" && break; sleep 0.1; done
+listening "$work/bare.log" || true
 
 run_wrk() { wrk -t2 -c32 -d"$DURATION" --latency "$@"; }
 # Beside requests/s, the CPU each request took in the server (its clock ticks over the requests

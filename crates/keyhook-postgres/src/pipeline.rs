@@ -38,6 +38,16 @@ pub(crate) const APPLICATION_NAME: &str = "keyhook-pipeline";
 /// How long after a lane failed it is made again.
 const RETRY_AFTER: Duration = Duration::from_secs(1);
 
+/// Set on each lane before its statements are prepared. A user's list (keys, webhooks) is
+/// read in its order by walking the `(user_id, created_at, id)` index. Where the statistics
+/// say a user has dozens of keys or more, the planner's costs prefer a bitmap scan of that
+/// index, then the table, then a sort: on a warm cache, half again the backend's time a
+/// request, with nothing gained, as the rows come back sorted either way (pgbench, the
+/// statement of `GET /api-keys`, 100,000 keys of 1,000 users: 14,600 → 18,900 a second).
+/// The lanes carry only the statements of [`crate::PIPELINED`], so nothing else is planned
+/// under it.
+const SESSION: &str = "SET enable_bitmapscan = off";
+
 /// The statements lanes carry, prepared on each when it is made.
 pub(crate) type Sql = &'static str;
 
@@ -191,6 +201,7 @@ impl Pipeline {
             let made = tokio::time::timeout(deadline, async {
                 let (client, connection) = config.connect(tls).await?;
                 runtime.spawn(connection);
+                client.batch_execute(SESSION).await?;
                 let mut prepared = HashMap::new();
                 for sql in statements {
                     prepared.insert(*sql, client.prepare(sql).await?);

@@ -70,3 +70,19 @@ pub fn webhook(s: &Store, user: &str) -> keyhook_core::model::Webhook {
     )
     .expect("create webhook")
 }
+
+/// `look`'s first `Some`, asked every 100 ms for at most `patience`: for what another
+/// process (the server, a backend reporting its statistics) does in its own time. `None` if
+/// it never came.
+pub fn poll<T>(patience: std::time::Duration, mut look: impl FnMut() -> Option<T>) -> Option<T> {
+    let deadline = std::time::Instant::now() + patience;
+    loop {
+        if let Some(seen) = look() {
+            return Some(seen);
+        }
+        if std::time::Instant::now() >= deadline {
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}

@@ -432,6 +432,34 @@ fn a_connection_over_the_cap_is_answered_503() {
     a_freed_place_is_served(&s, &mut held, &get);
 }
 
+/// A burst of connections, all kept open: each is served at once, none waits for another
+/// to close. (tiny_http's pool of connection threads queued a connection for an idle thread
+/// that another had already been woken for, and the connection waited, unanswered, until
+/// some connection ended: `vendor/tiny_http/PATCHES.md` j.)
+#[test]
+fn a_burst_of_kept_alive_connections_is_served_at_once() {
+    let (_env, s, key) = serve(&[]);
+    let get = format!("GET {KEYS} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\n\r\n");
+    for burst in 0..3 {
+        let mut held: Vec<TcpStream> = (0..48)
+            .map(|_| {
+                let mut c = s.connect();
+                c.write_all(get.as_bytes()).unwrap();
+                c
+            })
+            .collect();
+        for _ in 0..2 {
+            for (i, c) in held.iter_mut().enumerate() {
+                let r = read_response(c).unwrap_or_else(|| {
+                    panic!("burst {burst}: connection {i} of 48 unanswered after {PATIENCE:?}")
+                });
+                assert_eq!(r.status, 200, "{r:?}");
+                c.write_all(get.as_bytes()).unwrap();
+            }
+        }
+    }
+}
+
 /// A held connection still works; once it closes, a new connection (answered 503 until the
 /// server has seen it close) is served.
 fn a_freed_place_is_served(s: &Server, held: &mut Vec<TcpStream>, get: &str) {

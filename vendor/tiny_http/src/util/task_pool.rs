@@ -14,16 +14,27 @@ pub struct TaskPool {
 
 struct Sharing {
     // list of the tasks to be done by worker threads
-    todo: Mutex<VecDeque<Box<dyn FnMut() + Send>>>,
+    // keyhook patch j: with the number of threads waiting for one, under the same lock.
+    todo: Mutex<Todo>,
 
     // condvar that will be notified whenever a task is added to `todo`
     condvar: Condvar,
 
     // number of total worker threads running
     active_tasks: AtomicUsize,
+}
 
-    // number of idle worker threads
-    waiting_tasks: AtomicUsize,
+// keyhook patch j: the tasks waiting for a thread, and how many threads are waiting for a
+// task (blocked on the condvar; a thread counts itself before it waits and uncounts itself
+// when it wakes, both under the lock). A task is queued only while fewer tasks are queued
+// than threads wait, so each queued task has a waiting thread of its own; otherwise it gets
+// a new thread. (Upstream counted waiting threads apart from the queue and uncounted one
+// only after it had taken a task: a task spawned between a thread's wake-up and its taking
+// the task it was woken for was queued for that same thread, and waited, unserved, until
+// some thread finished a task: with kept-alive connections, until some connection ended.)
+struct Todo {
+    tasks: VecDeque<Box<dyn FnMut() + Send>>,
+    waiting: usize,
 }
 
 /// Minimum number of active threads.
@@ -50,10 +61,12 @@ impl TaskPool {
     pub fn new() -> TaskPool {
         let pool = TaskPool {
             sharing: Arc::new(Sharing {
-                todo: Mutex::new(VecDeque::new()),
+                todo: Mutex::new(Todo {
+                    tasks: VecDeque::new(),
+                    waiting: 0,
+                }),
                 condvar: Condvar::new(),
                 active_tasks: AtomicUsize::new(0),
-                waiting_tasks: AtomicUsize::new(0),
             }),
         };
 
@@ -67,13 +80,15 @@ impl TaskPool {
     /// Executes a function in a thread.
     /// If no thread is available, spawns a new one.
     pub fn spawn(&self, code: Box<dyn FnMut() + Send>) {
-        let mut queue = self.sharing.todo.lock().unwrap();
+        let mut todo = self.sharing.todo.lock().unwrap();
 
-        if self.sharing.waiting_tasks.load(Ordering::Acquire) == 0 {
-            self.add_thread(Some(code));
-        } else {
-            queue.push_back(code);
+        // keyhook patch j: queued only for a waiting thread no other queued task has.
+        if todo.tasks.len() < todo.waiting {
+            todo.tasks.push_back(code);
             self.sharing.condvar.notify_one();
+        } else {
+            drop(todo);
+            self.add_thread(Some(code));
         }
     }
 
@@ -94,11 +109,13 @@ impl TaskPool {
 
                     let task;
                     loop {
-                        if let Some(poped_task) = todo.pop_front() {
+                        if let Some(poped_task) = todo.tasks.pop_front() {
                             task = poped_task;
                             break;
                         }
-                        let _waiting_guard = Registration::new(&sharing.waiting_tasks);
+                        // keyhook patch j: counted while blocked on the condvar, and no
+                        // longer from the moment it wakes (under the lock, both).
+                        todo.waiting += 1;
 
                         let received =
                             if sharing.active_tasks.load(Ordering::Acquire) <= MIN_THREADS {
@@ -112,8 +129,9 @@ impl TaskPool {
                                 todo = new_lock;
                                 !waitres.timed_out()
                             };
+                        todo.waiting -= 1;
 
-                        if !received && todo.is_empty() {
+                        if !received && todo.tasks.is_empty() {
                             return;
                         }
                     }
@@ -133,5 +151,43 @@ impl Drop for TaskPool {
             .active_tasks
             .store(999_999_999, Ordering::Release);
         self.sharing.condvar.notify_all();
+    }
+}
+
+// keyhook patch j: a burst of tasks that never end (as kept-alive connections) each get a
+// thread of their own at once.
+#[cfg(test)]
+mod test {
+    use super::TaskPool;
+    use std::sync::mpsc;
+    use std::sync::{Arc, Barrier};
+    use std::time::Duration;
+
+    #[test]
+    fn a_burst_of_endless_tasks_all_start() {
+        let pool = TaskPool::new();
+        for round in 0..20 {
+            let (started, seen) = mpsc::channel();
+            let release = Arc::new(Barrier::new(65));
+            for i in 0..64 {
+                let (started, release) = (started.clone(), Arc::clone(&release));
+                let mut once = Some(());
+                pool.spawn(Box::new(move || {
+                    if once.take().is_some() {
+                        started.send(i).unwrap();
+                        release.wait();
+                    }
+                }));
+            }
+            for n in 0..64 {
+                if seen.recv_timeout(Duration::from_secs(10)).is_err() {
+                    panic!(
+                        "round {}: {} of 64 tasks started, the rest wait for a thread",
+                        round, n
+                    );
+                }
+            }
+            release.wait();
+        }
     }
 }

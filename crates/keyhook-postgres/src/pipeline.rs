@@ -1,13 +1,15 @@
 //! The authenticated read of every request (the key by its hash, with its user's list), sent
-//! by all of a server's threads over a few shared connections, pipelined: a connection takes
-//! each thread's statement as it comes and writes whatever is waiting in one go, and
-//! PostgreSQL's backend answers a batch without sleeping between statements. With one
-//! connection per thread, each statement cost a round of wakeups on both sides (the thread's,
-//! the backend's) and a `recv`/`send` pair each; on a machine where serve, PostgreSQL and the
-//! clients share the cores, those rounds were most of a request's cost.
+//! by all of a server's threads over a few shared connections, and batched: the reads that
+//! wait for a lane while its statements are out go together as one statement, the hashes an
+//! array (`unnest($1) WITH ORDINALITY`, each row of the answer carrying its read's number
+//! last), and each thread gets its own rows. With one connection per thread, each statement
+//! cost a round of wakeups on both sides (the thread's, the backend's) and a `recv`/`send`
+//! pair each; with one statement a read, PostgreSQL still began, planned, ran and committed
+//! each apart. On a machine where serve, PostgreSQL and the clients share the cores, those
+//! were most of a request's cost.
 //!
-//! Each statement is still its own: sent after its request arrived and run under READ
-//! COMMITTED outside any transaction, it sees every commit made before it ran, so a key
+//! Each read is still answered by a statement sent after its request arrived and run under
+//! READ COMMITTED outside any transaction: it sees every commit made before it ran, so a key
 //! revoked or expired anywhere is refused by the next request, as on the pool's connections.
 //! Only statements outside transactions come here; a transaction needs a connection of its
 //! own and keeps the pool's.
@@ -15,17 +17,16 @@
 //! The lanes (connections) are made in the background, the first time a statement is asked
 //! for; until one is up, and whenever the one asked is down (the server restarted, the
 //! network failed), [`Pipeline::query`] answers `None` and the caller uses its pooled
-//! connection as before. A lane that failed is made again at most once a second.
+//! connection as before. A lane that failed is made again at most once a second; the reads
+//! waiting on it when it failed are answered `None` too (never left waiting).
 
 use std::collections::HashMap;
-use std::future::Future;
-use std::pin::pin;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::task::{Context, Poll, Wake, Waker};
+use std::thread::Thread;
 use std::time::{Duration, Instant};
 
-use tokio_postgres::types::ToSql;
+use tokio::sync::{Notify, Semaphore};
 use tokio_postgres::{Client, Row, Statement};
 
 use crate::tls::Connector;
@@ -38,23 +39,43 @@ pub(crate) const APPLICATION_NAME: &str = "keyhook-pipeline";
 /// How long after a lane failed it is made again.
 const RETRY_AFTER: Duration = Duration::from_secs(1);
 
-/// Set on each lane before its statements are prepared. A user's list (keys, webhooks) is
-/// read in its order by walking the `(user_id, created_at, id)` index. Where the statistics
-/// say a user has dozens of keys or more, the planner's costs prefer a bitmap scan of that
-/// index, then the table, then a sort: on a warm cache, half again the backend's time a
-/// request, with nothing gained, as the rows come back sorted either way (pgbench, the
-/// statement of `GET /api-keys`, 100,000 keys of 1,000 users: 14,600 → 18,900 a second).
+/// Set on each lane before its statements are prepared.
+///
+/// - The plan of each batched statement is made once, for any number of reads (a custom plan
+///   for each batch's size was planned again at every batch, and chosen whenever a batch was
+///   small).
+/// - No parallel workers: a batch's rows come out in the order the statement makes them (each
+///   read's rows together, in its list's order), never interleaved by a `Gather`.
+/// - A user's list (keys, webhooks) is read in its order by walking the `(user_id,
+///   created_at, id)` index. Where the statistics say a user has dozens of keys or more, the
+///   planner's costs prefer a bitmap scan of that index, then the table, then a sort: on a
+///   warm cache, half again the backend's time a request, with nothing gained, as the rows
+///   come back sorted either way (pgbench, the statement of `GET /api-keys`, 100,000 keys of
+///   1,000 users: 14,600 → 18,900 a second).
+///
 /// The lanes carry only the statements of [`crate::PIPELINED`], so nothing else is planned
-/// under it.
-const SESSION: &str = "SET enable_bitmapscan = off";
+/// under these.
+const SESSION: &str = "SET plan_cache_mode = force_generic_plan; \
+    SET max_parallel_workers_per_gather = 0; SET enable_bitmapscan = off";
 
-/// The statements lanes carry, prepared on each when it is made.
+/// The statements lanes carry (each with the key's hash as its one parameter, `$1`),
+/// prepared on each lane in their batched form ([`batched`]) when it is made.
 pub(crate) type Sql = &'static str;
+
+/// How many batches a lane has out at once. One: the reads that come while it is out wait
+/// and go together as the next. (Two, measured in the same run: 22-25 us of PostgreSQL's CPU
+/// a request against 21, the requests a second alike.)
+const BATCHES_OUT: usize = 1;
+
+/// The most reads one batch carries.
+const MOST_IN_A_BATCH: usize = 64;
 
 pub(crate) struct Pipeline {
     lanes: Arc<[Mutex<Lane>]>,
     next: AtomicUsize,
     answered: AtomicU64,
+    /// How many statements the lanes have run (each a batch of reads).
+    batches: Arc<AtomicU64>,
     statements: &'static [Sql],
     config: tokio_postgres::Config,
     tls: Connector,
@@ -76,7 +97,82 @@ enum Lane {
 
 struct Ready {
     client: Client,
+    /// Each statement's batched form.
     prepared: HashMap<Sql, Statement>,
+    /// The reads waiting for the lane's next batch.
+    waiting: Mutex<Waiting>,
+    /// Told when a read starts waiting.
+    arrived: Notify,
+    /// The pipeline's count of statements run.
+    batches: Arc<AtomicU64>,
+}
+
+impl Ready {
+    /// Ends the lane's loop ([`send_batches`]), which answers `None` to every read left
+    /// waiting, and lets no other wait.
+    fn close(&self) {
+        lock(&self.waiting).closed = true;
+        self.arrived.notify_one();
+    }
+}
+
+#[derive(Default)]
+struct Waiting {
+    reads: Vec<Read>,
+    /// The lane's batches stopped (its connection failed): no read may wait any more.
+    closed: bool,
+}
+
+/// One thread's read, waiting for its batch.
+struct Read {
+    sql: Sql,
+    key_hash: String,
+    answer: Arc<Answer>,
+}
+
+/// Where a read's rows are left for its thread, which is woken then.
+struct Answer {
+    rows: Mutex<Option<Option<Vec<Row>>>>,
+    thread: Thread,
+}
+
+impl Answer {
+    fn give(&self, rows: Option<Vec<Row>>) {
+        *lock(&self.rows) = Some(rows);
+        self.thread.unpark();
+    }
+
+    /// The rows, once given (parking until then); `None` if the lane failed.
+    fn take(&self) -> Option<Vec<Row>> {
+        loop {
+            if let Some(rows) = lock(&self.rows).take() {
+                return rows;
+            }
+            std::thread::park();
+        }
+    }
+}
+
+/// The reads of one batch, each answered once: with its rows, or `None` if the batch is
+/// dropped unanswered (the statement failed, the runtime is ending).
+struct Batch(Vec<Read>);
+
+impl Drop for Batch {
+    fn drop(&mut self) {
+        for read in self.0.drain(..) {
+            read.answer.give(None);
+        }
+    }
+}
+
+/// `sql` run for each hash of the array `$1`, in one statement: its columns, then the
+/// number (from 1) of the hash in the array, each hash's rows in `sql`'s order.
+pub(crate) fn batched(sql: Sql) -> String {
+    format!(
+        "SELECT s.*, h.i FROM unnest($1::text[]) WITH ORDINALITY AS h(hash, i) \
+         CROSS JOIN LATERAL ({}) s",
+        sql.replace("$1", "h.hash")
+    )
 }
 
 impl Pipeline {
@@ -99,6 +195,7 @@ impl Pipeline {
                 .collect(),
             next: AtomicUsize::new(0),
             answered: AtomicU64::new(0),
+            batches: Arc::default(),
             statements,
             config,
             tls,
@@ -134,31 +231,56 @@ impl Pipeline {
             .as_ref()
     }
 
-    /// The rows of `sql` (one of the pipeline's statements) with `params`, over the next
-    /// lane; `None` when that lane is not up or failed (the caller then uses its own
-    /// connection).
-    pub(crate) fn query(&self, sql: Sql, params: &[&(dyn ToSql + Sync)]) -> Option<Vec<Row>> {
+    /// The rows of `sql` (one of the pipeline's statements) for `key_hash`, over the next
+    /// lane, with one more column last (the read's number in its batch); `None` when that
+    /// lane is not up or failed (the caller then uses its own connection).
+    pub(crate) fn query(&self, sql: Sql, key_hash: &str) -> Option<Vec<Row>> {
         let i = self.next.fetch_add(1, Ordering::Relaxed) % self.lanes.len();
         let ready = self.ready(i)?;
-        let statement = ready.prepared.get(sql)?;
-        match wait(ready.client.query(statement, params)) {
-            Ok(rows) => {
+        if !ready.prepared.contains_key(sql) {
+            return None;
+        }
+        let answer = Arc::new(Answer {
+            rows: Mutex::new(None),
+            thread: std::thread::current(),
+        });
+        {
+            let mut waiting = lock(&ready.waiting);
+            if waiting.closed {
+                drop(waiting);
+                self.fail(i, &ready);
+                return None;
+            }
+            waiting.reads.push(Read {
+                sql,
+                key_hash: key_hash.to_owned(),
+                answer: Arc::clone(&answer),
+            });
+        }
+        ready.arrived.notify_one();
+        match answer.take() {
+            Some(rows) => {
                 self.answered.fetch_add(1, Ordering::Relaxed);
                 Some(rows)
             }
             // The lane is made again (after a pause): most likely the connection is gone
             // (the server restarted, or ended it). Either way the caller's own connection
             // answers this one, and reports the error if there is one.
-            Err(_) => {
+            None => {
                 self.fail(i, &ready);
                 None
             }
         }
     }
 
-    /// How many statements the lanes have answered.
+    /// How many reads the lanes have answered.
     pub(crate) fn answered(&self) -> u64 {
         self.answered.load(Ordering::Relaxed)
+    }
+
+    /// How many statements (batches of reads) the lanes have run.
+    pub(crate) fn batches(&self) -> u64 {
+        self.batches.load(Ordering::Relaxed)
     }
 
     /// Lane `i` if it is up; starts making it if it is down and may be made again.
@@ -166,7 +288,10 @@ impl Pipeline {
         let mut lane = lock(&self.lanes[i]);
         match &*lane {
             Lane::Up(r) if !r.client.is_closed() => return Some(Arc::clone(r)),
-            Lane::Up(_) => *lane = Lane::Down(Some(Instant::now())),
+            Lane::Up(r) => {
+                r.close();
+                *lane = Lane::Down(Some(Instant::now()));
+            }
             Lane::Down(Some(at)) if at.elapsed() < RETRY_AFTER => {}
             Lane::Down(_) => {
                 *lane = Lane::Connecting;
@@ -182,6 +307,7 @@ impl Pipeline {
         if matches!(&*lane, Lane::Up(r) if Arc::ptr_eq(r, ready)) {
             *lane = Lane::Down(Some(Instant::now()));
         }
+        ready.close();
     }
 
     /// Makes lane `i` in the background.
@@ -196,6 +322,7 @@ impl Pipeline {
             Arc::clone(&self.lanes),
         );
         let (statements, deadline) = (self.statements, self.deadline);
+        let batches = Arc::clone(&self.batches);
         let runtime = driver.handle.clone();
         driver.handle.spawn(async move {
             let made = tokio::time::timeout(deadline, async {
@@ -204,42 +331,123 @@ impl Pipeline {
                 client.batch_execute(SESSION).await?;
                 let mut prepared = HashMap::new();
                 for sql in statements {
-                    prepared.insert(*sql, client.prepare(sql).await?);
+                    prepared.insert(*sql, client.prepare(&batched(sql)).await?);
                 }
-                Ok::<_, tokio_postgres::Error>(Ready { client, prepared })
+                Ok::<_, tokio_postgres::Error>(Ready {
+                    client,
+                    prepared,
+                    waiting: Mutex::default(),
+                    arrived: Notify::new(),
+                    batches,
+                })
             })
             .await;
             *lock(&lanes[i]) = match made {
-                Ok(Ok(ready)) => Lane::Up(Arc::new(ready)),
+                Ok(Ok(ready)) => {
+                    let ready = Arc::new(ready);
+                    runtime.spawn(send_batches(Arc::clone(&ready)));
+                    Lane::Up(ready)
+                }
                 _ => Lane::Down(Some(Instant::now())),
             };
         });
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+/// A lane's loop: whenever fewer than [`BATCHES_OUT`] of its batches are out, the reads
+/// waiting go as the next (one statement for each of the statements they ask). It ends at
+/// the first failure, with every read then waiting answered `None`: the lane is made again
+/// by the next read that finds it failed.
+async fn send_batches(ready: Arc<Ready>) {
+    let out = Arc::new(Semaphore::new(BATCHES_OUT));
+    loop {
+        let Ok(permit) = Arc::clone(&out).acquire_owned().await else {
+            break;
+        };
+        let reads = loop {
+            let reads = {
+                let mut waiting = lock(&ready.waiting);
+                if waiting.closed {
+                    break None;
+                }
+                let n = waiting.reads.len().min(MOST_IN_A_BATCH);
+                waiting.reads.drain(..n).collect::<Vec<_>>()
+            };
+            if !reads.is_empty() {
+                break Some(reads);
+            }
+            ready.arrived.notified().await;
+        };
+        let Some(reads) = reads else { break };
+        if ready.client.is_closed() {
+            drop(Batch(reads));
+            break;
+        }
+        let ready = Arc::clone(&ready);
+        tokio::spawn(async move {
+            if !run(&ready, reads).await {
+                ready.close();
+            }
+            drop(permit);
+        });
+    }
+    let left = {
+        let mut waiting = lock(&ready.waiting);
+        waiting.closed = true;
+        std::mem::take(&mut waiting.reads)
+    };
+    drop(Batch(left));
 }
 
-/// Runs `f` to its end on this thread, parking between polls (the lane's connection, on the
-/// pipeline's runtime, wakes it when the answer is in).
-fn wait<F: Future>(f: F) -> F::Output {
-    struct Unpark(std::thread::Thread);
-    impl Wake for Unpark {
-        fn wake(self: Arc<Self>) {
-            self.0.unpark();
-        }
-        fn wake_by_ref(self: &Arc<Self>) {
-            self.0.unpark();
+/// Runs `reads` (one statement for each of the statements they ask) and gives each its
+/// rows; `false` if a statement failed (each read not answered yet then gets `None`).
+async fn run(ready: &Ready, reads: Vec<Read>) -> bool {
+    let mut rest = Batch(reads);
+    while let Some(sql) = rest.0.first().map(|r| r.sql) {
+        let (these, others) = std::mem::take(&mut rest.0)
+            .into_iter()
+            .partition(|r| r.sql == sql);
+        rest.0 = others;
+        let batch = Batch(these);
+        let Some(statement) = ready.prepared.get(sql) else {
+            return false;
+        };
+        let hashes: Vec<&str> = batch.0.iter().map(|r| r.key_hash.as_str()).collect();
+        ready.batches.fetch_add(1, Ordering::Relaxed);
+        let Ok(rows) = ready.client.query(statement, &[&hashes]).await else {
+            return false;
+        };
+        if !answer(batch, rows) {
+            return false;
         }
     }
-    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
-    let mut cx = Context::from_waker(&waker);
-    let mut f = pin!(f);
-    loop {
-        if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
-            return v;
+    true
+}
+
+/// Gives each read of `batch` its rows of `rows` (the rows whose last column is its number);
+/// `false` if a row carries no such number (each read then gets `None`).
+fn answer(mut batch: Batch, rows: Vec<Row>) -> bool {
+    let mut each: Vec<Vec<Row>> = batch.0.iter().map(|_| Vec::new()).collect();
+    for row in rows {
+        let Some(last) = row.len().checked_sub(1) else {
+            return false;
+        };
+        let slot = row
+            .try_get::<_, i64>(last)
+            .ok()
+            .and_then(|n| usize::try_from(n).ok()?.checked_sub(1))
+            .and_then(|n| each.get_mut(n));
+        match slot {
+            Some(slot) => slot.push(row),
+            None => return false,
         }
-        std::thread::park();
     }
+    for (read, rows) in batch.0.drain(..).zip(each) {
+        read.answer.give(Some(rows));
+    }
+    true
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }

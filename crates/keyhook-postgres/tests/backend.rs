@@ -789,3 +789,137 @@ fn the_pipeline_reads_a_users_list_in_the_order_of_its_index() {
         reads * 50
     );
 }
+
+/// Reads waiting for the lane together go as one statement (batches fewer than reads), and
+/// each thread gets its own answer: 16 threads at once, each reading its own user's key
+/// with that user's keys or webhooks (users of 1 to 4 keys, with and without webhooks), or
+/// a hash no key has; a key deleted meanwhile is refused by the next read.
+#[test]
+fn reads_batched_together_each_get_their_own_answer() {
+    use keyhook_core::auth::hash_key;
+    use keyhook_core::model::{ApiKey, Webhook};
+    use keyhook_core::store::ReadAhead;
+    let db = database_or_skip!();
+    let backend = common::backend(&db, 20);
+    let writer = common::backend(&db, 1).connect().unwrap();
+    // Per user: its first key (hash, id), and its keys and webhooks as a pool of one (no
+    // pipeline) lists them.
+    let users: Vec<(String, String, Vec<ApiKey>, Vec<Webhook>)> = (0..8)
+        .map(|u| {
+            let user = format!("user{u}");
+            let keys: Vec<ApiKey> = (0..=u % 4)
+                .map(|k| common::key(&writer, &user, &format!("key {k}")))
+                .collect();
+            for _ in 0..u % 3 {
+                common::webhook(&writer, &user);
+            }
+            let hash = hash_key(keys[0].key.as_deref().unwrap());
+            let c = writer.conn();
+            let (keys_listed, hooks) = (
+                c.list_keys(Some(&user)).unwrap(),
+                c.list_webhooks(&user).unwrap(),
+            );
+            assert_eq!(keys_listed.len(), keys.len());
+            (hash, keys[0].id.clone(), keys_listed, hooks)
+        })
+        .collect();
+    let s = backend.connect().unwrap();
+    until_pipelined(&backend, &s, &users[0].0);
+    let (reads_before, batches_before) = (backend.pipelined(), backend.pipeline_batches());
+
+    let rounds = 150;
+    std::thread::scope(|scope| {
+        for t in 0..16 {
+            let (backend, users) = (&backend, &users);
+            scope.spawn(move || {
+                let s = backend.connect().unwrap();
+                for r in 0..rounds {
+                    let (hash, id, keys, hooks) = &users[(t + r) % users.len()];
+                    match (t + r) % 3 {
+                        0 => {
+                            let key = s
+                                .key_by_hash_ahead(hash, ReadAhead::KeysOfItsUser)
+                                .unwrap()
+                                .expect("the key");
+                            assert_eq!(&key.id, id);
+                            assert_eq!(&s.conn().list_keys(Some(&key.user_id)).unwrap(), keys);
+                        }
+                        1 => {
+                            let key = s
+                                .key_by_hash_ahead(hash, ReadAhead::WebhooksOfItsUser)
+                                .unwrap()
+                                .expect("the key");
+                            assert_eq!(&key.id, id);
+                            assert_eq!(&s.conn().list_webhooks(&key.user_id).unwrap(), hooks);
+                        }
+                        _ => {
+                            let none = hash_key(&format!("kp_nobody_{t}_{r}"));
+                            assert_eq!(s.key_by_hash(&none).unwrap(), None);
+                            assert_eq!(&s.key_by_hash(hash).unwrap().unwrap().id, id);
+                        }
+                    }
+                }
+            });
+        }
+    });
+    let reads = backend.pipelined() - reads_before;
+    let batches = backend.pipeline_batches() - batches_before;
+    // Every read went over the pipeline (a lane that failed would have left some to the
+    // pool), fewer statements than reads.
+    assert_eq!(reads, 16 * rounds as u64 * 4 / 3, "{reads} reads");
+    assert!(batches < reads, "{batches} statements for {reads} reads");
+
+    let (hash, id, _, _) = &users[3];
+    assert!(writer.conn().delete_key(id).unwrap());
+    assert_eq!(s.key_by_hash(hash).unwrap(), None);
+    assert_eq!(
+        s.key_by_hash_ahead(hash, ReadAhead::KeysOfItsUser).unwrap(),
+        None
+    );
+}
+
+/// A lane the server ends while reads are waiting for it, from many threads: none is left
+/// waiting and none fails (each is answered on its store's own connection), and the lane
+/// comes back.
+#[test]
+fn a_lane_ended_under_load_leaves_no_read_waiting() {
+    use keyhook_core::auth::hash_key;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    let db = database_or_skip!();
+    let backend = common::backend(&db, 12);
+    let s = backend.connect().unwrap();
+    let alice = common::key(&s, "alice", "one");
+    let hash = hash_key(alice.key.as_deref().unwrap());
+    until_pipelined(&backend, &s, &hash);
+    let (stop, done) = (AtomicBool::new(false), AtomicU64::new(0));
+    std::thread::scope(|scope| {
+        for _ in 0..8 {
+            let (backend, hash, alice, stop, done) = (&backend, &hash, &alice, &stop, &done);
+            scope.spawn(move || {
+                let s = backend.connect().unwrap();
+                while !stop.load(Ordering::Relaxed) {
+                    assert_eq!(s.key_by_hash(hash).unwrap().unwrap().id, alice.id);
+                    done.fetch_add(1, Ordering::Relaxed);
+                }
+            });
+        }
+        for _ in 0..3 {
+            let before = done.load(Ordering::Relaxed);
+            while done.load(Ordering::Relaxed) < before + 200 {
+                std::thread::yield_now();
+            }
+            let ended = db.sql(&format!(
+                "SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity
+                 WHERE datname = '{}' AND application_name = 'keyhook-pipeline'",
+                db.name()
+            ));
+            assert!(ended.trim().parse::<u32>().is_ok(), "{ended}");
+        }
+        let before = done.load(Ordering::Relaxed);
+        while done.load(Ordering::Relaxed) < before + 200 {
+            std::thread::yield_now();
+        }
+        stop.store(true, Ordering::Relaxed);
+    });
+    until_pipelined(&backend, &s, &hash);
+}

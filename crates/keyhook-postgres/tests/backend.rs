@@ -642,6 +642,31 @@ fn until_pipelined(backend: &PgBackend, s: &Store, hash: &str) {
     }
 }
 
+/// A backend with a pool of `size`, a store of it, alice's key and its hash, the pipeline
+/// up.
+fn alice_over_the_pipeline(
+    db: &common::Database<'_>,
+    size: u32,
+) -> (PgBackend, Box<Store>, keyhook_core::model::ApiKey, String) {
+    let backend = common::backend(db, size);
+    let s = backend.connect().unwrap();
+    let alice = common::key(&s, "alice", "one");
+    let hash = keyhook_core::auth::hash_key(alice.key.as_deref().unwrap());
+    until_pipelined(&backend, &s, &hash);
+    (backend, s, alice, hash)
+}
+
+/// Ends the pipeline's connections to `db` from the server's side (`pg_terminate_backend` of
+/// those named `keyhook-pipeline`); how many there were.
+fn end_the_lanes(db: &common::Database<'_>) -> u32 {
+    let ended = db.sql(&format!(
+        "SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity
+         WHERE datname = '{}' AND application_name = 'keyhook-pipeline'",
+        db.name()
+    ));
+    ended.trim().parse().unwrap_or_else(|_| panic!("{ended}"))
+}
+
 /// Outside transactions the key's reads (alone, with its user's keys, with its user's
 /// webhooks) go over the pipeline's shared connections, with the answers the store's own
 /// connection gives; inside one they stay on the transaction's. A key deleted on another
@@ -707,19 +732,9 @@ fn the_keys_reads_go_over_the_pipeline_with_the_same_answers() {
 /// own connection, and the lane is made again within seconds.
 #[test]
 fn a_lane_ended_by_the_server_fails_no_read_and_comes_back() {
-    use keyhook_core::auth::hash_key;
     let db = database_or_skip!();
-    let backend = common::backend(&db, 4);
-    let s = backend.connect().unwrap();
-    let alice = common::key(&s, "alice", "one");
-    let hash = hash_key(alice.key.as_deref().unwrap());
-    until_pipelined(&backend, &s, &hash);
-    let ended = db.sql(&format!(
-        "SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity
-         WHERE datname = '{}' AND application_name = 'keyhook-pipeline'",
-        db.name()
-    ));
-    assert!(ended.trim().parse::<u32>().unwrap() >= 1, "{ended}");
+    let (backend, s, alice, hash) = alice_over_the_pipeline(&db, 4);
+    assert!(end_the_lanes(&db) >= 1);
     for _ in 0..20 {
         assert_eq!(s.key_by_hash(&hash).unwrap().unwrap().id, alice.id);
     }
@@ -836,21 +851,20 @@ fn reads_batched_together_each_get_their_own_answer() {
                 for r in 0..rounds {
                     let (hash, id, keys, hooks) = &users[(t + r) % users.len()];
                     match (t + r) % 3 {
-                        0 => {
-                            let key = s
-                                .key_by_hash_ahead(hash, ReadAhead::KeysOfItsUser)
-                                .unwrap()
-                                .expect("the key");
+                        n @ (0 | 1) => {
+                            let ahead = if n == 0 {
+                                ReadAhead::KeysOfItsUser
+                            } else {
+                                ReadAhead::WebhooksOfItsUser
+                            };
+                            let key = s.key_by_hash_ahead(hash, ahead).unwrap().expect("the key");
                             assert_eq!(&key.id, id);
-                            assert_eq!(&s.conn().list_keys(Some(&key.user_id)).unwrap(), keys);
-                        }
-                        1 => {
-                            let key = s
-                                .key_by_hash_ahead(hash, ReadAhead::WebhooksOfItsUser)
-                                .unwrap()
-                                .expect("the key");
-                            assert_eq!(&key.id, id);
-                            assert_eq!(&s.conn().list_webhooks(&key.user_id).unwrap(), hooks);
+                            let c = s.conn();
+                            if n == 0 {
+                                assert_eq!(&c.list_keys(Some(&key.user_id)).unwrap(), keys);
+                            } else {
+                                assert_eq!(&c.list_webhooks(&key.user_id).unwrap(), hooks);
+                            }
                         }
                         _ => {
                             let none = hash_key(&format!("kp_nobody_{t}_{r}"));
@@ -883,14 +897,9 @@ fn reads_batched_together_each_get_their_own_answer() {
 /// comes back.
 #[test]
 fn a_lane_ended_under_load_leaves_no_read_waiting() {
-    use keyhook_core::auth::hash_key;
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
     let db = database_or_skip!();
-    let backend = common::backend(&db, 12);
-    let s = backend.connect().unwrap();
-    let alice = common::key(&s, "alice", "one");
-    let hash = hash_key(alice.key.as_deref().unwrap());
-    until_pipelined(&backend, &s, &hash);
+    let (backend, s, alice, hash) = alice_over_the_pipeline(&db, 12);
     let (stop, done) = (AtomicBool::new(false), AtomicU64::new(0));
     std::thread::scope(|scope| {
         for _ in 0..8 {
@@ -908,12 +917,7 @@ fn a_lane_ended_under_load_leaves_no_read_waiting() {
             while done.load(Ordering::Relaxed) < before + 200 {
                 std::thread::yield_now();
             }
-            let ended = db.sql(&format!(
-                "SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity
-                 WHERE datname = '{}' AND application_name = 'keyhook-pipeline'",
-                db.name()
-            ));
-            assert!(ended.trim().parse::<u32>().is_ok(), "{ended}");
+            end_the_lanes(&db);
         }
         let before = done.load(Ordering::Relaxed);
         while done.load(Ordering::Relaxed) < before + 200 {

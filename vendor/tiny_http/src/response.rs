@@ -70,46 +70,115 @@ impl FromStr for TransferEncoding {
     }
 }
 
-/// Builds a Date: header with the current date.
-fn build_date_header() -> Header {
-    let d = HttpDate::from(SystemTime::now());
-    Header::from_bytes(&b"Date"[..], &d.to_string().into_bytes()[..]).unwrap()
+/// keyhook patch k: the `Date` header's value for now, formatted once a second per thread
+/// (upstream formatted it, and allocated a `Header` for it, for every response). HTTP dates
+/// have a resolution of one second, so the value is the same.
+fn http_date_now() -> [u8; 29] {
+    use std::cell::Cell;
+    thread_local! {
+        static CACHED: Cell<(u64, [u8; 29])> = const { Cell::new((u64::MAX, [0; 29])) };
+    }
+    let now = SystemTime::now();
+    let second = now
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    CACHED.with(|cached| {
+        let (at, text) = cached.get();
+        if at == second {
+            return text;
+        }
+        let mut text = [b' '; 29];
+        let formatted = HttpDate::from(now).to_string();
+        let n = formatted.len().min(29);
+        text[..n].copy_from_slice(&formatted.as_bytes()[..n]);
+        cached.set((second, text));
+        text
+    })
+}
+
+/// keyhook patch k: `n` in decimal, appended without formatting machinery.
+fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[i..]);
+}
+
+/// keyhook patch k: room for a usual response head, so that putting it together does not
+/// grow the buffer.
+const HEAD_ROOM: usize = 512;
+
+thread_local! {
+    /// keyhook patch k: the buffer a connection thread puts its responses together in, kept
+    /// from one response to the next (a response with its body up to `ONE_WRITE` was a new
+    /// buffer of over 1 KiB each time: past `malloc`'s per-thread cache, into its shared
+    /// arena).
+    static HEAD_BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// keyhook patch i: the largest body written with its head in one write.
 const ONE_WRITE: usize = 16 * 1024;
 
-fn write_message_header<W>(
-    mut writer: W,
+/// keyhook patch k: the status line and the header lines, in the order upstream wrote them
+/// (the `Connection` and `Upgrade` of an upgrade, `Date` when the response has none, the
+/// response's headers, then `Transfer-Encoding` or `Content-Length`) and the empty line,
+/// appended to `head` directly (upstream inserted `Header`s for the added ones, each two
+/// allocations, and wrote the lines through `write!`).
+fn write_message_header(
+    head: &mut Vec<u8>,
     http_version: &HTTPVersion,
     status_code: &StatusCode,
+    upgrade: Option<&str>,
+    date: Option<&[u8]>,
     headers: &[Header],
-) -> IoResult<()>
-where
-    W: Write,
-{
-    // writing status line
-    write!(
-        &mut writer,
-        "HTTP/{}.{} {} {}\r\n",
-        http_version.0,
-        http_version.1,
-        status_code.0,
-        status_code.default_reason_phrase()
-    )?;
-
-    // writing headers
-    for header in headers.iter() {
-        writer.write_all(header.field.as_str().as_ref())?;
-        write!(&mut writer, ": ")?;
-        writer.write_all(header.value.as_str().as_ref())?;
-        write!(&mut writer, "\r\n")?;
+    framing: Option<(TransferEncoding, Option<usize>)>,
+) {
+    head.extend_from_slice(b"HTTP/");
+    push_decimal(head, u64::from(http_version.0));
+    head.push(b'.');
+    push_decimal(head, u64::from(http_version.1));
+    head.push(b' ');
+    push_decimal(head, u64::from(status_code.0));
+    head.push(b' ');
+    head.extend_from_slice(status_code.default_reason_phrase().as_bytes());
+    head.extend_from_slice(b"\r\n");
+    let mut line = |name: &[u8], value: &[u8]| {
+        head.extend_from_slice(name);
+        head.extend_from_slice(b": ");
+        head.extend_from_slice(value);
+        head.extend_from_slice(b"\r\n");
+    };
+    if let Some(upgrade) = upgrade {
+        line(b"Connection", b"upgrade");
+        line(b"Upgrade", upgrade.as_bytes());
     }
-
+    if let Some(date) = date {
+        line(b"Date", date);
+    }
+    for header in headers.iter() {
+        line(
+            header.field.as_str().as_ref(),
+            header.value.as_str().as_ref(),
+        );
+    }
+    match framing {
+        Some((TransferEncoding::Chunked, _)) => line(b"Transfer-Encoding", b"chunked"),
+        Some((TransferEncoding::Identity, Some(length))) => {
+            head.extend_from_slice(b"Content-Length: ");
+            push_decimal(head, length as u64);
+            head.extend_from_slice(b"\r\n");
+        }
+        _ => (),
+    }
     // separator between header and data
-    write!(&mut writer, "\r\n")?;
-
-    Ok(())
+    head.extend_from_slice(b"\r\n");
 }
 
 fn choose_transfer_encoding(
@@ -359,24 +428,19 @@ where
             self.chunked_threshold(),
         ));
 
-        // add `Date` if not in the headers
-        if !self.headers.iter().any(|h| h.field.equiv("Date")) {
-            self.headers.insert(0, build_date_header());
-        }
+        // keyhook patch k: `Date` (when the response has none), `Connection` and `Upgrade`
+        // are written with the head rather than inserted into the headers first.
+        let date = if self.headers.iter().any(|h| h.field.equiv("Date")) {
+            None
+        } else {
+            Some(http_date_now())
+        };
 
         // keyhook patch h: no `Server` header is added (upstream adds `tiny-http (Rust)`):
         // the application sends one if it wants one.
 
         // handling upgrade
-        if let Some(upgrade) = upgrade {
-            self.headers.insert(
-                0,
-                Header::from_bytes(&b"Upgrade"[..], upgrade.as_bytes()).unwrap(),
-            );
-            self.headers.insert(
-                0,
-                Header::from_bytes(&b"Connection"[..], &b"upgrade"[..]).unwrap(),
-            );
+        if upgrade.is_some() {
             transfer_encoding = None;
         }
 
@@ -403,44 +467,44 @@ where
                 _ => false,
             };
 
-        // preparing headers for transfer
-        match transfer_encoding {
-            Some(TransferEncoding::Chunked) => self
-                .headers
-                .push(Header::from_bytes(&b"Transfer-Encoding"[..], &b"chunked"[..]).unwrap()),
-
-            Some(TransferEncoding::Identity) => {
-                assert!(data_length.is_some());
-                let data_length = data_length.unwrap();
-
-                self.headers.push(
-                    Header::from_bytes(
-                        &b"Content-Length"[..],
-                        format!("{}", data_length).as_bytes(),
-                    )
-                    .unwrap(),
-                )
-            }
-
-            _ => (),
-        };
-
         // keyhook patch i: the head is put together in memory and written at once (each
         // small write went through the connection's lock and its 1 KiB buffer); a body of a
         // known length up to `ONE_WRITE` goes in the same write. Upstream wrote the head, which
         // the buffer held, then the body, and a body over 1 KiB made the buffer send the head
         // alone first: two `send`s, and two segments for the client, per response.
-        let mut head = Vec::with_capacity(256);
-        write_message_header(&mut head, &http_version, &self.status_code, &self.headers)?;
-        if !do_not_send_body {
-            if let (Some(TransferEncoding::Identity), Some(1..=ONE_WRITE)) =
-                (transfer_encoding, data_length)
-            {
-                reader.read_to_end(&mut head)?;
-                return writer.write_all(&head);
-            }
+        // keyhook patch k: in the connection thread's buffer, kept from one response to the
+        // next (taken out while in use, so a nested use finds it empty and uses its own).
+        let mut head = HEAD_BUFFER.with(|b| std::mem::take(&mut *b.borrow_mut()));
+        head.clear();
+        let framing = transfer_encoding.map(|t| (t, data_length));
+        let one_write = match (do_not_send_body, transfer_encoding, data_length) {
+            (false, Some(TransferEncoding::Identity), Some(l @ 1..=ONE_WRITE)) => Some(l),
+            _ => None,
+        };
+        head.reserve(HEAD_ROOM + one_write.unwrap_or(0));
+        write_message_header(
+            &mut head,
+            &http_version,
+            &self.status_code,
+            upgrade,
+            date.as_ref().map(|d| &d[..]),
+            &self.headers,
+            framing,
+        );
+        let written = match one_write {
+            Some(_) => reader
+                .read_to_end(&mut head)
+                .and_then(|_| writer.write_all(&head)),
+            None => writer.write_all(&head),
+        };
+        head.clear();
+        if head.capacity() <= HEAD_ROOM + ONE_WRITE + 64 {
+            HEAD_BUFFER.with(|b| *b.borrow_mut() = head);
         }
-        writer.write_all(&head)?;
+        written?;
+        if one_write.is_some() {
+            return Ok(());
+        }
 
         // sending the body
         if !do_not_send_body {
@@ -584,6 +648,103 @@ impl Clone for Response<io::Empty> {
             headers: self.headers.clone(),
             data_length: self.data_length,
             chunked_threshold: self.chunked_threshold,
+        }
+    }
+}
+
+// keyhook patch k
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    fn printed(
+        response: Response<Cursor<Vec<u8>>>,
+        version: HTTPVersion,
+        upgrade: Option<&str>,
+    ) -> String {
+        let mut out = Vec::new();
+        response
+            .raw_print(&mut out, version, &[], false, upgrade)
+            .unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    /// The `Date` line's value, checked to be an HTTP date, replaced by `DATE`.
+    fn dated(out: &str) -> String {
+        let start = out.find("Date: ").expect("a Date header") + 6;
+        let value = &out[start..start + 29];
+        assert!(httpdate::parse_http_date(value).is_ok(), "{value:?}");
+        assert_eq!(&out[start + 29..start + 31], "\r\n");
+        format!("{}DATE{}", &out[..start], &out[start + 29..])
+    }
+
+    #[test]
+    fn the_head_is_written_as_upstream_wrote_it() {
+        let header = |n: &str, v: &str| Header::from_bytes(n.as_bytes(), v.as_bytes()).unwrap();
+        let json = || {
+            Response::from_data(b"{}".to_vec())
+                .with_header(header("Content-Type", "application/json"))
+                .with_header(header("Cache-Control", "no-store"))
+        };
+        assert_eq!(
+            dated(&printed(json(), HTTPVersion(1, 1), None)),
+            "HTTP/1.1 200 OK\r\nDate: DATE\r\nContent-Type: application/json\r\n\
+             Cache-Control: no-store\r\nContent-Length: 2\r\n\r\n{}"
+        );
+        // An application's own Date is kept, and none is added.
+        let own = json().with_header(header("Date", "Sun, 06 Nov 1994 08:49:37 GMT"));
+        assert_eq!(
+            printed(own.with_status_code(404), HTTPVersion(1, 0), None),
+            "HTTP/1.0 404 Not Found\r\nContent-Type: application/json\r\n\
+             Cache-Control: no-store\r\nDate: Sun, 06 Nov 1994 08:49:37 GMT\r\n\
+             Content-Length: 2\r\n\r\n{}"
+        );
+        // A body of unknown length to an HTTP/1.1 client: chunked.
+        let unknown = Response::new(
+            StatusCode(200),
+            vec![],
+            Cursor::new(b"abc".to_vec()),
+            None,
+            None,
+        );
+        assert_eq!(
+            dated(&printed(unknown, HTTPVersion(1, 1), None)),
+            "HTTP/1.1 200 OK\r\nDate: DATE\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"
+        );
+        // An upgrade: its two headers first, no framing header.
+        let switching = Response::new(
+            StatusCode(101),
+            vec![],
+            Cursor::new(Vec::new()),
+            Some(0),
+            None,
+        );
+        assert_eq!(
+            dated(&printed(switching, HTTPVersion(1, 1), Some("websocket"))),
+            "HTTP/1.1 101 Switching Protocols\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\
+             Date: DATE\r\n\r\n"
+        );
+        // Large numbers, and the buffer kept between responses does not leak into the next.
+        let big = Response::from_data(vec![b'x'; 20_000]).with_status_code(503);
+        let out = printed(big, HTTPVersion(1, 1), None);
+        assert!(
+            out.contains("\r\nContent-Length: 20000\r\n\r\n"),
+            "{out:.200}"
+        );
+        assert_eq!(out.len(), out.find("\r\n\r\n").unwrap() + 4 + 20_000);
+        let small = printed(Response::from_data(b"y".to_vec()), HTTPVersion(1, 1), None);
+        assert!(
+            dated(&small).ends_with("Content-Length: 1\r\n\r\ny"),
+            "{small}"
+        );
+    }
+
+    #[test]
+    fn decimals() {
+        for n in [0u64, 7, 10, 99, 100, 65_535, u64::MAX] {
+            let mut out = Vec::new();
+            push_decimal(&mut out, n);
+            assert_eq!(out, n.to_string().into_bytes());
         }
     }
 }

@@ -475,7 +475,6 @@ where
         // keyhook patch k: in the connection thread's buffer, kept from one response to the
         // next (taken out while in use, so a nested use finds it empty and uses its own).
         let mut head = HEAD_BUFFER.with(|b| std::mem::take(&mut *b.borrow_mut()));
-        head.clear();
         let framing = transfer_encoding.map(|t| (t, data_length));
         let one_write = match (do_not_send_body, transfer_encoding, data_length) {
             (false, Some(TransferEncoding::Identity), Some(l @ 1..=ONE_WRITE)) => Some(l),
@@ -497,8 +496,10 @@ where
                 .and_then(|_| writer.write_all(&head)),
             None => writer.write_all(&head),
         };
+        // Kept empty, and only if no bigger than a usual head and a body up to `ONE_WRITE`
+        // made it (a head past `HEAD_ROOM` grew it).
         head.clear();
-        if head.capacity() <= HEAD_ROOM + ONE_WRITE + 64 {
+        if head.capacity() <= HEAD_ROOM + ONE_WRITE {
             HEAD_BUFFER.with(|b| *b.borrow_mut() = head);
         }
         written?;

@@ -3,8 +3,6 @@ use std::io::{Read, Write};
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
-use std::mem;
-
 // keyhook patch k: the requests of a connection take turns with its reading half and its
 // writing half through one `Turns` per half, made when the connection is, instead of a new
 // channel per request and half (upstream: two `mpsc` channels a request, each a 128-byte
@@ -95,18 +93,10 @@ pub struct SequentialReader<R>
 where
     R: Read + Send,
 {
-    inner: SequentialReaderInner<R>,
+    /// The reader, once this one's turn has come.
+    reader: Option<R>,
     ticket: u64,
     turns: Arc<Turns<R>>,
-}
-
-enum SequentialReaderInner<R>
-where
-    R: Read + Send,
-{
-    MyTurn(R),
-    Waiting,
-    Empty,
 }
 
 pub struct SequentialWriterBuilder<W>
@@ -168,12 +158,8 @@ impl<R: Read + Send> Iterator for SequentialReaderBuilder<R> {
     fn next(&mut self) -> Option<SequentialReader<R>> {
         let ticket = self.next_ticket;
         self.next_ticket += 1;
-        let inner = match self.first.take() {
-            Some(reader) => SequentialReaderInner::MyTurn(reader),
-            None => SequentialReaderInner::Waiting,
-        };
         Some(SequentialReader {
-            inner,
+            reader: self.first.take(),
             ticket,
             turns: Arc::clone(&self.turns),
         })
@@ -197,19 +183,14 @@ impl<R: Read + Send> SequentialReader<R> {
     /// keyhook patch: the reader itself (once it is this reader's turn), so that the request
     /// head can be read through `BufRead` with bounded lines instead of a byte at a time.
     pub fn get_mut(&mut self) -> &mut R {
-        if let SequentialReaderInner::Waiting = self.inner {
-            // keyhook patch k: every reader before this one returns the reader when it is
-            // dropped (or is skipped), so it is there once this one's turn comes.
-            let reader = self
-                .turns
-                .take(self.ticket)
-                .expect("the reader is handed on with the turn");
-            self.inner = SequentialReaderInner::MyTurn(reader);
-        }
-        match self.inner {
-            SequentialReaderInner::MyTurn(ref mut reader) => reader,
-            _ => unreachable!(),
-        }
+        let (turns, ticket) = (&self.turns, self.ticket);
+        // keyhook patch k: every reader before this one returns the reader when it is
+        // dropped (or is skipped), so it is there once this one's turn comes.
+        self.reader.get_or_insert_with(|| {
+            turns
+                .take(ticket)
+                .expect("the reader is handed on with the turn")
+        })
     }
 }
 
@@ -245,14 +226,9 @@ where
     R: Read + Send,
 {
     fn drop(&mut self) {
-        let inner = mem::replace(&mut self.inner, SequentialReaderInner::Empty);
         // keyhook patch k: a reader whose turn has not come is skipped when it comes
         // (upstream blocked here until then, to pass the reader on).
-        let reader = match inner {
-            SequentialReaderInner::MyTurn(reader) => Some(reader),
-            SequentialReaderInner::Waiting | SequentialReaderInner::Empty => None,
-        };
-        self.turns.finish(self.ticket, reader);
+        self.turns.finish(self.ticket, self.reader.take());
     }
 }
 

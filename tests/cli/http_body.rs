@@ -8,6 +8,8 @@ use std::io::Write;
 use std::net::Shutdown;
 use std::time::{Duration, Instant};
 
+use serde_json::Value;
+
 use crate::common::poll_until;
 use crate::raw_http::{
     assert_closed, assert_envelope, dribble, key_names, refused, refused_while_sending, serve,
@@ -77,6 +79,44 @@ Transfer-Encoding: chunked\r\n\r\nzz\r\n"
     assert_envelope(&all[0], 401, "UNAUTHORIZED");
     assert_eq!(all[0].header("Connection"), Some("close"), "{all:?}");
     assert!(!key_names(&s, &key).contains(&"smuggled".to_string()));
+}
+
+/// Requests with bodies pipelined on one kept-alive connection (one write, before any
+/// answer): each is answered in order with its own body, framed by `Content-Length` or
+/// chunked, and the request after a body is read from the bytes that follow it (the
+/// connection's reader passes from request to request: `vendor/tiny_http/PATCHES.md` k).
+#[test]
+fn pipelined_requests_with_bodies_are_answered_in_order() {
+    let (_env, s, key) = serve(&[]);
+    let mut bytes = create_with(&key, "Content-Length: 16\r\n", "{\"name\":\"first\"}");
+    bytes.extend(create_with(
+        &key,
+        "Transfer-Encoding: chunked\r\n",
+        "5\r\n{\"nam\r\nc\r\ne\":\"second\"}\r\n0\r\n\r\n",
+    ));
+    bytes.extend(create_with(
+        &key,
+        "Content-Length: 16\r\n",
+        "{\"name\":\"third\"}",
+    ));
+    bytes.extend_from_slice(smuggled(&key).as_bytes());
+    let mut c = s.connect();
+    c.write_all(&bytes).unwrap();
+    let all = read_all_responses(&mut c);
+    let answered: Vec<(u16, Value)> = all
+        .iter()
+        .map(|r| (r.status, r.json()["data"]["name"].clone()))
+        .collect();
+    assert_eq!(
+        answered,
+        [
+            (201, Value::from("first")),
+            (201, Value::from("second")),
+            (201, Value::from("third")),
+            (201, Value::from("smuggled")),
+        ],
+        "{all:?}"
+    );
 }
 
 /// Rule: a body that stops arriving mid-chunk is a 408 at the deadline, and what the client

@@ -648,6 +648,36 @@ mod tests {
     use super::*;
     use keyhook_core::store::KeyQueries;
 
+    /// The bundled SQLite is built as `.cargo/config.toml` asks: without the mutex that a
+    /// unified page cache (`SQLITE_ENABLE_MEMORY_MANAGEMENT`) puts over every connection's
+    /// page reads, and without the memory statistics whose mutex every SQLite allocation
+    /// takes. Both were shared by all of `serve`'s requests (docs/development.md).
+    #[test]
+    fn the_bundled_sqlite_has_no_process_wide_locks_on_the_hot_path() {
+        let (_dir, store) = temp_store();
+        let options: Vec<String> = store
+            .conn
+            .0
+            .prepare("PRAGMA compile_options")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert!(
+            options.iter().any(|o| o == "DEFAULT_MEMSTATUS=0"),
+            "{options:?}"
+        );
+        assert!(
+            !options.iter().any(|o| o == "ENABLE_MEMORY_MANAGEMENT"),
+            "{options:?}"
+        );
+        // What the build keeps (so that the list above is the build's, not an empty one).
+        assert!(options.iter().any(|o| o == "THREADSAFE=1"), "{options:?}");
+        // SQLite's allocation counter is off: it stays at zero while connections allocate.
+        assert_eq!(unsafe { rusqlite::ffi::sqlite3_memory_used() }, 0);
+    }
+
     /// Every connection cuts the write-ahead log back to [`WAL_SIZE_LIMIT`] when it resets
     /// it (SQLite's default, -1, keeps the log at its largest size for ever).
     #[test]

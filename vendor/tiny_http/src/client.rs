@@ -8,6 +8,7 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use crate::common::{HTTPVersion, Method};
+use crate::util::bytes::{is_host_char, is_obs_text, is_tchar, is_value_byte, line_end};
 use crate::util::RefinedTcpStream;
 use crate::util::{SequentialReader, SequentialReaderBuilder, SequentialWriterBuilder};
 use crate::Request;
@@ -294,7 +295,7 @@ impl ClientConnection {
                 return Ok(Some(2));
             }
             let room = max.saturating_sub(self.line.len());
-            match buf.iter().position(|&b| b == b'\n' || b == b'\r') {
+            match line_end(buf) {
                 Some(i) if i <= room => {
                     self.line.extend_from_slice(&buf[..i]);
                     if buf[i] == b'\n' {
@@ -553,7 +554,7 @@ fn is_valid_host(authority: &[u8]) -> bool {
                 }
                 i += 3;
             }
-            b if b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=".contains(&b) => i += 1,
+            b if is_host_char(b) => i += 1,
             _ => return false,
         }
     }
@@ -680,11 +681,6 @@ fn check_framing(version: &HTTPVersion, headers: &[crate::Header]) -> Result<(),
     Ok(())
 }
 
-/// keyhook patch: a `tchar` of RFC 9110 section 5.6.2 (field names, methods, codings).
-fn is_tchar(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
-}
-
 /// keyhook patch: one header line (`name: value`), strictly: the name a token with no
 /// whitespace before the colon, no line folding, no control characters in the value.
 /// The value is trimmed of spaces and tabs; its obs-text bytes (0x80 to 0xFF, such as
@@ -703,14 +699,21 @@ fn parse_header(line: &[u8]) -> Result<crate::Header, ReadError> {
         .iter()
         .rposition(|b| !is_ows(b))
         .map_or(start, |i| i + 1);
-    let mut out = Vec::with_capacity(end - start);
-    for &b in &value[start..end] {
-        out.push(match b {
-            b'\t' | 0x20..=0x7e => b,
-            0x80..=0xff => 0x7f,
-            _ => return Err(bad()),
-        });
-    }
+    let value = &value[start..end];
+    // keyhook patch l: a value of plain bytes (nearly every one) is copied whole
+    let out = if value.iter().all(|&b| is_value_byte(b)) {
+        value.to_vec()
+    } else {
+        let mut out = Vec::with_capacity(value.len());
+        for &b in value {
+            out.push(match b {
+                b if is_value_byte(b) => b,
+                b if is_obs_text(b) => 0x7f,
+                _ => return Err(bad()),
+            });
+        }
+        out
+    };
     Ok(crate::Header {
         field: crate::HeaderField::from_bytes(name.to_vec()).map_err(|_| bad())?,
         value: AsciiString::from_ascii(out).map_err(|_| bad())?,
@@ -868,14 +871,22 @@ fn parse_request_line(line: &[u8]) -> Result<(Method, String, HTTPVersion), Read
     }
     // Bytes over 0x7F (a UTF-8 path, say) are opaque: percent-encoded, as a client should
     // have sent them, so they route as an unknown path instead of failing the request.
-    let mut path = String::with_capacity(target.len());
-    for &b in target {
-        match b {
-            0x21..=0x7e => path.push(char::from(b)),
-            0x80..=0xff => path.push_str(&format!("%{b:02X}")),
-            _ => return Err(bad()),
+    let visible = |b: &u8| (0x21..=0x7e).contains(b);
+    let path = match std::str::from_utf8(target) {
+        // keyhook patch l: a target of visible ASCII (nearly every one) is copied whole
+        Ok(plain) if target.iter().all(visible) => plain.to_owned(),
+        _ => {
+            let mut path = String::with_capacity(target.len());
+            for &b in target {
+                match b {
+                    0x21..=0x7e => path.push(char::from(b)),
+                    0x80..=0xff => path.push_str(&format!("%{b:02X}")),
+                    _ => return Err(bad()),
+                }
+            }
+            path
         }
-    }
+    };
     let version = parse_http_version(version)?;
     check_target(target)?;
     // ASCII, checked above
@@ -899,6 +910,46 @@ mod test {
 
         assert!(super::parse_request_line(b"GET /hello").is_err());
         assert!(super::parse_request_line(b"qsd qsd qsd").is_err());
+    }
+
+    // keyhook patch l: the whole-copy paths and the byte-by-byte ones give the same results
+    #[test]
+    fn targets_and_values_plain_or_not() {
+        let path = |line: &[u8]| super::parse_request_line(line).map(|(_, p, _)| p).ok();
+        assert_eq!(
+            path(b"GET /a?b=c&d=%41 HTTP/1.1").as_deref(),
+            Some("/a?b=c&d=%41")
+        );
+        assert_eq!(
+            path(b"GET /h\xc3\xa9 HTTP/1.1").as_deref(),
+            Some("/h%C3%A9")
+        );
+        assert_eq!(path(b"GET /\xff HTTP/1.1").as_deref(), Some("/%FF"));
+        for bad in [
+            &b"GET /a\x7fb HTTP/1.1"[..],
+            b"GET /a\tb HTTP/1.1",
+            b"GET /\x00 HTTP/1.1",
+        ] {
+            assert_eq!(path(bad), None, "{bad:?}");
+        }
+        let value = |line: &[u8]| {
+            super::parse_header(line)
+                .map(|h| h.value.as_str().to_owned())
+                .ok()
+        };
+        assert_eq!(value(b"A: \t x  y\t ").as_deref(), Some("x  y"));
+        assert_eq!(value(b"A: Bearer kp_1").as_deref(), Some("Bearer kp_1"));
+        assert_eq!(value(b"A: h\xc3\xa9").as_deref(), Some("h\x7f\x7f"));
+        assert_eq!(value(b"A:").as_deref(), Some(""));
+        for bad in [
+            &b"A: x\x00y"[..],
+            b"A: \x7f",
+            b"A: x\x1by",
+            b"A B: x",
+            b": x",
+        ] {
+            assert_eq!(value(bad), None, "{bad:?}");
+        }
     }
 
     // keyhook patch g

@@ -18,6 +18,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::util::bytes::is_tchar;
 use crate::util::{RefinedTcpStream, SequentialReader, DRAIN_LIMIT};
 
 /// The longest chunk-size line, extensions included, without its CRLF.
@@ -259,10 +260,6 @@ impl<R: BodySource> BodyReader<R> {
             }
         }
     }
-}
-
-fn is_tchar(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
 }
 
 impl<R: BodySource> Read for BodyReader<R> {

@@ -14,6 +14,7 @@ pub use self::task_pool::TaskPool;
 use std::str::FromStr;
 
 mod body_reader;
+pub(crate) mod bytes;
 mod custom_stream;
 mod equal_reader;
 mod fused_reader;

@@ -651,7 +651,8 @@ mod tests {
     /// The bundled SQLite is built as `.cargo/config.toml` asks: without the mutex that a
     /// unified page cache (`SQLITE_ENABLE_MEMORY_MANAGEMENT`) puts over every connection's
     /// page reads, and without the memory statistics whose mutex every SQLite allocation
-    /// takes. Both were shared by all of `serve`'s requests (docs/development.md).
+    /// takes. Both were shared by all of `serve`'s requests (docs/development.md). And
+    /// without the 20 pages each connection's own cache would reserve at its first read.
     #[test]
     fn the_bundled_sqlite_has_no_process_wide_locks_on_the_hot_path() {
         let (_dir, store) = temp_store();
@@ -670,6 +671,11 @@ mod tests {
         );
         assert!(
             !options.iter().any(|o| o == "ENABLE_MEMORY_MANAGEMENT"),
+            "{options:?}"
+        );
+        // Each connection's own cache takes pages as it reads them, none reserved up front.
+        assert!(
+            options.iter().any(|o| o == "DEFAULT_PCACHE_INITSZ=0"),
             "{options:?}"
         );
         // What the build keeps (so that the list above is the build's, not an empty one).

@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use crate::common::{HTTPVersion, Method};
-use crate::util::bytes::{is_host_char, is_obs_text, is_tchar, is_value_byte, line_end};
+use crate::util::bytes::{is_host_char, is_tchar, is_value_byte, line_end};
 use crate::util::RefinedTcpStream;
 use crate::util::{SequentialReader, SequentialReaderBuilder, SequentialWriterBuilder};
 use crate::Request;
@@ -708,7 +708,7 @@ fn parse_header(line: &[u8]) -> Result<crate::Header, ReadError> {
         for &b in value {
             out.push(match b {
                 b if is_value_byte(b) => b,
-                b if is_obs_text(b) => 0x7f,
+                0x80..=0xff => 0x7f,
                 _ => return Err(bad()),
             });
         }
@@ -871,15 +871,15 @@ fn parse_request_line(line: &[u8]) -> Result<(Method, String, HTTPVersion), Read
     }
     // Bytes over 0x7F (a UTF-8 path, say) are opaque: percent-encoded, as a client should
     // have sent them, so they route as an unknown path instead of failing the request.
-    let visible = |b: &u8| (0x21..=0x7e).contains(b);
+    let visible = |b: u8| (0x21..=0x7e).contains(&b);
     let path = match std::str::from_utf8(target) {
         // keyhook patch l: a target of visible ASCII (nearly every one) is copied whole
-        Ok(plain) if target.iter().all(visible) => plain.to_owned(),
+        Ok(plain) if target.iter().all(|&b| visible(b)) => plain.to_owned(),
         _ => {
             let mut path = String::with_capacity(target.len());
             for &b in target {
                 match b {
-                    0x21..=0x7e => path.push(char::from(b)),
+                    b if visible(b) => path.push(char::from(b)),
                     0x80..=0xff => path.push_str(&format!("%{b:02X}")),
                     _ => return Err(bad()),
                 }

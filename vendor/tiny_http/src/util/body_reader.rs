@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::util::bytes::is_tchar;
+use crate::util::bytes::{is_tchar, is_value_byte};
 use crate::util::{RefinedTcpStream, SequentialReader, DRAIN_LIMIT};
 
 /// The longest chunk-size line, extensions included, without its CRLF.
@@ -220,9 +220,7 @@ impl<R: BodySource> BodyReader<R> {
         if digits == 0 {
             return Err(self.fail(BodyError::Malformed("a chunk size is not hexadecimal")));
         }
-        if !(ext.is_empty()
-            || (ext[0] == b';' && ext.iter().all(|&b| b == b'\t' || (0x20..0x7f).contains(&b))))
-        {
+        if !(ext.is_empty() || (ext[0] == b';' && ext.iter().all(|&b| is_value_byte(b)))) {
             return Err(self.fail(BodyError::Malformed("a chunk size is not hexadecimal")));
         }
         let hex = &line[..digits];
@@ -344,6 +342,20 @@ mod tests {
         assert_eq!(read(b"3\r\nabc\r\n0\r\n\r\n", 0).unwrap(), b"abc");
         assert_eq!(read(b"3;x=y\r\nabc\r\n0\r\nX-T: 1\r\n\r\n", 0).unwrap(), b"abc");
         assert_eq!(read(b"0003\r\nabc\r\n0\r\n\r\n", 0).unwrap(), b"abc");
+        // a chunk extension's bytes: those of a header value (HTAB, SP, visible ASCII)
+        assert_eq!(read(b"3;x=\t\"a b\"\r\nabc\r\n0\r\n\r\n", 0).unwrap(), b"abc");
+        for bad in [
+            &b"3;x\x00\r\nabc\r\n0\r\n\r\n"[..],
+            b"3;x\x7f\r\nabc\r\n0\r\n\r\n",
+            b"3;\xc3\xa9\r\nabc\r\n0\r\n\r\n",
+            b"3;x\x1b\r\nabc\r\n0\r\n\r\n",
+        ] {
+            assert!(
+                matches!(read(bad, 0), Err(BodyError::Malformed(_))),
+                "{:?}",
+                bad
+            );
+        }
         for bad in [
             &b"+3\r\nabc\r\n0\r\n\r\n"[..],
             b" 3\r\nabc\r\n0\r\n\r\n",

@@ -12,8 +12,6 @@ const TCHAR: u8 = 1;
 const HOST: u8 = 2;
 /// A byte a header value keeps as it is: HTAB, SP and visible ASCII (RFC 9110 section 5.5).
 const VALUE: u8 = 4;
-/// obs-text (0x80 to 0xFF): kept as an opaque octet.
-const OBS_TEXT: u8 = 8;
 
 /// The classes of each byte, made at compile time.
 static CLASSES: [u8; 256] = classes();
@@ -33,9 +31,6 @@ const fn classes() -> [u8; 256] {
         }
         if c == b'\t' || (c >= 0x20 && c <= 0x7e) {
             class |= VALUE;
-        }
-        if c >= 0x80 {
-            class |= OBS_TEXT;
         }
         table[b] = class;
         b += 1;
@@ -64,14 +59,9 @@ pub(crate) fn is_host_char(b: u8) -> bool {
     CLASSES[usize::from(b)] & HOST != 0
 }
 
-/// HTAB, SP or visible ASCII: a byte a header value keeps as it is.
+/// HTAB, SP or visible ASCII: a byte a header value (or a chunk extension) keeps as it is.
 pub(crate) fn is_value_byte(b: u8) -> bool {
     CLASSES[usize::from(b)] & VALUE != 0
-}
-
-/// obs-text: a byte from 0x80 to 0xFF.
-pub(crate) fn is_obs_text(b: u8) -> bool {
-    CLASSES[usize::from(b)] & OBS_TEXT != 0
 }
 
 /// Where the first LF or CR of `buf` is: a line's end, or the start of one.
@@ -101,7 +91,6 @@ mod test {
                 b == b'\t' || (0x20..=0x7e).contains(&b),
                 "value {b:#04x}"
             );
-            assert_eq!(is_obs_text(b), b >= 0x80, "obs-text {b:#04x}");
         }
     }
 

@@ -35,6 +35,15 @@ bare_bin() {
   fi
 }
 
+# The floor server (crates/keyhook-http/examples/floor_http.rs: a thread a connection and no
+# HTTP layer, the machine's own rate and tail): $FLOOR, or this tree's release build of it.
+floor_bin() {
+  if [ -n "${FLOOR:-}" ]; then echo "$FLOOR"; else
+    cargo build --release --quiet --example floor_http >&2
+    echo "$PWD/target/release/examples/floor_http"
+  fi
+}
+
 # A scratch directory, $work, and the list $pids of what a benchmark starts: on exit each of
 # them is killed and the directory removed.
 scratch() {

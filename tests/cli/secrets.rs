@@ -311,6 +311,8 @@ fn every_message_and_log_line_goes_through_a_redacting_sink() {
         // bench/serve.sh's bare HTTP layer: not in the binary; its usage, its address and its
         // errors (no key, no request data).
         ("crates/keyhook-http/examples/bare_http.rs", 6),
+        // Its floor, likewise (no key, no request data).
+        ("crates/keyhook-http/examples/floor_http.rs", 5),
     ];
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     // The sinks are where they are said to be: a moved file must not make this test vacuous.

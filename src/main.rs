@@ -4,11 +4,11 @@
 //! worker (keyhook-delivery) beside it.
 
 use std::net::SocketAddr;
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use keyhook_cli::serve::ServeConfig;
 use keyhook_cli::DbLocation;
+use keyhook_core::stop::Stop;
 use keyhook_core::store::Backend;
 use keyhook_core::Error;
 use keyhook_delivery::client::Sender;
@@ -44,7 +44,7 @@ impl keyhook_cli::Wiring for Wiring {
     fn serve(
         &self,
         mut config: ServeConfig,
-        stop: Arc<AtomicBool>,
+        stop: Arc<Stop>,
         listening: &dyn Fn(SocketAddr),
     ) -> Result<(), Error> {
         let server = Server::start(

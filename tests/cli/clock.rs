@@ -151,9 +151,10 @@ fn the_test_clock_is_in_no_help_man_page_or_completion() {
 /// `Server::wait_until_refusing`). What is left: `common::poll` itself and two polls of
 /// crates that cannot reach it, real time that is tested (a kept-alive connection idle past
 /// the header timeout, a slow client, a random kill point, the rate limiter's buckets
-/// refilling) and, in the SQLite crate's unit tests, a lock let go while the code under test
-/// waits inside SQLite's busy handler, which nothing outside can see.
-const MOST_SLEEPS: usize = 11;
+/// refilling, `Stop::sleep`'s own tests: a pause of 30 ms that passes, and one call for the
+/// sleeps a raise cuts short) and, in the SQLite crate's unit tests, a lock let go while the
+/// code under test waits inside SQLite's busy handler, which nothing outside can see.
+const MOST_SLEEPS: usize = 13;
 
 /// The text of every test: `tests/` and `crates/*/tests/` whole, and in `src/` and
 /// `crates/*/src/` what follows the first `#[cfg(test)]` (unit tests sit at a file's end).

@@ -29,6 +29,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 pub use config::DbLocation;
 use keyhook_core::error::Error;
 use keyhook_core::service::Actor;
+use keyhook_core::stop::Stop;
 use keyhook_core::store::{Backend, Store};
 use keyhook_delivery::client::{ClientConfig, Sender};
 pub use output::Output;
@@ -53,7 +54,7 @@ pub trait Wiring: Sync {
     fn serve(
         &self,
         config: serve::ServeConfig,
-        stop: Arc<std::sync::atomic::AtomicBool>,
+        stop: Arc<Stop>,
         listening: &dyn Fn(std::net::SocketAddr),
     ) -> Result<(), Error>;
 }
@@ -379,13 +380,26 @@ pub fn main(wiring: &'static dyn Wiring) -> i32 {
     status
 }
 
-/// A flag raised by SIGINT or SIGTERM: how `serve`, `deliver`, `listen` and
-/// `webhooks deliveries --follow` are stopped.
-pub(crate) fn stop_on_signals() -> io::Result<Arc<std::sync::atomic::AtomicBool>> {
-    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(signal, Arc::clone(&stop))?;
-    }
+/// The stop SIGINT and SIGTERM raise: how `serve`, `deliver`, `listen` and `webhooks
+/// deliveries --follow` are stopped. A thread of its own takes the signals (from
+/// signal-hook's pipe) and raises the stop, waking its sleepers: a signal handler may only
+/// set a flag, which sleepers would have to wake to look at.
+pub(crate) fn stop_on_signals() -> io::Result<Arc<Stop>> {
+    let stop = Arc::new(Stop::new());
+    let mut signals = signal_hook::iterator::Signals::new([
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+    ])?;
+    let raise = Arc::clone(&stop);
+    std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || {
+            // Every signal is taken (a second one raises nothing new), so none ends the
+            // process before its graceful stop, as when a flag took them.
+            for _ in signals.forever() {
+                raise.raise();
+            }
+        })?;
     Ok(stop)
 }
 

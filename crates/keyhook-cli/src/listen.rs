@@ -6,7 +6,6 @@
 use std::collections::HashMap;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -23,6 +22,7 @@ use keyhook_core::service::input::Problems;
 use keyhook_core::service::listen::{self, HEARTBEAT_EVERY};
 use keyhook_core::service::webhooks::{NewWebhook, WebhookEvents};
 use keyhook_core::service::Publish;
+use keyhook_core::stop::Stop;
 use keyhook_core::time::Timestamp;
 use keyhook_delivery::client::ClientConfig;
 use keyhook_delivery::schedule::{Schedule, DEFAULT_SCHEDULE};
@@ -59,7 +59,8 @@ pub struct ListenArgs {
 
 /// Deliveries the listener sends at once.
 const SENDERS: usize = 4;
-/// How often the main loop looks at the stop flag, standard output and the heartbeat.
+/// How often the main loop looks at standard output and the heartbeat (the stop wakes it at
+/// once).
 const TICK: Duration = Duration::from_millis(100);
 
 pub fn run(ctx: &Context, args: ListenArgs) -> anyhow::Result<()> {
@@ -154,7 +155,7 @@ pub fn run(ctx: &Context, args: ListenArgs) -> anyhow::Result<()> {
     };
     let sender = worker::spawn(Arc::clone(&db), opts, Arc::clone(&stop))?;
     let result = keep_alive(ctx, &store, &w.id, &stop);
-    stop.store(true, Ordering::Relaxed);
+    stop.raise();
     let _ = sender.join();
     // However it ended, the webhook goes with it (unless it is gone already).
     if result.is_ok() {
@@ -171,12 +172,11 @@ fn keep_alive(
     ctx: &Context,
     store: &keyhook_core::store::Store,
     id: &str,
-    stop: &AtomicBool,
+    stop: &Stop,
 ) -> anyhow::Result<()> {
     let every_ms = i64::try_from(HEARTBEAT_EVERY.as_millis()).unwrap_or(i64::MAX);
     let mut beat_at = (Instant::now(), ctx.clock.now());
-    while !stop.load(Ordering::Relaxed) {
-        thread::sleep(TICK);
+    while !stop.sleep(TICK) {
         if stdout_closed() {
             break;
         }
@@ -306,7 +306,7 @@ struct Printer {
     /// The receiver of this process checks signatures (no `--forward-to`).
     verifying: bool,
     verified: Arc<Verified>,
-    stop: Arc<AtomicBool>,
+    stop: Arc<Stop>,
 }
 
 /// One attempt as `--json` prints it (CONTRACT §11).
@@ -384,7 +384,7 @@ impl Printer {
         };
         let mut out = io::stdout().lock();
         if writeln!(out, "{text}").and_then(|()| out.flush()).is_err() {
-            self.stop.store(true, Ordering::Relaxed);
+            self.stop.raise();
         }
     }
 }

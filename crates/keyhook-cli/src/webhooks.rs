@@ -461,10 +461,9 @@ fn follow(
     id: &str,
 ) -> anyhow::Result<()> {
     use std::io::Write;
-    use std::sync::atomic::Ordering;
     let stop = super::stop_on_signals()?;
     let mut seen: Option<i64> = None;
-    while !stop.load(Ordering::Relaxed) {
+    loop {
         let list = webhooks::attempts(store, actor, id)?;
         let mut stdout = std::io::stdout().lock();
         let before = seen;
@@ -483,12 +482,10 @@ fn follow(
         }
         stdout.flush()?;
         drop(stdout);
-        let waited = std::time::Instant::now();
-        while waited.elapsed() < FOLLOW_EVERY && !stop.load(Ordering::Relaxed) {
-            std::thread::sleep(std::time::Duration::from_millis(20));
+        if stop.sleep(FOLLOW_EVERY) {
+            return Ok(());
         }
     }
-    Ok(())
 }
 
 /// One attempt on one line (`deliveries --follow`): the time in full, the event, the attempt

@@ -12,6 +12,7 @@ pub mod redact;
 pub mod scan;
 pub mod service;
 pub mod sign;
+pub mod stop;
 pub mod store;
 pub mod tables;
 pub mod time;

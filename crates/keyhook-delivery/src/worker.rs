@@ -5,7 +5,6 @@
 //! dies in between, the lease runs out and the delivery is claimed and sent again.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender as Tx};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
@@ -21,6 +20,7 @@ use keyhook_core::service::retention::{self, Pruned};
 use keyhook_core::service::webhooks::{
     drop_expired_secrets, log_attempt_in, AttemptLog, AttemptOf, DISABLE_AFTER_FAILURES,
 };
+use keyhook_core::stop::Stop;
 use keyhook_core::store::{Backend, Claimed, Conn, DeliveryState, Store};
 use keyhook_core::time::{Clock, Timestamp};
 use keyhook_core::transport::Attempt;
@@ -227,17 +227,18 @@ impl Unsettled {
 
 /// Works the outbox until `stop` is raised (or, with `once`, until nothing is due), then
 /// waits for the deliveries in flight and records them.
-pub fn run(db: &dyn Backend, opts: &WorkerOptions, stop: &AtomicBool) -> Result<Summary> {
+pub fn run(db: &dyn Backend, opts: &WorkerOptions, stop: &Stop) -> Result<Summary> {
     let Some(retention) = opts.retention.filter(|_| !opts.once) else {
         let summary = deliver(db, opts, stop)?;
         if let Some(retention) = opts.retention {
-            prune_pass(db, retention, &opts.client.clock, stop)?;
+            prune_pass(db, retention, &opts.client.clock, &mut |p| !stop.sleep(p))?;
         }
         return Ok(summary);
     };
     // The pruner runs beside the deliveries on its own connection, one pass at a time (a
-    // pass never overlaps the next), until the worker stops or fails.
-    let finished = AtomicBool::new(false);
+    // pass never overlaps the next), until the worker stops or fails: `finished`, raised when
+    // the deliveries end (as they do once `stop` is), wakes it from its pause.
+    let finished = Stop::new();
     thread::scope(|s| {
         let pruner = thread::Builder::new()
             .name("prune".into())
@@ -245,50 +246,45 @@ pub fn run(db: &dyn Backend, opts: &WorkerOptions, stop: &AtomicBool) -> Result<
                 prune_loop(db, retention, &opts.client.clock, stop, &finished)
             })?;
         let result = deliver(db, opts, stop);
-        finished.store(true, Ordering::Relaxed);
+        finished.raise();
         let _ = pruner.join();
         result
     })
 }
 
-fn prune_loop(
-    db: &dyn Backend,
-    retention: Duration,
-    clock: &Clock,
-    stop: &AtomicBool,
-    finished: &AtomicBool,
-) {
+fn prune_loop(db: &dyn Backend, retention: Duration, clock: &Clock, stop: &Stop, finished: &Stop) {
     let every = prune_interval(retention);
-    let mut next = Instant::now();
-    while !stop.load(Ordering::Relaxed) && !finished.load(Ordering::Relaxed) {
-        if Instant::now() >= next {
-            // Best effort: a pass that fails (the database busy) is tried at the next turn.
-            let _ = prune_pass(db, retention, clock, stop);
-            next = Instant::now() + every;
+    while !stop.is_raised() {
+        // Best effort: a pass that fails (the database busy) is tried at the next turn.
+        let _ = prune_pass(db, retention, clock, &mut |p| {
+            !finished.sleep(p) && !stop.is_raised()
+        });
+        if finished.sleep(every) {
+            break;
         }
-        thread::sleep(Duration::from_millis(20));
     }
 }
 
-/// Deletes what is older than `retention`, in batches with pauses between them.
+/// Deletes what is older than `retention`, in batches with pauses between them: `pause`
+/// takes each pause and says whether to go on (false: the worker is stopping).
 fn prune_pass(
     db: &dyn Backend,
     retention: Duration,
     clock: &Clock,
-    stop: &AtomicBool,
+    pause: &mut dyn FnMut(Duration) -> bool,
 ) -> Result<Pruned> {
     let store = db.connect()?;
     let cutoff = retention::cutoff(clock.now(), retention);
     let mut mark = Instant::now();
     retention::prune(&*store, cutoff, retention::BATCH, &mut || {
-        thread::sleep(mark.elapsed().max(PRUNE_MIN_PAUSE));
+        let go_on = pause(mark.elapsed().max(PRUNE_MIN_PAUSE));
         mark = Instant::now();
-        !stop.load(Ordering::Relaxed)
+        go_on
     })
 }
 
 /// Sends what is due until `stop` (or, with `once`, until nothing is due).
-fn deliver(db: &dyn Backend, opts: &WorkerOptions, stop: &AtomicBool) -> Result<Summary> {
+fn deliver(db: &dyn Backend, opts: &WorkerOptions, stop: &Stop) -> Result<Summary> {
     let store = db.connect()?;
     let check = Arc::new(Mutex::new(db.connect()?));
     let unsettled = Arc::new(Unsettled::default());
@@ -412,7 +408,7 @@ fn send_loop(
 fn settle_loop(
     store: &Store,
     opts: &WorkerOptions,
-    stop: &AtomicBool,
+    stop: &Stop,
     capacity: usize,
     jobs: &Tx<Claimed>,
     done: &Receiver<Done>,
@@ -439,14 +435,14 @@ fn settle_loop(
         s.remove_stale_listeners()?;
         s.trim_log();
         s.renew_leases();
-        let stopping = stop.load(Ordering::Relaxed);
+        let stopping = stop.is_raised();
         let claimed = if stopping { 0 } else { s.claim()? };
         if s.in_flight == 0 {
             if claimed == 0 && (opts.once || stopping) {
                 return Ok(s.summary);
             }
             if claimed == 0 {
-                sleep_unless_stopped(stop);
+                stop.sleep(POLL);
             }
             continue;
         }
@@ -461,7 +457,7 @@ fn settle_loop(
             return Ok(s.summary);
         };
         if !finished.is_empty() {
-            s.settle_finished(finished, !stop.load(Ordering::Relaxed))?;
+            s.settle_finished(finished, !stop.is_raised())?;
         }
     }
 }
@@ -738,14 +734,6 @@ fn claim_room(capacity: usize, in_flight: usize, held_bytes: usize) -> Option<us
     (room >= senders).then_some(room)
 }
 
-fn sleep_unless_stopped(stop: &AtomicBool) {
-    let mut slept = Duration::ZERO;
-    while slept < POLL && !stop.load(Ordering::Relaxed) {
-        thread::sleep(Duration::from_millis(20));
-        slept += Duration::from_millis(20);
-    }
-}
-
 /// Ends a delivery unsent: its webhook is disabled (or deleted).
 fn cancel(c: Conn<'_>, d: &Claimed, now: Timestamp, summary: &mut Summary) -> Result<()> {
     c.finish_delivery(&d.delivery_id, DeliveryState::Cancelled, false, now)?;
@@ -929,10 +917,10 @@ mod log {
 pub fn spawn(
     db: Arc<dyn Backend>,
     opts: WorkerOptions,
-    stop: Arc<AtomicBool>,
+    stop: Arc<Stop>,
 ) -> std::io::Result<thread::JoinHandle<()>> {
     thread::Builder::new().name("outbox".into()).spawn(move || {
-        while !stop.load(Ordering::Relaxed) {
+        while !stop.is_raised() {
             match run(&*db, &opts, &stop) {
                 Ok(_) => return,
                 Err(e) => {
@@ -940,7 +928,7 @@ pub fn spawn(
                         target: "keyhook",
                         "keyhook: delivery worker: {e}; starting again in 1s"
                     );
-                    thread::sleep(Duration::from_secs(1));
+                    stop.sleep(Duration::from_secs(1));
                 }
             }
         }

@@ -19,7 +19,7 @@ mod router;
 pub use router::ROUTES;
 
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -27,19 +27,19 @@ use std::time::{Duration, Instant};
 use keyhook_core::access_log::AccessLog;
 use keyhook_core::error::{Error, Result};
 use keyhook_core::rate;
+use keyhook_core::stop::Stop;
 use keyhook_core::store::Backend;
 use keyhook_core::time::Clock;
 use keyhook_core::transport::Transport;
 
 /// A client that stops reading our response is dropped after this long.
 pub const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
-/// How often the main thread looks at the shutdown flag.
-const POLL: Duration = Duration::from_millis(200);
 /// How long shutdown waits for requests in flight (whose client may still be sending a body):
 /// long enough for a body that is arriving, short enough that a client that stopped sending
 /// does not hold the server up.
 const GRACE: Duration = Duration::from_secs(3);
-/// How often the rate limiter's state is swept (`ratelimit::Limits::sweep`).
+/// How often the rate limiter's state is swept (`ratelimit::Limits::sweep`) and accept
+/// failures are logged.
 const SWEEP_EVERY: Duration = Duration::from_secs(1);
 
 pub struct ServeOptions {
@@ -70,12 +70,12 @@ pub struct ServeOptions {
     pub access_log: Arc<dyn AccessLog>,
 }
 
-/// A running server: its address, and the flag that stops it.
+/// A running server: its address, and the stop that ends it.
 pub struct Server {
     inner: tiny_http::Server,
     addr: SocketAddr,
     shared: Arc<Shared>,
-    stop: Arc<AtomicBool>,
+    stop: Arc<Stop>,
 }
 
 /// What every connection thread shares.
@@ -106,7 +106,7 @@ impl Server {
     /// tiny_http gives every connection a thread of its own; each request is handled on it
     /// (`tiny_http::Server::from_listener_with_handler`, a keyhook patch) with a connection
     /// leased from `opts.db`'s pool.
-    pub fn start(opts: ServeOptions, stop: Arc<AtomicBool>) -> Result<Server> {
+    pub fn start(opts: ServeOptions, stop: Arc<Stop>) -> Result<Server> {
         drop(opts.db.connect()?);
         let listener = listen(&opts.bind)?;
         let addr = listener.local_addr()?;
@@ -156,29 +156,30 @@ impl Server {
         Arc::clone(&self.shared.metrics)
     }
 
-    /// Logs accept errors until the stop flag is raised; then stops accepting, lets the
-    /// requests in flight finish for up to [`GRACE`] (a client may still be sending its body)
-    /// and returns.
+    /// Logs accept errors until the stop is raised; then stops accepting, lets the requests
+    /// in flight finish for up to [`GRACE`] (a client may still be sending its body) and
+    /// returns.
     pub fn run_until_stopped(self) {
-        let mut complained: Option<Instant> = None;
-        let mut swept = Instant::now();
-        while !self.stop.load(Ordering::Relaxed) {
-            // The rate limiter forgets full buckets and ended blocks once a second, here, so
-            // that no request pays for it.
-            if swept.elapsed() >= SWEEP_EVERY {
-                if let Some(limits) = &self.shared.limits {
-                    limits.sweep();
-                }
-                self.shared.own_limits.sweep();
-                swept = Instant::now();
+        // The thread wakes once a second while nothing stops it (and at once for the stop):
+        // the rate limiter forgets full buckets and ended blocks, here, so that no request
+        // pays for it; and the accept() failures queued since (EMFILE, say: with a handler,
+        // tiny_http's queue carries nothing else, and the patched tiny_http keeps accepting,
+        // every 50 ms while one lasts) are logged, the last of them, once for the second.
+        while !self.stop.sleep(SWEEP_EVERY) {
+            if let Some(limits) = &self.shared.limits {
+                limits.sweep();
             }
-            // With a handler, tiny_http's queue carries only accept() failures (EMFILE,
-            // say); the patched tiny_http keeps accepting, every 50 ms while one lasts.
-            if let Err(e) = self.inner.recv_timeout(POLL) {
-                if complained.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
-                    tracing::error!(target: "keyhook::http", "keyhook: cannot accept a connection: {e}");
-                    complained = Some(Instant::now());
+            self.shared.own_limits.sweep();
+            let mut failed = None;
+            loop {
+                match self.inner.try_recv() {
+                    Err(e) => failed = Some(e),
+                    Ok(Some(_)) => {}
+                    Ok(None) => break,
                 }
+            }
+            if let Some(e) = failed {
+                tracing::error!(target: "keyhook::http", "keyhook: cannot accept a connection: {e}");
             }
         }
         let stopped = Instant::now();

@@ -11,7 +11,8 @@
 # bench/pg.sh (which also installs postgresql) and `cargo bench --bench authenticate`,
 # bench/ratelimit.sh, bench/metrics.sh, bench/rotation.sh (deliveries with secret rotation
 # active), bench/retention.sh (file size over 200k deliveries, latency while pruning);
-# bench/deliver.sh includes recovery after kill -9.
+# bench/deliver.sh includes recovery after kill -9; bench/idle.sh how often an idle serve and
+# deliver wake.
 # Figures are ratios against baselines because shared machines are noisy; run it on an
 # otherwise idle machine.
 set -euo pipefail
@@ -47,6 +48,8 @@ echo "== retention: 200,000 deliveries with --retention 5s; request latency whil
 bash bench/retention.sh | tee "$logs/retention.txt"
 echo "== hostile clients: slowloris, huge heads, 2,000 idle connections from one address"
 bash bench/hostile.sh | tee "$logs/hostile.txt"
+echo "== idle: how often serve and deliver wake with nothing to do"
+bash bench/idle.sh | tee "$logs/idle.txt"
 
 python3 - "$logs" "$out" <<'PY'
 import json, os, platform, re, subprocess, sys, time
@@ -125,8 +128,13 @@ rows = [
 ]
 text["rotation"] = open(os.path.join(logs, "rotation.txt")).read()
 text["hostile"] = open(os.path.join(logs, "hostile.txt")).read()
+text["idle"] = open(os.path.join(logs, "idle.txt")).read()
 rows.append(("p99 from 127.0.0.2, 2,000 idle conns held", num("hostile", r"idle/trickling connections \(\d+ server fds\): p99 ([\d.]+) ms"), "ms",
              "from 127.0.0.2 alone", num("hostile", r"from 127\.0\.0\.2 alone: p99 ([\d.]+) ms"), None, "<= 10 ms"))
+rows.append(("idle serve, wake-ups", num("idle", r"\n  serve\s+([\d.]+) /s"), "/s", None, None, None,
+             "the outbox's 10/s poll and 1/s upkeep"))
+rows.append(("idle deliver, wake-ups", num("idle", r"\n  deliver\s+([\d.]+) /s"), "/s", None, None, None,
+             "the outbox's 10/s poll"))
 rows.append(("deliveries, rotation active (2 signatures)", num("rotation", r"rotation rate: (\d+) deliveries/s"), "/s",
              "one secret, same run", num("rotation", r"one secret: \d+/\d+ delivered in [\d.]+ s, (\d+) deliveries/s"), None,
              ">= 2000/s"))

@@ -56,7 +56,7 @@ scratch() {
 # logging to the file $1 listens; 1 if it never came.
 listening() {
   local _
-  for _ in $(seq "${2:-50}"); do grep -q listening "$1" && return 0; sleep 0.1; done
+  for _ in $(seq "${2:-50}"); do grep -qs listening "$1" && return 0; sleep 0.1; done
   return 1
 }
 

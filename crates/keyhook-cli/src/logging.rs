@@ -145,6 +145,10 @@ struct AccessWriter {
 }
 
 impl AccessLog for AccessWriter {
+    fn enabled(&self) -> bool {
+        self.enabled
+    }
+
     fn write(&self, line: AccessLine<'_>) {
         if self.enabled {
             STDERR.defer_line(self.render(line).as_bytes(), &mut stderr());

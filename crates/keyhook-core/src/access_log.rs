@@ -32,6 +32,12 @@ pub struct AccessLine<'a> {
 
 /// Where access lines go.
 pub trait AccessLog: Send + Sync {
+    /// Whether lines are written at all (`KEYHOOK_LOG=keyhook::access=off`: not): when not,
+    /// a request's line is not put together.
+    fn enabled(&self) -> bool {
+        true
+    }
+
     /// Writes (or queues) `line`; never blocks on a slow reader for long and never fails:
     /// a log that cannot be written loses its lines and nothing else.
     fn write(&self, line: AccessLine<'_>);

@@ -233,26 +233,22 @@ pub fn send(
     log: &dyn AccessLog,
 ) {
     let status = reply.status;
-    // (A standard method is copied without allocating; the request goes to `respond`.)
-    let method = request.method().clone();
-    let method = method.as_str();
-    let path = super::router::path_of(request.url());
     // The access line's message, started with the request line, made printable (redacted
-    // and cut) as a whole; the rest is added once the response is out.
-    let mut line = String::with_capacity(ACCESS_LINE_ROOM);
-    line.push_str(method);
-    line.push(' ');
-    line.push_str(path);
-    if let std::borrow::Cow::Owned(shown) = super::body::printable(&line) {
-        line = shown;
-    }
-    // For the log's fields: the route's label (`/api/v1/api-keys/{id}`), never the path.
-    // A method tiny_http knows is one of its names, printable as it is.
-    let method = match request.method() {
-        tiny_http::Method::NonStandard(_) => super::body::printable(method),
-        _ => std::borrow::Cow::Borrowed(method),
-    };
-    let route = (route != super::metrics::UNMATCHED).then_some(route);
+    // and cut) as a whole, and its method; the rest is added once the response is out. Not
+    // put together for a log that writes no access lines.
+    let line = log.enabled().then(|| {
+        // (A standard method is copied without allocating; the request goes to `respond`.)
+        let method = request.method().clone();
+        let path = super::router::path_of(request.url());
+        let mut line = String::with_capacity(ACCESS_LINE_ROOM);
+        line.push_str(method.as_str());
+        line.push(' ');
+        line.push_str(path);
+        if let std::borrow::Cow::Owned(shown) = super::body::printable(&line) {
+            line = shown;
+        }
+        (line, method)
+    });
     let mut headers = Vec::with_capacity(7);
     if !reply.body.is_empty() {
         let content_type = reply.content_type.unwrap_or("application/json");
@@ -287,6 +283,16 @@ pub fn send(
     // connection can serve its next request; a request declaring more is its connection's
     // last (vendor/tiny_http/PATCHES.md).
     let _ = request.respond(response);
+    let Some((mut line, method)) = line else {
+        return;
+    };
+    // For the log's fields: the route's label (`/api/v1/api-keys/{id}`), never the path.
+    // A method tiny_http knows is one of its names, printable as it is.
+    let method = match method {
+        tiny_http::Method::NonStandard(_) => super::body::printable(method.as_str()),
+        _ => std::borrow::Cow::Borrowed(method.as_str()),
+    };
+    let route = (route != super::metrics::UNMATCHED).then_some(route);
     // The message is the text line; the fields are for `--log-format json` (duration in ms,
     // to the microsecond).
     let micros = started.elapsed().as_micros();

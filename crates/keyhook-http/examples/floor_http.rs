@@ -2,11 +2,12 @@
 //! wrk's requests with the bytes `bare_http` sends, in the same model (a thread for each
 //! connection, blocking reads and writes, `TCP_NODELAY`), without an HTTP layer: it finds the
 //! end of each request head and writes one response prepared at start (its `Date` a fixed
-//! one, of the length every HTTP date has: the same bytes on the wire). No parsing, no limits, no deadlines: not a server for anything but loopback
-//! benchmarks. What it measures is the machine's: the rate and the tail (p99) that the
-//! kernel's loopback TCP, thread wake-ups and the load generator sharing the cores leave to
-//! any server of this model, the figure keyhook's and the bare layer's tails are read against.
-//! A benchmark tool, not part of the keyhook binary.
+//! one, of the length every HTTP date has: the same bytes on the wire). No parsing, no
+//! limits, no deadlines: not a server for anything but loopback benchmarks. What it measures
+//! is the machine's: the rate and the tail (p99) that the kernel's loopback TCP, thread
+//! wake-ups and the load generator sharing the cores leave to any server of this model, the
+//! figure keyhook's and the bare layer's tails are read against. A benchmark tool, not part
+//! of the keyhook binary.
 //!
 //!   cargo build --release -p keyhook-http --example floor_http
 //!   target/release/examples/floor_http 127.0.0.1:8789 body.json

@@ -26,23 +26,19 @@ keyhook_bin() {
   fi
 }
 
-# The bare HTTP layer (crates/keyhook-http/examples/bare_http.rs): $BARE, or this tree's
-# release build of it, built.
-bare_bin() {
-  if [ -n "${BARE:-}" ]; then echo "$BARE"; else
-    cargo build --release --quiet --example bare_http >&2
-    echo "$PWD/target/release/examples/bare_http"
+# A benchmark's baseline server, crates/keyhook-http/examples/$2.rs: the build $1 names
+# (another one), or this tree's release build of it, built.
+example_bin() {
+  if [ -n "$1" ]; then echo "$1"; else
+    cargo build --release --quiet --example "$2" >&2
+    echo "$PWD/target/release/examples/$2"
   fi
 }
-
-# The floor server (crates/keyhook-http/examples/floor_http.rs: a thread a connection and no
-# HTTP layer, the machine's own rate and tail): $FLOOR, or this tree's release build of it.
-floor_bin() {
-  if [ -n "${FLOOR:-}" ]; then echo "$FLOOR"; else
-    cargo build --release --quiet --example floor_http >&2
-    echo "$PWD/target/release/examples/floor_http"
-  fi
-}
+# The bare HTTP layer (bare_http.rs): $BARE, or this tree's.
+bare_bin() { example_bin "${BARE:-}" bare_http; }
+# The floor server (floor_http.rs: a thread a connection and no HTTP layer, the machine's own
+# rate and tail): $FLOOR, or this tree's.
+floor_bin() { example_bin "${FLOOR:-}" floor_http; }
 
 # A scratch directory, $work, and the list $pids of what a benchmark starts: on exit each of
 # them is killed and the directory removed.

@@ -17,15 +17,29 @@
 #   bench/serve.sh                 # DURATION=10s KEYS=100000 THREADS=64 ROUNDS=3 are the defaults
 #   BIN=/tmp/keyhook-old bench/serve.sh   # the same against another binary
 #   BARE=/tmp/bare_http bench/serve.sh    # another build of the bare HTTP layer (FLOOR=: the floor)
+#   SPLIT=2 bench/serve.sh         # wrk on the last 2 CPUs, every server on the others (taskset):
+#                                  # the load generator on cores of its own, as when the load comes
+#                                  # from other machines (needs more CPUs than SPLIT)
+#   WRK_THREADS=1 bench/serve.sh   # wrk's own threads (2 unless given): how much of the tail is
+#                                  # the load generator's, on cores it shares with the server
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 DURATION=${DURATION:-10s}
 KEYS=${KEYS:-100000}
 THREADS=${THREADS:-64}
+WRK_THREADS=${WRK_THREADS:-2}
 ROUNDS=${ROUNDS:-3}
 
 install_missing wrk nginx:nginx-light sqlite3 curl
+on_servers=(); on_wrk=()
+if [ -n "${SPLIT:-}" ]; then
+  cpus=$(nproc)
+  [[ "$SPLIT" =~ ^[1-9][0-9]*$ ]] && [ "$SPLIT" -lt "$cpus" ] ||
+    { echo "SPLIT=$SPLIT: give wrk from 1 to $((cpus - 1)) of the $cpus CPUs" >&2; exit 2; }
+  on_servers=(taskset -c "0-$((cpus - SPLIT - 1))"); on_wrk=(taskset -c "$((cpus - SPLIT))-$((cpus - 1))")
+  echo "SPLIT: servers on CPUs 0-$((cpus - SPLIT - 1)), wrk on CPUs $((cpus - SPLIT))-$((cpus - 1))"
+fi
 # BIN=path/to/keyhook runs another build (a baseline) instead of this tree's release build.
 bin=$(keyhook_bin)
 bare=$(bare_bin)
@@ -36,7 +50,7 @@ db=$work/k.db
 key=$(serve_db "$bin" "$db" "$KEYS")
 
 kport=$(port)
-"$bin" --db "$db" serve --bind "127.0.0.1:$kport" --threads "$THREADS" 2>"$work/serve.log" &
+"${on_servers[@]}" "$bin" --db "$db" serve --bind "127.0.0.1:$kport" --threads "$THREADS" 2>"$work/serve.log" &
 kpid=$!; pids+=("$kpid")
 listening "$work/serve.log" || true
 url="http://127.0.0.1:$kport/api/v1/api-keys"
@@ -59,16 +73,16 @@ http {
   server { listen 127.0.0.1:$nport; root $work/www; }
 }
 NGINX
-nginx -c "$work/nginx.conf" -p "$work"
+"${on_servers[@]}" nginx -c "$work/nginx.conf" -p "$work"
 for _ in $(seq 50); do [ -s "$work/nginx.pid" ] && break; sleep 0.1; done
 pids+=("$(cat "$work/nginx.pid")")
 
 bport=$(port)
-"$bare" "127.0.0.1:$bport" "$work/www/api-keys" 2>"$work/bare.log" &
+"${on_servers[@]}" "$bare" "127.0.0.1:$bport" "$work/www/api-keys" 2>"$work/bare.log" &
 pids+=($!)
 listening "$work/bare.log" || true
 
-run_wrk() { wrk -t2 -c32 -d"$DURATION" --latency "$@"; }
+run_wrk() { "${on_wrk[@]}" wrk -t"$WRK_THREADS" -c32 -d"$DURATION" --latency "$@"; }
 # Beside requests/s, the CPU each request took in the server (its clock ticks over the requests
 # wrk counted): a figure that moves far less with the machine's load, and the same ratio when
 # the server is what limits the rate.
@@ -82,7 +96,7 @@ measured() { # name, round, server pid, wrk arguments...
 bpid=${pids[-1]}
 
 fport=$(port)
-"$floor" "127.0.0.1:$fport" "$work/www/api-keys" 2>"$work/floor.log" &
+"${on_servers[@]}" "$floor" "127.0.0.1:$fport" "$work/www/api-keys" 2>"$work/floor.log" &
 fpid=$!; pids+=("$fpid")
 listening "$work/floor.log" || true
 

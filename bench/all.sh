@@ -6,9 +6,9 @@
 #
 #   bench/all.sh
 #
-# The parts can be run alone: bench/cli-create.sh, bench/serve.sh (also with WRK_THREADS=1:
-# the same with wrk on one thread; and bench/serve-together.sh,
-# its CPU a request with the bare layer under load at the same time), bench/deliver.sh,
+# The parts can be run alone: bench/cli-create.sh, bench/serve.sh (WRK_THREADS=1 runs it with
+# wrk on one thread; bench/serve-together.sh, its CPU a request with the bare layer under load
+# at the same time), bench/deliver.sh,
 # bench/pg.sh (which also installs postgresql) and `cargo bench --bench authenticate`,
 # bench/ratelimit.sh, bench/metrics.sh, bench/rotation.sh (deliveries with secret rotation
 # active), bench/retention.sh (file size over 200k deliveries, latency while pruning);

@@ -31,7 +31,7 @@ THREADS=${THREADS:-64}
 WRK_THREADS=${WRK_THREADS:-2}
 ROUNDS=${ROUNDS:-3}
 
-install_missing wrk nginx:nginx-light sqlite3 curl
+# SPLIT=N: wrk on the last N CPUs, the servers on the others; checked before installing.
 on_servers=(); on_wrk=()
 if [ -n "${SPLIT:-}" ]; then
   cpus=$(nproc)
@@ -40,6 +40,7 @@ if [ -n "${SPLIT:-}" ]; then
   on_servers=(taskset -c "0-$((cpus - SPLIT - 1))"); on_wrk=(taskset -c "$((cpus - SPLIT))-$((cpus - 1))")
   echo "SPLIT: servers on CPUs 0-$((cpus - SPLIT - 1)), wrk on CPUs $((cpus - SPLIT))-$((cpus - 1))"
 fi
+install_missing wrk nginx:nginx-light sqlite3 curl
 # BIN=path/to/keyhook runs another build (a baseline) instead of this tree's release build.
 bin=$(keyhook_bin)
 bare=$(bare_bin)

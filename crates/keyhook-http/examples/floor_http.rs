@@ -13,7 +13,7 @@
 //!   target/release/examples/floor_http 127.0.0.1:8789 body.json
 
 use std::io::{ErrorKind, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::sync::Arc;
 
 /// A request head longer than this ends its connection (wrk's are about 150 bytes).
@@ -29,8 +29,10 @@ fn main() {
         eprintln!("floor_http: cannot read {file}: {e}");
         std::process::exit(1);
     });
-    let listener = TcpListener::bind(&bind).unwrap_or_else(|e| {
-        eprintln!("floor_http: cannot listen on {bind}: {e}");
+    // serve's listener, as the bare layer's: its options (TCP_NODELAY among them) are the
+    // accepted sockets'.
+    let listener = keyhook_http::listen(&bind).unwrap_or_else(|e| {
+        eprintln!("floor_http: {e}");
         std::process::exit(1);
     });
     let mut response = format!(
@@ -59,9 +61,6 @@ fn main() {
 /// Answers each request head read from `stream` with `response`, pipelined ones included,
 /// until the client closes or an error.
 fn answer(mut stream: TcpStream, response: &[u8]) {
-    if stream.set_nodelay(true).is_err() {
-        return;
-    }
     let mut buf = vec![0; HEAD_MAX];
     let mut filled = 0;
     loop {

@@ -287,8 +287,8 @@ fn on_request(shared: &Shared, mut rq: tiny_http::Request) {
 /// that vanished, cannot hold a connection forever; and TCP_NODELAY, since tiny_http writes
 /// the body of a response over 16 KiB after its head (vendor/tiny_http/PATCHES.md, patch i),
 /// and Nagle's algorithm would hold the body back until the client's delayed ACK (about
-/// 40 ms a request). Public for the bare HTTP-layer baseline of bench/serve.sh
-/// (`examples/bare_http.rs`), which listens the same way.
+/// 40 ms a request). Public for the baselines of bench/serve.sh (`examples/bare_http.rs`,
+/// `examples/floor_http.rs`), which listen the same way.
 pub fn listen(bind: &str) -> Result<TcpListener> {
     use socket2::{Domain, Protocol, Socket, TcpKeepalive, Type};
     let bad = |m: String| Error::validation("--bind", m);

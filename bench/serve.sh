@@ -80,7 +80,7 @@ pids+=("$(cat "$work/nginx.pid")")
 
 bport=$(port)
 "${on_servers[@]}" "$bare" "127.0.0.1:$bport" "$work/www/api-keys" 2>"$work/bare.log" &
-pids+=($!)
+bpid=$!; pids+=("$bpid")
 listening "$work/bare.log" || true
 
 run_wrk() { "${on_wrk[@]}" wrk -t"$WRK_THREADS" -c32 -d"$DURATION" --latency "$@"; }
@@ -94,7 +94,6 @@ measured() { # name, round, server pid, wrk arguments...
   ticks "$pid" >"$work/$name.$r.t1"
   spent "$work/$name.$r.t0" "$work/$name.$r.t1" >"$work/$name.$r.cpu"
 }
-bpid=${pids[-1]}
 
 fport=$(port)
 "${on_servers[@]}" "$floor" "127.0.0.1:$fport" "$work/www/api-keys" 2>"$work/floor.log" &

@@ -26,12 +26,16 @@ fn main() {
     for (n, line) in stdin.lines().enumerate() {
         let line = line.unwrap_or_else(|e| fail(n, &format!("cannot read: {e}")));
         let answer = match case(&line) {
-            Ok((expr, event, profile_id, data)) => judge(&expr, &event, profile_id.as_deref(), &data),
+            Ok((expr, event, profile_id, data)) => {
+                judge(&expr, &event, profile_id.as_deref(), &data)
+            }
             Err(m) => fail(n, &m),
         };
         writeln!(stdout, "{answer}").unwrap_or_else(|e| fail(n, &format!("cannot write: {e}")));
     }
-    stdout.flush().unwrap_or_else(|e| fail(0, &format!("cannot write: {e}")));
+    stdout
+        .flush()
+        .unwrap_or_else(|e| fail(0, &format!("cannot write: {e}")));
 }
 
 /// The fields of one input line.

@@ -14,7 +14,8 @@
 // from the language definition there) is compared with its "expect" instead. cel-js sees the
 // variables declared as CEL would declare them (event string, profileId dyn, data
 // map<string, dyn>) and data as JSON.parse reads it: every JSON number a double, as §10.1 says.
-// Exit 1 on any disagreement, or with fewer than MIN_PAIRS pairs.
+// Exit 1 on any disagreement, or with fewer than MIN_PAIRS pairs. CEL_DIFF_SHOW_REFUSED=1 also
+// lists the pairs refused when written on which cel-js gives true or false.
 
 import {readFileSync} from 'node:fs'
 import {spawnSync} from 'node:child_process'
@@ -75,6 +76,9 @@ let refused = 0
 let exceptions = 0
 const disagreements = []
 const stale = []
+// Refused when written although cel-js gives a verdict: not a disagreement (keyhook may refuse
+// what it does not evaluate, §10.1), counted, and listed with CEL_DIFF_SHOW_REFUSED=1.
+const refusedWithVerdict = []
 pairs.forEach((pair, i) => {
   const k = keyhook[i]
   const ref = celJs(pair)
@@ -84,6 +88,7 @@ pairs.forEach((pair, i) => {
   }
   if (!k.accepted) {
     refused++
+    if (ref.verdict !== 'error') refusedWithVerdict.push({i, pair, k, ref})
     return
   }
   accepted++
@@ -104,7 +109,13 @@ for (const {i, pair, k, want} of disagreements) {
 for (const {i, pair} of stale) {
   console.log(`note: line ${i + 1}: cel-js ${pkg.version} now answers ${show(pair.expect)} on ${brief(pair.expr)}; its exception can go`)
 }
-console.log(`cel differential (cel-js ${pkg.version}): ${pairs.length} pairs, ${accepted} accepted, ${refused} refused when written, ` +
+if (process.env.CEL_DIFF_SHOW_REFUSED) {
+  for (const {i, pair, k, ref} of refusedWithVerdict) {
+    console.log(`refused line ${i + 1}: ${brief(pair.expr)} (keyhook: ${k.message}; cel-js: ${show(ref.verdict)})`)
+  }
+}
+console.log(`cel differential (cel-js ${pkg.version}): ${pairs.length} pairs, ${accepted} accepted, ` +
+  `${refused} refused when written (${refusedWithVerdict.length} of them where cel-js gives true or false), ` +
   `${exceptions} compared with CEL where cel-js deviates, ${disagreements.length} disagreements`)
 if (pairs.length < MIN_PAIRS) {
   console.log(`fewer than ${MIN_PAIRS} pairs`)

@@ -448,6 +448,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('rotate-secret', 'rotate-secret', [CompletionResultType]::ParameterValue, 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period')
             [CompletionResult]::new('deliveries', 'deliveries', [CompletionResultType]::ParameterValue, 'Show the newest delivery attempts to a webhook')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Queue past events again for a webhook (after its endpoint was down)')
+            [CompletionResult]::new('filter-test', 'filter-test', [CompletionResultType]::ParameterValue, 'Try a filter on an event before saving it: prints true or false, or why it fails')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -473,6 +474,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('rotate-secret', 'rotate-secret', [CompletionResultType]::ParameterValue, 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period')
             [CompletionResult]::new('deliveries', 'deliveries', [CompletionResultType]::ParameterValue, 'Show the newest delivery attempts to a webhook')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Queue past events again for a webhook (after its endpoint was down)')
+            [CompletionResult]::new('filter-test', 'filter-test', [CompletionResultType]::ParameterValue, 'Try a filter on an event before saving it: prints true or false, or why it fails')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -802,6 +804,38 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'keyhook;webhooks;filter-test' {
+            [CompletionResult]::new('--event', '--event', [CompletionResultType]::ParameterName, 'The event type: the filter''s `event`, and without --data its catalog example is the data')
+            [CompletionResult]::new('--data', '--data', [CompletionResultType]::ParameterName, 'The event''s data instead of the example: a JSON object, @FILE to read it from a file, or - for stdin')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'The event''s profile, the filter''s `profileId` (without it: null)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'keyhook;webhook;filter-test' {
+            [CompletionResult]::new('--event', '--event', [CompletionResultType]::ParameterName, 'The event type: the filter''s `event`, and without --data its catalog example is the data')
+            [CompletionResult]::new('--data', '--data', [CompletionResultType]::ParameterName, 'The event''s data instead of the example: a JSON object, @FILE to read it from a file, or - for stdin')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'The event''s profile, the filter''s `profileId` (without it: null)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'keyhook;webhooks;help' {
             [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Subscribe a URL to events (at most 10 webhooks per user)')
             [CompletionResult]::new('update', 'update', [CompletionResultType]::ParameterValue, 'Change a webhook''s URL, events, scope or filter (what PATCH /webhooks/{id} changes)')
@@ -814,6 +848,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('rotate-secret', 'rotate-secret', [CompletionResultType]::ParameterValue, 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period')
             [CompletionResult]::new('deliveries', 'deliveries', [CompletionResultType]::ParameterValue, 'Show the newest delivery attempts to a webhook')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Queue past events again for a webhook (after its endpoint was down)')
+            [CompletionResult]::new('filter-test', 'filter-test', [CompletionResultType]::ParameterValue, 'Try a filter on an event before saving it: prints true or false, or why it fails')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -850,6 +885,9 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
         'keyhook;webhooks;help;replay' {
             break
         }
+        'keyhook;webhooks;help;filter-test' {
+            break
+        }
         'keyhook;webhooks;help;help' {
             break
         }
@@ -865,6 +903,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('rotate-secret', 'rotate-secret', [CompletionResultType]::ParameterValue, 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period')
             [CompletionResult]::new('deliveries', 'deliveries', [CompletionResultType]::ParameterValue, 'Show the newest delivery attempts to a webhook')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Queue past events again for a webhook (after its endpoint was down)')
+            [CompletionResult]::new('filter-test', 'filter-test', [CompletionResultType]::ParameterValue, 'Try a filter on an event before saving it: prints true or false, or why it fails')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -899,6 +938,9 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;webhook;help;replay' {
+            break
+        }
+        'keyhook;webhook;help;filter-test' {
             break
         }
         'keyhook;webhook;help;help' {
@@ -1329,6 +1371,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('rotate-secret', 'rotate-secret', [CompletionResultType]::ParameterValue, 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period')
             [CompletionResult]::new('deliveries', 'deliveries', [CompletionResultType]::ParameterValue, 'Show the newest delivery attempts to a webhook')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Queue past events again for a webhook (after its endpoint was down)')
+            [CompletionResult]::new('filter-test', 'filter-test', [CompletionResultType]::ParameterValue, 'Try a filter on an event before saving it: prints true or false, or why it fails')
             break
         }
         'keyhook;help;webhooks;create' {
@@ -1362,6 +1405,9 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             break
         }
         'keyhook;help;webhooks;replay' {
+            break
+        }
+        'keyhook;help;webhooks;filter-test' {
             break
         }
         'keyhook;help;events' {

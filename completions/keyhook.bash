@@ -238,6 +238,9 @@ _keyhook() {
             keyhook__subcmd__help__subcmd__webhooks,enable)
                 cmd="keyhook__subcmd__help__subcmd__webhooks__subcmd__enable"
                 ;;
+            keyhook__subcmd__help__subcmd__webhooks,filter-test)
+                cmd="keyhook__subcmd__help__subcmd__webhooks__subcmd__filter__subcmd__test"
+                ;;
             keyhook__subcmd__help__subcmd__webhooks,list)
                 cmd="keyhook__subcmd__help__subcmd__webhooks__subcmd__list"
                 ;;
@@ -325,6 +328,9 @@ _keyhook() {
             keyhook__subcmd__webhooks,enable)
                 cmd="keyhook__subcmd__webhooks__subcmd__enable"
                 ;;
+            keyhook__subcmd__webhooks,filter-test)
+                cmd="keyhook__subcmd__webhooks__subcmd__filter__subcmd__test"
+                ;;
             keyhook__subcmd__webhooks,help)
                 cmd="keyhook__subcmd__webhooks__subcmd__help"
                 ;;
@@ -360,6 +366,9 @@ _keyhook() {
                 ;;
             keyhook__subcmd__webhooks__subcmd__help,enable)
                 cmd="keyhook__subcmd__webhooks__subcmd__help__subcmd__enable"
+                ;;
+            keyhook__subcmd__webhooks__subcmd__help,filter-test)
+                cmd="keyhook__subcmd__webhooks__subcmd__help__subcmd__filter__subcmd__test"
                 ;;
             keyhook__subcmd__webhooks__subcmd__help,help)
                 cmd="keyhook__subcmd__webhooks__subcmd__help__subcmd__help"
@@ -1747,7 +1756,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__help__subcmd__webhooks)
-            opts="create update list show test enable disable delete rotate-secret deliveries replay"
+            opts="create update list show test enable disable delete rotate-secret deliveries replay filter-test"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1817,6 +1826,20 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__help__subcmd__webhooks__subcmd__enable)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__help__subcmd__webhooks__subcmd__filter__subcmd__test)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2681,7 +2704,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__webhooks)
-            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version create update list show test enable disable delete rotate-secret deliveries replay help"
+            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version create update list show test enable disable delete rotate-secret deliveries replay filter-test help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2921,8 +2944,62 @@ _keyhook() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        keyhook__subcmd__webhooks__subcmd__filter__subcmd__test)
+            opts="-h -V --event --data --profile --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --event)
+                    COMPREPLY=($(compgen -W "$(keyhook event-types list --names 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
+                --data)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --delivery-timeout)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         keyhook__subcmd__webhooks__subcmd__help)
-            opts="create update list show test enable disable delete rotate-secret deliveries replay help"
+            opts="create update list show test enable disable delete rotate-secret deliveries replay filter-test help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2992,6 +3069,20 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__webhooks__subcmd__help__subcmd__enable)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__webhooks__subcmd__help__subcmd__filter__subcmd__test)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

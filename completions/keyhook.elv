@@ -406,6 +406,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand rotate-secret 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period'
             cand deliveries 'Show the newest delivery attempts to a webhook'
             cand replay 'Queue past events again for a webhook (after its endpoint was down)'
+            cand filter-test 'Try a filter on an event before saving it: prints true or false, or why it fails'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'keyhook;webhook'= {
@@ -430,6 +431,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand rotate-secret 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period'
             cand deliveries 'Show the newest delivery attempts to a webhook'
             cand replay 'Queue past events again for a webhook (after its endpoint was down)'
+            cand filter-test 'Try a filter on an event before saving it: prints true or false, or why it fails'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'keyhook;webhooks;create'= {
@@ -736,6 +738,36 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'keyhook;webhooks;filter-test'= {
+            cand --event 'The event type: the filter''s `event`, and without --data its catalog example is the data'
+            cand --data 'The event''s data instead of the example: a JSON object, @FILE to read it from a file, or - for stdin'
+            cand --profile 'The event''s profile, the filter''s `profileId` (without it: null)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;webhook;filter-test'= {
+            cand --event 'The event type: the filter''s `event`, and without --data its catalog example is the data'
+            cand --data 'The event''s data instead of the example: a JSON object, @FILE to read it from a file, or - for stdin'
+            cand --profile 'The event''s profile, the filter''s `profileId` (without it: null)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'keyhook;webhooks;help'= {
             cand create 'Subscribe a URL to events (at most 10 webhooks per user)'
             cand update 'Change a webhook''s URL, events, scope or filter (what PATCH /webhooks/{id} changes)'
@@ -748,6 +780,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand rotate-secret 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period'
             cand deliveries 'Show the newest delivery attempts to a webhook'
             cand replay 'Queue past events again for a webhook (after its endpoint was down)'
+            cand filter-test 'Try a filter on an event before saving it: prints true or false, or why it fails'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'keyhook;webhooks;help;create'= {
@@ -772,6 +805,8 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         }
         &'keyhook;webhooks;help;replay'= {
         }
+        &'keyhook;webhooks;help;filter-test'= {
+        }
         &'keyhook;webhooks;help;help'= {
         }
         &'keyhook;webhook;help'= {
@@ -786,6 +821,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand rotate-secret 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period'
             cand deliveries 'Show the newest delivery attempts to a webhook'
             cand replay 'Queue past events again for a webhook (after its endpoint was down)'
+            cand filter-test 'Try a filter on an event before saving it: prints true or false, or why it fails'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'keyhook;webhook;help;create'= {
@@ -809,6 +845,8 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;webhook;help;deliveries'= {
         }
         &'keyhook;webhook;help;replay'= {
+        }
+        &'keyhook;webhook;help;filter-test'= {
         }
         &'keyhook;webhook;help;help'= {
         }
@@ -1193,6 +1231,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand rotate-secret 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period'
             cand deliveries 'Show the newest delivery attempts to a webhook'
             cand replay 'Queue past events again for a webhook (after its endpoint was down)'
+            cand filter-test 'Try a filter on an event before saving it: prints true or false, or why it fails'
         }
         &'keyhook;help;webhooks;create'= {
         }
@@ -1215,6 +1254,8 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;help;webhooks;deliveries'= {
         }
         &'keyhook;help;webhooks;replay'= {
+        }
+        &'keyhook;help;webhooks;filter-test'= {
         }
         &'keyhook;help;events'= {
             cand emit 'Queue an event for every active webhook of the user subscribed to it'

@@ -16,6 +16,7 @@ mod doc_transcripts;
 mod docs;
 mod event_types;
 mod faults;
+mod filter_test;
 mod filters;
 mod flag_values;
 mod help;

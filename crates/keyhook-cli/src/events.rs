@@ -181,7 +181,7 @@ pub(crate) enum Source<'a> {
 }
 
 /// `--data`: inline JSON, @FILE or - (standard input).
-fn read_data(arg: &str) -> anyhow::Result<Vec<u8>> {
+pub(crate) fn read_data(arg: &str) -> anyhow::Result<Vec<u8>> {
     let source = match arg {
         "-" => Source::Stdin,
         _ => arg
@@ -216,7 +216,7 @@ pub(crate) fn read_input(field: &str, source: Source<'_>, max: u64) -> anyhow::R
     Ok(buf)
 }
 
-fn parse_data(bytes: &[u8]) -> Result<serde_json::Map<String, Value>, Error> {
+pub(crate) fn parse_data(bytes: &[u8]) -> Result<serde_json::Map<String, Value>, Error> {
     // The same strict parser as the server's: a repeated key is refused.
     match keyhook_core::service::input::parse_json(bytes) {
         Ok(Value::Object(m)) => Ok(m),

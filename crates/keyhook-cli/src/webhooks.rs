@@ -1,12 +1,17 @@
 use clap::Subcommand;
 
 use super::output::status;
-use super::{prompt, secret_out, Context};
+use serde_json::Value;
+
+use super::{prompt, secret_out, Context, Status};
+use keyhook_core::error::Error;
 use keyhook_core::model::Webhook;
-use keyhook_core::service::filter::Filter;
+use keyhook_core::service::event_types;
+use keyhook_core::service::events::EventName;
+use keyhook_core::service::filter::{Filter, Vars};
 use keyhook_core::service::history;
 use keyhook_core::service::input::Problems;
-use keyhook_core::service::keys::ProfileIds;
+use keyhook_core::service::keys::{ProfileId, ProfileIds};
 use keyhook_core::service::replay::{self, ReplayRequest};
 use keyhook_core::service::webhooks::{
     self, Grace, NewWebhook, RotateSecret, WebhookEvents, WebhookPatch, WebhookUrl,
@@ -158,9 +163,52 @@ pub enum WebhooksCommand {
         #[arg(long)]
         failed_only: bool,
     },
+    /// Try a filter on an event before saving it: prints true or false, or why it fails
+    #[command(after_help = FILTER_TEST_HELP)]
+    FilterTest {
+        /// The CEL expression, as webhooks create --filter takes it
+        #[arg(value_name = "EXPR")]
+        expr: String,
+        /// The event type: the filter's `event`, and without --data its catalog example is the
+        /// data
+        #[arg(long, value_name = "NAME", default_value = "post.published",
+              value_parser = crate::events::EventNameArg, hide_possible_values = true)]
+        event: String,
+        /// The event's data instead of the example: a JSON object, @FILE to read it from a
+        /// file, or - for stdin
+        #[arg(long, value_name = "JSON|@FILE|-")]
+        data: Option<String>,
+        /// The event's profile, the filter's `profileId` (without it: null)
+        #[arg(long, value_name = "ID")]
+        profile: Option<String>,
+    },
 }
 
+const FILTER_TEST_HELP: &str = "\
+EXPR is checked as when a webhook is created with it, then evaluated over event (--event),
+profileId (--profile, else null) and data (--data, else the event type's example in the
+catalog; --data is checked against the type's schema as events emit checks it). Nothing is
+stored, queued or sent; only the database's catalog is read.
+
+Exit status: 0 the filter is true (a webhook with it receives the event); 1 it is false, or
+its evaluation fails (printed as error: a webhook with it skips the event); 2 the filter is
+refused as it would be when written, or the event type or the data is not valid.
+
+Examples:
+  keyhook webhooks filter-test 'data.tags.exists(t, t == \"breaking\")' --event post.updated
+  keyhook webhooks filter-test 'data.n > 1.0' --data '{\"n\": 2}' --event post.failed
+  keyhook webhooks filter-test 'profileId == \"brand-a\"' --data @post.json --profile brand-a";
+
 pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
+    if let WebhooksCommand::FilterTest {
+        expr,
+        event,
+        data,
+        profile,
+    } = cmd
+    {
+        return filter_test(ctx, &expr, &event, data.as_deref(), profile);
+    }
     let now = ctx.clock.now();
     let actor = ctx.actor()?;
     // Only `create` makes something new; every other command reads or acts on a webhook that
@@ -388,6 +436,7 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
                 )
             })
         }
+        WebhooksCommand::FilterTest { .. } => unreachable!("filter-test is run above"),
         WebhooksCommand::Deliveries { id, follow: true } => follow(ctx, &store, &actor, &id),
         WebhooksCommand::Deliveries { id, follow: false } => {
             let list = webhooks::attempts(&store, &actor, &id)?;
@@ -505,4 +554,123 @@ fn attempt_line(a: &keyhook_core::model::DeliveryAttempt) -> String {
         status(a.status_code, &a.status_text),
         a.duration_ms
     )
+}
+
+/// What `webhooks filter-test --json` prints: the event the filter was tried on and its
+/// verdict, `result` (null when the evaluation failed) or `error` (the kind of failure).
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FilterTrial<'a> {
+    filter: &'a str,
+    event: &'a str,
+    profile_id: Option<&'a str>,
+    data: &'a Value,
+    result: Option<bool>,
+    error: Option<&'a str>,
+}
+
+/// `webhooks filter-test EXPR [--event NAME] [--data JSON] [--profile ID]`: the filter checked
+/// as `create --filter` checks it (refused: exit 2), then evaluated on the event as a fan-out
+/// would (`Filter::matches`), without counting or logging a failure: true exits 0, false or
+/// an evaluation error 1.
+fn filter_test(
+    ctx: &Context,
+    expr: &str,
+    event: &str,
+    data: Option<&str>,
+    profile: Option<String>,
+) -> anyhow::Result<()> {
+    // Every problem of the input at once (exit 2), before the database is opened.
+    let mut p = Problems::default();
+    let filter = p.take("EXPR", Filter::new(expr));
+    p.take("--event", EventName::new(event));
+    let data = match data.map(|arg| -> anyhow::Result<_> {
+        Ok(crate::events::parse_data(&crate::events::read_data(arg)?)?)
+    }) {
+        None => None,
+        Some(Ok(m)) => Some(Value::Object(m)),
+        Some(Err(e)) => match e.downcast::<Error>() {
+            Ok(Error::Validation(details)) => {
+                details.into_iter().for_each(|d| p.add(d.field, d.message));
+                None
+            }
+            Ok(e) => return Err(e.into()),
+            Err(e) => return Err(e),
+        },
+    };
+    let profile_id = profile.and_then(|id| p.take("profileId", ProfileId::new(&id)));
+    p.into_result(&["EXPR", "--event", "data", "profileId"])?;
+    let filter = filter.expect("no problem, so the filter compiled");
+
+    let actor = ctx.actor()?;
+    let store = ctx.existing_store()?;
+    let t = match event_types::show(&store, &actor, event) {
+        Ok(t) => t,
+        Err(Error::NotFound(_)) => {
+            let known: Vec<String> = event_types::list(&store, &actor)?
+                .into_iter()
+                .map(|t| t.name)
+                .collect();
+            return Err(Error::validation(
+                "--event",
+                format!(
+                    "unknown event {event:?}; known events: {}",
+                    known.join(", ")
+                ),
+            )
+            .into());
+        }
+        Err(e) => return Err(e.into()),
+    };
+    if let Some(_schema) = &t.schema {
+        // TODO(merge): filter.check_schema(schema) — refuse (exit 2 on EXPR) a filter that the
+        // type's schema says can never hold, as `webhooks create` will.
+    }
+    let data = match data {
+        Some(data) => {
+            // An event whose data the schema refuses is never emitted: say so, as emit would.
+            if let Some(validator) = event_types::compiled(&t)? {
+                let problems = event_types::data_problems(&validator, &data);
+                if !problems.is_empty() {
+                    return Err(Error::Validation(problems).into());
+                }
+            }
+            data
+        }
+        None => t.example.clone().ok_or_else(|| {
+            Error::validation(
+                "data",
+                format!(
+                    "{event} has no example to try the filter on; give --data JSON, or add one \
+                     with: keyhook event-types update {event} --example FILE"
+                ),
+            )
+        })?,
+    };
+
+    let profile_id = profile_id.as_ref().map(ProfileId::as_str);
+    let verdict = filter.matches(&Vars::new(event, profile_id, &data));
+    let trial = FilterTrial {
+        filter: expr,
+        event,
+        profile_id,
+        data: &data,
+        result: verdict.ok(),
+        error: verdict.err(),
+    };
+    ctx.out.data(&trial, |o| match verdict {
+        Ok(b) => writeln!(o, "{b}"),
+        Err(_) => writeln!(o, "error"),
+    })?;
+    match verdict {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(Status(1).into()),
+        Err(kind) => {
+            ctx.out.note(&format!(
+                "keyhook: the filter failed on this event ({kind}): a webhook with this filter \
+                 skips the event (and counts it in keyhook_filter_errors_total)"
+            ));
+            Err(Status(1).into())
+        }
+    }
 }

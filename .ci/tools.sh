@@ -164,3 +164,5 @@ server=
 say "schemathesis"
 bench/schemathesis.sh --max-examples "${SCHEMATHESIS_EXAMPLES:-20}" | tail -4
 say "all accepted"
+.ci/typescript-client.sh
+.ci/secret-scanners.sh

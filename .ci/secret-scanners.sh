@@ -17,7 +17,8 @@ say() { echo "secret-scanners.sh: $*"; }
 
 # PyPI, pinned, into a venv of its own.
 DS=$TOOLS/detect-secrets/bin
-if ! "$DS/pip" show detect-secrets 2>/dev/null | grep -qx "Version: $DETECT_SECRETS_VERSION"; then
+# (pip's answer read whole: `grep -q` closing the pipe early would fail it under pipefail.)
+if [[ $("$DS/pip" show detect-secrets 2>/dev/null | grep -x "Version: .*") != "Version: $DETECT_SECRETS_VERSION" ]]; then
     say "pip install detect-secrets==$DETECT_SECRETS_VERSION"
     python3 -m venv --clear "$TOOLS/detect-secrets"
     "$DS/pip" install --quiet "detect-secrets==$DETECT_SECRETS_VERSION"

@@ -88,7 +88,8 @@ node -e '
         let i = src.findIndex((l) => l === `        ${schema}: {`);
         while (!src[++i].match(new RegExp(`^            ${field}\\??:`)));
         let text = src[i];
-        while (!text.endsWith(";")) text += " " + src[++i].trim();
+        const depth = (t) => t.split("{").length - t.split("}").length;
+        while (depth(text) > 0 || !text.endsWith(";")) text += " " + src[++i].trim();
         console.log(`  ${schema}.${text.trim()}`);
     }
 ' "$ts/keyhook.ts" EmitEvent.data EventType.schema EventType.example AuditEntry.details

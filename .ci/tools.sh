@@ -163,5 +163,7 @@ server=
 
 say "schemathesis"
 bench/schemathesis.sh --max-examples "${SCHEMATHESIS_EXAMPLES:-20}" | tail -4
-say "all accepted"
 .ci/cel-differential.sh
+.ci/typescript-client.sh
+.ci/secret-scanners.sh
+say "all accepted"

@@ -68,11 +68,14 @@ impl Validator<'_> {
                         }
                     }
                 }
+                // `true`: a free-form object, any field (see
+                // `free_form_objects_are_declared_free_form`).
+                "additionalProperties" if arg == &json!(true) => {}
                 "additionalProperties" => {
                     assert_eq!(
                         arg,
                         &json!(false),
-                        "only additionalProperties: false is used"
+                        "only additionalProperties: false or true is used"
                     );
                     if let Some(o) = value.as_object() {
                         let known = obj.get("properties").and_then(Value::as_object);
@@ -315,6 +318,66 @@ fn every_route_is_documented_and_nothing_else() {
         }
     }
     walk(&v, &doc);
+}
+
+/// An object schema without `properties` is a free-form object (event data, a JSON Schema,
+/// an example, audit details) and says so with `additionalProperties: true`: a bare `{"type":
+/// "object"}` is read by openapi-typescript as `Record<string, never>`, an object that can hold
+/// nothing, so a TypeScript client could not send event data (.ci/typescript-client.sh
+/// compiles such a client with `tsc --strict`). An object with `properties` lists its fields
+/// and allows no other.
+#[test]
+fn free_form_objects_are_declared_free_form() {
+    fn walk(node: &Value, at: &str, free: &mut Vec<String>, bad: &mut Vec<String>) {
+        match node {
+            Value::Object(o) => {
+                let object = match o.get("type") {
+                    Some(Value::String(t)) => t == "object",
+                    Some(Value::Array(ts)) => ts.contains(&json!("object")),
+                    _ => false,
+                };
+                if object {
+                    let extra = o.get("additionalProperties");
+                    match (o.contains_key("properties"), extra) {
+                        (false, Some(Value::Bool(true))) => free.push(at.to_string()),
+                        (true, Some(Value::Bool(false))) => {}
+                        _ => bad.push(format!("{at}: additionalProperties {extra:?}")),
+                    }
+                }
+                for (k, c) in o {
+                    walk(c, &format!("{at}/{k}"), free, bad);
+                }
+            }
+            Value::Array(a) => {
+                for (i, c) in a.iter().enumerate() {
+                    walk(c, &format!("{at}/{i}"), free, bad);
+                }
+            }
+            _ => {}
+        }
+    }
+    let doc = keyhook::http::openapi::document();
+    let (mut free, mut bad) = (Vec::new(), Vec::new());
+    walk(doc, "#", &mut free, &mut bad);
+    assert!(bad.is_empty(), "{bad:#?}");
+    for want in [
+        "#/components/schemas/EmitEvent/properties/data",
+        "#/components/schemas/EventType/properties/schema",
+        "#/components/schemas/EventType/properties/example",
+        "#/components/schemas/AuditEntry/properties/details",
+    ] {
+        assert!(free.iter().any(|f| f == want), "{want} in {free:#?}");
+    }
+    // And the validator takes any field there.
+    let v = Validator { doc };
+    let mut errors = Vec::new();
+    v.check(
+        &doc["components"]["schemas"]["EmitEvent"],
+        &json!({ "event": "post.published", "data": { "title": "x", "n": 1, "tags": ["a"] } }),
+        "body",
+        &mut errors,
+    );
+    assert!(errors.is_empty(), "{errors:?}");
 }
 
 #[test]

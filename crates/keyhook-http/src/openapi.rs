@@ -419,7 +419,7 @@ fn paths() -> Value {
                 "operationId": "getOpenApi",
                 "security": [],
                 "responses": {
-                    "200": { "description": "OpenAPI 3.1", "content": { "application/json": { "schema": { "type": "object" } } } },
+                    "200": { "description": "OpenAPI 3.1", "content": { "application/json": { "schema": { "type": "object", "additionalProperties": true } } } },
                     "405": err("MethodNotAllowed"),
                     "503": err("Unavailable")
                 }
@@ -707,8 +707,8 @@ fn schemas() -> Value {
             "properties": {
                 "name": { "type": "string", "maxLength": NAME_MAX, "pattern": NAME_PATTERN },
                 "description": { "type": ["string", "null"], "maxLength": event_types::DESCRIPTION_MAX },
-                "schema": { "type": ["object", "boolean", "null"], "description": "A JSON Schema (draft 2020-12) that an event's `data` must match (else 400, a detail per problem, at most 20, named like `data.tags[2]`)" },
-                "example": { "type": ["object", "null"], "description": "Example `data`, which matches the schema" },
+                "schema": { "type": ["object", "boolean", "null"], "additionalProperties": true, "description": "A JSON Schema (draft 2020-12) that an event's `data` must match (else 400, a detail per problem, at most 20, named like `data.tags[2]`)" },
+                "example": { "type": ["object", "null"], "additionalProperties": true, "description": "Example `data`, which matches the schema" },
                 "profile": { "enum": EventProfile::ALL.map(EventProfile::as_str), "description": "`optional`: an event may name a profileId; `required`: it must (else 400 on profileId); `none`: it must not (400)" },
                 "deprecated": { "type": "boolean", "description": "No new subscriptions (400); existing ones keep receiving" },
                 "createdAt": ts,
@@ -727,7 +727,7 @@ fn schemas() -> Value {
                 "via": { "enum": audit::Via::ALL.map(audit::Via::as_str) },
                 "action": { "enum": audit::Action::ALL.map(audit::Action::as_str) },
                 "target": { "type": "string", "description": "The id of the key or webhook" },
-                "details": { "type": "object", "description": "What changed: names, permissions, scopes, URLs (credentials masked); never a key or a secret" }
+                "details": { "type": "object", "additionalProperties": true, "description": "What changed: names, permissions, scopes, URLs (credentials masked); never a key or a secret" }
             }
         },
         "EmitEvent": {
@@ -737,7 +737,7 @@ fn schemas() -> Value {
             "description": "`null` counts as absent for `data` and `profileId`. Without `profileId` the event is user-wide and is delivered only to webhooks with fullAccess; with one, to webhooks with fullAccess or whose profileIds hold it. A key limited to profiles must name one of its own (else 403, details `profileId`). Receivers get `{id, event, createdAt, profileId, data}`.",
             "properties": {
                 "event": event_name(),
-                "data": { "type": ["object", "null"] },
+                "data": { "type": ["object", "null"], "additionalProperties": true, "description": "Any JSON object: its fields are yours (the event type's `schema`, if it has one, must accept them)" },
                 "profileId": {
                     "type": ["string", "null"], "minLength": 1, "maxLength": MAX_PROFILE_ID_CHARS, "pattern": keys::profile_id_pattern(),
                     "description": format!("Not blank. {}", visible_rule())

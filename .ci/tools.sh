@@ -164,3 +164,4 @@ server=
 say "schemathesis"
 bench/schemathesis.sh --max-examples "${SCHEMATHESIS_EXAMPLES:-20}" | tail -4
 say "all accepted"
+.ci/cel-conformance.sh

@@ -183,8 +183,7 @@ fn lookup_keys(v: &Value) -> Vec<Key> {
         Value::Int(i) => num(Some(*i), u64::try_from(*i).ok()),
         Value::Uint(u) => num(i64::try_from(*u).ok(), Some(*u)),
         Value::Double(d) if d.fract() == 0.0 => num(
-            (*d >= -TWO_63 && *d < TWO_63)
-                .then_some(*d as i64),
+            (*d >= -TWO_63 && *d < TWO_63).then_some(*d as i64),
             (*d >= 0.0 && *d < TWO_64).then_some(*d as u64),
         ),
         _ => v.to_key().into_iter().collect(),
@@ -278,30 +277,11 @@ fn num_cmp(a: &Value, b: &Value) -> Option<Option<Ordering>> {
     })
 }
 
-/// An integer (within ±2^64) against a double, without rounding either.
+/// An integer against a double, as CEL's reference implementation compares them: the
+/// integer converted to a double (so `9223372036854775807 < 9223372036854775808.0` is false,
+/// as the conformance suite says).
 fn int_double(i: i128, d: f64) -> Option<Ordering> {
-    if d.is_nan() {
-        return None;
-    }
-    if d >= 1.9e19 {
-        return Some(Ordering::Less);
-    }
-    if d <= -1.9e19 {
-        return Some(Ordering::Greater);
-    }
-    let t = d.trunc();
-    // |t| < 2^65: exact in i128.
-    let ti = t as i128;
-    Some(i.cmp(&ti).then_with(|| {
-        let frac = d - t;
-        if frac > 0.0 {
-            Ordering::Less
-        } else if frac < 0.0 {
-            Ordering::Greater
-        } else {
-            Ordering::Equal
-        }
-    }))
+    (i as f64).partial_cmp(&d)
 }
 
 /// Ordering for `< <= > >=`: numbers across types, strings, bytes, bools.

@@ -13,6 +13,8 @@ pub enum Tok {
     Str(String),
     Bytes(Vec<u8>),
     Ident(String),
+    /// A backquoted field name (`` data.`content-type` ``), only valid after a `.`.
+    QuotedIdent(String),
     True,
     False,
     Null,
@@ -103,6 +105,19 @@ pub fn lex(src: &str) -> Result<Vec<Spanned>, String> {
             };
             out.push((tok, start));
             i = j;
+            continue;
+        }
+        if c == '`' {
+            let end = s[i + 1..]
+                .iter()
+                .position(|&c| c == '`' || c == '\n')
+                .filter(|&n| n > 0 && s[i + 1 + n] == '`')
+                .ok_or_else(|| format!("unterminated or empty backquoted name at {start}"))?;
+            out.push((
+                Tok::QuotedIdent(s[i + 1..i + 1 + end].iter().collect()),
+                start,
+            ));
+            i += end + 2;
             continue;
         }
         if c == '"' || c == '\'' {

@@ -325,6 +325,18 @@ impl Parser<'_> {
             let pos = self.pos();
             if self.eat(".") {
                 let name = match self.toks.get(self.i) {
+                    Some((Tok::QuotedIdent(n), _)) => {
+                        self.i += 1;
+                        e = self.node(
+                            Kind::Select {
+                                operand: Box::new(e),
+                                field: n.clone(),
+                                test: false,
+                            },
+                            pos,
+                        )?;
+                        continue;
+                    }
                     Some((Tok::Ident(n), _)) => n.clone(),
                     Some((t, pos)) => {
                         return Err(format!("expected a field name at {pos}, found {}", show(t)))

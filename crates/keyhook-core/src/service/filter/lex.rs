@@ -13,6 +13,8 @@ pub enum Tok {
     Str(String),
     Bytes(Vec<u8>),
     Ident(String),
+    /// A word CEL reserves: a field name after `.` (`data.loop`), never an identifier.
+    Reserved(String),
     /// A backquoted field name (`` data.`content-type` ``), only valid after a `.`.
     QuotedIdent(String),
     True,
@@ -98,9 +100,7 @@ pub fn lex(src: &str) -> Result<Vec<Spanned>, String> {
                 "false" => Tok::False,
                 "null" => Tok::Null,
                 "in" => Tok::In,
-                w if RESERVED.contains(&w) => {
-                    return Err(format!("`{w}` is a reserved word (at {start})"))
-                }
+                w if RESERVED.contains(&w) => Tok::Reserved(word),
                 _ => Tok::Ident(word),
             };
             out.push((tok, start));

@@ -138,6 +138,19 @@ impl Filter {
         &self.source
     }
 
+    /// Checks the filter against the JSON Schema of the event type it will see (see
+    /// [`schema`]): a field of `data` the schema does not declare, or a comparison of a field
+    /// the schema types as a string with a number (or a number with a string), is refused.
+    pub fn check_schema(&self, schema: &Json) -> std::result::Result<(), String> {
+        self.check_schemas(&[("the event type", schema)])
+    }
+
+    /// [`Filter::check_schema`] for a filter that sees several event types, each `(name,
+    /// schema)`: a field is unknown only if every schema says so (the rule in [`schema`]).
+    pub fn check_schemas(&self, schemas: &[(&str, &Json)]) -> std::result::Result<(), String> {
+        schema::Checker::new(schemas.to_vec()).check(&self.program.expr)
+    }
+
     /// `Ok(true)`: the event goes to the webhook; `Ok(false)`: it does not; `Err`: the kind
     /// of error (an evaluation error, or a result that is not a boolean), safe to log: it
     /// holds no value of the data.

@@ -325,7 +325,7 @@ impl Parser<'_> {
             let pos = self.pos();
             if self.eat(".") {
                 let name = match self.toks.get(self.i) {
-                    Some((Tok::QuotedIdent(n), _)) => {
+                    Some((Tok::QuotedIdent(n) | Tok::Reserved(n), _)) => {
                         self.i += 1;
                         e = self.node(
                             Kind::Select {
@@ -446,6 +446,7 @@ impl Parser<'_> {
                     "a leading `.` (a root-scoped name) is not supported (at {pos})"
                 ))
             }
+            Tok::Reserved(w) => return Err(format!("`{w}` is a reserved word (at {pos})")),
             t => return Err(format!("unexpected {} at {pos}", show(t))),
         };
         self.node(kind, pos)

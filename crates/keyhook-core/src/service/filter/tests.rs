@@ -258,7 +258,7 @@ fn functions_cel_defines_are_evaluated() {
         "7 / 2 == 3 && -7 % 3 == -1 && 7u / 2u == 3u && 7.0 / 2.0 == 3.5",
         "data.tags[1] == 'b' && data['title'] == data.title",
         "// a comment\n true",
-        "has(data.`title`) && data.o.`k` == null",
+        "has(data.`title`) && data.o.`k` == null && !has(data.o.loop)",
     ] {
         assert_eq!(eval(src, d.clone()), Ok(true), "{src}");
     }
@@ -458,4 +458,98 @@ fn errors_are_counted_and_stale_filters_never_evaluated() {
     assert!(errors_total() >= before + 3);
     let a = compiled("data.n == 1").unwrap();
     assert!(Arc::ptr_eq(&a, &compiled("data.n == 1").unwrap()));
+}
+
+/// The schema check when a filter is written: unknown fields with a suggestion, string and
+/// number mixed, `$ref`s followed (and cycles ending), several schemas.
+#[test]
+fn filters_are_checked_against_the_event_schema() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "title": {"type": "string"},
+            "count": {"type": "integer"},
+            "author": {"$ref": "#/$defs/person"},
+            "tags": {"type": "array", "items": {"$ref": "#/$defs/tag"}},
+            "extra": {"type": "object", "additionalProperties": true},
+            "cycle": {"$ref": "#/$defs/a"}
+        },
+        "$defs": {
+            "person": {"type": "object", "properties": {"name": {"type": "string"}}},
+            "tag": {"type": "object", "properties": {"label": {"type": "string"}}},
+            "a": {"$ref": "#/$defs/b"},
+            "b": {"$ref": "#/$defs/a"}
+        }
+    });
+    let check = |src: &str| Filter::new(src).unwrap().check_schema(&schema);
+    for ok in [
+        "data.title == 'x'",
+        "has(data.title) && data.count > 2",
+        "data.author.name.startsWith('A')",
+        "data['title'] == 'x'",
+        "data.tags.exists(t, t.label == 'news')",
+        "data.tags[0].label == 'a'",
+        "data.extra.anything == 1",
+        "data.cycle.whatever == 1",
+        "size(data.title) > 3 && event == 'x'",
+        "[{'titel': 1}].exists(data, data.titel == 1)",
+        "data.count == 2.0 || data.title != ''",
+    ] {
+        assert_eq!(check(ok), Ok(()), "{ok}");
+    }
+    for (bad, says) in [
+        ("data.titel == 'x'", "did you mean `title`?"),
+        ("has(data.titel)", "did you mean `title`?"),
+        ("data[\"titel\"] == 'x'", "did you mean `title`?"),
+        ("data.author.nmae == 'x'", "`data.author.nmae`"),
+        (
+            "data.tags.exists(t, t.lable == 'x')",
+            "did you mean `label`?",
+        ),
+        ("data.zzzzzz == 1", "declares no field `zzzzzz`"),
+        ("data.title == 1", "`data.title` is a string"),
+        ("1.5 < data.title", "`data.title` is a string"),
+        ("data.count == 'two'", "`data.count` is a number"),
+        ("data.author.name != 3", "quote the number"),
+    ] {
+        let e = check(bad).unwrap_err();
+        assert!(e.contains(says), "{bad}: {e}");
+    }
+    // Several schemas: a field is unknown only if no schema knows it.
+    let other = json!({"type": "object", "properties": {"titel": {"type": "number"}}});
+    let f = Filter::new("data.titel == 'x'").unwrap();
+    assert_eq!(
+        f.check_schemas(&[("a", &schema), ("b", &other)]),
+        Err("`data.titel` is a number in the schema of b and `==` compares it with a string (compare with a number)".into())
+    );
+    let f = Filter::new("data.titel > 1.0").unwrap();
+    assert_eq!(f.check_schemas(&[("a", &schema), ("b", &other)]), Ok(()));
+    let e = Filter::new("data.nope == 1.0")
+        .unwrap()
+        .check_schemas(&[("a", &schema), ("b", &other)])
+        .unwrap_err();
+    assert!(
+        e.contains("the schema of a, b declares no field `nope`"),
+        "{e}"
+    );
+    // A schema that declares nothing, or admits more, never refuses.
+    for open in [
+        json!({}),
+        json!(true),
+        json!({"type": "object"}),
+        json!({"properties": {"a": {}}, "patternProperties": {"^x": {}}, "additionalProperties": false}),
+    ] {
+        let f = Filter::new("data.xyz == 1.0").unwrap();
+        assert_eq!(f.check_schema(&open), Ok(()), "{open}");
+    }
+    // A deep cyclic schema ends.
+    let mut cyc = json!({"$defs": {}});
+    for i in 0..200 {
+        cyc["$defs"][format!("d{i}")] = json!({"allOf": [{"$ref": format!("#/$defs/d{}", (i + 1) % 200)}, {"$ref": format!("#/$defs/d{}", (i + 7) % 200)}]});
+    }
+    cyc["$ref"] = json!("#/$defs/d0");
+    assert_eq!(
+        Filter::new("data.a.b.c == 1.0").unwrap().check_schema(&cyc),
+        Ok(())
+    );
 }

@@ -318,7 +318,7 @@ impl Checker<'_> {
                     "{func}() is a macro: write list.{func}(x, predicate) (at {pos})"
                 ),
                 _ => format!(
-                    "`{func}` is not a function keyhook's filters evaluate{} (the functions are {FUNCTIONS}) (at {pos})",
+                    "`{func}` (at {pos}) is not a function keyhook's filters evaluate{}; the functions are {FUNCTIONS}",
                     unsupported_hint(func)
                 ),
             });

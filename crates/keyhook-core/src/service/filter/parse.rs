@@ -220,7 +220,6 @@ impl Parser<'_> {
     }
 
     fn relation(&mut self) -> Result<Expr, String> {
-        let pos = self.pos();
         let mut a = self.addition()?;
         loop {
             let op = match self.peek() {
@@ -228,6 +227,7 @@ impl Parser<'_> {
                 Some(Tok::Punct(p @ ("==" | "!=" | "<" | "<=" | ">" | ">="))) => p,
                 _ => return Ok(a),
             };
+            let pos = self.pos();
             self.i += 1;
             let b = self.addition()?;
             a = self.node(Kind::Binary(op, Box::new(a), Box::new(b)), pos)?;
@@ -235,13 +235,13 @@ impl Parser<'_> {
     }
 
     fn addition(&mut self) -> Result<Expr, String> {
-        let pos = self.pos();
         let mut a = self.multiplication()?;
         loop {
             let op = match self.peek() {
                 Some(Tok::Punct(p @ ("+" | "-"))) => *p,
                 _ => return Ok(a),
             };
+            let pos = self.pos();
             self.i += 1;
             let b = self.multiplication()?;
             a = self.node(Kind::Binary(op, Box::new(a), Box::new(b)), pos)?;
@@ -249,13 +249,13 @@ impl Parser<'_> {
     }
 
     fn multiplication(&mut self) -> Result<Expr, String> {
-        let pos = self.pos();
         let mut a = self.unary()?;
         loop {
             let op = match self.peek() {
                 Some(Tok::Punct(p @ ("*" | "/" | "%"))) => *p,
                 _ => return Ok(a),
             };
+            let pos = self.pos();
             self.i += 1;
             let b = self.unary()?;
             a = self.node(Kind::Binary(op, Box::new(a), Box::new(b)), pos)?;

@@ -12,12 +12,15 @@
 //! `oneOf` branch; `$ref`s are followed within the document, at most [`MAX_HOPS`] deep and
 //! [`BUDGET`] steps in all, so a cyclic schema ends.
 
+use std::cell::Cell;
+
 use serde_json::Value as Json;
 
 use super::eval::Value;
 use super::parse::{Expr, Kind};
 
 const MAX_HOPS: usize = 16;
+/// The steps (a schema looked at) one check may take, over all its paths and schemas.
 const BUDGET: usize = 10_000;
 
 /// One step of a path into `data`.
@@ -38,12 +41,20 @@ enum Look<'a> {
     Missing(Vec<String>),
 }
 
-struct Walk<'a> {
+struct Walk<'a, 'b> {
     root: &'a Json,
-    steps: usize,
+    /// The steps left, shared by every walk of one check (over all its paths and schemas).
+    left: &'b Cell<usize>,
 }
 
-impl<'a> Walk<'a> {
+impl<'a> Walk<'a, '_> {
+    /// Takes one step of the budget: `false` when it is spent.
+    fn step(&self) -> bool {
+        let left = self.left.get();
+        self.left.set(left.saturating_sub(1));
+        left > 0
+    }
+
     /// `$ref` within the document (`#`, `#/$defs/x`, any JSON pointer).
     fn resolve(&self, r: &str) -> Option<&'a Json> {
         let pointer = r.strip_prefix('#')?;
@@ -55,8 +66,7 @@ impl<'a> Walk<'a> {
     }
 
     fn look(&mut self, s: &'a Json, seg: &Seg, hops: usize) -> Look<'a> {
-        self.steps += 1;
-        if hops > MAX_HOPS || self.steps > BUDGET {
+        if hops > MAX_HOPS || !self.step() {
             return Look::Unknown;
         }
         let Some(o) = s.as_object() else {
@@ -78,7 +88,8 @@ impl<'a> Walk<'a> {
                 if let Some(pp) = o.get("patternProperties").and_then(Json::as_object) {
                     declares = true;
                     for (pattern, sub) in pp {
-                        match regex::Regex::new(pattern) {
+                        // Bounded as a filter's own patterns are (eval::regex).
+                        match super::eval::regex(pattern) {
                             Ok(re) if re.is_match(name) => found.push(sub),
                             Ok(_) => {}
                             Err(_) => unknown = true,
@@ -137,8 +148,7 @@ impl<'a> Walk<'a> {
     fn types(&mut self, schemas: &[&'a Json], hops: usize) -> Option<Vec<String>> {
         let mut all = Vec::new();
         for s in schemas {
-            self.steps += 1;
-            if hops > MAX_HOPS || self.steps > BUDGET {
+            if hops > MAX_HOPS || !self.step() {
                 return None;
             }
             let o = s.as_object()?;
@@ -259,6 +269,7 @@ pub struct Checker<'a> {
     /// The schemas, each with the event type it belongs to.
     schemas: Vec<(&'a str, &'a Json)>,
     locals: Vec<(String, Option<Vec<Seg>>)>,
+    left: Cell<usize>,
 }
 
 impl<'a> Checker<'a> {
@@ -266,6 +277,7 @@ impl<'a> Checker<'a> {
         Checker {
             schemas,
             locals: Vec::new(),
+            left: Cell::new(BUDGET),
         }
     }
 
@@ -318,7 +330,7 @@ impl<'a> Checker<'a> {
         for (name, schema) in &self.schemas {
             let mut w = Walk {
                 root: schema,
-                steps: 0,
+                left: &self.left,
             };
             let mut here: Vec<&Json> = vec![schema];
             let mut miss = None;
@@ -362,7 +374,7 @@ impl<'a> Checker<'a> {
         for (name, schema) in &self.schemas {
             let mut w = Walk {
                 root: schema,
-                steps: 0,
+                left: &self.left,
             };
             let mut here: Vec<&Json> = vec![schema];
             for seg in p {

@@ -193,7 +193,10 @@ fn what_keyhook_does_not_evaluate_is_refused_when_written() {
             "google.protobuf.Int64Value{value: 1} == 1",
             "message literals",
         ),
-        ("math.greatest(1, 2) == 2", "`greatest` (at 4) is not a function"),
+        (
+            "math.greatest(1, 2) == 2",
+            "`greatest` (at 4) is not a function",
+        ),
         ("data.x.all(a, b, true)", "all() is a macro"),
         ("event.x == 1", "selects a field of a map"),
         ("event == 1", "never equal"),
@@ -551,6 +554,25 @@ fn filters_are_checked_against_the_event_schema() {
     assert_eq!(
         Filter::new("data.a.b.c == 1.0").unwrap().check_schema(&cyc),
         Ok(())
+    );
+    // The exponential schema (30 levels of allOf: [next, next], 2^30 paths), under
+    // a filter with many paths: the shared budget ends it at once.
+    let mut fan = json!({"$defs": {"d30": {"type": "object", "properties": {"t": {}}}}});
+    for i in 0..30 {
+        let next = format!("#/$defs/d{}", i + 1);
+        fan["$defs"][format!("d{i}")] = json!({"allOf": [{"$ref": next}, {"$ref": next}]});
+    }
+    fan["$ref"] = json!("#/$defs/d0");
+    let many = (0..60)
+        .map(|i| format!("data.f{i}.g == 1.0"))
+        .collect::<Vec<_>>()
+        .join(" || ");
+    let start = Instant::now();
+    assert_eq!(Filter::new(&many).unwrap().check_schema(&fan), Ok(()));
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
     );
 }
 

@@ -57,8 +57,18 @@ impl Program {
     /// Parses and checks `source` with the variables `vars` (name, static type); the message
     /// says what is refused and where (a character offset).
     pub fn compile(source: &str, vars: &[(&str, Ty)]) -> std::result::Result<Program, String> {
-        let toks = lex::lex(source)?;
-        let expr = parse::parse(&toks, source.chars().count())?;
+        Program::compile_staged(source, vars).map_err(|(_, e)| e)
+    }
+
+    /// [`Program::compile`], saying whether the text is not CEL at all (`true`: a lexical or
+    /// syntax error) or CEL that keyhook refuses (`false`: the checker's verdict).
+    fn compile_staged(
+        source: &str,
+        vars: &[(&str, Ty)],
+    ) -> std::result::Result<Program, (bool, String)> {
+        let syntax = |e| (true, e);
+        let toks = lex::lex(source).map_err(syntax)?;
+        let expr = parse::parse(&toks, source.chars().count()).map_err(syntax)?;
         let mut checker = check::Checker {
             vars,
             locals: Vec::new(),
@@ -66,7 +76,7 @@ impl Program {
             in_macro: false,
             regexes: HashMap::new(),
         };
-        checker.check(&expr)?;
+        checker.check(&expr).map_err(|e| (false, e))?;
         Ok(Program {
             expr,
             regexes: checker.regexes,
@@ -125,9 +135,12 @@ impl Filter {
             return Err(format!("must be at most {MAX_LEN} characters, not {len}"));
         }
         // Belt and braces, as in `Program::eval`.
-        let program = std::panic::catch_unwind(|| Program::compile(source, FILTER_VARS))
+        let program = std::panic::catch_unwind(|| Program::compile_staged(source, FILTER_VARS))
             .map_err(|_| "is not a valid CEL expression: the parser failed on it".to_string())?
-            .map_err(|e| format!("is not a filter keyhook evaluates: {e}"))?;
+            .map_err(|(syntax, e)| match syntax {
+                true => format!("is not a valid CEL expression: {e}"),
+                false => format!("is not a filter keyhook evaluates: {e}"),
+            })?;
         Ok(Filter {
             source: source.to_string(),
             program,

@@ -672,6 +672,8 @@ fn call(func: &str, args: &[Value], env: &Env) -> Result<Value, Error> {
                 }
                 d.trunc() as u64
             }
+            // As Go's ParseUint: digits only, no sign.
+            Str(s) if s.starts_with('+') => return Err(CONVERSION),
             Str(s) => s.parse().map_err(|_| CONVERSION)?,
             _ => return Err(NO_OVERLOAD),
         }),

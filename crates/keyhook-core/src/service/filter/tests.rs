@@ -275,6 +275,7 @@ fn functions_cel_defines_are_evaluated() {
         ("int(1e19) == 0", "overflow"),
         ("uint(-1) == 0u", "overflow"),
         ("int('x') == 0", "invalid conversion"),
+        ("uint('+1') == 1u", "invalid conversion"),
         ("[1][1] == 1", "index out of bounds"),
         ("{'a': 1, 'a': 2}.a == 1", "duplicate map key"),
         ("data.tags.exists_one(t, t.x)", "no such overload"),

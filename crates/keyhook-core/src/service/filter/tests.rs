@@ -239,7 +239,7 @@ fn functions_cel_defines_are_evaluated() {
         "type(data.title) == string && type(data.tags) == list && type(data.o) == map",
         "type(data.o.k) == null_type && type(true) == bool && type(int) == type",
         "type(b'x') == bytes",
-        "dyn(data.n) == 3 && dyn(1) + 1 == 2",
+        "dyn(data.n) == 3 && dyn(1) + 1 == 2 && dyn(false) != null",
         "has(data.title) && !has(data.nope) && has(data.o.k) && !has(data['o'].x)",
         "data.tags.map(t, t + '!') == ['a!', 'b!']",
         "data.tags.map(t, t != 'a', t) == ['b']",

@@ -167,3 +167,4 @@ bench/schemathesis.sh --max-examples "${SCHEMATHESIS_EXAMPLES:-20}" | tail -4
 .ci/typescript-client.sh
 .ci/secret-scanners.sh
 say "all accepted"
+.ci/cel-conformance.sh

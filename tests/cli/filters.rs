@@ -167,6 +167,179 @@ fn bad_filters_are_refused_on_both_front_ends() {
     assert_eq!(r.data()["filter"], Value::Null);
 }
 
+/// A filter is checked against the JSON Schemas of the event types it subscribes to when it
+/// is written: a field no schema declares is refused with "did you mean", a string field
+/// compared with a number too; on the command line (exit 2) and over HTTP (400 on `filter`),
+/// for create and for a PATCH of the filter or the events. A subscribed type without a
+/// schema may carry any data, so then nothing is refused.
+#[test]
+fn filters_are_checked_against_the_subscribed_schemas() {
+    let env = Env::new();
+    let schema = env.dir.path().join("schema.json");
+    let body = json!({
+        "type": "object",
+        "properties": {"title": {"type": "string"}, "author": {"$ref": "#/$defs/person"}},
+        "$defs": {"person": {"type": "object", "properties": {"name": {"type": "string"}}}}
+    });
+    std::fs::write(&schema, body.to_string()).unwrap();
+    let (code, v) = kh(
+        &env,
+        &[
+            "event-types",
+            "add",
+            "post.updated",
+            "--schema",
+            schema.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{v}");
+    let create = |events: &[&str], filter: &str| {
+        let mut args = vec![
+            "--allow-private-targets",
+            "webhooks",
+            "create",
+            "--url",
+            "http://127.0.0.1:9/a",
+        ];
+        for e in events {
+            args.extend(["--event", e]);
+        }
+        args.extend(["--filter", filter]);
+        env.run(&args)
+    };
+    for (filter, says) in [
+        ("data.titel == 'x'", "did you mean `title`?"),
+        ("has(data.titel)", "did you mean `title`?"),
+        ("data['titel'] == 'x'", "did you mean `title`?"),
+        ("data.author.nmae == 'x'", "did you mean `name`?"),
+        ("data.title == 1", "`data.title` is a string"),
+    ] {
+        let r = create(&["post.updated"], filter);
+        assert_eq!(r.code, 2, "{filter}: {r:#?}");
+        assert!(
+            r.stderr.contains("filter") && r.stderr.contains(says),
+            "{filter}: {}",
+            r.stderr
+        );
+    }
+    assert_eq!(env.count_rows("webhooks"), 0);
+    // Fields the schema declares pass; so does anything when a subscribed type has no schema.
+    assert_eq!(
+        create(
+            &["post.updated"],
+            "data.author.name == 'Ann' || data.title == 'x'"
+        )
+        .code,
+        0
+    );
+    assert_eq!(
+        create(&["post.updated", "post.published"], "data.titel == 'x'").code,
+        0
+    );
+
+    let key = env.create_key("admin", &[])["key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let server = Server::start_with(&env, &["--allow-private-targets"]);
+    let auth = format!("Bearer {key}");
+    let send = |method: &str, path: &str, body: &Value| {
+        server.send(
+            method,
+            path,
+            &[
+                ("Authorization", &auth),
+                ("Content-Type", "application/json"),
+            ],
+            Some(body.to_string().as_bytes()),
+        )
+    };
+    let body = json!({"url": "http://127.0.0.1:9/a", "events": ["post.updated"], "filter": "data.titel == 'x'"});
+    let r = send("POST", "/api/v1/webhooks", &body);
+    assert_eq!(r.status, 400, "{r:?}");
+    let e = r.json();
+    assert_eq!(e["error"]["code"], "VALIDATION_ERROR", "{e}");
+    assert_eq!(e["error"]["details"][0]["field"], "filter", "{e}");
+    assert!(
+        str_of(&e["error"]["details"][0], "message").contains("did you mean `title`?"),
+        "{e}"
+    );
+    // A filter on post.published's data: refused when the events change to post.updated.
+    let body = json!({"url": "http://127.0.0.1:9/a", "events": ["post.published"], "filter": "data.n == 1.0"});
+    let r = send("POST", "/api/v1/webhooks", &body);
+    assert_eq!(r.status, 201, "{r:?}");
+    let path = format!("/api/v1/webhooks/{}", str_of(&r.data(), "id"));
+    let r = send("PATCH", &path, &json!({"events": ["post.updated"]}));
+    assert_eq!(r.status, 400, "{r:?}");
+    assert_eq!(r.json()["error"]["details"][0]["field"], "filter");
+    let r = send(
+        "PATCH",
+        &path,
+        &json!({"events": ["post.updated"], "filter": "data.title == 'x'"}),
+    );
+    assert_eq!(r.status, 200, "{r:?}");
+    let r = send("PATCH", &path, &json!({"filter": "data.title > 2.0"}));
+    assert_eq!(r.status, 400, "{r:?}");
+    assert_eq!(
+        server.call("GET", &path, Some(&key)).data()["filter"],
+        "data.title == 'x'"
+    );
+}
+
+/// What CEL says a filter means, end to end (CONTRACT §10.1): JSON numbers are doubles
+/// (`1` and `1.0` give one verdict), `||` absorbs an error, `!!x` is `x`; what keyhook does
+/// not evaluate is refused when written.
+#[test]
+fn filters_follow_cel_end_to_end() {
+    let env = Env::new();
+    let url = "http://127.0.0.1:9/a";
+    let sum = env.create_webhook_with(url, "post.published", &["--filter", "data.x + 1.0 == 2.0"]);
+    let either = env.create_webhook_with(
+        url,
+        "post.published",
+        &["--filter", "data.optional == 1.0 || data.x == 1.0"],
+    );
+    let twice = env.create_webhook_with(url, "post.published", &["--filter", "!!(data.x == 1.0)"]);
+    assert_eq!(emit(&env, r#"{"x": 1}"#), 3);
+    assert_eq!(emit(&env, r#"{"x": 1.0}"#), 3);
+    assert_eq!(emit(&env, r#"{"x": 2}"#), 0);
+    for w in [&sum, &either, &twice] {
+        assert_eq!(deliveries_to(&env, str_of(w, "id")), 2);
+    }
+    for f in [
+        "data.x + 1 == 2",
+        "timestamp(data.at) > timestamp('2024-01-01T00:00:00Z')",
+        "\"ell\" in \"hello\"",
+        "nope == 1",
+    ] {
+        let r = env.run(&[
+            "--allow-private-targets",
+            "webhooks",
+            "create",
+            "--url",
+            url,
+            "--event",
+            "post.published",
+            "--filter",
+            f,
+        ]);
+        assert_eq!(r.code, 2, "{f}: {r:#?}");
+        assert!(r.stderr.contains("filter"), "{f}: {}", r.stderr);
+    }
+    let r = env.run(&[
+        "--allow-private-targets",
+        "webhooks",
+        "create",
+        "--url",
+        url,
+        "--event",
+        "post.published",
+        "--filter",
+        "data.x + 1 == 2",
+    ]);
+    assert!(r.stderr.contains("`1.0`"), "{}", r.stderr);
+}
+
 /// Filters that fail or give a non-boolean at fan-out are counted in
 /// `keyhook_filter_errors_total` on /metrics; a false one is not an error.
 #[test]

@@ -163,6 +163,25 @@ impl WebhookEvents {
     }
 }
 
+/// A webhook's filter against the JSON Schemas of the events it subscribes to
+/// (`Filter::check_schemas`), when the filter or the events are written: a field of `data`
+/// that no subscribed type's schema declares (with "did you mean"), or a string field
+/// compared with a number, is refused (400 on `filter`). Only when every subscribed type has
+/// a schema: a type without one may carry any data, so nothing can be said of a field.
+fn check_filter_schemas(c: Conn<'_>, filter: &Filter, events: &[String]) -> Result<()> {
+    let mut schemas = Vec::new();
+    for e in events {
+        match c.event_type(e)?.and_then(|t| t.schema) {
+            Some(s) => schemas.push((e.as_str(), s)),
+            None => return Ok(()),
+        }
+    }
+    let refs: Vec<(&str, &serde_json::Value)> = schemas.iter().map(|(n, s)| (*n, s)).collect();
+    filter
+        .check_schemas(&refs)
+        .map_err(|m| Error::validation("filter", format!("does not fit the events' schemas: {m}")))
+}
+
 /// Creates a webhook and returns it with its secret: after the commit, or before it through
 /// `publish` ([`Publish`]).
 pub fn create(
@@ -207,7 +226,7 @@ pub fn create(
         events: events.0,
         full_access,
         profile_ids,
-        filter: input.filter.map(|f| f.as_str().to_string()),
+        filter: input.filter.as_ref().map(|f| f.as_str().to_string()),
         secret: sign::generate_secret(),
         is_active: true,
         fail_count: 0,
@@ -229,6 +248,9 @@ pub fn create(
             Keyed::Answered(w) => return Ok(w),
         };
         event_types::check_subscribed(c, &webhook.events, &[])?;
+        if let Some(f) = &input.filter {
+            check_filter_schemas(c, f, &webhook.events)?;
+        }
         if c.count_webhooks(&user)? >= MAX_WEBHOOKS_PER_USER {
             return Err(Error::LimitReached(format!(
                 "webhook limit reached: a user may have at most {MAX_WEBHOOKS_PER_USER} webhooks"
@@ -367,6 +389,7 @@ pub fn update(
             },
         )?;
     }
+    let recheck = patch.events.is_some() || patch.filter.is_some();
     store.write(|c| {
         let mut w = find(c, actor, id)?;
         let before = w.clone();
@@ -397,6 +420,13 @@ pub fn update(
         }
         if let Some(filter) = patch.filter {
             w.filter = filter.map(|f| f.as_str().to_string());
+        }
+        if let (true, Some(source)) = (recheck, &w.filter) {
+            // A stored filter that no longer compiles is kept as it is (nothing an upgrade
+            // refuses is deleted); one that compiles must fit the events it will now see.
+            if let Ok(f) = super::filter::compiled(source) {
+                check_filter_schemas(c, &f, &w.events)?;
+            }
         }
         // A patch that sets what is already set changes nothing: no write, no new
         // `updatedAt`, no audit entry (an audit log records changes).

@@ -166,5 +166,5 @@ bench/schemathesis.sh --max-examples "${SCHEMATHESIS_EXAMPLES:-20}" | tail -4
 .ci/cel-differential.sh
 .ci/typescript-client.sh
 .ci/secret-scanners.sh
-say "all accepted"
 .ci/cel-conformance.sh
+say "all accepted"

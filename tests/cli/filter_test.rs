@@ -325,3 +325,35 @@ fn nothing_is_stored_or_created() {
     r.assert_error(1);
     assert!(!fresh.db_exists());
 }
+
+/// A filter the event type's JSON Schema says can never hold is refused on EXPR (exit 2),
+/// as `webhooks create --filter` refuses it: a misspelt field with the schema's name offered,
+/// a string field compared with a number. A filter the schema allows is evaluated.
+#[test]
+fn a_filter_the_schema_refuses_is_refused() {
+    let env = Env::new();
+    let schema = env.dir.path().join("schema.json");
+    std::fs::write(
+        &schema,
+        json!({"type": "object", "properties": {"title": {"type": "string"}}}).to_string(),
+    )
+    .unwrap();
+    let r = env.run(&[
+        "event-types",
+        "add",
+        "post.updated",
+        "--schema",
+        schema.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{r:#?}");
+    let data = r#"{"title": "Hi"}"#;
+    let args = |f: &'static str| ["--event", "post.updated", "--data", data, f];
+    let (code, v) = filter_test_json(&env, &args(r#"data.titel == "Hi""#)[..]);
+    assert_eq!((code, fields(&v)), (2, vec!["EXPR"]), "{v}");
+    let message = str_of(&v["error"]["details"][0], "message");
+    assert!(message.contains("did you mean `title`?"), "{message}");
+    let (code, v) = filter_test_json(&env, &args("data.title == 5.0")[..]);
+    assert_eq!((code, fields(&v)), (2, vec!["EXPR"]), "{v}");
+    let r = filter_test(&env, &args(r#"data.title == "Hi""#)[..]);
+    assert_eq!((r.code, r.stdout.as_str()), (0, "true\n"), "{r:#?}");
+}

@@ -622,9 +622,12 @@ fn filter_test(
         }
         Err(e) => return Err(e.into()),
     };
-    if let Some(_schema) = &t.schema {
-        // TODO(merge): filter.check_schema(schema) — refuse (exit 2 on EXPR) a filter that the
-        // type's schema says can never hold, as `webhooks create` will.
+    // A filter the type's schema says can never hold is refused, as `webhooks create` refuses
+    // it (exit 2 on EXPR).
+    if let Some(schema) = &t.schema {
+        filter
+            .check_schemas(&[(event, schema)])
+            .map_err(|m| Error::validation("EXPR", m))?;
     }
     let data = match data {
         Some(data) => {

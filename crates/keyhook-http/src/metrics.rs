@@ -271,10 +271,10 @@ struct FilterErrors;
 
 impl Collector for FilterErrors {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
-        let c = ConstCounter::new(keyhook_core::service::filter::errors_total());
+        let c = ConstCounter::new(keyhook_core::service::routing::filter_errors_total());
         c.encode(encoder.encode_descriptor(
             "keyhook_filter_errors",
-            "Webhook filters that failed or gave a non-boolean at fan-out (nothing was queued)",
+            "Events skipped for a webhook because its filter could not judge them (an evaluation error, a non-boolean, a stored filter that no longer compiles)",
             None,
             c.metric_type(),
         )?)

@@ -246,6 +246,9 @@ const MIGRATIONS: &[&str] = &[
         CHECK (ephemeral IN (0, 1));
      ALTER TABLE webhooks ADD COLUMN heartbeat_at INTEGER;
      CREATE INDEX webhooks_ephemeral ON webhooks(heartbeat_at) WHERE ephemeral = 1;",
+    // skips: an event a webhook's filter could not judge is recorded in its deliveries list
+    // (`service::routing`) as a row with the kind of error, never sent; NULL for an attempt.
+    "ALTER TABLE delivery_attempts ADD COLUMN skipped TEXT;",
 ];
 
 /// The schema version this binary writes.

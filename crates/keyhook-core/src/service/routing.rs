@@ -194,7 +194,7 @@ pub fn queue(
     };
     for (w, kind) in &choice.skip {
         c.record_skip(&w.id, event_id, event, kind, now)?;
-        note_skip(&w.id, kind);
+        note_skip(&w.id, event_id, kind);
     }
     Ok(Routed {
         queued,
@@ -269,7 +269,7 @@ pub fn replay(
     };
     for (event_id, event, kind) in &skips {
         c.record_skip(&w.id, event_id, event, kind, now)?;
-        note_skip(&w.id, kind);
+        note_skip(&w.id, event_id, kind);
     }
     if sel.failed_only {
         queued += c.replay_retry_now(sel, now)?;
@@ -334,7 +334,7 @@ static LOGGED: Mutex<Option<HashMap<String, (Instant, u64)>>> = Mutex::new(None)
 
 /// Counts a skip and logs it (`keyhook::filter`: the webhook and the kind of error, never
 /// data), at most once per [`LOG_EVERY`] per webhook.
-pub fn note_skip(webhook_id: &str, kind: &str) {
+pub fn note_skip(webhook_id: &str, event_id: &str, kind: &str) {
     FILTER_ERRORS.fetch_add(1, Ordering::Relaxed);
     let now = Instant::now();
     let due = LOGGED.lock().ok().and_then(|mut l| {
@@ -367,9 +367,10 @@ pub fn note_skip(webhook_id: &str, kind: &str) {
         tracing::warn!(
             target: "keyhook::filter",
             webhook = webhook_id,
+            event = event_id,
             error = kind,
-            "webhook {webhook_id}: its filter could not judge an event ({kind}); the event \
-             was skipped for it{also}; see `keyhook webhooks deliveries {webhook_id}`"
+            "keyhook: filter error: webhook {webhook_id} skipped event {event_id}: {kind}{also}; \
+             see keyhook webhooks deliveries {webhook_id}"
         );
     }
 }
@@ -461,8 +462,8 @@ mod tests {
     #[test]
     fn skips_are_counted_and_logged_within_the_bound() {
         let before = filter_errors_total();
-        note_skip("w-count", "no such key");
-        note_skip("w-count", "no such key");
+        note_skip("w-count", "evt_1", "no such key");
+        note_skip("w-count", "evt_2", "no such key");
         assert!(filter_errors_total() >= before + 2);
         let held = LOGGED
             .lock()

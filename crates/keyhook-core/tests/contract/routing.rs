@@ -208,10 +208,13 @@ fn skipped_since(
         .collect()
 }
 
+/// Pairs of (event id, webhook id).
+type Pairs = BTreeSet<(String, String)>;
+
 fn split<'a>(
     hooks: &'a [Webhook],
     rows: impl Iterator<Item = (&'a str, &'a Webhook, Want)>,
-) -> (BTreeSet<(String, String)>, BTreeSet<(String, String)>) {
+) -> (Pairs, Pairs) {
     let _ = hooks;
     let (mut deliver, mut skip) = (BTreeSet::new(), BTreeSet::new());
     for (event, w, want) in rows {

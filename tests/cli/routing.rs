@@ -115,6 +115,10 @@ fn a_filter_that_cannot_judge_an_event_skips_it_with_a_trace() {
         v["data"][0]["skipped"],
         "the stored filter no longer compiles"
     );
+    // A skip is no attempt: the history line (drawn once a webhook has attempts) has none.
+    let r = env.run(&["webhooks", "show", &broken]);
+    assert_eq!(r.code, 0, "{r:#?}");
+    assert!(!r.stdout.contains("history"), "{}", r.stdout);
 
     // The worker's log line (here the request's: the fan-out runs in it), naming the
     // webhook and the event, without the data.

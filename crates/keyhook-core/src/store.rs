@@ -844,7 +844,8 @@ pub struct AttemptMark {
 /// The recent attempts of many webhooks at once (`webhooks list`'s history line).
 pub trait HistoryQueries {
     /// The newest `per_webhook` attempts of each webhook of `user` (only of `webhook_id`
-    /// when given), in one query: grouped by webhook, oldest first within each.
+    /// when given), in one query: grouped by webhook, oldest first within each. Skips
+    /// ([`WebhookQueries::record_skip`]) are no attempts and are left out.
     fn recent_attempts(
         &self,
         user: &str,

@@ -13,8 +13,9 @@
 //! `keyhook_auth_failures_total{reason}` and `keyhook_deliveries_total{outcome}` are
 //! prometheus-client `Counter`s (one `AtomicU64` each), created for every reason and outcome
 //! up front and kept as handles. The outbox gauges are a query at scrape time.
-//! `keyhook_filter_errors_total` is the core's count of webhook filters that failed or gave
-//! a non-boolean at fan-out in this process (`service::filter::errors_total`), read at scrape.
+//! `keyhook_filter_errors_total` is the core's count of events skipped for a webhook whose
+//! filter could not judge them, in this process (`service::routing::filter_errors_total`),
+//! read at scrape.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;

@@ -231,7 +231,7 @@ fn exercise(s: &Store) -> Vec<String> {
             )?,
         ))
     }));
-    // The matching rule (`keyhook_core::covers_sql!`): an event of p2 reaches the full-access webhooks and
+    // The matching rule (`service::routing`): an event of p2 reaches the full-access webhooks and
     // abe-6, one of p3 only the full-access ones, a user-wide one too.
     note!(s.write(|c| {
         let mut n = Vec::new();

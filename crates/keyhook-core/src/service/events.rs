@@ -262,6 +262,7 @@ pub fn emit_checked(
         created_at: now,
         deliveries: 0,
     };
+    let mut skips = Vec::new();
     store.write(|c| {
         event_types::check_emitted(c, &accepted.event, accepted.profile_id.as_deref(), &data)?;
         if let Some(key) = &idempotency_key {
@@ -275,12 +276,15 @@ pub fn emit_checked(
         let profile = accepted.profile_id.as_deref();
         c.insert_event(&accepted.id, user, &accepted.event, profile, &body, now)?;
         let e = routing::Event::new(&accepted.event, accepted.profile_id.as_ref(), &data);
-        accepted.deliveries = routing::fan_out(c, &accepted.id, user, &e, now)?.queued;
+        let routed = routing::fan_out(c, &accepted.id, user, &e, now)?;
+        accepted.deliveries = routed.queued;
+        skips = routed.skips;
         if let Some(key) = &idempotency_key {
             c.set_idempotency_deliveries(user, profile, key.as_str(), accepted.deliveries)?;
         }
         Ok(())
     })?;
+    routing::note(&skips);
     Ok(accepted)
 }
 

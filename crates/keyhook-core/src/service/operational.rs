@@ -92,5 +92,9 @@ fn emit(c: Conn<'_>, about: &Webhook, event: &str, data: &Value, now: Timestamp)
     let id = events::new_event_id();
     let body = events::payload(&id, event, None, now, data);
     c.insert_event(&id, user, event, None, &body, now)?;
-    Ok(routing::queue(c, &id, event, &choice, now)?.queued)
+    let routed = routing::queue(c, &id, event, &choice, now)?;
+    // In the transaction of what the event reports (a disable, a give-up), which commits
+    // after this returns: the skips are counted and logged now.
+    routing::note(&routed.skips);
+    Ok(routed.queued)
 }

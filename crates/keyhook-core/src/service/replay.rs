@@ -85,7 +85,8 @@ pub fn replay(
         .unwrap_or_else(|| now.add_millis(-DEFAULT_WINDOW_MS));
     let user = actor.user_id();
     let idem = input.idempotency.as_ref();
-    store.write(|c| {
+    let mut skips = Vec::new();
+    let replayed = store.write(|c| {
         let w = find(c, actor, id)?;
         let op = Operation::ReplayWebhook;
         let first = |_: Conn<'_>, r: &str| idempotency::decode(r);
@@ -134,7 +135,9 @@ pub fn replay(
             failed_only: input.failed_only,
             names: &w.events,
         };
-        let queued = routing::replay(c, &w, &sel, now, MAX_REPLAY)?;
+        let routed = routing::replay(c, &w, &sel, now, MAX_REPLAY)?;
+        let queued = routed.queued;
+        skips = routed.skips;
         if queued > MAX_REPLAY {
             // The transaction rolls back: nothing was queued.
             return Err(Error::validation(
@@ -165,5 +168,7 @@ pub fn replay(
             &Entry::by(actor, Action::WebhookReplayed, &w.id, details).about(w.scope()),
         )?;
         Ok(Replayed { queued })
-    })
+    })?;
+    routing::note(&skips);
+    Ok(replayed)
 }

@@ -170,15 +170,24 @@ pub fn choose<'w>(candidates: &'w [Webhook], e: &Event<'_>) -> Choice<'w> {
     choice
 }
 
-/// What a fan-out did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// A skip recorded: the webhook, the event and the kind of error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skip {
+    pub webhook_id: String,
+    pub event_id: String,
+    pub kind: &'static str,
+}
+
+/// What a fan-out did: how many deliveries it queued, and the skips it recorded, to be
+/// counted and logged ([`note`]) once their transaction has committed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Routed {
     pub queued: usize,
-    pub skipped: usize,
+    pub skips: Vec<Skip>,
 }
 
 /// Queues `choice` for the event `event_id` (already recorded): the deliveries in one
-/// statement, and a trace of each skip.
+/// statement, and a trace of each skip in the deliveries list.
 pub fn queue(
     c: Conn<'_>,
     event_id: &str,
@@ -192,14 +201,16 @@ pub fn queue(
     } else {
         c.insert_deliveries(event_id, &ids, now)?
     };
+    let mut skips = Vec::with_capacity(choice.skip.len());
     for (w, kind) in &choice.skip {
         c.record_skip(&w.id, event_id, event, kind, now)?;
-        note_skip(&w.id, event_id, kind);
+        skips.push(Skip {
+            webhook_id: w.id.clone(),
+            event_id: event_id.to_string(),
+            kind,
+        });
     }
-    Ok(Routed {
-        queued,
-        skipped: choice.skip.len(),
-    })
+    Ok(Routed { queued, skips })
 }
 
 /// The fan-out of an event of `user` just recorded as `event_id`: its candidates (every
@@ -224,17 +235,18 @@ const REPLAY_PAGE: usize = 500;
 /// A replay to `w` (its caller checked the webhook and the request): the events `sel`
 /// selects, each judged by the rule as a user-wide or profile event ([`Reach::Profile`]),
 /// queued in one statement; with `failed_only`, the deliveries waiting for a retry made due
-/// now as well. Stops reading once more than `limit` would be queued, and returns the count
-/// (more than `limit` then, nothing queued: the caller refuses).
+/// now as well (counted in `queued`). Stops reading once more than `limit` events would be
+/// queued or skipped, and returns that count as `queued` (more than `limit` then, nothing
+/// written: the caller refuses).
 pub fn replay(
     c: Conn<'_>,
     w: &Webhook,
     sel: &ReplaySelection<'_>,
     now: Timestamp,
     limit: usize,
-) -> Result<usize> {
+) -> Result<Routed> {
     let mut chosen: Vec<String> = Vec::new();
-    let mut skips: Vec<(String, String, &'static str)> = Vec::new();
+    let mut skipped: Vec<(String, String, &'static str)> = Vec::new();
     let mut after: Option<String> = None;
     loop {
         let page = c.replay_candidates(sel, after.as_deref(), REPLAY_PAGE)?;
@@ -249,12 +261,15 @@ pub fn replay(
             };
             match verdict(w, &Event::new(&ev.event, ev.profile_id.as_ref(), &data)) {
                 Verdict::Deliver => chosen.push(ev.id.clone()),
-                Verdict::Skipped(kind) => skips.push((ev.id.clone(), ev.event.clone(), kind)),
+                Verdict::Skipped(kind) => skipped.push((ev.id.clone(), ev.event.clone(), kind)),
                 _ => {}
             }
         }
-        if chosen.len() > limit {
-            return Ok(chosen.len());
+        if chosen.len() + skipped.len() > limit {
+            return Ok(Routed {
+                queued: chosen.len() + skipped.len(),
+                skips: Vec::new(),
+            });
         }
         match page.last() {
             Some(last) if page.len() == REPLAY_PAGE => after = Some(last.id.clone()),
@@ -267,14 +282,19 @@ pub fn replay(
     } else {
         c.insert_replayed(&w.id, &ids, now)?
     };
-    for (event_id, event, kind) in &skips {
-        c.record_skip(&w.id, event_id, event, kind, now)?;
-        note_skip(&w.id, event_id, kind);
+    let mut skips = Vec::with_capacity(skipped.len());
+    for (event_id, event, kind) in skipped {
+        c.record_skip(&w.id, &event_id, &event, kind, now)?;
+        skips.push(Skip {
+            webhook_id: w.id.clone(),
+            event_id,
+            kind,
+        });
     }
     if sel.failed_only {
         queued += c.replay_retry_now(sel, now)?;
     }
-    Ok(queued)
+    Ok(Routed { queued, skips })
 }
 
 /// The check right before a send, on the webhook as it is now ([`Signing`]): it is still
@@ -331,6 +351,14 @@ const LOGGED_MAX: usize = 4096;
 
 /// When a webhook's skips were last logged, and how many since.
 static LOGGED: Mutex<Option<HashMap<String, (Instant, u64)>>> = Mutex::new(None);
+
+/// Counts and logs the skips of a fan-out ([`note_skip`]), once their transaction has
+/// committed.
+pub fn note(skips: &[Skip]) {
+    for s in skips {
+        note_skip(&s.webhook_id, &s.event_id, s.kind);
+    }
+}
 
 /// Counts a skip and logs it (`keyhook::filter`: the webhook and the kind of error, never
 /// data), at most once per [`LOG_EVERY`] per webhook.

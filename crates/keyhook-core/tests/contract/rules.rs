@@ -312,7 +312,7 @@ pub fn replay_selects_what_the_core_says(kind: &Kind) {
                 names: &w.events,
             };
             let queued = s
-                .write(|c| routing::replay(c, w, &sel, Timestamp(now), 100_000))
+                .write(|c| Ok(routing::replay(c, w, &sel, Timestamp(now), 100_000)?.queued))
                 .unwrap();
             let after = deliveries(&s);
             let old_ids: BTreeSet<&String> = before.iter().map(|d| &d.0).collect();

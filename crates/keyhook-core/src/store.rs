@@ -617,13 +617,14 @@ pub trait ReplayQueries {
     /// event.
     fn event_of(&self, user: &str, event_id: &str)
         -> StoreResult<Option<(String, Option<String>)>>;
-    /// At most `limit` of the events `sel` selects whose id is after `after` (from the first
-    /// when `None`), in id order (creation order): the candidates `service::routing::replay`
-    /// judges, in pages.
+    /// At most `limit` of the events `sel` selects that come after `after` (the
+    /// `(created_at, id)` of the last one of the previous page; from the first when `None`),
+    /// in `(created_at, id)` order (the order of the index on `(user_id, created_at)`): the
+    /// candidates `service::routing::replay` judges, in pages.
     fn replay_candidates(
         &self,
         sel: &ReplaySelection<'_>,
-        after: Option<&str>,
+        after: Option<(Timestamp, &str)>,
         limit: usize,
     ) -> StoreResult<Vec<ReplayCandidate>>;
     /// Queues a fresh delivery of each event of `event_ids` to the webhook, due at `now`, in
@@ -645,6 +646,7 @@ pub trait ReplayQueries {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReplayCandidate {
     pub id: String,
+    pub created_at: Timestamp,
     pub event: String,
     pub profile_id: Option<String>,
     pub payload: Vec<u8>,

@@ -6,21 +6,23 @@ use super::PgStore;
 use keyhook_core::store::{ReplayCandidate, ReplayQueries, ReplaySelection, StoreResult};
 use keyhook_core::time::Timestamp;
 
-/// The events a replay selects (`$1` webhook, `$2` user, `$3` since or event id, `$4`
-/// failed only, `$5` names, `$6` after, `$7` limit), once for a time window and once for one
-/// event id.
+/// The events a replay selects (`$1` webhook, `$2` user, `$3` since (or the cursor's time)
+/// or event id, `$4` failed only, `$5` names, `$6` the cursor's id, `$7` limit), once for a
+/// time window, in the order of `events_user_created` from `$3` on, and once for one event id.
 macro_rules! replay_candidates {
-    ($which:literal) => {
+    ($which:literal, $cursor:literal) => {
         concat!(
-            "SELECT e.id, e.event, e.profile_id, e.payload
-             FROM events e, (SELECT $1::text AS id) w
+            "SELECT e.id, e.created_at, e.event, e.profile_id, e.payload
+             FROM events e
              WHERE e.user_id = $2 AND ",
             $which,
             " AND e.event = ANY($5::text[])
-               AND ($6::text IS NULL OR e.id > $6::text) AND ",
-            keyhook_core::replay_failed_only_sql!(dialect, "$4", "w", "e"),
+               AND ($6::text IS NULL OR ",
+            $cursor,
+            " OR e.id > $6::text) AND ",
+            keyhook_core::replay_failed_only_sql!(dialect, "$4", "$1::text", "e"),
             "
-             ORDER BY e.id LIMIT $7"
+             ORDER BY e.created_at, e.id LIMIT $7"
         )
     };
 }
@@ -62,33 +64,37 @@ impl ReplayQueries for PgStore {
     fn replay_candidates(
         &self,
         sel: &ReplaySelection<'_>,
-        after: Option<&str>,
+        after: Option<(Timestamp, &str)>,
         limit: usize,
     ) -> StoreResult<Vec<ReplayCandidate>> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let (from, after_id) = match after {
+            Some((t, id)) => (t.max(sel.since), Some(id)),
+            None => (sel.since, None),
+        };
         self.run(|s| {
             let rows = match sel.event_id {
                 Some(id) => s.query(
-                    replay_candidates!("e.id = $3"),
+                    replay_candidates!("e.id = $3", "FALSE"),
                     &[
                         &sel.webhook_id,
                         &sel.user,
                         &id,
                         &sel.failed_only,
                         &sel.names,
-                        &after,
+                        &after_id,
                         &limit,
                     ],
                 )?,
                 None => s.query(
-                    replay_candidates!("e.created_at >= $3"),
+                    replay_candidates!("e.created_at >= $3", "e.created_at > $3"),
                     &[
                         &sel.webhook_id,
                         &sel.user,
-                        &sel.since.0,
+                        &from.0,
                         &sel.failed_only,
                         &sel.names,
-                        &after,
+                        &after_id,
                         &limit,
                     ],
                 )?,
@@ -97,9 +103,10 @@ impl ReplayQueries for PgStore {
                 .map(|r| {
                     Ok(ReplayCandidate {
                         id: r.try_get(0)?,
-                        event: r.try_get(1)?,
-                        profile_id: r.try_get(2)?,
-                        payload: r.try_get(3)?,
+                        created_at: Timestamp(r.try_get(1)?),
+                        event: r.try_get(2)?,
+                        profile_id: r.try_get(3)?,
+                        payload: r.try_get(4)?,
                     })
                 })
                 .collect()

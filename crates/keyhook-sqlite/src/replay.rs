@@ -8,21 +8,21 @@ use crate::error::sql;
 use crate::time::Timestamp;
 use keyhook_core::store::{ReplayCandidate, ReplayQueries, ReplaySelection, StoreResult};
 
-/// The events a replay selects (`?1` webhook, `?2` user, `?3` since or event id, `?4`
-/// failed only, `?5` names, `?6` after, `?7` limit), once for a time window and once for one
-/// event id.
+/// The events a replay selects (`?1` webhook, `?2` user, `?3` since (or the cursor's time)
+/// or event id, `?4` failed only, `?5` names, `?6` the cursor's id, `?7` limit), once for a
+/// time window, in the order of `events_user_created` from `?3` on, and once for one event id.
 macro_rules! replay_candidates {
     ($which:literal) => {
         concat!(
-            "SELECT e.id, e.event, e.profile_id, e.payload
-             FROM events e, (SELECT ?1 AS id) w
+            "SELECT e.id, e.created_at, e.event, e.profile_id, e.payload
+             FROM events e
              WHERE e.user_id = ?2 AND ",
             $which,
             " AND e.event IN (SELECT value FROM json_each(?5))
-               AND (?6 IS NULL OR e.id > ?6) AND ",
-            keyhook_core::replay_failed_only_sql!(dialect, "?4", "w", "e"),
+               AND (?6 IS NULL OR e.created_at > ?3 OR e.id > ?6) AND ",
+            keyhook_core::replay_failed_only_sql!(dialect, "?4", "?1", "e"),
             "
-             ORDER BY e.id LIMIT ?7"
+             ORDER BY e.created_at, e.id LIMIT ?7"
         )
     };
 }
@@ -65,12 +65,16 @@ impl ReplayQueries for Conn {
     fn replay_candidates(
         &self,
         sel: &ReplaySelection<'_>,
-        after: Option<&str>,
+        after: Option<(Timestamp, &str)>,
         limit: usize,
     ) -> StoreResult<Vec<ReplayCandidate>> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let failed_only = i64::from(sel.failed_only);
         let names = to_json(sel.names);
+        let (from, after_id) = match after {
+            Some((t, id)) => (t.max(sel.since), Some(id)),
+            None => (sel.since, None),
+        };
         sql(|| {
             let (mut stmt, which) = match sel.event_id {
                 Some(id) => (
@@ -80,7 +84,7 @@ impl ReplayQueries for Conn {
                 None => (
                     self.0
                         .prepare_cached(replay_candidates!("e.created_at >= ?3"))?,
-                    rusqlite::types::Value::Integer(sel.since.0),
+                    rusqlite::types::Value::Integer(from.0),
                 ),
             };
             let rows = stmt.query_map(
@@ -90,15 +94,16 @@ impl ReplayQueries for Conn {
                     which,
                     failed_only,
                     names,
-                    after,
+                    after_id,
                     limit
                 ],
                 |r| {
                     Ok(ReplayCandidate {
                         id: r.get(0)?,
-                        event: r.get(1)?,
-                        profile_id: r.get(2)?,
-                        payload: r.get(3)?,
+                        created_at: Timestamp(r.get(1)?),
+                        event: r.get(2)?,
+                        profile_id: r.get(3)?,
+                        payload: r.get(4)?,
                     })
                 },
             )?;

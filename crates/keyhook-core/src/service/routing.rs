@@ -247,9 +247,10 @@ pub fn replay(
 ) -> Result<Routed> {
     let mut chosen: Vec<String> = Vec::new();
     let mut skipped: Vec<(String, String, &'static str)> = Vec::new();
-    let mut after: Option<String> = None;
+    let mut after: Option<(Timestamp, String)> = None;
     loop {
-        let page = c.replay_candidates(sel, after.as_deref(), REPLAY_PAGE)?;
+        let cursor = after.as_ref().map(|(t, id)| (*t, id.as_str()));
+        let page = c.replay_candidates(sel, cursor, REPLAY_PAGE)?;
         for ev in &page {
             // The payload is read for the filter alone.
             let data = match &w.filter {
@@ -272,7 +273,9 @@ pub fn replay(
             });
         }
         match page.last() {
-            Some(last) if page.len() == REPLAY_PAGE => after = Some(last.id.clone()),
+            Some(last) if page.len() == REPLAY_PAGE => {
+                after = Some((last.created_at, last.id.clone()))
+            }
             _ => break,
         }
     }

@@ -42,19 +42,20 @@ macro_rules! replayed_as_failed_sql {
 }
 
 /// `replay --failed-only`: unless the parameter `$failed_only` is false, the newest
-/// delivery of the event `$e` (a table alias) to the webhook `$w` (newest by `created_at`,
-/// then by insertion) ended in one of [`replayed_as_failed_sql`]'s states.
+/// delivery of the event `$e` (a table alias) to the webhook whose id is `$webhook` (an
+/// expression: a placeholder) (newest by `created_at`, then by insertion) ended in one of
+/// [`replayed_as_failed_sql`]'s states.
 #[macro_export]
 macro_rules! replay_failed_only_sql {
-    ($d:ident, $failed_only:literal, $w:literal, $e:literal) => {
+    ($d:ident, $failed_only:literal, $webhook:literal, $e:literal) => {
         concat!(
             "(NOT (",
             $d!(flag $failed_only),
             ") OR (SELECT d.state FROM deliveries d WHERE d.event_id = ",
             $e,
             ".id AND d.webhook_id = ",
-            $w,
-            ".id ORDER BY d.created_at DESC, ",
+            $webhook,
+            " ORDER BY d.created_at DESC, ",
             $d!(insertion_order "d"),
             " DESC LIMIT 1) IN ",
             $crate::replayed_as_failed_sql!(),
@@ -276,9 +277,9 @@ mod tests {
     #[test]
     fn fragments_state_the_rules_through_the_dialect() {
         assert_eq!(
-            crate::replay_failed_only_sql!(shown, "?4", "w", "e"),
+            crate::replay_failed_only_sql!(shown, "?4", "?1", "e"),
             "(NOT (FLAG[?4]) OR (SELECT d.state FROM deliveries d WHERE d.event_id = e.id \
-             AND d.webhook_id = w.id ORDER BY d.created_at DESC, ORDER[d] DESC LIMIT 1) IN \
+             AND d.webhook_id = ?1 ORDER BY d.created_at DESC, ORDER[d] DESC LIMIT 1) IN \
              ('failed', 'cancelled'))"
         );
         assert_eq!(

@@ -424,3 +424,58 @@ pub fn every_path_follows_the_one_rule(kind: &Kind) {
         })
         .unwrap();
 }
+
+/// A replay reads the window in pages (`service::routing`), in `(created_at, id)` order: over
+/// more than two pages, with hundreds of events in one millisecond across a page's edge,
+/// every event is judged once, and those the rule takes are queued once each.
+pub fn a_replay_reads_every_event_across_pages(kind: &Kind) {
+    let Some(db) = kind.db() else { return };
+    let s = db.store();
+    let spec = Spec {
+        active: true,
+        names: vec![0],
+        profiles: Some(vec![0]),
+        filter: None,
+    };
+    let w = webhook("pager", 0, &spec);
+    let (mut want, mut candidates) = (BTreeSet::new(), 0);
+    s.write(|c| {
+        c.insert_webhook(&w)?;
+        for i in 0..1_601_i64 {
+            // 700 events in one millisecond, the rest one per millisecond after it; every
+            // third of profile p2 (out of the webhook's scope), every fifth of another name.
+            let at = Timestamp(T + 1 + (i - 700).max(0));
+            let id = format!("evt_{:032x}", (i * 7_919) % 1_601);
+            let profile = if i % 3 == 0 { "p2" } else { "p1" };
+            let name = if i % 5 == 0 { NAMES[1] } else { NAMES[0] };
+            c.insert_event(&id, "pager", name, Some(profile), b"{}", at)?;
+            candidates += usize::from(name == NAMES[0]);
+            if i % 3 != 0 && i % 5 != 0 {
+                want.insert(id);
+            }
+        }
+        Ok(())
+    })
+    .unwrap();
+    let before = deliveries(&s);
+    let sel = keyhook_core::store::ReplaySelection {
+        webhook_id: &w.id,
+        user: "pager",
+        since: Timestamp(T),
+        event_id: None,
+        failed_only: false,
+        names: &w.events,
+    };
+    let routed = s
+        .write(|c| routing::replay(c, &w, &sel, Timestamp(T + 10_000), 100_000))
+        .unwrap();
+    let got: Vec<String> = deliveries(&s)
+        .difference(&before)
+        .map(|(_, e, _)| e.clone())
+        .collect();
+    assert_eq!(routed.queued, want.len());
+    assert_eq!(got.len(), want.len(), "each once");
+    assert_eq!(got.into_iter().collect::<BTreeSet<_>>(), want);
+    // The candidates (the events of the webhook's names) fill more than two pages of 500.
+    assert!(candidates > 2 * 500, "{candidates}");
+}

@@ -575,6 +575,32 @@ fn follow_streams_new_attempts_until_sigint() {
     assert_eq!(f.lines.lock().unwrap().len(), 2, "each attempt once");
 }
 
+/// `--follow` shows a skip too: an event the webhook's filter could not judge (here a stored
+/// filter that no longer compiles) is a line saying `skipped` and the filter's error.
+#[test]
+fn follow_shows_an_event_skipped_for_a_filter_error() {
+    let env = Env::new();
+    let w = env.create_webhook_with(
+        "http://127.0.0.1:9/a",
+        "post.published",
+        &["--filter", "true"],
+    );
+    let id = w["id"].as_str().unwrap();
+    env.sql(&format!(
+        "UPDATE webhooks SET filter = 'data.n ==' WHERE id = '{id}'"
+    ));
+    let mut f = Running::start(&env, &["webhooks", "deliveries", id, "--follow"]);
+    let skipped = emit(&env, "post.published", &[]);
+    let lines = f.wait_lines(1);
+    assert!(lines[0].contains(&skipped), "{lines:?}");
+    assert!(
+        lines[0].contains("skipped  filter error: the stored filter no longer compiles"),
+        "{lines:?}"
+    );
+    f.signal("INT");
+    assert_eq!(f.wait().code(), Some(0), "{}", f.stderr());
+}
+
 /// A listener whose webhook is deleted under it (by hand here; by a worker after a pause
 /// longer than a minute) stops at its next heartbeat, with exit 3.
 #[test]

@@ -42,6 +42,7 @@ mod raw_http;
 mod receiver;
 mod replay;
 mod retention;
+mod routing;
 mod scope;
 mod secrets;
 mod serve;

@@ -41,7 +41,7 @@ const WEBHOOK_FIELDS: [&str; 13] = [
     "userId",
 ];
 
-const ATTEMPT_FIELDS: [&str; 12] = [
+const ATTEMPT_FIELDS: [&str; 13] = [
     "attempt",
     "attemptedAt",
     "delivered",
@@ -52,6 +52,7 @@ const ATTEMPT_FIELDS: [&str; 12] = [
     "id",
     "profileId",
     "responseExcerpt",
+    "skipped",
     "statusCode",
     "statusText",
 ];

@@ -7,6 +7,7 @@ use super::logging::LogFormat;
 use super::Context;
 use keyhook_core::access_log::AccessLog;
 use keyhook_core::rate::RateLimit;
+use keyhook_core::service::{event_types, routing};
 use keyhook_core::store::Backend;
 use keyhook_core::time::Clock;
 use keyhook_delivery::worker::{self, WorkerOptions};
@@ -102,6 +103,7 @@ pub fn run(ctx: &Context, args: ServeArgs, access_log: Arc<dyn AccessLog>) -> an
         rate_limit: args.rate_limit,
         access_log,
     };
+    let check = Arc::clone(&config.db);
     // Log events, not messages (JSON with `--log-format json`). Scripts and tests read the
     // address from the first line's message, the same text in both formats.
     ctx.wiring.serve(config, stop, &|addr| {
@@ -110,10 +112,57 @@ pub fn run(ctx: &Context, args: ServeArgs, access_log: Arc<dyn AccessLog>) -> an
             address = %addr,
             database = %shown,
             "keyhook: listening on http://{addr} (database {shown})"
-        )
+        );
+        warn_refused(&*check);
     })?;
     tracing::info!(target: "keyhook::serve", "keyhook: stopped");
     Ok(())
+}
+
+/// Once at start, a warning line per webhook whose stored filter no longer compiles and per
+/// event type whose stored schema the rules of today refuse (written by an older keyhook):
+/// both are kept, and the operator should fix them (docs/webhooks.md, "Filters and schemas
+/// from before an upgrade"). A database that cannot be read now is said so, and serving goes
+/// on.
+fn warn_refused(db: &dyn Backend) {
+    let found = db.connect().and_then(|store| {
+        Ok((
+            routing::stale_filters(&*store)?,
+            event_types::refused_schemas(&*store)?,
+        ))
+    });
+    let (filters, schemas) = match found {
+        Ok(found) => found,
+        Err(e) => {
+            tracing::warn!(
+                target: "keyhook::serve",
+                "keyhook: could not check the stored filters and schemas: {e}"
+            );
+            return;
+        }
+    };
+    for f in filters {
+        tracing::warn!(
+            target: "keyhook::serve",
+            webhook = %f.webhook_id,
+            user = %f.user_id,
+            "keyhook: webhook {} (user {}): its stored filter no longer compiles ({}); every \
+             event is skipped for it until it gets a valid one (webhooks update {} --filter \
+             EXPR, or --no-filter)",
+            f.webhook_id,
+            f.user_id,
+            f.error,
+            f.webhook_id
+        );
+    }
+    for (name, why) in schemas {
+        tracing::warn!(
+            target: "keyhook::serve",
+            event_type = %name,
+            "keyhook: event type {name}: its stored schema would be refused now: {why}; \
+             change it (event-types update {name} --schema FILE)"
+        );
+    }
 }
 
 fn read_timeout(s: &str) -> Result<Duration, String> {

@@ -538,12 +538,20 @@ fn follow(
 }
 
 /// One attempt on one line (`deliveries --follow`): the time in full, the event, the attempt
-/// number, the result, the status and the duration.
+/// number, the result, the status and the duration; or a skip, with the filter's error.
 fn attempt_line(a: &keyhook_core::model::DeliveryAttempt) -> String {
     let profile = a
         .profile_id
         .as_deref()
         .map_or(String::new(), |p| format!(" profile {p}"));
+    if let Some(kind) = &a.skipped {
+        return format!(
+            "{}  {} {}{profile}  skipped  filter error: {kind}",
+            a.attempted_at.to_rfc3339(),
+            a.event,
+            a.event_id,
+        );
+    }
     format!(
         "{}  {} {}{profile}  attempt {}  {}  {}  {} ms",
         a.attempted_at.to_rfc3339(),

@@ -333,9 +333,8 @@ pub fn no_broader_scope(a: Scope<'_>, b: Scope<'_>) -> std::result::Result<(), E
 /// The matching rule of deliveries: is an event of `profile` (`None`: user-wide) delivered to
 /// (or replayed to) a webhook of scope `webhook`? Only when the webhook is full-access or
 /// the profile is one of its list; a user-wide event only to full-access webhooks. That is
-/// [`no_broader_scope`] of the event's scope and the webhook's. The backends state the same
-/// rule in SQL where they queue in bulk (`crate::covers_sql!`, rendered by each backend); the core's
-/// tests (`tests/scope.rs`) check on both that they queue exactly what this says.
+/// [`no_broader_scope`] of the event's scope and the webhook's. Only `service::routing`
+/// applies it to deliveries (at emit, replay and the send).
 pub fn covers(webhook: Scope<'_>, profile: Option<&String>) -> bool {
     no_broader_scope(Scope::of_event(profile), webhook).is_ok()
 }

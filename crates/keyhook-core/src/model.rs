@@ -117,6 +117,10 @@ pub struct DeliveryAttempt {
     pub status_text: String,
     pub duration_ms: i64,
     pub response_excerpt: String,
+    /// Set when this row is no attempt but a skip: the event was not sent to the webhook
+    /// because its filter could not judge it, and this is the kind of error (never a value
+    /// of the data). `null` for an attempt.
+    pub skipped: Option<String>,
 }
 
 /// One entry of the audit log (`service::audit`): who changed which key or webhook.

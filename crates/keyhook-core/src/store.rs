@@ -477,7 +477,21 @@ pub trait WebhookQueries {
     /// webhooks' rows). When one cannot be written the call fails and the caller's write
     /// transaction rolls back: all of them or none.
     fn insert_attempts(&self, rows: &[AttemptRecord<'_>]) -> StoreResult<()>;
-    /// The newest `limit` attempts to deliver to the webhook, newest first.
+    /// Every webhook with a filter, of every user, as `(id, user, filter)`, in id order
+    /// (`serve`'s check at start of the filters stored by an older keyhook).
+    fn webhook_filters(&self) -> StoreResult<Vec<(String, String, String)>>;
+    /// Records in the webhook's deliveries list that the event `event_id` (named `event`)
+    /// was skipped for it at `at`, because its filter could not judge it (`kind`: the kind
+    /// of error, no value of the data): a row of its own, never sent, never pending.
+    fn record_skip(
+        &self,
+        webhook_id: &str,
+        event_id: &str,
+        event: &str,
+        kind: &str,
+        at: Timestamp,
+    ) -> StoreResult<()>;
+    /// The newest `limit` attempts to deliver to the webhook (and skips), newest first.
     fn attempts(&self, webhook_id: &str, limit: i64) -> StoreResult<Vec<DeliveryAttempt>>;
     /// Writes `at` as the heartbeat of the ephemeral webhook `id`; false when it is gone.
     fn beat_listener(&self, id: &str, at: Timestamp) -> StoreResult<bool>;
@@ -498,40 +512,18 @@ pub trait OutboxQueries {
         payload: &[u8],
         now: Timestamp,
     ) -> StoreResult<()>;
-    /// Queues the event for every active webhook of `user` subscribed to it whose scope
-    /// covers `profile` ([`crate::auth::covers`], which the backend states in SQL as its
-    /// `crate::receives_sql!`) and that has no filter (`crate::receives_unfiltered_sql!`);
-    /// returns how many deliveries were queued. Those with a filter are
-    /// [`OutboxQueries::filtered_receivers`].
-    fn enqueue_deliveries(
+    /// Queues one delivery of the event to each webhook of `webhook_ids` (chosen by
+    /// `service::routing`), due at `now`, in one statement; returns how many.
+    fn insert_deliveries(
         &self,
         event_id: &str,
-        user: &str,
-        event: &str,
-        profile: Option<&str>,
+        webhook_ids: &[&str],
         now: Timestamp,
     ) -> StoreResult<usize>;
     /// Whether any delivery is due at `now` that a worker for `only` claims
     /// (`crate::claimable_sql!`: `None`, every webhook but the ephemeral ones; `Some(id)`,
     /// that webhook's alone).
     fn any_due(&self, now: Timestamp, only: Option<&str>) -> StoreResult<bool>;
-    /// The webhooks that [`OutboxQueries::enqueue_deliveries`] leaves out for their filter
-    /// (`crate::filtered_sql!`): `(id, filter)`, in id order.
-    fn filtered_receivers(
-        &self,
-        user: &str,
-        event: &str,
-        profile: Option<&str>,
-    ) -> StoreResult<Vec<(String, String)>>;
-    /// Queues one delivery of the event to the webhook, due at `now`.
-    fn enqueue_delivery(&self, event_id: &str, webhook_id: &str, now: Timestamp)
-        -> StoreResult<()>;
-    /// The deliveries to `webhook_id` queued at `now` and never attempted (what a replay has
-    /// just queued), with their events: `(delivery id, event, profile, payload)`.
-    fn fresh_deliveries(&self, webhook_id: &str, now: Timestamp)
-        -> StoreResult<Vec<FreshDelivery>>;
-    /// Removes a delivery never attempted (one that a replay's filter refused).
-    fn delete_delivery(&self, id: &str) -> StoreResult<()>;
     /// Leases up to `limit` due deliveries until `lease_until`, of the webhooks `only` says
     /// (as in [`OutboxQueries::any_due`]). [`OutboxQueries::claim_due_within`] without a
     /// bound on their payloads.
@@ -625,39 +617,55 @@ pub trait ReplayQueries {
     /// event.
     fn event_of(&self, user: &str, event_id: &str)
         -> StoreResult<Option<(String, Option<String>)>>;
-    /// Queues a fresh delivery to the webhook for each event that `sel` selects, at most
-    /// `limit` (in no particular order: all are due at once), in one statement (`INSERT …
-    /// SELECT`: nothing is built in memory, and the scan stops at `limit`); returns how many
-    /// were queued. Call inside `Store::write`.
-    fn enqueue_replay(
+    /// At most `limit` of the events `sel` selects that come after `after` (the
+    /// `(created_at, id)` of the last one of the previous page; from the first when `None`),
+    /// in `(created_at, id)` order (the order of the index on `(user_id, created_at)`): the
+    /// candidates `service::routing::replay` judges, in pages.
+    fn replay_candidates(
         &self,
         sel: &ReplaySelection<'_>,
-        now: Timestamp,
+        after: Option<(Timestamp, &str)>,
         limit: usize,
+    ) -> StoreResult<Vec<ReplayCandidate>>;
+    /// Queues a fresh delivery of each event of `event_ids` to the webhook, due at `now`, in
+    /// one statement; returns how many.
+    fn insert_replayed(
+        &self,
+        webhook_id: &str,
+        event_ids: &[&str],
+        now: Timestamp,
     ) -> StoreResult<usize>;
+    /// `replay --failed-only`: makes due at `now` the deliveries to the webhook of the
+    /// events `sel` selects that failed and wait for their next retry, not leased
+    /// (`crate::waiting_retry_sql!`), instead of a second copy being queued beside them;
+    /// returns how many.
+    fn replay_retry_now(&self, sel: &ReplaySelection<'_>, now: Timestamp) -> StoreResult<usize>;
 }
 
-/// A delivery just queued, with its event: what [`OutboxQueries::fresh_deliveries`] returns.
+/// An event a replay may queue: what [`ReplayQueries::replay_candidates`] returns.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FreshDelivery {
-    pub delivery_id: String,
+pub struct ReplayCandidate {
+    pub id: String,
+    pub created_at: Timestamp,
     pub event: String,
     pub profile_id: Option<String>,
     pub payload: Vec<u8>,
 }
 
-/// What a replay selects: the user's events that the webhook subscribes to and whose profile
-/// its scope covers ([`crate::auth::covers`], [`crate::covers_sql`] in SQL), either the one
-/// named (`event_id`) or all created at or after `since`; with `failed_only`, only those whose
-/// newest delivery to this webhook ended `failed` or `cancelled` (a fresh delivery each), and
-/// those whose delivery failed and waits for its next retry, not leased (made due now: no
-/// second copy). `enqueue_replay` returns both counts together.
+/// What a replay selects: the user's events named one of `names`, either the one named
+/// (`event_id`) or all created at or after `since`; with `failed_only`, only those whose newest
+/// delivery to this webhook ended in one of [`DeliveryState::REPLAYED_AS_FAILED`]
+/// ([`ReplayQueries::replay_candidates`]), and those whose delivery failed and waits for its
+/// next retry ([`ReplayQueries::replay_retry_now`]). Who receives which of them is
+/// `service::routing`'s to say: `names` (the webhook's subscription, as routing hands it)
+/// only narrows the scan to the events routing can take, on an index.
 pub struct ReplaySelection<'a> {
     pub webhook_id: &'a str,
     pub user: &'a str,
     pub since: Timestamp,
     pub event_id: Option<&'a str>,
     pub failed_only: bool,
+    pub names: &'a [String],
 }
 
 /// Idempotency keys of `POST /events` (`Idempotency-Key`, `events emit --idempotency-key`).
@@ -838,7 +846,8 @@ pub struct AttemptMark {
 /// The recent attempts of many webhooks at once (`webhooks list`'s history line).
 pub trait HistoryQueries {
     /// The newest `per_webhook` attempts of each webhook of `user` (only of `webhook_id`
-    /// when given), in one query: grouped by webhook, oldest first within each.
+    /// when given), in one query: grouped by webhook, oldest first within each. Skips
+    /// ([`WebhookQueries::record_skip`]) are no attempts and are left out.
     fn recent_attempts(
         &self,
         user: &str,

@@ -165,6 +165,7 @@ pub const TABLES: &[Table] = &[
             ("status_text", Text),
             ("duration_ms", Int),
             ("response_excerpt", Text),
+            ("skipped", Text),
         ],
     },
     // replay+idempotency

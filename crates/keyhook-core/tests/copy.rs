@@ -88,7 +88,7 @@ fn source(dir: &tempfile::TempDir) -> Box<Store> {
                 payload.as_bytes(),
                 NOW,
             )?;
-            c.enqueue_deliveries(&id, "alice", "post.published", profile, NOW)?;
+            support::fan_out(c, &id, "alice", "post.published", profile, NOW)?;
         }
         let first = keyhook_core::model::EventAccepted {
             id: "evt_idempotent".into(),

@@ -24,7 +24,7 @@ fn every_step_deletes_at_most_its_limit_per_batch() {
         for i in 0..25 {
             let id = format!("evt_{i:032x}");
             c.insert_event(&id, "alice", "post.published", None, b"{}", T)?;
-            c.enqueue_deliveries(&id, "alice", "post.published", None, T)?;
+            support::fan_out(c, &id, "alice", "post.published", None, T)?;
         }
         for d in c.claim_due(T, 100, T.add_millis(10_000), None)? {
             let attempt = AttemptRecord {
@@ -65,7 +65,7 @@ fn retention_deletes_exactly_the_finished_states() {
         for i in 0..DeliveryState::ALL.len() {
             let id = format!("evt_{i:032x}");
             c.insert_event(&id, "alice", "post.published", None, b"{}", T)?;
-            c.enqueue_deliveries(&id, "alice", "post.published", None, T)?;
+            support::fan_out(c, &id, "alice", "post.published", None, T)?;
         }
         let claimed = c.claim_due(T, 100, T.add_millis(10_000), None)?;
         assert_eq!(claimed.len(), DeliveryState::ALL.len());

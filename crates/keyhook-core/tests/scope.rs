@@ -1,9 +1,9 @@
 //! Profile scope on events and webhooks, over a real store (SQLite,
 //! and again on PostgreSQL): which webhooks a key sees and may change, which events it may
 //! emit, which webhooks an event is queued and replayed for, the audit log and idempotency
-//! keys of a scoped key. The matching rule is decided by `auth::covers` in the core and
-//! stated in SQL once by the core (`keyhook_core::covers_sql!`) and rendered by each backend; the property test below checks that what
-//! each backend queues is exactly what the rule says.
+//! keys of a scoped key. The matching rule is decided by `auth::covers`, which only
+//! `service::routing` applies to deliveries; the property test below checks that what each
+//! backend queues is exactly what the rule says.
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -514,7 +514,7 @@ proptest! {
 
     /// For random keys, webhooks and events (scopes drawn from three profiles): every
     /// delivery queued (by an emit, and by a replay) satisfies the matching rule and every
-    /// one it allows is queued, on this backend (`covers_sql!` in its dialect) as `auth::covers` says;
+    /// one it allows is queued, on this backend, as `auth::covers` says;
     /// a key's emit is allowed exactly within its scope; and every webhook a key can see,
     /// change or read the secret of is within its scope, every other one not found.
     #[test]

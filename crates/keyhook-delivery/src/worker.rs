@@ -12,11 +12,11 @@ use std::time::{Duration, Instant};
 
 use super::client::{ClientConfig, Sender};
 use super::schedule::Schedule;
-use keyhook_core::auth;
 use keyhook_core::error::Result;
 use keyhook_core::service::listen::{self, url_for_event};
 use keyhook_core::service::operational;
 use keyhook_core::service::retention::{self, Pruned};
+use keyhook_core::service::routing;
 use keyhook_core::service::webhooks::{
     drop_expired_secrets, log_attempt_in, AttemptLog, AttemptOf, DISABLE_AFTER_FAILURES,
 };
@@ -365,14 +365,9 @@ fn send_loop(
         let outcome = match signing {
             None => Outcome::Unchecked,
             Some(None) => Outcome::Cancelled,
-            Some(Some(s)) if !s.is_active => Outcome::Cancelled,
-            // The webhook's scope no longer covers the event (it changed since the event was
-            // queued): the matching rule holds at the send too. An operational event is
-            // profile-less and matched by the webhook it is about (`service::operational`).
-            Some(Some(s))
-                if !operational::is_operational(&c.event)
-                    && !auth::covers(s.scope(), c.profile_id.as_ref()) =>
-            {
+            // The webhook no longer receives the event (disabled, or its scope narrowed since
+            // the event was queued): `service::routing`'s check at the send.
+            Some(Some(s)) if !routing::still_receives(&s, &c.event, c.profile_id.as_ref()) => {
                 Outcome::Cancelled
             }
             Some(Some(s)) => {

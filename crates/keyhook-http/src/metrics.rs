@@ -13,8 +13,9 @@
 //! `keyhook_auth_failures_total{reason}` and `keyhook_deliveries_total{outcome}` are
 //! prometheus-client `Counter`s (one `AtomicU64` each), created for every reason and outcome
 //! up front and kept as handles. The outbox gauges are a query at scrape time.
-//! `keyhook_filter_errors_total` is the core's count of webhook filters that failed or gave
-//! a non-boolean at fan-out in this process (`service::filter::errors_total`), read at scrape.
+//! `keyhook_filter_errors_total` is the core's count of events skipped for a webhook whose
+//! filter could not judge them, in this process (`service::routing::filter_errors_total`),
+//! read at scrape.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -271,10 +272,10 @@ struct FilterErrors;
 
 impl Collector for FilterErrors {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
-        let c = ConstCounter::new(keyhook_core::service::filter::errors_total());
+        let c = ConstCounter::new(keyhook_core::service::routing::filter_errors_total());
         c.encode(encoder.encode_descriptor(
             "keyhook_filter_errors",
-            "Webhook filters that failed or gave a non-boolean at fan-out (nothing was queued)",
+            "Events skipped for a webhook because its filter could not judge them (an evaluation error, a non-boolean, a stored filter that no longer compiles)",
             None,
             c.metric_type(),
         )?)

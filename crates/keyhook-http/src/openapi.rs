@@ -546,7 +546,7 @@ fn schemas() -> Value {
     let ts = json!({ "type": "string", "format": "date-time" });
     // The scope's profile ids, of a key and of a webhook alike (`keys::ProfileIds`).
     let filter_doc = format!(
-        "A CEL expression over `event`, `profileId` and `data`: only events for which it is `true` are queued (an evaluation error or a non-boolean queues nothing and counts in keyhook_filter_errors_total). At most {} characters, nesting at most {} deep, at most {} macros (none inside another's predicate), each over at most {} elements. A syntax error is 400 with details `filter`.",
+        "A CEL expression over `event`, `profileId` and `data`: only events for which it is `true` are queued (an evaluation error or a non-boolean queues nothing: the event is skipped for the webhook, listed in its deliveries with `skipped`, and counted in keyhook_filter_errors_total). At most {} characters, nesting at most {} deep, at most {} macros (none inside another's predicate), each over at most {} elements. A syntax error is 400 with details `filter`.",
         filter::MAX_LEN, filter::MAX_DEPTH, filter::MAX_MACROS, filter::MAX_RANGE
     );
     let profile_ids = json!({
@@ -683,20 +683,21 @@ fn schemas() -> Value {
         "DeliveryAttempt": {
             "type": "object",
             "additionalProperties": false,
-            "required": ["id", "deliveryId", "eventId", "event", "profileId", "attempt", "attemptedAt", "delivered", "statusCode", "statusText", "durationMs", "responseExcerpt"],
+            "required": ["id", "deliveryId", "eventId", "event", "profileId", "attempt", "attemptedAt", "delivered", "statusCode", "statusText", "durationMs", "responseExcerpt", "skipped"],
             "properties": {
                 "id": { "type": "integer" },
                 "deliveryId": { "type": ["string", "null"] },
                 "eventId": { "type": "string" },
                 "event": { "type": "string" },
                 "profileId": { "type": ["string", "null"], "description": "The event's profile; null for a user-wide event and a test ping" },
-                "attempt": { "type": "integer", "minimum": 1 },
+                "attempt": { "type": "integer", "minimum": 0, "description": "1 for a delivery's first attempt, 2 for its first retry...; 0 for a skip" },
                 "attemptedAt": ts,
                 "delivered": { "type": "boolean" },
                 "statusCode": { "type": "integer", "minimum": 0, "maximum": 999 },
                 "statusText": { "type": "string" },
                 "durationMs": { "type": "integer", "minimum": 0 },
-                "responseExcerpt": { "type": "string" }
+                "responseExcerpt": { "type": "string" },
+                "skipped": { "type": ["string", "null"], "description": "Set when this entry is a skip, not an attempt: the event was not sent to the webhook because its filter could not judge it (an evaluation error, a result that is not a boolean, or a stored filter that no longer compiles); the kind of error, never a value of the event's data. Then `attempt` is 0, `delivered` false, `statusCode` 0, `statusText` \"skipped\", `deliveryId` null. Null for an attempt." }
             }
         },
         "EventType": {

@@ -65,15 +65,6 @@ macro_rules! dialect {
     (flag $($c:literal)+) => {
         concat!($($c,)+)
     };
-    (json_has ($($l:literal)+) ($($v:literal)+)) => {
-        concat!(
-            "EXISTS (SELECT 1 FROM jsonb_array_elements_text(",
-            $($l,)+
-            "::jsonb) elem WHERE elem = ",
-            $($v,)+
-            ")"
-        )
-    };
     (insertion_order $t:literal) => {
         concat!($t, ".id")
     };

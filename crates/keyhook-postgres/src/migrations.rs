@@ -201,6 +201,10 @@ const MIGRATIONS: &[&str] = &[
     "ALTER TABLE webhooks ADD COLUMN ephemeral BOOLEAN NOT NULL DEFAULT FALSE;
      ALTER TABLE webhooks ADD COLUMN heartbeat_at BIGINT;
      CREATE INDEX webhooks_ephemeral ON webhooks(heartbeat_at) WHERE ephemeral;",
+    // routing: SQLite's migration of the same name.
+    r#"ALTER TABLE delivery_attempts ADD COLUMN skipped TEXT COLLATE "C";
+     DROP INDEX events_user_created;
+     CREATE INDEX events_user_created ON events(user_id, created_at, id);"#,
 ];
 
 /// The schema version this binary writes.

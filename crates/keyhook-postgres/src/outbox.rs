@@ -2,9 +2,7 @@
 //! several workers on several machines can make at once.
 
 use super::PgStore;
-use keyhook_core::store::{
-    Claimed, DeliveryState, FreshDelivery, KeyQueries, OutboxQueries, StoreResult,
-};
+use keyhook_core::store::{Claimed, DeliveryState, KeyQueries, OutboxQueries, StoreResult};
 use keyhook_core::time::Timestamp;
 
 impl OutboxQueries for PgStore {
@@ -28,14 +26,11 @@ impl OutboxQueries for PgStore {
         })
     }
 
-    /// Queues the event for every active webhook of `user` subscribed to it whose scope
-    /// covers its profile (`keyhook_core::receives_sql!`), each delivery with a `new_delivery_id!` of now.
-    fn enqueue_deliveries(
+    /// The webhook ids travel as one array, read with `unnest`.
+    fn insert_deliveries(
         &self,
         event_id: &str,
-        user: &str,
-        event: &str,
-        profile: Option<&str>,
+        webhook_ids: &[&str],
         now: Timestamp,
     ) -> StoreResult<usize> {
         self.run(|s| {
@@ -45,98 +40,13 @@ impl OutboxQueries for PgStore {
                         next_attempt_at, created_at, updated_at)
                      SELECT ",
                     new_delivery_id!("$3"),
-                    concat!(
-                        ", $1, w.id, ",
-                        keyhook_core::pending_state_sql!(),
-                        ", 0, $3, $3, $3
-                     FROM webhooks w
-                     WHERE w.user_id = $2 AND "
-                    ),
-                    keyhook_core::receives_unfiltered_sql!(dialect, "w", "$4", "$5::text")
+                    ", $1, w, ",
+                    keyhook_core::pending_state_sql!(),
+                    ", 0, $3, $3, $3 FROM unnest($2::text[]) w"
                 ),
-                &[&event_id, &user, &now.0, &event, &profile],
+                &[&event_id, &webhook_ids, &now.0],
             )?;
             Ok(n as usize)
-        })
-    }
-
-    fn filtered_receivers(
-        &self,
-        user: &str,
-        event: &str,
-        profile: Option<&str>,
-    ) -> StoreResult<Vec<(String, String)>> {
-        self.run(|s| {
-            let rows = s.query(
-                concat!(
-                    "SELECT w.id, w.filter FROM webhooks w WHERE w.user_id = $1 AND ",
-                    keyhook_core::filtered_sql!(dialect, "w", "$2", "$3::text"),
-                    " ORDER BY w.id"
-                ),
-                &[&user, &event, &profile],
-            )?;
-            rows.iter()
-                .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
-                .collect()
-        })
-    }
-
-    fn enqueue_delivery(
-        &self,
-        event_id: &str,
-        webhook_id: &str,
-        now: Timestamp,
-    ) -> StoreResult<()> {
-        self.run(|s| {
-            s.execute(
-                concat!(
-                    "INSERT INTO deliveries (id, event_id, webhook_id, state, attempts,
-                        next_attempt_at, created_at, updated_at)
-                     VALUES (",
-                    new_delivery_id!("$3"),
-                    ", $1, $2, ",
-                    keyhook_core::pending_state_sql!(),
-                    ", 0, $3, $3, $3)"
-                ),
-                &[&event_id, &webhook_id, &now.0],
-            )?;
-            Ok(())
-        })
-    }
-
-    fn fresh_deliveries(
-        &self,
-        webhook_id: &str,
-        now: Timestamp,
-    ) -> StoreResult<Vec<FreshDelivery>> {
-        self.run(|s| {
-            let rows = s.query(
-                concat!(
-                    "SELECT d.id, e.event, e.profile_id, e.payload
-                     FROM deliveries d JOIN events e ON e.id = d.event_id
-                     WHERE d.webhook_id = $1 AND d.created_at = $2 AND d.attempts = 0
-                       AND d.state = ",
-                    keyhook_core::pending_state_sql!()
-                ),
-                &[&webhook_id, &now.0],
-            )?;
-            rows.iter()
-                .map(|r| {
-                    Ok(FreshDelivery {
-                        delivery_id: r.try_get(0)?,
-                        event: r.try_get(1)?,
-                        profile_id: r.try_get(2)?,
-                        payload: r.try_get(3)?,
-                    })
-                })
-                .collect()
-        })
-    }
-
-    fn delete_delivery(&self, id: &str) -> StoreResult<()> {
-        self.run(|s| {
-            s.execute("DELETE FROM deliveries WHERE id = $1", &[&id])?;
-            Ok(())
         })
     }
 

@@ -3,34 +3,26 @@
 //! delete waits for the replay or is seen by it.
 
 use super::PgStore;
-use keyhook_core::store::{ReplayQueries, ReplaySelection, StoreResult};
+use keyhook_core::store::{ReplayCandidate, ReplayQueries, ReplaySelection, StoreResult};
 use keyhook_core::time::Timestamp;
 
-/// The events a replay selects (`$1` webhook, `$2` user, `$3` since or event id, `$4`
-/// failed only, `$5` now, `$6` limit), once for a time window and once for one event id.
-macro_rules! replay_insert {
-    ($which:literal) => {
+/// The events a replay selects (`$1` webhook, `$2` user, `$3` since (or the cursor's time)
+/// or event id, `$4` failed only, `$5` names, `$6` the cursor's id, `$7` limit), once for a
+/// time window, in the order of `events_user_created` from `$3` on, and once for one event id.
+macro_rules! replay_candidates {
+    ($which:literal, $cursor:literal) => {
         concat!(
-            "INSERT INTO deliveries (id, event_id, webhook_id, state, attempts,
-                next_attempt_at, created_at, updated_at)
-             SELECT ",
-            new_delivery_id!("$5"),
-            concat!(
-                ", e.id, w.id, ",
-                keyhook_core::pending_state_sql!(),
-                ", 0, $5, $5, $5
-             FROM webhooks w JOIN events e ON e.user_id = w.user_id
-             WHERE w.id = $1 AND w.user_id = $2 AND "
-            ),
+            "SELECT e.id, e.created_at, e.event, e.profile_id, e.payload
+             FROM events e
+             WHERE e.user_id = $2 AND ",
             $which,
-            " AND ",
-            keyhook_core::subscribes_sql!(dialect, "w", "e.event"),
-            " AND ",
-            keyhook_core::covers_sql!(dialect, "w", "e.profile_id"),
-            " AND ",
-            keyhook_core::replay_failed_only_sql!(dialect, "$4", "w", "e"),
+            " AND e.event = ANY($5::text[])
+               AND ($6::text IS NULL OR ",
+            $cursor,
+            " OR e.id > $6::text) AND ",
+            keyhook_core::replay_failed_only_sql!(dialect, "$4", "$1::text", "e"),
             "
-             LIMIT $6"
+             ORDER BY e.created_at, e.id LIMIT $7"
         )
     };
 }
@@ -69,42 +61,85 @@ impl ReplayQueries for PgStore {
         })
     }
 
-    fn enqueue_replay(
+    fn replay_candidates(
         &self,
         sel: &ReplaySelection<'_>,
-        now: Timestamp,
+        after: Option<(Timestamp, &str)>,
         limit: usize,
-    ) -> StoreResult<usize> {
+    ) -> StoreResult<Vec<ReplayCandidate>> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let (from, after_id) = match after {
+            Some((t, id)) => (t.max(sel.since), Some(id)),
+            None => (sel.since, None),
+        };
         self.run(|s| {
-            let n = match sel.event_id {
-                Some(id) => s.execute(
-                    replay_insert!("e.id = $3"),
+            let rows = match sel.event_id {
+                Some(id) => s.query(
+                    replay_candidates!("e.id = $3", "FALSE"),
                     &[
                         &sel.webhook_id,
                         &sel.user,
                         &id,
                         &sel.failed_only,
-                        &now.0,
+                        &sel.names,
+                        &after_id,
                         &limit,
                     ],
                 )?,
-                None => s.execute(
-                    replay_insert!("e.created_at >= $3"),
+                None => s.query(
+                    replay_candidates!("e.created_at >= $3", "e.created_at > $3"),
                     &[
                         &sel.webhook_id,
                         &sel.user,
-                        &sel.since.0,
+                        &from.0,
                         &sel.failed_only,
-                        &now.0,
+                        &sel.names,
+                        &after_id,
                         &limit,
                     ],
                 )?,
             };
-            if !sel.failed_only {
-                return Ok(n as usize);
-            }
-            let moved = match sel.event_id {
+            rows.iter()
+                .map(|r| {
+                    Ok(ReplayCandidate {
+                        id: r.try_get(0)?,
+                        created_at: Timestamp(r.try_get(1)?),
+                        event: r.try_get(2)?,
+                        profile_id: r.try_get(3)?,
+                        payload: r.try_get(4)?,
+                    })
+                })
+                .collect()
+        })
+    }
+
+    /// The event ids travel as one array, read with `unnest`.
+    fn insert_replayed(
+        &self,
+        webhook_id: &str,
+        event_ids: &[&str],
+        now: Timestamp,
+    ) -> StoreResult<usize> {
+        self.run(|s| {
+            let n = s.execute(
+                concat!(
+                    "INSERT INTO deliveries (id, event_id, webhook_id, state, attempts,
+                        next_attempt_at, created_at, updated_at)
+                     SELECT ",
+                    new_delivery_id!("$3"),
+                    ", e, $1, ",
+                    keyhook_core::pending_state_sql!(),
+                    ", 0, $3, $3, $3 FROM unnest($2::text[]) e"
+                ),
+                &[&webhook_id, &event_ids, &now.0],
+            )?;
+            Ok(n as usize)
+        })
+    }
+
+    fn replay_retry_now(&self, sel: &ReplaySelection<'_>, now: Timestamp) -> StoreResult<usize> {
+        self.run(|s| {
+            let n = match sel.event_id {
                 Some(id) => s.execute(
                     replay_retry_now!("e.id = $3"),
                     &[&sel.webhook_id, &sel.user, &id, &now.0],
@@ -114,7 +149,7 @@ impl ReplayQueries for PgStore {
                     &[&sel.webhook_id, &sel.user, &sel.since.0, &now.0],
                 )?,
             };
-            Ok((n + moved) as usize)
+            Ok(n as usize)
         })
     }
 }

@@ -79,7 +79,8 @@ impl HistoryQueries for PgStore {
                  FROM webhooks w
                  CROSS JOIN LATERAL (
                     SELECT x.id, x.delivered, x.duration_ms FROM delivery_attempts x
-                    WHERE x.webhook_id = w.id ORDER BY x.id DESC LIMIT $3) a
+                    WHERE x.webhook_id = w.id AND x.skipped IS NULL
+                    ORDER BY x.id DESC LIMIT $3) a
                  WHERE w.user_id = $1 AND ($2::text IS NULL OR w.id = $2)
                  ORDER BY w.id, a.id",
                 &[&user, &webhook_id, &per_webhook],

@@ -307,12 +307,44 @@ impl WebhookQueries for PgStore {
         })
     }
 
+    fn webhook_filters(&self) -> StoreResult<Vec<(String, String, String)>> {
+        self.run(|s| {
+            let rows = s.query(
+                "SELECT id, user_id, filter FROM webhooks WHERE filter IS NOT NULL ORDER BY id",
+                &[],
+            )?;
+            rows.iter()
+                .map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)))
+                .collect()
+        })
+    }
+
+    fn record_skip(
+        &self,
+        webhook_id: &str,
+        event_id: &str,
+        event: &str,
+        kind: &str,
+        at: Timestamp,
+    ) -> StoreResult<()> {
+        self.run(|s| {
+            s.execute(
+                "INSERT INTO delivery_attempts (webhook_id, delivery_id, event_id, event,
+                    attempt, attempted_at, delivered, status_code, status_text, duration_ms,
+                    response_excerpt, skipped)
+                 VALUES ($1, NULL, $2, $3, 0, $5, FALSE, 0, 'skipped', 0, '', $4)",
+                &[&webhook_id, &event_id, &event, &kind, &at.0],
+            )?;
+            Ok(())
+        })
+    }
+
     fn attempts(&self, webhook_id: &str, limit: i64) -> StoreResult<Vec<DeliveryAttempt>> {
         self.run(|s| {
             let rows = s.query(
                 "SELECT a.id, a.delivery_id, a.event_id, a.event, a.attempt, a.attempted_at,
                     a.delivered, a.status_code, a.status_text, a.duration_ms,
-                    a.response_excerpt, e.profile_id
+                    a.response_excerpt, e.profile_id, a.skipped
                  FROM delivery_attempts a LEFT JOIN events e ON e.id = a.event_id
                  WHERE a.webhook_id = $1 ORDER BY a.id DESC LIMIT $2",
                 &[&webhook_id, &limit],
@@ -335,6 +367,7 @@ impl WebhookQueries for PgStore {
                         status_text: r.try_get(8)?,
                         duration_ms: r.try_get(9)?,
                         response_excerpt: r.try_get(10)?,
+                        skipped: r.try_get(12)?,
                     })
                 })
                 .collect()

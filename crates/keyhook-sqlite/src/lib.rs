@@ -23,9 +23,6 @@ macro_rules! dialect {
     (flag $($c:literal)+) => {
         concat!($($c,)+ " = 1")
     };
-    (json_has ($($l:literal)+) ($($v:literal)+)) => {
-        concat!("EXISTS (SELECT 1 FROM json_each(", $($l,)+ ") WHERE value = ", $($v,)+ ")")
-    };
     (insertion_order $t:literal) => {
         concat!($t, ".rowid")
     };

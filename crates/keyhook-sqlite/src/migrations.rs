@@ -246,6 +246,13 @@ const MIGRATIONS: &[&str] = &[
         CHECK (ephemeral IN (0, 1));
      ALTER TABLE webhooks ADD COLUMN heartbeat_at INTEGER;
      CREATE INDEX webhooks_ephemeral ON webhooks(heartbeat_at) WHERE ephemeral = 1;",
+    // routing: an event a webhook's filter could not judge is recorded in its deliveries
+    // list (`service::routing`) as a row with the kind of error, never sent (NULL for an
+    // attempt); a replay reads a user's events in pages in (created_at, id) order, which the
+    // index now holds whole, so a page is an index range, not a sort of the window.
+    "ALTER TABLE delivery_attempts ADD COLUMN skipped TEXT;
+     DROP INDEX events_user_created;
+     CREATE INDEX events_user_created ON events(user_id, created_at, id);",
 ];
 
 /// The schema version this binary writes.

@@ -7,7 +7,7 @@ use super::{to_json, Conn};
 use crate::error::sql;
 use crate::time::Timestamp;
 use keyhook_core::store::KeyQueries;
-use keyhook_core::store::{Claimed, DeliveryState, FreshDelivery, OutboxQueries, StoreResult};
+use keyhook_core::store::{Claimed, DeliveryState, OutboxQueries, StoreResult};
 
 impl OutboxQueries for Conn {
     fn insert_event(
@@ -31,16 +31,14 @@ impl OutboxQueries for Conn {
         })
     }
 
-    /// Queues the event for every active webhook of `user` subscribed to it whose scope
-    /// covers its profile (`keyhook_core::receives_sql!`); returns how many deliveries were queued.
-    fn enqueue_deliveries(
+    /// The webhook ids travel as one JSON array, read with `json_each`.
+    fn insert_deliveries(
         &self,
         event_id: &str,
-        user: &str,
-        event: &str,
-        profile: Option<&str>,
+        webhook_ids: &[&str],
         now: Timestamp,
     ) -> StoreResult<usize> {
+        let ids = to_json(webhook_ids);
         sql(|| {
             Ok(self
                 .0
@@ -49,90 +47,11 @@ impl OutboxQueries for Conn {
                         next_attempt_at, created_at, updated_at)
                      SELECT ",
                     new_delivery_id!("?3"),
-                    concat!(
-                        ", ?1, w.id, ",
-                        keyhook_core::pending_state_sql!(),
-                        ", 0, ?3, ?3, ?3
-                     FROM webhooks w
-                     WHERE w.user_id = ?2 AND "
-                    ),
-                    keyhook_core::receives_unfiltered_sql!(dialect, "w", "?4", "?5")
-                ))?
-                .execute(params![event_id, user, now.0, event, profile])?)
-        })
-    }
-
-    fn filtered_receivers(
-        &self,
-        user: &str,
-        event: &str,
-        profile: Option<&str>,
-    ) -> StoreResult<Vec<(String, String)>> {
-        sql(|| {
-            let mut stmt = self.0.prepare_cached(concat!(
-                "SELECT w.id, w.filter FROM webhooks w WHERE w.user_id = ?1 AND ",
-                keyhook_core::filtered_sql!(dialect, "w", "?2", "?3"),
-                " ORDER BY w.id"
-            ))?;
-            let rows = stmt.query_map(params![user, event, profile], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })?;
-            Ok(rows.collect::<rusqlite::Result<_>>()?)
-        })
-    }
-
-    fn enqueue_delivery(
-        &self,
-        event_id: &str,
-        webhook_id: &str,
-        now: Timestamp,
-    ) -> StoreResult<()> {
-        sql(|| {
-            self.0
-                .prepare_cached(concat!(
-                    "INSERT INTO deliveries (id, event_id, webhook_id, state, attempts,
-                        next_attempt_at, created_at, updated_at)
-                     VALUES (",
-                    new_delivery_id!("?3"),
-                    ", ?1, ?2, ",
+                    ", ?1, j.value, ",
                     keyhook_core::pending_state_sql!(),
-                    ", 0, ?3, ?3, ?3)"
+                    ", 0, ?3, ?3, ?3 FROM json_each(?2) j"
                 ))?
-                .execute(params![event_id, webhook_id, now.0])?;
-            Ok(())
-        })
-    }
-
-    fn fresh_deliveries(
-        &self,
-        webhook_id: &str,
-        now: Timestamp,
-    ) -> StoreResult<Vec<FreshDelivery>> {
-        sql(|| {
-            let mut stmt = self.0.prepare_cached(concat!(
-                "SELECT d.id, e.event, e.profile_id, e.payload
-                 FROM deliveries d JOIN events e ON e.id = d.event_id
-                 WHERE d.webhook_id = ?1 AND d.created_at = ?2 AND d.attempts = 0 AND d.state = ",
-                keyhook_core::pending_state_sql!()
-            ))?;
-            let rows = stmt.query_map(params![webhook_id, now.0], |r| {
-                Ok(FreshDelivery {
-                    delivery_id: r.get(0)?,
-                    event: r.get(1)?,
-                    profile_id: r.get(2)?,
-                    payload: r.get(3)?,
-                })
-            })?;
-            Ok(rows.collect::<rusqlite::Result<_>>()?)
-        })
-    }
-
-    fn delete_delivery(&self, id: &str) -> StoreResult<()> {
-        sql(|| {
-            self.0
-                .prepare_cached("DELETE FROM deliveries WHERE id = ?1")?
-                .execute([id])?;
-            Ok(())
+                .execute(params![event_id, ids, now.0])?)
         })
     }
 

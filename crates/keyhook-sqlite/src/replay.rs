@@ -1,37 +1,28 @@
-//! Replay: fresh deliveries of past events to one webhook, queued by one `INSERT … SELECT`.
+//! Replay: the candidate events of a replay, in pages, and the deliveries that
+//! `keyhook_core::service::routing` chose among them, queued by one statement.
 
 use rusqlite::{params, OptionalExtension};
 
-use super::Conn;
+use super::{to_json, Conn};
 use crate::error::sql;
 use crate::time::Timestamp;
-use keyhook_core::store::{ReplayQueries, ReplaySelection, StoreResult};
+use keyhook_core::store::{ReplayCandidate, ReplayQueries, ReplaySelection, StoreResult};
 
-/// The events a replay selects (`?1` webhook, `?2` user, `?3` since or event id, `?4`
-/// failed only, `?5` now, `?6` limit), once for a time window and once for one event id.
-macro_rules! replay_insert {
+/// The events a replay selects (`?1` webhook, `?2` user, `?3` since (or the cursor's time)
+/// or event id, `?4` failed only, `?5` names, `?6` the cursor's id, `?7` limit), once for a
+/// time window, in the order of `events_user_created` from `?3` on, and once for one event id.
+macro_rules! replay_candidates {
     ($which:literal) => {
         concat!(
-            "INSERT INTO deliveries (id, event_id, webhook_id, state, attempts,
-                next_attempt_at, created_at, updated_at)
-             SELECT ",
-            new_delivery_id!("?5"),
-            concat!(
-                ", e.id, w.id, ",
-                keyhook_core::pending_state_sql!(),
-                ", 0, ?5, ?5, ?5
-             FROM webhooks w JOIN events e ON e.user_id = w.user_id
-             WHERE w.id = ?1 AND w.user_id = ?2 AND "
-            ),
+            "SELECT e.id, e.created_at, e.event, e.profile_id, e.payload
+             FROM events e
+             WHERE e.user_id = ?2 AND ",
             $which,
-            " AND ",
-            keyhook_core::subscribes_sql!(dialect, "w", "e.event"),
-            " AND ",
-            keyhook_core::covers_sql!(dialect, "w", "e.profile_id"),
-            " AND ",
-            keyhook_core::replay_failed_only_sql!(dialect, "?4", "w", "e"),
+            " AND e.event IN (SELECT value FROM json_each(?5))
+               AND (?6 IS NULL OR e.created_at > ?3 OR e.id > ?6) AND ",
+            keyhook_core::replay_failed_only_sql!(dialect, "?4", "?1", "e"),
             "
-             LIMIT ?6"
+             ORDER BY e.created_at, e.id LIMIT ?7"
         )
     };
 }
@@ -71,43 +62,82 @@ impl ReplayQueries for Conn {
         })
     }
 
-    fn enqueue_replay(
+    fn replay_candidates(
         &self,
         sel: &ReplaySelection<'_>,
-        now: Timestamp,
+        after: Option<(Timestamp, &str)>,
         limit: usize,
-    ) -> StoreResult<usize> {
+    ) -> StoreResult<Vec<ReplayCandidate>> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let failed_only = i64::from(sel.failed_only);
+        let names = to_json(sel.names);
+        let (from, after_id) = match after {
+            Some((t, id)) => (t.max(sel.since), Some(id)),
+            None => (sel.since, None),
+        };
         sql(|| {
-            let n = match sel.event_id {
-                Some(id) => self
-                    .0
-                    .prepare_cached(replay_insert!("e.id = ?3"))?
-                    .execute(params![
-                        sel.webhook_id,
-                        sel.user,
-                        id,
-                        failed_only,
-                        now.0,
-                        limit
-                    ])?,
-                None => self
-                    .0
-                    .prepare_cached(replay_insert!("e.created_at >= ?3"))?
-                    .execute(params![
-                        sel.webhook_id,
-                        sel.user,
-                        sel.since.0,
-                        failed_only,
-                        now.0,
-                        limit
-                    ])?,
+            let (mut stmt, which) = match sel.event_id {
+                Some(id) => (
+                    self.0.prepare_cached(replay_candidates!("e.id = ?3"))?,
+                    rusqlite::types::Value::Text(id.to_string()),
+                ),
+                None => (
+                    self.0
+                        .prepare_cached(replay_candidates!("e.created_at >= ?3"))?,
+                    rusqlite::types::Value::Integer(from.0),
+                ),
             };
-            if !sel.failed_only {
-                return Ok(n);
-            }
-            let moved = match sel.event_id {
+            let rows = stmt.query_map(
+                params![
+                    sel.webhook_id,
+                    sel.user,
+                    which,
+                    failed_only,
+                    names,
+                    after_id,
+                    limit
+                ],
+                |r| {
+                    Ok(ReplayCandidate {
+                        id: r.get(0)?,
+                        created_at: Timestamp(r.get(1)?),
+                        event: r.get(2)?,
+                        profile_id: r.get(3)?,
+                        payload: r.get(4)?,
+                    })
+                },
+            )?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+    }
+
+    /// The event ids travel as one JSON array, read with `json_each`.
+    fn insert_replayed(
+        &self,
+        webhook_id: &str,
+        event_ids: &[&str],
+        now: Timestamp,
+    ) -> StoreResult<usize> {
+        let ids = to_json(event_ids);
+        sql(|| {
+            Ok(self
+                .0
+                .prepare_cached(concat!(
+                    "INSERT INTO deliveries (id, event_id, webhook_id, state, attempts,
+                        next_attempt_at, created_at, updated_at)
+                     SELECT ",
+                    new_delivery_id!("?3"),
+                    ", j.value, ?1, ",
+                    keyhook_core::pending_state_sql!(),
+                    ", 0, ?3, ?3, ?3 FROM json_each(?2) j"
+                ))?
+                .execute(params![webhook_id, ids, now.0])?)
+        })
+    }
+
+    fn replay_retry_now(&self, sel: &ReplaySelection<'_>, now: Timestamp) -> StoreResult<usize> {
+        sql(|| {
+            Ok(match sel.event_id {
                 Some(id) => self
                     .0
                     .prepare_cached(replay_retry_now!("e.id = ?3"))?
@@ -116,8 +146,7 @@ impl ReplayQueries for Conn {
                     .0
                     .prepare_cached(replay_retry_now!("e.created_at >= ?3"))?
                     .execute(params![sel.webhook_id, sel.user, sel.since.0, now.0])?,
-            };
-            Ok(n + moved)
+            })
         })
     }
 }

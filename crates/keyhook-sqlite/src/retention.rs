@@ -74,7 +74,8 @@ impl RetentionQueries for Conn {
 
 impl HistoryQueries for Conn {
     /// Per webhook, the attempts from its `per_webhook`th newest on: one index search for
-    /// that bound and one range of `delivery_attempts_webhook`, however long the log is.
+    /// that bound and one range of `delivery_attempts_webhook`, however long the log is (a
+    /// skip, `service::routing`, is no attempt: the line leaves it out).
     fn recent_attempts(
         &self,
         user: &str,
@@ -85,9 +86,9 @@ impl HistoryQueries for Conn {
             let mut stmt = self.0.prepare_cached(
                 "SELECT a.webhook_id, a.delivered, a.duration_ms
                  FROM webhooks w
-                 JOIN delivery_attempts a ON a.webhook_id = w.id
+                 JOIN delivery_attempts a ON a.webhook_id = w.id AND a.skipped IS NULL
                   AND a.id >= coalesce((SELECT x.id FROM delivery_attempts x
-                                        WHERE x.webhook_id = w.id
+                                        WHERE x.webhook_id = w.id AND x.skipped IS NULL
                                         ORDER BY x.id DESC LIMIT 1 OFFSET ?3 - 1), 0)
                  WHERE w.user_id = ?1 AND (?2 IS NULL OR w.id = ?2)
                  ORDER BY a.webhook_id, a.id",

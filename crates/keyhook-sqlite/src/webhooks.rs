@@ -240,13 +240,44 @@ impl WebhookQueries for Conn {
         })
     }
 
+    fn webhook_filters(&self) -> StoreResult<Vec<(String, String, String)>> {
+        sql(|| {
+            let mut stmt = self.0.prepare_cached(
+                "SELECT id, user_id, filter FROM webhooks WHERE filter IS NOT NULL ORDER BY id",
+            )?;
+            let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+    }
+
+    fn record_skip(
+        &self,
+        webhook_id: &str,
+        event_id: &str,
+        event: &str,
+        kind: &str,
+        at: Timestamp,
+    ) -> StoreResult<()> {
+        sql(|| {
+            self.0
+                .prepare_cached(
+                    "INSERT INTO delivery_attempts (webhook_id, delivery_id, event_id, event,
+                        attempt, attempted_at, delivered, status_code, status_text, duration_ms,
+                        response_excerpt, skipped)
+                     VALUES (?1, NULL, ?2, ?3, 0, ?5, 0, 0, 'skipped', 0, '', ?4)",
+                )?
+                .execute(params![webhook_id, event_id, event, kind, at.0])?;
+            Ok(())
+        })
+    }
+
     /// The newest `limit` attempts for a webhook, newest first.
     fn attempts(&self, webhook_id: &str, limit: i64) -> StoreResult<Vec<DeliveryAttempt>> {
         sql(|| {
             let mut stmt = self.0.prepare_cached(
                 "SELECT a.id, a.delivery_id, a.event_id, a.event, a.attempt, a.attempted_at,
                     a.delivered, a.status_code, a.status_text, a.duration_ms,
-                    a.response_excerpt, e.profile_id
+                    a.response_excerpt, e.profile_id, a.skipped
                  FROM delivery_attempts a LEFT JOIN events e ON e.id = a.event_id
                  WHERE a.webhook_id = ?1 ORDER BY a.id DESC LIMIT ?2",
             )?;
@@ -264,6 +295,7 @@ impl WebhookQueries for Conn {
                     status_text: r.get(8)?,
                     duration_ms: r.get(9)?,
                     response_excerpt: r.get(10)?,
+                    skipped: r.get(12)?,
                 })
             })?;
             Ok(rows.collect::<rusqlite::Result<_>>()?)

@@ -385,11 +385,17 @@ impl Output {
                         None => format!("{} {}", a.event, a.event_id),
                     }),
                     whole(a.attempt.to_string()),
-                    Text {
-                        good: Some(a.delivered),
-                        ..whole(if a.delivered { "delivered" } else { "failed" })
+                    match &a.skipped {
+                        Some(_) => whole("skipped"),
+                        None => Text {
+                            good: Some(a.delivered),
+                            ..whole(if a.delivered { "delivered" } else { "failed" })
+                        },
                     },
-                    wrap(status(a.status_code, &a.status_text)),
+                    wrap(match &a.skipped {
+                        Some(kind) => format!("filter error: {kind}"),
+                        None => status(a.status_code, &a.status_text),
+                    }),
                     wrap(format!("{} ms", a.duration_ms)),
                 ]
             })

@@ -1,5 +1,5 @@
-//! Events: the catalog, the payload every receiver gets, and `emit`, which puts one delivery
-//! per active subscribed webhook into the outbox.
+//! Events: the catalog, the payload every receiver gets, and `emit`, which records the event
+//! and puts one delivery into the outbox for each webhook `service::routing` says receives it.
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 use super::event_types;
 use super::input::Problems;
 use super::keys::ProfileId;
+use super::routing;
 use super::{Actor, Operation};
 use crate::auth::{self, Excess, Scope};
 use crate::error::{Error, FieldError, Result};
@@ -171,8 +172,8 @@ pub struct NewEvent {
 /// The fields of [`NewEvent`] as the API names them, in the order problems are reported.
 const NEW_EVENT_FIELDS: &[&str] = &["event", "data", "profileId", IDEMPOTENCY_FIELD];
 
-/// Records the event and queues one delivery for each active webhook of the actor's user
-/// that subscribes to it, in one transaction.
+/// Records the event and queues one delivery for each webhook of the actor's user that
+/// receives it (`service::routing`), in one transaction.
 pub fn emit(
     store: &Store,
     actor: &Actor,
@@ -261,6 +262,7 @@ pub fn emit_checked(
         created_at: now,
         deliveries: 0,
     };
+    let mut skips = Vec::new();
     store.write(|c| {
         event_types::check_emitted(c, &accepted.event, accepted.profile_id.as_deref(), &data)?;
         if let Some(key) = &idempotency_key {
@@ -273,15 +275,16 @@ pub fn emit_checked(
         }
         let profile = accepted.profile_id.as_deref();
         c.insert_event(&accepted.id, user, &accepted.event, profile, &body, now)?;
-        accepted.deliveries =
-            c.enqueue_deliveries(&accepted.id, user, &accepted.event, profile, now)?;
-        accepted.deliveries +=
-            enqueue_filtered(c, &accepted.id, user, &accepted.event, profile, &data, now)?;
+        let e = routing::Event::new(&accepted.event, accepted.profile_id.as_ref(), &data);
+        let routed = routing::fan_out(c, &accepted.id, user, &e, now)?;
+        accepted.deliveries = routed.queued;
+        skips = routed.skips;
         if let Some(key) = &idempotency_key {
             c.set_idempotency_deliveries(user, profile, key.as_str(), accepted.deliveries)?;
         }
         Ok(())
     })?;
+    routing::note(&skips);
     Ok(accepted)
 }
 
@@ -289,33 +292,6 @@ pub fn emit_checked(
 /// what a repeat may replace, and what retention may delete (`service::retention::ALSO`).
 pub fn stale_before(at: Timestamp) -> Timestamp {
     at.add_millis(-IDEMPOTENCY_WINDOW_MS)
-}
-
-/// The filtered share of a fan-out (`store::OutboxQueries::enqueue_deliveries` queues the
-/// rest in SQL): a delivery for each receiving webhook whose filter admits the event
-/// (`service::filter`), the data converted once for all of them. Returns how many.
-pub fn enqueue_filtered(
-    c: crate::store::Conn<'_>,
-    event_id: &str,
-    user: &str,
-    event: &str,
-    profile: Option<&str>,
-    data: &Value,
-    now: Timestamp,
-) -> Result<usize> {
-    let hooks = c.filtered_receivers(user, event, profile)?;
-    if hooks.is_empty() {
-        return Ok(0);
-    }
-    let vars = super::filter::Vars::new(event, profile, data);
-    let mut queued = 0;
-    for (webhook_id, source) in hooks {
-        if super::filter::admits(&webhook_id, &source, &vars) {
-            c.enqueue_delivery(event_id, &webhook_id, now)?;
-            queued += 1;
-        }
-    }
-    Ok(queued)
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //! They are user-wide (`profileId` null), signed and delivered like any other event, to the
 //! same user's OTHER active webhooks that subscribe to them, whose scope covers the webhook
 //! they are about (a webhook limited to profiles hears only about webhooks whose profiles are
-//! all its own: `auth::no_broader_scope`), and whose filter admits them. Never to the webhook
+//! all its own), and whose filter admits them: `service::routing` decides. Never to the webhook
 //! itself; and a delivery of an operational event never causes another one, so a user whose
 //! every webhook fails gets no loop: each webhook is disabled once, and that is reported to
 //! the others, whose own failures to receive it report nothing.
@@ -16,8 +16,7 @@
 use serde_json::{json, Value};
 
 use super::events::{self, OPERATIONAL};
-use super::filter;
-use crate::auth;
+use super::routing;
 use crate::error::Result;
 use crate::model::Webhook;
 use crate::redact;
@@ -35,7 +34,7 @@ pub const MANUAL_REASON: &str = "disabled manually";
 
 /// Whether `event` is one of keyhook's own: its deliveries cause no operational event.
 pub fn is_operational(event: &str) -> bool {
-    OPERATIONAL.contains(&event)
+    routing::is_operational(event)
 }
 
 /// `webhook.disabled` about `w` (already disabled, as stored), with `reason`.
@@ -79,39 +78,23 @@ pub fn delivery_exhausted(
     emit(c, &w, DELIVERY_EXHAUSTED, &data, now)
 }
 
-/// Whether `w` gets an operational event about `about`: another of its user's webhooks,
-/// active, subscribed to `event`, with a scope that covers `about`'s.
-pub fn receives(w: &Webhook, about: &Webhook, event: &str) -> bool {
-    w.id != about.id
-        && w.user_id == about.user_id
-        && w.is_active
-        && w.events.iter().any(|e| e == event)
-        && auth::no_broader_scope(about.scope(), w.scope()).is_ok()
-}
-
-/// Records the event and queues it for each webhook that [`receives`] it and whose filter
-/// admits it; records nothing when none does. Returns how many deliveries were queued.
+/// Records the event and queues it for each webhook of `about`'s user that receives it
+/// (`service::routing`: the operational event's reach is `about`); records nothing when no
+/// webhook receives it nor is skipped for it. Returns how many deliveries were queued.
 fn emit(c: Conn<'_>, about: &Webhook, event: &str, data: &Value, now: Timestamp) -> Result<usize> {
     let user = &about.user_id;
-    let mut to: Vec<Webhook> = c.list_webhooks(user)?;
-    to.retain(|w| receives(w, about, event));
-    if to.is_empty() {
-        return Ok(0);
-    }
-    let vars = filter::Vars::new(event, None, data);
-    to.retain(|w| {
-        w.filter
-            .as_deref()
-            .is_none_or(|f| filter::admits(&w.id, f, &vars))
-    });
-    if to.is_empty() {
+    let candidates = c.list_webhooks(user)?;
+    let e = routing::Event::about(event, about, data);
+    let choice = routing::choose(&candidates, &e);
+    if choice.is_empty() {
         return Ok(0);
     }
     let id = events::new_event_id();
     let body = events::payload(&id, event, None, now, data);
     c.insert_event(&id, user, event, None, &body, now)?;
-    for w in &to {
-        c.enqueue_delivery(&id, &w.id, now)?;
-    }
-    Ok(to.len())
+    let routed = routing::queue(c, &id, event, &choice, now)?;
+    // In the transaction of what the event reports (a disable, a give-up), which commits
+    // after this returns: the skips are counted and logged now.
+    routing::note(&routed.skips);
+    Ok(routed.queued)
 }

@@ -9,9 +9,10 @@ use super::audit::{self, Action, Entry};
 use super::events;
 use super::idempotency::{self, Idempotent, Keyed};
 use super::input::Problems;
+use super::routing;
 use super::webhooks::find;
 use super::{Actor, Operation};
-use crate::auth::{self, Scope};
+use crate::auth::Scope;
 use crate::error::{Error, Result};
 use crate::store::{Conn, ReplaySelection, Store};
 use crate::time::Timestamp;
@@ -50,26 +51,10 @@ pub struct Replayed {
     pub queued: usize,
 }
 
-/// A webhook's filter applies to a replay as to the first fan-out (`service::filter`): of
-/// the deliveries the replay has just queued, those whose event the filter does not admit
-/// (or fails on) are removed again. Returns how many.
-fn refuse_filtered(c: Conn<'_>, webhook_id: &str, filter: &str, now: Timestamp) -> Result<usize> {
-    let mut refused = 0;
-    for d in c.fresh_deliveries(webhook_id, now)? {
-        let payload: serde_json::Value = serde_json::from_slice(&d.payload).unwrap_or_default();
-        let data = payload.get("data").cloned().unwrap_or_default();
-        let vars = super::filter::Vars::new(&d.event, d.profile_id.as_deref(), &data);
-        if !super::filter::admits(webhook_id, filter, &vars) {
-            c.delete_delivery(&d.delivery_id)?;
-            refused += 1;
-        }
-    }
-    Ok(refused)
-}
-
 /// Queues a fresh delivery to the actor's webhook `id` for every event of the user since
-/// `since` that the webhook subscribes to and whose profile its scope covers as it is now
-/// (`auth::covers`), or for the one event named, in one write
+/// `since` that the webhook receives as it is now (`service::routing`: subscribed, its scope
+/// covering the event's profile, its filter admitting it; one its filter cannot judge is
+/// skipped with a trace), or for the one event named, in one write
 /// transaction: all or nothing. The webhook must be active (409 `WEBHOOK_DISABLED`). An
 /// event id that the user does not have, or whose event the webhook does not subscribe to, is
 /// a validation error on `eventId`: an explicit id that would queue nothing is a mistake
@@ -100,7 +85,8 @@ pub fn replay(
         .unwrap_or_else(|| now.add_millis(-DEFAULT_WINDOW_MS));
     let user = actor.user_id();
     let idem = input.idempotency.as_ref();
-    store.write(|c| {
+    let mut skips = Vec::new();
+    let replayed = store.write(|c| {
         let w = find(c, actor, id)?;
         let op = Operation::ReplayWebhook;
         let first = |_: Conn<'_>, r: &str| idempotency::decode(r);
@@ -123,20 +109,22 @@ pub fn replay(
             else {
                 return Err(Error::validation("eventId", "no event with this id"));
             };
-            if !w.events.contains(&name) {
-                return Err(Error::validation(
-                    "eventId",
-                    format!("the webhook does not subscribe to {name}, the event's name"),
-                ));
-            }
-            if !auth::covers(w.scope(), profile.as_ref()) {
-                let whose = profile.map_or("a user-wide event".to_string(), |p| {
-                    format!("an event of profile {p}")
-                });
-                return Err(Error::validation(
-                    "eventId",
-                    format!("the webhook's scope does not cover {whose}"),
-                ));
+            let data = serde_json::Value::Null;
+            let why =
+                match routing::verdict(&w, &routing::Event::new(&name, profile.as_ref(), &data)) {
+                    routing::Verdict::NotSubscribed => Some(format!(
+                        "the webhook does not subscribe to {name}, the event's name"
+                    )),
+                    routing::Verdict::OutOfScope => Some(format!(
+                        "the webhook's scope does not cover {}",
+                        profile.map_or("a user-wide event".to_string(), |p| {
+                            format!("an event of profile {p}")
+                        })
+                    )),
+                    _ => None,
+                };
+            if let Some(why) = why {
+                return Err(Error::validation("eventId", why));
             }
         }
         let sel = ReplaySelection {
@@ -145,11 +133,11 @@ pub fn replay(
             since,
             event_id: input.event_id.as_deref(),
             failed_only: input.failed_only,
+            names: &w.events,
         };
-        let mut queued = c.enqueue_replay(&sel, now, MAX_REPLAY + 1)?;
-        if let (Some(filter), true) = (&w.filter, queued <= MAX_REPLAY) {
-            queued -= refuse_filtered(c, &w.id, filter, now)?;
-        }
+        let routed = routing::replay(c, &w, &sel, now, MAX_REPLAY)?;
+        let queued = routed.queued;
+        skips = routed.skips;
         if queued > MAX_REPLAY {
             // The transaction rolls back: nothing was queued.
             return Err(Error::validation(
@@ -180,5 +168,7 @@ pub fn replay(
             &Entry::by(actor, Action::WebhookReplayed, &w.id, details).about(w.scope()),
         )?;
         Ok(Replayed { queued })
-    })
+    })?;
+    routing::note(&skips);
+    Ok(replayed)
 }

@@ -1,5 +1,5 @@
-//! The rules a backend has to run inside its SQL (for atomicity or for speed: the bulk
-//! enqueue, the claim, replay's `INSERT … SELECT`, retention's batch deletes), written once
+//! The rules a backend has to run inside its SQL (for atomicity or for speed: the claim,
+//! replay `--failed-only`'s history, retention's batch deletes), written once
 //! here as `concat!`-able fragments that both backends splice into their statements. A
 //! backend writes no rule of its own: it names its placeholders and its dialect, and the
 //! core's fragment says what is selected. The store's contract suite
@@ -13,8 +13,6 @@
 //! `dialect!`, in their `lib.rs`):
 //!
 //! - `$d!(flag LIT...)`: the boolean column (or parameter) the literals spell is true;
-//! - `$d!(json_has (LIT...) (LIT...))`: the JSON array of strings the first literals spell
-//!   holds the value the second spell;
 //! - `$d!(insertion_order LIT)`: the column of table alias `LIT` that orders its rows as they
 //!   were inserted (the tie-break of "the newest").
 //!
@@ -43,87 +41,21 @@ macro_rules! replayed_as_failed_sql {
     };
 }
 
-/// [`crate::auth::covers`] in SQL: the webhook `$w` (a table alias) is full-access, or its
-/// `profile_ids` hold the event's profile `$profile` (an expression; NULL for a user-wide
-/// event, which no list holds).
-#[macro_export]
-macro_rules! covers_sql {
-    ($d:ident, $w:literal, $profile:literal) => {
-        concat!(
-            "(",
-            $d!(flag $w ".full_access"),
-            " OR ",
-            $d!(json_has ($w ".profile_ids") ($profile)),
-            ")"
-        )
-    };
-}
-
-/// The webhook `$w` subscribes to the event named `$event` (an expression).
-#[macro_export]
-macro_rules! subscribes_sql {
-    ($d:ident, $w:literal, $event:literal) => {
-        $d!(json_has ($w ".events") ($event))
-    };
-}
-
-/// The outbox's enqueue: the webhook `$w` gets a delivery of the event `$event` about
-/// `$profile`: it is active, subscribes to the event, and its scope covers the profile.
-#[macro_export]
-macro_rules! receives_sql {
-    ($d:ident, $w:literal, $event:literal, $profile:literal) => {
-        concat!(
-            $d!(flag $w ".is_active"),
-            " AND ",
-            $crate::subscribes_sql!($d, $w, $event),
-            " AND ",
-            $crate::covers_sql!($d, $w, $profile)
-        )
-    };
-}
-
-/// The SQL enqueue's share of a fan-out: the webhook `$w` gets a delivery of the event
-/// ([`receives_sql`]) and has no filter; those with one are evaluated in Rust
-/// (`service::filter`) and queued one by one ([`filtered_sql`]).
-#[macro_export]
-macro_rules! receives_unfiltered_sql {
-    ($d:ident, $w:literal, $event:literal, $profile:literal) => {
-        concat!(
-            $crate::receives_sql!($d, $w, $event, $profile),
-            " AND ",
-            $w,
-            ".filter IS NULL"
-        )
-    };
-}
-
-/// The webhook `$w` gets the event if its filter admits it ([`receives_sql`] and a filter).
-#[macro_export]
-macro_rules! filtered_sql {
-    ($d:ident, $w:literal, $event:literal, $profile:literal) => {
-        concat!(
-            $crate::receives_sql!($d, $w, $event, $profile),
-            " AND ",
-            $w,
-            ".filter IS NOT NULL"
-        )
-    };
-}
-
 /// `replay --failed-only`: unless the parameter `$failed_only` is false, the newest
-/// delivery of the event `$e` (a table alias) to the webhook `$w` (newest by `created_at`,
-/// then by insertion) ended in one of [`replayed_as_failed_sql`]'s states.
+/// delivery of the event `$e` (a table alias) to the webhook whose id is `$webhook` (an
+/// expression: a placeholder) (newest by `created_at`, then by insertion) ended in one of
+/// [`replayed_as_failed_sql`]'s states.
 #[macro_export]
 macro_rules! replay_failed_only_sql {
-    ($d:ident, $failed_only:literal, $w:literal, $e:literal) => {
+    ($d:ident, $failed_only:literal, $webhook:literal, $e:literal) => {
         concat!(
             "(NOT (",
             $d!(flag $failed_only),
             ") OR (SELECT d.state FROM deliveries d WHERE d.event_id = ",
             $e,
             ".id AND d.webhook_id = ",
-            $w,
-            ".id ORDER BY d.created_at DESC, ",
+            $webhook,
+            " ORDER BY d.created_at DESC, ",
             $d!(insertion_order "d"),
             " DESC LIMIT 1) IN ",
             $crate::replayed_as_failed_sql!(),
@@ -318,9 +250,6 @@ mod tests {
     /// A dialect for reading the fragments: what each arm was given, bracketed.
     macro_rules! shown {
         (flag $($c:literal)+) => { concat!("FLAG[", $($c,)+ "]") };
-        (json_has ($($l:literal)+) ($($v:literal)+)) => {
-            concat!("HAS[", $($l,)+ " ", $($v,)+ "]")
-        };
         (insertion_order $t:literal) => { concat!("ORDER[", $t, "]") };
     }
 
@@ -348,28 +277,9 @@ mod tests {
     #[test]
     fn fragments_state_the_rules_through_the_dialect() {
         assert_eq!(
-            crate::receives_sql!(shown, "w", "?4", "?5"),
-            "FLAG[w.is_active] AND HAS[w.events ?4] AND (FLAG[w.full_access] OR \
-             HAS[w.profile_ids ?5])"
-        );
-        assert_eq!(
-            crate::receives_unfiltered_sql!(shown, "w", "?4", "?5"),
-            concat!(
-                crate::receives_sql!(shown, "w", "?4", "?5"),
-                " AND w.filter IS NULL"
-            )
-        );
-        assert_eq!(
-            crate::filtered_sql!(shown, "w", "?4", "?5"),
-            concat!(
-                crate::receives_sql!(shown, "w", "?4", "?5"),
-                " AND w.filter IS NOT NULL"
-            )
-        );
-        assert_eq!(
-            crate::replay_failed_only_sql!(shown, "?4", "w", "e"),
+            crate::replay_failed_only_sql!(shown, "?4", "?1", "e"),
             "(NOT (FLAG[?4]) OR (SELECT d.state FROM deliveries d WHERE d.event_id = e.id \
-             AND d.webhook_id = w.id ORDER BY d.created_at DESC, ORDER[d] DESC LIMIT 1) IN \
+             AND d.webhook_id = ?1 ORDER BY d.created_at DESC, ORDER[d] DESC LIMIT 1) IN \
              ('failed', 'cancelled'))"
         );
         assert_eq!(

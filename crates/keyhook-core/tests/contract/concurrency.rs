@@ -134,7 +134,7 @@ pub fn two_claimers_never_claim_the_same_delivery(kind: &Kind) {
         s.write(|c| {
             let id = format!("evt_{i}");
             c.insert_event(&id, "alice", "post.published", None, b"{}", NOW)?;
-            Ok(c.enqueue_deliveries(&id, "alice", "post.published", None, NOW)?)
+            crate::support::fan_out(c, &id, "alice", "post.published", None, NOW)
         })
         .unwrap();
     }
@@ -178,7 +178,7 @@ pub fn a_claim_skips_rows_another_claim_holds(kind: &Kind) {
                 b"{}",
                 NOW.add_millis(i),
             )?;
-            Ok(c.enqueue_deliveries(&id, "alice", "post.published", None, NOW.add_millis(i))?)
+            crate::support::fan_out(c, &id, "alice", "post.published", None, NOW.add_millis(i))
         })
         .unwrap();
     }

@@ -23,6 +23,7 @@ mod support;
 
 mod concurrency;
 mod read_ahead;
+mod routing;
 mod rules;
 mod semantics;
 
@@ -54,6 +55,7 @@ contract! {
         postgres => crate::support::POSTGRES,
     }
     cases {
+        routing: [every_path_follows_the_one_rule, a_replay_reads_every_event_across_pages],
         semantics: [
             every_query_answers_as_on_the_reference,
             db_copy_batches_move_every_row_unchanged_both_ways,

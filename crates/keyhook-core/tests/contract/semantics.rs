@@ -219,18 +219,32 @@ fn exercise(s: &Store) -> Vec<String> {
         c.insert_event("evt_1", "u", "post.published", None, &payload, Timestamp(T))?;
         c.insert_event("evt_2", "w", "post.deleted", None, b"{}", Timestamp(T + 1))?;
         Ok((
-            c.enqueue_deliveries("evt_1", "u", "post.published", None, Timestamp(T))?,
-            c.enqueue_deliveries("evt_2", "u", "post.deleted", None, Timestamp(T + 5))?,
-            c.enqueue_deliveries("evt_2", "u", "nothing.subscribes", None, Timestamp(T + 5))?,
+            crate::support::fan_out(c, "evt_1", "u", "post.published", None, Timestamp(T))?,
+            crate::support::fan_out(c, "evt_2", "u", "post.deleted", None, Timestamp(T + 5))?,
+            crate::support::fan_out(
+                c,
+                "evt_2",
+                "u",
+                "nothing.subscribes",
+                None,
+                Timestamp(T + 5),
+            )?,
         ))
     }));
-    // The matching rule (`keyhook_core::covers_sql!`): an event of p2 reaches the full-access webhooks and
+    // The matching rule (`service::routing`): an event of p2 reaches the full-access webhooks and
     // abe-6, one of p3 only the full-access ones, a user-wide one too.
     note!(s.write(|c| {
         let mut n = Vec::new();
         for (id, profile) in [("evt_p2", Some("p2")), ("evt_p3", Some("p3"))] {
             c.insert_event(id, "u", "post.published", profile, b"{}", Timestamp(T + 2))?;
-            n.push(c.enqueue_deliveries(id, "u", "post.published", profile, Timestamp(T + 2))?);
+            n.push(crate::support::fan_out(
+                c,
+                id,
+                "u",
+                "post.published",
+                profile,
+                Timestamp(T + 2),
+            )?);
             n.push(c.delivery_counts()?.iter().map(|(_, k)| k).sum::<i64>() as usize);
         }
         Ok(n)
@@ -294,27 +308,35 @@ fn exercise(s: &Store) -> Vec<String> {
     // Replay and idempotency keys.
     note!(c.event_of("u", "evt_1"));
     note!(c.event_of("v", "evt_1"));
+    let names = ["post.published".to_string(), "post.deleted".to_string()];
     let sel = |since: i64, event_id: Option<&'static str>, failed_only: bool| ReplaySelection {
         webhook_id: "abc-1",
         user: "u",
         since: Timestamp(since),
         event_id,
         failed_only,
+        names: &names,
     };
-    note!(s.write(|c| Ok(c.enqueue_replay(&sel(T, None, true), Timestamp(T + 200), 10)?)));
-    note!(s.write(|c| Ok(c.enqueue_replay(&sel(T + 1, None, false), Timestamp(T + 200), 10)?)));
-    note!(s.write(|c| Ok(c.enqueue_replay(&sel(T, None, false), Timestamp(T + 200), 0)?)));
-    note!(s.write(|c| Ok(c.enqueue_replay(&sel(T, None, false), Timestamp(T + 200), 10)?)));
-    note!(s.write(|c| Ok(c.enqueue_replay(
-        &sel(0, Some("evt_2"), false),
-        Timestamp(T + 201),
-        10
+    note!(c.replay_candidates(&sel(T, None, false), None, 10));
+    note!(c.replay_candidates(&sel(T, None, true), None, 10));
+    note!(c.replay_candidates(&sel(T + 1, None, false), None, 10));
+    note!(c.replay_candidates(&sel(T, None, false), None, 1));
+    note!(c.replay_candidates(&sel(T, None, false), Some((Timestamp(T), "evt_1")), 10));
+    note!(c.replay_candidates(&sel(T, None, false), Some((Timestamp(T + 1), "evt_0")), 10));
+    note!(c.replay_candidates(&sel(0, Some("evt_2"), false), None, 10));
+    note!(c.replay_candidates(&sel(0, Some("evt_1"), true), None, 10));
+    note!(s.write(|c| Ok(c.replay_retry_now(&sel(T, None, true), Timestamp(T + 200))?)));
+    note!(s.write(|c| Ok(c.insert_replayed("abc-1", &["evt_1", "evt_2"], Timestamp(T + 200))?)));
+    note!(s.write(|c| Ok(c.insert_replayed("abc-1", &[], Timestamp(T + 200))?)));
+    note!(s.write(|c| Ok(c.insert_deliveries("evt_1", &["abc-1"], Timestamp(T + 201))?)));
+    note!(s.write(|c| Ok(c.record_skip(
+        "abc-1",
+        "evt_1",
+        "post.published",
+        "no such key",
+        Timestamp(T + 202)
     )?)));
-    note!(s.write(|c| Ok(c.enqueue_replay(
-        &sel(0, Some("evt_1"), false),
-        Timestamp(T + 201),
-        10
-    )?)));
+    note!(c.attempts("abc-1", 2));
     note!(c.delivery_counts());
     let accepted = |id: &str, at: i64| keyhook_core::model::EventAccepted {
         id: id.into(),

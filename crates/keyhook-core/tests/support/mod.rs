@@ -145,3 +145,20 @@ pub fn create_webhook(s: &Store, user: &str, at: Timestamp) -> Webhook {
     )
     .unwrap()
 }
+
+/// Queues the event `id` (already recorded, data `{}`) for the webhooks of `user` that
+/// receive it (`service::routing::fan_out`), as emit does; returns how many were queued.
+pub fn fan_out(
+    c: keyhook_core::store::Conn<'_>,
+    id: &str,
+    user: &str,
+    event: &str,
+    profile: Option<&str>,
+    now: Timestamp,
+) -> keyhook_core::error::Result<usize> {
+    use keyhook_core::service::routing;
+    let profile = profile.map(String::from);
+    let data = serde_json::json!({});
+    let e = routing::Event::new(event, profile.as_ref(), &data);
+    Ok(routing::fan_out(c, id, user, &e, now)?.queued)
+}

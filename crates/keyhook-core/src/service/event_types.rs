@@ -15,6 +15,7 @@ use serde_json::{json, Value};
 use super::audit::{self, Action, Entry};
 use super::events::{CATALOG, OPERATIONAL, TEST_EVENT};
 use super::input;
+use super::schema_bounds::{self, Bounds};
 use super::{Actor, Operation};
 use crate::error::{Error, FieldError, Result};
 use crate::model::{EventProfile, EventType};
@@ -298,16 +299,9 @@ fn check_fields(t: &EventType) -> Vec<FieldError> {
     }
     let mut validator = None;
     if let Some(s) = &t.schema {
-        if let Err(m) = check_size(s) {
-            out.push(FieldError::new("schema", m));
-        } else {
-            match jsonschema::draft202012::new(s) {
-                Ok(v) => validator = Some(v),
-                Err(e) => out.push(FieldError::new(
-                    "schema",
-                    format!("is not a valid JSON Schema (draft 2020-12): {e}"),
-                )),
-            }
+        match check_schema(s) {
+            Ok(()) => validator = Some(Compiled::new(&t.name, s)),
+            Err(m) => out.push(FieldError::new("schema", m)),
         }
     }
     if let Some(e) = &t.example {
@@ -330,6 +324,85 @@ fn check_fields(t: &EventType) -> Vec<FieldError> {
     out
 }
 
+/// Every rule a schema is held to when it is added or changed (CONTRACT §10.1): at most
+/// [`DOCUMENT_MAX_BYTES`], draft 2020-12 only, no cycle of subschemas applied at the same
+/// place in the data, at most [`schema_bounds::MAX_PER_VALUE`] applications at one value of
+/// data nested up to [`schema_bounds::DATA_DEPTH`] deep, and a valid schema. The message is
+/// for the field `schema`. `serve` also runs it on the stored schemas, to warn about those
+/// an older keyhook took.
+pub fn check_schema(schema: &Value) -> std::result::Result<(), String> {
+    check_size(schema)?;
+    // Before jsonschema sees it: compiling some cyclic schemas never ends either.
+    let bounds = schema_bounds::analyse(schema)?;
+    let most = bounds.per_value();
+    if most > schema_bounds::MAX_PER_VALUE {
+        return Err(format!(
+            "applies too many subschemas to one value of the data: up to {} where at most {} \
+             are allowed (allOf/anyOf/oneOf or $refs that multiply, perhaps at each level of \
+             a recursion): simplify it",
+            if most == u64::MAX { "more than 10^19".to_string() } else { most.to_string() },
+            schema_bounds::MAX_PER_VALUE
+        ));
+    }
+    validator_for(schema)
+        .map(drop)
+        .map_err(|e| format!("is not a valid JSON Schema (draft 2020-12): {e}"))
+}
+
+/// The validator of `schema`: draft 2020-12, with `const` comparing numbers exactly.
+fn validator_for(
+    schema: &Value,
+) -> std::result::Result<jsonschema::Validator, jsonschema::ValidationError<'_>> {
+    jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .with_keyword("const", ExactConst::factory)
+        .build(schema)
+}
+
+/// `const` as JSON Schema says, numbers compared by value: jsonschema's own compares a
+/// number `const` as an `f64` (within `f64::EPSILON`), so `9007199254740993` matched
+/// `9007199254740992`. Its general equality (`jsonschema::ext::cmp::equal`, also `enum`'s)
+/// compares integers exactly and `1` equal to `1.0`.
+struct ExactConst {
+    expected: Value,
+    location: jsonschema::paths::Location,
+}
+
+impl ExactConst {
+    fn factory<'a>(
+        _parent: &'a serde_json::Map<String, Value>,
+        value: &'a Value,
+        location: jsonschema::paths::Location,
+    ) -> std::result::Result<Box<dyn jsonschema::Keyword>, jsonschema::ValidationError<'a>> {
+        Ok(Box::new(ExactConst {
+            expected: value.clone(),
+            location,
+        }))
+    }
+}
+
+impl jsonschema::Keyword for ExactConst {
+    fn validate<'i>(
+        &self,
+        instance: &'i Value,
+        location: &jsonschema::paths::LazyLocation,
+    ) -> std::result::Result<(), jsonschema::ValidationError<'i>> {
+        if self.is_valid(instance) {
+            return Ok(());
+        }
+        Err(jsonschema::ValidationError::custom(
+            self.location.clone(),
+            location.into(),
+            instance,
+            format!("{} was expected", self.expected),
+        ))
+    }
+
+    fn is_valid(&self, instance: &Value) -> bool {
+        jsonschema::ext::cmp::equal(instance, &self.expected)
+    }
+}
+
 fn check_size(v: &Value) -> std::result::Result<(), String> {
     let n = serde_json::to_string(v).map_or(usize::MAX, |s| s.len());
     if n > DOCUMENT_MAX_BYTES {
@@ -340,17 +413,48 @@ fn check_size(v: &Value) -> std::result::Result<(), String> {
     Ok(())
 }
 
+/// A type's schema made ready to check data: its bounds, checked before every validation
+/// ([`data_problems`]), and the validator, built only when some data can be checked within
+/// [`schema_bounds::WORK_BUDGET`] (jsonschema does not finish compiling some cyclic schemas).
+pub struct Compiled {
+    name: String,
+    bounds: std::result::Result<Bounds, String>,
+    validator: Option<jsonschema::Validator>,
+}
+
+impl Compiled {
+    /// `schema` of the type `name`, analysed, and compiled if it may be used.
+    pub fn new(name: &str, schema: &Value) -> Compiled {
+        let mut bounds = schema_bounds::analyse(schema);
+        let mut validator = None;
+        if let Ok(b) = &bounds {
+            if b.work(&Value::Null) <= schema_bounds::WORK_BUDGET {
+                match validator_for(schema) {
+                    Ok(v) => validator = Some(v),
+                    Err(e) => bounds = Err(format!("does not compile: {e}")),
+                }
+            }
+        }
+        Compiled {
+            name: name.to_string(),
+            bounds,
+            validator,
+        }
+    }
+}
+
 /// Compiled schemas by type name, with the schema each was compiled from.
-type Compiled = HashMap<String, (Value, Arc<jsonschema::Validator>)>;
+type Cache = HashMap<String, (Value, Arc<Compiled>)>;
 
 /// The most compiled schemas kept; past it the cache starts over.
 const COMPILED_MAX: usize = 1024;
 
 /// `t`'s schema, compiled once and kept for the process until the type's schema is another
 /// (compared as JSON: cheaper than compiling by far, and right whatever the clocks of the
-/// instances that changed it, or the database a process opens).
-pub fn compiled(t: &EventType) -> Result<Option<Arc<jsonschema::Validator>>> {
-    static CACHE: OnceLock<Mutex<Compiled>> = OnceLock::new();
+/// instances that changed it, or the database a process opens). A stored schema that the
+/// rules refuse is kept too: every emit of its type is then refused by [`data_problems`].
+pub fn compiled(t: &EventType) -> Result<Option<Arc<Compiled>>> {
+    static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
     let Some(schema) = &t.schema else {
         return Ok(None);
     };
@@ -360,12 +464,7 @@ pub fn compiled(t: &EventType) -> Result<Option<Arc<jsonschema::Validator>>> {
             return Ok(Some(v.clone()));
         }
     }
-    let v = Arc::new(jsonschema::draft202012::new(schema).map_err(|e| {
-        Error::Storage(format!(
-            "the stored schema of {} does not compile: {e}",
-            t.name
-        ))
-    })?);
+    let v = Arc::new(Compiled::new(&t.name, schema));
     let mut map = cache.lock().unwrap_or_else(|e| e.into_inner());
     if map.len() >= COMPILED_MAX {
         map.clear();
@@ -374,9 +473,38 @@ pub fn compiled(t: &EventType) -> Result<Option<Arc<jsonschema::Validator>>> {
     Ok(Some(v))
 }
 
-/// What is wrong with `data` for `v`, at most [`MAX_DATA_PROBLEMS`], each on the field that
-/// holds it as the request names it (`data.title`, `data.tags[2]`).
-pub fn data_problems(v: &jsonschema::Validator, data: &Value) -> Vec<FieldError> {
+/// What is wrong with `data` for the schema `c`, at most [`MAX_DATA_PROBLEMS`], each on the
+/// field that holds it as the request names it (`data.title`, `data.tags[2]`). Data whose
+/// check could exceed [`schema_bounds::WORK_BUDGET`] (or any data, for a stored schema the
+/// rules refuse) is not validated: one problem on `data` says why.
+pub fn data_problems(c: &Compiled, data: &Value) -> Vec<FieldError> {
+    let budget = schema_bounds::WORK_BUDGET;
+    let bounds = match &c.bounds {
+        Ok(b) => b,
+        Err(why) => {
+            return vec![FieldError::new(
+                "data",
+                format!(
+                    "cannot be checked: the schema of {} {why}; the operator must change it \
+                     (keyhook event-types update {} --schema FILE)",
+                    c.name, c.name
+                ),
+            )]
+        }
+    };
+    let work = bounds.work(data);
+    let Some(v) = c.validator.as_ref().filter(|_| work <= budget) else {
+        return vec![FieldError::new(
+            "data",
+            format!(
+                "is too much work to check against the schema of {}: up to {} subschema \
+                 applications, over the budget of {budget} (send smaller or flatter data, or \
+                 ask the operator to simplify the schema)",
+                c.name,
+                if work == u64::MAX { "more than 10^19".to_string() } else { work.to_string() },
+            ),
+        )];
+    };
     v.iter_errors(data)
         .take(MAX_DATA_PROBLEMS)
         .map(|e| {
@@ -649,7 +777,7 @@ mod tests {
             "required": ["title"],
             "properties": {"tags": {"type": "array", "items": {"type": "string"}}}
         });
-        let v = jsonschema::draft202012::new(&schema).unwrap();
+        let v = Compiled::new("post.updated", &schema);
         let got = data_problems(&v, &json!({"tags": ["a", "b", 3]}));
         let fields: Vec<_> = got.iter().map(|d| d.field.as_str()).collect();
         assert_eq!(fields, ["data.tags[2]", "data.title"], "{got:?}");
@@ -711,5 +839,110 @@ mod tests {
         assert_eq!(check_fields(&t)[0].field, "example");
         t.example = Some(json!({"big": "x".repeat(DOCUMENT_MAX_BYTES)}));
         assert!(check_fields(&t)[0].message.contains("at most 65536 bytes"));
+    }
+
+    fn cycle() -> Value {
+        json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"})
+    }
+
+    fn doubling(levels: usize) -> Value {
+        let mut defs = serde_json::Map::new();
+        for i in 0..levels {
+            let next = format!("#/$defs/l{}", i + 1);
+            defs.insert(format!("l{i}"), json!({"allOf": [{"$ref": next}, {"$ref": next}]}));
+        }
+        defs.insert(format!("l{levels}"), json!({"type": "object"}));
+        json!({"$defs": defs, "$ref": "#/$defs/l0"})
+    }
+
+    #[test]
+    fn schemas_whose_checks_never_end_are_refused_saying_why() {
+        let e = check_schema(&cycle()).unwrap_err();
+        assert!(e.contains("cycle that never descends into the data"), "{e}");
+        let bomb = doubling(30);
+        assert!(bomb.to_string().len() < 4096, "a small schema");
+        let e = check_schema(&bomb).unwrap_err();
+        assert!(e.contains("applies too many subschemas to one value"), "{e}");
+        let e = check_schema(&json!({"$schema": "http://json-schema.org/draft-07/schema#"}))
+            .unwrap_err();
+        assert!(e.contains("only JSON Schema draft 2020-12 is supported"), "{e}");
+        assert!(check_schema(&json!({"type": 5})).unwrap_err().contains("not a valid"));
+        check_schema(&json!({"$schema": schema_bounds::DRAFT_2020_12, "type": "object"}))
+            .unwrap();
+        check_schema(&doubling(7)).unwrap();
+    }
+
+    #[test]
+    fn a_stored_schema_the_rules_refuse_refuses_every_emit_at_once() {
+        for (schema, says) in [(cycle(), "cannot be checked"), (doubling(30), "too much work")] {
+            let c = Compiled::new("post.updated", &schema);
+            let got = data_problems(&c, &json!({"title": "x"}));
+            assert_eq!(got.len(), 1, "{got:?}");
+            assert_eq!(got[0].field, "data");
+            assert!(got[0].message.contains(says), "{got:?}");
+        }
+    }
+
+    #[test]
+    fn data_over_the_work_budget_is_refused_before_validating() {
+        // 1 + 1 + 2 * (2 + 4 + ... + 256) = 1022 applications at each item.
+        let mut s = doubling(8);
+        s["type"] = json!("array");
+        s["items"] = s.as_object_mut().unwrap().remove("$ref").unwrap();
+        s["items"] = json!({"$ref": s["items"]});
+        let c = Compiled::new("post.updated", &s);
+        let small: Vec<Value> = (0..100).map(|_| json!({})).collect();
+        assert!(data_problems(&c, &Value::Array(small)).is_empty());
+        let big: Vec<Value> = (0..1000).map(|_| json!({})).collect();
+        let got = data_problems(&c, &Value::Array(big));
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert!(got[0].message.contains("over the budget of 1000000"), "{got:?}");
+    }
+
+    #[test]
+    fn recursion_that_descends_checks_deep_data() {
+        let s = json!({"$defs": {"node": {"type": "object", "required": ["name"], "properties": {
+            "name": {"type": "string"},
+            "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}
+        }}}, "$ref": "#/$defs/node"});
+        check_schema(&s).unwrap();
+        let c = Compiled::new("post.updated", &s);
+        let mut deep = json!({"name": "leaf"});
+        for i in 0..60 {
+            deep = json!({"name": format!("n{i}"), "children": [deep, {"name": "sibling"}]});
+        }
+        assert!(data_problems(&c, &deep).is_empty());
+        // And it still finds a problem at the bottom.
+        let mut bad = json!({"name": 1});
+        for _ in 0..60 {
+            bad = json!({"name": "n", "children": [bad]});
+        }
+        let got = data_problems(&c, &bad);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert!(got[0].field.ends_with(".children[0].name"), "{got:?}");
+    }
+
+    #[test]
+    fn const_and_enum_compare_integers_past_2_53_exactly() {
+        let big: Value = serde_json::from_str("9007199254740993").unwrap();
+        let near: Value = serde_json::from_str("9007199254740992").unwrap();
+        let neg: Value = serde_json::from_str("-9007199254740993").unwrap();
+        let neg_near: Value = serde_json::from_str("-9007199254740992").unwrap();
+        for (c, yes, no) in [(&big, &big, &near), (&neg, &neg, &neg_near)] {
+            for s in [json!({"const": c}), json!({"enum": [c]}), json!({"const": [c]})] {
+                let v = Compiled::new("post.updated", &s);
+                let wrap = |x: &Value| if s["const"].is_array() { json!([x]) } else { x.clone() };
+                assert!(data_problems(&v, &wrap(yes)).is_empty(), "{s}");
+                let got = data_problems(&v, &wrap(no));
+                assert_eq!(got.len(), 1, "{s} matched {no}");
+            }
+        }
+        // Numbers are still compared by value.
+        let v = Compiled::new("post.updated", &json!({"const": 1}));
+        assert!(data_problems(&v, &json!(1.0)).is_empty());
+        assert!(data_problems(&v, &json!(1.5))[0].message.contains("1 was expected"));
+        let v = Compiled::new("post.updated", &json!({"const": "a"}));
+        assert!(data_problems(&v, &json!("a")).is_empty());
+        assert_eq!(data_problems(&v, &json!("b")).len(), 1);
     }
 }

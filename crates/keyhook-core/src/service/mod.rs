@@ -15,6 +15,7 @@ pub mod listen;
 pub mod operational;
 pub mod replay;
 pub mod retention;
+pub mod schema_bounds;
 pub mod webhooks;
 
 use std::sync::Arc;

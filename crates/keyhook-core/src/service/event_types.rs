@@ -344,9 +344,47 @@ pub fn check_schema(schema: &Value) -> std::result::Result<(), String> {
             schema_bounds::MAX_PER_VALUE
         ));
     }
-    validator_for(schema)
-        .map(drop)
-        .map_err(|e| format!("is not a valid JSON Schema (draft 2020-12): {e}"))
+    let built = on_stack(bounds.compile_stack(), || {
+        validator_for(schema)
+            .map(drop)
+            .map_err(|e| format!("is not a valid JSON Schema (draft 2020-12): {e}"))
+    });
+    built.unwrap_or_else(Err)
+}
+
+/// The stack a request's thread may give a schema's compile or check (std's threads, which
+/// serve requests, have 2 MiB).
+const INLINE_STACK: u64 = 1 << 20;
+/// The most stack a compile or check may have (its own thread's, reserved, touched as used).
+const MAX_STACK: u64 = 1 << 30;
+
+/// `f` on this thread if `bytes` of stack are safe here, else on a thread of its own with
+/// room for them; `Err` when there is none.
+fn on_stack<T: Send>(
+    bytes: u64,
+    f: impl FnOnce() -> T + Send,
+) -> std::result::Result<T, String> {
+    if bytes <= INLINE_STACK {
+        return Ok(f());
+    }
+    if bytes > MAX_STACK {
+        return Err(format!(
+            "nests too deep to check: it may need {} MiB of stack, at most {} MiB are given",
+            bytes >> 20,
+            MAX_STACK >> 20
+        ));
+    }
+    let size = usize::try_from(bytes.saturating_mul(2)).unwrap_or(usize::MAX);
+    std::thread::scope(|s| {
+        let spawned = std::thread::Builder::new()
+            .name("schema".into())
+            .stack_size(size.saturating_add(4 << 20))
+            .spawn_scoped(s, f)
+            .map_err(|e| format!("cannot be checked now: no thread for it ({e})"))?;
+        spawned
+            .join()
+            .map_err(|p| std::panic::resume_unwind(p))
+    })
 }
 
 /// The validator of `schema`: draft 2020-12, with `const` comparing numbers exactly.
@@ -429,9 +467,12 @@ impl Compiled {
         let mut validator = None;
         if let Ok(b) = &bounds {
             if b.work(&Value::Null) <= schema_bounds::WORK_BUDGET {
-                match validator_for(schema) {
+                let built = on_stack(b.compile_stack(), || {
+                    validator_for(schema).map_err(|e| format!("does not compile: {e}"))
+                });
+                match built.unwrap_or_else(Err) {
                     Ok(v) => validator = Some(v),
-                    Err(e) => bounds = Err(format!("does not compile: {e}")),
+                    Err(e) => bounds = Err(e),
                 }
             }
         }
@@ -492,7 +533,8 @@ pub fn data_problems(c: &Compiled, data: &Value) -> Vec<FieldError> {
             )]
         }
     };
-    let work = bounds.work(data);
+    let cost = bounds.cost(data);
+    let work = cost.work;
     let Some(v) = c.validator.as_ref().filter(|_| work <= budget) else {
         return vec![FieldError::new(
             "data",
@@ -505,19 +547,22 @@ pub fn data_problems(c: &Compiled, data: &Value) -> Vec<FieldError> {
             ),
         )];
     };
-    v.iter_errors(data)
-        .take(MAX_DATA_PROBLEMS)
-        .map(|e| {
-            let mut field = field_of(data, e.instance_path.as_str());
-            // A missing property is the property's problem, not its object's.
-            if let jsonschema::error::ValidationErrorKind::Required { property } = &e.kind {
-                if let Some(p) = property.as_str() {
-                    push_property(&mut field, p);
+    let checked = on_stack(bounds.check_stack(cost), || {
+        v.iter_errors(data)
+            .take(MAX_DATA_PROBLEMS)
+            .map(|e| {
+                let mut field = field_of(data, e.instance_path.as_str());
+                // A missing property is the property's problem, not its object's.
+                if let jsonschema::error::ValidationErrorKind::Required { property } = &e.kind {
+                    if let Some(p) = property.as_str() {
+                        push_property(&mut field, p);
+                    }
                 }
-            }
-            FieldError::new(field, e.to_string())
-        })
-        .collect()
+                FieldError::new(field, e.to_string())
+            })
+            .collect()
+    });
+    checked.unwrap_or_else(|why| vec![FieldError::new("data", why)])
 }
 
 /// The request's name of what the JSON pointer `pointer` (into `data`) points at: `data`,
@@ -944,5 +989,42 @@ mod tests {
         let v = Compiled::new("post.updated", &json!({"const": "a"}));
         assert!(data_problems(&v, &json!("a")).is_empty());
         assert_eq!(data_problems(&v, &json!("b")).len(), 1);
+    }
+
+    /// `n` definitions, each applying the next: in place, or to its property `x`.
+    fn chain(n: usize, descending: bool) -> Value {
+        let mut defs = serde_json::Map::new();
+        for i in 0..n {
+            let next = json!({"$ref": format!("#/$defs/d{}", i + 1)});
+            let d = if descending {
+                json!({"type": "object", "properties": {"x": next}})
+            } else {
+                next
+            };
+            defs.insert(format!("d{i}"), d);
+        }
+        defs.insert(format!("d{n}"), json!({"type": "object"}));
+        json!({"$defs": defs, "$ref": "#/$defs/d0"})
+    }
+
+    #[test]
+    fn long_chains_compile_and_check_on_a_request_thread_s_stack() {
+        let mut data = json!({});
+        for _ in 0..120 {
+            data = json!({"x": data});
+        }
+        for s in [chain(900, false), chain(900, true)] {
+            assert!(s.to_string().len() <= DOCUMENT_MAX_BYTES);
+            check_schema(&s).unwrap();
+            let data = data.clone();
+            // A thread of tiny_http's (std's default 2 MiB), as `serve` handles a request on.
+            let problems = std::thread::Builder::new()
+                .stack_size(2 << 20)
+                .spawn(move || data_problems(&Compiled::new("post.updated", &s), &data))
+                .unwrap()
+                .join()
+                .unwrap();
+            assert!(problems.is_empty(), "{problems:?}");
+        }
     }
 }

@@ -39,6 +39,15 @@ pub const WORK_BUDGET: u64 = 1_000_000;
 /// The most steps the analysis itself takes (a schema that needs more is refused).
 const ANALYSIS_MAX: u64 = 20_000_000;
 
+/// Stack jsonschema may take per subschema it compiles inside another: it compiles each
+/// `$ref` target inside the referring subschema, also while validating (a `$ref` seen twice is
+/// compiled on first use). Measured up to 12.5 KiB per `$ref` and 22.5 KiB per level of
+/// `properties` in a debug build (a release build takes less).
+const COMPILE_FRAME: u64 = 24 << 10;
+/// Stack one application inside another takes while validating (measured up to 1.7 KiB per
+/// application, 5 KiB per level of `properties` with a `$ref`, in a debug build).
+const CHECK_FRAME: u64 = 4 << 10;
+
 /// The only draft taken (CONTRACT §10.1).
 pub const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 
@@ -50,6 +59,14 @@ const BASE: &str = "urn:keyhook:schema";
 pub struct Bounds {
     /// `per_depth[k]`: the most applications at one value `k` levels deep (0: `data` itself).
     per_depth: Vec<u64>,
+    /// `longest[k]`: the longest chain of applications, each inside the last, down to a
+    /// value `k` levels deep (how deep the validator recurses).
+    longest: Vec<u64>,
+    /// The subschemas reachable from the root: the most jsonschema compiles inside another.
+    reachable: u64,
+    /// Whether some subschema is the target of two `$ref`s (the root counting as one): then
+    /// jsonschema compiles it again, lazily, while validating.
+    lazy: bool,
 }
 
 impl Bounds {
@@ -61,12 +78,35 @@ impl Bounds {
     /// The most applications validating `data` may make: for each value in it, the bound of
     /// its depth (saturating).
     pub fn work(&self, data: &Value) -> u64 {
+        self.cost(data).work
+    }
+
+    /// The stack compiling the schema may take, at most.
+    pub fn compile_stack(&self) -> u64 {
+        self.reachable.saturating_mul(COMPILE_FRAME)
+    }
+
+    /// The stack validating data of `cost` may take, at most: its longest chain of
+    /// applications, and a compile (of a `$ref` first used) at the end of it.
+    pub fn check_stack(&self, cost: Cost) -> u64 {
+        let compile = if self.lazy { self.compile_stack() } else { 0 };
+        cost.chain.saturating_mul(CHECK_FRAME).saturating_add(compile)
+    }
+
+    /// What validating `data` may cost: [`Bounds::work`], and how deep the validator may
+    /// recurse (the longest chain down to the deepest of its values).
+    pub fn cost(&self, data: &Value) -> Cost {
         let mut total = 0u64;
+        let mut deepest = 0usize;
         let mut stack = vec![(data, 0usize)];
         while let Some((v, depth)) = stack.pop() {
             let Some(at) = self.per_depth.get(depth) else {
-                return u64::MAX;
+                return Cost {
+                    work: u64::MAX,
+                    chain: u64::MAX,
+                };
             };
+            deepest = deepest.max(depth);
             total = total.saturating_add(*at);
             match v {
                 Value::Array(items) => stack.extend(items.iter().map(|i| (i, depth + 1))),
@@ -74,8 +114,20 @@ impl Bounds {
                 _ => {}
             }
         }
-        total
+        Cost {
+            work: total,
+            chain: self.longest[..=deepest].iter().copied().max().unwrap_or(0),
+        }
     }
+}
+
+/// What checking one `data` may cost ([`Bounds::cost`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cost {
+    /// Subschema applications, at most.
+    pub work: u64,
+    /// The longest chain of applications, each inside the last.
+    pub chain: u64,
 }
 
 /// One subschema.
@@ -129,6 +181,8 @@ pub fn analyse(schema: &Value) -> Result<Bounds, String> {
 
 struct Graph {
     nodes: Vec<Node>,
+    /// How many `$ref`s and `$dynamicRef`s point at each node.
+    referenced: Vec<u32>,
 }
 
 struct Walk<'r> {
@@ -138,6 +192,7 @@ struct Walk<'r> {
     names: HashMap<String, u32>,
     dynamic_anchors: HashMap<String, Vec<usize>>,
     dynamic_refs: Vec<(usize, String)>,
+    referenced: HashMap<usize, u32>,
 }
 
 impl<'r> Walk<'r> {
@@ -175,6 +230,7 @@ impl Graph {
             names: HashMap::new(),
             dynamic_anchors: HashMap::new(),
             dynamic_refs: Vec::new(),
+            referenced: HashMap::new(),
         };
         w.intern(root, resolver, "#".into());
         while let Some((v, r, id)) = w.todo.pop() {
@@ -232,7 +288,9 @@ impl Graph {
                     } else {
                         at(kw)
                     };
-                    in_place.push(w.intern(target, tr, label));
+                    let t = w.intern(target, tr, label);
+                    *w.referenced.entry(t).or_default() += 1;
+                    in_place.push(t);
                     if kw == "$dynamicRef" {
                         if let Some((_, name)) = reference.rsplit_once('#') {
                             if !name.is_empty() && !name.starts_with('/') {
@@ -308,9 +366,20 @@ impl Graph {
         for (id, name) in std::mem::take(&mut w.dynamic_refs) {
             let mut targets: Vec<usize> = w.dynamic_anchors.get(&name).cloned().unwrap_or_default();
             targets.retain(|t| !w.nodes[id].in_place.iter().any(|(c, _)| c == t));
+            for t in &targets {
+                *w.referenced.entry(*t).or_default() += 1;
+            }
             w.nodes[id].in_place.extend(targets.into_iter().map(|t| (t, 1)));
         }
-        Ok(Graph { nodes: w.nodes })
+        let mut referenced = vec![0u32; w.nodes.len()];
+        for (t, n) in w.referenced {
+            referenced[t] = n;
+        }
+        referenced[0] += 1;
+        Ok(Graph {
+            nodes: w.nodes,
+            referenced,
+        })
     }
 
     /// The nodes reachable from the root, children before parents in the in-place graph; a
@@ -407,17 +476,34 @@ impl Graph {
             r[x] = sum.saturating_add(node.unevaluated.saturating_mul(rework));
         }
         let mut per_depth = vec![r[0]];
-        if r[0] > MAX_PER_VALUE {
-            // Refused whatever the data: no need to look deeper.
-            per_depth.resize(DATA_DEPTH + 1, r[0]);
-            return Ok(Bounds { per_depth });
+        // The longest chain of applications, each inside the last (jsonschema recurses once
+        // per application at least): in place, then one level down at each descent.
+        let mut chain = vec![0u64; n];
+        for &x in &order {
+            let inner = self.nodes[x].in_place.iter().map(|(c, _)| chain[*c]).max();
+            chain[x] = 1 + inner.unwrap_or(0);
         }
+        let mut longest = vec![chain[0]];
         let mut by_name: Vec<Vec<(u32, u64)>> = vec![Vec::new(); n];
         let (mut other, mut items) = (vec![0u64; n], vec![0u64; n]);
         for _k in 1..=DATA_DEPTH {
             let prev = std::mem::replace(&mut r, vec![0u64; n]);
+            let prev_chain = std::mem::replace(&mut chain, vec![0u64; n]);
             for &x in &order {
                 let node = &self.nodes[x];
+                let down = node
+                    .properties
+                    .iter()
+                    .map(|(_, t)| *t)
+                    .chain(node.any_property.iter().copied())
+                    .chain(node.item.iter().copied())
+                    .chain(node.any_item.iter().copied())
+                    .map(|t| prev_chain[t])
+                    .filter(|c| *c > 0)
+                    .max();
+                let inner = node.in_place.iter().map(|(c, _)| chain[*c]).max();
+                let deepest = down.into_iter().chain(inner).filter(|c| *c > 0).max();
+                chain[x] = deepest.map_or(0, |c| c.saturating_add(1));
                 let mut names: Vec<(u32, u64)> =
                     node.properties.iter().map(|(p, t)| (*p, prev[*t])).collect();
                 names.sort_unstable();
@@ -453,12 +539,21 @@ impl Graph {
                 by_name[x] = names;
             }
             per_depth.push(r[0]);
+            longest.push(chain[0]);
             if r.iter().all(|v| *v == 0) {
                 per_depth.resize(DATA_DEPTH + 1, 0);
+                longest.resize(DATA_DEPTH + 1, 0);
                 break;
             }
         }
-        Ok(Bounds { per_depth })
+        let reachable = order.len() as u64;
+        let lazy = order.iter().any(|x| self.referenced[*x] >= 2);
+        Ok(Bounds {
+            per_depth,
+            longest,
+            reachable,
+            lazy,
+        })
     }
 }
 
@@ -668,7 +763,12 @@ mod tests {
     fn work_sums_the_bound_of_each_value_by_depth() {
         let b = Bounds {
             per_depth: vec![1, 2, 3],
+            longest: vec![1, 5, 2],
+            reachable: 3,
+            lazy: false,
         };
+        assert_eq!(b.cost(&json!([])).chain, 1);
+        assert_eq!(b.cost(&json!([[1]])).chain, 5);
         assert_eq!(b.work(&json!({"a": [1, 2], "b": 3})), 1 + 2 + 2 + 3 + 3);
         assert_eq!(b.work(&json!([[[1]]])), u64::MAX, "deeper than bounded");
     }

@@ -742,7 +742,10 @@ fn schemas_whose_check_never_ends_or_of_another_draft_are_refused_saying_why() {
     ok(&env, &["event-types", "add", "post.updated"]);
     let cases = [
         (cyclic_schema(), "cycle that never descends into the data"),
-        (doubling_schema(), "applies too many subschemas to one value"),
+        (
+            doubling_schema(),
+            "applies too many subschemas to one value",
+        ),
         (
             json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"}),
             "only JSON Schema draft 2020-12 is supported",
@@ -776,7 +779,13 @@ fn a_tree_schema_checks_deep_data_in_the_cli_and_over_http() {
     let f = file(&env, "tree.json", &tree);
     ok(
         &env,
-        &["event-types", "add", "comment.thread", "--schema", f.to_str().unwrap()],
+        &[
+            "event-types",
+            "add",
+            "comment.thread",
+            "--schema",
+            f.to_str().unwrap(),
+        ],
     );
     let nest = |leaf: Value| {
         let mut d = leaf;
@@ -788,7 +797,11 @@ fn a_tree_schema_checks_deep_data_in_the_cli_and_over_http() {
     let good = nest(json!({"name": "leaf"})).to_string();
     ok(&env, &["events", "emit", "comment.thread", "--data", &good]);
     let bad = nest(json!({"name": 7})).to_string();
-    let v = refused(&env, &["events", "emit", "comment.thread", "--data", &bad], 2);
+    let v = refused(
+        &env,
+        &["events", "emit", "comment.thread", "--data", &bad],
+        2,
+    );
     assert_eq!(fields(&v).len(), 1, "{v}");
     assert!(fields(&v)[0].ends_with("children[0].name"), "{v}");
     let server = Server::start(&env);
@@ -807,14 +820,20 @@ fn an_old_database_s_hostile_schemas_refuse_emits_and_the_server_stays_up() {
     let k = str_of(&key, "key");
     add_post_updated(&env, &[]);
     // As an older keyhook took them: straight into the database.
-    for (name, schema) in [("post.cycle", cyclic_schema()), ("post.bomb", doubling_schema())] {
+    for (name, schema) in [
+        ("post.cycle", cyclic_schema()),
+        ("post.bomb", doubling_schema()),
+    ] {
         env.sql(&format!(
             "INSERT INTO event_types (name, schema, profile, created_at, updated_at) \
              VALUES ('{name}', '{schema}', 'optional', 1, 1)"
         ));
     }
     let server = Server::start(&env);
-    for (name, says) in [("post.cycle", "cannot be checked"), ("post.bomb", "too much work")] {
+    for (name, says) in [
+        ("post.cycle", "cannot be checked"),
+        ("post.bomb", "too much work"),
+    ] {
         for _ in 0..2 {
             let r = server.post_json(
                 "/api/v1/events",
@@ -851,21 +870,45 @@ fn const_compares_integers_past_2_53_exactly() {
     std::fs::write(&path, schema).unwrap();
     ok(
         &env,
-        &["event-types", "add", "post.updated", "--schema", path.to_str().unwrap()],
+        &[
+            "event-types",
+            "add",
+            "post.updated",
+            "--schema",
+            path.to_str().unwrap(),
+        ],
     );
     ok(
         &env,
-        &["events", "emit", "post.updated", "--data", r#"{"id":9007199254740993}"#],
+        &[
+            "events",
+            "emit",
+            "post.updated",
+            "--data",
+            r#"{"id":9007199254740993}"#,
+        ],
     );
     let v = refused(
         &env,
-        &["events", "emit", "post.updated", "--data", r#"{"id":9007199254740992}"#],
+        &[
+            "events",
+            "emit",
+            "post.updated",
+            "--data",
+            r#"{"id":9007199254740992}"#,
+        ],
         2,
     );
     assert_eq!(fields(&v), ["data.id"], "{v}");
     let v = refused(
         &env,
-        &["events", "emit", "post.updated", "--data", r#"{"big":9007199254740992}"#],
+        &[
+            "events",
+            "emit",
+            "post.updated",
+            "--data",
+            r#"{"big":9007199254740992}"#,
+        ],
         2,
     );
     assert_eq!(fields(&v), ["data.big"], "{v}");

@@ -340,7 +340,11 @@ pub fn check_schema(schema: &Value) -> std::result::Result<(), String> {
             "applies too many subschemas to one value of the data: up to {} where at most {} \
              are allowed (allOf/anyOf/oneOf or $refs that multiply, perhaps at each level of \
              a recursion): simplify it",
-            if most == u64::MAX { "more than 10^19".to_string() } else { most.to_string() },
+            if most == u64::MAX {
+                "more than 10^19".to_string()
+            } else {
+                most.to_string()
+            },
             schema_bounds::MAX_PER_VALUE
         ));
     }
@@ -360,10 +364,7 @@ const MAX_STACK: u64 = 1 << 30;
 
 /// `f` on this thread if `bytes` of stack are safe here, else on a thread of its own with
 /// room for them; `Err` when there is none.
-fn on_stack<T: Send>(
-    bytes: u64,
-    f: impl FnOnce() -> T + Send,
-) -> std::result::Result<T, String> {
+fn on_stack<T: Send>(bytes: u64, f: impl FnOnce() -> T + Send) -> std::result::Result<T, String> {
     if bytes <= INLINE_STACK {
         return Ok(f());
     }
@@ -381,20 +382,17 @@ fn on_stack<T: Send>(
             .stack_size(size.saturating_add(4 << 20))
             .spawn_scoped(s, f)
             .map_err(|e| format!("cannot be checked now: no thread for it ({e})"))?;
-        spawned
-            .join()
-            .map_err(|p| std::panic::resume_unwind(p))
+        spawned.join().map_err(|p| std::panic::resume_unwind(p))
     })
 }
 
 /// The validator of `schema`: draft 2020-12, with `const` comparing numbers exactly.
-fn validator_for(
-    schema: &Value,
-) -> std::result::Result<jsonschema::Validator, jsonschema::ValidationError<'_>> {
+fn validator_for(schema: &Value) -> std::result::Result<jsonschema::Validator, String> {
     jsonschema::options()
         .with_draft(jsonschema::Draft::Draft202012)
         .with_keyword("const", ExactConst::factory)
         .build(schema)
+        .map_err(|e| e.to_string())
 }
 
 /// `const` as JSON Schema says, numbers compared by value: jsonschema's own compares a
@@ -407,6 +405,8 @@ struct ExactConst {
 }
 
 impl ExactConst {
+    // The signature is jsonschema's, for a keyword's factory.
+    #[allow(clippy::result_large_err)]
     fn factory<'a>(
         _parent: &'a serde_json::Map<String, Value>,
         value: &'a Value,
@@ -543,7 +543,11 @@ pub fn data_problems(c: &Compiled, data: &Value) -> Vec<FieldError> {
                  applications, over the budget of {budget} (send smaller or flatter data, or \
                  ask the operator to simplify the schema)",
                 c.name,
-                if work == u64::MAX { "more than 10^19".to_string() } else { work.to_string() },
+                if work == u64::MAX {
+                    "more than 10^19".to_string()
+                } else {
+                    work.to_string()
+                },
             ),
         )];
     };
@@ -894,7 +898,10 @@ mod tests {
         let mut defs = serde_json::Map::new();
         for i in 0..levels {
             let next = format!("#/$defs/l{}", i + 1);
-            defs.insert(format!("l{i}"), json!({"allOf": [{"$ref": next}, {"$ref": next}]}));
+            defs.insert(
+                format!("l{i}"),
+                json!({"allOf": [{"$ref": next}, {"$ref": next}]}),
+            );
         }
         defs.insert(format!("l{levels}"), json!({"type": "object"}));
         json!({"$defs": defs, "$ref": "#/$defs/l0"})
@@ -907,19 +914,29 @@ mod tests {
         let bomb = doubling(30);
         assert!(bomb.to_string().len() < 4096, "a small schema");
         let e = check_schema(&bomb).unwrap_err();
-        assert!(e.contains("applies too many subschemas to one value"), "{e}");
+        assert!(
+            e.contains("applies too many subschemas to one value"),
+            "{e}"
+        );
         let e = check_schema(&json!({"$schema": "http://json-schema.org/draft-07/schema#"}))
             .unwrap_err();
-        assert!(e.contains("only JSON Schema draft 2020-12 is supported"), "{e}");
-        assert!(check_schema(&json!({"type": 5})).unwrap_err().contains("not a valid"));
-        check_schema(&json!({"$schema": schema_bounds::DRAFT_2020_12, "type": "object"}))
-            .unwrap();
+        assert!(
+            e.contains("only JSON Schema draft 2020-12 is supported"),
+            "{e}"
+        );
+        assert!(check_schema(&json!({"type": 5}))
+            .unwrap_err()
+            .contains("not a valid"));
+        check_schema(&json!({"$schema": schema_bounds::DRAFT_2020_12, "type": "object"})).unwrap();
         check_schema(&doubling(7)).unwrap();
     }
 
     #[test]
     fn a_stored_schema_the_rules_refuse_refuses_every_emit_at_once() {
-        for (schema, says) in [(cycle(), "cannot be checked"), (doubling(30), "too much work")] {
+        for (schema, says) in [
+            (cycle(), "cannot be checked"),
+            (doubling(30), "too much work"),
+        ] {
             let c = Compiled::new("post.updated", &schema);
             let got = data_problems(&c, &json!({"title": "x"}));
             assert_eq!(got.len(), 1, "{got:?}");
@@ -941,7 +958,10 @@ mod tests {
         let big: Vec<Value> = (0..1000).map(|_| json!({})).collect();
         let got = data_problems(&c, &Value::Array(big));
         assert_eq!(got.len(), 1, "{got:?}");
-        assert!(got[0].message.contains("over the budget of 1000000"), "{got:?}");
+        assert!(
+            got[0].message.contains("over the budget of 1000000"),
+            "{got:?}"
+        );
     }
 
     #[test]
@@ -974,9 +994,19 @@ mod tests {
         let neg: Value = serde_json::from_str("-9007199254740993").unwrap();
         let neg_near: Value = serde_json::from_str("-9007199254740992").unwrap();
         for (c, yes, no) in [(&big, &big, &near), (&neg, &neg, &neg_near)] {
-            for s in [json!({"const": c}), json!({"enum": [c]}), json!({"const": [c]})] {
+            for s in [
+                json!({"const": c}),
+                json!({"enum": [c]}),
+                json!({"const": [c]}),
+            ] {
                 let v = Compiled::new("post.updated", &s);
-                let wrap = |x: &Value| if s["const"].is_array() { json!([x]) } else { x.clone() };
+                let wrap = |x: &Value| {
+                    if s["const"].is_array() {
+                        json!([x])
+                    } else {
+                        x.clone()
+                    }
+                };
                 assert!(data_problems(&v, &wrap(yes)).is_empty(), "{s}");
                 let got = data_problems(&v, &wrap(no));
                 assert_eq!(got.len(), 1, "{s} matched {no}");
@@ -985,7 +1015,9 @@ mod tests {
         // Numbers are still compared by value.
         let v = Compiled::new("post.updated", &json!({"const": 1}));
         assert!(data_problems(&v, &json!(1.0)).is_empty());
-        assert!(data_problems(&v, &json!(1.5))[0].message.contains("1 was expected"));
+        assert!(data_problems(&v, &json!(1.5))[0]
+            .message
+            .contains("1 was expected"));
         let v = Compiled::new("post.updated", &json!({"const": "a"}));
         assert!(data_problems(&v, &json!("a")).is_empty());
         assert_eq!(data_problems(&v, &json!("b")).len(), 1);

@@ -90,7 +90,9 @@ impl Bounds {
     /// applications, and a compile (of a `$ref` first used) at the end of it.
     pub fn check_stack(&self, cost: Cost) -> u64 {
         let compile = if self.lazy { self.compile_stack() } else { 0 };
-        cost.chain.saturating_mul(CHECK_FRAME).saturating_add(compile)
+        cost.chain
+            .saturating_mul(CHECK_FRAME)
+            .saturating_add(compile)
     }
 
     /// What validating `data` may cost: [`Bounds::work`], and how deep the validator may
@@ -369,7 +371,9 @@ impl Graph {
             for t in &targets {
                 *w.referenced.entry(*t).or_default() += 1;
             }
-            w.nodes[id].in_place.extend(targets.into_iter().map(|t| (t, 1)));
+            w.nodes[id]
+                .in_place
+                .extend(targets.into_iter().map(|t| (t, 1)));
         }
         let mut referenced = vec![0u32; w.nodes.len()];
         for (t, n) in w.referenced {
@@ -504,8 +508,11 @@ impl Graph {
                 let inner = node.in_place.iter().map(|(c, _)| chain[*c]).max();
                 let deepest = down.into_iter().chain(inner).filter(|c| *c > 0).max();
                 chain[x] = deepest.map_or(0, |c| c.saturating_add(1));
-                let mut names: Vec<(u32, u64)> =
-                    node.properties.iter().map(|(p, t)| (*p, prev[*t])).collect();
+                let mut names: Vec<(u32, u64)> = node
+                    .properties
+                    .iter()
+                    .map(|(p, t)| (*p, prev[*t]))
+                    .collect();
                 names.sort_unstable();
                 let mut o = node
                     .any_property
@@ -523,7 +530,8 @@ impl Graph {
                     names = merge(&names, &by_name[*c], *times);
                     o = o.saturating_add(other[*c].saturating_mul(*times));
                     a = a.saturating_add(items[*c].saturating_mul(*times));
-                    rework = rework.saturating_add(r[*c].saturating_add(m[*c]).saturating_mul(*times));
+                    rework =
+                        rework.saturating_add(r[*c].saturating_add(m[*c]).saturating_mul(*times));
                 }
                 let extra = node.unevaluated.saturating_mul(rework);
                 m[x] = rework;
@@ -676,7 +684,10 @@ mod tests {
     #[test]
     fn fan_out_is_counted_per_value() {
         // The root, l0, then at each level two items and two applications of the next.
-        assert_eq!(analyse(&doubling(3)).unwrap().per_value(), 1 + 1 + 2 * (2 + 4 + 8));
+        assert_eq!(
+            analyse(&doubling(3)).unwrap().per_value(),
+            1 + 1 + 2 * (2 + 4 + 8)
+        );
         let b = analyse(&doubling(30)).unwrap();
         assert!(b.per_value() > 1 << 30, "{b:?}");
         assert!(b.work(&json!({})) > WORK_BUDGET);
@@ -743,12 +754,18 @@ mod tests {
             "http://json-schema.org/draft-04/schema#",
         ] {
             let e = analyse(&json!({"$schema": other})).unwrap_err();
-            assert!(e.contains("only JSON Schema draft 2020-12 is supported"), "{e}");
+            assert!(
+                e.contains("only JSON Schema draft 2020-12 is supported"),
+                "{e}"
+            );
             assert!(e.contains(other), "{e}");
             let nested = json!({"$defs": {"x": {"$id": "x", "$schema": other}}});
             assert!(analyse(&nested).is_err());
         }
-        for ok in [DRAFT_2020_12, "https://json-schema.org/draft/2020-12/schema#"] {
+        for ok in [
+            DRAFT_2020_12,
+            "https://json-schema.org/draft/2020-12/schema#",
+        ] {
             analyse(&json!({"$schema": ok})).unwrap();
         }
     }

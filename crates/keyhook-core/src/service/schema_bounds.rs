@@ -10,9 +10,9 @@
 //!   `dependencies`, `$ref`, `$dynamicRef` to every `$dynamicAnchor` of its name): the
 //!   applications add up, each edge counted as often as it is written; a cycle of such edges
 //!   applies forever and is refused ([`analyse`]);
-//! - one level down: a property gets the `properties` entry of its name in every subschema
-//!   applied to its object (the names are told apart), plus `patternProperties`,
-//!   `additionalProperties`, `unevaluatedProperties` and `propertyNames`; an item gets
+//! - one level down: a property gets the `properties` entry of its name, or else
+//!   `additionalProperties`, in every subschema applied to its object (the names are told
+//!   apart), plus `patternProperties`, `unevaluatedProperties` and `propertyNames`; an item gets
 //!   `prefixItems`/`items`, `contains`, `unevaluatedItems` and `additionalItems`; a value is
 //!   an object or an array, never both;
 //! - `unevaluatedProperties`/`unevaluatedItems` make jsonschema apply the subschemas in place
@@ -141,6 +141,8 @@ struct Node {
     in_place: Vec<(usize, u64)>,
     /// `properties`, by interned name.
     properties: Vec<(u32, usize)>,
+    /// `additionalProperties`: applied to a property `properties` does not name.
+    additional: Option<usize>,
     /// Applied to every property or key.
     any_property: Vec<usize>,
     /// `prefixItems` and `items`: an item gets one of them.
@@ -317,15 +319,14 @@ impl Graph {
                     any_property.push(w.intern(s, r.clone(), label));
                 }
             }
-            for kw in [
-                "additionalProperties",
-                "unevaluatedProperties",
-                "propertyNames",
-            ] {
+            for kw in ["unevaluatedProperties", "propertyNames"] {
                 if let Some(s) = map.get(kw) {
                     any_property.push(w.intern(s, r.clone(), at(kw)));
                 }
             }
+            let additional = map
+                .get("additionalProperties")
+                .map(|s| w.intern(s, r.clone(), at("additionalProperties")));
             let mut item = Vec::new();
             for kw in ["prefixItems", "items"] {
                 match map.get(kw) {
@@ -357,6 +358,7 @@ impl Graph {
             node.in_place = count(in_place);
             node.properties = properties;
             node.any_property = any_property;
+            node.additional = additional;
             node.item = item;
             node.any_item = any_item;
             node.unevaluated = ["unevaluatedProperties", "unevaluatedItems"]
@@ -401,6 +403,7 @@ impl Graph {
                 .map(|(c, _)| *c)
                 .chain(node.properties.iter().map(|(_, c)| *c))
                 .chain(node.any_property.iter().copied())
+                .chain(node.additional)
                 .chain(node.item.iter().copied())
                 .chain(node.any_item.iter().copied());
             for c in next {
@@ -488,7 +491,7 @@ impl Graph {
             chain[x] = 1 + inner.unwrap_or(0);
         }
         let mut longest = vec![chain[0]];
-        let mut by_name: Vec<Vec<(u32, u64)>> = vec![Vec::new(); n];
+        let mut by_name: Vec<Names> = vec![Names::default(); n];
         let (mut other, mut items) = (vec![0u64; n], vec![0u64; n]);
         for _k in 1..=DATA_DEPTH {
             let prev = std::mem::replace(&mut r, vec![0u64; n]);
@@ -500,6 +503,7 @@ impl Graph {
                     .iter()
                     .map(|(_, t)| *t)
                     .chain(node.any_property.iter().copied())
+                    .chain(node.additional)
                     .chain(node.item.iter().copied())
                     .chain(node.any_item.iter().copied())
                     .map(|t| prev_chain[t])
@@ -508,12 +512,16 @@ impl Graph {
                 let inner = node.in_place.iter().map(|(c, _)| chain[*c]).max();
                 let deepest = down.into_iter().chain(inner).filter(|c| *c > 0).max();
                 chain[x] = deepest.map_or(0, |c| c.saturating_add(1));
-                let mut names: Vec<(u32, u64)> = node
+                let mut map: Vec<(u32, u64)> = node
                     .properties
                     .iter()
                     .map(|(p, t)| (*p, prev[*t]))
                     .collect();
-                names.sort_unstable();
+                map.sort_unstable();
+                let mut names = Names {
+                    map,
+                    default: node.additional.map_or(0, |t| prev[t]),
+                };
                 let mut o = node
                     .any_property
                     .iter()
@@ -523,11 +531,10 @@ impl Graph {
                     .any_item
                     .iter()
                     .fold(a, |a, t| a.saturating_add(prev[*t]));
-                let own = names.iter().map(|(_, v)| *v).max().unwrap_or(0);
-                let mut rework = own.saturating_add(o).max(a);
+                let mut rework = names.most().saturating_add(o).max(a);
                 for (c, times) in &node.in_place {
-                    tick(by_name[*c].len())?;
-                    names = merge(&names, &by_name[*c], *times);
+                    tick(by_name[*c].map.len())?;
+                    names = names.plus(&by_name[*c], *times);
                     o = o.saturating_add(other[*c].saturating_mul(*times));
                     a = a.saturating_add(items[*c].saturating_mul(*times));
                     rework =
@@ -537,12 +544,7 @@ impl Graph {
                 m[x] = rework;
                 other[x] = o.saturating_add(extra);
                 items[x] = a.saturating_add(extra);
-                let obj = names
-                    .iter()
-                    .map(|(_, v)| *v)
-                    .max()
-                    .unwrap_or(0)
-                    .saturating_add(other[x]);
+                let obj = names.most().saturating_add(other[x]);
                 r[x] = obj.max(items[x]);
                 by_name[x] = names;
             }
@@ -565,33 +567,58 @@ impl Graph {
     }
 }
 
-/// `a` plus `times` × `b`, name by name (both sorted by name).
-fn merge(a: &[(u32, u64)], b: &[(u32, u64)], times: u64) -> Vec<(u32, u64)> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() || j < b.len() {
-        match (a.get(i), b.get(j)) {
-            (Some(x), Some(y)) if x.0 == y.0 => {
-                out.push((x.0, x.1.saturating_add(y.1.saturating_mul(times))));
-                i += 1;
-                j += 1;
+/// What one property of an object gets, by its name: `map`'s value for a name it holds (sorted
+/// by name), `default` for any other (from `additionalProperties`).
+#[derive(Clone, Default)]
+struct Names {
+    map: Vec<(u32, u64)>,
+    default: u64,
+}
+
+impl Names {
+    /// The most any one property gets.
+    fn most(&self) -> u64 {
+        self.map
+            .iter()
+            .map(|(_, v)| *v)
+            .max()
+            .unwrap_or(0)
+            .max(self.default)
+    }
+
+    /// This plus `times` × `b`, name by name.
+    fn plus(&self, b: &Names, times: u64) -> Names {
+        let (a, bm) = (&self.map, &b.map);
+        let scaled = |v: u64| v.saturating_mul(times);
+        let mut map = Vec::with_capacity(a.len() + bm.len());
+        let (mut i, mut j) = (0, 0);
+        loop {
+            match (a.get(i), bm.get(j)) {
+                (Some(x), Some(y)) if x.0 == y.0 => {
+                    map.push((x.0, x.1.saturating_add(scaled(y.1))));
+                    i += 1;
+                    j += 1;
+                }
+                (Some(x), Some(y)) if x.0 < y.0 => {
+                    map.push((x.0, x.1.saturating_add(scaled(b.default))));
+                    i += 1;
+                }
+                (Some(x), None) => {
+                    map.push((x.0, x.1.saturating_add(scaled(b.default))));
+                    i += 1;
+                }
+                (_, Some(y)) => {
+                    map.push((y.0, self.default.saturating_add(scaled(y.1))));
+                    j += 1;
+                }
+                (None, None) => break,
             }
-            (Some(x), Some(y)) if x.0 < y.0 => {
-                out.push(*x);
-                i += 1;
-            }
-            (Some(x), None) => {
-                out.push(*x);
-                i += 1;
-            }
-            (_, Some(y)) => {
-                out.push((y.0, y.1.saturating_mul(times)));
-                j += 1;
-            }
-            (None, None) => break,
+        }
+        Names {
+            map,
+            default: self.default.saturating_add(scaled(b.default)),
         }
     }
-    out
 }
 
 /// The edges, each target with how often it appears.
@@ -725,6 +752,14 @@ mod tests {
             {"properties": {"value": {"type": "number"}}}
         ]}}, "$ref": "#/$defs/e"});
         assert!(analyse(&ast).unwrap().per_value() <= 8);
+        // A property is named or additional, never both.
+        let map =
+            json!({"properties": {"a": {"$ref": "#"}}, "additionalProperties": {"$ref": "#"}});
+        assert!(analyse(&map).unwrap().per_value() <= 3);
+        // But two subschemas in place apply theirs each.
+        let both = json!({"allOf": [{"additionalProperties": {"$ref": "#"}},
+                                    {"properties": {"a": {"$ref": "#"}}}]});
+        assert!(analyse(&both).unwrap().per_value() > MAX_PER_VALUE);
     }
 
     #[test]

@@ -391,9 +391,18 @@ fn validator_for(schema: &Value) -> std::result::Result<jsonschema::Validator, S
     jsonschema::options()
         .with_draft(jsonschema::Draft::Draft202012)
         .with_keyword("const", ExactConst::factory)
+        .with_pattern_options(
+            jsonschema::PatternOptions::fancy_regex().backtrack_limit(PATTERN_BACKTRACK_MAX),
+        )
         .build(schema)
         .map_err(|e| e.to_string())
 }
+
+/// The most a `pattern` with a lookaround or backreference may backtrack on one string
+/// (jsonschema's default is 1,000,000, milliseconds a match): past it the string is refused,
+/// saying so. Patterns without those features run in linear time and never backtrack; those
+/// with them count for more in the work budget (`schema_bounds::BACKTRACKING_PATTERN_WEIGHT`).
+pub const PATTERN_BACKTRACK_MAX: usize = 10_000;
 
 /// `const` as JSON Schema says, numbers compared by value: jsonschema's own compares a
 /// number `const` as an `f64` (within `f64::EPSILON`), so `9007199254740993` matched
@@ -1058,5 +1067,16 @@ mod tests {
                 .unwrap();
             assert!(problems.is_empty(), "{problems:?}");
         }
+    }
+
+    #[test]
+    fn a_pattern_backtracks_at_most_ten_thousand_times_a_string() {
+        // (a|aa)+ before a lookahead tries about 1.6^n ways before it fails.
+        let c = Compiled::new("post.updated", &json!({"pattern": "^(a|aa)+(?=!)$"}));
+        let short = data_problems(&c, &json!("aaaa!"));
+        assert!(short[0].message.contains("does not match"), "{short:?}");
+        let long = data_problems(&c, &json!(format!("{}!", "a".repeat(18))));
+        assert_eq!(long.len(), 1, "{long:?}");
+        assert!(long[0].message.contains("backtrack"), "{long:?}");
     }
 }

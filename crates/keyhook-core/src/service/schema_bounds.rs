@@ -36,6 +36,10 @@ pub const MAX_PER_VALUE: u64 = 1_000;
 /// The most subschema applications one validation may make (the bound, summed over the
 /// values of the data, is checked before validating).
 pub const WORK_BUDGET: u64 = 1_000_000;
+/// What a subschema whose `pattern` has a lookaround or a backreference counts for: such a
+/// pattern runs on a backtracking engine, up to `event_types::PATTERN_BACKTRACK_MAX` steps a
+/// string, about the time of a thousand applications.
+pub const BACKTRACKING_PATTERN_WEIGHT: u64 = 1_000;
 /// The most steps the analysis itself takes (a schema that needs more is refused).
 const ANALYSIS_MAX: u64 = 20_000_000;
 
@@ -151,6 +155,20 @@ struct Node {
     any_item: Vec<usize>,
     /// How many of `unevaluatedProperties`, `unevaluatedItems` it has.
     unevaluated: u64,
+    /// What applying it counts for: 1, or more for a backtracking `pattern`.
+    weight: u64,
+}
+
+/// Whether `pattern` needs fancy-regex's backtracking engine (a lookaround or a
+/// backreference); without them it runs on the regex crate, in linear time.
+fn backtracks(pattern: &str) -> bool {
+    ["(?=", "(?!", "(?<=", "(?<!", "\\k<"]
+        .iter()
+        .any(|f| pattern.contains(f))
+        || pattern
+            .as_bytes()
+            .windows(2)
+            .any(|w| w[0] == b'\\' && w[1].is_ascii_digit() && w[1] != b'0')
 }
 
 /// Whether `schema` names a draft other than 2020-12 in `$schema`; the message says so.
@@ -209,6 +227,7 @@ impl<'r> Walk<'r> {
         self.ids.insert(key, id);
         self.nodes.push(Node {
             label,
+            weight: 1,
             ..Node::default()
         });
         self.todo.push((v, r, id));
@@ -359,6 +378,10 @@ impl Graph {
             node.properties = properties;
             node.any_property = any_property;
             node.additional = additional;
+            node.weight = match map.get("pattern") {
+                Some(Value::String(p)) if backtracks(p) => BACKTRACKING_PATTERN_WEIGHT,
+                _ => 1,
+            };
             node.item = item;
             node.any_item = any_item;
             node.unevaluated = ["unevaluatedProperties", "unevaluatedItems"]
@@ -473,7 +496,7 @@ impl Graph {
         let mut m = vec![0u64; n];
         for &x in &order {
             let node = &self.nodes[x];
-            let (mut sum, mut rework) = (1u64, 0u64);
+            let (mut sum, mut rework) = (node.weight, 0u64);
             for (c, times) in &node.in_place {
                 tick(0)?;
                 sum = sum.saturating_add(r[*c].saturating_mul(*times));
@@ -809,6 +832,18 @@ mod tests {
     fn an_unresolvable_reference_is_refused() {
         assert!(analyse(&json!({"$ref": "#/$defs/missing"})).is_err());
         assert!(analyse(&json!({"$ref": "https://example.com/remote.json"})).is_err());
+    }
+
+    #[test]
+    fn a_backtracking_pattern_counts_for_a_thousand() {
+        assert!(backtracks("^(?=.*[A-Z])"));
+        assert!(backtracks("^(a)\\1$"));
+        assert!(!backtracks("^[a-z]+\\d{2}$"));
+        let plain = analyse(&json!({"items": {"pattern": "^a+$"}})).unwrap();
+        let fancy = analyse(&json!({"items": {"pattern": "^(?!x)a+$"}})).unwrap();
+        let strings = json!(["a", "b", "c"]);
+        assert_eq!(plain.work(&strings), 1 + 3);
+        assert_eq!(fancy.work(&strings), 1 + 3 * BACKTRACKING_PATTERN_WEIGHT);
     }
 
     #[test]

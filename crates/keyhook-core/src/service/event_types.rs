@@ -348,6 +348,12 @@ pub fn check_schema(schema: &Value) -> std::result::Result<(), String> {
             schema_bounds::MAX_PER_VALUE
         ));
     }
+    if let Some(p) = schema_bounds::unbounded_name_pattern(schema) {
+        return Err(format!(
+            "has unevaluatedProperties and a patternProperties pattern with a lookaround or \
+             backreference ({p:?}): the validator cannot bound that pattern's work there"
+        ));
+    }
     let built = on_stack(bounds.compile_stack(), || {
         validator_for(schema)
             .map(drop)
@@ -561,6 +567,26 @@ pub fn data_problems(c: &Compiled, data: &Value) -> Vec<FieldError> {
         )];
     };
     let checked = on_stack(bounds.check_stack(cost), || {
+        // jsonschema panics on a few inputs (a pattern past its backtracking limit where
+        // unevaluatedProperties looks): that data is refused, not the request failed.
+        let validated =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| problems(v, data)));
+        validated.unwrap_or_else(|_| {
+            vec![FieldError::new(
+                "data",
+                format!(
+                    "cannot be checked against the schema of {}: the validator failed on it",
+                    c.name
+                ),
+            )]
+        })
+    });
+    checked.unwrap_or_else(|why| vec![FieldError::new("data", why)])
+}
+
+/// `v`'s problems with `data`, at most [`MAX_DATA_PROBLEMS`].
+fn problems(v: &jsonschema::Validator, data: &Value) -> Vec<FieldError> {
+    {
         v.iter_errors(data)
             .take(MAX_DATA_PROBLEMS)
             .map(|e| {
@@ -574,8 +600,7 @@ pub fn data_problems(c: &Compiled, data: &Value) -> Vec<FieldError> {
                 FieldError::new(field, e.to_string())
             })
             .collect()
-    });
-    checked.unwrap_or_else(|why| vec![FieldError::new("data", why)])
+    }
 }
 
 /// The request's name of what the JSON pointer `pointer` (into `data`) points at: `data`,
@@ -1078,5 +1103,22 @@ mod tests {
         let long = data_problems(&c, &json!(format!("{}!", "a".repeat(18))));
         assert_eq!(long.len(), 1, "{long:?}");
         assert!(long[0].message.contains("backtrack"), "{long:?}");
+    }
+
+    #[test]
+    fn a_backtracking_name_pattern_beside_unevaluated_properties_is_refused() {
+        let s =
+            json!({"patternProperties": {"^(a|aa)+(?=!)$": true}, "unevaluatedProperties": false});
+        let e = check_schema(&s).unwrap_err();
+        assert!(e.contains("unevaluatedProperties"), "{e}");
+        // Stored anyway, it refuses such data on `data`, without failing the request.
+        let c = Compiled::new("post.updated", &s);
+        let key = format!("{}!", "a".repeat(30));
+        let got = data_problems(&c, &json!({ key: 1 }));
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(got[0].field, "data");
+        check_schema(&json!({"patternProperties": {"^(?!x)": true}})).unwrap();
+        check_schema(&json!({"patternProperties": {"^a": true}, "unevaluatedProperties": false}))
+            .unwrap();
     }
 }

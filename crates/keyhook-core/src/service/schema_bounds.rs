@@ -63,6 +63,8 @@ const BASE: &str = "urn:keyhook:schema";
 pub struct Bounds {
     /// `per_depth[k]`: the most applications at one value `k` levels deep (0: `data` itself).
     per_depth: Vec<u64>,
+    /// [`Bounds::per_value`].
+    per_value: u64,
     /// `longest[k]`: the longest chain of applications, each inside the last, down to a
     /// value `k` levels deep (how deep the validator recurses).
     longest: Vec<u64>,
@@ -74,9 +76,10 @@ pub struct Bounds {
 }
 
 impl Bounds {
-    /// The most applications at one value, at any depth up to [`DATA_DEPTH`].
+    /// The most applications at one value, at any depth up to [`DATA_DEPTH`], each counted
+    /// once (a backtracking pattern's weight is the budget's, not this limit's).
     pub fn per_value(&self) -> u64 {
-        self.per_depth.iter().copied().max().unwrap_or(0)
+        self.per_value
     }
 
     /// The most applications validating `data` may make: for each value in it, the bound of
@@ -157,6 +160,8 @@ struct Node {
     unevaluated: u64,
     /// What applying it counts for: 1, or more for a backtracking `pattern`.
     weight: u64,
+    /// What matching each property's name counts for: its backtracking `patternProperties`.
+    name_weight: u64,
 }
 
 /// Whether `pattern` needs fancy-regex's backtracking engine (a lookaround or a
@@ -169,6 +174,30 @@ fn backtracks(pattern: &str) -> bool {
             .as_bytes()
             .windows(2)
             .any(|w| w[0] == b'\\' && w[1].is_ascii_digit() && w[1] != b'0')
+}
+
+/// A `patternProperties` pattern that backtracks, in a schema with `unevaluatedProperties`
+/// anywhere: there jsonschema matches it without the backtracking limit, and panics past its
+/// own. Such a schema is refused when added.
+pub fn unbounded_name_pattern(schema: &Value) -> Option<String> {
+    let (mut unevaluated, mut pattern) = (false, None);
+    let mut stack = vec![schema];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(m) => {
+                unevaluated |= m.contains_key("unevaluatedProperties");
+                if let Some(Value::Object(p)) = m.get("patternProperties") {
+                    if pattern.is_none() {
+                        pattern = p.keys().find(|k| backtracks(k)).cloned();
+                    }
+                }
+                stack.extend(m.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    pattern.filter(|_| unevaluated)
 }
 
 /// Whether `schema` names a draft other than 2020-12 in `$schema`; the message says so.
@@ -198,7 +227,14 @@ pub fn analyse(schema: &Value) -> Result<Bounds, String> {
         .map_err(|e| format!("cannot be resolved: {e}"))?;
     let (root, resolver, _) = root.into_inner();
     let graph = Graph::build(root, resolver)?;
-    graph.bounds()
+    let mut bounds = graph.bounds(true)?;
+    bounds.per_value = graph
+        .bounds(false)?
+        .per_depth
+        .into_iter()
+        .max()
+        .unwrap_or(0);
+    Ok(bounds)
 }
 
 struct Graph {
@@ -378,6 +414,10 @@ impl Graph {
             node.properties = properties;
             node.any_property = any_property;
             node.additional = additional;
+            if let Some(Value::Object(m)) = map.get("patternProperties") {
+                let fancy = m.keys().filter(|k| backtracks(k)).count() as u64;
+                node.name_weight = fancy.saturating_mul(BACKTRACKING_PATTERN_WEIGHT);
+            }
             node.weight = match map.get("pattern") {
                 Some(Value::String(p)) if backtracks(p) => BACKTRACKING_PATTERN_WEIGHT,
                 _ => 1,
@@ -479,7 +519,10 @@ impl Graph {
         Ok(order)
     }
 
-    fn bounds(&self) -> Result<Bounds, String> {
+    /// The bounds, `weighted` by the cost of backtracking patterns or each application
+    /// counted once.
+    fn bounds(&self, weighted: bool) -> Result<Bounds, String> {
+        let weight = |w: u64| if weighted { w } else { 1 };
         let order = self.order()?;
         let n = self.nodes.len();
         let mut steps = 0u64;
@@ -496,7 +539,7 @@ impl Graph {
         let mut m = vec![0u64; n];
         for &x in &order {
             let node = &self.nodes[x];
-            let (mut sum, mut rework) = (node.weight, 0u64);
+            let (mut sum, mut rework) = (weight(node.weight), 0u64);
             for (c, times) in &node.in_place {
                 tick(0)?;
                 sum = sum.saturating_add(r[*c].saturating_mul(*times));
@@ -516,7 +559,7 @@ impl Graph {
         let mut longest = vec![chain[0]];
         let mut by_name: Vec<Names> = vec![Names::default(); n];
         let (mut other, mut items) = (vec![0u64; n], vec![0u64; n]);
-        for _k in 1..=DATA_DEPTH {
+        for k in 1..=DATA_DEPTH {
             let prev = std::mem::replace(&mut r, vec![0u64; n]);
             let prev_chain = std::mem::replace(&mut chain, vec![0u64; n]);
             for &x in &order {
@@ -545,10 +588,15 @@ impl Graph {
                     map,
                     default: node.additional.map_or(0, |t| prev[t]),
                 };
+                let names_matched = if k == 1 && weighted {
+                    node.name_weight
+                } else {
+                    0
+                };
                 let mut o = node
                     .any_property
                     .iter()
-                    .fold(0u64, |a, t| a.saturating_add(prev[*t]));
+                    .fold(names_matched, |a, t| a.saturating_add(prev[*t]));
                 let mut a = node.item.iter().map(|t| prev[*t]).max().unwrap_or(0);
                 a = node
                     .any_item
@@ -581,8 +629,10 @@ impl Graph {
         }
         let reachable = order.len() as u64;
         let lazy = order.iter().any(|x| self.referenced[*x] >= 2);
+        let per_value = per_depth.iter().copied().max().unwrap_or(0);
         Ok(Bounds {
             per_depth,
+            per_value,
             longest,
             reachable,
             lazy,
@@ -844,12 +894,24 @@ mod tests {
         let strings = json!(["a", "b", "c"]);
         assert_eq!(plain.work(&strings), 1 + 3);
         assert_eq!(fancy.work(&strings), 1 + 3 * BACKTRACKING_PATTERN_WEIGHT);
+        assert_eq!(
+            fancy.per_value(),
+            plain.per_value(),
+            "the limit counts applications"
+        );
+        let keys = analyse(&json!({"patternProperties": {"^(?!x)": true}})).unwrap();
+        let object = json!({"a": 1, "b": 2});
+        assert_eq!(
+            keys.work(&object),
+            1 + 2 * (1 + BACKTRACKING_PATTERN_WEIGHT)
+        );
     }
 
     #[test]
     fn work_sums_the_bound_of_each_value_by_depth() {
         let b = Bounds {
             per_depth: vec![1, 2, 3],
+            per_value: 3,
             longest: vec![1, 5, 2],
             reachable: 3,
             lazy: false,

@@ -859,6 +859,18 @@ fn an_old_database_s_hostile_schemas_refuse_emits_and_the_server_stays_up() {
     assert_eq!(r.status, 202, "{r:?}");
     assert_eq!(server.get("/api/v1/event-types", k).status, 200);
     assert_eq!(env.count_rows("events"), 1);
+    // The operator changes such a type only by replacing or clearing its schema.
+    let v = refused(
+        &env,
+        &["event-types", "update", "post.cycle", "--description", "x"],
+        2,
+    );
+    assert_eq!(fields(&v), ["schema"], "{v}");
+    ok(
+        &env,
+        &["event-types", "update", "post.cycle", "--clear-schema"],
+    );
+    ok(&env, &["events", "emit", "post.cycle", "--data", "{}"]);
 }
 
 #[test]

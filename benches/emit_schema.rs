@@ -5,8 +5,10 @@
 //! nested objects, arrays of objects and strings, formats, patterns, enums). The same `data`
 //! (about 2 KB, valid) is emitted as each, by `service::events::emit` (the transaction, the
 //! outbox rows and all), in alternating chunks so that a shared machine's load falls on both
-//! alike; then the validation alone (the compiled schema, kept by the service). Prints µs
-//! per emit of each, the share validation adds to an emit (goal < 20%) and µs per validation.
+//! alike; then the validation alone (the compiled schema, kept by the service, with the work
+//! budget's check of `service::schema_bounds` before it). Prints µs per emit of each, the
+//! share validation adds to an emit (goal < 20%), µs per validation, µs of the budget's check
+//! alone, and the time of the costliest check the budget lets through.
 //!
 //! Run with `cargo bench --bench emit_schema` (`KEYHOOK_BENCH_EMITS`, default 4000).
 
@@ -18,6 +20,7 @@ use serde_json::{json, Value};
 use keyhook::model::{EventProfile, EventType};
 use keyhook::service::event_types::{self, NewEventType};
 use keyhook::service::events::{self, EventName, NewEvent};
+use keyhook::service::schema_bounds;
 use keyhook::service::webhooks::{self, NewWebhook, WebhookEvents, WebhookUrl};
 use keyhook::service::{Actor, Publish};
 use keyhook::sqlite::SqliteStore;
@@ -230,6 +233,32 @@ fn main() {
     }
     let validate = started.elapsed().as_secs_f64() * 1e6 / rounds as f64;
 
+    // The budget's own check: the bound summed over the data's values.
+    let bounds = schema_bounds::analyse(t.schema.as_ref().unwrap()).unwrap();
+    let started = Instant::now();
+    for _ in 0..rounds {
+        assert!(black_box(bounds.work(black_box(&data))) <= schema_bounds::WORK_BUDGET);
+    }
+    let budget = started.elapsed().as_secs_f64() * 1e6 / rounds as f64;
+
+    // The costliest check the budget lets through: items each applying about a thousand
+    // subschemas (8 levels of allOf: [{$ref: next}, {$ref: next}], just over the per-value
+    // limit, as a schema an older keyhook stored may be), as many items as the budget allows.
+    let worst = worst_schema();
+    let bounds = schema_bounds::analyse(&worst).unwrap();
+    let per_item = bounds.work(&json!([{}])) - bounds.work(&json!([]));
+    let items = (schema_bounds::WORK_BUDGET - bounds.work(&json!([]))) / per_item;
+    let worst_data = Value::Array((0..items).map(|_| json!({})).collect());
+    let t = EventType {
+        name: "bench.worst".into(),
+        schema: Some(worst),
+        ..t
+    };
+    let v = event_types::compiled(&t).unwrap().unwrap();
+    let started = Instant::now();
+    assert!(event_types::data_problems(&v, &worst_data).is_empty());
+    let worst_ms = started.elapsed().as_secs_f64() * 1e3;
+
     println!("data: {serialized} bytes of JSON, 30-property schema; 3 webhooks; {n} emits each");
     println!("emit without a schema   {plain:>9.1} µs");
     println!("emit with the schema    {with_schema:>9.1} µs");
@@ -241,4 +270,22 @@ fn main() {
         "validation alone        {validate:>9.1} µs   ({:.1} % of an emit with it)",
         validate / with_schema * 100.0
     );
+    println!("budget check alone      {budget:>9.1} µs");
+    println!(
+        "worst within the budget {worst_ms:>9.1} ms   ({items} items × {per_item} applications)"
+    );
+}
+
+/// An array whose items each apply 2 + 2 × (2 + 4 + ... + 256) = 1022 subschemas.
+fn worst_schema() -> Value {
+    let mut defs = serde_json::Map::new();
+    for i in 0..8 {
+        let next = format!("#/$defs/l{}", i + 1);
+        defs.insert(
+            format!("l{i}"),
+            json!({"allOf": [{"$ref": next}, {"$ref": next}]}),
+        );
+    }
+    defs.insert("l8".into(), json!({"type": "object"}));
+    json!({"$defs": defs, "type": "array", "items": {"$ref": "#/$defs/l0"}})
 }

@@ -716,3 +716,212 @@ fn trigger_sends_the_example_with_overrides_through_the_emit_checks() {
         json!({"title": "Hi there", "tags": ["news", "breaking"], "draft": false})
     );
 }
+
+/// `{"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"}`.
+fn cyclic_schema() -> Value {
+    json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"})
+}
+
+/// 2 KB: 30 levels of `allOf: [{$ref: next}, {$ref: next}]`, 2^30 applications.
+fn doubling_schema() -> Value {
+    let mut defs = serde_json::Map::new();
+    for i in 0..30 {
+        let next = format!("#/$defs/l{}", i + 1);
+        defs.insert(
+            format!("l{i}"),
+            json!({"allOf": [{"$ref": next}, {"$ref": next}]}),
+        );
+    }
+    defs.insert("l30".into(), json!({"type": "object"}));
+    json!({"$defs": defs, "$ref": "#/$defs/l0"})
+}
+
+#[test]
+fn schemas_whose_check_never_ends_or_of_another_draft_are_refused_saying_why() {
+    let env = Env::new();
+    ok(&env, &["event-types", "add", "post.updated"]);
+    let cases = [
+        (cyclic_schema(), "cycle that never descends into the data"),
+        (
+            doubling_schema(),
+            "applies too many subschemas to one value",
+        ),
+        (
+            json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"}),
+            "only JSON Schema draft 2020-12 is supported",
+        ),
+    ];
+    for (schema, says) in cases {
+        let f = file(&env, "s.json", &schema);
+        let path = f.to_str().unwrap();
+        for args in [
+            vec!["event-types", "add", "post.other", "--schema", path],
+            vec!["event-types", "update", "post.updated", "--schema", path],
+        ] {
+            let v = refused(&env, &args, 2);
+            assert_eq!(fields(&v), ["schema"], "{v}");
+            let message = str_of(&v["error"]["details"][0], "message");
+            assert!(message.contains(says), "{args:?}: {v}");
+        }
+    }
+    assert_eq!(env.run(&["event-types", "show", "post.other"]).code, 3);
+    assert!(ok(&env, &["event-types", "show", "post.updated"])["schema"].is_null());
+}
+
+#[test]
+fn a_tree_schema_checks_deep_data_in_the_cli_and_over_http() {
+    let env = Env::new();
+    let key = env.create_key("ci", &[]);
+    let tree = json!({"$defs": {"node": {"type": "object", "required": ["name"], "properties": {
+        "name": {"type": "string"},
+        "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}
+    }}}, "$ref": "#/$defs/node"});
+    let f = file(&env, "tree.json", &tree);
+    ok(
+        &env,
+        &[
+            "event-types",
+            "add",
+            "comment.thread",
+            "--schema",
+            f.to_str().unwrap(),
+        ],
+    );
+    let nest = |leaf: Value| {
+        let mut d = leaf;
+        for i in 0..50 {
+            d = json!({"name": format!("reply {i}"), "children": [d, {"name": "sibling"}]});
+        }
+        d
+    };
+    let good = nest(json!({"name": "leaf"})).to_string();
+    ok(&env, &["events", "emit", "comment.thread", "--data", &good]);
+    let bad = nest(json!({"name": 7})).to_string();
+    let v = refused(
+        &env,
+        &["events", "emit", "comment.thread", "--data", &bad],
+        2,
+    );
+    assert_eq!(fields(&v).len(), 1, "{v}");
+    assert!(fields(&v)[0].ends_with("children[0].name"), "{v}");
+    let server = Server::start(&env);
+    let r = server.post_json(
+        "/api/v1/events",
+        str_of(&key, "key"),
+        &json!({"event": "comment.thread", "data": nest(json!({"name": "leaf"}))}),
+    );
+    assert_eq!(r.status, 202, "{r:?}");
+}
+
+#[test]
+fn an_old_database_s_hostile_schemas_refuse_emits_and_the_server_stays_up() {
+    let env = Env::new();
+    let key = env.create_key("ci", &[]);
+    let k = str_of(&key, "key");
+    add_post_updated(&env, &[]);
+    // As an older keyhook took them: straight into the database.
+    for (name, schema) in [
+        ("post.cycle", cyclic_schema()),
+        ("post.bomb", doubling_schema()),
+    ] {
+        env.sql(&format!(
+            "INSERT INTO event_types (name, schema, profile, created_at, updated_at) \
+             VALUES ('{name}', '{schema}', 'optional', 1, 1)"
+        ));
+    }
+    let server = Server::start(&env);
+    for (name, says) in [
+        ("post.cycle", "cannot be checked"),
+        ("post.bomb", "too much work"),
+    ] {
+        for _ in 0..2 {
+            let r = server.post_json(
+                "/api/v1/events",
+                k,
+                &json!({"event": name, "data": {"title": "t"}}),
+            );
+            assert_eq!(r.status, 400, "{name}: {r:?}");
+            assert_eq!(r.json()["error"]["code"], "VALIDATION_ERROR");
+            assert_eq!(fields(&r.json()), ["data"], "{r:?}");
+            let message = str_of(&r.json()["error"]["details"][0], "message").to_string();
+            assert!(message.contains(says), "{message}");
+            assert!(message.contains(name), "{message}");
+        }
+        let v = refused(&env, &["events", "emit", name, "--data", "{}"], 2);
+        assert_eq!(fields(&v), ["data"], "{v}");
+    }
+    // The same server still answers.
+    let r = server.post_json(
+        "/api/v1/events",
+        k,
+        &json!({"event": "post.updated", "data": {"title": "still here"}}),
+    );
+    assert_eq!(r.status, 202, "{r:?}");
+    assert_eq!(server.get("/api/v1/event-types", k).status, 200);
+    assert_eq!(env.count_rows("events"), 1);
+    // The operator changes such a type only by replacing or clearing its schema.
+    let v = refused(
+        &env,
+        &["event-types", "update", "post.cycle", "--description", "x"],
+        2,
+    );
+    assert_eq!(fields(&v), ["schema"], "{v}");
+    ok(
+        &env,
+        &["event-types", "update", "post.cycle", "--clear-schema"],
+    );
+    ok(&env, &["events", "emit", "post.cycle", "--data", "{}"]);
+}
+
+#[test]
+fn const_compares_integers_past_2_53_exactly() {
+    let env = Env::new();
+    let schema = r#"{"type":"object","properties":{"id":{"const":9007199254740993},
+        "big":{"enum":[9007199254740993]}}}"#;
+    let path = env.dir.path().join("const.json");
+    std::fs::write(&path, schema).unwrap();
+    ok(
+        &env,
+        &[
+            "event-types",
+            "add",
+            "post.updated",
+            "--schema",
+            path.to_str().unwrap(),
+        ],
+    );
+    ok(
+        &env,
+        &[
+            "events",
+            "emit",
+            "post.updated",
+            "--data",
+            r#"{"id":9007199254740993}"#,
+        ],
+    );
+    let v = refused(
+        &env,
+        &[
+            "events",
+            "emit",
+            "post.updated",
+            "--data",
+            r#"{"id":9007199254740992}"#,
+        ],
+        2,
+    );
+    assert_eq!(fields(&v), ["data.id"], "{v}");
+    let v = refused(
+        &env,
+        &[
+            "events",
+            "emit",
+            "post.updated",
+            "--data",
+            r#"{"big":9007199254740992}"#,
+        ],
+        2,
+    );
+    assert_eq!(fields(&v), ["data.big"], "{v}");
+}

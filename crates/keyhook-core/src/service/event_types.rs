@@ -15,6 +15,7 @@ use serde_json::{json, Value};
 use super::audit::{self, Action, Entry};
 use super::events::{CATALOG, OPERATIONAL, TEST_EVENT};
 use super::input;
+use super::schema_bounds::{self, Bounds};
 use super::{Actor, Operation};
 use crate::error::{Error, FieldError, Result};
 use crate::model::{EventProfile, EventType};
@@ -299,7 +300,7 @@ fn check_fields(t: &EventType) -> Vec<FieldError> {
     let mut validator = None;
     if let Some(s) = &t.schema {
         match check_schema(s) {
-            Ok(()) => validator = jsonschema::draft202012::new(s).ok(),
+            Ok(()) => validator = Some(Compiled::new(&t.name, s)),
             Err(m) => out.push(FieldError::new("schema", m)),
         }
     }
@@ -323,14 +324,136 @@ fn check_fields(t: &EventType) -> Vec<FieldError> {
     out
 }
 
-/// The rules a schema must meet when an event type is added or changed (the detail of the
-/// `schema` field when it does not): its size, and that it compiles as JSON Schema draft
-/// 2020-12. `serve` checks the stored schemas against it at start ([`refused_schemas`]).
+/// Every rule a schema is held to when it is added or changed (CONTRACT §10.1): at most
+/// [`DOCUMENT_MAX_BYTES`], draft 2020-12 only, no cycle of subschemas applied at the same
+/// place in the data, at most [`schema_bounds::MAX_PER_VALUE`] applications at one value of
+/// data nested up to [`schema_bounds::DATA_DEPTH`] deep, and a valid schema. The message is
+/// for the field `schema`. `serve` also runs it on the stored schemas, to warn about those
+/// an older keyhook took.
 pub fn check_schema(schema: &Value) -> std::result::Result<(), String> {
     check_size(schema)?;
-    jsonschema::draft202012::new(schema)
-        .map(|_| ())
-        .map_err(|e| format!("is not a valid JSON Schema (draft 2020-12): {e}"))
+    // Before jsonschema sees it: compiling some cyclic schemas never ends either.
+    let bounds = schema_bounds::analyse(schema)?;
+    let most = bounds.per_value();
+    if most > schema_bounds::MAX_PER_VALUE {
+        return Err(format!(
+            "applies too many subschemas to one value of the data: up to {} where at most {} \
+             are allowed (allOf/anyOf/oneOf or $refs that multiply, perhaps at each level of \
+             a recursion): simplify it",
+            if most == u64::MAX {
+                "more than 10^19".to_string()
+            } else {
+                most.to_string()
+            },
+            schema_bounds::MAX_PER_VALUE
+        ));
+    }
+    if let Some(p) = schema_bounds::unbounded_name_pattern(schema) {
+        return Err(format!(
+            "has unevaluatedProperties and a patternProperties pattern with a lookaround or \
+             backreference ({p:?}): the validator cannot bound that pattern's work there"
+        ));
+    }
+    let built = on_stack(bounds.compile_stack(), || {
+        validator_for(schema)
+            .map(drop)
+            .map_err(|e| format!("is not a valid JSON Schema (draft 2020-12): {e}"))
+    });
+    built.unwrap_or_else(Err)
+}
+
+/// The stack a request's thread may give a schema's compile or check (std's threads, which
+/// serve requests, have 2 MiB).
+const INLINE_STACK: u64 = 1 << 20;
+/// The most stack a compile or check may have (its own thread's, reserved, touched as used).
+const MAX_STACK: u64 = 1 << 30;
+
+/// `f` on this thread if `bytes` of stack are safe here, else on a thread of its own with
+/// room for them; `Err` when there is none.
+fn on_stack<T: Send>(bytes: u64, f: impl FnOnce() -> T + Send) -> std::result::Result<T, String> {
+    if bytes <= INLINE_STACK {
+        return Ok(f());
+    }
+    if bytes > MAX_STACK {
+        return Err(format!(
+            "nests too deep to check: it may need {} MiB of stack, at most {} MiB are given",
+            bytes >> 20,
+            MAX_STACK >> 20
+        ));
+    }
+    let size = usize::try_from(bytes.saturating_mul(2)).unwrap_or(usize::MAX);
+    std::thread::scope(|s| {
+        let spawned = std::thread::Builder::new()
+            .name("schema".into())
+            .stack_size(size.saturating_add(4 << 20))
+            .spawn_scoped(s, f)
+            .map_err(|e| format!("cannot be checked now: no thread for it ({e})"))?;
+        spawned.join().map_err(|p| std::panic::resume_unwind(p))
+    })
+}
+
+/// The validator of `schema`: draft 2020-12, with `const` comparing numbers exactly.
+fn validator_for(schema: &Value) -> std::result::Result<jsonschema::Validator, String> {
+    jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .with_keyword("const", ExactConst::factory)
+        .with_pattern_options(
+            jsonschema::PatternOptions::fancy_regex().backtrack_limit(PATTERN_BACKTRACK_MAX),
+        )
+        .build(schema)
+        .map_err(|e| e.to_string())
+}
+
+/// The most a `pattern` with a lookaround or backreference may backtrack on one string
+/// (jsonschema's default is 1,000,000, milliseconds a match): past it the string is refused,
+/// saying so. Patterns without those features run in linear time and never backtrack; those
+/// with them count for more in the work budget (`schema_bounds::BACKTRACKING_PATTERN_WEIGHT`).
+pub const PATTERN_BACKTRACK_MAX: usize = 10_000;
+
+/// `const` as JSON Schema says, numbers compared by value: jsonschema's own compares a
+/// number `const` as an `f64` (within `f64::EPSILON`), so `9007199254740993` matched
+/// `9007199254740992`. Its general equality (`jsonschema::ext::cmp::equal`, also `enum`'s)
+/// compares integers exactly and `1` equal to `1.0`.
+struct ExactConst {
+    expected: Value,
+    location: jsonschema::paths::Location,
+}
+
+impl ExactConst {
+    // The signature is jsonschema's, for a keyword's factory.
+    #[allow(clippy::result_large_err)]
+    fn factory<'a>(
+        _parent: &'a serde_json::Map<String, Value>,
+        value: &'a Value,
+        location: jsonschema::paths::Location,
+    ) -> std::result::Result<Box<dyn jsonschema::Keyword>, jsonschema::ValidationError<'a>> {
+        Ok(Box::new(ExactConst {
+            expected: value.clone(),
+            location,
+        }))
+    }
+}
+
+impl jsonschema::Keyword for ExactConst {
+    fn validate<'i>(
+        &self,
+        instance: &'i Value,
+        location: &jsonschema::paths::LazyLocation,
+    ) -> std::result::Result<(), jsonschema::ValidationError<'i>> {
+        if self.is_valid(instance) {
+            return Ok(());
+        }
+        Err(jsonschema::ValidationError::custom(
+            self.location.clone(),
+            location.into(),
+            instance,
+            format!("{} was expected", self.expected),
+        ))
+    }
+
+    fn is_valid(&self, instance: &Value) -> bool {
+        jsonschema::ext::cmp::equal(instance, &self.expected)
+    }
 }
 
 /// The event types whose stored schema [`check_schema`] refuses now (written by an older
@@ -358,17 +481,51 @@ fn check_size(v: &Value) -> std::result::Result<(), String> {
     Ok(())
 }
 
+/// A type's schema made ready to check data: its bounds, checked before every validation
+/// ([`data_problems`]), and the validator, built only when some data can be checked within
+/// [`schema_bounds::WORK_BUDGET`] (jsonschema does not finish compiling some cyclic schemas).
+pub struct Compiled {
+    name: String,
+    bounds: std::result::Result<Bounds, String>,
+    validator: Option<jsonschema::Validator>,
+}
+
+impl Compiled {
+    /// `schema` of the type `name`, analysed, and compiled if it may be used.
+    pub fn new(name: &str, schema: &Value) -> Compiled {
+        let mut bounds = schema_bounds::analyse(schema);
+        let mut validator = None;
+        if let Ok(b) = &bounds {
+            if b.work(&Value::Null) <= schema_bounds::WORK_BUDGET {
+                let built = on_stack(b.compile_stack(), || {
+                    validator_for(schema).map_err(|e| format!("does not compile: {e}"))
+                });
+                match built.unwrap_or_else(Err) {
+                    Ok(v) => validator = Some(v),
+                    Err(e) => bounds = Err(e),
+                }
+            }
+        }
+        Compiled {
+            name: name.to_string(),
+            bounds,
+            validator,
+        }
+    }
+}
+
 /// Compiled schemas by type name, with the schema each was compiled from.
-type Compiled = HashMap<String, (Value, Arc<jsonschema::Validator>)>;
+type Cache = HashMap<String, (Value, Arc<Compiled>)>;
 
 /// The most compiled schemas kept; past it the cache starts over.
 const COMPILED_MAX: usize = 1024;
 
 /// `t`'s schema, compiled once and kept for the process until the type's schema is another
 /// (compared as JSON: cheaper than compiling by far, and right whatever the clocks of the
-/// instances that changed it, or the database a process opens).
-pub fn compiled(t: &EventType) -> Result<Option<Arc<jsonschema::Validator>>> {
-    static CACHE: OnceLock<Mutex<Compiled>> = OnceLock::new();
+/// instances that changed it, or the database a process opens). A stored schema that the
+/// rules refuse is kept too: every emit of its type is then refused by [`data_problems`].
+pub fn compiled(t: &EventType) -> Result<Option<Arc<Compiled>>> {
+    static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
     let Some(schema) = &t.schema else {
         return Ok(None);
     };
@@ -378,12 +535,7 @@ pub fn compiled(t: &EventType) -> Result<Option<Arc<jsonschema::Validator>>> {
             return Ok(Some(v.clone()));
         }
     }
-    let v = Arc::new(jsonschema::draft202012::new(schema).map_err(|e| {
-        Error::Storage(format!(
-            "the stored schema of {} does not compile: {e}",
-            t.name
-        ))
-    })?);
+    let v = Arc::new(Compiled::new(&t.name, schema));
     let mut map = cache.lock().unwrap_or_else(|e| e.into_inner());
     if map.len() >= COMPILED_MAX {
         map.clear();
@@ -392,22 +544,78 @@ pub fn compiled(t: &EventType) -> Result<Option<Arc<jsonschema::Validator>>> {
     Ok(Some(v))
 }
 
-/// What is wrong with `data` for `v`, at most [`MAX_DATA_PROBLEMS`], each on the field that
-/// holds it as the request names it (`data.title`, `data.tags[2]`).
-pub fn data_problems(v: &jsonschema::Validator, data: &Value) -> Vec<FieldError> {
-    v.iter_errors(data)
-        .take(MAX_DATA_PROBLEMS)
-        .map(|e| {
-            let mut field = field_of(data, e.instance_path.as_str());
-            // A missing property is the property's problem, not its object's.
-            if let jsonschema::error::ValidationErrorKind::Required { property } = &e.kind {
-                if let Some(p) = property.as_str() {
-                    push_property(&mut field, p);
-                }
-            }
-            FieldError::new(field, e.to_string())
+/// What is wrong with `data` for the schema `c`, at most [`MAX_DATA_PROBLEMS`], each on the
+/// field that holds it as the request names it (`data.title`, `data.tags[2]`). Data whose
+/// check could exceed [`schema_bounds::WORK_BUDGET`] (or any data, for a stored schema the
+/// rules refuse) is not validated: one problem on `data` says why.
+pub fn data_problems(c: &Compiled, data: &Value) -> Vec<FieldError> {
+    let budget = schema_bounds::WORK_BUDGET;
+    let bounds = match &c.bounds {
+        Ok(b) => b,
+        Err(why) => {
+            return vec![FieldError::new(
+                "data",
+                format!(
+                    "cannot be checked: the schema of {} {why}; the operator must change it \
+                     (keyhook event-types update {} --schema FILE)",
+                    c.name, c.name
+                ),
+            )]
+        }
+    };
+    let cost = bounds.cost(data);
+    let work = cost.work;
+    let Some(v) = c.validator.as_ref().filter(|_| work <= budget) else {
+        return vec![FieldError::new(
+            "data",
+            format!(
+                "is too much work to check against the schema of {}: up to {} subschema \
+                 applications, over the budget of {budget} (send smaller or flatter data, or \
+                 ask the operator to simplify the schema)",
+                c.name,
+                if work == u64::MAX {
+                    "more than 10^19".to_string()
+                } else {
+                    work.to_string()
+                },
+            ),
+        )];
+    };
+    let checked = on_stack(bounds.check_stack(cost), || {
+        // jsonschema panics on a few inputs (a pattern past its backtracking limit where
+        // unevaluatedProperties looks): that data is refused, not the request failed.
+        let validated =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| problems(v, data)));
+        validated.unwrap_or_else(|_| {
+            vec![FieldError::new(
+                "data",
+                format!(
+                    "cannot be checked against the schema of {}: the validator failed on it",
+                    c.name
+                ),
+            )]
         })
-        .collect()
+    });
+    checked.unwrap_or_else(|why| vec![FieldError::new("data", why)])
+}
+
+/// `v`'s problems with `data`, at most [`MAX_DATA_PROBLEMS`].
+fn problems(v: &jsonschema::Validator, data: &Value) -> Vec<FieldError> {
+    {
+        v.iter_errors(data)
+            .take(MAX_DATA_PROBLEMS)
+            .map(|e| {
+                let mut field = field_of(data, e.instance_path.as_str());
+                // A missing property is the property's problem, not its object's.
+                if let jsonschema::error::ValidationErrorKind::Required { property } = &e.kind {
+                    if let Some(p) = property.as_str() {
+                        push_property(&mut field, p);
+                    }
+                }
+                FieldError::new(field, e.to_string())
+            })
+            .collect()
+    }
 }
 
 /// The request's name of what the JSON pointer `pointer` (into `data`) points at: `data`,
@@ -667,7 +875,7 @@ mod tests {
             "required": ["title"],
             "properties": {"tags": {"type": "array", "items": {"type": "string"}}}
         });
-        let v = jsonschema::draft202012::new(&schema).unwrap();
+        let v = Compiled::new("post.updated", &schema);
         let got = data_problems(&v, &json!({"tags": ["a", "b", 3]}));
         let fields: Vec<_> = got.iter().map(|d| d.field.as_str()).collect();
         assert_eq!(fields, ["data.tags[2]", "data.title"], "{got:?}");
@@ -729,5 +937,203 @@ mod tests {
         assert_eq!(check_fields(&t)[0].field, "example");
         t.example = Some(json!({"big": "x".repeat(DOCUMENT_MAX_BYTES)}));
         assert!(check_fields(&t)[0].message.contains("at most 65536 bytes"));
+    }
+
+    fn cycle() -> Value {
+        json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"})
+    }
+
+    fn doubling(levels: usize) -> Value {
+        let mut defs = serde_json::Map::new();
+        for i in 0..levels {
+            let next = format!("#/$defs/l{}", i + 1);
+            defs.insert(
+                format!("l{i}"),
+                json!({"allOf": [{"$ref": next}, {"$ref": next}]}),
+            );
+        }
+        defs.insert(format!("l{levels}"), json!({"type": "object"}));
+        json!({"$defs": defs, "$ref": "#/$defs/l0"})
+    }
+
+    #[test]
+    fn schemas_whose_checks_never_end_are_refused_saying_why() {
+        let e = check_schema(&cycle()).unwrap_err();
+        assert!(e.contains("cycle that never descends into the data"), "{e}");
+        let bomb = doubling(30);
+        assert!(bomb.to_string().len() < 4096, "a small schema");
+        let e = check_schema(&bomb).unwrap_err();
+        assert!(
+            e.contains("applies too many subschemas to one value"),
+            "{e}"
+        );
+        let e = check_schema(&json!({"$schema": "http://json-schema.org/draft-07/schema#"}))
+            .unwrap_err();
+        assert!(
+            e.contains("only JSON Schema draft 2020-12 is supported"),
+            "{e}"
+        );
+        assert!(check_schema(&json!({"type": 5}))
+            .unwrap_err()
+            .contains("not a valid"));
+        check_schema(&json!({"$schema": schema_bounds::DRAFT_2020_12, "type": "object"})).unwrap();
+        check_schema(&doubling(7)).unwrap();
+    }
+
+    #[test]
+    fn a_stored_schema_the_rules_refuse_refuses_every_emit_at_once() {
+        for (schema, says) in [
+            (cycle(), "cannot be checked"),
+            (doubling(30), "too much work"),
+        ] {
+            let c = Compiled::new("post.updated", &schema);
+            let got = data_problems(&c, &json!({"title": "x"}));
+            assert_eq!(got.len(), 1, "{got:?}");
+            assert_eq!(got[0].field, "data");
+            assert!(got[0].message.contains(says), "{got:?}");
+        }
+    }
+
+    #[test]
+    fn data_over_the_work_budget_is_refused_before_validating() {
+        // 1 + 1 + 2 * (2 + 4 + ... + 256) = 1022 applications at each item.
+        let mut s = doubling(8);
+        s["type"] = json!("array");
+        s["items"] = s.as_object_mut().unwrap().remove("$ref").unwrap();
+        s["items"] = json!({"$ref": s["items"]});
+        let c = Compiled::new("post.updated", &s);
+        let small: Vec<Value> = (0..100).map(|_| json!({})).collect();
+        assert!(data_problems(&c, &Value::Array(small)).is_empty());
+        let big: Vec<Value> = (0..1000).map(|_| json!({})).collect();
+        let got = data_problems(&c, &Value::Array(big));
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert!(
+            got[0].message.contains("over the budget of 1000000"),
+            "{got:?}"
+        );
+    }
+
+    #[test]
+    fn recursion_that_descends_checks_deep_data() {
+        let s = json!({"$defs": {"node": {"type": "object", "required": ["name"], "properties": {
+            "name": {"type": "string"},
+            "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}
+        }}}, "$ref": "#/$defs/node"});
+        check_schema(&s).unwrap();
+        let c = Compiled::new("post.updated", &s);
+        let mut deep = json!({"name": "leaf"});
+        for i in 0..60 {
+            deep = json!({"name": format!("n{i}"), "children": [deep, {"name": "sibling"}]});
+        }
+        assert!(data_problems(&c, &deep).is_empty());
+        // And it still finds a problem at the bottom.
+        let mut bad = json!({"name": 1});
+        for _ in 0..60 {
+            bad = json!({"name": "n", "children": [bad]});
+        }
+        let got = data_problems(&c, &bad);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert!(got[0].field.ends_with(".children[0].name"), "{got:?}");
+    }
+
+    #[test]
+    fn const_and_enum_compare_integers_past_2_53_exactly() {
+        let big: Value = serde_json::from_str("9007199254740993").unwrap();
+        let near: Value = serde_json::from_str("9007199254740992").unwrap();
+        let neg: Value = serde_json::from_str("-9007199254740993").unwrap();
+        let neg_near: Value = serde_json::from_str("-9007199254740992").unwrap();
+        for (c, yes, no) in [(&big, &big, &near), (&neg, &neg, &neg_near)] {
+            for s in [
+                json!({"const": c}),
+                json!({"enum": [c]}),
+                json!({"const": [c]}),
+            ] {
+                let v = Compiled::new("post.updated", &s);
+                let wrap = |x: &Value| {
+                    if s["const"].is_array() {
+                        json!([x])
+                    } else {
+                        x.clone()
+                    }
+                };
+                assert!(data_problems(&v, &wrap(yes)).is_empty(), "{s}");
+                let got = data_problems(&v, &wrap(no));
+                assert_eq!(got.len(), 1, "{s} matched {no}");
+            }
+        }
+        // Numbers are still compared by value.
+        let v = Compiled::new("post.updated", &json!({"const": 1}));
+        assert!(data_problems(&v, &json!(1.0)).is_empty());
+        assert!(data_problems(&v, &json!(1.5))[0]
+            .message
+            .contains("1 was expected"));
+        let v = Compiled::new("post.updated", &json!({"const": "a"}));
+        assert!(data_problems(&v, &json!("a")).is_empty());
+        assert_eq!(data_problems(&v, &json!("b")).len(), 1);
+    }
+
+    /// `n` definitions, each applying the next: in place, or to its property `x`.
+    fn chain(n: usize, descending: bool) -> Value {
+        let mut defs = serde_json::Map::new();
+        for i in 0..n {
+            let next = json!({"$ref": format!("#/$defs/d{}", i + 1)});
+            let d = if descending {
+                json!({"type": "object", "properties": {"x": next}})
+            } else {
+                next
+            };
+            defs.insert(format!("d{i}"), d);
+        }
+        defs.insert(format!("d{n}"), json!({"type": "object"}));
+        json!({"$defs": defs, "$ref": "#/$defs/d0"})
+    }
+
+    #[test]
+    fn long_chains_compile_and_check_on_a_request_thread_s_stack() {
+        let mut data = json!({});
+        for _ in 0..120 {
+            data = json!({"x": data});
+        }
+        for s in [chain(900, false), chain(900, true)] {
+            assert!(s.to_string().len() <= DOCUMENT_MAX_BYTES);
+            check_schema(&s).unwrap();
+            let data = data.clone();
+            // A thread of tiny_http's (std's default 2 MiB), as `serve` handles a request on.
+            let problems = std::thread::Builder::new()
+                .stack_size(2 << 20)
+                .spawn(move || data_problems(&Compiled::new("post.updated", &s), &data))
+                .unwrap()
+                .join()
+                .unwrap();
+            assert!(problems.is_empty(), "{problems:?}");
+        }
+    }
+
+    #[test]
+    fn a_pattern_backtracks_at_most_ten_thousand_times_a_string() {
+        // (a|aa)+ before a lookahead tries about 1.6^n ways before it fails.
+        let c = Compiled::new("post.updated", &json!({"pattern": "^(a|aa)+(?=!)$"}));
+        let short = data_problems(&c, &json!("aaaa!"));
+        assert!(short[0].message.contains("does not match"), "{short:?}");
+        let long = data_problems(&c, &json!(format!("{}!", "a".repeat(18))));
+        assert_eq!(long.len(), 1, "{long:?}");
+        assert!(long[0].message.contains("backtrack"), "{long:?}");
+    }
+
+    #[test]
+    fn a_backtracking_name_pattern_beside_unevaluated_properties_is_refused() {
+        let s =
+            json!({"patternProperties": {"^(a|aa)+(?=!)$": true}, "unevaluatedProperties": false});
+        let e = check_schema(&s).unwrap_err();
+        assert!(e.contains("unevaluatedProperties"), "{e}");
+        // Stored anyway, it refuses such data on `data`, without failing the request.
+        let c = Compiled::new("post.updated", &s);
+        let key = format!("{}!", "a".repeat(30));
+        let got = data_problems(&c, &json!({ key: 1 }));
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(got[0].field, "data");
+        check_schema(&json!({"patternProperties": {"^(?!x)": true}})).unwrap();
+        check_schema(&json!({"patternProperties": {"^a": true}, "unevaluatedProperties": false}))
+            .unwrap();
     }
 }

@@ -16,6 +16,7 @@ pub mod operational;
 pub mod replay;
 pub mod retention;
 pub mod routing;
+pub mod schema_bounds;
 pub mod webhooks;
 
 use std::sync::Arc;

@@ -1120,3 +1120,47 @@ fn verify_on_a_terminal_prompts_without_echo() {
         "the key is not echoed: {r:#?}"
     );
 }
+
+/// `keys scan` finds a key percent-encoded up to three times, as docs/keys.md says
+/// (`kp%25255F...` is `kp_` encoded three times), with `_` alone or every character encoded
+/// at each level; four levels are not decoded, and the key is not found.
+#[test]
+fn scan_finds_keys_encoded_up_to_three_levels() {
+    let env = Env::new();
+    let k = env.create_key("leaked", &[]);
+    let key = s(&k, "key");
+    let encode = |text: &str, every: bool| -> String {
+        text.bytes()
+            .map(|c| match c {
+                b'%' | b'_' => format!("%{c:02X}"),
+                _ if every => format!("%{c:02X}"),
+                _ => char::from(c).to_string(),
+            })
+            .collect()
+    };
+    for every in [false, true] {
+        let mut text = key.to_string();
+        for level in 0..=4 {
+            let r = common::run(
+                env.cmd()
+                    .args(["--json", "keys", "scan", "-"])
+                    .write_stdin(format!("GET /hook?token={text} 200\n")),
+            );
+            if level <= 3 {
+                assert_eq!(r.code, 4, "level {level}: {text}: {r:?}");
+                let found: Value = serde_json::from_str(r.stdout.trim()).unwrap();
+                assert_eq!(found["keyPrefix"], s(&k, "keyPrefix"), "level {level}");
+                assert_eq!(found["status"], "active", "level {level}");
+            } else {
+                assert_eq!((r.code, r.stdout.as_str()), (0, ""), "{text}: {r:?}");
+            }
+            text = encode(&text, every);
+        }
+    }
+    let r = common::run(
+        env.cmd()
+            .args(["keys", "scan", "-"])
+            .write_stdin(format!("kp%25255F{}\n", &key[3..])),
+    );
+    assert_eq!(r.code, 4, "{r:?}");
+}

@@ -8,10 +8,13 @@ use keyhook_core::store::{KeyQueries, Listed, StoreError, StoreResult};
 
 /// The columns [`from_row`] reads, as a macro so that constant queries can be built with
 /// `concat!` instead of formatting a string on every call.
+/// The uses left are the key's budget's (`key_budgets`, shared by a chain of rotations).
 macro_rules! columns {
     () => {
         "id, user_id, key_prefix, name, permission, full_access, profile_ids, \
-         last_used_at, expires_at, created_at, rate_limit, remaining_uses"
+         last_used_at, expires_at, created_at, rate_limit, \
+         (SELECT remaining_uses FROM key_budgets WHERE key_budgets.id = api_keys.budget_id) \
+         AS remaining_uses, budget_id"
     };
 }
 
@@ -60,6 +63,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<ApiKey> {
             })?),
         },
         remaining_uses: r.get(11)?,
+        budget_id: r.get(12)?,
         key: None,
     })
 }
@@ -74,14 +78,21 @@ impl KeyQueries for Conn {
         })
     }
 
+    /// A key that starts its chain (its budget is itself) with a number of uses gets its
+    /// budget's row; a key that continues one shares the row that is there.
     fn insert_key(&self, key: &ApiKey, key_hash: &str) -> StoreResult<()> {
         sql(|| {
             self.ensure_user(&key.user_id, key.created_at)?;
+            if let (Some(uses), true) = (key.remaining_uses, key.budget() == key.id) {
+                self.0
+                    .prepare_cached("INSERT INTO key_budgets (id, remaining_uses) VALUES (?1, ?2)")?
+                    .execute(params![key.id, uses])?;
+            }
             self.0
                 .prepare_cached(
                     "INSERT INTO api_keys (id, user_id, key_hash, key_prefix, name, permission,
                         full_access, profile_ids, last_used_at, expires_at, created_at,
-                        checksummed, rate_limit, remaining_uses)
+                        checksummed, rate_limit, budget_id)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 1, ?12, ?13)",
                 )?
                 .execute(params![
@@ -97,7 +108,7 @@ impl KeyQueries for Conn {
                     key.expires_at.map(|t| t.0),
                     key.created_at.0,
                     key.rate_limit.map(|r| r.to_string()),
-                    key.remaining_uses,
+                    key.budget(),
                 ])?;
             Ok(())
         })
@@ -184,14 +195,27 @@ impl KeyQueries for Conn {
         })
     }
 
-    /// Returns whether a key was deleted.
+    /// Returns whether a key was deleted. The budget of its chain goes with the chain's last
+    /// key.
     fn delete_key(&self, id: &str) -> StoreResult<bool> {
         sql(|| {
-            let n = self
+            let budget: Option<Option<String>> = self
                 .0
-                .prepare_cached("DELETE FROM api_keys WHERE id = ?1")?
-                .execute([id])?;
-            Ok(n > 0)
+                .prepare_cached("DELETE FROM api_keys WHERE id = ?1 RETURNING budget_id")?
+                .query_row([id], |r| r.get(0))
+                .optional()?;
+            let Some(budget) = budget else {
+                return Ok(false);
+            };
+            if let Some(budget) = budget {
+                self.0
+                    .prepare_cached(
+                        "DELETE FROM key_budgets WHERE id = ?1
+                         AND NOT EXISTS (SELECT 1 FROM api_keys WHERE budget_id = ?1)",
+                    )?
+                    .execute([budget])?;
+            }
+            Ok(true)
         })
     }
 
@@ -221,8 +245,9 @@ impl KeyQueries for Conn {
             Ok(self
                 .0
                 .prepare_cached(
-                    "UPDATE api_keys SET remaining_uses = remaining_uses - 1
-                     WHERE id = ?1 AND remaining_uses > 0 RETURNING remaining_uses",
+                    "UPDATE key_budgets SET remaining_uses = remaining_uses - 1
+                     WHERE id = (SELECT budget_id FROM api_keys WHERE id = ?1)
+                     AND remaining_uses > 0 RETURNING remaining_uses",
                 )?
                 .query_row([id], |r| r.get(0))
                 .optional()?)

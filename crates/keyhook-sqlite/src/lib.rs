@@ -602,6 +602,7 @@ pub(crate) mod testing {
             expires_at: None,
             rate_limit: None,
             remaining_uses: None,
+            budget_id: None,
             created_at: keyhook_core::time::Timestamp(1),
             key: None,
         }

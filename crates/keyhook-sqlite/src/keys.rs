@@ -7,8 +7,8 @@ use crate::time::Timestamp;
 use keyhook_core::store::{KeyQueries, Listed, StoreError, StoreResult};
 
 /// The columns [`from_row`] reads, as a macro so that constant queries can be built with
-/// `concat!` instead of formatting a string on every call.
-/// The uses left are the key's budget's (`key_budgets`, shared by a chain of rotations).
+/// `concat!` instead of formatting a string on every call. The uses left are the key's
+/// budget's (`key_budgets`, shared by a chain of rotations).
 macro_rules! columns {
     () => {
         "id, user_id, key_prefix, name, permission, full_access, profile_ids, \

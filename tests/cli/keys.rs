@@ -1183,13 +1183,12 @@ fn error_code(r: &crate::server::Resp) -> String {
     r.json()["error"]["code"].as_str().unwrap_or("").to_string()
 }
 
+/// `remainingUses` of each key, by id.
+type UsesById = Vec<(String, Value)>;
+
 /// `remainingUses` of every key of the default user, by id, as `keys list` shows them and
 /// as `GET /api-keys` does.
-fn uses_shown(
-    env: &Env,
-    server: &Server,
-    key: &str,
-) -> (Vec<(String, Value)>, Vec<(String, Value)>) {
+fn uses_shown(env: &Env, server: &Server, key: &str) -> (UsesById, UsesById) {
     let pick = |list: &[Value]| {
         let mut v: Vec<(String, Value)> = list
             .iter()

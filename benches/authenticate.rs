@@ -109,6 +109,7 @@ fn main() {
                         expires_at: (j % 10 == 0).then_some(far_future),
                         rate_limit: None,
                         remaining_uses: None,
+                        budget_id: None,
                         created_at: created.add_millis(j as i64),
                         key: None,
                     };

@@ -29,8 +29,8 @@ impl keyhook_cli::Wiring for Wiring {
         match db {
             DbLocation::File(path) => {
                 let file = SqliteBackend::new(path, create, pool_size);
-                // A pool of one is a command that runs and exits (`serve` and `deliver` ask
-                // for more): its commits are durable by themselves, with no checkpoint at exit.
+                // A pool of one is a command that runs and exits (`serve`, `deliver` and
+                // `listen` ask for more): each of its commits is durable by itself.
                 Ok(Arc::new(if pool_size == 1 {
                     file.for_one_command()
                 } else {

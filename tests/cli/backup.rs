@@ -68,7 +68,7 @@ fn a_backup_while_serve_is_hammered_is_consistent_and_opens() {
         assert_eq!(r.code, 0, "{r:#?}");
         assert_eq!(r.json()["data"]["file"], file.to_str().unwrap());
         // Nothing is left beside it: the copy is whole in one file (checked before keyhook
-        // opens it below, since a command leaves its log beside the file it used).
+        // opens it below).
         let mut wal = file.as_os_str().to_owned();
         wal.push("-wal");
         assert!(!Path::new(&wal).exists());

@@ -271,9 +271,9 @@ pub fn bare_cmd() -> Command {
 }
 
 /// Folds the write-ahead log beside `db` back into the file and removes it, so that the file
-/// alone is the whole database. A command leaves its commits in the log (it skips SQLite's
-/// checkpoint at exit), which is as much the database as the file: a test that reads, copies
-/// or damages the file's own bytes calls this first.
+/// alone is the whole database. A command leaves none (its connection, the last one, folds it
+/// back when it closes), but a server still running, or one stopped by a kill, does: a test
+/// that reads, copies or damages the file's own bytes after one calls this first.
 pub fn fold_log(db: &Path) {
     let c = rusqlite::Connection::open(db).unwrap();
     let (busy, _, _): (i64, i64, i64) = c

@@ -84,13 +84,13 @@ struct Fixture {
 }
 
 /// A database with rows in every table: keys of two users (one readonly, scoped and
-/// expiring), webhooks (one disabled), events queued for delivery, failed deliveries and a
+/// expiring, one with a budget of uses), webhooks (one disabled), events queued for delivery, failed deliveries and a
 /// test ping to a closed loopback port.
 fn populate(env: &Env) -> Fixture {
     let mut keys = Vec::new();
     for (user, name, extra) in [
         ("default", "ci", &[][..]),
-        ("alice", "deploy", &[][..]),
+        ("alice", "deploy", &["--max-uses", "1000"][..]),
         (
             "alice",
             "reader",

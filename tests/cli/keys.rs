@@ -8,6 +8,7 @@ use serde_json::Value;
 use crate::common::{
     self, is_api_timestamp, is_key, millis, on_terminal, sorted_keys, str_of as s, Env,
 };
+use crate::server::Server;
 
 const KEY_FIELDS: [&str; 13] = [
     "id",
@@ -1119,4 +1120,242 @@ fn verify_on_a_terminal_prompts_without_echo() {
         !r.stdout.contains(&key[11..]),
         "the key is not echoed: {r:#?}"
     );
+}
+
+/// `keys scan` finds a key percent-encoded up to three times, as docs/keys.md says
+/// (`kp%25255F...` is `kp_` encoded three times), with `_` alone or every character encoded
+/// at each level; four levels are not decoded, and the key is not found.
+#[test]
+fn scan_finds_keys_encoded_up_to_three_levels() {
+    let env = Env::new();
+    let k = env.create_key("leaked", &[]);
+    let key = s(&k, "key");
+    let encode = |text: &str, every: bool| -> String {
+        text.bytes()
+            .map(|c| match c {
+                b'%' | b'_' => format!("%{c:02X}"),
+                _ if every => format!("%{c:02X}"),
+                _ => char::from(c).to_string(),
+            })
+            .collect()
+    };
+    for every in [false, true] {
+        let mut text = key.to_string();
+        for level in 0..=4 {
+            let r = common::run(
+                env.cmd()
+                    .args(["--json", "keys", "scan", "-"])
+                    .write_stdin(format!("GET /hook?token={text} 200\n")),
+            );
+            if level <= 3 {
+                assert_eq!(r.code, 4, "level {level}: {text}: {r:?}");
+                let found: Value = serde_json::from_str(r.stdout.trim()).unwrap();
+                assert_eq!(found["keyPrefix"], s(&k, "keyPrefix"), "level {level}");
+                assert_eq!(found["status"], "active", "level {level}");
+            } else {
+                assert_eq!((r.code, r.stdout.as_str()), (0, ""), "{text}: {r:?}");
+            }
+            text = encode(&text, every);
+        }
+    }
+    let r = common::run(
+        env.cmd()
+            .args(["keys", "scan", "-"])
+            .write_stdin(format!("kp%25255F{}\n", &key[3..])),
+    );
+    assert_eq!(r.code, 4, "{r:?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// A rotation replaces a credential; it does not add one (CONTRACT §12): a key and the keys
+// rotated from it share one budget of uses and one rate bucket while they live.
+
+/// `keys rotate ID` with `extra` flags; the new key's `data` (with its plaintext).
+fn rotate(env: &Env, id: &str, extra: &[&str]) -> Value {
+    let mut args = vec!["keys", "rotate", id];
+    args.extend_from_slice(extra);
+    let (code, v) = env.json(&args);
+    assert_eq!(code, 0, "keys rotate failed: {v}");
+    v["data"].clone()
+}
+
+fn error_code(r: &crate::server::Resp) -> String {
+    r.json()["error"]["code"].as_str().unwrap_or("").to_string()
+}
+
+/// `remainingUses` of each key, by id.
+type UsesById = Vec<(String, Value)>;
+
+/// `remainingUses` of every key of the default user, by id, as `keys list` shows them and
+/// as `GET /api-keys` does.
+fn uses_shown(env: &Env, server: &Server, key: &str) -> (UsesById, UsesById) {
+    let pick = |list: &[Value]| {
+        let mut v: Vec<(String, Value)> = list
+            .iter()
+            .map(|k| (s(k, "id").to_string(), k["remainingUses"].clone()))
+            .collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    };
+    let cli = pick(&env.list(&[]));
+    let r = server.get("/api/v1/api-keys", key);
+    let http = match r.status {
+        200 => pick(r.json()["data"].as_array().unwrap()),
+        _ => Vec::new(),
+    };
+    (cli, http)
+}
+
+#[test]
+fn a_key_rotated_with_grace_shares_its_uses_with_the_new_one() {
+    let env = Env::new();
+    let old = env.create_key("ci", &["--max-uses", "3"]);
+    let new = rotate(&env, s(&old, "id"), &["--grace", "1h"]);
+    assert_eq!(
+        new["remainingUses"], 3,
+        "the new key starts with the old one's"
+    );
+    let server = Server::start(&env);
+    // Old, new, old: three requests, of the one budget of three.
+    let (o, n) = (s(&old, "key"), s(&new, "key"));
+    assert_eq!(server.get("/api/v1/api-keys", o).status, 200);
+    let (cli, http) = uses_shown(&env, &server, n);
+    let want = |left: i64| {
+        let mut v = vec![
+            (s(&old, "id").to_string(), Value::from(left)),
+            (s(&new, "id").to_string(), Value::from(left)),
+        ];
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    };
+    assert_eq!(cli, want(2), "both keys show the budget's uses");
+    // The list request itself spent one, and shows it.
+    assert_eq!(http, want(1));
+    assert_eq!(server.get("/api/v1/api-keys", o).status, 200);
+    for key in [o, n] {
+        let r = server.get("/api/v1/api-keys", key);
+        assert_eq!(
+            (r.status, error_code(&r)),
+            (403, "KEY_EXHAUSTED".into()),
+            "{r:?}"
+        );
+    }
+    assert_eq!(uses_shown(&env, &server, n).0, want(0));
+    assert_eq!(env.verify(n, &[]).code, 4, "keys verify says so too");
+}
+
+#[test]
+fn a_chain_of_rotations_shares_one_budget() {
+    let env = Env::new();
+    let first = env.create_key("ci", &["--max-uses", "3"]);
+    let second = rotate(&env, s(&first, "id"), &["--grace", "1h"]);
+    let third = rotate(&env, s(&second, "id"), &["--grace", "1h"]);
+    let server = Server::start(&env);
+    let keys = [s(&first, "key"), s(&second, "key"), s(&third, "key")];
+    for key in keys {
+        assert_eq!(server.get("/api/v1/api-keys", key).status, 200);
+    }
+    for key in keys {
+        let r = server.get("/api/v1/api-keys", key);
+        assert_eq!(error_code(&r), "KEY_EXHAUSTED", "{r:?}");
+    }
+    // A rotation without grace passes the uses left on too: none here, and 2 of 5 below.
+    let fourth = rotate(&env, s(&third, "id"), &[]);
+    assert_eq!(fourth["remainingUses"], 0);
+    let k = env.create_key("other", &["--max-uses", "5"]);
+    for _ in 0..3 {
+        assert_eq!(server.get("/api/v1/api-keys", s(&k, "key")).status, 200);
+    }
+    let next = rotate(&env, s(&k, "id"), &[]);
+    assert_eq!(next["remainingUses"], 2);
+    for _ in 0..2 {
+        assert_eq!(server.get("/api/v1/api-keys", s(&next, "key")).status, 200);
+    }
+    let r = server.get("/api/v1/api-keys", s(&next, "key"));
+    assert_eq!(error_code(&r), "KEY_EXHAUSTED", "{r:?}");
+    // The budget goes with the last key of its chain, and not before.
+    let budgets = || env.sql_i64("SELECT count(*) FROM key_budgets");
+    assert_eq!(budgets(), 2);
+    // (The third key went at its rotation without grace.)
+    for k in [&first, &second] {
+        let r = env.run(&["keys", "delete", s(k, "id"), "--yes"]);
+        assert_eq!(r.code, 0, "{r:?}");
+        assert_eq!(budgets(), 2);
+    }
+    let r = env.run(&["keys", "delete", s(&fourth, "id"), "--yes"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(budgets(), 1);
+}
+
+/// The key's own rate limit and `serve --rate-limit`'s: one bucket for the old and the new
+/// key while both live.
+#[test]
+fn a_key_rotated_with_grace_shares_its_rate_bucket() {
+    let env = Env::new();
+    let own = env.create_key("own", &["--rate-limit", "2/min"]);
+    let plain = env.create_key("plain", &[]);
+    let own_new = rotate(&env, s(&own, "id"), &["--grace", "1h"]);
+    let plain_new = rotate(&env, s(&plain, "id"), &["--grace", "1h"]);
+    let server = Server::start_with(&env, &["--rate-limit", "2/min"]);
+    for (old, new) in [(&own, &own_new), (&plain, &plain_new)] {
+        let (o, n) = (s(old, "key"), s(new, "key"));
+        let r = server.get("/api/v1/api-keys", o);
+        assert_eq!(
+            (r.status, r.header("RateLimit-Remaining")),
+            (200, Some("1"))
+        );
+        let r = server.get("/api/v1/api-keys", n);
+        assert_eq!(
+            (r.status, r.header("RateLimit-Remaining")),
+            (200, Some("0"))
+        );
+        for key in [o, n] {
+            assert_eq!(
+                server.get("/api/v1/api-keys", key).status,
+                429,
+                "{}",
+                old["name"]
+            );
+        }
+    }
+}
+
+/// Old and new keys of one budget racing through three instances on one database spend it
+/// exactly, as one key does (`leaks::three_instances_honour_max_uses_exactly`).
+#[test]
+fn racing_old_and_new_keys_spend_their_budget_exactly() {
+    let env = Env::new();
+    let old = env.create_key("ci", &["--max-uses", "60"]);
+    let new = rotate(&env, s(&old, "id"), &["--grace", "1h"]);
+    let keys = [s(&old, "key"), s(&new, "key")];
+    let servers = [
+        Server::start(&env),
+        Server::start(&env),
+        Server::start(&env),
+    ];
+    let barrier = std::sync::Barrier::new(30);
+    let honoured: usize = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..30)
+            .map(|i| {
+                let (server, key, barrier) = (&servers[i % 3], keys[i % 2], &barrier);
+                scope.spawn(move || {
+                    barrier.wait();
+                    let mut ok = 0;
+                    loop {
+                        let r = server.get("/api/v1/api-keys", key);
+                        match r.status {
+                            200 => ok += 1,
+                            403 if error_code(&r) == "KEY_EXHAUSTED" => return ok,
+                            _ => panic!("{r:?}"),
+                        }
+                    }
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).sum()
+    });
+    assert_eq!(honoured, 60);
+    for k in env.list(&[]) {
+        assert_eq!(k["remainingUses"], 0, "{k}");
+    }
 }

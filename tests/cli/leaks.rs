@@ -262,7 +262,7 @@ fn three_instances_honour_max_uses_exactly() {
     assert_eq!(honoured, 100, "{outcomes:?}");
     assert_eq!(
         env.sql_i64(&format!(
-            "SELECT remaining_uses FROM api_keys WHERE id = '{}'",
+            "SELECT remaining_uses FROM key_budgets WHERE id = '{}'",
             s(&k, "id")
         )),
         0

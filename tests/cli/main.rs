@@ -10,6 +10,7 @@ mod backup;
 mod clock;
 mod common;
 mod db_copy;
+mod db_file;
 mod db_location;
 mod delivery_rules;
 mod doc_transcripts;

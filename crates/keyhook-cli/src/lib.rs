@@ -41,8 +41,8 @@ pub trait Wiring: Sync {
     /// is missing; without, a missing database is an error. The backend's pool holds
     /// `pool_size` connections; a caller waits for a free one. An error (a backend that is
     /// not built in, a URL the backend refuses) names no password. A pool of one is asked
-    /// for by a command that runs and exits; a file then commits durably by itself instead
-    /// of checkpointing when the command closes it (`SqliteBackend::for_one_command`).
+    /// for by a command that runs and exits; a file then syncs each commit by itself
+    /// (`SqliteBackend::for_one_command`).
     fn backend(
         &self,
         db: &DbLocation,

@@ -436,6 +436,7 @@ mod tests {
             expires_at: None,
             rate_limit: None,
             remaining_uses: None,
+            budget_id: None,
             created_at: Timestamp(0),
             key: None,
         }

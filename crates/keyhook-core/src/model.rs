@@ -51,8 +51,14 @@ pub struct ApiKey {
     pub expires_at: Option<Timestamp>,
     /// This key's own rate limit (`N/s`, `N/min`), instead of `serve --rate-limit`'s.
     pub rate_limit: Option<RateLimit>,
-    /// Requests this key may still make; `None`: no limit.
+    /// Requests this key may still make; `None`: no limit. The uses left of its budget
+    /// ([`ApiKey::budget`]), shared with the keys rotated from it or into it.
     pub remaining_uses: Option<i64>,
+    /// The id of the first key of the chain of rotations this key belongs to, whose budget
+    /// of uses and rate bucket every key of the chain shares while it lives (CONTRACT §12);
+    /// `None`: its own (a key written before chains, or by a test). Not part of the API.
+    #[serde(skip)]
+    pub budget_id: Option<String>,
     pub created_at: Timestamp,
     /// The plaintext key: only in the response that created it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -62,6 +68,11 @@ pub struct ApiKey {
 impl ApiKey {
     pub fn is_expired(&self, now: Timestamp) -> bool {
         self.expires_at.is_some_and(|t| t <= now)
+    }
+
+    /// What its uses and its rate are counted under: the budget of its chain of rotations.
+    pub fn budget(&self) -> &str {
+        self.budget_id.as_deref().unwrap_or(&self.id)
     }
 }
 
@@ -274,6 +285,7 @@ mod tests {
             expires_at,
             rate_limit: None,
             remaining_uses: None,
+            budget_id: None,
             created_at: Timestamp(0),
             key: None,
         };

@@ -528,8 +528,9 @@ fn key_at(b: &[u8], i: usize) -> Option<(usize, [u8; SHOWN])> {
 }
 
 /// The most bytes one character of a key takes percent-encoded to [`MAX_NESTING`] levels
-/// ([`unit`]: an escape decodes two characters of the level below, four through `%25`).
-pub const MAX_UNIT_BYTES: usize = 85;
+/// ([`unit`]: each level reads at most three characters of the level below, `%` and two
+/// digits: 3^3).
+pub const MAX_UNIT_BYTES: usize = 27;
 
 /// The keyhook key starting at `i`, any character of it percent-encoded as [`keys`] finds
 /// them: once decoded, exactly `kp_` and 64 lowercase hex digits, not followed by another hex
@@ -559,26 +560,27 @@ pub fn whole_key_at(b: &[u8], i: usize) -> Option<(usize, [u8; crate::auth::KEY_
 }
 
 /// The character at `i`, percent-decoded up to `depth` levels, and where the next one starts.
+///
+/// One level more is one more decoding of what the levels below give: a character of the
+/// level below, and if it is a `%` followed by two hex digits of the level below, the escape
+/// they make. So `_` is `_`, `%5F`, `%255F` (`%5F` encoded again) or `%25255F` (three times),
+/// and each may have its digits encoded too (`%25%35%46`, `%%35%46`); a `%` that starts no
+/// escape is itself (`%zz`). Four levels (`%2525255F`) decode to the `%` of the fourth.
 fn unit(b: &[u8], i: usize, depth: u8) -> Option<(u8, usize)> {
     let c = *b.get(i)?;
+    // A raw character other than `%` is itself at every level: the common case, at once.
     if c != b'%' || depth == 0 {
         return Some((c, i + 1));
     }
-    // `%` and two hex digits, each of which may itself be encoded (`%%36%62`).
-    let decoded = unit(b, i + 1, depth - 1).and_then(|(h, j)| {
-        let (l, k) = unit(b, j, depth - 1)?;
-        Some((hex_value(h)? << 4 | hex_value(l)?, k))
-    });
-    match decoded {
-        // `%25` is a `%` that starts an escape of its own: `%256b` is `%6b` is `k`.
-        Some((b'%', k)) => {
-            let (h, j) = unit(b, k, depth - 1)?;
-            let (l, k) = unit(b, j, depth - 1)?;
-            Some((hex_value(h)? << 4 | hex_value(l)?, k))
-        }
-        Some(d) => Some(d),
-        None => Some((c, i + 1)),
+    let (c, j) = unit(b, i, depth - 1)?;
+    if c != b'%' {
+        return Some((c, j));
     }
+    let escape = unit(b, j, depth - 1).and_then(|(h, k)| {
+        let (l, m) = unit(b, k, depth - 1)?;
+        Some((hex_value(h)? << 4 | hex_value(l)?, m))
+    });
+    Some(escape.unwrap_or((c, j)))
 }
 
 fn hex_value(c: u8) -> Option<u8> {
@@ -682,6 +684,10 @@ mod tests {
             format!("/api-keys/%256bp_{HEX}"),
             format!("/api-keys/%%36%62p_{HEX}"),
             format!("/api-keys/%25%36%62p%255f{HEX}"),
+            // Three levels: `kp%5F` encoded twice more.
+            format!("/api-keys/kp%25255F{HEX}"),
+            format!("/api-keys/%25256Bp%25255f{HEX}"),
+            format!("/api-keys/%25%32%35%25%33%36%25%34%32p_{HEX}"),
         ] {
             let r = keys(&encoded);
             assert!(!r.contains(&HEX[8..]), "{encoded} -> {r}");

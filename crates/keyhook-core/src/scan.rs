@@ -148,6 +148,57 @@ mod tests {
         );
     }
 
+    /// `s` percent-encoded once more, as a URL encoder would: `%` always, and `_` (which
+    /// some encode); or, with `every`, every character.
+    fn encode(s: &str, every: bool) -> String {
+        s.bytes()
+            .map(|c| match c {
+                b'%' | b'_' => format!("%{c:02X}"),
+                _ if every => format!("%{c:02X}"),
+                _ => char::from(c).to_string(),
+            })
+            .collect()
+    }
+
+    /// A key encoded up to three times is found, whichever of its characters each level
+    /// encodes (`kp%25255F...` is three levels of `kp%5F...`); four levels are not decoded
+    /// (docs/keys.md).
+    #[test]
+    fn keys_encoded_up_to_three_levels_are_found_and_four_are_not() {
+        let k = generate_key();
+        for every in [false, true] {
+            let mut text = k.clone();
+            for level in 0..=4 {
+                let line = format!("GET /x?token={text}&y=1\n");
+                let want = if level <= 3 {
+                    vec![(1, k.clone())]
+                } else {
+                    vec![]
+                };
+                assert_eq!(found(line.as_bytes()), want, "level {level}: {text}");
+                // Also when the encoded key is cut by the reads.
+                let mut out = Vec::new();
+                scan::<io::Error>(Trickle(line.as_bytes(), 5), |l, key| {
+                    out.push((l, key.to_string()));
+                    Ok(())
+                })
+                .unwrap();
+                assert_eq!(out, want, "level {level} in pieces");
+                text = encode(&text, every);
+            }
+        }
+        let three = format!("kp%25255F{}", &k[3..]);
+        assert_eq!(found(three.as_bytes()), [(1, k.clone())]);
+        // Mixed levels in one key.
+        let mixed = format!(
+            "%256Bp%25255F{}%25{:02X}{}",
+            &k[3..30],
+            k.as_bytes()[30],
+            &k[31..]
+        );
+        assert_eq!(found(mixed.as_bytes()), [(1, k)]);
+    }
+
     #[test]
     fn longer_runs_uppercase_and_short_keys_are_not_keys() {
         let k = generate_key();

@@ -438,9 +438,9 @@ pub trait KeyQueries {
     fn set_key_last_used(&self, id: &str, at: Timestamp) -> StoreResult<()>;
     /// Whether any key was stored without a checksum (issued before keys carried one).
     fn any_key_without_checksum(&self) -> StoreResult<bool>;
-    /// Takes one of the key's remaining uses in one statement (a row lock on PostgreSQL),
-    /// and returns how many are left; `None` when it had none left (or no such key, or no
-    /// limit).
+    /// Takes one of the remaining uses of the key's budget (shared by its chain of
+    /// rotations, [`ApiKey::budget`]) in one statement (a row lock on PostgreSQL), and
+    /// returns how many are left; `None` when it had none left (or no such key, or no limit).
     fn spend_key_use(&self, id: &str) -> StoreResult<Option<i64>>;
 }
 

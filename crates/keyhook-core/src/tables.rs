@@ -91,8 +91,13 @@ pub const TABLES: &[Table] = &[
             ("created_at", Int),
             ("checksummed", Bool),
             ("rate_limit", Text),
-            ("remaining_uses", Int),
+            ("budget_id", Text),
         ],
+    },
+    Table {
+        name: "key_budgets",
+        order_by: "id",
+        columns: &[("id", Text), ("remaining_uses", Int)],
     },
     Table {
         name: "webhooks",

@@ -71,6 +71,7 @@ fn source(dir: &tempfile::TempDir) -> Box<Store> {
                 rate_limit: (i % 4 == 0)
                     .then(|| keyhook_core::rate::RateLimit::parse("7/min").unwrap()),
                 remaining_uses: (i % 3 == 1).then_some(i as i64),
+                budget_id: None,
                 created_at: NOW,
                 key: None,
             };

@@ -69,6 +69,7 @@ fn only_the_operator_changes_the_catalog_and_any_key_reads_it() {
         expires_at: None,
         rate_limit: None,
         remaining_uses: None,
+        budget_id: None,
         created_at: NOW,
         key: None,
     });

@@ -119,10 +119,10 @@ pub fn dispatch(
     // For the access line, whatever the answer.
     let made_by = Some(Arc::clone(&key));
     // Every authenticated response carries the key's RateLimit-* headers: of its own limit,
-    // or else of --rate-limit's.
+    // or else of --rate-limit's. One bucket for a key and the keys rotated from it.
     let checked = match key.rate_limit {
-        Some(own) => Some(ctx.own_limits.check_key(&key.id, own)),
-        None => ctx.limits.map(|l| l.check_key(&key.id)),
+        Some(own) => Some(ctx.own_limits.check_key(key.budget(), own)),
+        None => ctx.limits.map(|l| l.check_key(key.budget())),
     };
     let rate = match checked {
         None => None,

@@ -1,5 +1,6 @@
 //! `serve --rate-limit N/s|N/min`: a GCRA (governor's keyed `RateLimiter`, burst N) per key,
-//! keyed by the key's id (a 64-bit hash of it, never the plaintext), and one per client
+//! keyed by the key's budget (its id, or the first id of its chain of rotations: a key and its
+//! successor share one bucket; a 64-bit hash of it, never the plaintext), and one per client
 //! address for failed authentications. Counted in this process only: two instances behind a
 //! load balancer each allow N.
 //!
@@ -195,9 +196,12 @@ impl Limits {
         }
     }
 
-    /// Counts one request of the key `key_id`.
-    pub fn check_key(&self, key_id: &str) -> Result<Headers, Limited> {
-        let k = self.ids.hash_one(key_id);
+    /// Counts one request of a key whose budget ([`ApiKey::budget`]) is `budget`: a key and
+    /// the keys rotated from it share one bucket while they live (CONTRACT §12).
+    ///
+    /// [`ApiKey::budget`]: keyhook_core::model::ApiKey::budget
+    pub fn check_key(&self, budget: &str) -> Result<Headers, Limited> {
+        let k = self.ids.hash_one(budget);
         match self.keys.check_key(&k) {
             Ok(snapshot) => Ok(self.headers(snapshot.remaining_burst_capacity())),
             Err(not_until) => Err(self.limited(not_until.wait_time_from(self.clock.now()))),
@@ -319,8 +323,9 @@ impl Default for OwnLimits {
 }
 
 impl OwnLimits {
-    /// Counts one request of the key `key_id`, whose own limit is `rate`.
-    pub fn check_key(&self, key_id: &str, rate: RateLimit) -> Result<Headers, Limited> {
+    /// Counts one request of a key whose budget is `budget` (shared by a chain of rotations,
+    /// as [`Limits::check_key`]) and whose own limit is `rate`.
+    pub fn check_key(&self, budget: &str, rate: RateLimit) -> Result<Headers, Limited> {
         let burst = rate.requests.get();
         let per_cell = rate.per_request();
         let t = per_cell.as_nanos() as u64;
@@ -328,7 +333,7 @@ impl OwnLimits {
         // theoretical arrival time may run.
         let ahead = t * u64::from(burst - 1);
         let now = self.now_ns();
-        let k = self.ids.hash_one(key_id);
+        let k = self.ids.hash_one(budget);
         self.tats
             .update(&k, |old| {
                 let tat = old.unwrap_or(now).max(now);

@@ -34,7 +34,7 @@ pub(crate) const BY_HASH_WITH_ITS_USERS_KEYS: &str = concat!(
 
 /// The column of a [`BY_HASH_WITH_ITS_USERS_KEYS`] row that says whether it is the key
 /// whose hash was given: after the key's own.
-pub(crate) const IS_THE_KEY: usize = 12;
+pub(crate) const IS_THE_KEY: usize = 13;
 
 /// Keys by id or prefix, of one user (`$2`) or of all (`$2` null).
 macro_rules! by_id_or_prefix {
@@ -96,6 +96,7 @@ pub(crate) fn from_row_at(r: &Row, at: usize) -> Result<ApiKey, Fail> {
             ),
         },
         remaining_uses: r.try_get(at + 11)?,
+        budget_id: r.try_get(at + 12)?,
         key: None,
     })
 }
@@ -115,13 +116,21 @@ impl KeyQueries for PgStore {
         })
     }
 
+    /// A key that starts its chain (its budget is itself) with a number of uses gets its
+    /// budget's row; a key that continues one shares the row that is there.
     fn insert_key(&self, key: &ApiKey, key_hash: &str) -> StoreResult<()> {
         self.ensure_user(&key.user_id, key.created_at)?;
         self.run(|s| {
+            if let (Some(uses), true) = (key.remaining_uses, key.budget() == key.id) {
+                s.execute(
+                    "INSERT INTO key_budgets (id, remaining_uses) VALUES ($1, $2)",
+                    &[&key.id, &uses],
+                )?;
+            }
             s.execute(
                 "INSERT INTO api_keys (id, user_id, key_hash, key_prefix, name, permission,
                     full_access, profile_ids, last_used_at, expires_at, created_at,
-                    checksummed, rate_limit, remaining_uses)
+                    checksummed, rate_limit, budget_id)
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, TRUE, $12, $13)",
                 &[
                     &key.id,
@@ -136,7 +145,7 @@ impl KeyQueries for PgStore {
                     &key.expires_at.map(|t| t.0),
                     &key.created_at.0,
                     &key.rate_limit.map(|r| r.to_string()),
-                    &key.remaining_uses,
+                    &key.budget(),
                 ],
             )?;
             Ok(())
@@ -213,8 +222,28 @@ impl KeyQueries for PgStore {
         self.run(|s| keys(s.query(sql, &[&user, &cutoff.0])?))
     }
 
+    /// The budget of its chain goes with the chain's last key. (A rotation inserting a key
+    /// into the chain at the same time holds the chain's key it rotates, `FOR UPDATE`, so the
+    /// two do not cross.)
     fn delete_key(&self, id: &str) -> StoreResult<bool> {
-        self.run(|s| Ok(s.execute("DELETE FROM api_keys WHERE id = $1", &[&id])? > 0))
+        self.run(|s| {
+            let Some(row) = s.query_opt(
+                "DELETE FROM api_keys WHERE id = $1 RETURNING budget_id",
+                &[&id],
+            )?
+            else {
+                return Ok(false);
+            };
+            let budget: Option<String> = row.try_get(0)?;
+            if let Some(budget) = budget {
+                s.execute(
+                    "DELETE FROM key_budgets WHERE id = $1
+                     AND NOT EXISTS (SELECT 1 FROM api_keys WHERE budget_id = $1)",
+                    &[&budget],
+                )?;
+            }
+            Ok(true)
+        })
     }
 
     fn set_key_expiry(&self, id: &str, expires_at: Timestamp) -> StoreResult<()> {
@@ -237,13 +266,15 @@ impl KeyQueries for PgStore {
         })
     }
 
-    /// One `UPDATE … RETURNING`: the row lock orders instances spending the same key, and
-    /// each sees the count the one before it left, so the uses are honoured exactly.
+    /// One `UPDATE … RETURNING` of the budget's one row: its lock orders instances spending
+    /// any key of the chain, and each sees the count the one before it left, so the uses are
+    /// honoured exactly. A rotation only adds a key naming the row; it never writes it.
     fn spend_key_use(&self, id: &str) -> StoreResult<Option<i64>> {
         self.run(|s| {
             s.query_opt(
-                "UPDATE api_keys SET remaining_uses = remaining_uses - 1
-                 WHERE id = $1 AND remaining_uses > 0 RETURNING remaining_uses",
+                "UPDATE key_budgets SET remaining_uses = remaining_uses - 1
+                 WHERE id = (SELECT budget_id FROM api_keys WHERE id = $1)
+                 AND remaining_uses > 0 RETURNING remaining_uses",
                 &[&id],
             )?
             .map(|r| r.try_get(0))

@@ -74,7 +74,9 @@ macro_rules! dialect {
 macro_rules! key_columns {
     () => {
         "id, user_id, key_prefix, name, permission, full_access, profile_ids, \
-         last_used_at, expires_at, created_at, rate_limit, remaining_uses"
+         last_used_at, expires_at, created_at, rate_limit, \
+         (SELECT remaining_uses FROM key_budgets WHERE key_budgets.id = api_keys.budget_id) \
+         AS remaining_uses, budget_id"
     };
 }
 

@@ -205,6 +205,17 @@ const MIGRATIONS: &[&str] = &[
     r#"ALTER TABLE delivery_attempts ADD COLUMN skipped TEXT COLLATE "C";
      DROP INDEX events_user_created;
      CREATE INDEX events_user_created ON events(user_id, created_at, id);"#,
+    // shared budgets: SQLite's migration of the same name.
+    r#"ALTER TABLE api_keys ADD COLUMN budget_id TEXT COLLATE "C";
+     UPDATE api_keys SET budget_id = id;
+     CREATE INDEX api_keys_budget ON api_keys(budget_id);
+     CREATE TABLE key_budgets (
+        id             TEXT COLLATE "C" PRIMARY KEY,
+        remaining_uses BIGINT NOT NULL CHECK (remaining_uses >= 0)
+     );
+     INSERT INTO key_budgets (id, remaining_uses)
+     SELECT id, remaining_uses FROM api_keys WHERE remaining_uses IS NOT NULL;
+     ALTER TABLE api_keys DROP COLUMN remaining_uses;"#,
 ];
 
 /// The schema version this binary writes.

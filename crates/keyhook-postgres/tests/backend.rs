@@ -55,9 +55,10 @@ fn the_schema_is_sqlites_in_postgresql_types() {
         "previous_secret",
         "previous_secret_expires_at",
         "disabled_reason",
-        // leak-era keys: a key's own limits
+        // leak-era keys: a key's own rate limit
         "rate_limit",
-        "remaining_uses",
+        // shared budgets: NULL only on a key written by hand (its own budget)
+        "budget_id",
         // idempotent webhook requests: none while the request runs
         "response",
         // the developer's loop: only an ephemeral webhook has a heartbeat
@@ -92,7 +93,7 @@ fn the_schema_is_sqlites_in_postgresql_types() {
     assert_eq!(
         tables(&db),
         "api_keys,audit_log,deliveries,delivery_attempts,event_types,events,idempotency_keys,\
-         idempotent_requests,keyhook_schema,users,webhooks"
+         idempotent_requests,key_budgets,keyhook_schema,users,webhooks"
     );
     let identity = db.sql(
         "SELECT identity_generation FROM information_schema.columns
@@ -105,7 +106,7 @@ fn the_schema_is_sqlites_in_postgresql_types() {
     );
     assert_eq!(
         indexes.trim(),
-        "api_keys_prefix,api_keys_user,api_keys_without_checksum,audit_log_at,audit_log_user,deliveries_due,\
+        "api_keys_budget,api_keys_prefix,api_keys_user,api_keys_without_checksum,audit_log_at,audit_log_user,deliveries_due,\
          deliveries_event,deliveries_finished,deliveries_webhook,delivery_attempts_at,\
          delivery_attempts_delivery,delivery_attempts_webhook,events_created,\
          events_user_created,idempotency_keys_created,idempotent_requests_created,\

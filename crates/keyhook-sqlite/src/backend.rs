@@ -39,15 +39,14 @@ impl SqliteBackend {
         }
     }
 
-    /// For a process that runs one command and exits (the CLI's commands, apart from `serve`
-    /// and `deliver`): each commit is made durable by itself (`synchronous = FULL`, the log
-    /// synced at the commit), so the connection skips the checkpoint SQLite otherwise runs
-    /// when the last connection to a file closes (`SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE`), and
-    /// with it the new log's header, the directory and the database file synced for every
-    /// command (`keys create` went from five syncs to two). The log is left beside the file
-    /// and folded back by SQLite's own checkpoint once it passes
-    /// [`ONE_COMMAND_CHECKPOINT_PAGES`](crate::ONE_COMMAND_CHECKPOINT_PAGES), which keeps the
-    /// log the next process reads on opening small, or when a server closes the file.
+    /// For a process that runs one command and exits (the CLI's commands, apart from `serve`,
+    /// `deliver` and `listen`): each commit is made durable by itself (`synchronous = FULL`,
+    /// the log synced at the commit, as the sqlite3 shell does), since nothing else of the
+    /// process follows it. When the command's connection closes and it is the last one to the
+    /// file, SQLite folds the log back into the file and removes it (its checkpoint at close),
+    /// so that the file alone holds everything after the command, even one that failed after
+    /// a commit; beside another process's connection (a running `serve`) the log stays, for
+    /// that connection to fold back (docs/backup.md).
     pub fn for_one_command(mut self) -> SqliteBackend {
         self.one_command = true;
         self
@@ -63,13 +62,13 @@ impl Backend for SqliteBackend {
     /// the pool's size are open, else the first one given back (the caller waits).
     fn connect(&self) -> keyhook_core::Result<Box<Store>> {
         let open = || {
-            let mut store = if self.create {
+            let store = if self.create {
                 SqliteStore::open(&self.path)?
             } else {
                 SqliteStore::open_existing(&self.path)?
             };
             if self.one_command {
-                store.commit_durably_without_close_checkpoint()?;
+                store.commit_durably()?;
             }
             Ok(store.sharing_writes(&self.writer))
         };

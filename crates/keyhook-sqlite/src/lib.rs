@@ -76,17 +76,6 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// and past which [`Storage::trim_log`] restarts it.
 pub const WAL_SIZE_LIMIT: i64 = 64 * 1024 * 1024;
 
-/// The write-ahead log's size, in pages, past which a connection of a one-command process
-/// ([`SqliteBackend::for_one_command`]) folds the log back into the file and empties it
-/// when it closes (`PRAGMA wal_checkpoint(TRUNCATE)`). Such a process leaves the log behind,
-/// and the next one to open the file reads all of it to rebuild the log's index. SQLite's
-/// own checkpoint cannot bound it: the first connection to open the file rebuilds the index
-/// as if nothing had been copied yet, so the log is never started again from its beginning,
-/// and with checkpoints by `wal_autocheckpoint` alone it grew by every command (13 MB after
-/// 200 `keys create`, all of it read by each). A `keys create` writes about 25 pages, so at
-/// 64 pages (256 KiB) every third command or so pays for the checkpoint.
-pub const ONE_COMMAND_CHECKPOINT_PAGES: u32 = 64;
-
 /// How long a checkpoint that restarts the write-ahead log waits for the readers of older
 /// snapshots (and another process's writer) before it gives up until the next turn. While
 /// it waits nobody writes, so it is short; readers finish in milliseconds.
@@ -103,9 +92,6 @@ pub struct SqliteStore {
     writer: WriteLock,
     /// Whether no key without a checksum is left, once known (this connection's).
     checksums: ChecksumMemory,
-    /// Set by [`SqliteStore::commit_durably_without_close_checkpoint`]: when this
-    /// connection closes, it empties a log over [`ONE_COMMAND_CHECKPOINT_PAGES`].
-    one_command: bool,
 }
 
 /// The in-process write lock of one database file.
@@ -201,7 +187,6 @@ impl SqliteStore {
             key_cache: Default::default(),
             writer: WriteLock::default(),
             checksums: ChecksumMemory::default(),
-            one_command: false,
         }
     }
 
@@ -289,19 +274,14 @@ impl SqliteStore {
         &self.path
     }
 
-    /// [`SqliteBackend::for_one_command`]'s settings on this connection.
-    pub(crate) fn commit_durably_without_close_checkpoint(&mut self) -> keyhook_core::Result<()> {
-        self.one_command = true;
-        let c = &self.conn.0;
-        let set = || -> rusqlite::Result<()> {
-            c.execute_batch("PRAGMA synchronous = FULL")?;
-            c.set_db_config(
-                rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
-                true,
-            )?;
-            Ok(())
-        };
-        set().map_err(|e| self.describe(e.into()).into())
+    /// [`SqliteBackend::for_one_command`]'s setting on this connection: each commit syncs
+    /// the log (`synchronous = FULL`, the sqlite3 shell's default), so that it is durable
+    /// when the command reports it, whatever happens to the process before it closes the file.
+    pub(crate) fn commit_durably(&self) -> keyhook_core::Result<()> {
+        self.conn
+            .0
+            .execute_batch("PRAGMA synchronous = FULL")
+            .map_err(|e| self.describe(e.into()).into())
     }
 
     /// [`Store::write`] on this connection.
@@ -499,20 +479,6 @@ impl SqliteStore {
     }
 }
 
-impl Drop for SqliteStore {
-    /// A one-command connection leaves the log for the next process, unless it has grown past
-    /// [`ONE_COMMAND_CHECKPOINT_PAGES`]: then it is folded back and emptied. A reader of
-    /// another process (a running `serve`) can keep that from finishing; it is given
-    /// [`CHECKPOINT_WAIT`], and the next command tries again.
-    fn drop(&mut self) {
-        let limit = u64::from(ONE_COMMAND_CHECKPOINT_PAGES) * 4096;
-        if self.one_command && self.wal_len() > limit {
-            let _turn = self.write_lock();
-            let _ = self.checkpoint("TRUNCATE", CHECKPOINT_WAIT);
-        }
-    }
-}
-
 impl Conn {
     /// Runs `f` with the busy timeout cut to `wait` (for a statement worth less than a long
     /// wait for another writer), then puts [`BUSY_TIMEOUT`] back; `f`'s result.
@@ -633,6 +599,7 @@ pub(crate) mod testing {
             expires_at: None,
             rate_limit: None,
             remaining_uses: None,
+            budget_id: None,
             created_at: keyhook_core::time::Timestamp(1),
             key: None,
         }
@@ -709,94 +676,71 @@ mod tests {
             .unwrap()
     }
 
-    /// A one-command process's connection syncs the log at each commit (FULL, 2) and leaves
-    /// the log to a later checkpoint when it closes; a server's connection keeps NORMAL (1)
-    /// and folds the log back into the file when the last one closes, as SQLite does.
+    /// The keys in the file at `path` alone, copied to another path without its log (as
+    /// `cp keyhook.db backup.db` copies it).
+    fn keys_in_a_copy_of_the_file_alone(path: &Path) -> i64 {
+        let copy = path.with_extension("copy");
+        std::fs::copy(path, &copy).unwrap();
+        let c = Connection::open(&copy).unwrap();
+        let n = c
+            .query_row("SELECT count(*) FROM api_keys", [], |r| r.get(0))
+            .unwrap();
+        drop(c);
+        std::fs::remove_file(&copy).unwrap();
+        n
+    }
+
+    /// A one-command process's connection syncs the log at each commit (FULL, 2); a
+    /// server's connections keep NORMAL (1).
     #[test]
-    fn a_one_command_connection_commits_durably_and_skips_the_checkpoint_at_close() {
+    fn a_one_command_connection_commits_durably() {
         let (dir, store) = temp_store();
-        let path = dir.path().join("k.db");
-        let wal = wal_path(&path);
         assert_eq!(pragma(&store, "synchronous"), 1);
-        store.conn.0.execute_batch("CREATE TABLE t (i, b)").unwrap();
-        drop(store);
-        assert!(
-            !wal.exists(),
-            "the last connection's checkpoint removes the log"
-        );
-
-        let mut store = SqliteStore::open_existing(&path).unwrap();
-        store.commit_durably_without_close_checkpoint().unwrap();
-        assert_eq!(pragma(&store, "synchronous"), 2);
-        write_row(&store, 1);
-        drop(store);
-        assert!(wal_len(&path) > 0, "the commit stays in the log");
-        let again = SqliteStore::open_existing(&path).unwrap();
-        let n: i64 = again
-            .conn
-            .0
-            .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(n, 1, "the next process reads it from the log");
+        let again = SqliteStore::open_existing(&dir.path().join("k.db")).unwrap();
+        again.commit_durably().unwrap();
+        assert_eq!(pragma(&again, "synchronous"), 2);
     }
 
-    /// Commands one after another, each a process of its own (a connection opened, one
-    /// commit, closed), keep the log they leave under [`ONE_COMMAND_CHECKPOINT_PAGES`] and one
-    /// command's pages: the one that crosses the bound folds it back and empties it. Left to
-    /// SQLite's own checkpoint the log grew by every command, since the first connection to
-    /// open the file forgets what had already been copied and never restarts the log.
+    /// The connection of a one-command backend, the last one to the file, folds the log back
+    /// into the file when it closes and removes it, as the sqlite3 shell does: after every
+    /// command the file alone holds every commit (the first one, which creates the file and
+    /// its schema, too).
     #[test]
-    fn one_command_after_another_keeps_the_log_bounded() {
-        let (dir, store) = temp_store();
-        let path = dir.path().join("k.db");
-        store.conn.0.execute_batch("CREATE TABLE t (i, b)").unwrap();
-        drop(store);
-        // A row of 3,000 bytes is about one page; a command here writes a few.
-        let bound = (u64::from(ONE_COMMAND_CHECKPOINT_PAGES) + 8) * (4096 + 24) + 32;
-        let (mut largest, mut emptied) = (0, 0);
-        for i in 0..200 {
-            let mut store = SqliteStore::open_existing(&path).unwrap();
-            store.commit_durably_without_close_checkpoint().unwrap();
-            write_row(&store, i);
-            drop(store);
-            let len = wal_len(&path);
-            assert!(len <= bound, "after command {i} the log holds {len} bytes");
-            largest = largest.max(len);
-            emptied += usize::from(len == 0);
-        }
-        assert!(
-            largest > 4096 * 8,
-            "the log is left to later commands: {largest}"
-        );
-        assert!(emptied >= 2, "the log was emptied {emptied} times");
-        let again = SqliteStore::open_existing(&path).unwrap();
-        let n: i64 = again
-            .conn
-            .0
-            .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(n, 200, "every command's row is there");
-    }
-
-    /// `SqliteBackend::for_one_command` applies those settings to its connections; a plain
-    /// backend does not.
-    #[test]
-    fn only_a_one_command_backend_leaves_the_log_at_close() {
+    fn a_one_command_backend_leaves_the_file_whole() {
         use keyhook_core::store::Backend;
         let dir = tempfile::tempdir().unwrap();
-        for (name, one_command) in [("plain.db", false), ("one.db", true)] {
-            let path = dir.path().join(name);
-            let backend = SqliteBackend::new(&path, true, 1);
-            let backend = if one_command {
-                backend.for_one_command()
-            } else {
-                backend
-            };
-            // Creating the file writes its schema through the log.
-            drop(backend.connect().unwrap());
-            drop(backend);
-            assert_eq!(wal_path(&path).exists(), one_command, "{name}");
+        let path = dir.path().join("k.db");
+        for i in 0..20 {
+            let backend = SqliteBackend::new(&path, true, 1).for_one_command();
+            let store = backend.connect().unwrap();
+            let key = testing::plain_key(&format!("k{i}"), &format!("kp_{i:0>8}"));
+            store
+                .write(|c| Ok(c.insert_key(&key, &format!("h{i}"))?))
+                .unwrap();
+            drop((store, backend));
+            assert!(!wal_path(&path).exists(), "command {i} left its log");
+            assert_eq!(keys_in_a_copy_of_the_file_alone(&path), i + 1);
         }
+    }
+
+    /// A command beside another process's connection (a running `serve`) is not the last one:
+    /// it leaves the log to that connection, as any SQLite client does, and its commit is in
+    /// the database (read through the log); the last one to close folds it back.
+    #[test]
+    fn a_command_beside_a_server_leaves_the_log_to_it() {
+        use keyhook_core::store::Backend;
+        let (dir, server) = temp_store();
+        let path = dir.path().join("k.db");
+        let backend = SqliteBackend::new(&path, false, 1).for_one_command();
+        let store = backend.connect().unwrap();
+        let key = testing::plain_key("k1", "kp_00000001");
+        store.write(|c| Ok(c.insert_key(&key, "h1")?)).unwrap();
+        drop((store, backend));
+        assert!(wal_len(&path) > 0, "the server's log was folded under it");
+        assert_eq!(server.conn.list_keys(None).unwrap().len(), 1);
+        drop(server);
+        assert!(!wal_path(&path).exists());
+        assert_eq!(keys_in_a_copy_of_the_file_alone(&path), 1);
     }
 
     /// A user's keys and webhooks come out of their index in list order: no sort (a

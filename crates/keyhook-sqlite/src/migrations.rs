@@ -253,6 +253,20 @@ const MIGRATIONS: &[&str] = &[
     "ALTER TABLE delivery_attempts ADD COLUMN skipped TEXT;
      DROP INDEX events_user_created;
      CREATE INDEX events_user_created ON events(user_id, created_at, id);",
+    // shared budgets: a key and the keys rotated from it share one budget of uses and one
+    // rate bucket (`budget_id`, the first key's id; NULL only on a row written by hand, a
+    // budget of its own), and the uses left are kept once, in `key_budgets`, whose row is the
+    // one every request of any key of the chain counts down.
+    "ALTER TABLE api_keys ADD COLUMN budget_id TEXT;
+     UPDATE api_keys SET budget_id = id;
+     CREATE INDEX api_keys_budget ON api_keys(budget_id);
+     CREATE TABLE key_budgets (
+        id             TEXT PRIMARY KEY,
+        remaining_uses INTEGER NOT NULL CHECK (remaining_uses >= 0)
+     ) STRICT;
+     INSERT INTO key_budgets (id, remaining_uses)
+     SELECT id, remaining_uses FROM api_keys WHERE remaining_uses IS NOT NULL;
+     ALTER TABLE api_keys DROP COLUMN remaining_uses;",
 ];
 
 /// The schema version this binary writes.
@@ -428,20 +442,65 @@ mod tests {
             }
             if start >= 1 {
                 // A key from before checksums is marked as such, without limits of its own.
-                let (checksummed, rate, uses): (i64, Option<String>, Option<i64>) = conn
+                let (checksummed, rate, budget, uses): (i64, Option<String>, String, i64) = conn
                     .query_row(
-                        "SELECT checksummed, rate_limit, remaining_uses FROM api_keys
-                         WHERE key_hash = 'aa'",
+                        "SELECT checksummed, rate_limit, budget_id,
+                            (SELECT count(*) FROM key_budgets)
+                         FROM api_keys WHERE key_hash = 'aa'",
                         [],
-                        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
                     )
                     .unwrap();
-                assert_eq!((checksummed, rate, uses), (0, None, None));
+                assert_eq!(
+                    (checksummed, rate, budget.as_str(), uses),
+                    (0, None, "k1", 0)
+                );
             }
             // Applying again is a no-op.
             migrate(&conn).unwrap();
             assert_eq!(version(&conn), SCHEMA_VERSION);
         }
+    }
+
+    /// Shared budgets: each key is the first of its own chain, and the uses a key had left
+    /// become its budget's.
+    #[test]
+    fn shared_budgets_arrive_with_each_keys_uses_left() {
+        let mine = MIGRATIONS
+            .iter()
+            .position(|m| m.contains("CREATE TABLE key_budgets"))
+            .unwrap();
+        let conn = Connection::open_in_memory().unwrap();
+        apply_pending(&conn, &MIGRATIONS[..mine]).unwrap();
+        conn.execute_batch(
+            "INSERT INTO users (id, created_at) VALUES ('u', 1);
+             INSERT INTO api_keys (key_hash, id, user_id, name, key_prefix, permission,
+                full_access, created_at, remaining_uses)
+             VALUES ('h1', 'k1', 'u', 'n', 'kp_00000001', 'readwrite', 1, 1, 3),
+                ('h2', 'k2', 'u', 'n', 'kp_00000002', 'readwrite', 1, 1, NULL);",
+        )
+        .unwrap();
+        apply_pending(&conn, &MIGRATIONS[..=mine]).unwrap();
+        let rows = |sql: &str| -> Vec<(String, Option<i64>)> {
+            let mut stmt = conn.prepare(sql).unwrap();
+            let rows = stmt
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .unwrap()
+                .collect::<rusqlite::Result<_>>()
+                .unwrap();
+            rows
+        };
+        assert_eq!(
+            rows(
+                "SELECT budget_id, (SELECT remaining_uses FROM key_budgets b
+                    WHERE b.id = api_keys.budget_id) FROM api_keys ORDER BY id"
+            ),
+            [("k1".into(), Some(3)), ("k2".into(), None)]
+        );
+        assert_eq!(
+            rows("SELECT id, remaining_uses FROM key_budgets"),
+            [("k1".into(), Some(3))]
+        );
     }
 
     /// The profile scope migration keeps what was there: webhooks get full

@@ -381,15 +381,21 @@ fn check_may_act_on(actor: &Actor, target: &ApiKey, verb: &str) -> Result<()> {
     }
 }
 
+/// Inserts a new key from `spec`: the first of a chain of its own, with a budget of
+/// `spec.remaining_uses`, or with `budget` the next of a chain (a rotation), which shares
+/// that chain's budget as it stands.
 fn insert_in(
     conn: crate::store::Conn<'_>,
     user: &str,
     spec: KeySpec,
+    budget: Option<String>,
     now: Timestamp,
 ) -> Result<ApiKey> {
     let plaintext = auth::generate_key();
+    let id = uuid::Uuid::new_v4().to_string();
     let mut key = ApiKey {
-        id: uuid::Uuid::new_v4().to_string(),
+        budget_id: Some(budget.unwrap_or_else(|| id.clone())),
+        id,
         user_id: user.to_string(),
         key_prefix: auth::key_prefix(&plaintext).to_string(),
         name: spec.name,
@@ -421,7 +427,7 @@ pub fn create(
     let spec = validate(input)?;
     check_not_broader(actor, &spec)?;
     store.write(|c| {
-        let key = insert_in(c, actor.user_id(), spec, now)?;
+        let key = insert_in(c, actor.user_id(), spec, None, now)?;
         let details = audit::key_details(&key);
         audit::record(
             c,
@@ -528,7 +534,9 @@ pub fn rotate(
             remaining_uses: old.remaining_uses,
         };
         check_not_broader(actor, &spec)?;
-        let new = insert_in(c, &old.user_id, spec, now)?;
+        // The new key continues the old one's chain: one budget of uses and one rate bucket
+        // for both while both live (CONTRACT §12), so a rotation adds no credential.
+        let new = insert_in(c, &old.user_id, spec, Some(old.budget().to_string()), now)?;
         match grace_ms {
             None => {
                 c.delete_key(&old.id)?;

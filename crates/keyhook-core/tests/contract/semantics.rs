@@ -36,6 +36,7 @@ pub fn key(id: &str, user: &str, prefix: &str, created: i64) -> ApiKey {
         expires_at: None,
         rate_limit: None,
         remaining_uses: None,
+        budget_id: None,
         created_at: Timestamp(created),
         key: None,
     }
@@ -96,6 +97,10 @@ fn exercise(s: &Store) -> Vec<String> {
     k2.expires_at = Some(Timestamp(T + 50));
     let mut k3 = key("K3", "u", "kp_0000000a", T);
     k3.expires_at = Some(Timestamp(T + 10));
+    // A budget of uses, shared by k2, which continues k3's chain.
+    k3.remaining_uses = Some(5);
+    k2.budget_id = Some("K3".into());
+    k2.remaining_uses = Some(5);
     let keys = [
         key("k1", "u", "kp_00000001", T + 1),
         k2,

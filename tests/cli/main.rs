@@ -19,6 +19,7 @@ mod faults;
 mod filter_test;
 mod filters;
 mod flag_values;
+mod guarding;
 mod help;
 mod http_body;
 mod http_protocol;

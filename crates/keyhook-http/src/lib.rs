@@ -5,6 +5,7 @@
 //! knows neither SQL nor the outbox worker.
 
 mod api;
+mod auth_check;
 mod body;
 pub mod metrics;
 pub mod openapi;
@@ -26,6 +27,7 @@ use std::time::{Duration, Instant};
 
 use keyhook_core::access_log::AccessLog;
 use keyhook_core::error::{Error, Result};
+use keyhook_core::forward::ProfileTemplate;
 use keyhook_core::rate;
 use keyhook_core::stop::Stop;
 use keyhook_core::store::Backend;
@@ -68,6 +70,10 @@ pub struct ServeOptions {
     pub rate_limit: Option<rate::RateLimit>,
     /// Where each request's access line goes (the binary's log).
     pub access_log: Arc<dyn AccessLog>,
+    /// `serve --auth-profile`: where a URI the key check is asked about names a profile.
+    pub auth_profiles: Vec<ProfileTemplate>,
+    /// `serve --trusted-proxy`: peers whose `X-Forwarded-For` / `X-Real-IP` name the client.
+    pub trusted_proxies: Vec<keyhook_core::forward::Cidr>,
 }
 
 /// A running server: its address, and the stop that ends it.
@@ -97,6 +103,8 @@ struct Shared {
     own_limits: ratelimit::OwnLimits,
     /// Where access lines go.
     access_log: Arc<dyn AccessLog>,
+    auth_profiles: Vec<ProfileTemplate>,
+    trusted_proxies: Vec<keyhook_core::forward::Cidr>,
 }
 
 impl Server {
@@ -125,6 +133,8 @@ impl Server {
             limits: opts.rate_limit.map(ratelimit::Limits::new),
             own_limits: ratelimit::OwnLimits::default(),
             access_log: opts.access_log,
+            auth_profiles: opts.auth_profiles,
+            trusted_proxies: opts.trusted_proxies,
         });
         let handler: tiny_http::Handler = {
             let shared = Arc::clone(&shared);
@@ -261,7 +271,12 @@ fn on_request(shared: &Shared, mut rq: tiny_http::Request) {
             metrics: &shared.metrics,
             limits: shared.limits.as_ref(),
             own_limits: &shared.own_limits,
-            client: rq.remote_addr().map(|a| a.ip()),
+            client: auth_check::client_addr(
+                &rq,
+                rq.remote_addr().map(|a| a.ip()),
+                &shared.trusted_proxies,
+            ),
+            auth_profiles: &shared.auth_profiles,
         };
         // A bug must cost one request a 500, never the connection's thread.
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

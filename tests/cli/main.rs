@@ -39,6 +39,7 @@ mod openapi_bounds;
 mod ops_http;
 mod pings;
 mod privilege;
+mod proxies;
 mod raw_http;
 mod receiver;
 mod replay;

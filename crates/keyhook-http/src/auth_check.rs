@@ -28,13 +28,13 @@ pub fn answer(
     match decide(rq, own, key, templates) {
         Ok(()) => {
             let mut r = reply::allowed();
-            r.headers = vec![
+            r.headers = Some(Box::new([
                 ("X-Keyhook-Key-Id", forward::header_encode(&key.id)),
                 ("X-Keyhook-Key-Prefix", key.key_prefix.clone()),
                 ("X-Keyhook-User", forward::header_encode(&key.user_id)),
                 ("X-Keyhook-Permission", key.permission.as_str().to_string()),
                 ("X-Keyhook-Profiles", forward::profiles_header(key)),
-            ];
+            ]));
             r
         }
         Err(e) => reply::error(&e),
@@ -120,18 +120,17 @@ pub fn error_headers(r: &mut Reply) {
         return;
     };
     let e = &v["error"];
+    let mut headers = Vec::with_capacity(3);
     if let Some(code) = e["code"].as_str() {
-        r.headers
-            .push(("X-Keyhook-Error-Code", forward::header_text(code)));
+        headers.push(("X-Keyhook-Error-Code", forward::header_text(code)));
     }
     if let Some(message) = e["message"].as_str() {
-        r.headers
-            .push(("X-Keyhook-Error-Message", forward::header_text(message)));
+        headers.push(("X-Keyhook-Error-Message", forward::header_text(message)));
     }
     if let Some(field) = e["details"][0]["field"].as_str() {
-        r.headers
-            .push(("X-Keyhook-Error-Field", forward::header_text(field)));
+        headers.push(("X-Keyhook-Error-Field", forward::header_text(field)));
     }
+    r.headers = Some(headers.into_boxed_slice());
 }
 
 /// The client's address of `rq` from `peer`: from a peer within `trusted`, the rightmost

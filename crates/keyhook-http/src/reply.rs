@@ -24,7 +24,8 @@ pub struct Reply {
     /// For a 429 of the rate limiter: `Retry-After` in whole seconds (else 1).
     pub retry_after: Option<u64>,
     /// More headers (the key check's `X-Keyhook-*`), their values already safe to send.
-    pub headers: Vec<(&'static str, String)>,
+    /// Boxed: a reply is the error of many `Result`s, kept small.
+    pub headers: Option<Box<[(&'static str, String)]>>,
 }
 
 /// A response's body: its own bytes, or a list's kept ones ([`list_data`]), shared rather
@@ -63,7 +64,7 @@ impl Reply {
             content_type: None,
             rate: None,
             retry_after: None,
-            headers: Vec::new(),
+            headers: None,
         }
     }
 }
@@ -278,7 +279,7 @@ pub fn send(
         headers.push(header("RateLimit-Remaining", &rate.remaining.to_string()));
         headers.push(header("RateLimit-Reset", &rate.reset.to_string()));
     }
-    for (name, value) in &reply.headers {
+    for (name, value) in reply.headers.iter().flat_map(|h| h.iter()) {
         // A value that is no valid header is left out rather than sent broken.
         if let Ok(h) = Header::from_bytes(name.as_bytes(), value.as_bytes()) {
             headers.push(h);

@@ -421,6 +421,18 @@ fn exercise(name: &str, env: &Env, proxy: &Proxy, api: &Upstream) {
         "readonly key cannot DELETE",
         "{name}"
     );
+    // A client's own description of the request never passes for another profile.
+    let r = proxy.request(&[
+        "POST /profiles/brand-b/posts HTTP/1.1",
+        &bearer,
+        "X-Original-URI: /profiles/brand-a/posts",
+        "X-Forwarded-Uri: /profiles/brand-a/posts",
+        "X-Original-Method: GET",
+        "X-Forwarded-Method: GET",
+        "Content-Length: 0",
+    ]);
+    assert!(matches!(r.status, 400 | 403), "{name}: {r:?}");
+    error_of(&r);
     // A dot segment never passes as brand-a.
     let r = proxy.request(&["GET /profiles/brand-a/../brand-b/posts HTTP/1.1", &bearer]);
     assert_ne!(r.status, 200, "{name}: {r:?}");

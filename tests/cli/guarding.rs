@@ -445,3 +445,38 @@ fn verify_decides_a_uri_as_the_check_does() {
     let r = env.run(&["--json", "keys", "show", id]);
     assert_eq!(r.json()["data"]["remainingUses"], 1, "{r:?}");
 }
+
+/// The access log's `client` (`--log-format json`) is the forwarded address from a trusted
+/// proxy only, else the peer's.
+#[test]
+fn the_access_log_names_the_forwarded_client_from_trusted_proxies_only() {
+    let env = Env::new();
+    let (k, _) = key(&env, &[]);
+    let auth = format!("Bearer {k}");
+    for (trusted, want) in [(true, "198.51.100.7"), (false, "127.0.0.1")] {
+        let mut args = vec!["--log-format", "json"];
+        if trusted {
+            args.extend(["--trusted-proxy", "127.0.0.1/32"]);
+        }
+        let server = Server::start_with(&env, &args);
+        let r = server.send(
+            "GET",
+            "/api/v1/auth",
+            &[
+                ("Authorization", &auth),
+                ("X-Forwarded-For", "198.51.100.7"),
+            ],
+            None,
+        );
+        assert_eq!(r.status, 200, "{r:?}");
+        let line = crate::common::poll(crate::server::PATIENCE, || {
+            server.log().lines().find_map(|l| {
+                let v: Value = serde_json::from_str(l).ok()?;
+                (v["target"] == "keyhook::access").then_some(v)
+            })
+        })
+        .unwrap_or_else(|| panic!("no access line:\n{}", server.log()));
+        assert_eq!(line["client"], want, "{line}");
+        assert_eq!(line["route"], "/api/v1/auth", "{line}");
+    }
+}

@@ -229,6 +229,13 @@ impl Drop for InFlight<'_> {
 fn on_request(shared: &Shared, mut rq: tiny_http::Request) {
     let started = Instant::now();
     let _in_flight = InFlight::new(&shared.in_flight);
+    // The client's address: the peer's, or from a --trusted-proxy the forwarded one (the
+    // failed-authentication limit and the access log).
+    let client = auth_check::client_addr(
+        &rq,
+        rq.remote_addr().map(|a| a.ip()),
+        &shared.trusted_proxies,
+    );
     let finish = |rq, reply: reply::Reply, route, key_prefix: Option<&str>| {
         // Recorded before the response is written, so that a client that has its answer
         // finds it counted at its next scrape.
@@ -236,7 +243,15 @@ fn on_request(shared: &Shared, mut rq: tiny_http::Request) {
             .metrics
             .record(route, reply.status, started.elapsed());
         let label = shared.metrics.label(route);
-        reply::send(rq, reply, started, key_prefix, label, &*shared.access_log);
+        reply::send(
+            rq,
+            reply,
+            started,
+            key_prefix,
+            label,
+            &*shared.access_log,
+            client,
+        );
     };
     // A request under /api/v1 without a well-formed Authorization header gets a 401 whatever
     // its body: it is not read (the connection then ends after the 401), so that an
@@ -271,11 +286,7 @@ fn on_request(shared: &Shared, mut rq: tiny_http::Request) {
             metrics: &shared.metrics,
             limits: shared.limits.as_ref(),
             own_limits: &shared.own_limits,
-            client: auth_check::client_addr(
-                &rq,
-                rq.remote_addr().map(|a| a.ip()),
-                &shared.trusted_proxies,
-            ),
+            client,
             auth_profiles: &shared.auth_profiles,
         };
         // A bug must cost one request a 500, never the connection's thread.

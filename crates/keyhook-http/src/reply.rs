@@ -240,6 +240,7 @@ pub fn send(
     key_prefix: Option<&str>,
     route: &'static str,
     log: &dyn AccessLog,
+    client: Option<std::net::IpAddr>,
 ) {
     let status = reply.status;
     // The access line's message, started with the request line, made printable (redacted
@@ -319,6 +320,7 @@ pub fn send(
         status,
         duration_ms: micros as f64 / 1000.0,
         key_prefix,
+        client,
     });
 }
 

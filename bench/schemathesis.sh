@@ -54,7 +54,7 @@ if [[ "${1:-}" == "--inside" ]]; then
     trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true' EXIT
     port=
     for _ in $(seq 100); do
-        port=$(sed -nE '1s/^keyhook: listening on http:\/\/127\.0\.0\.1:([0-9]+) .*/\1/p' "$work/serve.log")
+        port=$(sed -nE '1s/^keyhook: listening on http:\/\/127\.0\.0\.1:([0-9]+) .*/\1/p' "$work/serve.log" 2>/dev/null || true)
         [[ -n $port ]] && break
         kill -0 "$server" 2>/dev/null || { cat "$work/serve.log" >&2; exit 1; }
         sleep 0.1
@@ -71,7 +71,7 @@ if [[ "${1:-}" == "--inside" ]]; then
         KEYHOOK_SCHEMATHESIS_KEY_ID=$(cat "$work/key-id") \
         KEYHOOK_SCHEMATHESIS_KEY_PREFIX=$(cat "$work/key-prefix") \
         SCHEMATHESIS_HOOKS=$ROOT/bench/schemathesis_hooks.py \
-            "$VENV/bin/schemathesis" run "$base/openapi.json" \
+            "$VENV/bin/schemathesis" --config-file "$ROOT/bench/schemathesis.toml" run "$base/openapi.json" \
             --url "$base" \
             --checks all \
             -H "Authorization: Bearer $(cat "$work/key")" \

@@ -66,6 +66,8 @@ FORBIDDEN_V4 = [
         "224.0.0.0/3",
     ]
 ]
+# The headers that describe the request the key check is asked about.
+DESCRIBING = {"x-original-method", "x-original-uri", "x-forwarded-method", "x-forwarded-uri"}
 DATE_TIME = re.compile(r"^(\d{4})(-.*)$", re.S)
 FUTURE_YEAR = 2996
 
@@ -199,6 +201,17 @@ def map_case(context, case):
         for name in list(case.headers):
             if name.lower() == "idempotency-key":
                 case.headers[name] = "st-" + uuid.uuid4().hex
+    # The key check (docs/guarding.md): its sources must agree and its URI must be one no
+    # upstream normalises into another (no dot segment, //, encoded / \\ .), which no schema
+    # can say: a positive case describes one plain request.
+    if op.path in ("/auth", "/auth/{path}"):
+        for name in list(case.headers or {}):
+            if name.lower() in DESCRIBING:
+                del case.headers[name]
+        if op.path == "/auth":
+            case.headers = dict(case.headers or {}, **{"X-Original-Method": "GET", "X-Original-URI": "/posts"})
+        else:
+            case.path_parameters = dict(case.path_parameters or {}, path="posts")
     if method == "GET" and op.path == "/audit" and case.query and "since" in case.query:
         case.query["since"] = _past(case.query["since"])
     if not isinstance(case.body, dict):

@@ -321,6 +321,8 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
         'keyhook;keys;verify' {
             [CompletionResult]::new('--method', '--method', [CompletionResultType]::ParameterName, 'The HTTP method the key would be used for')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'A profile the key would touch')
+            [CompletionResult]::new('--uri', '--uri', [CompletionResultType]::ParameterName, 'The URI (path and query) of a request to the guarded service, decided as /api/v1/auth decides it (docs/guarding.md)')
+            [CompletionResult]::new('--auth-profile', '--auth-profile', [CompletionResultType]::ParameterName, 'Where --uri names a profile, as serve --auth-profile (repeat for several)')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
@@ -336,6 +338,8 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
         'keyhook;key;verify' {
             [CompletionResult]::new('--method', '--method', [CompletionResultType]::ParameterName, 'The HTTP method the key would be used for')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'A profile the key would touch')
+            [CompletionResult]::new('--uri', '--uri', [CompletionResultType]::ParameterName, 'The URI (path and query) of a request to the guarded service, decided as /api/v1/auth decides it (docs/guarding.md)')
+            [CompletionResult]::new('--auth-profile', '--auth-profile', [CompletionResultType]::ParameterName, 'Where --uri names a profile, as serve --auth-profile (repeat for several)')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
@@ -1265,6 +1269,8 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('--max-connections', '--max-connections', [CompletionResultType]::ParameterName, 'Connections served at once; a connection over the limit is answered 503 and closed')
             [CompletionResult]::new('--max-connections-per-address', '--max-connections-per-address', [CompletionResultType]::ParameterName, 'Of those, connections served at once from one client address (an IPv6 address counts by its /64 prefix); one more from it is answered 503 and closed, so that one client cannot take all of --max-connections. Behind a proxy every client has the proxy''s address: raise it to --max-connections there')
             [CompletionResult]::new('--rate-limit', '--rate-limit', [CompletionResultType]::ParameterName, 'Requests per API key, N/s or N/min (burst N), counted by this instance; failed authentications are limited per client address at the same rate. Off when not given')
+            [CompletionResult]::new('--auth-profile', '--auth-profile', [CompletionResultType]::ParameterName, 'Where the URIs that /api/v1/auth is asked about name a profile: a path template with {profile} as one whole segment, matched as a prefix (e.g. /profiles/{profile}/); repeat for several (docs/guarding.md)')
+            [CompletionResult]::new('--trusted-proxy', '--trusted-proxy', [CompletionResultType]::ParameterName, 'A reverse proxy''s address or network (e.g. 127.0.0.1/32); only from such peers are X-Forwarded-For / X-Real-IP read as the client''s address (failed-authentication limit); repeat for several. None by default')
             [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'How log lines are written on stderr: text, or one JSON object per line (the filter is KEYHOOK_LOG, default info)')
             [CompletionResult]::new('--retry-schedule', '--retry-schedule', [CompletionResultType]::ParameterName, 'Delays before each retry of a failed delivery, comma-separated')
             [CompletionResult]::new('--delivery-workers', '--delivery-workers', [CompletionResultType]::ParameterName, 'Deliveries sent at once')

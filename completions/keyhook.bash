@@ -2433,7 +2433,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__keys__subcmd__verify)
-            opts="-h -V --method --profile --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            opts="-h -V --method --profile --uri --auth-profile --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2447,6 +2447,20 @@ _keyhook() {
                     return 0
                     ;;
                 --profile)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --uri)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --auth-profile)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
@@ -2594,7 +2608,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__serve)
-            opts="-h -V --bind --threads --read-timeout --header-timeout --max-connections --max-connections-per-address --rate-limit --log-format --retry-schedule --delivery-workers --retention --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            opts="-h -V --bind --threads --read-timeout --header-timeout --max-connections --max-connections-per-address --rate-limit --auth-profile --trusted-proxy --log-format --retry-schedule --delivery-workers --retention --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2643,6 +2657,20 @@ _keyhook() {
                     return 0
                     ;;
                 --rate-limit)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --auth-profile)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --trusted-proxy)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace

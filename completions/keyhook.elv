@@ -301,6 +301,8 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;keys;verify'= {
             cand --method 'The HTTP method the key would be used for'
             cand --profile 'A profile the key would touch'
+            cand --uri 'The URI (path and query) of a request to the guarded service, decided as /api/v1/auth decides it (docs/guarding.md)'
+            cand --auth-profile 'Where --uri names a profile, as serve --auth-profile (repeat for several)'
             cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
@@ -315,6 +317,8 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;key;verify'= {
             cand --method 'The HTTP method the key would be used for'
             cand --profile 'A profile the key would touch'
+            cand --uri 'The URI (path and query) of a request to the guarded service, decided as /api/v1/auth decides it (docs/guarding.md)'
+            cand --auth-profile 'Where --uri names a profile, as serve --auth-profile (repeat for several)'
             cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
@@ -1138,6 +1142,8 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --max-connections 'Connections served at once; a connection over the limit is answered 503 and closed'
             cand --max-connections-per-address 'Of those, connections served at once from one client address (an IPv6 address counts by its /64 prefix); one more from it is answered 503 and closed, so that one client cannot take all of --max-connections. Behind a proxy every client has the proxy''s address: raise it to --max-connections there'
             cand --rate-limit 'Requests per API key, N/s or N/min (burst N), counted by this instance; failed authentications are limited per client address at the same rate. Off when not given'
+            cand --auth-profile 'Where the URIs that /api/v1/auth is asked about name a profile: a path template with {profile} as one whole segment, matched as a prefix (e.g. /profiles/{profile}/); repeat for several (docs/guarding.md)'
+            cand --trusted-proxy 'A reverse proxy''s address or network (e.g. 127.0.0.1/32); only from such peers are X-Forwarded-For / X-Real-IP read as the client''s address (failed-authentication limit); repeat for several. None by default'
             cand --log-format 'How log lines are written on stderr: text, or one JSON object per line (the filter is KEYHOOK_LOG, default info)'
             cand --retry-schedule 'Delays before each retry of a failed delivery, comma-separated'
             cand --delivery-workers 'Deliveries sent at once'

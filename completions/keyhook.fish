@@ -162,6 +162,8 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_su
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from scan" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from verify" -l method -d 'The HTTP method the key would be used for' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from verify" -l profile -d 'A profile the key would touch' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from verify" -l uri -d 'The URI (path and query) of a request to the guarded service, decided as /api/v1/auth decides it (docs/guarding.md)' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from verify" -l auth-profile -d 'Where --uri names a profile, as serve --auth-profile (repeat for several)' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from verify" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from verify" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from verify" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
@@ -289,6 +291,8 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_sub
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from scan" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from verify" -l method -d 'The HTTP method the key would be used for' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from verify" -l profile -d 'A profile the key would touch' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from verify" -l uri -d 'The URI (path and query) of a request to the guarded service, decided as /api/v1/auth decides it (docs/guarding.md)' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from verify" -l auth-profile -d 'Where --uri names a profile, as serve --auth-profile (repeat for several)' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from verify" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from verify" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand key; and __fish_seen_subcommand_from verify" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
@@ -885,6 +889,8 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l header-timeout
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l max-connections -d 'Connections served at once; a connection over the limit is answered 503 and closed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l max-connections-per-address -d 'Of those, connections served at once from one client address (an IPv6 address counts by its /64 prefix); one more from it is answered 503 and closed, so that one client cannot take all of --max-connections. Behind a proxy every client has the proxy\'s address: raise it to --max-connections there' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l rate-limit -d 'Requests per API key, N/s or N/min (burst N), counted by this instance; failed authentications are limited per client address at the same rate. Off when not given' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l auth-profile -d 'Where the URIs that /api/v1/auth is asked about name a profile: a path template with {profile} as one whole segment, matched as a prefix (e.g. /profiles/{profile}/); repeat for several (docs/guarding.md)' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l trusted-proxy -d 'A reverse proxy\'s address or network (e.g. 127.0.0.1/32); only from such peers are X-Forwarded-For / X-Real-IP read as the client\'s address (failed-authentication limit); repeat for several. None by default' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l log-format -d 'How log lines are written on stderr: text, or one JSON object per line (the filter is KEYHOOK_LOG, default info)' -r -f -a "text\t'The message alone, one line per event'
 json\t'One JSON object per line: time, level, target, message and the event\'s fields'"
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l retry-schedule -d 'Delays before each retry of a failed delivery, comma-separated' -r -f

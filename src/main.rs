@@ -60,6 +60,8 @@ impl keyhook_cli::Wiring for Wiring {
                 clock: config.clock,
                 rate_limit: config.rate_limit,
                 access_log: config.access_log,
+                auth_profiles: config.auth_profiles,
+                trusted_proxies: config.trusted_proxies,
             },
             Arc::clone(&stop),
         )?;

@@ -137,6 +137,18 @@ shown = data(call("getEventType", 200, name=event))
 assert shown.name == event and shown.profile == "optional", shown
 call("deleteWebhook", 204, id=hook.id)
 
+
+def check(operation_id, **kwargs):
+    """The key check: 200 with no body, the key's identity in its headers."""
+    r: Response = module_of(operation_id).sync_detailed(client=client, **kwargs)
+    called.append(operation_id)
+    if r.status_code != 200 or r.headers.get("x-keyhook-key-prefix") != key[:11]:
+        sys.exit(f"drive_client.py: {operation_id}: {r.status_code} {r.headers!r}, want 200 with the key's prefix")
+
+
+check("checkKey", x_original_method="GET", x_original_uri="/profiles/brand-a/posts")
+check("checkKeyForPath", path="posts")
+
 undriven = sorted(set(operations) - set(called))
 if undriven:
     sys.exit(f"drive_client.py: no driver for {undriven}: add one")

@@ -5,6 +5,7 @@ use clap::{Args, Subcommand};
 use super::{output, prompt, secret_out, Context};
 use keyhook_core::auth::{self, Access};
 use keyhook_core::error::Error;
+use keyhook_core::forward::{self, ProfileTemplate};
 use keyhook_core::model::{ApiKey, Permission};
 use keyhook_core::rate::RateLimit;
 use keyhook_core::service::input::Problems;
@@ -76,7 +77,7 @@ pub enum KeysCommand {
     Scan(super::scan::ScanArgs),
     /// Check a key read from standard input: exit 0 if it may be used, 4 if not
     #[command(
-        after_help = "Example:\n  keyhook keys verify --method POST --profile prof_1 < key.txt"
+        after_help = "Examples:\n  keyhook keys verify --method POST --profile prof_1 < key.txt\n  keyhook keys verify --method POST --uri '/posts?profileId=brand-b' < key.txt"
     )]
     Verify {
         /// The HTTP method the key would be used for
@@ -85,6 +86,14 @@ pub enum KeysCommand {
         /// A profile the key would touch
         #[arg(long, value_name = "ID", value_parser = profile_id)]
         profile: Option<String>,
+        /// The URI (path and query) of a request to the guarded service, decided as
+        /// /api/v1/auth decides it (docs/guarding.md)
+        #[arg(long, value_name = "URI")]
+        uri: Option<String>,
+        /// Where --uri names a profile, as serve --auth-profile (repeat for several)
+        #[arg(long = "auth-profile", value_name = "TEMPLATE", requires = "uri",
+              value_parser = ProfileTemplate::parse)]
+        auth_profiles: Vec<ProfileTemplate>,
     },
 }
 
@@ -274,17 +283,38 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
             })
         }
         KeysCommand::Scan(args) => super::scan::run(ctx, args),
-        KeysCommand::Verify { method, profile } => {
+        KeysCommand::Verify {
+            method,
+            profile,
+            uri,
+            auth_profiles,
+        } => {
+            // The URI is read before the prompt too: a bad one fails without asking for a key.
+            let target = uri
+                .as_deref()
+                .map(|u| {
+                    let mut t = forward::target(u, &auth_profiles, "--uri")?;
+                    t.profiles.extend(profile.clone());
+                    Ok::<_, Error>(t)
+                })
+                .transpose()?;
             // Before the prompt: a missing database fails without asking for a key.
             let store = ctx.existing_store()?;
             let token = prompt::read_secret("API key")?;
             // Checking a key is not a use of it: lastUsedAt stays as it is.
             let key = auth::authenticate(&store, &token, now)?;
-            auth::may(&key, method.access, method.name, profile.as_deref())?;
-            // The profile is echoed from argv: a key pasted there is shown as its prefix.
-            let target = profile.map_or(String::new(), |p| {
-                format!(" on profile {}", keyhook_core::redact::keys(&p))
-            });
+            match &target {
+                // The decision of /api/v1/auth (keyhook_core::forward).
+                Some(t) => forward::decide(&key, method.name, t)?,
+                None => auth::may(&key, method.access, method.name, profile.as_deref())?,
+            }
+            // The profile and URI are echoed from argv: a key pasted there is shown as its
+            // prefix.
+            let target = match (&uri, profile) {
+                (Some(u), _) => format!(" {}", keyhook_core::redact::keys(u)),
+                (None, Some(p)) => format!(" on profile {}", keyhook_core::redact::keys(&p)),
+                (None, None) => String::new(),
+            };
             ctx.out.data(&key, |w| {
                 writeln!(
                     w,

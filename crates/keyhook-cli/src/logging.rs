@@ -174,7 +174,7 @@ impl AccessWriter {
 }
 
 /// An access line's fields as an event's would be recorded: the message, then `method`,
-/// `route`, `status`, `duration` and `keyPrefix` in this order, a missing one null.
+/// `route`, `status`, `duration`, `keyPrefix` and `client` in this order, a missing one null.
 fn access_fields(line: AccessLine<'_>) -> Fields {
     let text = |s: Option<&str>| s.map_or(Value::Null, |s| Value::String(s.to_string()));
     Fields {
@@ -185,6 +185,11 @@ fn access_fields(line: AccessLine<'_>) -> Fields {
             ("status", Value::from(line.status)),
             ("duration", Value::from(line.duration_ms)),
             ("keyPrefix", text(line.key_prefix)),
+            (
+                "client",
+                line.client
+                    .map_or(Value::Null, |c| Value::String(c.to_string())),
+            ),
         ],
         message_only: false,
     }
@@ -782,6 +787,7 @@ mod tests {
             status,
             duration_ms,
             key_prefix,
+            client: Some(std::net::IpAddr::from([203, 0, 113, 7])),
         };
         let cases = [
             line(
@@ -826,6 +832,7 @@ mod tests {
                         status = case.status,
                         duration = case.duration_ms,
                         keyPrefix = case.key_prefix,
+                        client = case.client.map(|c| c.to_string()).as_deref(),
                         "{}",
                         case.message
                     );

@@ -6,6 +6,7 @@ use clap::Args;
 use super::logging::LogFormat;
 use super::Context;
 use keyhook_core::access_log::AccessLog;
+use keyhook_core::forward::{Cidr, ProfileTemplate};
 use keyhook_core::rate::RateLimit;
 use keyhook_core::service::{event_types, routing};
 use keyhook_core::store::Backend;
@@ -52,6 +53,18 @@ pub struct ServeArgs {
     #[arg(long, env = "KEYHOOK_RATE_LIMIT", value_name = "RATE",
           value_parser = RateLimit::parse)]
     rate_limit: Option<RateLimit>,
+    /// Where the URIs that /api/v1/auth is asked about name a profile: a path template with
+    /// {profile} as one whole segment, matched as a prefix (e.g. /profiles/{profile}/);
+    /// repeat for several (docs/guarding.md)
+    #[arg(long = "auth-profile", env = "KEYHOOK_AUTH_PROFILE", value_name = "TEMPLATE",
+          value_delimiter = ',', value_parser = ProfileTemplate::parse)]
+    auth_profiles: Vec<ProfileTemplate>,
+    /// A reverse proxy's address or network (e.g. 127.0.0.1/32); only from such peers are
+    /// X-Forwarded-For / X-Real-IP read as the client's address (failed-authentication
+    /// limit); repeat for several. None by default
+    #[arg(long = "trusted-proxy", env = "KEYHOOK_TRUSTED_PROXY", value_name = "CIDR",
+          value_delimiter = ',', value_parser = Cidr::parse)]
+    trusted_proxies: Vec<Cidr>,
     /// How log lines are written on stderr: text, or one JSON object per line (the filter is
     /// KEYHOOK_LOG, default info)
     #[arg(long, env = "KEYHOOK_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text,
@@ -80,6 +93,10 @@ pub struct ServeConfig {
     /// Where each request's access line goes: the log, as `--log-format` and `KEYHOOK_LOG`
     /// set it up.
     pub access_log: Arc<dyn AccessLog>,
+    /// `--auth-profile`.
+    pub auth_profiles: Vec<ProfileTemplate>,
+    /// `--trusted-proxy`.
+    pub trusted_proxies: Vec<Cidr>,
 }
 
 /// Serves until a signal stops it; `access_log` is where each request's access line goes
@@ -102,6 +119,8 @@ pub fn run(ctx: &Context, args: ServeArgs, access_log: Arc<dyn AccessLog>) -> an
         clock: ctx.clock.clone(),
         rate_limit: args.rate_limit,
         access_log,
+        auth_profiles: args.auth_profiles,
+        trusted_proxies: args.trusted_proxies,
     };
     let check = Arc::clone(&config.db);
     // Log events, not messages (JSON with `--log-format json`). Scripts and tests read the

@@ -28,6 +28,8 @@ pub struct AccessLine<'a> {
     /// Milliseconds, to the microsecond.
     pub duration_ms: f64,
     pub key_prefix: Option<&'a str>,
+    /// The client's address: the peer's, or from a `--trusted-proxy` peer the forwarded one.
+    pub client: Option<std::net::IpAddr>,
 }
 
 /// Where access lines go.

@@ -5,6 +5,7 @@
 pub mod access_log;
 pub mod auth;
 pub mod error;
+pub mod forward;
 pub mod guard;
 pub mod model;
 pub mod rate;

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use tiny_http::Request;
 
+use super::auth_check;
 use super::body::{self, Body};
 use super::metrics::{AuthFailure, Metrics};
 use super::pings::PingSlots;
@@ -14,9 +15,10 @@ use super::ratelimit::{Limits, OwnLimits};
 use super::reply::{self, Reply};
 use super::request_db::RequestDb;
 use super::request_input as input;
-use super::router::{api_path, Match, Route};
+use super::router::{api_path, auth_path, Match, Route};
 use keyhook_core::auth::{self, Access};
 use keyhook_core::error::{Error, Result};
+use keyhook_core::forward::ProfileTemplate;
 use keyhook_core::model::{ApiKey, Webhook};
 use keyhook_core::service::audit;
 use keyhook_core::service::event_types;
@@ -40,14 +42,32 @@ pub struct Ctx<'a> {
     pub limits: Option<&'a Limits>,
     /// The buckets of keys with a rate limit of their own (`rateLimit`).
     pub own_limits: &'a OwnLimits,
-    /// The client's address (failed authentications are limited by it).
+    /// The client's address (failed authentications are limited by it): the peer's, or
+    /// the forwarded one from a `--trusted-proxy`.
     pub client: Option<IpAddr>,
+    /// `--auth-profile`: where the URIs the key check is asked about name a profile.
+    pub auth_profiles: &'a [ProfileTemplate],
 }
 
 /// Handles one request, `routed`: its path under `/api/v1` and what the router found there
 /// (None outside it). Returns the reply and the key that made it, if any (whose prefix the
 /// access line shows).
 pub fn dispatch(
+    ctx: Ctx<'_>,
+    rq: &Request,
+    body: Body,
+    routed: Option<(&str, Match<'_>)>,
+) -> (Reply, Option<Arc<ApiKey>>) {
+    // The key check's refusals also carry their error object in headers.
+    if routed.as_ref().is_some_and(|(p, _)| auth_path(p).is_some()) {
+        let (mut r, key) = dispatch_api(ctx, rq, body, routed);
+        auth_check::error_headers(&mut r);
+        return (r, key);
+    }
+    dispatch_api(ctx, rq, body, routed)
+}
+
+fn dispatch_api(
     mut ctx: Ctx<'_>,
     rq: &Request,
     body: Body,
@@ -139,6 +159,12 @@ pub fn dispatch(
     }) {
         let mut r = reply::error(&e);
         r.rate = rate;
+        return (r, made_by);
+    }
+    // The key check: counted, limited and used as above, then the described request decided.
+    if let Some(own) = auth_path(path) {
+        let mut r = auth_check::answer(rq, own, &key, ctx.auth_profiles);
+        r.rate = r.rate.or(rate);
         return (r, made_by);
     }
     let (mut r, made_by) = authenticated(ctx, rq, found, body, key, made_by, now);

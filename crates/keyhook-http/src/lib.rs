@@ -5,6 +5,7 @@
 //! knows neither SQL nor the outbox worker.
 
 mod api;
+mod auth_check;
 mod body;
 pub mod metrics;
 pub mod openapi;
@@ -26,6 +27,7 @@ use std::time::{Duration, Instant};
 
 use keyhook_core::access_log::AccessLog;
 use keyhook_core::error::{Error, Result};
+use keyhook_core::forward::ProfileTemplate;
 use keyhook_core::rate;
 use keyhook_core::stop::Stop;
 use keyhook_core::store::Backend;
@@ -68,6 +70,10 @@ pub struct ServeOptions {
     pub rate_limit: Option<rate::RateLimit>,
     /// Where each request's access line goes (the binary's log).
     pub access_log: Arc<dyn AccessLog>,
+    /// `serve --auth-profile`: where a URI the key check is asked about names a profile.
+    pub auth_profiles: Vec<ProfileTemplate>,
+    /// `serve --trusted-proxy`: peers whose `X-Forwarded-For` / `X-Real-IP` name the client.
+    pub trusted_proxies: Vec<keyhook_core::forward::Cidr>,
 }
 
 /// A running server: its address, and the stop that ends it.
@@ -97,6 +103,8 @@ struct Shared {
     own_limits: ratelimit::OwnLimits,
     /// Where access lines go.
     access_log: Arc<dyn AccessLog>,
+    auth_profiles: Vec<ProfileTemplate>,
+    trusted_proxies: Vec<keyhook_core::forward::Cidr>,
 }
 
 impl Server {
@@ -125,6 +133,8 @@ impl Server {
             limits: opts.rate_limit.map(ratelimit::Limits::new),
             own_limits: ratelimit::OwnLimits::default(),
             access_log: opts.access_log,
+            auth_profiles: opts.auth_profiles,
+            trusted_proxies: opts.trusted_proxies,
         });
         let handler: tiny_http::Handler = {
             let shared = Arc::clone(&shared);
@@ -219,6 +229,13 @@ impl Drop for InFlight<'_> {
 fn on_request(shared: &Shared, mut rq: tiny_http::Request) {
     let started = Instant::now();
     let _in_flight = InFlight::new(&shared.in_flight);
+    // The client's address: the peer's, or from a --trusted-proxy the forwarded one (the
+    // failed-authentication limit and the access log).
+    let client = auth_check::client_addr(
+        &rq,
+        rq.remote_addr().map(|a| a.ip()),
+        &shared.trusted_proxies,
+    );
     let finish = |rq, reply: reply::Reply, route, key_prefix: Option<&str>| {
         // Recorded before the response is written, so that a client that has its answer
         // finds it counted at its next scrape.
@@ -226,7 +243,15 @@ fn on_request(shared: &Shared, mut rq: tiny_http::Request) {
             .metrics
             .record(route, reply.status, started.elapsed());
         let label = shared.metrics.label(route);
-        reply::send(rq, reply, started, key_prefix, label, &*shared.access_log);
+        reply::send(
+            rq,
+            reply,
+            started,
+            key_prefix,
+            label,
+            &*shared.access_log,
+            client,
+        );
     };
     // A request under /api/v1 without a well-formed Authorization header gets a 401 whatever
     // its body: it is not read (the connection then ends after the 401), so that an
@@ -261,7 +286,8 @@ fn on_request(shared: &Shared, mut rq: tiny_http::Request) {
             metrics: &shared.metrics,
             limits: shared.limits.as_ref(),
             own_limits: &shared.own_limits,
-            client: rq.remote_addr().map(|a| a.ip()),
+            client,
+            auth_profiles: &shared.auth_profiles,
         };
         // A bug must cost one request a 500, never the connection's thread.
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

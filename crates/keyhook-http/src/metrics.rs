@@ -331,6 +331,12 @@ impl Metrics {
     pub fn route_of(&self, target: &str, routed: Option<(&str, &Match<'_>)>) -> RouteId {
         let label = match routed {
             Some(("/openapi.json", _)) => "/api/v1/openapi.json",
+            Some((p, _)) if super::router::auth_path(p).is_some() => {
+                match super::router::auth_path(p) {
+                    Some(None) => "/api/v1/auth",
+                    _ => "/api/v1/auth/{path}",
+                }
+            }
             Some((_, Match::Found(route))) => {
                 return RouteId(self.http.template_index(route.template()))
             }

@@ -429,6 +429,16 @@ fn paths() -> Value {
     for (code, v) in protocol_errors(true) {
         paths["/openapi.json"]["get"]["responses"][code] = v;
     }
+    // CONTRACT §13: the key check a reverse proxy asks.
+    paths["/auth"] = json!({ "get": check_op("checkKey", false) });
+    paths["/auth/{path}"] = json!({
+        "parameters": [{
+            "name": "path", "in": "path", "required": true,
+            "description": "The path of the request described (Envoy `ext_authz`): this request's method, `/{path}` and its query are the request the key is checked for; it may hold several segments",
+            "schema": { "type": "string", "minLength": 1 }
+        }],
+        "get": check_op("checkKeyForPath", true)
+    });
     paths["/webhooks/{id}/replay"]["post"]["responses"]["409"] = err("WebhookDisabled");
     // secrets+delivery rules: secret rotation with a grace period.
     paths["/webhooks/{id}/rotate-secret"] = json!({
@@ -498,6 +508,60 @@ fn www_authenticate() -> Value {
         "required": true,
         "schema": { "type": "string", "const": reply::WWW_AUTHENTICATE }
     })
+}
+
+/// The key check (`/auth`, `/auth/{path}`): any method is answered alike (the description
+/// says so; GET is the one documented). `own`: the request describes itself (`/auth/{path}`).
+fn check_op(id: &str, own: bool) -> Value {
+    let text = |d: &str| json!({ "description": d, "schema": { "type": "string" } });
+    let mut success = json!({
+        "description": "The key may make the request described: no body; who is calling, for the upstream",
+        "headers": rate_limit_headers(false)
+    });
+    for (name, d) in [
+        ("X-Keyhook-Key-Id", "The key's id"),
+        ("X-Keyhook-Key-Prefix", "The key's prefix"),
+        ("X-Keyhook-User", "The key's user, percent-encoded (bytes outside visible ASCII and `%,*\"\\`)"),
+        ("X-Keyhook-Permission", "`readwrite` or `readonly`"),
+        ("X-Keyhook-Profiles", "`*` for full access, else each profile id percent-encoded as X-Keyhook-User, joined by `,`"),
+    ] {
+        success["headers"][name] = text(d);
+    }
+    let mut o = op(
+        if own {
+            "Whether the key may make the request this one describes by its own method and path (Envoy ext_authz)"
+        } else {
+            "Whether the key may make the request a reverse proxy describes (nginx auth_request, Caddy forward_auth, Traefik ForwardAuth)"
+        },
+        id,
+        ("200", success),
+        &["400"],
+    );
+    o["description"] = json!("Any method reaches this path alike. The request described: `X-Original-Method` / `X-Original-URI` (nginx), `X-Forwarded-Method` / `X-Forwarded-Uri` (Caddy, Traefik), and for `/auth/{path}` this request's own method and path; sources that disagree are refused (400, the detail naming the header). Without a method the request described is a GET. GET, HEAD and OPTIONS read, any other method writes (a readonly key: 403). Profiles named by `serve --auth-profile` templates or a `profileId` query parameter must be within the key's scope (403, detail `profileId`). A URI with a `.` or `..` segment, `//`, or an encoded `/`, `\\` or `.` is refused (400). A refusal's code, message and first detail's field are also sent as `X-Keyhook-Error-Code`, `X-Keyhook-Error-Message` and `X-Keyhook-Error-Field`. Each check is a use of the key (`lastUsedAt`, `remainingUses`, rate limits).");
+    if let Some(r) = o["responses"].as_object_mut() {
+        // Every method is answered: never a 405.
+        r.remove("405");
+    }
+    let header = |name: &str, d: &str| json!({ "name": name, "in": "header", "required": false, "description": d, "schema": { "type": "string" } });
+    o["parameters"] = json!([
+        header(
+            "X-Original-Method",
+            "The method of the request described (nginx)"
+        ),
+        header(
+            "X-Original-URI",
+            "The URI (path and query) of the request described (nginx)"
+        ),
+        header(
+            "X-Forwarded-Method",
+            "The method of the request described (Caddy, Traefik)"
+        ),
+        header(
+            "X-Forwarded-Uri",
+            "The URI of the request described (Caddy, Traefik)"
+        ),
+    ]);
+    o
 }
 
 /// `Allow` of every 405: the methods the path takes.

@@ -23,6 +23,9 @@ pub struct Reply {
     pub rate: Option<super::ratelimit::Headers>,
     /// For a 429 of the rate limiter: `Retry-After` in whole seconds (else 1).
     pub retry_after: Option<u64>,
+    /// More headers (the key check's `X-Keyhook-*`), their values already safe to send.
+    /// Boxed: a reply is the error of many `Result`s, kept small.
+    pub headers: Option<Box<[(&'static str, String)]>>,
 }
 
 /// A response's body: its own bytes, or a list's kept ones ([`list_data`]), shared rather
@@ -61,6 +64,7 @@ impl Reply {
             content_type: None,
             rate: None,
             retry_after: None,
+            headers: None,
         }
     }
 }
@@ -208,6 +212,11 @@ pub fn unsupported_media_type(message: &str) -> Reply {
 /// The `WWW-Authenticate` of every 401 (RFC 6750).
 pub const WWW_AUTHENTICATE: &str = "Bearer realm=\"keyhook\"";
 
+/// 200 with no body: the key check's yes (its headers are added by the caller).
+pub fn allowed() -> Reply {
+    Reply::new(200, Vec::new())
+}
+
 fn header(name: &'static str, value: &str) -> Header {
     Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("static header is valid")
 }
@@ -231,6 +240,7 @@ pub fn send(
     key_prefix: Option<&str>,
     route: &'static str,
     log: &dyn AccessLog,
+    client: Option<std::net::IpAddr>,
 ) {
     let status = reply.status;
     // The access line's message, started with the request line, made printable (redacted
@@ -270,6 +280,12 @@ pub fn send(
         headers.push(header("RateLimit-Remaining", &rate.remaining.to_string()));
         headers.push(header("RateLimit-Reset", &rate.reset.to_string()));
     }
+    for (name, value) in reply.headers.iter().flat_map(|h| h.iter()) {
+        // A value that is no valid header is left out rather than sent broken.
+        if let Ok(h) = Header::from_bytes(name.as_bytes(), value.as_bytes()) {
+            headers.push(h);
+        }
+    }
     let len = reply.body.len();
     let response = Response::new(
         StatusCode(status),
@@ -304,6 +320,7 @@ pub fn send(
         status,
         duration_ms: micros as f64 / 1000.0,
         key_prefix,
+        client,
     });
 }
 

@@ -1,0 +1,168 @@
+//! `/api/v1/auth` and `/api/v1/auth/{path...}` (CONTRACT §13): a reverse proxy asks whether
+//! the request it describes may be made with the key. The key is authenticated, rate limited
+//! and its use counted by `api::dispatch` as for any request of `/api/v1`; this module reads
+//! the description from its sources and answers with `keyhook_core::forward`'s decision.
+
+use std::net::IpAddr;
+
+use tiny_http::Request;
+
+use super::reply::{self, Reply};
+use keyhook_core::error::{Error, Result};
+use keyhook_core::forward::{self, Cidr, ProfileTemplate};
+use keyhook_core::model::ApiKey;
+
+/// The method headers, in the order they are read.
+const METHOD_HEADERS: [&str; 2] = ["X-Original-Method", "X-Forwarded-Method"];
+/// The URI headers.
+const URI_HEADERS: [&str; 2] = ["X-Original-URI", "X-Forwarded-Uri"];
+
+/// The check's answer for `key`. `own`: for `/auth/{path...}`, this request's `/{path...}`
+/// (its method and query are read from `rq`).
+pub fn answer(
+    rq: &Request,
+    own: Option<&str>,
+    key: &ApiKey,
+    templates: &[ProfileTemplate],
+) -> Reply {
+    match decide(rq, own, key, templates) {
+        Ok(()) => {
+            let mut r = reply::allowed();
+            r.headers = Some(Box::new([
+                ("X-Keyhook-Key-Id", forward::header_encode(&key.id)),
+                ("X-Keyhook-Key-Prefix", key.key_prefix.clone()),
+                ("X-Keyhook-User", forward::header_encode(&key.user_id)),
+                ("X-Keyhook-Permission", key.permission.as_str().to_string()),
+                ("X-Keyhook-Profiles", forward::profiles_header(key)),
+            ]));
+            r
+        }
+        Err(e) => reply::error(&e),
+    }
+}
+
+fn decide(
+    rq: &Request,
+    own: Option<&str>,
+    key: &ApiKey,
+    templates: &[ProfileTemplate],
+) -> Result<()> {
+    let own_uri = own.map(|path| {
+        let url = rq.url();
+        match url.find('?') {
+            Some(i) => format!("{path}{}", &url[i..]),
+            None => path.to_string(),
+        }
+    });
+    let own_method = own.map(|_| rq.method().as_str());
+    let method = one_of(rq, &METHOD_HEADERS, own_method, "method")?;
+    let (uri, uri_field) = match one_of(rq, &URI_HEADERS, own_uri.as_deref(), "uri")? {
+        Some((u, f)) => (Some(u), f),
+        None => (None, URI_HEADERS[0]),
+    };
+    let (method, method_field) = method.unwrap_or(("GET".into(), METHOD_HEADERS[0]));
+    if !forward::is_method(&method) {
+        return Err(Error::validation(method_field, "must be an HTTP method"));
+    }
+    let target = match uri {
+        Some(u) => forward::target(&u, templates, uri_field)?,
+        // A check of the key alone; with templates, a proxy that forgot the URI would let
+        // every profile through.
+        None if templates.is_empty() => forward::Target {
+            path: "/".into(),
+            profiles: Vec::new(),
+        },
+        None => {
+            return Err(Error::validation(
+                URI_HEADERS[0],
+                "the request's URI is needed (X-Original-URI or X-Forwarded-Uri) when serve \
+                 runs with --auth-profile",
+            ))
+        }
+    };
+    forward::decide(key, &method, &target)
+}
+
+/// The one value every source present gives (`own`: the request's own, named `own_name`):
+/// None if none is present; refused, naming the header, when two differ.
+fn one_of(
+    rq: &Request,
+    headers: &[&'static str],
+    own: Option<&str>,
+    own_name: &'static str,
+) -> Result<Option<(String, &'static str)>> {
+    let mut found: Option<(String, &'static str)> = own.map(|v| (v.to_string(), own_name));
+    for name in headers {
+        for h in rq.headers().iter().filter(|h| h.field.equiv(name)) {
+            let v = h.value.as_str();
+            match &found {
+                None => found = Some((v.to_string(), name)),
+                Some((seen, by)) if seen != v => {
+                    return Err(Error::validation(
+                        *name,
+                        format!("disagrees with {by}: the request described is ambiguous"),
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// Adds the `X-Keyhook-Error-*` headers to a refusal of the check, from its error object, so
+/// that a proxy that drops the body (nginx `auth_request`) can rebuild it.
+pub fn error_headers(r: &mut Reply) {
+    if r.status < 400 {
+        return;
+    }
+    let Ok(v) = serde_json::from_slice::<serde_json::Value>(&r.body) else {
+        return;
+    };
+    let e = &v["error"];
+    let mut headers = Vec::with_capacity(3);
+    if let Some(code) = e["code"].as_str() {
+        headers.push(("X-Keyhook-Error-Code", forward::header_text(code)));
+    }
+    if let Some(message) = e["message"].as_str() {
+        headers.push(("X-Keyhook-Error-Message", forward::header_text(message)));
+    }
+    if let Some(field) = e["details"][0]["field"].as_str() {
+        headers.push(("X-Keyhook-Error-Field", forward::header_text(field)));
+    }
+    r.headers = Some(headers.into_boxed_slice());
+}
+
+/// The client's address of `rq` from `peer`: from a peer within `trusted`, the rightmost
+/// `X-Forwarded-For` address that is not itself trusted (else `X-Real-IP`); from any other
+/// peer, or when those headers do not hold addresses, the peer itself.
+pub fn client_addr(rq: &Request, peer: Option<IpAddr>, trusted: &[Cidr]) -> Option<IpAddr> {
+    let peer = peer?;
+    let is_trusted = |ip: IpAddr| trusted.iter().any(|c| c.contains(ip));
+    if !is_trusted(peer) {
+        return Some(peer);
+    }
+    let forwarded: Vec<&str> = rq
+        .headers()
+        .iter()
+        .filter(|h| h.field.equiv("X-Forwarded-For"))
+        .flat_map(|h| h.value.as_str().split(','))
+        .map(str::trim)
+        .collect();
+    if !forwarded.is_empty() {
+        for entry in forwarded.iter().rev() {
+            let Ok(ip) = entry.parse::<IpAddr>() else {
+                return Some(peer);
+            };
+            if !is_trusted(ip) {
+                return Some(ip);
+            }
+        }
+        return forwarded[0].parse().ok().or(Some(peer));
+    }
+    let mut real = rq.headers().iter().filter(|h| h.field.equiv("X-Real-IP"));
+    match (real.next(), real.next()) {
+        (Some(h), None) => h.value.as_str().trim().parse().ok().or(Some(peer)),
+        _ => Some(peer),
+    }
+}

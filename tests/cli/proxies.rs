@@ -150,9 +150,11 @@ fn binary(name: &str, package: &str) -> Option<PathBuf> {
     } else {
         eprintln!("proxies: installing {package} with apt-get (once per machine)");
         // Debian starts the packages' services when it installs them: policy-rc.d's 101 keeps
-        // them from listening anywhere. One test process installs at a time (flock); the
-        // others wait, then find it.
-        let lock = std::env::temp_dir().join("keyhook-proxies-apt.lock");
+        // them from listening anywhere. One apt-get at a time (flock), on the lock the
+        // PostgreSQL harness takes for its own install: the tests start both at once on a
+        // fresh machine, and two apt-gets would fail on dpkg's lock. The others wait, then
+        // find the binary.
+        let lock = std::env::temp_dir().join("test-postgres-apt.lock");
         let ok = Command::new("flock")
             .arg(&lock)
             .args([

@@ -195,11 +195,15 @@ pub fn queue(
     choice: &Choice<'_>,
     now: Timestamp,
 ) -> Result<Routed> {
-    let ids: Vec<&str> = choice.deliver.iter().map(|w| w.id.as_str()).collect();
-    let queued = if ids.is_empty() {
+    let pairs: Vec<(&str, &str)> = choice
+        .deliver
+        .iter()
+        .map(|w| (event_id, w.id.as_str()))
+        .collect();
+    let queued = if pairs.is_empty() {
         0
     } else {
-        c.insert_deliveries(event_id, &ids, now)?
+        c.insert_deliveries(&pairs, now)?
     };
     let mut skips = Vec::with_capacity(choice.skip.len());
     for (w, kind) in &choice.skip {
@@ -279,11 +283,11 @@ pub fn replay(
             _ => break,
         }
     }
-    let ids: Vec<&str> = chosen.iter().map(String::as_str).collect();
-    let mut queued = if ids.is_empty() {
+    let pairs: Vec<(&str, &str)> = chosen.iter().map(|e| (e.as_str(), w.id.as_str())).collect();
+    let mut queued = if pairs.is_empty() {
         0
     } else {
-        c.insert_replayed(&w.id, &ids, now)?
+        c.insert_deliveries(&pairs, now)?
     };
     let mut skips = Vec::with_capacity(skipped.len());
     for (event_id, event, kind) in skipped {

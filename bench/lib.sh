@@ -56,6 +56,20 @@ listening() {
   return 1
 }
 
+# The port that `keyhook serve --bind 127.0.0.1:0`, the process $2 logging to the file $1,
+# says it listens on, printed once it says so (waiting up to ten seconds); 1 if it never did,
+# with its log on stderr when it exited first.
+serve_port() {
+  local _ p
+  for _ in $(seq 100); do
+    p=$(sed -nE '1s/^keyhook: listening on http:\/\/127\.0\.0\.1:([0-9]+) .*/\1/p' "$1")
+    if [ -n "$p" ]; then echo "$p"; return 0; fi
+    kill -0 "$2" 2>/dev/null || { cat "$1" >&2; return 1; }
+    sleep 0.1
+  done
+  return 1
+}
+
 # A free TCP port on loopback.
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 

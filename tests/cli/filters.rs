@@ -114,23 +114,8 @@ fn bad_filters_are_refused_on_both_front_ends() {
     }
     assert_eq!(env.count_rows("webhooks"), 0);
 
-    let key = env.create_key("admin", &[])["key"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let server = Server::start_with(&env, &["--allow-private-targets"]);
-    let auth = format!("Bearer {key}");
-    let send = |method: &str, path: &str, body: &Value| {
-        server.send(
-            method,
-            path,
-            &[
-                ("Authorization", &auth),
-                ("Content-Type", "application/json"),
-            ],
-            Some(body.to_string().as_bytes()),
-        )
-    };
+    let (server, key) = serve_with_admin_key(&env);
+    let send = |method: &str, path: &str, body: &Value| server.send_json(method, path, &key, body);
     for f in bad {
         let body =
             json!({"url": "http://127.0.0.1:9/a", "events": ["post.published"], "filter": f});
@@ -237,23 +222,8 @@ fn filters_are_checked_against_the_subscribed_schemas() {
         0
     );
 
-    let key = env.create_key("admin", &[])["key"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let server = Server::start_with(&env, &["--allow-private-targets"]);
-    let auth = format!("Bearer {key}");
-    let send = |method: &str, path: &str, body: &Value| {
-        server.send(
-            method,
-            path,
-            &[
-                ("Authorization", &auth),
-                ("Content-Type", "application/json"),
-            ],
-            Some(body.to_string().as_bytes()),
-        )
-    };
+    let (server, key) = serve_with_admin_key(&env);
+    let send = |method: &str, path: &str, body: &Value| server.send_json(method, path, &key, body);
     let body = json!({"url": "http://127.0.0.1:9/a", "events": ["post.updated"], "filter": "data.titel == 'x'"});
     let r = send("POST", "/api/v1/webhooks", &body);
     assert_eq!(r.status, 400, "{r:?}");
@@ -551,4 +521,13 @@ fn no_loops_when_every_webhook_fails() {
             other => panic!("unexpected {other}"),
         }
     }
+}
+
+/// A `serve` of `env` (private targets allowed) and a new admin key of its user.
+fn serve_with_admin_key(env: &Env) -> (Server, String) {
+    let key = env.create_key("admin", &[])["key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    (Server::start_with(env, &["--allow-private-targets"]), key)
 }

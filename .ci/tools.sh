@@ -64,16 +64,7 @@ if ! "$PY/pip" show openapi-python-client 2>/dev/null | grep -qx "Version: $OPEN
 fi
 
 cargo build --quiet --bin keyhook
-work=$(mktemp -d)
-server=
-cleanup() {
-    if [[ -n $server ]]; then
-        kill "$server" 2>/dev/null || true
-        wait "$server" 2>/dev/null || true
-    fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
+server_scratch
 bin=$ROOT/target/debug/keyhook
 key=$("$bin" --db "$work/keyhook.db" --json keys create --name ci-tools |
     python3 -c 'import json, sys; print(json.load(sys.stdin)["data"]["key"])')
@@ -151,7 +142,7 @@ mkdir -p "$work/cwd" && touch "$work/cwd/afile.txt"
         contains afile.txt \$got; or begin; echo \"\$line: \$got\"; exit 1; end
     end
 ")
-cleanup
+scratch_stop
 trap - EXIT
 server=
 

@@ -36,16 +36,7 @@ fi
 
 cargo build --quiet --bin keyhook
 bin=$ROOT/target/debug/keyhook
-work=$(mktemp -d)
-server=
-cleanup() {
-    if [[ -n $server ]]; then
-        kill "$server" 2>/dev/null || true
-        wait "$server" 2>/dev/null || true
-    fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
+server_scratch
 db=$work/keyhook.db
 key=$("$bin" --db "$db" --json keys create --name typescript-admin |
     python3 -c 'import json, sys; print(json.load(sys.stdin)["data"]["key"])')

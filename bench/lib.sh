@@ -48,6 +48,22 @@ scratch() {
   trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"' EXIT
 }
 
+# A scratch directory, $work, for a script that starts one server and sets $server to its
+# pid: on exit (or when the script calls it) scratch_stop stops that server, waits for it,
+# and removes the directory.
+server_scratch() {
+  work=$(mktemp -d)
+  server=
+  trap scratch_stop EXIT
+}
+scratch_stop() {
+  if [ -n "$server" ]; then
+    kill "$server" 2>/dev/null || true
+    wait "$server" 2>/dev/null || true
+  fi
+  rm -rf "$work"
+}
+
 # Waits up to $2 tenths of a second (50 unless given) for the line saying that the server
 # logging to the file $1 listens; 1 if it never came.
 listening() {

@@ -24,6 +24,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
+. bench/lib.sh
 TOOLS=$ROOT/target/ci-tools
 SPECTRAL_VERSION=6.16.3
 REDOCLY_VERSION=2.77.0
@@ -63,29 +64,13 @@ if ! "$PY/pip" show openapi-python-client 2>/dev/null | grep -qx "Version: $OPEN
 fi
 
 cargo build --quiet --bin keyhook
-work=$(mktemp -d)
-server=
-cleanup() {
-    if [[ -n $server ]]; then
-        kill "$server" 2>/dev/null || true
-        wait "$server" 2>/dev/null || true
-    fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
+server_scratch
 bin=$ROOT/target/debug/keyhook
 key=$("$bin" --db "$work/keyhook.db" --json keys create --name ci-tools |
     python3 -c 'import json, sys; print(json.load(sys.stdin)["data"]["key"])')
 "$bin" --db "$work/keyhook.db" --allow-private-targets serve --bind 127.0.0.1:0 2>"$work/serve.log" &
 server=$!
-port=
-for _ in $(seq 100); do
-    port=$(sed -nE '1s/^keyhook: listening on http:\/\/127\.0\.0\.1:([0-9]+) .*/\1/p' "$work/serve.log")
-    [[ -n $port ]] && break
-    kill -0 "$server" 2>/dev/null || { cat "$work/serve.log" >&2; exit 1; }
-    sleep 0.1
-done
-[[ -n $port ]] || { say "keyhook serve did not start"; exit 1; }
+port=$(serve_port "$work/serve.log" "$server") || { say "keyhook serve did not start"; exit 1; }
 base=http://127.0.0.1:$port
 curl -sf "$base/api/v1/openapi.json" -o "$work/openapi.json"
 
@@ -157,7 +142,7 @@ mkdir -p "$work/cwd" && touch "$work/cwd/afile.txt"
         contains afile.txt \$got; or begin; echo \"\$line: \$got\"; exit 1; end
     end
 ")
-cleanup
+scratch_stop
 trap - EXIT
 server=
 

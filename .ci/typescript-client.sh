@@ -12,6 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
+. bench/lib.sh
 TOOLS=$ROOT/target/ci-tools
 OPENAPI_TYPESCRIPT_VERSION=7.13.0
 TYPESCRIPT_VERSION=5.9.3
@@ -35,16 +36,7 @@ fi
 
 cargo build --quiet --bin keyhook
 bin=$ROOT/target/debug/keyhook
-work=$(mktemp -d)
-server=
-cleanup() {
-    if [[ -n $server ]]; then
-        kill "$server" 2>/dev/null || true
-        wait "$server" 2>/dev/null || true
-    fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
+server_scratch
 db=$work/keyhook.db
 key=$("$bin" --db "$db" --json keys create --name typescript-admin |
     python3 -c 'import json, sys; print(json.load(sys.stdin)["data"]["key"])')
@@ -61,14 +53,7 @@ printf '{"title": "Hello", "words": 2, "tags": ["news"]}\n' >"$work/article.json
 
 "$bin" --db "$db" --allow-private-targets serve --bind 127.0.0.1:0 2>"$work/serve.log" &
 server=$!
-port=
-for _ in $(seq 100); do
-    port=$(sed -nE '1s/^keyhook: listening on http:\/\/127\.0\.0\.1:([0-9]+) .*/\1/p' "$work/serve.log")
-    [[ -n $port ]] && break
-    kill -0 "$server" 2>/dev/null || { cat "$work/serve.log" >&2; exit 1; }
-    sleep 0.1
-done
-[[ -n $port ]] || { say "keyhook serve did not start"; exit 1; }
+port=$(serve_port "$work/serve.log" "$server") || { say "keyhook serve did not start"; exit 1; }
 base=http://127.0.0.1:$port/api/v1
 
 say "openapi-typescript $OPENAPI_TYPESCRIPT_VERSION: types from $base/openapi.json"

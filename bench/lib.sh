@@ -48,11 +48,42 @@ scratch() {
   trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"' EXIT
 }
 
+# A scratch directory, $work, for a script that starts one server and sets $server to its
+# pid: on exit (or when the script calls it) scratch_stop stops that server, waits for it,
+# and removes the directory.
+server_scratch() {
+  work=$(mktemp -d)
+  server=
+  trap scratch_stop EXIT
+}
+scratch_stop() {
+  if [ -n "$server" ]; then
+    kill "$server" 2>/dev/null || true
+    wait "$server" 2>/dev/null || true
+  fi
+  rm -rf "$work"
+}
+
 # Waits up to $2 tenths of a second (50 unless given) for the line saying that the server
 # logging to the file $1 listens; 1 if it never came.
 listening() {
   local _
   for _ in $(seq "${2:-50}"); do grep -qs listening "$1" && return 0; sleep 0.1; done
+  return 1
+}
+
+# The port that `keyhook serve --bind 127.0.0.1:0`, the process $2 logging to the file $1,
+# says it listens on, printed once it says so (waiting up to ten seconds); 1 if it never did,
+# with its log on stderr when it exited first.
+serve_port() {
+  local _ p
+  for _ in $(seq 100); do
+    # The log may not exist yet when the server has only just started.
+    p=$(sed -nE '1s/^keyhook: listening on http:\/\/127\.0\.0\.1:([0-9]+) .*/\1/p' "$1" 2>/dev/null || true)
+    if [ -n "$p" ]; then echo "$p"; return 0; fi
+    kill -0 "$2" 2>/dev/null || { cat "$1" >&2; return 1; }
+    sleep 0.1
+  done
   return 1
 }
 

@@ -36,6 +36,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 ROOT=$PWD
+. bench/lib.sh
 VENV=$ROOT/target/schemathesis-venv
 REPORT=$ROOT/target/schemathesis-report
 
@@ -52,14 +53,8 @@ if [[ "${1:-}" == "--inside" ]]; then
     "$bin" --db "$db" serve --bind 127.0.0.1:0 --delivery-timeout 1s 2>"$work/serve.log" &
     server=$!
     trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true' EXIT
-    port=
-    for _ in $(seq 100); do
-        port=$(sed -nE '1s/^keyhook: listening on http:\/\/127\.0\.0\.1:([0-9]+) .*/\1/p' "$work/serve.log" 2>/dev/null || true)
-        [[ -n $port ]] && break
-        kill -0 "$server" 2>/dev/null || { cat "$work/serve.log" >&2; exit 1; }
-        sleep 0.1
-    done
-    [[ -n $port ]] || { echo "schemathesis.sh: keyhook serve did not start" >&2; exit 1; }
+    port=$(serve_port "$work/serve.log" "$server") ||
+        { echo "schemathesis.sh: keyhook serve did not start" >&2; exit 1; }
     base=http://127.0.0.1:$port/api/v1
     exclude=()
     if [[ $isolated != yes ]]; then

@@ -13,14 +13,28 @@ use crate::common::{str_of, Env, Run};
 
 /// A database with the catalog and a `post.updated` type whose example is `example`.
 fn env_with_example(example: &Value) -> Env {
+    env_with_type("--example", example)
+}
+
+/// An environment whose catalog holds `post.updated` with the schema `{title: string}`.
+fn env_with_title_schema() -> Env {
+    env_with_type(
+        "--schema",
+        &json!({"type": "object", "properties": {"title": {"type": "string"}}}),
+    )
+}
+
+/// An environment whose catalog holds `post.updated`, added with `flag` (`--example` or
+/// `--schema`) naming a file that holds `document`.
+fn env_with_type(flag: &str, document: &Value) -> Env {
     let env = Env::new();
-    let path = env.dir.path().join("example.json");
-    std::fs::write(&path, example.to_string()).unwrap();
+    let path = env.dir.path().join("document.json");
+    std::fs::write(&path, document.to_string()).unwrap();
     let r = env.run(&[
         "event-types",
         "add",
         "post.updated",
-        "--example",
+        flag,
         path.to_str().unwrap(),
     ]);
     assert_eq!(r.code, 0, "{r:#?}");
@@ -207,21 +221,7 @@ fn the_event_type_must_be_in_the_catalog() {
 /// the input at once; data its type's schema refuses is refused as emit refuses it.
 #[test]
 fn bad_data_is_refused() {
-    let env = Env::new();
-    let schema = env.dir.path().join("schema.json");
-    std::fs::write(
-        &schema,
-        json!({"type": "object", "properties": {"title": {"type": "string"}}}).to_string(),
-    )
-    .unwrap();
-    let r = env.run(&[
-        "event-types",
-        "add",
-        "post.updated",
-        "--schema",
-        schema.to_str().unwrap(),
-    ]);
-    assert_eq!(r.code, 0, "{r:#?}");
+    let env = env_with_title_schema();
     let missing = format!("@{}", env.dir.path().join("nope.json").display());
     for data in ["{", "[1]", r#"{"a": 1, "a": 2}"#, "5", missing.as_str()] {
         let (code, v) = filter_test_json(&env, &["true", "--data", data]);
@@ -331,21 +331,7 @@ fn nothing_is_stored_or_created() {
 /// a string field compared with a number. A filter the schema allows is evaluated.
 #[test]
 fn a_filter_the_schema_refuses_is_refused() {
-    let env = Env::new();
-    let schema = env.dir.path().join("schema.json");
-    std::fs::write(
-        &schema,
-        json!({"type": "object", "properties": {"title": {"type": "string"}}}).to_string(),
-    )
-    .unwrap();
-    let r = env.run(&[
-        "event-types",
-        "add",
-        "post.updated",
-        "--schema",
-        schema.to_str().unwrap(),
-    ]);
-    assert_eq!(r.code, 0, "{r:#?}");
+    let env = env_with_title_schema();
     let data = r#"{"title": "Hi"}"#;
     let args = |f: &'static str| ["--event", "post.updated", "--data", data, f];
     let (code, v) = filter_test_json(&env, &args(r#"data.titel == "Hi""#)[..]);

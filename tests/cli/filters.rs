@@ -98,39 +98,13 @@ fn bad_filters_are_refused_on_both_front_ends() {
     let nested = "data.a.exists(x, data.b.exists(y, x == y))";
     let bad = ["data.n >", "", long.as_str(), deep.as_str(), nested];
     for f in bad {
-        let r = env.run(&[
-            "--allow-private-targets",
-            "webhooks",
-            "create",
-            "--url",
-            "http://127.0.0.1:9/a",
-            "--event",
-            "post.published",
-            "--filter",
-            f,
-        ]);
-        assert_eq!(r.code, 2, "{f}: {r:#?}");
-        assert!(r.stderr.contains("filter"), "{f}: {}", r.stderr);
+        refused_filter(&env, "http://127.0.0.1:9/a", f);
     }
     assert_eq!(env.count_rows("webhooks"), 0);
 
-    let key = env.create_key("admin", &[])["key"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let key = admin_key(&env);
     let server = Server::start_with(&env, &["--allow-private-targets"]);
-    let auth = format!("Bearer {key}");
-    let send = |method: &str, path: &str, body: &Value| {
-        server.send(
-            method,
-            path,
-            &[
-                ("Authorization", &auth),
-                ("Content-Type", "application/json"),
-            ],
-            Some(body.to_string().as_bytes()),
-        )
-    };
+    let send = |method: &str, path: &str, body: &Value| server.send_json(method, path, &key, body);
     for f in bad {
         let body =
             json!({"url": "http://127.0.0.1:9/a", "events": ["post.published"], "filter": f});
@@ -237,23 +211,9 @@ fn filters_are_checked_against_the_subscribed_schemas() {
         0
     );
 
-    let key = env.create_key("admin", &[])["key"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let key = admin_key(&env);
     let server = Server::start_with(&env, &["--allow-private-targets"]);
-    let auth = format!("Bearer {key}");
-    let send = |method: &str, path: &str, body: &Value| {
-        server.send(
-            method,
-            path,
-            &[
-                ("Authorization", &auth),
-                ("Content-Type", "application/json"),
-            ],
-            Some(body.to_string().as_bytes()),
-        )
-    };
+    let send = |method: &str, path: &str, body: &Value| server.send_json(method, path, &key, body);
     let body = json!({"url": "http://127.0.0.1:9/a", "events": ["post.updated"], "filter": "data.titel == 'x'"});
     let r = send("POST", "/api/v1/webhooks", &body);
     assert_eq!(r.status, 400, "{r:?}");
@@ -312,32 +272,10 @@ fn filters_follow_cel_end_to_end() {
         "\"ell\" in \"hello\"",
         "nope == 1",
     ] {
-        let r = env.run(&[
-            "--allow-private-targets",
-            "webhooks",
-            "create",
-            "--url",
-            url,
-            "--event",
-            "post.published",
-            "--filter",
-            f,
-        ]);
-        assert_eq!(r.code, 2, "{f}: {r:#?}");
-        assert!(r.stderr.contains("filter"), "{f}: {}", r.stderr);
+        refused_filter(&env, url, f);
     }
-    let r = env.run(&[
-        "--allow-private-targets",
-        "webhooks",
-        "create",
-        "--url",
-        url,
-        "--event",
-        "post.published",
-        "--filter",
-        "data.x + 1 == 2",
-    ]);
-    assert!(r.stderr.contains("`1.0`"), "{}", r.stderr);
+    let stderr = refused_filter(&env, url, "data.x + 1 == 2");
+    assert!(stderr.contains("`1.0`"), "{stderr}");
 }
 
 /// Filters that fail or give a non-boolean at fan-out are counted in
@@ -349,10 +287,7 @@ fn filter_errors_are_counted_on_metrics() {
     env.create_webhook_with(url, "post.published", &["--filter", "data.n"]);
     env.create_webhook_with(url, "post.published", &["--filter", "data.nope == 1"]);
     env.create_webhook_with(url, "post.published", &["--filter", "data.n == 7"]);
-    let key = env.create_key("admin", &[])["key"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let key = admin_key(&env);
     let server = Server::start(&env);
     let errors = || {
         let body = server.call("GET", "/metrics", None).body;
@@ -551,4 +486,31 @@ fn no_loops_when_every_webhook_fails() {
             other => panic!("unexpected {other}"),
         }
     }
+}
+
+/// A new admin key of `env`'s user.
+fn admin_key(env: &Env) -> String {
+    env.create_key("admin", &[])["key"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// `webhooks create` of a `post.published` webhook to `url` (loopback allowed) with the
+/// filter `f`, which must be refused (exit 2, naming the filter); what it said on stderr.
+fn refused_filter(env: &Env, url: &str, f: &str) -> String {
+    let r = env.run(&[
+        "--allow-private-targets",
+        "webhooks",
+        "create",
+        "--url",
+        url,
+        "--event",
+        "post.published",
+        "--filter",
+        f,
+    ]);
+    assert_eq!(r.code, 2, "{f}: {r:#?}");
+    assert!(r.stderr.contains("filter"), "{f}: {}", r.stderr);
+    r.stderr
 }

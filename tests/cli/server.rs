@@ -343,11 +343,20 @@ impl Server {
     }
 
     pub fn post_json(&self, path: &str, key: &str, body: &Value) -> Resp {
-        self.post(
+        self.send_json("POST", path, key, body)
+    }
+
+    /// `method path` with `body` as `application/json` and `Authorization: Bearer <key>`.
+    pub fn send_json(&self, method: &str, path: &str, key: &str, body: &Value) -> Resp {
+        let auth = format!("Bearer {key}");
+        self.send(
+            method,
             path,
-            Some(key),
-            "application/json",
-            body.to_string().as_bytes(),
+            &[
+                ("Authorization", &auth),
+                ("Content-Type", "application/json"),
+            ],
+            Some(body.to_string().as_bytes()),
         )
     }
 

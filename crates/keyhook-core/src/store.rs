@@ -512,14 +512,10 @@ pub trait OutboxQueries {
         payload: &[u8],
         now: Timestamp,
     ) -> StoreResult<()>;
-    /// Queues one delivery of the event to each webhook of `webhook_ids` (chosen by
-    /// `service::routing`), due at `now`, in one statement; returns how many.
-    fn insert_deliveries(
-        &self,
-        event_id: &str,
-        webhook_ids: &[&str],
-        now: Timestamp,
-    ) -> StoreResult<usize>;
+    /// Queues one delivery for each `(event id, webhook id)` of `deliveries` (chosen by
+    /// `service::routing`: a fan-out's one event to many webhooks, a replay's many events to
+    /// one webhook), due at `now`, in one statement, in that order; returns how many.
+    fn insert_deliveries(&self, deliveries: &[(&str, &str)], now: Timestamp) -> StoreResult<usize>;
     /// Whether any delivery is due at `now` that a worker for `only` claims
     /// (`crate::claimable_sql!`: `None`, every webhook but the ephemeral ones; `Some(id)`,
     /// that webhook's alone).
@@ -627,14 +623,6 @@ pub trait ReplayQueries {
         after: Option<(Timestamp, &str)>,
         limit: usize,
     ) -> StoreResult<Vec<ReplayCandidate>>;
-    /// Queues a fresh delivery of each event of `event_ids` to the webhook, due at `now`, in
-    /// one statement; returns how many.
-    fn insert_replayed(
-        &self,
-        webhook_id: &str,
-        event_ids: &[&str],
-        now: Timestamp,
-    ) -> StoreResult<usize>;
     /// `replay --failed-only`: makes due at `now` the deliveries to the webhook of the
     /// events `sel` selects that failed and wait for their next retry, not leased
     /// (`crate::waiting_retry_sql!`), instead of a second copy being queued beside them;

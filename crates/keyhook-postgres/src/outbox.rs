@@ -26,13 +26,9 @@ impl OutboxQueries for PgStore {
         })
     }
 
-    /// The webhook ids travel as one array, read with `unnest`.
-    fn insert_deliveries(
-        &self,
-        event_id: &str,
-        webhook_ids: &[&str],
-        now: Timestamp,
-    ) -> StoreResult<usize> {
+    /// The pairs travel as two arrays of the same length, zipped by `unnest`.
+    fn insert_deliveries(&self, deliveries: &[(&str, &str)], now: Timestamp) -> StoreResult<usize> {
+        let (event_ids, webhook_ids): (Vec<&str>, Vec<&str>) = deliveries.iter().copied().unzip();
         self.run(|s| {
             let n = s.execute(
                 concat!(
@@ -40,11 +36,11 @@ impl OutboxQueries for PgStore {
                         next_attempt_at, created_at, updated_at)
                      SELECT ",
                     new_delivery_id!("$3"),
-                    ", $1, w, ",
+                    ", p.e, p.w, ",
                     keyhook_core::pending_state_sql!(),
-                    ", 0, $3, $3, $3 FROM unnest($2::text[]) w"
+                    ", 0, $3, $3, $3 FROM unnest($1::text[], $2::text[]) p(e, w)"
                 ),
-                &[&event_id, &webhook_ids, &now.0],
+                &[&event_ids, &webhook_ids, &now.0],
             )?;
             Ok(n as usize)
         })

@@ -113,30 +113,6 @@ impl ReplayQueries for PgStore {
         })
     }
 
-    /// The event ids travel as one array, read with `unnest`.
-    fn insert_replayed(
-        &self,
-        webhook_id: &str,
-        event_ids: &[&str],
-        now: Timestamp,
-    ) -> StoreResult<usize> {
-        self.run(|s| {
-            let n = s.execute(
-                concat!(
-                    "INSERT INTO deliveries (id, event_id, webhook_id, state, attempts,
-                        next_attempt_at, created_at, updated_at)
-                     SELECT ",
-                    new_delivery_id!("$3"),
-                    ", e, $1, ",
-                    keyhook_core::pending_state_sql!(),
-                    ", 0, $3, $3, $3 FROM unnest($2::text[]) e"
-                ),
-                &[&webhook_id, &event_ids, &now.0],
-            )?;
-            Ok(n as usize)
-        })
-    }
-
     fn replay_retry_now(&self, sel: &ReplaySelection<'_>, now: Timestamp) -> StoreResult<usize> {
         self.run(|s| {
             let n = match sel.event_id {

@@ -31,14 +31,9 @@ impl OutboxQueries for Conn {
         })
     }
 
-    /// The webhook ids travel as one JSON array, read with `json_each`.
-    fn insert_deliveries(
-        &self,
-        event_id: &str,
-        webhook_ids: &[&str],
-        now: Timestamp,
-    ) -> StoreResult<usize> {
-        let ids = to_json(webhook_ids);
+    /// The pairs travel as one JSON array of `[event id, webhook id]`, read with `json_each`.
+    fn insert_deliveries(&self, deliveries: &[(&str, &str)], now: Timestamp) -> StoreResult<usize> {
+        let pairs = serde_json::to_string(deliveries).unwrap_or_else(|_| "[]".to_string());
         sql(|| {
             Ok(self
                 .0
@@ -46,12 +41,12 @@ impl OutboxQueries for Conn {
                     "INSERT INTO deliveries (id, event_id, webhook_id, state, attempts,
                         next_attempt_at, created_at, updated_at)
                      SELECT ",
-                    new_delivery_id!("?3"),
-                    ", ?1, j.value, ",
+                    new_delivery_id!("?2"),
+                    ", json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'), ",
                     keyhook_core::pending_state_sql!(),
-                    ", 0, ?3, ?3, ?3 FROM json_each(?2) j"
+                    ", 0, ?2, ?2, ?2 FROM json_each(?1) j"
                 ))?
-                .execute(params![event_id, ids, now.0])?)
+                .execute(params![pairs, now.0])?)
         })
     }
 

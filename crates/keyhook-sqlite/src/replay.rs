@@ -111,30 +111,6 @@ impl ReplayQueries for Conn {
         })
     }
 
-    /// The event ids travel as one JSON array, read with `json_each`.
-    fn insert_replayed(
-        &self,
-        webhook_id: &str,
-        event_ids: &[&str],
-        now: Timestamp,
-    ) -> StoreResult<usize> {
-        let ids = to_json(event_ids);
-        sql(|| {
-            Ok(self
-                .0
-                .prepare_cached(concat!(
-                    "INSERT INTO deliveries (id, event_id, webhook_id, state, attempts,
-                        next_attempt_at, created_at, updated_at)
-                     SELECT ",
-                    new_delivery_id!("?3"),
-                    ", j.value, ?1, ",
-                    keyhook_core::pending_state_sql!(),
-                    ", 0, ?3, ?3, ?3 FROM json_each(?2) j"
-                ))?
-                .execute(params![webhook_id, ids, now.0])?)
-        })
-    }
-
     fn replay_retry_now(&self, sel: &ReplaySelection<'_>, now: Timestamp) -> StoreResult<usize> {
         sql(|| {
             Ok(match sel.event_id {

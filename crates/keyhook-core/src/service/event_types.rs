@@ -831,6 +831,7 @@ fn parse_path(path: &str) -> std::result::Result<Vec<Step>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::service::schema_bounds::tests::doubling;
 
     #[test]
     fn names_are_lowercase_dotted_words_up_to_64() {
@@ -941,19 +942,6 @@ mod tests {
 
     fn cycle() -> Value {
         json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"})
-    }
-
-    fn doubling(levels: usize) -> Value {
-        let mut defs = serde_json::Map::new();
-        for i in 0..levels {
-            let next = format!("#/$defs/l{}", i + 1);
-            defs.insert(
-                format!("l{i}"),
-                json!({"allOf": [{"$ref": next}, {"$ref": next}]}),
-            );
-        }
-        defs.insert(format!("l{levels}"), json!({"type": "object"}));
-        json!({"$defs": defs, "$ref": "#/$defs/l0"})
     }
 
     #[test]

@@ -195,17 +195,38 @@ pub fn queue(
     choice: &Choice<'_>,
     now: Timestamp,
 ) -> Result<Routed> {
-    let ids: Vec<&str> = choice.deliver.iter().map(|w| w.id.as_str()).collect();
-    let queued = if ids.is_empty() {
+    let deliver: Vec<(&str, &str)> = choice
+        .deliver
+        .iter()
+        .map(|w| (event_id, w.id.as_str()))
+        .collect();
+    let skipped: Vec<(&str, &str, &str, &'static str)> = choice
+        .skip
+        .iter()
+        .map(|(w, kind)| (w.id.as_str(), event_id, event, *kind))
+        .collect();
+    write_choices(c, &deliver, &skipped, now)
+}
+
+/// Writes what a fan-out or a replay chose: the deliveries `deliver` (`(event id, webhook
+/// id)` pairs) in one statement, then a trace of each skip of `skipped` (`(webhook id, event
+/// id, event name, kind)`) in the deliveries list.
+fn write_choices(
+    c: Conn<'_>,
+    deliver: &[(&str, &str)],
+    skipped: &[(&str, &str, &str, &'static str)],
+    now: Timestamp,
+) -> Result<Routed> {
+    let queued = if deliver.is_empty() {
         0
     } else {
-        c.insert_deliveries(event_id, &ids, now)?
+        c.insert_deliveries(deliver, now)?
     };
-    let mut skips = Vec::with_capacity(choice.skip.len());
-    for (w, kind) in &choice.skip {
-        c.record_skip(&w.id, event_id, event, kind, now)?;
+    let mut skips = Vec::with_capacity(skipped.len());
+    for &(webhook_id, event_id, event, kind) in skipped {
+        c.record_skip(webhook_id, event_id, event, kind, now)?;
         skips.push(Skip {
-            webhook_id: w.id.clone(),
+            webhook_id: webhook_id.to_string(),
             event_id: event_id.to_string(),
             kind,
         });
@@ -279,25 +300,16 @@ pub fn replay(
             _ => break,
         }
     }
-    let ids: Vec<&str> = chosen.iter().map(String::as_str).collect();
-    let mut queued = if ids.is_empty() {
-        0
-    } else {
-        c.insert_replayed(&w.id, &ids, now)?
-    };
-    let mut skips = Vec::with_capacity(skipped.len());
-    for (event_id, event, kind) in skipped {
-        c.record_skip(&w.id, &event_id, &event, kind, now)?;
-        skips.push(Skip {
-            webhook_id: w.id.clone(),
-            event_id,
-            kind,
-        });
-    }
+    let deliver: Vec<(&str, &str)> = chosen.iter().map(|e| (e.as_str(), w.id.as_str())).collect();
+    let skipped: Vec<(&str, &str, &str, &'static str)> = skipped
+        .iter()
+        .map(|(event_id, event, kind)| (w.id.as_str(), event_id.as_str(), event.as_str(), *kind))
+        .collect();
+    let mut routed = write_choices(c, &deliver, &skipped, now)?;
     if sel.failed_only {
-        queued += c.replay_retry_now(sel, now)?;
+        routed.queued += c.replay_retry_now(sel, now)?;
     }
-    Ok(Routed { queued, skips })
+    Ok(routed)
 }
 
 /// The check right before a send, on the webhook as it is now ([`Signing`]): it is still

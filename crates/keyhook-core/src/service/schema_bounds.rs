@@ -707,7 +707,7 @@ fn count(targets: Vec<usize>) -> Vec<(usize, u64)> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use serde_json::json;
 

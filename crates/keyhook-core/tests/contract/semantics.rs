@@ -331,9 +331,12 @@ fn exercise(s: &Store) -> Vec<String> {
     note!(c.replay_candidates(&sel(0, Some("evt_2"), false), None, 10));
     note!(c.replay_candidates(&sel(0, Some("evt_1"), true), None, 10));
     note!(s.write(|c| Ok(c.replay_retry_now(&sel(T, None, true), Timestamp(T + 200))?)));
-    note!(s.write(|c| Ok(c.insert_replayed("abc-1", &["evt_1", "evt_2"], Timestamp(T + 200))?)));
-    note!(s.write(|c| Ok(c.insert_replayed("abc-1", &[], Timestamp(T + 200))?)));
-    note!(s.write(|c| Ok(c.insert_deliveries("evt_1", &["abc-1"], Timestamp(T + 201))?)));
+    note!(s.write(|c| Ok(c.insert_deliveries(
+        &[("evt_1", "abc-1"), ("evt_2", "abc-1")],
+        Timestamp(T + 200)
+    )?)));
+    note!(s.write(|c| Ok(c.insert_deliveries(&[], Timestamp(T + 200))?)));
+    note!(s.write(|c| Ok(c.insert_deliveries(&[("evt_1", "abc-1")], Timestamp(T + 201))?)));
     note!(s.write(|c| Ok(c.record_skip(
         "abc-1",
         "evt_1",

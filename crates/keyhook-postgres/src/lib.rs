@@ -578,6 +578,15 @@ impl Storage for PgStore {
         }
     }
 
+    /// One statement on this store's connection: outside a transaction it commits by itself
+    /// (one round trip, where `BEGIN`, the `UPDATE` and `COMMIT` were three), inside one it
+    /// is one more statement of it. Exact either way: the `UPDATE` locks the budget's row and
+    /// checks `remaining_uses > 0` on its latest version (READ COMMITTED re-reads a row that
+    /// another statement changed meanwhile), so two instances never spend the last use twice.
+    fn spend_key_use_now(&self, id: &str) -> keyhook_core::Result<Option<i64>> {
+        Ok(KeyQueries::spend_key_use(self, id)?)
+    }
+
     fn checksum_memory(&self) -> &ChecksumMemory {
         &self.checksums
     }

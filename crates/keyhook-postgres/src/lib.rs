@@ -144,6 +144,8 @@ pub struct PgBackend {
     migrated: AtomicBool,
     /// Whether no key without a checksum is left, once known: for all its connections.
     checksums: ChecksumMemory,
+    /// The uses of keys its connections record (`lastUsedAt`), for all of them.
+    uses: keys::UseClaims,
     /// The authenticated reads outside transactions, pipelined over shared connections (a
     /// server's backend only).
     pipeline: Option<Arc<Pipeline>>,
@@ -192,6 +194,7 @@ impl PgBackend {
             create,
             migrated: AtomicBool::new(false),
             checksums: ChecksumMemory::default(),
+            uses: keys::UseClaims::default(),
             pipeline,
         })
     }
@@ -239,6 +242,7 @@ impl PgBackend {
         Ok(PgStore::new(
             Handle::Direct(Box::new(session)),
             self.checksums.clone(),
+            self.uses.clone(),
             self.pipeline.clone(),
         ))
     }
@@ -258,6 +262,7 @@ impl Backend for PgBackend {
             Ok(c) => Ok(Box::new(PgStore::new(
                 Handle::Pooled(Box::new(c)),
                 self.checksums.clone(),
+                self.uses.clone(),
                 self.pipeline.clone(),
             ))),
             Err(_) => {
@@ -333,6 +338,7 @@ pub struct PgStore {
     /// that rollback an error even if the caller went on after the failure.
     failed: RefCell<Option<StoreError>>,
     checksums: ChecksumMemory,
+    uses: keys::UseClaims,
     /// The list read with the key by [`Storage::key_by_hash_ahead`], for the very next
     /// statement on this connection if it is that list's read; any other statement drops it.
     ahead: AheadMemo,
@@ -340,12 +346,18 @@ pub struct PgStore {
 }
 
 impl PgStore {
-    fn new(handle: Handle, checksums: ChecksumMemory, pipeline: Option<Arc<Pipeline>>) -> PgStore {
+    fn new(
+        handle: Handle,
+        checksums: ChecksumMemory,
+        uses: keys::UseClaims,
+        pipeline: Option<Arc<Pipeline>>,
+    ) -> PgStore {
         PgStore {
             session: RefCell::new(handle),
             tx: Cell::new(Tx::None),
             failed: RefCell::new(None),
             checksums,
+            uses,
             ahead: AheadMemo::default(),
             pipeline,
         }
@@ -556,10 +568,17 @@ impl Storage for PgStore {
     /// One statement that never waits ([`KeyQueries::set_key_last_used`]). A list read
     /// ahead with the key stays for the next statement, with the use recorded in it as in
     /// the row (one round trip less than reading it again); if another use was recorded
-    /// meanwhile, later than this one, it goes, and the list is read again.
+    /// meanwhile, later than this one, it goes, and the list is read again. Outside a
+    /// transaction, a use within a second after one that another connection of this backend
+    /// claimed is not recorded ([`keys::UseClaims`]; `Unavailable`, as when the row is busy):
+    /// no statement.
     fn record_key_use(&self, _key_hash: &str, key_id: &str, at: Timestamp) -> StoreResult<()> {
         if self.in_transaction() {
             return self.set_key_last_used(key_id, at);
+        }
+        // Another of this backend's connections records (or recorded) a use of this second.
+        if !self.uses.claim(key_id, at) {
+            return Err(keys::busy());
         }
         let mut kept = self.ahead.take();
         match self.record_use(key_id, at)? {

@@ -384,6 +384,15 @@ impl UseClaims {
         claims.insert(id.to_string(), at.0);
         true
     }
+
+    /// Gives up the claim of the use of key `id` at `at` (its write did not happen: the row
+    /// was busy, or the statement failed), so that the next use records it.
+    pub(crate) fn release(&self, id: &str, at: Timestamp) {
+        let mut claims = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if claims.get(id) == Some(&at.0) {
+            claims.remove(id);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -405,6 +414,14 @@ mod tests {
         );
         // A clock set back (the test clock) records at once.
         assert!(claims.claim("a", at(-5)));
+        // A claim given up (its write did not happen) is taken by the next use.
+        claims.release("a", at(-5));
+        assert!(claims.claim("a", at(-5)));
+        claims.release("a", at(-6));
+        assert!(
+            !claims.claim("a", at(-5)),
+            "only the same use's claim is given up"
+        );
         for i in 0..MOST_CLAIMS as i64 + 10 {
             assert!(claims.claim(&format!("k{i}"), at(10_000 + i)));
         }

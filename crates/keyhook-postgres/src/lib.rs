@@ -581,7 +581,11 @@ impl Storage for PgStore {
             return Err(keys::busy());
         }
         let mut kept = self.ahead.take();
-        match self.record_use(key_id, at)? {
+        let recorded = self.record_use(key_id, at);
+        if matches!(recorded, Err(_) | Ok(keys::Recorded::Busy)) {
+            self.uses.release(key_id, at);
+        }
+        match recorded? {
             keys::Recorded::Moved => {
                 if let Some(read) = kept.as_mut() {
                     read.record_use(key_id, at);

@@ -10,16 +10,144 @@
 # wrk on WRK_THREADS threads (1 unless given), 32 connections. The four take turns, ROUNDS
 # times; prints each round, then the medians of requests/s and p99, the errors, and the ratios.
 #
+#
+# BACKEND=postgres: the round trips a check costs on PostgreSQL (issue 42: one a check). A
+# `serve` on a throwaway cluster of its own (loopback only, torn down on exit; as bench/pg.sh),
+# pg_stat_statements loaded and tracking every statement (utility ones too, so a BEGIN and a
+# COMMIT count as the round trips they are). Three keys of one user, among KEYS keys of 1,000
+# other users: one plain, one with --max-uses, one with its own --rate-limit. For each key, N
+# checks one after another on one connection (no two checks share a batch of the key-read
+# pipeline, the worst case for it), then wrk at 32 connections for DURATION (the pipeline
+# batches the reads waiting): the statements the server ran meanwhile (pg_stat_statements'
+# calls, all of serve's database, each statement its own round trip, the pipeline's batch one)
+# over the checks answered 200, and the statements by kind. An idle window as long as the
+# sequential run first: what serve sends with no checks at all (its workers' polls).
+#
 #   bench/guard.sh                 # DURATION=10s KEYS=100000 THREADS=64 ROUNDS=3 WRK_THREADS=1
 #   BIN=/tmp/keyhook-old bench/guard.sh   # another build of keyhook
+#   BACKEND=postgres bench/guard.sh       # N=2000 DURATION=5s KEYS=100000 THREADS=64
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
+given_duration=${DURATION:-}
 DURATION=${DURATION:-10s}
 KEYS=${KEYS:-100000}
 THREADS=${THREADS:-64}
 WRK_THREADS=${WRK_THREADS:-1}
 ROUNDS=${ROUNDS:-3}
+
+if [ "${BACKEND:-sqlite}" = postgres ]; then
+  N=${N:-2000}
+  DURATION=${given_duration:-5s}
+  install_missing wrk curl
+  ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || install_missing initdb:postgresql
+  pgbin=$(dirname "$(ls -d /usr/lib/postgresql/*/bin/initdb | sort -V | tail -1)")
+  bin=$(keyhook_bin)
+  work=$(mktemp -d); chmod 755 "$work"
+  pids=()
+  as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+  cleanup() {
+    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+    [ -f "$work/pg/data/postmaster.pid" ] && as_pg "$pgbin/pg_ctl" -D "$work/pg/data" stop -m immediate -w >/dev/null 2>&1
+    rm -rf "$work"
+  }
+  trap cleanup EXIT
+  pgport=$(port)
+  password=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+  mkdir -p "$work/pg"; printf '%s' "$password" >"$work/pg/pwfile"
+  [ "$(id -u)" = 0 ] && chown -R postgres "$work/pg"
+  as_pg "$pgbin/initdb" -D "$work/pg/data" -U keyhook -E UTF8 --no-locale -A scram-sha-256 \
+    --pwfile="$work/pg/pwfile" >/dev/null
+  rm -f "$work/pg/pwfile"
+  cat >>"$work/pg/data/postgresql.conf" <<CONF
+listen_addresses = '127.0.0.1'
+unix_socket_directories = '$work/pg'
+max_connections = 300
+shared_preload_libraries = 'pg_stat_statements'
+pg_stat_statements.track = all
+pg_stat_statements.track_utility = on
+pg_stat_statements.max = 10000
+CONF
+  printf 'local all all trust\nhost all all 127.0.0.1/32 scram-sha-256\n' >"$work/pg/data/pg_hba.conf"
+  as_pg "$pgbin/pg_ctl" -D "$work/pg/data" -l "$work/pg/log" -o "-p $pgport" -w start >/dev/null
+  # The bench's own statements run in the database postgres, apart from serve's.
+  psql() { PGPASSWORD=$password "$pgbin/psql" -h 127.0.0.1 -p "$pgport" -U keyhook -qAtX -v ON_ERROR_STOP=1 "$@"; }
+  psql -d postgres -c 'CREATE DATABASE serve' -c 'CREATE EXTENSION pg_stat_statements'
+  url="postgres://keyhook:$password@127.0.0.1:$pgport/serve"
+  plain=$("$bin" --db "$url" --user bench keys create --name plain --quiet)
+  uses=$("$bin" --db "$url" --user bench keys create --name uses --max-uses 1000000000 --quiet)
+  limited=$("$bin" --db "$url" --user bench keys create --name limited --rate-limit 1000000/s --quiet)
+  psql -d serve <<SQL
+INSERT INTO users (id, created_at) SELECT 'user-' || i, 0 FROM generate_series(1, 1000) i;
+INSERT INTO api_keys (id, user_id, name, key_hash, key_prefix, permission, full_access,
+                      profile_ids, created_at)
+SELECT md5(random()::text), 'user-' || (i % 1000 + 1), 'key ' || i,
+       md5(random()::text) || md5(random()::text), 'kp_' || left(md5(random()::text), 8),
+       'readwrite', true, '[]', 1700000000000 + i
+FROM generate_series(1, $KEYS) i;
+ANALYZE;
+SQL
+  kport=$(port)
+  "$bin" --db "$url" serve --bind "127.0.0.1:$kport" --threads "$THREADS" \
+    --auth-profile '/profiles/{profile}/' 2>"$work/serve.log" &
+  pids+=($!)
+  listening "$work/serve.log" 100 || { cat "$work/serve.log" >&2; exit 1; }
+  base="http://127.0.0.1:$kport/api/v1/auth"
+  hdr=(-H "X-Original-Method: GET" -H "X-Original-URI: /profiles/brand-a/posts")
+  for k in "$plain" "$uses" "$limited"; do
+    [ "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $k" "${hdr[@]}" "$base")" = 200 ]
+    # The pipeline's lanes and the pool at their size before anything is counted.
+    wrk -t1 -c32 -d1s -H "Authorization: Bearer $k" "${hdr[@]}" "$base" >/dev/null
+  done
+  dbid=$(psql -d postgres -c "SELECT oid FROM pg_database WHERE datname = 'serve'")
+  reset() { psql -d postgres -c 'SELECT pg_stat_statements_reset()' >/dev/null; }
+  # The statements serve ran since the reset: the total, then each kind (calls, the
+  # statement's start).
+  counted() {
+    psql -d postgres -c "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements WHERE dbid = $dbid"
+  }
+  kinds() {
+    psql -d postgres -F ' ' -c "SELECT calls, regexp_replace(left(query, 90), '\s+', ' ', 'g')
+      FROM pg_stat_statements WHERE dbid = $dbid ORDER BY calls DESC LIMIT 6" | sed 's/^/      /'
+  }
+  # N checks, one after another on one kept-alive connection; prints how many were allowed.
+  sequential() {
+    python3 - "$kport" "$1" "$N" <<'PY'
+import http.client, sys
+port, key, n = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+c = http.client.HTTPConnection("127.0.0.1", port)
+ok = 0
+h = {"Authorization": f"Bearer {key}", "X-Original-Method": "GET",
+     "X-Original-URI": "/profiles/brand-a/posts"}
+for _ in range(n):
+    c.request("GET", "/api/v1/auth", headers=h)
+    r = c.getresponse(); r.read()
+    ok += r.status == 200
+print(ok)
+PY
+  }
+  report() { # label, checks, statements
+    awk -v l="$1" -v c="$2" -v s="$3" 'BEGIN {
+      printf "%-52s %8d checks %8d round trips %6.3f a check\n", l, c, s, (c ? s / c : 0) }'
+  }
+  start=$(date +%s.%N); sequential "$plain" >/dev/null; took=$(echo "$(date +%s.%N) - $start" | bc)
+  reset; sleep "$took"; idle=$(counted)
+  echo "idle, ${took%???????}s (as long as $N sequential checks): $idle statements"; kinds
+  for k in plain uses limited; do
+    key=${!k}
+    reset; ok=$(sequential "$key"); n=$(counted)
+    report "$k: $N sequential checks" "$ok" "$n"; kinds
+    reset
+    out=$(wrk -t1 -c32 -d"$DURATION" -H "Authorization: Bearer $key" "${hdr[@]}" "$base")
+    # The checks still in the server when wrk stopped (counted as theirs, not the next run's).
+    sleep 1
+    n=$(counted)
+    total=$(awk '/requests in/ {print $1}' <<<"$out")
+    bad=$(awk '/Non-2xx/ {print $NF}' <<<"$out"); ok=$((total - ${bad:-0}))
+    report "$k: wrk 32 connections $DURATION" "$ok" "$n"; kinds
+  done
+  exit 0
+fi
 
 install_missing wrk nginx:nginx-light sqlite3 curl
 bin=$(keyhook_bin)

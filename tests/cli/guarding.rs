@@ -446,6 +446,39 @@ fn verify_decides_a_uri_as_the_check_does() {
     assert_eq!(r.json()["data"]["remainingUses"], 1, "{r:?}");
 }
 
+/// `keys verify --method` takes every method the check takes and decides it as the check
+/// does (GET, HEAD and OPTIONS read, any other method writes), with `--uri` and without; the
+/// spec's methods in any letter case (`options` is OPTIONS); a method the check refuses is a
+/// usage error.
+#[test]
+fn verify_takes_every_method_the_check_takes() {
+    let env = Env::new();
+    let (k, _) = key(&env, &["--permission", "readonly"]);
+    let server = Server::start(&env);
+    for m in [
+        "GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE", "PROPFIND", "M-SEARCH",
+    ] {
+        let checked = check(&server, Some(&k), m, "/posts").status;
+        let want = match checked {
+            200 => 0,
+            403 => 4,
+            other => panic!("{m}: the check answered {other}"),
+        };
+        let r = env.verify(&k, &["--method", m, "--uri", "/posts"]);
+        assert_eq!(r.code, want, "{m} (the check: {checked}): {r:?}");
+        let r = env.verify(&k, &["--method", m]);
+        assert_eq!(r.code, want, "{m} without --uri: {r:?}");
+    }
+    assert_eq!(check(&server, Some(&k), "OPTIONS", "/posts").status, 200);
+    let r = env.verify(&k, &["--method", "options"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(r.stdout.contains("may OPTIONS"), "{r:?}");
+    for bad in ["", "GET POST", "G\u{e9}T"] {
+        let r = env.verify(&k, &["--method", bad]);
+        assert_eq!(r.code, 2, "{bad:?}: {r:?}");
+    }
+}
+
 /// The access log's `client` (`--log-format json`) is the forwarded address from a trusted
 /// proxy only, else the peer's.
 #[test]

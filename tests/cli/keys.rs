@@ -1044,8 +1044,16 @@ fn verify_readonly_key_only_reads() {
     for m in ["POST", "PUT", "PATCH", "DELETE"] {
         assert_eq!(env.verify(s(&rw, "key"), &["--method", m]).code, 0, "{m}");
     }
+    // Any method the check takes (docs/guarding.md): one outside the spec's writes.
     let r = env.verify(key, &["--method", "FETCH"]);
-    assert_eq!(r.code, 2, "unknown method is a usage error");
+    r.assert_error(4);
+    assert!(
+        r.stderr.contains("readonly key cannot FETCH"),
+        "{}",
+        r.stderr
+    );
+    let r = env.verify(key, &["--method", "GET POST"]);
+    assert_eq!(r.code, 2, "what is not a method is a usage error");
 }
 
 #[test]

@@ -229,8 +229,16 @@ impl Validator<'_> {
                 let h = self.resolve(h);
                 match resp.header(name) {
                     Some(value) => {
+                        // A header's value is text; an integer schema describes the number
+                        // it spells (OpenAPI's `simple` style).
+                        let value = match h["schema"]["type"].as_str() {
+                            Some("integer") => value
+                                .parse::<i64>()
+                                .map_or_else(|_| json!(value), |n| json!(n)),
+                            _ => json!(value),
+                        };
                         let mut errors = Vec::new();
-                        self.check(&h["schema"], &json!(value), name, &mut errors);
+                        self.check(&h["schema"], &value, name, &mut errors);
                         assert!(
                             errors.is_empty(),
                             "{method} {path} {}: {errors:?}",
@@ -726,4 +734,89 @@ fn the_text_patterns_refuse_what_the_rules_refuse() {
         let id_ok = !s.trim().is_empty() && visible(s).is_ok();
         assert_eq!(profile.is_match(s), id_ok, "profile id {s:?}");
     }
+}
+
+/// The key check's answers (`/auth`, `/auth/{path}`) carry the headers the document declares
+/// for them: the `X-Keyhook-*` identity on 200, the error object as `X-Keyhook-Error-*` on
+/// each refusal, `WWW-Authenticate` on 401 and `Retry-After` on 429, all required where the
+/// check always sends them.
+#[test]
+fn the_key_checks_answers_carry_their_declared_headers() {
+    let env = Env::new();
+    let readonly = env.create_key("ro", &["--permission", "readonly", "--rate-limit", "3/min"])
+        ["key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let server = Server::start(&env);
+    let doc = document(&server);
+    let v = Validator { doc: &doc };
+    for (path, id) in [("/auth", "checkKey"), ("/auth/{path}", "checkKeyForPath")] {
+        let op = &doc["paths"][path]["get"];
+        assert_eq!(op["operationId"], id);
+        let ok = v.resolve(&op["responses"]["200"]);
+        for h in [
+            "X-Keyhook-Key-Id",
+            "X-Keyhook-Key-Prefix",
+            "X-Keyhook-User",
+            "X-Keyhook-Permission",
+            "X-Keyhook-Profiles",
+        ] {
+            assert_eq!(ok["headers"][h]["required"], true, "{path} 200 {h}");
+        }
+        assert!(ok["headers"]["RateLimit-Remaining"].is_object(), "{path}");
+        for (code, also) in [
+            ("401", Some("WWW-Authenticate")),
+            ("403", None),
+            ("429", Some("Retry-After")),
+        ] {
+            let refused = v.resolve(&op["responses"][code]);
+            let headers = &refused["headers"];
+            for h in ["X-Keyhook-Error-Code", "X-Keyhook-Error-Message"]
+                .into_iter()
+                .chain(also)
+            {
+                assert_eq!(headers[h]["required"], true, "{path} {code} {h}");
+            }
+            assert!(
+                headers["X-Keyhook-Error-Field"].is_object(),
+                "{path} {code}"
+            );
+        }
+    }
+    let bearer = format!("Bearer {readonly}");
+    let ask = |path: &str, method: &str, key: Option<&str>| {
+        let mut h = vec![("X-Original-Method", method)];
+        if let Some(k) = key {
+            h.push(("Authorization", k));
+        }
+        server.send("GET", path, &h, None)
+    };
+    let ok = ask("/api/v1/auth", "GET", Some(&bearer));
+    assert_eq!(ok.status, 200, "{ok:?}");
+    v.validate("/auth", "get", &ok);
+    let anon = ask("/api/v1/auth", "GET", None);
+    assert_eq!(anon.status, 401, "{anon:?}");
+    v.validate("/auth", "get", &anon);
+    let writes = ask("/api/v1/auth", "POST", Some(&bearer));
+    assert_eq!(writes.status, 403, "{writes:?}");
+    v.validate("/auth", "get", &writes);
+    let bad = ask("/api/v1/auth", "GET POST", Some(&bearer));
+    assert_eq!(bad.status, 400, "{bad:?}");
+    v.validate("/auth", "get", &bad);
+    assert!(bad.header("X-Keyhook-Error-Field").is_some(), "{bad:?}");
+    // Its burst of 3 a minute spent, on /auth/{path} (the request's own method and path).
+    let limited = (0..4)
+        .map(|_| {
+            server.send(
+                "GET",
+                "/api/v1/auth/posts",
+                &[("Authorization", &bearer)],
+                None,
+            )
+        })
+        .find(|r| r.status != 200)
+        .expect("the key's rate limit");
+    assert_eq!(limited.status, 429, "{limited:?}");
+    v.validate("/auth/{path}", "get", &limited);
 }

@@ -152,19 +152,35 @@ fn profile_id(s: &str) -> Result<String, String> {
     keyhook_core::service::input::visible(s).map(|()| s.to_string())
 }
 
-/// `--method`: a method of the HTTP API, and the access a request with it needs (only GET
-/// and HEAD read), as the server takes them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// `--method`: the method of the request the key would make, and the access it needs, as
+/// /api/v1/auth decides it ([`forward::access_of`]: GET, HEAD and OPTIONS read, any other
+/// method writes).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RequestMethod {
-    name: &'static str,
+    name: String,
     access: Access,
 }
 
-/// A method in any letter case ([`Access::of_method`]).
+/// The spec's methods, whose letter case the command line forgives (`--method post` is POST).
+const KNOWN_METHODS: [&str; 7] = ["GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE"];
+
+/// Any method the check accepts ([`forward::is_method`]); one of [`KNOWN_METHODS`] in any
+/// letter case, any other as written (methods are case-sensitive, so `propfind` is not
+/// PROPFIND, and both write).
 fn method(s: &str) -> Result<RequestMethod, String> {
-    Access::of_method(s)
-        .map(|(name, access)| RequestMethod { name, access })
-        .ok_or_else(|| "expected GET, HEAD, POST, PUT, PATCH or DELETE".to_string())
+    let name = match KNOWN_METHODS.iter().find(|m| m.eq_ignore_ascii_case(s)) {
+        Some(m) => m.to_string(),
+        None if forward::is_method(s) => s.to_string(),
+        None => {
+            return Err(
+                "expected an HTTP method (GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE, or \
+                 another token of at most 32 characters)"
+                    .to_string(),
+            )
+        }
+    };
+    let access = forward::access_of(&name);
+    Ok(RequestMethod { name, access })
 }
 
 pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
@@ -305,8 +321,8 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
             let key = auth::authenticate(&store, &token, now)?;
             match &target {
                 // The decision of /api/v1/auth (keyhook_core::forward).
-                Some(t) => forward::decide(&key, method.name, t)?,
-                None => auth::may(&key, method.access, method.name, profile.as_deref())?,
+                Some(t) => forward::decide(&key, &method.name, t)?,
+                None => auth::may(&key, method.access, &method.name, profile.as_deref())?,
             }
             // The profile and URI are echoed from argv: a key pasted there is shown as its
             // prefix.
@@ -434,19 +450,25 @@ mod tests {
     }
 
     #[test]
-    fn methods_parse_in_any_case() {
+    fn methods_parse_as_the_check_takes_them() {
         let name = |s: &str| method(s).map(|m| m.name);
-        assert_eq!(name("pAtCh"), Ok("PATCH"));
-        assert_eq!(name("GET"), Ok("GET"));
-        assert!(name("OPTIONS").is_err());
+        assert_eq!(name("pAtCh").as_deref(), Ok("PATCH"));
+        assert_eq!(name("GET").as_deref(), Ok("GET"));
+        assert_eq!(name("options").as_deref(), Ok("OPTIONS"));
+        assert_eq!(name("PROPFIND").as_deref(), Ok("PROPFIND"));
         assert!(name("").is_err());
+        assert!(name("GET POST").is_err());
+        assert!(name(&"X".repeat(33)).is_err());
         for (m, access) in [
             ("get", Access::Read),
             ("HEAD", Access::Read),
+            ("OPTIONS", Access::Read),
             ("post", Access::Write),
             ("PUT", Access::Write),
             ("patch", Access::Write),
             ("Delete", Access::Write),
+            ("PROPFIND", Access::Write),
+            ("propfind", Access::Write),
         ] {
             assert_eq!(method(m).unwrap().access, access, "{m}");
         }

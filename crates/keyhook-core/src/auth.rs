@@ -175,7 +175,7 @@ pub fn spend_use(store: &Store, key: &mut ApiKey) -> Result<()> {
     if key.remaining_uses.is_none() {
         return Ok(());
     }
-    match store.write(|c| Ok(c.spend_key_use(&key.id)?))? {
+    match store.spend_key_use_now(&key.id)? {
         Some(left) => {
             key.remaining_uses = Some(left);
             Ok(())

@@ -189,6 +189,20 @@ pub trait Storage: Send {
     /// copy in step.
     fn record_key_use(&self, key_hash: &str, key_id: &str, at: Timestamp) -> StoreResult<()>;
 
+    /// Spends one use of the key `id` ([`Queries::spend_key_use`]), which is one atomic
+    /// statement (instances sharing the database honour the number exactly): how many are
+    /// left, `None` when none was. The default runs it in a write transaction; a backend that
+    /// pays a round trip a statement (PostgreSQL) runs it on its own, one round trip where
+    /// `BEGIN`, the statement and `COMMIT` were three.
+    fn spend_key_use_now(&self, id: &str) -> Result<Option<i64>> {
+        let mut left = None;
+        self.write_dyn(&mut |c| {
+            left = c.spend_key_use(id)?;
+            Ok(())
+        })?;
+        Ok(left)
+    }
+
     /// What this connection's backend remembers of [`Storage::all_keys_checksummed`],
     /// shared by all its connections.
     fn checksum_memory(&self) -> &ChecksumMemory;
@@ -283,6 +297,10 @@ impl<S: Storage + ?Sized> Storage for Box<S> {
 
     fn record_key_use(&self, key_hash: &str, key_id: &str, at: Timestamp) -> StoreResult<()> {
         (**self).record_key_use(key_hash, key_id, at)
+    }
+
+    fn spend_key_use_now(&self, id: &str) -> Result<Option<i64>> {
+        (**self).spend_key_use_now(id)
     }
 
     fn trim_log(&self, always: bool) -> StoreResult<()> {

@@ -202,11 +202,15 @@ fn protocol_errors(bad_request: bool) -> Vec<(String, Value)> {
 
 fn op(summary: &str, id: &str, success: (&str, Value), errs: &[&str]) -> Value {
     let mut responses = serde_json::Map::new();
-    // Every operation is authenticated: its success carries the key's RateLimit-* headers.
-    responses.insert(
-        success.0.to_string(),
-        with(success.1, "headers", rate_limit_headers(false)),
-    );
+    // Every operation is authenticated: its success carries the key's RateLimit-* headers,
+    // besides any of its own.
+    let mut headers = rate_limit_headers(false);
+    if let Some(own) = success.1["headers"].as_object() {
+        for (k, v) in own {
+            headers[k] = v.clone();
+        }
+    }
+    responses.insert(success.0.to_string(), with(success.1, "headers", headers));
     for (code, v) in errors(errs) {
         responses.insert(code, v);
     }
@@ -301,6 +305,28 @@ fn build() -> Value {
         }
         response["headers"] = headers;
     }
+    // The key check's refusals: its own copies, with the error object in headers too.
+    for (name, required) in CHECK_REFUSALS {
+        let mut response = doc["components"]["responses"][name].clone();
+        if response["headers"].is_null() {
+            response["headers"] = json!({});
+        }
+        for (header, d, always) in [
+            ("X-Keyhook-Error-Code", "The error object's `code` (for a proxy that drops the check's body: nginx `auth_request`)", true),
+            ("X-Keyhook-Error-Message", "The error object's `message`, percent-encoded where it is not visible ASCII or space (and its `%`, `\"`, `\\`)", true),
+            ("X-Keyhook-Error-Field", "The `field` of the error object's first detail, percent-encoded as the message; absent without details", false),
+        ] {
+            response["headers"][header] = json!({
+                "description": d,
+                "required": required && always,
+                "schema": if always { json!({ "type": "string", "minLength": 1 }) } else { json!({ "type": "string" }) }
+            });
+        }
+        if name == "RateLimited" {
+            response["headers"]["Retry-After"]["required"] = json!(true);
+        }
+        doc["components"]["responses"][format!("Check{name}")] = response;
+    }
     // The document itself is served without a key: its errors are the plain ones, inline.
     if let Some(responses) = doc["paths"]["/openapi.json"]["get"]["responses"].as_object_mut() {
         for resp in responses.values_mut() {
@@ -312,6 +338,20 @@ fn build() -> Value {
     }
     doc
 }
+
+/// The refusals of the key check (`/auth`, `/auth/{path}`) that it declares as its own
+/// `Check*` responses: each also carries the error object as `X-Keyhook-Error-*` headers
+/// (`auth_check::error_headers`). `true`: always (the check's own refusals); `false`: also
+/// answered before the check is reached, without them (a malformed request's 400, a full
+/// server's 503).
+const CHECK_REFUSALS: [(&str, bool); 6] = [
+    ("ValidationError", false),
+    ("Unauthorized", true),
+    ("Forbidden", true),
+    ("RateLimited", true),
+    ("InternalError", false),
+    ("Unavailable", false),
+];
 
 /// The error responses a request can get after its key was authenticated, which then carry
 /// the key's `RateLimit-*` headers (`api::dispatch`). Not 401 (no key), not the protocol
@@ -516,7 +556,7 @@ fn check_op(id: &str, own: bool) -> Value {
     let text = |d: &str| json!({ "description": d, "schema": { "type": "string" } });
     let mut success = json!({
         "description": "The key may make the request described: no body; who is calling, for the upstream",
-        "headers": rate_limit_headers(false)
+        "headers": {}
     });
     for (name, d) in [
         ("X-Keyhook-Key-Id", "The key's id"),
@@ -526,6 +566,8 @@ fn check_op(id: &str, own: bool) -> Value {
         ("X-Keyhook-Profiles", "`*` for full access, else each profile id percent-encoded as X-Keyhook-User, joined by `,`"),
     ] {
         success["headers"][name] = text(d);
+        // Every one on each allowed check (auth_check::answer).
+        success["headers"][name]["required"] = json!(true);
     }
     let mut o = op(
         if own {
@@ -541,6 +583,13 @@ fn check_op(id: &str, own: bool) -> Value {
     if let Some(r) = o["responses"].as_object_mut() {
         // Every method is answered: never a 405.
         r.remove("405");
+        for (code, resp) in r.iter_mut() {
+            let name = resp["$ref"].as_str().and_then(|r| r.rsplit('/').next());
+            if let Some((name, _)) = CHECK_REFUSALS.iter().find(|(n, _)| Some(*n) == name) {
+                debug_assert!(code.starts_with(['4', '5']));
+                *resp = err(&format!("Check{name}"));
+            }
+        }
     }
     let header = |name: &str, d: &str| json!({ "name": name, "in": "header", "required": false, "description": d, "schema": { "type": "string" } });
     o["parameters"] = json!([

@@ -3,6 +3,7 @@
 use postgres::Row;
 
 use super::{json_strings, to_json, Fail, PgStore};
+use keyhook_core::auth::LAST_USED_RESOLUTION_MS;
 use keyhook_core::model::{ApiKey, Permission};
 use keyhook_core::store::{KeyQueries, Listed, StoreError, StoreResult};
 use keyhook_core::time::Timestamp;
@@ -349,5 +350,81 @@ impl PgStore {
                 (false, false) => Recorded::Busy,
             })
         })
+    }
+}
+
+/// The uses of keys that this backend's connections are recording or recorded (the key's id,
+/// the use's time), shared by all of them: a use within [`LAST_USED_RESOLUTION_MS`] after
+/// one claimed here is not recorded again. Without it, under concurrent checks of one key,
+/// every check that read the key before the second's write committed sent a write of its own
+/// (about 400 a second at 32 connections, `BACKEND=postgres bench/guard.sh`), where one
+/// moves `lastUsedAt` as far. Only this instance's own claims: another instance records its
+/// uses, and every check still reads the key as last committed.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct UseClaims(
+    std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, i64>>>,
+);
+
+/// How many keys' claims are kept before those older than the resolution go.
+const MOST_CLAIMS: usize = 4096;
+
+impl UseClaims {
+    /// Whether the use of key `id` at `at` is to be recorded (then it is claimed): no use of
+    /// the key from `at` minus the resolution up to `at` was claimed here before.
+    pub(crate) fn claim(&self, id: &str, at: Timestamp) -> bool {
+        let mut claims = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&t) = claims.get(id) {
+            if (0..LAST_USED_RESOLUTION_MS).contains(&(at.0 - t)) {
+                return false;
+            }
+        }
+        if claims.len() >= MOST_CLAIMS {
+            claims.retain(|_, t| at.0 - *t < LAST_USED_RESOLUTION_MS);
+        }
+        claims.insert(id.to_string(), at.0);
+        true
+    }
+
+    /// Gives up the claim of the use of key `id` at `at` (its write did not happen: the row
+    /// was busy, or the statement failed), so that the next use records it.
+    pub(crate) fn release(&self, id: &str, at: Timestamp) {
+        let mut claims = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if claims.get(id) == Some(&at.0) {
+            claims.remove(id);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_use_is_recorded_once_a_resolution_per_key() {
+        let claims = UseClaims::default();
+        let at = |ms| Timestamp(1_800_000_000_000 + ms);
+        assert!(claims.claim("a", at(0)));
+        assert!(!claims.claim("a", at(0)));
+        assert!(!claims.claim("a", at(LAST_USED_RESOLUTION_MS - 1)));
+        assert!(claims.claim("b", at(1)), "another key");
+        assert!(claims.clone().claim("a", at(LAST_USED_RESOLUTION_MS)));
+        assert!(
+            !claims.claim("a", at(LAST_USED_RESOLUTION_MS + 1)),
+            "shared by clones"
+        );
+        // A clock set back (the test clock) records at once.
+        assert!(claims.claim("a", at(-5)));
+        // A claim given up (its write did not happen) is taken by the next use.
+        claims.release("a", at(-5));
+        assert!(claims.claim("a", at(-5)));
+        claims.release("a", at(-6));
+        assert!(
+            !claims.claim("a", at(-5)),
+            "only the same use's claim is given up"
+        );
+        for i in 0..MOST_CLAIMS as i64 + 10 {
+            assert!(claims.claim(&format!("k{i}"), at(10_000 + i)));
+        }
+        assert!(claims.0.lock().unwrap().len() <= MOST_CLAIMS + 10);
     }
 }

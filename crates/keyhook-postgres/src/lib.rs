@@ -144,6 +144,8 @@ pub struct PgBackend {
     migrated: AtomicBool,
     /// Whether no key without a checksum is left, once known: for all its connections.
     checksums: ChecksumMemory,
+    /// The uses of keys its connections record (`lastUsedAt`), for all of them.
+    uses: keys::UseClaims,
     /// The authenticated reads outside transactions, pipelined over shared connections (a
     /// server's backend only).
     pipeline: Option<Arc<Pipeline>>,
@@ -192,6 +194,7 @@ impl PgBackend {
             create,
             migrated: AtomicBool::new(false),
             checksums: ChecksumMemory::default(),
+            uses: keys::UseClaims::default(),
             pipeline,
         })
     }
@@ -239,6 +242,7 @@ impl PgBackend {
         Ok(PgStore::new(
             Handle::Direct(Box::new(session)),
             self.checksums.clone(),
+            self.uses.clone(),
             self.pipeline.clone(),
         ))
     }
@@ -258,6 +262,7 @@ impl Backend for PgBackend {
             Ok(c) => Ok(Box::new(PgStore::new(
                 Handle::Pooled(Box::new(c)),
                 self.checksums.clone(),
+                self.uses.clone(),
                 self.pipeline.clone(),
             ))),
             Err(_) => {
@@ -333,6 +338,7 @@ pub struct PgStore {
     /// that rollback an error even if the caller went on after the failure.
     failed: RefCell<Option<StoreError>>,
     checksums: ChecksumMemory,
+    uses: keys::UseClaims,
     /// The list read with the key by [`Storage::key_by_hash_ahead`], for the very next
     /// statement on this connection if it is that list's read; any other statement drops it.
     ahead: AheadMemo,
@@ -340,12 +346,18 @@ pub struct PgStore {
 }
 
 impl PgStore {
-    fn new(handle: Handle, checksums: ChecksumMemory, pipeline: Option<Arc<Pipeline>>) -> PgStore {
+    fn new(
+        handle: Handle,
+        checksums: ChecksumMemory,
+        uses: keys::UseClaims,
+        pipeline: Option<Arc<Pipeline>>,
+    ) -> PgStore {
         PgStore {
             session: RefCell::new(handle),
             tx: Cell::new(Tx::None),
             failed: RefCell::new(None),
             checksums,
+            uses,
             ahead: AheadMemo::default(),
             pipeline,
         }
@@ -556,13 +568,24 @@ impl Storage for PgStore {
     /// One statement that never waits ([`KeyQueries::set_key_last_used`]). A list read
     /// ahead with the key stays for the next statement, with the use recorded in it as in
     /// the row (one round trip less than reading it again); if another use was recorded
-    /// meanwhile, later than this one, it goes, and the list is read again.
+    /// meanwhile, later than this one, it goes, and the list is read again. Outside a
+    /// transaction, a use within a second after one that another connection of this backend
+    /// claimed is not recorded ([`keys::UseClaims`]; `Unavailable`, as when the row is busy):
+    /// no statement.
     fn record_key_use(&self, _key_hash: &str, key_id: &str, at: Timestamp) -> StoreResult<()> {
         if self.in_transaction() {
             return self.set_key_last_used(key_id, at);
         }
+        // Another of this backend's connections records (or recorded) a use of this second.
+        if !self.uses.claim(key_id, at) {
+            return Err(keys::busy());
+        }
         let mut kept = self.ahead.take();
-        match self.record_use(key_id, at)? {
+        let recorded = self.record_use(key_id, at);
+        if matches!(recorded, Err(_) | Ok(keys::Recorded::Busy)) {
+            self.uses.release(key_id, at);
+        }
+        match recorded? {
             keys::Recorded::Moved => {
                 if let Some(read) = kept.as_mut() {
                     read.record_use(key_id, at);
@@ -576,6 +599,15 @@ impl Storage for PgStore {
                 Err(keys::busy())
             }
         }
+    }
+
+    /// One statement on this store's connection: outside a transaction it commits by itself
+    /// (one round trip, where `BEGIN`, the `UPDATE` and `COMMIT` were three), inside one it
+    /// is one more statement of it. Exact either way: the `UPDATE` locks the budget's row and
+    /// checks `remaining_uses > 0` on its latest version (READ COMMITTED re-reads a row that
+    /// another statement changed meanwhile), so two instances never spend the last use twice.
+    fn spend_key_use_now(&self, id: &str) -> keyhook_core::Result<Option<i64>> {
+        Ok(KeyQueries::spend_key_use(self, id)?)
     }
 
     fn checksum_memory(&self) -> &ChecksumMemory {

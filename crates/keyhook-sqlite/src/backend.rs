@@ -280,6 +280,10 @@ impl<T: Storage> Storage for Pooled<T> {
         self.get().record_key_use(key_hash, key_id, at)
     }
 
+    fn spend_key_use_now(&self, id: &str) -> keyhook_core::Result<Option<i64>> {
+        self.get().spend_key_use_now(id)
+    }
+
     fn checksum_memory(&self) -> &keyhook_core::store::ChecksumMemory {
         self.get().checksum_memory()
     }

@@ -40,18 +40,8 @@ if [ "${BACKEND:-sqlite}" = postgres ]; then
   N=${N:-2000}
   DURATION=${given_duration:-5s}
   install_missing wrk curl
-  ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || install_missing initdb:postgresql
-  pgbin=$(dirname "$(ls -d /usr/lib/postgresql/*/bin/initdb | sort -V | tail -1)")
   bin=$(keyhook_bin)
-  work=$(mktemp -d); chmod 755 "$work"
-  pids=()
-  as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-  cleanup() {
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-    [ -f "$work/pg/data/postmaster.pid" ] && as_pg "$pgbin/pg_ctl" -D "$work/pg/data" stop -m immediate -w >/dev/null 2>&1
-    rm -rf "$work"
-  }
-  trap cleanup EXIT
+  pg_scratch
   pgport=$(port)
   password=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
   mkdir -p "$work/pg"; printf '%s' "$password" >"$work/pg/pwfile"

@@ -48,6 +48,24 @@ scratch() {
   trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"' EXIT
 }
 
+# A scratch directory, $work (readable by the postgres user), for a script that runs a
+# throwaway PostgreSQL cluster under $work/pg: $pgbin is the newest installed version's bin
+# (the package is installed when none is), as_pg runs a command as the postgres user when
+# root, and on exit every pid in $pids is killed, the cluster stopped and $work removed.
+pg_scratch() {
+  ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || install_missing initdb:postgresql
+  pgbin=$(dirname "$(ls -d /usr/lib/postgresql/*/bin/initdb | sort -V | tail -1)")
+  work=$(mktemp -d); chmod 755 "$work"
+  pids=()
+  trap pg_scratch_stop EXIT
+}
+as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+pg_scratch_stop() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  [ -f "$work/pg/data/postmaster.pid" ] && as_pg "$pgbin/pg_ctl" -D "$work/pg/data" stop -m immediate -w >/dev/null 2>&1
+  rm -rf "$work"
+}
+
 # A scratch directory, $work, for a script that starts one server and sets $server to its
 # pid: on exit (or when the script calls it) scratch_stop stops that server, waits for it,
 # and removes the directory.

@@ -35,20 +35,10 @@ WORKERS=${WORKERS:-16}
 HOOKS=10
 
 install_missing wrk nginx:nginx-light sqlite3 curl
-# (initdb is not on PATH: the package is installed when no version of it is there.)
-ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || install_missing initdb:postgresql
-pgbin=$(dirname "$(ls -d /usr/lib/postgresql/*/bin/initdb | sort -V | tail -1)")
 bin=$(keyhook_bin)
-
-work=$(mktemp -d); chmod 755 "$work"
-pids=()
-as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  [ -f "$work/pg/data/postmaster.pid" ] && as_pg "$pgbin/pg_ctl" -D "$work/pg/data" stop -m immediate -w >/dev/null 2>&1
-  rm -rf "$work"
-}
-trap cleanup EXIT
+# The cluster's scratch (bench/lib.sh; initdb is not on PATH: the package is installed when
+# no version of it is there).
+pg_scratch
 
 # The cluster: its own directory and port, 127.0.0.1 only, run by the postgres user when root.
 pgport=${PGPORT:-$(port)}
@@ -122,7 +112,8 @@ done
 # own, can answer more requests per second than this, whatever it caches short of the key
 # itself; serve's pipeline sends the requests waiting together as one statement (a batch).
 pg_hash=$(printf '%s' "$pg_key" | sha256sum | cut -d' ' -f1)
-cols="id, user_id, key_prefix, name, permission, full_access, profile_ids, last_used_at, expires_at, created_at, rate_limit, remaining_uses"
+# The columns keyhook-postgres reads (KEY_COLUMNS): the uses left live in the key's budget.
+cols="id, user_id, key_prefix, name, permission, full_access, profile_ids, last_used_at, expires_at, created_at, rate_limit, (SELECT remaining_uses FROM key_budgets WHERE key_budgets.id = api_keys.budget_id) AS remaining_uses, budget_id"
 cat >"$work/request.sql" <<SQL
 SELECT $cols, key_hash = :hash FROM api_keys WHERE user_id = (SELECT user_id FROM api_keys WHERE key_hash = :hash) ORDER BY created_at, id;
 SQL

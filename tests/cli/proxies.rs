@@ -191,8 +191,17 @@ struct Proxy {
 }
 
 impl Drop for Proxy {
+    /// SIGTERM first, not SIGKILL: nginx's master stops its workers on TERM, and killed it
+    /// leaves them running, orphans that outlive the test run. SIGKILL only if it has not
+    /// exited by then.
     fn drop(&mut self) {
-        let _ = self.child.kill();
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let child = &mut self.child;
+        if !poll_until(PATIENCE, || matches!(child.try_wait(), Ok(Some(_)))) {
+            let _ = self.child.kill();
+        }
         let _ = self.child.wait();
     }
 }

@@ -144,6 +144,9 @@ fn each_refusal_is_the_error_object_with_its_headers() {
         "/profiles/brand-a%2F..%2Fbrand-b/posts",
         "/profiles/brand-a/%2e%2e/brand-b/posts",
         "/profiles/brand-a%5C..%5Cbrand-b/posts",
+        "/profiles/brand-a/..;/brand-b/posts",
+        "/profiles/brand-a/%252e%252e/brand-b/posts",
+        "/profiles/brand-a%252F..%252Fbrand-b/posts",
         "/posts?profileId=brand+a",
     ] {
         let r = check(&server, Some(&k), "GET", uri);

@@ -134,22 +134,19 @@ pub fn target(uri: &str, templates: &[ProfileTemplate], field: &str) -> Result<T
         ));
     }
     let (raw_path, query) = rest.split_once('?').unwrap_or((rest, ""));
-    if raw_path.contains("//") {
-        return Err(bad("must not have an empty path segment (//)"));
-    }
-    if raw_path.contains('\\') {
-        return Err(bad("must not contain a backslash"));
-    }
-    if raw_path.split('/').any(|s| s == "." || s == "..") {
-        return Err(bad("must not have . or .. path segments"));
-    }
-    let lower = raw_path.to_ascii_lowercase();
-    if ["%2f", "%5c", "%2e"].iter().any(|e| lower.contains(e)) {
-        return Err(bad(
-            "must not contain an encoded slash, backslash or dot in its path",
-        ));
-    }
+    path_layer(raw_path).map_err(bad)?;
     let path = decode(raw_path).ok_or_else(|| bad("has a malformed percent-encoding"))?;
+    // A server behind the upstream may decode again: no layer of the path's encoding
+    // (`%252e`, `%25252f`, `..%3b`) may hide what the raw path may not have. Each decoding
+    // that changes the text shortens it, so this ends; a `%` that encodes nothing ends it too.
+    let mut layer = std::borrow::Cow::Borrowed(path.as_str());
+    loop {
+        path_layer(&layer).map_err(bad)?;
+        match decode(&layer) {
+            Some(next) if next != *layer => layer = std::borrow::Cow::Owned(next),
+            _ => break,
+        }
+    }
     let mut profiles: Vec<String> = templates
         .iter()
         .filter_map(|t| t.profile_of(&path))
@@ -170,6 +167,30 @@ pub fn target(uri: &str, templates: &[ProfileTemplate], field: &str) -> Result<T
     }
     profiles.dedup();
     Ok(Target { path, profiles })
+}
+
+/// The rules one layer of a path's encoding is held to ([`target`] applies them to the path as
+/// sent and to each layer its percent-decoding reveals): no empty segment, no backslash, no
+/// `.` or `..` segment, also with path parameters (`..;x`: Tomcat and Jetty drop what follows
+/// `;` before they resolve dot segments), and no encoded slash, backslash or dot.
+fn path_layer(path: &str) -> std::result::Result<(), &'static str> {
+    if path.contains("//") {
+        return Err("must not have an empty path segment (//)");
+    }
+    if path.contains('\\') {
+        return Err("must not contain a backslash");
+    }
+    if path
+        .split('/')
+        .any(|s| matches!(s.split(';').next(), Some("." | "..")))
+    {
+        return Err("must not have . or .. path segments");
+    }
+    let lower = path.to_ascii_lowercase();
+    if ["%2f", "%5c", "%2e"].iter().any(|e| lower.contains(e)) {
+        return Err("must not contain an encoded slash, backslash or dot in its path");
+    }
+    Ok(())
 }
 
 /// The decision: may `key` make a request of `method` to `target`? Permission first (403
@@ -332,6 +353,10 @@ mod tests {
             ["a", "b"]
         );
         assert_eq!(profiles("/x?profile%49d=c").unwrap(), ["c"]);
+        // A percent sign that encodes nothing further, and path parameters on other segments,
+        // pass; the profile is the whole segment, parameters included.
+        assert_eq!(profiles("/profiles/a/100%25/x").unwrap(), ["a"]);
+        assert_eq!(profiles("/profiles/a;v=1/posts").unwrap(), ["a;v=1"]);
         assert_eq!(
             profiles("http://h:1/profiles/a/?profileId=a").unwrap(),
             ["a"]
@@ -347,6 +372,15 @@ mod tests {
             "/profiles/brand-a%2F..%2Fbrand-b/posts",
             "/profiles/brand-a%2f..%2fbrand-b/posts",
             "/profiles/%2e%2e/brand-b",
+            // Path parameters on a dot segment, and encodings a second decoding reveals.
+            "/profiles/brand-a/..;/brand-b/posts",
+            "/profiles/brand-a/..;x=1/brand-b/posts",
+            "/profiles/.;/brand-b/posts",
+            "/profiles/brand-a/..%3b/brand-b/posts",
+            "/profiles/brand-a/%252e%252e/brand-b/posts",
+            "/profiles/brand-a%252f..%252fbrand-b/posts",
+            "/profiles/brand-a%25252F..%25252Fbrand-b/posts",
+            "/profiles/brand-a%255c..%255cbrand-b/posts",
             "/profiles/brand-a%5c..%5cbrand-b",
             "/profiles/brand-a\\..\\brand-b",
             "/profiles/%zz/",

@@ -299,8 +299,8 @@ fn check_fields(t: &EventType) -> Vec<FieldError> {
     }
     let mut validator = None;
     if let Some(s) = &t.schema {
-        match check_schema(s) {
-            Ok(()) => validator = Some(Compiled::new(&t.name, s)),
+        match checked(s) {
+            Ok((bounds, v)) => validator = Some(Compiled::from_checked(&t.name, bounds, v)),
             Err(m) => out.push(FieldError::new("schema", m)),
         }
     }
@@ -331,6 +331,13 @@ fn check_fields(t: &EventType) -> Vec<FieldError> {
 /// for the field `schema`. `serve` also runs it on the stored schemas, to warn about those
 /// an older keyhook took.
 pub fn check_schema(schema: &Value) -> std::result::Result<(), String> {
+    checked(schema).map(drop)
+}
+
+/// [`check_schema`], keeping what it built for a schema it takes: the bounds and the
+/// validator (a type's example is then checked with them, not with a second analysis and
+/// compile of the same schema).
+fn checked(schema: &Value) -> std::result::Result<(Bounds, jsonschema::Validator), String> {
     check_size(schema)?;
     // Before jsonschema sees it: compiling some cyclic schemas never ends either.
     let bounds = schema_bounds::analyse(schema)?;
@@ -356,10 +363,9 @@ pub fn check_schema(schema: &Value) -> std::result::Result<(), String> {
     }
     let built = on_stack(bounds.compile_stack(), || {
         validator_for(schema)
-            .map(drop)
             .map_err(|e| format!("is not a valid JSON Schema (draft 2020-12): {e}"))
     });
-    built.unwrap_or_else(Err)
+    Ok((bounds, built.unwrap_or_else(Err)?))
 }
 
 /// The stack a request's thread may give a schema's compile or check (std's threads, which
@@ -510,6 +516,16 @@ impl Compiled {
             name: name.to_string(),
             bounds,
             validator,
+        }
+    }
+
+    /// What [`Compiled::new`] makes of a schema [`checked`] took, from what the check built.
+    fn from_checked(name: &str, bounds: Bounds, v: jsonschema::Validator) -> Compiled {
+        let usable = bounds.work(&Value::Null) <= schema_bounds::WORK_BUDGET;
+        Compiled {
+            name: name.to_string(),
+            validator: usable.then_some(v),
+            bounds: Ok(bounds),
         }
     }
 }

@@ -540,15 +540,13 @@ const COMPILED_MAX: usize = 1024;
 /// (compared as JSON: cheaper than compiling by far, and right whatever the clocks of the
 /// instances that changed it, or the database a process opens). A stored schema that the
 /// rules refuse is kept too: every emit of its type is then refused by [`data_problems`].
-pub fn compiled(t: &EventType) -> Result<Option<Arc<Compiled>>> {
+pub fn compiled(t: &EventType) -> Option<Arc<Compiled>> {
     static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
-    let Some(schema) = &t.schema else {
-        return Ok(None);
-    };
+    let schema = t.schema.as_ref()?;
     let cache = CACHE.get_or_init(Default::default);
     if let Some((was, v)) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&t.name) {
         if was == schema {
-            return Ok(Some(v.clone()));
+            return Some(v.clone());
         }
     }
     let v = Arc::new(Compiled::new(&t.name, schema));
@@ -557,7 +555,7 @@ pub fn compiled(t: &EventType) -> Result<Option<Arc<Compiled>>> {
         map.clear();
     }
     map.insert(t.name.clone(), (schema.clone(), v.clone()));
-    Ok(Some(v))
+    Some(v)
 }
 
 /// What is wrong with `data` for the schema `c`, at most [`MAX_DATA_PROBLEMS`], each on the
@@ -617,21 +615,19 @@ pub fn data_problems(c: &Compiled, data: &Value) -> Vec<FieldError> {
 
 /// `v`'s problems with `data`, at most [`MAX_DATA_PROBLEMS`].
 fn problems(v: &jsonschema::Validator, data: &Value) -> Vec<FieldError> {
-    {
-        v.iter_errors(data)
-            .take(MAX_DATA_PROBLEMS)
-            .map(|e| {
-                let mut field = field_of(data, e.instance_path.as_str());
-                // A missing property is the property's problem, not its object's.
-                if let jsonschema::error::ValidationErrorKind::Required { property } = &e.kind {
-                    if let Some(p) = property.as_str() {
-                        push_property(&mut field, p);
-                    }
+    v.iter_errors(data)
+        .take(MAX_DATA_PROBLEMS)
+        .map(|e| {
+            let mut field = field_of(data, e.instance_path.as_str());
+            // A missing property is the property's problem, not its object's.
+            if let jsonschema::error::ValidationErrorKind::Required { property } = &e.kind {
+                if let Some(p) = property.as_str() {
+                    push_property(&mut field, p);
                 }
-                FieldError::new(field, e.to_string())
-            })
-            .collect()
-    }
+            }
+            FieldError::new(field, e.to_string())
+        })
+        .collect()
 }
 
 /// The request's name of what the JSON pointer `pointer` (into `data`) points at: `data`,
@@ -714,7 +710,7 @@ pub(crate) fn check_emitted(
         }
         _ => {}
     }
-    if let Some(v) = compiled(&t)? {
+    if let Some(v) = compiled(&t) {
         let problems = data_problems(&v, data);
         if !problems.is_empty() {
             return Err(Error::Validation(problems));

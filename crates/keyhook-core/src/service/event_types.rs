@@ -843,7 +843,7 @@ fn parse_path(path: &str) -> std::result::Result<Vec<Step>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::service::schema_bounds::tests::doubling;
+    use crate::service::schema_bounds::tests::{doubling, tree};
 
     #[test]
     fn names_are_lowercase_dotted_words_up_to_64() {
@@ -1015,10 +1015,7 @@ mod tests {
 
     #[test]
     fn recursion_that_descends_checks_deep_data() {
-        let s = json!({"$defs": {"node": {"type": "object", "required": ["name"], "properties": {
-            "name": {"type": "string"},
-            "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}
-        }}}, "$ref": "#/$defs/node"});
+        let s = tree();
         check_schema(&s).unwrap();
         let c = Compiled::new("post.updated", &s);
         let mut deep = json!({"name": "leaf"});

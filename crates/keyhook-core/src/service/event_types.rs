@@ -347,11 +347,7 @@ fn checked(schema: &Value) -> std::result::Result<(Bounds, jsonschema::Validator
             "applies too many subschemas to one value of the data: up to {} where at most {} \
              are allowed (allOf/anyOf/oneOf or $refs that multiply, perhaps at each level of \
              a recursion): simplify it",
-            if most == u64::MAX {
-                "more than 10^19".to_string()
-            } else {
-                most.to_string()
-            },
+            bound_text(most),
             schema_bounds::MAX_PER_VALUE
         ));
     }
@@ -477,6 +473,15 @@ pub fn refused_schemas(store: &Store) -> Result<Vec<(String, String)>> {
         .collect())
 }
 
+/// A bound of [`schema_bounds`] in a message: saturated at `u64::MAX`, it is "more than 10^19".
+fn bound_text(n: u64) -> String {
+    if n == u64::MAX {
+        "more than 10^19".to_string()
+    } else {
+        n.to_string()
+    }
+}
+
 fn check_size(v: &Value) -> std::result::Result<(), String> {
     let n = serde_json::to_string(v).map_or(usize::MAX, |s| s.len());
     if n > DOCUMENT_MAX_BYTES {
@@ -587,11 +592,7 @@ pub fn data_problems(c: &Compiled, data: &Value) -> Vec<FieldError> {
                  applications, over the budget of {budget} (send smaller or flatter data, or \
                  ask the operator to simplify the schema)",
                 c.name,
-                if work == u64::MAX {
-                    "more than 10^19".to_string()
-                } else {
-                    work.to_string()
-                },
+                bound_text(work),
             ),
         )];
     };

@@ -225,7 +225,7 @@ fn main() {
         created_at: now,
         updated_at: now,
     };
-    let v = event_types::compiled(&t).unwrap().unwrap();
+    let v = event_types::compiled(&t).unwrap();
     let rounds = 20_000;
     let started = Instant::now();
     for _ in 0..rounds {
@@ -254,7 +254,7 @@ fn main() {
         schema: Some(worst),
         ..t
     };
-    let v = event_types::compiled(&t).unwrap().unwrap();
+    let v = event_types::compiled(&t).unwrap();
     let started = Instant::now();
     assert!(event_types::data_problems(&v, &worst_data).is_empty());
     let worst_ms = started.elapsed().as_secs_f64() * 1e3;

@@ -15,7 +15,7 @@ use tempfile::TempDir;
 
 use crate::common::{bare_cmd, poll, poll_until, run, skip_unless_sqlite, Run, TEST_CLOCK_FILE};
 use crate::receiver::Receiver;
-use crate::server::{Resp, Server};
+use crate::server::Server;
 
 /// A PostgreSQL database for several instances, with a test clock file that the CLI and
 /// every server read.
@@ -96,10 +96,6 @@ impl Shared {
     fn three(&self, args: &[&str]) -> [Server; 3] {
         [self.serve(args), self.serve(args), self.serve(args)]
     }
-}
-
-fn error_code(r: &Resp) -> String {
-    r.json()["error"]["code"].as_str().unwrap_or("").to_string()
 }
 
 /// A key deleted through the CLI, or through one instance, is refused by every other
@@ -187,7 +183,7 @@ fn the_webhook_limit_holds_when_creates_race_across_instances() {
                     let code = if r.status == 201 {
                         String::new()
                     } else {
-                        error_code(&r)
+                        r.error_code()
                     };
                     (r.status, code)
                 })

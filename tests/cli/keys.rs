@@ -1187,10 +1187,6 @@ fn rotate(env: &Env, id: &str, extra: &[&str]) -> Value {
     v["data"].clone()
 }
 
-fn error_code(r: &crate::server::Resp) -> String {
-    r.json()["error"]["code"].as_str().unwrap_or("").to_string()
-}
-
 /// `remainingUses` of each key, by id.
 type UsesById = Vec<(String, Value)>;
 
@@ -1243,7 +1239,7 @@ fn a_key_rotated_with_grace_shares_its_uses_with_the_new_one() {
     for key in [o, n] {
         let r = server.get("/api/v1/api-keys", key);
         assert_eq!(
-            (r.status, error_code(&r)),
+            (r.status, r.error_code()),
             (403, "KEY_EXHAUSTED".into()),
             "{r:?}"
         );
@@ -1265,7 +1261,7 @@ fn a_chain_of_rotations_shares_one_budget() {
     }
     for key in keys {
         let r = server.get("/api/v1/api-keys", key);
-        assert_eq!(error_code(&r), "KEY_EXHAUSTED", "{r:?}");
+        assert_eq!(r.error_code(), "KEY_EXHAUSTED", "{r:?}");
     }
     // A rotation without grace passes the uses left on too: none here, and 2 of 5 below.
     let fourth = rotate(&env, s(&third, "id"), &[]);
@@ -1280,7 +1276,7 @@ fn a_chain_of_rotations_shares_one_budget() {
         assert_eq!(server.get("/api/v1/api-keys", s(&next, "key")).status, 200);
     }
     let r = server.get("/api/v1/api-keys", s(&next, "key"));
-    assert_eq!(error_code(&r), "KEY_EXHAUSTED", "{r:?}");
+    assert_eq!(r.error_code(), "KEY_EXHAUSTED", "{r:?}");
     // The budget goes with the last key of its chain, and not before.
     let budgets = || env.sql_i64("SELECT count(*) FROM key_budgets");
     assert_eq!(budgets(), 2);
@@ -1353,7 +1349,7 @@ fn racing_old_and_new_keys_spend_their_budget_exactly() {
                         let r = server.get("/api/v1/api-keys", key);
                         match r.status {
                             200 => ok += 1,
-                            403 if error_code(&r) == "KEY_EXHAUSTED" => return ok,
+                            403 if r.error_code() == "KEY_EXHAUSTED" => return ok,
                             _ => panic!("{r:?}"),
                         }
                     }

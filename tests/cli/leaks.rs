@@ -14,10 +14,6 @@ use sha2::{Digest, Sha256};
 use crate::common::{self, str_of as s, Env};
 use crate::server::{Resp, Server};
 
-fn code(r: &Resp) -> String {
-    r.json()["error"]["code"].as_str().unwrap_or("").to_string()
-}
-
 fn message(r: &Resp) -> String {
     r.json()["error"]["message"]
         .as_str()
@@ -65,7 +61,11 @@ fn a_typo_is_told_from_an_unknown_key_by_verify_and_the_server() {
     assert!(keyhook::auth::has_valid_checksum(key), "{key}");
     let server = Server::start(&env);
     let r = server.get("/api/v1/api-keys", &typo(key));
-    assert_eq!((r.status, code(&r)), (401, "UNAUTHORIZED".into()), "{r:?}");
+    assert_eq!(
+        (r.status, r.error_code()),
+        (401, "UNAUTHORIZED".into()),
+        "{r:?}"
+    );
     assert_eq!(message(&r), "API key checksum mismatch");
     let r = server.get("/api/v1/api-keys", &keyhook::auth::generate_key());
     assert_eq!((r.status, message(&r)), (401, "invalid API key".into()));
@@ -144,7 +144,11 @@ fn a_key_with_its_own_rate_limit_gets_429_after_its_burst() {
         assert_eq!(r.header("RateLimit-Remaining"), Some(left));
     }
     let r = server.get("/api/v1/api-keys", s(&own, "key"));
-    assert_eq!((r.status, code(&r)), (429, "RATE_LIMITED".into()), "{r:?}");
+    assert_eq!(
+        (r.status, r.error_code()),
+        (429, "RATE_LIMITED".into()),
+        "{r:?}"
+    );
     assert!(r.header("Retry-After").is_some());
     for _ in 0..5 {
         assert_eq!(
@@ -188,11 +192,15 @@ fn max_uses_are_spent_by_requests_and_then_the_key_is_exhausted() {
         assert_eq!(r.status, 200, "{r:?}");
     }
     let r = server.get("/api/v1/api-keys", key);
-    assert_eq!((r.status, code(&r)), (403, "KEY_EXHAUSTED".into()), "{r:?}");
+    assert_eq!(
+        (r.status, r.error_code()),
+        (403, "KEY_EXHAUSTED".into()),
+        "{r:?}"
+    );
     assert_eq!(message(&r), "API key has no uses left");
     // Also for a write, before its permission or body is looked at.
     let r = server.post_json("/api/v1/api-keys", key, &json!({"bad": 1}));
-    assert_eq!(code(&r), "KEY_EXHAUSTED");
+    assert_eq!(r.error_code(), "KEY_EXHAUSTED");
     let list = env.list(&[]);
     let shown = list.iter().find(|x| x["id"] == k["id"]).unwrap();
     assert_eq!(shown["remainingUses"], 0);
@@ -245,7 +253,7 @@ fn three_instances_honour_max_uses_exactly() {
                         let r = server.get("/api/v1/api-keys", key);
                         match r.status {
                             200 => ok += 1,
-                            403 if code(&r) == "KEY_EXHAUSTED" => {
+                            403 if r.error_code() == "KEY_EXHAUSTED" => {
                                 exhausted += 1;
                                 break;
                             }
@@ -298,7 +306,7 @@ fn a_key_gives_no_higher_rate_limit_and_no_more_uses_than_it_has() {
     ] {
         let r = create(body.clone());
         assert_eq!(
-            (r.status, code(&r)),
+            (r.status, r.error_code()),
             (403, "FORBIDDEN".into()),
             "{body}: {r:?}"
         );
@@ -317,7 +325,7 @@ fn a_key_gives_no_higher_rate_limit_and_no_more_uses_than_it_has() {
     ] {
         let r = create(body.clone());
         assert_eq!(
-            (r.status, code(&r)),
+            (r.status, r.error_code()),
             (400, "VALIDATION_ERROR".into()),
             "{body}: {r:?}"
         );

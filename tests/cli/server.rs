@@ -50,6 +50,14 @@ impl Resp {
             .unwrap_or_else(|e| panic!("response body is not JSON ({e}): {self:?}"))
     }
 
+    /// The `code` of an error envelope; empty if the body has none.
+    pub fn error_code(&self) -> String {
+        self.json()["error"]["code"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    }
+
     /// `data` of a success envelope, after checking that the envelope has nothing else.
     pub fn data(&self) -> Value {
         let v = self.json();

@@ -299,8 +299,8 @@ fn check_fields(t: &EventType) -> Vec<FieldError> {
     }
     let mut validator = None;
     if let Some(s) = &t.schema {
-        match check_schema(s) {
-            Ok(()) => validator = Some(Compiled::new(&t.name, s)),
+        match checked(s) {
+            Ok((bounds, v)) => validator = Some(Compiled::from_checked(&t.name, bounds, v)),
             Err(m) => out.push(FieldError::new("schema", m)),
         }
     }
@@ -331,6 +331,13 @@ fn check_fields(t: &EventType) -> Vec<FieldError> {
 /// for the field `schema`. `serve` also runs it on the stored schemas, to warn about those
 /// an older keyhook took.
 pub fn check_schema(schema: &Value) -> std::result::Result<(), String> {
+    checked(schema).map(drop)
+}
+
+/// [`check_schema`], keeping what it built for a schema it takes: the bounds and the
+/// validator (a type's example is then checked with them, not with a second analysis and
+/// compile of the same schema).
+fn checked(schema: &Value) -> std::result::Result<(Bounds, jsonschema::Validator), String> {
     check_size(schema)?;
     // Before jsonschema sees it: compiling some cyclic schemas never ends either.
     let bounds = schema_bounds::analyse(schema)?;
@@ -340,11 +347,7 @@ pub fn check_schema(schema: &Value) -> std::result::Result<(), String> {
             "applies too many subschemas to one value of the data: up to {} where at most {} \
              are allowed (allOf/anyOf/oneOf or $refs that multiply, perhaps at each level of \
              a recursion): simplify it",
-            if most == u64::MAX {
-                "more than 10^19".to_string()
-            } else {
-                most.to_string()
-            },
+            bound_text(most),
             schema_bounds::MAX_PER_VALUE
         ));
     }
@@ -356,10 +359,9 @@ pub fn check_schema(schema: &Value) -> std::result::Result<(), String> {
     }
     let built = on_stack(bounds.compile_stack(), || {
         validator_for(schema)
-            .map(drop)
             .map_err(|e| format!("is not a valid JSON Schema (draft 2020-12): {e}"))
     });
-    built.unwrap_or_else(Err)
+    Ok((bounds, built.unwrap_or_else(Err)?))
 }
 
 /// The stack a request's thread may give a schema's compile or check (std's threads, which
@@ -471,6 +473,15 @@ pub fn refused_schemas(store: &Store) -> Result<Vec<(String, String)>> {
         .collect())
 }
 
+/// A bound of [`schema_bounds`] in a message: saturated at `u64::MAX`, it is "more than 10^19".
+fn bound_text(n: u64) -> String {
+    if n == u64::MAX {
+        "more than 10^19".to_string()
+    } else {
+        n.to_string()
+    }
+}
+
 fn check_size(v: &Value) -> std::result::Result<(), String> {
     let n = serde_json::to_string(v).map_or(usize::MAX, |s| s.len());
     if n > DOCUMENT_MAX_BYTES {
@@ -512,6 +523,16 @@ impl Compiled {
             validator,
         }
     }
+
+    /// What [`Compiled::new`] makes of a schema [`checked`] took, from what the check built.
+    fn from_checked(name: &str, bounds: Bounds, v: jsonschema::Validator) -> Compiled {
+        let usable = bounds.work(&Value::Null) <= schema_bounds::WORK_BUDGET;
+        Compiled {
+            name: name.to_string(),
+            validator: usable.then_some(v),
+            bounds: Ok(bounds),
+        }
+    }
 }
 
 /// Compiled schemas by type name, with the schema each was compiled from.
@@ -524,15 +545,13 @@ const COMPILED_MAX: usize = 1024;
 /// (compared as JSON: cheaper than compiling by far, and right whatever the clocks of the
 /// instances that changed it, or the database a process opens). A stored schema that the
 /// rules refuse is kept too: every emit of its type is then refused by [`data_problems`].
-pub fn compiled(t: &EventType) -> Result<Option<Arc<Compiled>>> {
+pub fn compiled(t: &EventType) -> Option<Arc<Compiled>> {
     static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
-    let Some(schema) = &t.schema else {
-        return Ok(None);
-    };
+    let schema = t.schema.as_ref()?;
     let cache = CACHE.get_or_init(Default::default);
     if let Some((was, v)) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&t.name) {
         if was == schema {
-            return Ok(Some(v.clone()));
+            return Some(v.clone());
         }
     }
     let v = Arc::new(Compiled::new(&t.name, schema));
@@ -541,7 +560,7 @@ pub fn compiled(t: &EventType) -> Result<Option<Arc<Compiled>>> {
         map.clear();
     }
     map.insert(t.name.clone(), (schema.clone(), v.clone()));
-    Ok(Some(v))
+    Some(v)
 }
 
 /// What is wrong with `data` for the schema `c`, at most [`MAX_DATA_PROBLEMS`], each on the
@@ -573,11 +592,7 @@ pub fn data_problems(c: &Compiled, data: &Value) -> Vec<FieldError> {
                  applications, over the budget of {budget} (send smaller or flatter data, or \
                  ask the operator to simplify the schema)",
                 c.name,
-                if work == u64::MAX {
-                    "more than 10^19".to_string()
-                } else {
-                    work.to_string()
-                },
+                bound_text(work),
             ),
         )];
     };
@@ -601,21 +616,19 @@ pub fn data_problems(c: &Compiled, data: &Value) -> Vec<FieldError> {
 
 /// `v`'s problems with `data`, at most [`MAX_DATA_PROBLEMS`].
 fn problems(v: &jsonschema::Validator, data: &Value) -> Vec<FieldError> {
-    {
-        v.iter_errors(data)
-            .take(MAX_DATA_PROBLEMS)
-            .map(|e| {
-                let mut field = field_of(data, e.instance_path.as_str());
-                // A missing property is the property's problem, not its object's.
-                if let jsonschema::error::ValidationErrorKind::Required { property } = &e.kind {
-                    if let Some(p) = property.as_str() {
-                        push_property(&mut field, p);
-                    }
+    v.iter_errors(data)
+        .take(MAX_DATA_PROBLEMS)
+        .map(|e| {
+            let mut field = field_of(data, e.instance_path.as_str());
+            // A missing property is the property's problem, not its object's.
+            if let jsonschema::error::ValidationErrorKind::Required { property } = &e.kind {
+                if let Some(p) = property.as_str() {
+                    push_property(&mut field, p);
                 }
-                FieldError::new(field, e.to_string())
-            })
-            .collect()
-    }
+            }
+            FieldError::new(field, e.to_string())
+        })
+        .collect()
 }
 
 /// The request's name of what the JSON pointer `pointer` (into `data`) points at: `data`,
@@ -698,7 +711,7 @@ pub(crate) fn check_emitted(
         }
         _ => {}
     }
-    if let Some(v) = compiled(&t)? {
+    if let Some(v) = compiled(&t) {
         let problems = data_problems(&v, data);
         if !problems.is_empty() {
             return Err(Error::Validation(problems));
@@ -831,7 +844,7 @@ fn parse_path(path: &str) -> std::result::Result<Vec<Step>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::service::schema_bounds::tests::doubling;
+    use crate::service::schema_bounds::tests::{doubling, tree};
 
     #[test]
     fn names_are_lowercase_dotted_words_up_to_64() {
@@ -1003,10 +1016,7 @@ mod tests {
 
     #[test]
     fn recursion_that_descends_checks_deep_data() {
-        let s = json!({"$defs": {"node": {"type": "object", "required": ["name"], "properties": {
-            "name": {"type": "string"},
-            "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}
-        }}}, "$ref": "#/$defs/node"});
+        let s = tree();
         check_schema(&s).unwrap();
         let c = Compiled::new("post.updated", &s);
         let mut deep = json!({"name": "leaf"});

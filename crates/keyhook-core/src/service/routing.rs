@@ -31,18 +31,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::events::OPERATIONAL;
 use super::filter::{self, Filter, Vars};
+use super::operational::is_operational;
 use crate::auth;
 use crate::error::Result;
 use crate::model::Webhook;
 use crate::store::{Conn, ReplaySelection, Signing, Store};
 use crate::time::Timestamp;
-
-/// Whether `event` is one of keyhook's own (CONTRACT §10).
-pub fn is_operational(event: &str) -> bool {
-    OPERATIONAL.contains(&event)
-}
 
 /// What an event reaches, as the rule compares it with a webhook's scope.
 #[derive(Debug, Clone, Copy)]

@@ -12,7 +12,7 @@
 //! A filter that cannot judge an event (an evaluation error, a result that is not a boolean,
 //! a stored filter that no longer compiles) skips the webhook for that event, and the skip
 //! leaves a trace where the operator looks (CONTRACT §10.1): a row in the webhook's
-//! deliveries list with the kind of error ([`crate::store::WebhookQueries::record_skip`]),
+//! deliveries list with the kind of error ([`crate::store::AttemptRecord::skip`]),
 //! `keyhook_filter_errors_total` ([`filter_errors_total`]) and a `keyhook::filter` log line
 //! naming the webhook and the kind, never a value of the data ([`note_skip`], rate-bounded).
 //!
@@ -36,7 +36,7 @@ use super::operational::is_operational;
 use crate::auth;
 use crate::error::Result;
 use crate::model::Webhook;
-use crate::store::{Conn, ReplaySelection, Signing, Store};
+use crate::store::{AttemptRecord, Conn, ReplaySelection, Signing, Store};
 use crate::time::Timestamp;
 
 /// What an event reaches, as the rule compares it with a webhook's scope.
@@ -205,7 +205,7 @@ pub fn queue(
 
 /// Writes what a fan-out or a replay chose: the deliveries `deliver` (`(event id, webhook
 /// id)` pairs) in one statement, then a trace of each skip of `skipped` (`(webhook id, event
-/// id, event name, kind)`) in the deliveries list.
+/// id, event name, kind)`) in the deliveries list, in one call.
 fn write_choices(
     c: Conn<'_>,
     deliver: &[(&str, &str)],
@@ -217,15 +217,23 @@ fn write_choices(
     } else {
         c.insert_deliveries(deliver, now)?
     };
-    let mut skips = Vec::with_capacity(skipped.len());
-    for &(webhook_id, event_id, event, kind) in skipped {
-        c.record_skip(webhook_id, event_id, event, kind, now)?;
-        skips.push(Skip {
+    if !skipped.is_empty() {
+        let rows: Vec<AttemptRecord<'_>> = skipped
+            .iter()
+            .map(|&(webhook_id, event_id, event, kind)| {
+                AttemptRecord::skip(webhook_id, event_id, event, kind, now)
+            })
+            .collect();
+        c.insert_attempts(&rows)?;
+    }
+    let skips = skipped
+        .iter()
+        .map(|&(webhook_id, event_id, _, kind)| Skip {
             webhook_id: webhook_id.to_string(),
             event_id: event_id.to_string(),
             kind,
-        });
-    }
+        })
+        .collect();
     Ok(Routed { queued, skips })
 }
 

@@ -624,12 +624,14 @@ pub trait ReplayQueries {
     /// At most `limit` of the events `sel` selects that come after `after` (the
     /// `(created_at, id)` of the last one of the previous page; from the first when `None`),
     /// in `(created_at, id)` order (the order of the index on `(user_id, created_at)`): the
-    /// candidates `service::routing::replay` judges, in pages.
+    /// candidates `service::routing::replay` judges, in pages. Without `payloads`, each
+    /// [`ReplayCandidate::payload`] is left empty, unread (only a webhook's filter reads it).
     fn replay_candidates(
         &self,
         sel: &ReplaySelection<'_>,
         after: Option<(Timestamp, &str)>,
         limit: usize,
+        payloads: bool,
     ) -> StoreResult<Vec<ReplayCandidate>>;
     /// `replay --failed-only`: makes due at `now` the deliveries to the webhook of the
     /// events `sel` selects that failed and wait for their next retry, not leased

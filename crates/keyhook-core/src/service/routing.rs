@@ -274,9 +274,9 @@ pub fn replay(
     let mut after: Option<(Timestamp, String)> = None;
     loop {
         let cursor = after.as_ref().map(|(t, id)| (*t, id.as_str()));
-        let page = c.replay_candidates(sel, cursor, REPLAY_PAGE)?;
+        let page = c.replay_candidates(sel, cursor, REPLAY_PAGE, w.filter.is_some())?;
         for ev in &page {
-            // The payload is read for the filter alone.
+            // The payload is read for the filter alone (and only then, above).
             let data = match &w.filter {
                 Some(_) => serde_json::from_slice::<Value>(&ev.payload)
                     .ok()

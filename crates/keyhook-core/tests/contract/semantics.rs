@@ -323,14 +323,25 @@ fn exercise(s: &Store) -> Vec<String> {
         failed_only,
         names: &names,
     };
-    note!(c.replay_candidates(&sel(T, None, false), None, 10));
-    note!(c.replay_candidates(&sel(T, None, true), None, 10));
-    note!(c.replay_candidates(&sel(T + 1, None, false), None, 10));
-    note!(c.replay_candidates(&sel(T, None, false), None, 1));
-    note!(c.replay_candidates(&sel(T, None, false), Some((Timestamp(T), "evt_1")), 10));
-    note!(c.replay_candidates(&sel(T, None, false), Some((Timestamp(T + 1), "evt_0")), 10));
-    note!(c.replay_candidates(&sel(0, Some("evt_2"), false), None, 10));
-    note!(c.replay_candidates(&sel(0, Some("evt_1"), true), None, 10));
+    note!(c.replay_candidates(&sel(T, None, false), None, 10, true));
+    note!(c.replay_candidates(&sel(T, None, true), None, 10, true));
+    note!(c.replay_candidates(&sel(T + 1, None, false), None, 10, true));
+    note!(c.replay_candidates(&sel(T, None, false), None, 1, true));
+    note!(c.replay_candidates(
+        &sel(T, None, false),
+        Some((Timestamp(T), "evt_1")),
+        10,
+        true
+    ));
+    note!(c.replay_candidates(
+        &sel(T, None, false),
+        Some((Timestamp(T + 1), "evt_0")),
+        10,
+        true
+    ));
+    note!(c.replay_candidates(&sel(0, Some("evt_2"), false), None, 10, true));
+    note!(c.replay_candidates(&sel(0, Some("evt_1"), true), None, 10, true));
+    note!(c.replay_candidates(&sel(T, None, false), None, 10, false));
     note!(s.write(|c| Ok(c.replay_retry_now(&sel(T, None, true), Timestamp(T + 200))?)));
     note!(s.write(|c| Ok(c.insert_deliveries(
         &[("evt_1", "abc-1"), ("evt_2", "abc-1")],

@@ -52,8 +52,6 @@ pub enum Reach<'a> {
 pub struct Event<'a> {
     pub name: &'a str,
     pub reach: Reach<'a>,
-    /// The profile the filter sees as `profileId`.
-    pub profile: Option<&'a str>,
     pub data: &'a Value,
     /// The filter's variables, converted once for every webhook that has a filter.
     vars: OnceCell<Vars>,
@@ -65,7 +63,6 @@ impl<'a> Event<'a> {
         Event {
             name,
             reach: Reach::Profile(profile),
-            profile: profile.map(String::as_str),
             data,
             vars: OnceCell::new(),
         }
@@ -76,15 +73,22 @@ impl<'a> Event<'a> {
         Event {
             name,
             reach: Reach::About(about),
-            profile: None,
             data,
             vars: OnceCell::new(),
         }
     }
 
+    /// The profile the filter sees as `profileId`: an operational event's is null.
+    fn profile(&self) -> Option<&'a str> {
+        match self.reach {
+            Reach::Profile(p) => p.map(String::as_str),
+            Reach::About(_) => None,
+        }
+    }
+
     fn vars(&self) -> &Vars {
         self.vars
-            .get_or_init(|| Vars::new(self.name, self.profile, self.data))
+            .get_or_init(|| Vars::new(self.name, self.profile(), self.data))
     }
 }
 

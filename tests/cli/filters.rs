@@ -289,15 +289,7 @@ fn filter_errors_are_counted_on_metrics() {
     env.create_webhook_with(url, "post.published", &["--filter", "data.n == 7"]);
     let key = admin_key(&env);
     let server = Server::start(&env);
-    let errors = || {
-        let body = server.call("GET", "/metrics", None).body;
-        body.lines()
-            .find_map(|l| l.strip_prefix("keyhook_filter_errors_total "))
-            .unwrap_or_else(|| panic!("no keyhook_filter_errors_total in {body}"))
-            .trim()
-            .parse::<u64>()
-            .unwrap()
-    };
+    let errors = || crate::routing::filter_errors(&server);
     assert_eq!(errors(), 0);
     for _ in 0..3 {
         let r = server.post_json(

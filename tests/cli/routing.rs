@@ -21,7 +21,7 @@ fn store_filter(env: &Env, id: &str, filter: &str) {
 }
 
 /// `keyhook_filter_errors_total` on /metrics.
-fn filter_errors(server: &Server) -> u64 {
+pub fn filter_errors(server: &Server) -> u64 {
     let body = server.call("GET", "/metrics", None).body;
     body.lines()
         .find_map(|l| l.strip_prefix("keyhook_filter_errors_total "))

@@ -492,23 +492,13 @@ pub trait WebhookQueries {
     /// Writes `fail_count`, `is_active`, `disabled_reason` and `updated_at` from `c`.
     fn set_fail_counter(&self, webhook_id: &str, c: &FailCounter) -> StoreResult<()>;
     /// Appends attempts to their webhooks' logs, in order (the caller has locked the
-    /// webhooks' rows). When one cannot be written the call fails and the caller's write
-    /// transaction rolls back: all of them or none.
+    /// webhooks' rows), or skips ([`AttemptRecord::skipped`]: a row of its own in the
+    /// deliveries list, never sent, never pending). When one cannot be written the call fails
+    /// and the caller's write transaction rolls back: all of them or none.
     fn insert_attempts(&self, rows: &[AttemptRecord<'_>]) -> StoreResult<()>;
     /// Every webhook with a filter, of every user, as `(id, user, filter)`, in id order
     /// (`serve`'s check at start of the filters stored by an older keyhook).
     fn webhook_filters(&self) -> StoreResult<Vec<(String, String, String)>>;
-    /// Records in the webhook's deliveries list that the event `event_id` (named `event`)
-    /// was skipped for it at `at`, because its filter could not judge it (`kind`: the kind
-    /// of error, no value of the data): a row of its own, never sent, never pending.
-    fn record_skip(
-        &self,
-        webhook_id: &str,
-        event_id: &str,
-        event: &str,
-        kind: &str,
-        at: Timestamp,
-    ) -> StoreResult<()>;
     /// The newest `limit` attempts to deliver to the webhook (and skips), newest first.
     fn attempts(&self, webhook_id: &str, limit: i64) -> StoreResult<Vec<DeliveryAttempt>>;
     /// Writes `at` as the heartbeat of the ephemeral webhook `id`; false when it is gone.
@@ -634,12 +624,14 @@ pub trait ReplayQueries {
     /// At most `limit` of the events `sel` selects that come after `after` (the
     /// `(created_at, id)` of the last one of the previous page; from the first when `None`),
     /// in `(created_at, id)` order (the order of the index on `(user_id, created_at)`): the
-    /// candidates `service::routing::replay` judges, in pages.
+    /// candidates `service::routing::replay` judges, in pages. Without `payloads`, each
+    /// [`ReplayCandidate::payload`] is left empty, unread (only a webhook's filter reads it).
     fn replay_candidates(
         &self,
         sel: &ReplaySelection<'_>,
         after: Option<(Timestamp, &str)>,
         limit: usize,
+        payloads: bool,
     ) -> StoreResult<Vec<ReplayCandidate>>;
     /// `replay --failed-only`: makes due at `now` the deliveries to the webhook of the
     /// events `sel` selects that failed and wait for their next retry, not leased
@@ -853,7 +845,7 @@ pub struct AttemptMark {
 pub trait HistoryQueries {
     /// The newest `per_webhook` attempts of each webhook of `user` (only of `webhook_id`
     /// when given), in one query: grouped by webhook, oldest first within each. Skips
-    /// ([`WebhookQueries::record_skip`]) are no attempts and are left out.
+    /// ([`AttemptRecord::skip`]) are no attempts and are left out.
     fn recent_attempts(
         &self,
         user: &str,
@@ -954,6 +946,9 @@ pub struct AttemptRecord<'a> {
     pub status_text: &'a str,
     pub duration_ms: i64,
     pub response_excerpt: &'a str,
+    /// Set for a skip: the event was not sent because the webhook's filter could not judge
+    /// it (the kind of error, no value of the data; `service::routing`).
+    pub skipped: Option<&'a str>,
 }
 
 /// Whether an attempt's answer was 410 Gone (and so not delivered): the receiver says the
@@ -962,7 +957,33 @@ pub fn gone(delivered: bool, status_code: u16) -> bool {
     !delivered && status_code == 410
 }
 
-impl AttemptRecord<'_> {
+impl<'a> AttemptRecord<'a> {
+    /// The row that records in the webhook's deliveries list that the event `event_id`
+    /// (named `event`) was skipped for it at `at`, because its filter could not judge it
+    /// (`kind`: the kind of error, no value of the data): never sent, never pending.
+    pub fn skip(
+        webhook_id: &'a str,
+        event_id: &'a str,
+        event: &'a str,
+        kind: &'a str,
+        at: Timestamp,
+    ) -> AttemptRecord<'a> {
+        AttemptRecord {
+            webhook_id,
+            delivery_id: None,
+            event_id,
+            event,
+            attempt: 0,
+            attempted_at: at,
+            delivered: false,
+            status_code: 0,
+            status_text: "skipped",
+            duration_ms: 0,
+            response_excerpt: "",
+            skipped: Some(kind),
+        }
+    }
+
     /// Whether the receiver answered 410 Gone, which disables the webhook at once whatever
     /// its `failCount` ([`GONE_REASON`]). The one place the rule is stated: the backends bind
     /// it into their statements, and the audit entry of the disable reads it.

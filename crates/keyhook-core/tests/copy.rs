@@ -126,6 +126,7 @@ fn source(dir: &tempfile::TempDir) -> Box<Store> {
                     status_text: "connection refused",
                     duration_ms: 3,
                     response_excerpt: "",
+                    skipped: None,
                 },
                 10,
             )?;

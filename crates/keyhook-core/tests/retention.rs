@@ -39,6 +39,7 @@ fn every_step_deletes_at_most_its_limit_per_batch() {
                 status_text: "OK",
                 duration_ms: 1,
                 response_excerpt: "",
+                skipped: None,
             };
             record_attempt(c, &attempt, 10)?;
             c.finish_delivery(&d.delivery_id, DeliveryState::Delivered, true, T)?;

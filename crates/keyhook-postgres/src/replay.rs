@@ -7,12 +7,13 @@ use keyhook_core::store::{ReplayCandidate, ReplayQueries, ReplaySelection, Store
 use keyhook_core::time::Timestamp;
 
 /// The events a replay selects (`$1` webhook, `$2` user, `$3` since (or the cursor's time)
-/// or event id, `$4` failed only, `$5` names, `$6` the cursor's id, `$7` limit), once for a
-/// time window, in the order of `events_user_created` from `$3` on, and once for one event id.
+/// or event id, `$4` failed only, `$5` names, `$6` the cursor's id, `$7` limit, `$8` with
+/// the payloads), once for a time window, in the order of `events_user_created` from `$3` on, and once for one event id.
 macro_rules! replay_candidates {
     ($which:literal, $cursor:literal) => {
         concat!(
-            "SELECT e.id, e.created_at, e.event, e.profile_id, e.payload
+            "SELECT e.id, e.created_at, e.event, e.profile_id,
+                CASE WHEN $8::bool THEN e.payload ELSE ''::bytea END
              FROM events e
              WHERE e.user_id = $2 AND ",
             $which,
@@ -66,6 +67,7 @@ impl ReplayQueries for PgStore {
         sel: &ReplaySelection<'_>,
         after: Option<(Timestamp, &str)>,
         limit: usize,
+        payloads: bool,
     ) -> StoreResult<Vec<ReplayCandidate>> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let (from, after_id) = match after {
@@ -84,6 +86,7 @@ impl ReplayQueries for PgStore {
                         &sel.names,
                         &after_id,
                         &limit,
+                        &payloads,
                     ],
                 )?,
                 None => s.query(
@@ -96,6 +99,7 @@ impl ReplayQueries for PgStore {
                         &sel.names,
                         &after_id,
                         &limit,
+                        &payloads,
                     ],
                 )?,
             };

@@ -279,15 +279,17 @@ impl WebhookQueries for PgStore {
         let status_text: Vec<&str> = rows.iter().map(|a| a.status_text).collect();
         let duration = column(|a| a.duration_ms);
         let excerpt: Vec<&str> = rows.iter().map(|a| a.response_excerpt).collect();
+        let skipped: Vec<Option<&str>> = rows.iter().map(|a| a.skipped).collect();
         self.run(|s| {
             s.execute(
                 "INSERT INTO delivery_attempts (webhook_id, delivery_id, event_id, event,
                     attempt, attempted_at, delivered, status_code, status_text, duration_ms,
-                    response_excerpt)
-                 SELECT w, d, ei, e, n, at, ok, st, tx, ms, ex
+                    response_excerpt, skipped)
+                 SELECT w, d, ei, e, n, at, ok, st, tx, ms, ex, sk
                  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[],
-                    $6::int8[], $7::bool[], $8::int8[], $9::text[], $10::int8[], $11::text[])
-                    WITH ORDINALITY AS r(w, d, ei, e, n, at, ok, st, tx, ms, ex, i)
+                    $6::int8[], $7::bool[], $8::int8[], $9::text[], $10::int8[], $11::text[],
+                    $12::text[])
+                    WITH ORDINALITY AS r(w, d, ei, e, n, at, ok, st, tx, ms, ex, sk, i)
                  ORDER BY i",
                 &[
                     &webhook,
@@ -301,6 +303,7 @@ impl WebhookQueries for PgStore {
                     &status_text,
                     &duration,
                     &excerpt,
+                    &skipped,
                 ],
             )?;
             Ok(())
@@ -316,26 +319,6 @@ impl WebhookQueries for PgStore {
             rows.iter()
                 .map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)))
                 .collect()
-        })
-    }
-
-    fn record_skip(
-        &self,
-        webhook_id: &str,
-        event_id: &str,
-        event: &str,
-        kind: &str,
-        at: Timestamp,
-    ) -> StoreResult<()> {
-        self.run(|s| {
-            s.execute(
-                "INSERT INTO delivery_attempts (webhook_id, delivery_id, event_id, event,
-                    attempt, attempted_at, delivered, status_code, status_text, duration_ms,
-                    response_excerpt, skipped)
-                 VALUES ($1, NULL, $2, $3, 0, $5, FALSE, 0, 'skipped', 0, '', $4)",
-                &[&webhook_id, &event_id, &event, &kind, &at.0],
-            )?;
-            Ok(())
         })
     }
 

@@ -9,12 +9,13 @@ use crate::time::Timestamp;
 use keyhook_core::store::{ReplayCandidate, ReplayQueries, ReplaySelection, StoreResult};
 
 /// The events a replay selects (`?1` webhook, `?2` user, `?3` since (or the cursor's time)
-/// or event id, `?4` failed only, `?5` names, `?6` the cursor's id, `?7` limit), once for a
-/// time window, in the order of `events_user_created` from `?3` on, and once for one event id.
+/// or event id, `?4` failed only, `?5` names, `?6` the cursor's id, `?7` limit, `?8` with
+/// the payloads), once for a time window, in the order of `events_user_created` from `?3` on, and once for one event id.
 macro_rules! replay_candidates {
     ($which:literal) => {
         concat!(
-            "SELECT e.id, e.created_at, e.event, e.profile_id, e.payload
+            "SELECT e.id, e.created_at, e.event, e.profile_id,
+                CASE WHEN ?8 THEN e.payload ELSE X'' END
              FROM events e
              WHERE e.user_id = ?2 AND ",
             $which,
@@ -67,9 +68,11 @@ impl ReplayQueries for Conn {
         sel: &ReplaySelection<'_>,
         after: Option<(Timestamp, &str)>,
         limit: usize,
+        payloads: bool,
     ) -> StoreResult<Vec<ReplayCandidate>> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let failed_only = i64::from(sel.failed_only);
+        let payloads = i64::from(payloads);
         let names = to_json(sel.names);
         let (from, after_id) = match after {
             Some((t, id)) => (t.max(sel.since), Some(id)),
@@ -95,7 +98,8 @@ impl ReplayQueries for Conn {
                     failed_only,
                     names,
                     after_id,
-                    limit
+                    limit,
+                    payloads
                 ],
                 |r| {
                     Ok(ReplayCandidate {

@@ -218,8 +218,8 @@ impl WebhookQueries for Conn {
             let mut stmt = self.0.prepare_cached(
                 "INSERT INTO delivery_attempts (webhook_id, delivery_id, event_id, event, attempt,
                     attempted_at, delivered, status_code, status_text, duration_ms,
-                    response_excerpt)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                    response_excerpt, skipped)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             )?;
             for a in rows {
                 stmt.execute(params![
@@ -233,7 +233,8 @@ impl WebhookQueries for Conn {
                     a.status_code,
                     a.status_text,
                     a.duration_ms,
-                    a.response_excerpt
+                    a.response_excerpt,
+                    a.skipped
                 ])?;
             }
             Ok(())
@@ -247,27 +248,6 @@ impl WebhookQueries for Conn {
             )?;
             let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
             Ok(rows.collect::<rusqlite::Result<_>>()?)
-        })
-    }
-
-    fn record_skip(
-        &self,
-        webhook_id: &str,
-        event_id: &str,
-        event: &str,
-        kind: &str,
-        at: Timestamp,
-    ) -> StoreResult<()> {
-        sql(|| {
-            self.0
-                .prepare_cached(
-                    "INSERT INTO delivery_attempts (webhook_id, delivery_id, event_id, event,
-                        attempt, attempted_at, delivered, status_code, status_text, duration_ms,
-                        response_excerpt, skipped)
-                     VALUES (?1, NULL, ?2, ?3, 0, ?5, 0, 0, 'skipped', 0, '', ?4)",
-                )?
-                .execute(params![webhook_id, event_id, event, kind, at.0])?;
-            Ok(())
         })
     }
 

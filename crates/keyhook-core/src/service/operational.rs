@@ -34,7 +34,7 @@ pub const MANUAL_REASON: &str = "disabled manually";
 
 /// Whether `event` is one of keyhook's own: its deliveries cause no operational event.
 pub fn is_operational(event: &str) -> bool {
-    routing::is_operational(event)
+    OPERATIONAL.contains(&event)
 }
 
 /// `webhook.disabled` about `w` (already disabled, as stored), with `reason`.

@@ -12,7 +12,7 @@
 //! A filter that cannot judge an event (an evaluation error, a result that is not a boolean,
 //! a stored filter that no longer compiles) skips the webhook for that event, and the skip
 //! leaves a trace where the operator looks (CONTRACT §10.1): a row in the webhook's
-//! deliveries list with the kind of error ([`crate::store::WebhookQueries::record_skip`]),
+//! deliveries list with the kind of error ([`crate::store::AttemptRecord::skip`]),
 //! `keyhook_filter_errors_total` ([`filter_errors_total`]) and a `keyhook::filter` log line
 //! naming the webhook and the kind, never a value of the data ([`note_skip`], rate-bounded).
 //!
@@ -31,18 +31,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::events::OPERATIONAL;
 use super::filter::{self, Filter, Vars};
+use super::operational::is_operational;
 use crate::auth;
 use crate::error::Result;
 use crate::model::Webhook;
-use crate::store::{Conn, ReplaySelection, Signing, Store};
+use crate::store::{AttemptRecord, Conn, ReplaySelection, Signing, Store};
 use crate::time::Timestamp;
-
-/// Whether `event` is one of keyhook's own (CONTRACT §10).
-pub fn is_operational(event: &str) -> bool {
-    OPERATIONAL.contains(&event)
-}
 
 /// What an event reaches, as the rule compares it with a webhook's scope.
 #[derive(Debug, Clone, Copy)]
@@ -57,8 +52,6 @@ pub enum Reach<'a> {
 pub struct Event<'a> {
     pub name: &'a str,
     pub reach: Reach<'a>,
-    /// The profile the filter sees as `profileId`.
-    pub profile: Option<&'a str>,
     pub data: &'a Value,
     /// The filter's variables, converted once for every webhook that has a filter.
     vars: OnceCell<Vars>,
@@ -70,7 +63,6 @@ impl<'a> Event<'a> {
         Event {
             name,
             reach: Reach::Profile(profile),
-            profile: profile.map(String::as_str),
             data,
             vars: OnceCell::new(),
         }
@@ -81,15 +73,22 @@ impl<'a> Event<'a> {
         Event {
             name,
             reach: Reach::About(about),
-            profile: None,
             data,
             vars: OnceCell::new(),
         }
     }
 
+    /// The profile the filter sees as `profileId`: an operational event's is null.
+    fn profile(&self) -> Option<&'a str> {
+        match self.reach {
+            Reach::Profile(p) => p.map(String::as_str),
+            Reach::About(_) => None,
+        }
+    }
+
     fn vars(&self) -> &Vars {
         self.vars
-            .get_or_init(|| Vars::new(self.name, self.profile, self.data))
+            .get_or_init(|| Vars::new(self.name, self.profile(), self.data))
     }
 }
 
@@ -210,7 +209,7 @@ pub fn queue(
 
 /// Writes what a fan-out or a replay chose: the deliveries `deliver` (`(event id, webhook
 /// id)` pairs) in one statement, then a trace of each skip of `skipped` (`(webhook id, event
-/// id, event name, kind)`) in the deliveries list.
+/// id, event name, kind)`) in the deliveries list, in one call.
 fn write_choices(
     c: Conn<'_>,
     deliver: &[(&str, &str)],
@@ -222,15 +221,23 @@ fn write_choices(
     } else {
         c.insert_deliveries(deliver, now)?
     };
-    let mut skips = Vec::with_capacity(skipped.len());
-    for &(webhook_id, event_id, event, kind) in skipped {
-        c.record_skip(webhook_id, event_id, event, kind, now)?;
-        skips.push(Skip {
+    if !skipped.is_empty() {
+        let rows: Vec<AttemptRecord<'_>> = skipped
+            .iter()
+            .map(|&(webhook_id, event_id, event, kind)| {
+                AttemptRecord::skip(webhook_id, event_id, event, kind, now)
+            })
+            .collect();
+        c.insert_attempts(&rows)?;
+    }
+    let skips = skipped
+        .iter()
+        .map(|&(webhook_id, event_id, _, kind)| Skip {
             webhook_id: webhook_id.to_string(),
             event_id: event_id.to_string(),
             kind,
-        });
-    }
+        })
+        .collect();
     Ok(Routed { queued, skips })
 }
 
@@ -271,9 +278,9 @@ pub fn replay(
     let mut after: Option<(Timestamp, String)> = None;
     loop {
         let cursor = after.as_ref().map(|(t, id)| (*t, id.as_str()));
-        let page = c.replay_candidates(sel, cursor, REPLAY_PAGE)?;
+        let page = c.replay_candidates(sel, cursor, REPLAY_PAGE, w.filter.is_some())?;
         for ev in &page {
-            // The payload is read for the filter alone.
+            // The payload is read for the filter alone (and only then, above).
             let data = match &w.filter {
                 Some(_) => serde_json::from_slice::<Value>(&ev.payload)
                     .ok()

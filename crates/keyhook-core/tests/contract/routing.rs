@@ -390,7 +390,7 @@ fn one_case(
         let signing = s.signing(&webhook_id, now).unwrap().unwrap();
         let sent = routing::still_receives(&signing, &name, profile.as_ref());
         let reach = w.full_access
-            || routing::is_operational(&name)
+            || operational::is_operational(&name)
             || profile.as_ref().is_some_and(|p| w.profile_ids.contains(p));
         prop_assert_eq!(sent, w.is_active && reach, "send of {} to {:?}", name, w);
     }

@@ -377,6 +377,7 @@ pub fn retention_deletes_what_the_core_says(kind: &Kind) {
                 status_text: "OK",
                 duration_ms: 1,
                 response_excerpt: "",
+                skipped: None,
             }])?;
         }
         Ok(())
@@ -848,6 +849,7 @@ pub fn a_batch_of_attempts_with_one_bad_row_writes_none(kind: &Kind) {
         status_text: "OK",
         duration_ms: 1,
         response_excerpt: "",
+        skipped: None,
     };
     let bad = [
         row(None, 1),

@@ -77,6 +77,7 @@ fn attempt<'a>(webhook: &'a str, delivered: bool, at: i64) -> AttemptRecord<'a> 
         },
         duration_ms: 12,
         response_excerpt: "é ok",
+        skipped: None,
     }
 }
 
@@ -322,14 +323,25 @@ fn exercise(s: &Store) -> Vec<String> {
         failed_only,
         names: &names,
     };
-    note!(c.replay_candidates(&sel(T, None, false), None, 10));
-    note!(c.replay_candidates(&sel(T, None, true), None, 10));
-    note!(c.replay_candidates(&sel(T + 1, None, false), None, 10));
-    note!(c.replay_candidates(&sel(T, None, false), None, 1));
-    note!(c.replay_candidates(&sel(T, None, false), Some((Timestamp(T), "evt_1")), 10));
-    note!(c.replay_candidates(&sel(T, None, false), Some((Timestamp(T + 1), "evt_0")), 10));
-    note!(c.replay_candidates(&sel(0, Some("evt_2"), false), None, 10));
-    note!(c.replay_candidates(&sel(0, Some("evt_1"), true), None, 10));
+    note!(c.replay_candidates(&sel(T, None, false), None, 10, true));
+    note!(c.replay_candidates(&sel(T, None, true), None, 10, true));
+    note!(c.replay_candidates(&sel(T + 1, None, false), None, 10, true));
+    note!(c.replay_candidates(&sel(T, None, false), None, 1, true));
+    note!(c.replay_candidates(
+        &sel(T, None, false),
+        Some((Timestamp(T), "evt_1")),
+        10,
+        true
+    ));
+    note!(c.replay_candidates(
+        &sel(T, None, false),
+        Some((Timestamp(T + 1), "evt_0")),
+        10,
+        true
+    ));
+    note!(c.replay_candidates(&sel(0, Some("evt_2"), false), None, 10, true));
+    note!(c.replay_candidates(&sel(0, Some("evt_1"), true), None, 10, true));
+    note!(c.replay_candidates(&sel(T, None, false), None, 10, false));
     note!(s.write(|c| Ok(c.replay_retry_now(&sel(T, None, true), Timestamp(T + 200))?)));
     note!(s.write(|c| Ok(c.insert_deliveries(
         &[("evt_1", "abc-1"), ("evt_2", "abc-1")],
@@ -337,13 +349,13 @@ fn exercise(s: &Store) -> Vec<String> {
     )?)));
     note!(s.write(|c| Ok(c.insert_deliveries(&[], Timestamp(T + 200))?)));
     note!(s.write(|c| Ok(c.insert_deliveries(&[("evt_1", "abc-1")], Timestamp(T + 201))?)));
-    note!(s.write(|c| Ok(c.record_skip(
+    note!(s.write(|c| Ok(c.insert_attempts(&[AttemptRecord::skip(
         "abc-1",
         "evt_1",
         "post.published",
         "no such key",
         Timestamp(T + 202)
-    )?)));
+    )])?)));
     note!(c.attempts("abc-1", 2));
     note!(c.delivery_counts());
     let accepted = |id: &str, at: i64| keyhook_core::model::EventAccepted {

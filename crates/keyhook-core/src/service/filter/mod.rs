@@ -2,9 +2,8 @@
 //! null) and `data` (the event's data, JSON numbers as doubles), checked when a webhook is
 //! created or changed and evaluated at fan-out, once per emit for each active subscribed
 //! webhook that has one. Only `true` queues a delivery; an evaluation error or a result that
-//! is not a boolean queues nothing and is counted ([`errors_total`],
-//! `keyhook_filter_errors_total`) and logged at most once a minute per webhook, naming the
-//! webhook and the kind of error, never the data.
+//! is not a boolean queues nothing, and `service::routing` leaves the trace of the skip
+//! (counted, logged and listed, naming the webhook and the kind of error, never the data).
 //!
 //! keyhook's own CEL (CONTRACT §10.1, cel-spec's language definition): [`lex`] and [`parse`]
 //! read the whole grammar, [`check`] refuses what keyhook does not evaluate or what can never
@@ -27,9 +26,7 @@ pub mod parse;
 mod schema;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
 
 use serde_json::Value as Json;
 
@@ -222,61 +219,6 @@ pub fn compiled(source: &str) -> std::result::Result<Arc<Filter>, String> {
         m.insert(source.to_string(), f.clone());
     }
     Ok(f)
-}
-
-static ERRORS: AtomicU64 = AtomicU64::new(0);
-
-/// Filter evaluations that failed or gave a non-boolean, since the process started
-/// (`keyhook_filter_errors_total`).
-pub fn errors_total() -> u64 {
-    ERRORS.load(Ordering::Relaxed)
-}
-
-/// How often a webhook's filter errors are logged at most.
-const LOG_EVERY: Duration = Duration::from_secs(60);
-static LOGGED: Mutex<Option<HashMap<String, Instant>>> = Mutex::new(None);
-
-/// Counts a filter that failed and logs it, at most once per [`LOG_EVERY`] per webhook.
-pub fn failed(webhook_id: &str, kind: &str) {
-    ERRORS.fetch_add(1, Ordering::Relaxed);
-    let due = LOGGED.lock().is_ok_and(|mut l| {
-        let l = l.get_or_insert_with(HashMap::new);
-        let now = Instant::now();
-        match l.get(webhook_id) {
-            Some(t) if now.duration_since(*t) < LOG_EVERY => false,
-            _ => {
-                if l.len() >= CACHE_MAX {
-                    l.clear();
-                }
-                l.insert(webhook_id.to_string(), now);
-                true
-            }
-        }
-    });
-    if due {
-        tracing::warn!(
-            target: "keyhook::filter",
-            webhook = webhook_id,
-            error = kind,
-            "webhook {webhook_id}: its filter failed ({kind}); nothing was queued for it \
-             (logged at most once a minute per webhook)"
-        );
-    }
-}
-
-/// Whether an event with `vars` goes to a webhook with the stored filter `source`: a stored
-/// filter that no longer compiles counts as an error.
-pub fn admits(webhook_id: &str, source: &str, vars: &Vars) -> bool {
-    let result = compiled(source)
-        .map_err(|_| "does not compile")
-        .and_then(|f| f.matches(vars));
-    match result {
-        Ok(b) => b,
-        Err(kind) => {
-            failed(webhook_id, kind);
-            false
-        }
-    }
 }
 
 #[cfg(test)]

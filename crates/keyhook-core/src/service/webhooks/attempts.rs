@@ -341,6 +341,7 @@ pub fn log_attempt_in<'a>(
         status_text: &a.status_text,
         duration_ms: a.duration_ms,
         response_excerpt: &a.response_excerpt,
+        skipped: None,
     };
     let disabled = log.record(c, record.clone())?;
     if let Some(user) = disabled {
@@ -422,6 +423,7 @@ mod tests {
             status_text: "",
             duration_ms: 1,
             response_excerpt: "",
+            skipped: None,
         }
     }
 

@@ -17,6 +17,21 @@ install_missing() {
   fi
 }
 
+# Installs with npm, under the directory $1 (its node_modules), the packages $2... given as
+# NAME@VERSION, all of them in one install when any is missing there at its version (the
+# message names the calling script).
+npm_pinned() {
+  local dir=$1 p; shift
+  for p in "$@"; do
+    if [ "$(node -p "require('$dir/node_modules/${p%@*}/package.json').version" 2>/dev/null)" != "${p##*@}" ]; then
+      echo "$(basename "$0"): npm install $*"
+      mkdir -p "$dir"
+      npm install --prefix "$dir" --no-audit --no-fund --silent "$@"
+      return
+    fi
+  done
+}
+
 # The keyhook binary a benchmark runs: $BIN (another build, a baseline), or this tree's
 # release build, built.
 keyhook_bin() {

@@ -74,6 +74,23 @@ pg_scratch() {
   pids=()
   trap pg_scratch_stop EXIT
 }
+# Starts pg_scratch's cluster in $work/pg on 127.0.0.1, port $1 ($pgport), user keyhook with a
+# random password ($password), 300 connections and the postgresql.conf lines $2...; then
+# defines psql, which runs as keyhook against it.
+pg_start() {
+  pgport=$1; shift
+  password=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+  mkdir -p "$work/pg"; printf '%s' "$password" >"$work/pg/pwfile"
+  [ "$(id -u)" = 0 ] && chown -R postgres "$work/pg"
+  as_pg "$pgbin/initdb" -D "$work/pg/data" -U keyhook -E UTF8 --no-locale -A scram-sha-256 \
+    --pwfile="$work/pg/pwfile" >/dev/null
+  rm -f "$work/pg/pwfile"
+  printf '%s\n' "listen_addresses = '127.0.0.1'" "unix_socket_directories = '$work/pg'" \
+    'max_connections = 300' "$@" >>"$work/pg/data/postgresql.conf"
+  printf 'local all all trust\nhost all all 127.0.0.1/32 scram-sha-256\n' >"$work/pg/data/pg_hba.conf"
+  as_pg "$pgbin/pg_ctl" -D "$work/pg/data" -l "$work/pg/log" -o "-p $pgport" -w start >/dev/null
+  psql() { PGPASSWORD=$password "$pgbin/psql" -h 127.0.0.1 -p "$pgport" -U keyhook -qAtX -v ON_ERROR_STOP=1 "$@"; }
+}
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 pg_scratch_stop() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done

@@ -9,6 +9,7 @@
 //! than normalised here differently, so no profile hides behind it; the rest is
 //! percent-decoded (as the upstream decodes it) before templates are matched.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::net::IpAddr;
 
@@ -102,10 +103,9 @@ pub fn is_method(method: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
 }
 
-/// What a URI describes: its decoded path and the profiles it names.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What a URI describes: the profiles it names.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Target {
-    pub path: String,
     pub profiles: Vec<String>,
 }
 
@@ -143,8 +143,13 @@ pub fn target(uri: &str, templates: &[ProfileTemplate], field: &str) -> Result<T
     if raw_path.split('/').any(|s| s == "." || s == "..") {
         return Err(bad("must not have . or .. path segments"));
     }
-    let lower = raw_path.to_ascii_lowercase();
-    if ["%2f", "%5c", "%2e"].iter().any(|e| lower.contains(e)) {
+    // `%2f`, `%5c` or `%2e` in any letter case.
+    let encodes_separator = raw_path.match_indices('%').any(|(i, _)| {
+        raw_path
+            .get(i + 1..i + 3)
+            .is_some_and(|h| ["2f", "5c", "2e"].iter().any(|e| h.eq_ignore_ascii_case(e)))
+    });
+    if encodes_separator {
         return Err(bad(
             "must not contain an encoded slash, backslash or dot in its path",
         ));
@@ -166,10 +171,10 @@ pub fn target(uri: &str, templates: &[ProfileTemplate], field: &str) -> Result<T
             return Err(bad("profileId must not contain + (send %2B or %20)"));
         }
         let value = decode(value).ok_or_else(|| bad("has a malformed percent-encoding"))?;
-        profiles.push(value);
+        profiles.push(value.into_owned());
     }
     profiles.dedup();
-    Ok(Target { path, profiles })
+    Ok(Target { profiles })
 }
 
 /// The decision: may `key` make a request of `method` to `target`? Permission first (403
@@ -191,10 +196,11 @@ pub fn decide(key: &ApiKey, method: &str, target: &Target) -> Result<()> {
     Ok(())
 }
 
-/// Percent-decodes `s` (no `+` rule), None for a malformed escape or bytes that are no UTF-8.
-fn decode(s: &str) -> Option<String> {
+/// Percent-decodes `s` (no `+` rule), None for a malformed escape or bytes that are no UTF-8;
+/// `s` itself when it has no escape.
+fn decode(s: &str) -> Option<Cow<'_, str>> {
     if !s.contains('%') {
-        return Some(s.to_string());
+        return Some(Cow::Borrowed(s));
     }
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
@@ -209,7 +215,7 @@ fn decode(s: &str) -> Option<String> {
             i += 1;
         }
     }
-    String::from_utf8(out).ok()
+    String::from_utf8(out).ok().map(Cow::Owned)
 }
 
 /// `value` as a header value that reads as what it is: every byte outside visible ASCII, and

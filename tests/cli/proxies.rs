@@ -13,7 +13,7 @@ use std::thread;
 
 use serde_json::Value;
 
-use crate::common::{poll_until, Env};
+use crate::common::{is_root, poll_until, Env};
 use crate::server::{read_response, RawResp, Server, PATIENCE};
 
 /// One request as the API behind the proxy read it.
@@ -122,11 +122,6 @@ fn free_port() -> u16 {
         .local_addr()
         .unwrap()
         .port()
-}
-
-fn is_root() -> bool {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
 }
 
 fn is_ci() -> bool {

@@ -17,9 +17,9 @@ install_missing() {
   fi
 }
 
-# Installs with npm, under the directory $1 (its node_modules), the packages $2... given as
-# NAME@VERSION, all of them in one install when any is missing there at its version (the
-# message names the calling script).
+# Installs with npm, under the directory $1 (absolute: node's require reads the versions
+# there), the packages $2... given as NAME@VERSION, all of them in one install when any is
+# missing there at its version (the message names the calling script).
 npm_pinned() {
   local dir=$1 p; shift
   for p in "$@"; do

@@ -11,20 +11,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
+. bench/lib.sh
 NODE=$ROOT/target/ci-tools/node
 CEL_SPEC_VERSION=0.6.1
 PROTOBUF_VERSION=2.17.0
-say() { echo "cel-conformance.sh: $*"; }
 
-installed() {
-    node -e "process.exit(require('$NODE/node_modules/$1/package.json').version === '$2' ? 0 : 1)" 2>/dev/null
-}
-if ! installed @bufbuild/cel-spec "$CEL_SPEC_VERSION" || ! installed @bufbuild/protobuf "$PROTOBUF_VERSION"; then
-    say "npm install @bufbuild/cel-spec@$CEL_SPEC_VERSION @bufbuild/protobuf@$PROTOBUF_VERSION"
-    mkdir -p "$NODE"
-    npm install --prefix "$NODE" --no-audit --no-fund --silent \
-        "@bufbuild/cel-spec@$CEL_SPEC_VERSION" "@bufbuild/protobuf@$PROTOBUF_VERSION"
-fi
+npm_pinned "$NODE" "@bufbuild/cel-spec@$CEL_SPEC_VERSION" "@bufbuild/protobuf@$PROTOBUF_VERSION"
 
 cases=$(mktemp)
 trap 'rm -f "$cases"' EXIT

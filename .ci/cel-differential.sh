@@ -8,17 +8,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
+. bench/lib.sh
 CEL_JS_VERSION=8.0.0
 NODE_DIR=$ROOT/target/ci-tools/node
 say() { echo "cel-differential.sh: $*"; }
 
-installed=$(node -p 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).version' \
-    "$NODE_DIR/node_modules/@marcbachmann/cel-js/package.json" 2>/dev/null || true)
-if [[ $installed != "$CEL_JS_VERSION" ]]; then
-    say "npm install @marcbachmann/cel-js@$CEL_JS_VERSION"
-    mkdir -p "$NODE_DIR"
-    npm install --prefix "$NODE_DIR" --no-audit --no-fund --silent "@marcbachmann/cel-js@$CEL_JS_VERSION"
-fi
+npm_pinned "$NODE_DIR" "@marcbachmann/cel-js@$CEL_JS_VERSION"
 # The pairs are what the generator writes (a case changed there and not here fails).
 node .ci/cel/generate.mjs --check
 cargo build --quiet -p keyhook-core --example filter_eval

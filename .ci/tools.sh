@@ -45,13 +45,7 @@ if ((${#need[@]})); then
 fi
 # npm, pinned, into target/ci-tools/node.
 BIN=$TOOLS/node/node_modules/.bin
-if ! "$BIN/spectral" --version 2>/dev/null | grep -qx "$SPECTRAL_VERSION" ||
-    ! "$BIN/redocly" --version 2>/dev/null | grep -qx "$REDOCLY_VERSION"; then
-    say "npm install @stoplight/spectral-cli@$SPECTRAL_VERSION @redocly/cli@$REDOCLY_VERSION"
-    mkdir -p "$TOOLS/node"
-    npm install --prefix "$TOOLS/node" --no-audit --no-fund --silent \
-        "@stoplight/spectral-cli@$SPECTRAL_VERSION" "@redocly/cli@$REDOCLY_VERSION"
-fi
+npm_pinned "$TOOLS/node" "@stoplight/spectral-cli@$SPECTRAL_VERSION" "@redocly/cli@$REDOCLY_VERSION"
 # PyPI, pinned, into a venv.
 PY=$TOOLS/venv/bin
 if ! "$PY/pip" show openapi-python-client 2>/dev/null | grep -qx "Version: $OPENAPI_PYTHON_CLIENT_VERSION" ||

@@ -22,17 +22,8 @@ say() { echo "typescript-client.sh: $*"; }
 
 NODE=$TOOLS/node
 BIN=$NODE/node_modules/.bin
-version_of() { node -p "require('$NODE/node_modules/$1/package.json').version" 2>/dev/null || true; }
-if [[ $(version_of openapi-typescript) != "$OPENAPI_TYPESCRIPT_VERSION" ||
-    $(version_of typescript) != "$TYPESCRIPT_VERSION" ||
-    $(version_of openapi-fetch) != "$OPENAPI_FETCH_VERSION" ||
-    $(version_of @types/node) != "$TYPES_NODE_VERSION" ]]; then
-    say "npm install openapi-typescript@$OPENAPI_TYPESCRIPT_VERSION typescript@$TYPESCRIPT_VERSION openapi-fetch@$OPENAPI_FETCH_VERSION @types/node@$TYPES_NODE_VERSION"
-    mkdir -p "$NODE"
-    npm install --prefix "$NODE" --no-audit --no-fund --silent \
-        "openapi-typescript@$OPENAPI_TYPESCRIPT_VERSION" "typescript@$TYPESCRIPT_VERSION" \
-        "openapi-fetch@$OPENAPI_FETCH_VERSION" "@types/node@$TYPES_NODE_VERSION"
-fi
+npm_pinned "$NODE" "openapi-typescript@$OPENAPI_TYPESCRIPT_VERSION" "typescript@$TYPESCRIPT_VERSION" \
+    "openapi-fetch@$OPENAPI_FETCH_VERSION" "@types/node@$TYPES_NODE_VERSION"
 
 cargo build --quiet --bin keyhook
 bin=$ROOT/target/debug/keyhook

@@ -42,26 +42,10 @@ if [ "${BACKEND:-sqlite}" = postgres ]; then
   install_missing wrk curl
   bin=$(keyhook_bin)
   pg_scratch
-  pgport=$(port)
-  password=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
-  mkdir -p "$work/pg"; printf '%s' "$password" >"$work/pg/pwfile"
-  [ "$(id -u)" = 0 ] && chown -R postgres "$work/pg"
-  as_pg "$pgbin/initdb" -D "$work/pg/data" -U keyhook -E UTF8 --no-locale -A scram-sha-256 \
-    --pwfile="$work/pg/pwfile" >/dev/null
-  rm -f "$work/pg/pwfile"
-  cat >>"$work/pg/data/postgresql.conf" <<CONF
-listen_addresses = '127.0.0.1'
-unix_socket_directories = '$work/pg'
-max_connections = 300
-shared_preload_libraries = 'pg_stat_statements'
-pg_stat_statements.track = all
-pg_stat_statements.track_utility = on
-pg_stat_statements.max = 10000
-CONF
-  printf 'local all all trust\nhost all all 127.0.0.1/32 scram-sha-256\n' >"$work/pg/data/pg_hba.conf"
-  as_pg "$pgbin/pg_ctl" -D "$work/pg/data" -l "$work/pg/log" -o "-p $pgport" -w start >/dev/null
+  pg_start "$(port)" "shared_preload_libraries = 'pg_stat_statements'" \
+    'pg_stat_statements.track = all' 'pg_stat_statements.track_utility = on' \
+    'pg_stat_statements.max = 10000'
   # The bench's own statements run in the database postgres, apart from serve's.
-  psql() { PGPASSWORD=$password "$pgbin/psql" -h 127.0.0.1 -p "$pgport" -U keyhook -qAtX -v ON_ERROR_STOP=1 "$@"; }
   psql -d postgres -c 'CREATE DATABASE serve' -c 'CREATE EXTENSION pg_stat_statements'
   url="postgres://keyhook:$password@127.0.0.1:$pgport/serve"
   plain=$("$bin" --db "$url" --user bench keys create --name plain --quiet)

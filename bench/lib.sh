@@ -17,6 +17,21 @@ install_missing() {
   fi
 }
 
+# Installs with npm, under the directory $1 (absolute: node's require reads the versions
+# there), the packages $2... given as NAME@VERSION, all of them in one install when any is
+# missing there at its version (the message names the calling script).
+npm_pinned() {
+  local dir=$1 p; shift
+  for p in "$@"; do
+    if [ "$(node -p "require('$dir/node_modules/${p%@*}/package.json').version" 2>/dev/null)" != "${p##*@}" ]; then
+      echo "$(basename "$0"): npm install $*"
+      mkdir -p "$dir"
+      npm install --prefix "$dir" --no-audit --no-fund --silent "$@"
+      return
+    fi
+  done
+}
+
 # The keyhook binary a benchmark runs: $BIN (another build, a baseline), or this tree's
 # release build, built.
 keyhook_bin() {
@@ -58,6 +73,23 @@ pg_scratch() {
   work=$(mktemp -d); chmod 755 "$work"
   pids=()
   trap pg_scratch_stop EXIT
+}
+# Starts pg_scratch's cluster in $work/pg on 127.0.0.1, port $1 ($pgport), user keyhook with a
+# random password ($password), 300 connections and the postgresql.conf lines $2...; then
+# defines psql, which runs as keyhook against it.
+pg_start() {
+  pgport=$1; shift
+  password=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+  mkdir -p "$work/pg"; printf '%s' "$password" >"$work/pg/pwfile"
+  [ "$(id -u)" = 0 ] && chown -R postgres "$work/pg"
+  as_pg "$pgbin/initdb" -D "$work/pg/data" -U keyhook -E UTF8 --no-locale -A scram-sha-256 \
+    --pwfile="$work/pg/pwfile" >/dev/null
+  rm -f "$work/pg/pwfile"
+  printf '%s\n' "listen_addresses = '127.0.0.1'" "unix_socket_directories = '$work/pg'" \
+    'max_connections = 300' "$@" >>"$work/pg/data/postgresql.conf"
+  printf 'local all all trust\nhost all all 127.0.0.1/32 scram-sha-256\n' >"$work/pg/data/pg_hba.conf"
+  as_pg "$pgbin/pg_ctl" -D "$work/pg/data" -l "$work/pg/log" -o "-p $pgport" -w start >/dev/null
+  psql() { PGPASSWORD=$password "$pgbin/psql" -h 127.0.0.1 -p "$pgport" -U keyhook -qAtX -v ON_ERROR_STOP=1 "$@"; }
 }
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 pg_scratch_stop() {

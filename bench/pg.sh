@@ -41,21 +41,7 @@ bin=$(keyhook_bin)
 pg_scratch
 
 # The cluster: its own directory and port, 127.0.0.1 only, run by the postgres user when root.
-pgport=${PGPORT:-$(port)}
-password=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
-mkdir -p "$work/pg"; printf '%s' "$password" >"$work/pg/pwfile"
-[ "$(id -u)" = 0 ] && chown -R postgres "$work/pg"
-as_pg "$pgbin/initdb" -D "$work/pg/data" -U keyhook -E UTF8 --no-locale -A scram-sha-256 \
-  --pwfile="$work/pg/pwfile" >/dev/null
-rm -f "$work/pg/pwfile"
-cat >>"$work/pg/data/postgresql.conf" <<CONF
-listen_addresses = '127.0.0.1'
-unix_socket_directories = '$work/pg'
-max_connections = 300
-CONF
-printf 'local all all trust\nhost all all 127.0.0.1/32 scram-sha-256\n' >"$work/pg/data/pg_hba.conf"
-as_pg "$pgbin/pg_ctl" -D "$work/pg/data" -l "$work/pg/log" -o "-p $pgport" -w start >/dev/null
-psql() { PGPASSWORD=$password "$pgbin/psql" -h 127.0.0.1 -p "$pgport" -U keyhook -qAtX -v ON_ERROR_STOP=1 "$@"; }
+pg_start "${PGPORT:-$(port)}"
 psql -d postgres -c 'CREATE DATABASE serve' -c 'CREATE DATABASE fanout'
 pg_url() { echo "postgres://keyhook:$password@127.0.0.1:$pgport/$1"; }
 

@@ -574,6 +574,18 @@ pub fn sorted_keys(v: &Value) -> Vec<String> {
     k
 }
 
+/// Whether this process runs as root (its effective user id, from /proc/self/status).
+pub fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Uid:"))
+                .map(|ids| ids.split_whitespace().nth(1) == Some("0"))
+        })
+        .unwrap_or(false)
+}
+
 /// The longest pause of [`poll`] between two looks.
 const POLL_AT_MOST: Duration = Duration::from_millis(100);
 

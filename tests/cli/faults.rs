@@ -22,7 +22,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
 
-use crate::common::{self, database_bytes, poll, poll_until, std_cmd, Env, Run};
+use crate::common::{self, database_bytes, is_root, poll, poll_until, std_cmd, Env, Run};
 use crate::receiver::Receiver;
 use crate::server::{Server, PATIENCE};
 
@@ -212,17 +212,6 @@ fn wait_bounded(child: &mut Child, what: &str) -> ExitStatus {
     let _ = child.kill();
     let _ = child.wait();
     panic!("{what} did not exit within {PATIENCE:?}");
-}
-
-fn is_root() -> bool {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("Uid:"))
-                .map(|ids| ids.split_whitespace().nth(1) == Some("0"))
-        })
-        .unwrap_or(false)
 }
 
 /// `c` without the `KEYHOOK_*`, `NO_COLOR` and XDG variables (as `common::std_cmd`).

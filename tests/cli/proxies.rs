@@ -13,7 +13,7 @@ use std::thread;
 
 use serde_json::Value;
 
-use crate::common::{poll_until, Env};
+use crate::common::{is_root, poll_until, Env};
 use crate::server::{read_response, RawResp, Server, PATIENCE};
 
 /// One request as the API behind the proxy read it.
@@ -124,11 +124,6 @@ fn free_port() -> u16 {
         .port()
 }
 
-fn is_root() -> bool {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
-}
-
 fn is_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
 }
@@ -207,23 +202,36 @@ impl Drop for Proxy {
 }
 
 impl Proxy {
-    fn wait_ready(mut self, name: &str) -> Proxy {
-        let port = self.port;
+    /// Starts `command` (the proxy `name`, configured in `dir` to listen on `port`) and waits
+    /// until it listens; its standard error (and `dir`'s error.log) is read only if it exits
+    /// first.
+    fn start(name: &str, command: &mut Command, port: u16, dir: tempfile::TempDir) -> Proxy {
+        let child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut proxy = Proxy {
+            child,
+            port,
+            _dir: dir,
+        };
         let up = poll_until(PATIENCE, || {
             TcpStream::connect(("127.0.0.1", port)).is_ok()
-                || self.child.try_wait().ok().flatten().is_some()
+                || proxy.child.try_wait().ok().flatten().is_some()
         });
         assert!(up, "{name} did not listen within {PATIENCE:?}");
-        if let Some(status) = self.child.try_wait().unwrap() {
+        if let Some(status) = proxy.child.try_wait().unwrap() {
             let mut err = String::new();
-            if let Some(mut e) = self.child.stderr.take() {
+            if let Some(mut e) = proxy.child.stderr.take() {
                 let _ = e.read_to_string(&mut err);
             }
             let log =
-                std::fs::read_to_string(self._dir.path().join("error.log")).unwrap_or_default();
+                std::fs::read_to_string(proxy._dir.path().join("error.log")).unwrap_or_default();
             panic!("{name} exited ({status}): {err}{log}");
         }
-        self
+        proxy
     }
 
     /// Sends raw `head` lines (CRLF added) to the proxy, with `Connection: close`.
@@ -271,26 +279,15 @@ fn nginx(keyhook: u16, api: u16) -> Option<Proxy> {
          {site}\n}}\n"
     );
     std::fs::write(dir.path().join("nginx.conf"), conf).unwrap();
-    let child = Command::new(bin)
+    let mut command = Command::new(bin);
+    command
         .arg("-p")
         .arg(dir.path())
         .arg("-e")
         .arg(dir.path().join("error.log"))
         .arg("-c")
-        .arg(dir.path().join("nginx.conf"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    Some(
-        Proxy {
-            child,
-            port,
-            _dir: dir,
-        }
-        .wait_ready("nginx"),
-    )
+        .arg(dir.path().join("nginx.conf"));
+    Some(Proxy::start("nginx", &mut command, port, dir))
 }
 
 fn caddy(keyhook: u16, api: u16) -> Option<Proxy> {
@@ -307,26 +304,14 @@ fn caddy(keyhook: u16, api: u16) -> Option<Proxy> {
     let conf = format!("{{\n\tadmin off\n\tauto_https off\n}}\n\n{site}\n");
     let file = dir.path().join("Caddyfile");
     std::fs::write(&file, conf).unwrap();
-    let child = Command::new(bin)
+    let mut command = Command::new(bin);
+    command
         .args(["run", "--adapter", "caddyfile", "--config"])
         .arg(&file)
         .env("HOME", dir.path())
         .env("XDG_DATA_HOME", dir.path())
-        .env("XDG_CONFIG_HOME", dir.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Its log is read only if it fails to start.
-    Some(
-        Proxy {
-            child,
-            port,
-            _dir: dir,
-        }
-        .wait_ready("caddy"),
-    )
+        .env("XDG_CONFIG_HOME", dir.path());
+    Some(Proxy::start("caddy", &mut command, port, dir))
 }
 
 fn error_of(r: &RawResp) -> Value {

@@ -9,6 +9,7 @@
 //! than normalised here differently, so no profile hides behind it; the rest is
 //! percent-decoded (as the upstream decodes it) before templates are matched.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::net::IpAddr;
 
@@ -102,10 +103,9 @@ pub fn is_method(method: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
 }
 
-/// What a URI describes: its decoded path and the profiles it names.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What a URI describes: the profiles it names.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Target {
-    pub path: String,
     pub profiles: Vec<String>,
 }
 
@@ -139,11 +139,13 @@ pub fn target(uri: &str, templates: &[ProfileTemplate], field: &str) -> Result<T
     // A server behind the upstream may decode again: no layer of the path's encoding
     // (`%252e`, `%25252f`, `..%3b`) may hide what the raw path may not have. Each decoding
     // that changes the text shortens it, so this ends; a `%` that encodes nothing ends it too.
-    let mut layer = std::borrow::Cow::Borrowed(path.as_str());
-    loop {
+    // The raw path's rules already keep every other form out of the first layer, so only a
+    // layer with a `%` or a `;` left needs the look (the common path allocates nothing here).
+    let mut layer = Cow::Borrowed(&*path);
+    while layer.contains('%') || layer.contains(';') {
         path_layer(&layer).map_err(bad)?;
         match decode(&layer) {
-            Some(next) if next != *layer => layer = std::borrow::Cow::Owned(next),
+            Some(next) if *next != *layer => layer = Cow::Owned(next.into_owned()),
             _ => break,
         }
     }
@@ -163,10 +165,10 @@ pub fn target(uri: &str, templates: &[ProfileTemplate], field: &str) -> Result<T
             return Err(bad("profileId must not contain + (send %2B or %20)"));
         }
         let value = decode(value).ok_or_else(|| bad("has a malformed percent-encoding"))?;
-        profiles.push(value);
+        profiles.push(value.into_owned());
     }
     profiles.dedup();
-    Ok(Target { path, profiles })
+    Ok(Target { profiles })
 }
 
 /// The rules one layer of a path's encoding is held to ([`target`] applies them to the path as
@@ -186,8 +188,12 @@ fn path_layer(path: &str) -> std::result::Result<(), &'static str> {
     {
         return Err("must not have . or .. path segments");
     }
-    let lower = path.to_ascii_lowercase();
-    if ["%2f", "%5c", "%2e"].iter().any(|e| lower.contains(e)) {
+    // `%2f`, `%5c` or `%2e` in any letter case.
+    let encodes_separator = path.match_indices('%').any(|(i, _)| {
+        path.get(i + 1..i + 3)
+            .is_some_and(|h| ["2f", "5c", "2e"].iter().any(|e| h.eq_ignore_ascii_case(e)))
+    });
+    if encodes_separator {
         return Err("must not contain an encoded slash, backslash or dot in its path");
     }
     Ok(())
@@ -212,10 +218,11 @@ pub fn decide(key: &ApiKey, method: &str, target: &Target) -> Result<()> {
     Ok(())
 }
 
-/// Percent-decodes `s` (no `+` rule), None for a malformed escape or bytes that are no UTF-8.
-fn decode(s: &str) -> Option<String> {
+/// Percent-decodes `s` (no `+` rule), None for a malformed escape or bytes that are no UTF-8;
+/// `s` itself when it has no escape.
+fn decode(s: &str) -> Option<Cow<'_, str>> {
     if !s.contains('%') {
-        return Some(s.to_string());
+        return Some(Cow::Borrowed(s));
     }
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
@@ -230,7 +237,7 @@ fn decode(s: &str) -> Option<String> {
             i += 1;
         }
     }
-    String::from_utf8(out).ok()
+    String::from_utf8(out).ok().map(Cow::Owned)
 }
 
 /// `value` as a header value that reads as what it is: every byte outside visible ASCII, and

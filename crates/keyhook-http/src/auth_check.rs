@@ -56,22 +56,16 @@ fn decide(
     });
     let own_method = own.map(|_| rq.method().as_str());
     let method = one_of(rq, &METHOD_HEADERS, own_method, "method")?;
-    let (uri, uri_field) = match one_of(rq, &URI_HEADERS, own_uri.as_deref(), "uri")? {
-        Some((u, f)) => (Some(u), f),
-        None => (None, URI_HEADERS[0]),
-    };
-    let (method, method_field) = method.unwrap_or(("GET".into(), METHOD_HEADERS[0]));
-    if !forward::is_method(&method) {
+    let uri = one_of(rq, &URI_HEADERS, own_uri.as_deref(), "uri")?;
+    let (method, method_field) = method.unwrap_or(("GET", METHOD_HEADERS[0]));
+    if !forward::is_method(method) {
         return Err(Error::validation(method_field, "must be an HTTP method"));
     }
     let target = match uri {
-        Some(u) => forward::target(&u, templates, uri_field)?,
+        Some((u, field)) => forward::target(u, templates, field)?,
         // A check of the key alone; with templates, a proxy that forgot the URI would let
         // every profile through.
-        None if templates.is_empty() => forward::Target {
-            path: "/".into(),
-            profiles: Vec::new(),
-        },
+        None if templates.is_empty() => forward::Target::default(),
         None => {
             return Err(Error::validation(
                 URI_HEADERS[0],
@@ -80,23 +74,23 @@ fn decide(
             ))
         }
     };
-    forward::decide(key, &method, &target)
+    forward::decide(key, method, &target)
 }
 
 /// The one value every source present gives (`own`: the request's own, named `own_name`):
 /// None if none is present; refused, naming the header, when two differ.
-fn one_of(
-    rq: &Request,
+fn one_of<'a>(
+    rq: &'a Request,
     headers: &[&'static str],
-    own: Option<&str>,
+    own: Option<&'a str>,
     own_name: &'static str,
-) -> Result<Option<(String, &'static str)>> {
-    let mut found: Option<(String, &'static str)> = own.map(|v| (v.to_string(), own_name));
+) -> Result<Option<(&'a str, &'static str)>> {
+    let mut found = own.map(|v| (v, own_name));
     for name in headers {
         for h in rq.headers().iter().filter(|h| h.field.equiv(name)) {
             let v = h.value.as_str();
-            match &found {
-                None => found = Some((v.to_string(), name)),
+            match found {
+                None => found = Some((v, *name)),
                 Some((seen, by)) if seen != v => {
                     return Err(Error::validation(
                         *name,

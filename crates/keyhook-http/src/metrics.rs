@@ -329,15 +329,11 @@ impl Metrics {
     /// (`router::api_path`) and what the router found there, when it is under it; a request
     /// is routed once, for its label and its dispatch.
     pub fn route_of(&self, target: &str, routed: Option<(&str, &Match<'_>)>) -> RouteId {
-        let label = match routed {
-            Some(("/openapi.json", _)) => "/api/v1/openapi.json",
-            Some((p, _)) if super::router::auth_path(p).is_some() => {
-                match super::router::auth_path(p) {
-                    Some(None) => "/api/v1/auth",
-                    _ => "/api/v1/auth/{path}",
-                }
-            }
-            Some((_, Match::Found(route))) => {
+        let label = match routed.map(|(p, m)| (p, super::router::auth_path(p), m)) {
+            Some(("/openapi.json", _, _)) => "/api/v1/openapi.json",
+            Some((_, Some(None), _)) => "/api/v1/auth",
+            Some((_, Some(Some(_)), _)) => "/api/v1/auth/{path}",
+            Some((_, None, Match::Found(route))) => {
                 return RouteId(self.http.template_index(route.template()))
             }
             Some(_) => UNMATCHED,

@@ -32,16 +32,25 @@ pub const JSON: u16 = NULL | BOOL | DOUBLE | STRING | LIST | MAP;
 pub struct Ty {
     pub kinds: u16,
     pub json: bool,
+    /// Wrapped in `dyn()`: compared with `==` or `!=` to a value of another kind it is
+    /// not refused (CEL's static check would refuse `false != null`, but not `dyn(false) !=
+    /// null`, which is `true`). Every operation that fails at evaluation is still refused.
+    pub dynamic: bool,
 }
 
 impl Ty {
     pub const fn of(kinds: u16) -> Ty {
-        Ty { kinds, json: false }
+        Ty {
+            kinds,
+            json: false,
+            dynamic: false,
+        }
     }
     pub const fn json() -> Ty {
         Ty {
             kinds: JSON,
             json: true,
+            dynamic: false,
         }
     }
     /// The type of a container's elements.
@@ -196,6 +205,7 @@ impl Checker<'_> {
                 Ok(Ty {
                     kinds: a.kinds | b.kinds,
                     json: a.json && b.json,
+                    dynamic: a.dynamic || b.dynamic,
                 })
             }
             Kind::Binary(op, a, b) => {
@@ -248,10 +258,7 @@ impl Checker<'_> {
                 Ok(match kind {
                     Macro::All | Macro::Exists | Macro::ExistsOne => Ty::of(BOOL),
                     Macro::Map => Ty::of(LIST),
-                    Macro::Filter => Ty {
-                        kinds: LIST,
-                        json: r.json,
-                    },
+                    Macro::Filter => Ty { kinds: LIST, ..r },
                 })
             }
         }
@@ -401,9 +408,14 @@ impl Checker<'_> {
             "string" => conversion(NUM | STRING | BYTES | BOOL, STRING),
             "bool" => conversion(BOOL | STRING, BOOL),
             "bytes" => conversion(BYTES | STRING, BYTES),
-            // CEL's way to opt out of the static types: whatever the argument's type, the
-            // result may be anything here.
-            "dyn" => conversion(ANY, ANY),
+            // CEL's way to opt out of its static types. Here a type is the set of kinds a
+            // value may have at evaluation, and dyn(x) is x then: the same set, so that
+            // `dyn(data.x) + 1` is refused like `data.x + 1` (it can never succeed either);
+            // only the refusal of `==` across kinds, which CEL's types make, is lifted.
+            "dyn" => conversion(ANY, ANY).map(|_| Ty {
+                dynamic: true,
+                ..a[0]
+            }),
             "type" => conversion(ANY, TYPE),
             _ => unreachable!("KNOWN lists the functions matched above"),
         }
@@ -431,7 +443,7 @@ fn binary(op: &str, a: Ty, b: Ty, e: &Expr) -> Result<Ty, String> {
         "==" | "!=" => {
             // Numbers are equal across types; any other pair of kinds never is.
             let class = |k: u16| if k & NUM != 0 { k | NUM } else { k };
-            if class(a.kinds) & class(b.kinds) == 0 {
+            if class(a.kinds) & class(b.kinds) == 0 && !(a.dynamic || b.dynamic) {
                 return Err(format!(
                     "`{op}` compares {} with {}: they are never equal (at {pos})",
                     describe(a),
@@ -481,6 +493,7 @@ fn binary(op: &str, a: Ty, b: Ty, e: &Expr) -> Result<Ty, String> {
             return Ok(Ty {
                 kinds: k,
                 json: k == LIST && a.json && b.json,
+                dynamic: false,
             });
         }
     };

@@ -176,6 +176,18 @@ fn json_numbers_are_doubles_and_numbers_compare_across_types() {
     );
     assert!(err("data.x * 2 > 1.0").contains("`1.0`"));
     assert!(err("data.n % 2 == 0").contains("int(data.n) % 2"));
+    // dyn() is the value itself at evaluation: wrapping a JSON value in it hides nothing.
+    assert!(err("dyn(data.x) + 1 == 2").contains("`1.0`"));
+    assert!(err("dyn(dyn(data.x)) * 2 > 1.0").contains("`1.0`"));
+    assert_eq!(eval("dyn(data.x) + 1.0 == 2.0", json!({"x": 1})), Ok(true));
+    // What dyn() lifts is CEL's static refusal of `==` across kinds, which succeeds at
+    // evaluation (false), never an operation that fails there.
+    assert!(err("event == 1").contains("never equal"));
+    assert_eq!(
+        eval("dyn(event) == 1 || dyn(false) == null", json!({})),
+        Ok(false)
+    );
+    assert!(err("dyn(event) < 1").starts_with("is not a filter keyhook evaluates"));
 }
 
 /// Refused when written, naming the thing, instead of failing on every event.

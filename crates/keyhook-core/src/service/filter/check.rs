@@ -247,17 +247,19 @@ impl Checker<'_> {
                 let result = (|| {
                     let p = self.check(pred)?;
                     self.need(p, BOOL, &format!("{}()'s predicate", kind.name()), pred)?;
-                    if let Some(t) = transform {
-                        self.check(t)?;
-                    }
-                    Ok::<_, String>(())
+                    transform.as_deref().map(|t| self.check(t)).transpose()
                 })();
                 self.in_macro = false;
                 self.locals.pop();
-                result?;
+                let element = result?;
                 Ok(match kind {
                     Macro::All | Macro::Exists | Macro::ExistsOne => Ty::of(BOOL),
-                    Macro::Map => Ty::of(LIST),
+                    // A list of JSON values is a JSON value (`data.l.map(x, x)[0] + 1` can no
+                    // more succeed than `data.l[0] + 1`).
+                    Macro::Map => Ty {
+                        json: element.is_some_and(|t| t.json),
+                        ..Ty::of(LIST)
+                    },
                     Macro::Filter => Ty { kinds: LIST, ..r },
                 })
             }

@@ -179,6 +179,13 @@ fn json_numbers_are_doubles_and_numbers_compare_across_types() {
     // dyn() is the value itself at evaluation: wrapping a JSON value in it hides nothing.
     assert!(err("dyn(data.x) + 1 == 2").contains("`1.0`"));
     assert!(err("dyn(dyn(data.x)) * 2 > 1.0").contains("`1.0`"));
+    // Nor does a macro's list of JSON values.
+    assert!(err("data.l.map(v, v)[0] + 1 == 2").contains("`1.0`"));
+    assert!(err("data.l.filter(v, true)[0] + 1 == 2").contains("`1.0`"));
+    assert_eq!(
+        eval("data.l.map(v, v)[0] + 1.0 == 2.0", json!({"l": [1]})),
+        Ok(true)
+    );
     assert_eq!(eval("dyn(data.x) + 1.0 == 2.0", json!({"x": 1})), Ok(true));
     // What dyn() lifts is CEL's static refusal of `==` across kinds, which succeeds at
     // evaluation (false), never an operation that fails there.

@@ -24,6 +24,7 @@ use keyhook::auth::{authenticate, generate_key, hash_key, key_prefix};
 use keyhook::model::{ApiKey, Permission};
 use keyhook::sqlite::SqliteStore as Store;
 use keyhook::time::Timestamp;
+use keyhook_bench::figure;
 use rusqlite::{Connection, OpenFlags};
 
 const TARGET_PER_SEC: f64 = 200_000.0;
@@ -295,5 +296,32 @@ fn main() {
         } else {
             "MISSED"
         }
+    );
+    let bare = Some(("SELECT 1 ... WHERE key_hash = ?", bare_rate));
+    let goal = format!(">= {TARGET_PER_SEC:.0}/s");
+    figure("authenticate", "stored keys", auth_rate, "/s", bare, &goal);
+    figure(
+        "authenticate",
+        "first use of a key",
+        first_rate,
+        "/s",
+        bare,
+        "",
+    );
+    figure(
+        "authenticate",
+        "unknown well-formed tokens",
+        unknown_rate,
+        "/s",
+        bare,
+        "",
+    );
+    figure(
+        "authenticate",
+        "random tokens, none left without a checksum",
+        closed_rate,
+        "/s",
+        Some(("random tokens, one left", open_rate)),
+        "",
     );
 }

@@ -25,6 +25,7 @@ use keyhook::service::webhooks::{self, NewWebhook, WebhookEvents, WebhookUrl};
 use keyhook::service::{Actor, Publish};
 use keyhook::sqlite::SqliteStore;
 use keyhook::time::Timestamp;
+use keyhook_bench::figure;
 
 const CHUNKS: usize = 40;
 
@@ -273,6 +274,24 @@ fn main() {
     println!("budget check alone      {budget:>9.1} µs");
     println!(
         "worst within the budget {worst_ms:>9.1} ms   ({items} items × {per_item} applications)"
+    );
+    let plain_emit = Some(("emit without a schema", plain));
+    figure(
+        "emit_schema",
+        "emit with the schema",
+        with_schema,
+        "us",
+        plain_emit,
+        "ratio < 1.25",
+    );
+    figure("emit_schema", "validation alone", validate, "us", None, "");
+    figure(
+        "emit_schema",
+        "worst within the budget",
+        worst_ms,
+        "ms",
+        None,
+        "",
     );
 }
 

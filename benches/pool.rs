@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use keyhook::sqlite::{SqliteBackend, SqliteStore};
 use keyhook::store::{Backend, Storage};
+use keyhook_bench::figure;
 
 /// r2d2 over `SqliteStore`s of one file.
 struct Manager(PathBuf);
@@ -105,6 +106,8 @@ fn main() {
             }),
         );
         println!("{threads:<10} {a:>14.0} {b:>14.0} {:>8.2}", b / a);
+        let metric = format!("checkouts, {threads} threads");
+        figure("pool", &metric, a, "/s", Some(("r2d2", b)), "");
     }
 
     println!();
@@ -113,10 +116,8 @@ fn main() {
     let ours = SqliteBackend::new(&missing, false, 8);
     let t = Instant::now();
     let e = ours.connect().err().expect("a missing file is an error");
-    println!(
-        "sqlite pool {:>10.3} ms  {e}",
-        t.elapsed().as_secs_f64() * 1000.0
-    );
+    let ours_ms = t.elapsed().as_secs_f64() * 1000.0;
+    println!("sqlite pool {ours_ms:>10.3} ms  {e}");
     let theirs = r2d2::Pool::builder()
         .max_size(8)
         .min_idle(Some(0))
@@ -124,8 +125,15 @@ fn main() {
         .build_unchecked(Manager(missing));
     let t = Instant::now();
     let e = theirs.get().err().expect("a missing file is an error");
-    println!(
-        "r2d2        {:>10.3} ms  {e}",
-        t.elapsed().as_secs_f64() * 1000.0
+    let theirs_ms = t.elapsed().as_secs_f64() * 1000.0;
+    println!("r2d2        {theirs_ms:>10.3} ms  {e}");
+    let r2d2 = Some(("r2d2", theirs_ms));
+    figure(
+        "pool",
+        "an unopenable file refused",
+        ours_ms,
+        "ms",
+        r2d2,
+        "",
     );
 }

@@ -61,5 +61,9 @@ fn main() {
             "{shown:<72} {plain:>10.1} {redacted:>10.1} {:>7.2}",
             redacted / plain
         );
+        let method = case.split(' ').next().unwrap_or_default();
+        let metric = format!("access line with redaction, {method} {} bytes", case.len());
+        let unredacted = Some(("without redaction", plain));
+        keyhook_bench::figure("redact", &metric, redacted, "ns", unredacted, "");
     }
 }

@@ -36,6 +36,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // Test support (tests/support/): a dev-dependency. No row allows it, so no crate can
     // depend on it at runtime.
     ("test-postgres", &[]),
+    // The in-process benchmarks (benches/): keyhook and their baselines are dev-dependencies.
+    ("keyhook-bench", &[]),
 ];
 
 /// Outside crates that belong to one layer only: SQL to the backends, the HTTP server to the

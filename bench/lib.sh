@@ -1,6 +1,18 @@
 # Shared by the bench scripts: `. "$(dirname "$0")/lib.sh"` (or `. bench/lib.sh` from the
 # repository's root).
 
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# The scripts' Python parts print figures with `from figure import figure` (bench/figure.py).
+export PYTHONPATH="$BENCH_DIR${PYTHONPATH:+:$PYTHONPATH}"
+
+# The one output format of every benchmark: a figure is one line, tab-separated,
+#   bench  BENCH  METRIC  VALUE  UNIT  BASELINE  BASELINE_VALUE  RATIO  GOAL
+# (the baseline measured in the same run, empty when there is none; RATIO = VALUE /
+# BASELINE_VALUE). bench/all.sh collects these lines, and only these, into its table and
+# target/bench/results.json; whatever else a script prints is for the reader.
+#   figure BENCH METRIC VALUE UNIT [BASELINE BASELINE_VALUE] [GOAL]
+figure() { python3 "$BENCH_DIR/figure.py" "$@"; }
+
 # CPU time in clock ticks (`getconf CLK_TCK` a second) of each process $@, all its threads: one
 # "pid ticks" line each; `spent BEFORE AFTER` sums what the processes in both took between.
 ticks() { local p; for p in "$@"; do awk '{print $1, $14 + $15}' "/proc/$p/stat" 2>/dev/null || true; done; }
@@ -32,12 +44,23 @@ npm_pinned() {
   done
 }
 
+# The cargo profile the benchmarks build with: release (`bench` for `cargo bench`), or the
+# debug build when BENCH_CARGO_PROFILE=dev (bench/all.sh --smoke).
+profile_dir() { if [ "${BENCH_CARGO_PROFILE:-}" = dev ]; then echo debug; else echo release; fi; }
+profile_flag() { if [ "${BENCH_CARGO_PROFILE:-}" = dev ]; then echo --profile=dev; else echo --release; fi; }
+
+# Runs the in-process benchmark $1 of the keyhook-bench package (benches/$1.rs).
+bench_cargo() {
+  local p=(); [ "${BENCH_CARGO_PROFILE:-}" = dev ] && p=(--profile dev)
+  cargo bench --quiet "${p[@]}" -p keyhook-bench --bench "$1"
+}
+
 # The keyhook binary a benchmark runs: $BIN (another build, a baseline), or this tree's
 # release build, built.
 keyhook_bin() {
   if [ -n "${BIN:-}" ]; then echo "$BIN"; else
-    cargo build --release --quiet >&2
-    echo "$PWD/target/release/keyhook"
+    cargo build "$(profile_flag)" --quiet --bin keyhook >&2
+    echo "$PWD/target/$(profile_dir)/keyhook"
   fi
 }
 
@@ -45,8 +68,8 @@ keyhook_bin() {
 # (another one), or this tree's release build of it, built.
 example_bin() {
   if [ -n "$1" ]; then echo "$1"; else
-    cargo build --release --quiet --example "$2" >&2
-    echo "$PWD/target/release/examples/$2"
+    cargo build "$(profile_flag)" --quiet -p keyhook-http --example "$2" >&2
+    echo "$PWD/target/$(profile_dir)/examples/$2"
   fi
 }
 # The bare HTTP layer (bare_http.rs): $BARE, or this tree's.

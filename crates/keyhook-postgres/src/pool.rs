@@ -7,7 +7,7 @@
 //! itself. The check is an empty query, a round trip, unless the connection answered a
 //! query less than [`TRUSTED_FOR`] ago: under load a connection is lent again and again
 //! within milliseconds, and a round trip per request would be a third of its cost (the
-//! benchmark, `benches/authenticate.rs`). A connection that has sat idle (through an outage,
+//! benchmark, `benches/pg_authenticate.rs`). A connection that has sat idle (through an outage,
 //! say) is always checked. Connections are made on demand (no eager connect); a checkout
 //! waits at most [`CHECKOUT_TIMEOUT`]. r2d2 reports a failed connection attempt only as text;
 //! [`LastError`] keeps the last one sorted, so a checkout that times out can say why.

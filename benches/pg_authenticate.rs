@@ -10,16 +10,18 @@
 //! - a request's share: a connection from the pool (`Backend::connect`, which r2d2 checks
 //!   with an empty query), `authenticate`, and the connection back.
 //!
-//! Run with `cargo bench -p keyhook-postgres --bench authenticate`.
+//! Run with `cargo bench -p keyhook-bench --bench pg_authenticate` (or `bash bench/all.sh
+//! pg-authenticate`).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use keyhook_core::auth::{authenticate, generate_key, hash_key, key_prefix};
-use keyhook_core::store::Backend;
-use keyhook_core::tables::{Cell, TABLES};
-use keyhook_core::time::Timestamp;
-use keyhook_postgres::PgBackend;
+use keyhook::auth::{authenticate, generate_key, hash_key, key_prefix};
+use keyhook::postgres::PgBackend;
+use keyhook::store::Backend;
+use keyhook::tables::{Cell, TABLES};
+use keyhook::time::Timestamp;
+use keyhook_bench::figure;
 
 const SAMPLE: usize = 10_000;
 
@@ -130,5 +132,22 @@ fn main() {
     println!(
         "pool checkout + authenticate() + return  {pooled:>9.0}/s  ({:.2} of the baseline)",
         pooled / baseline
+    );
+    let bare = Some(("bare SELECT by key_hash", baseline));
+    figure(
+        "pg-authenticate",
+        "authenticate(), connection held",
+        held,
+        "/s",
+        bare,
+        "",
+    );
+    figure(
+        "pg-authenticate",
+        "checkout + authenticate() + return",
+        pooled,
+        "/s",
+        bare,
+        "",
     );
 }

@@ -100,14 +100,18 @@ hyperfine --shell=none --warmup "$WARMUP" --runs "$RUNS" --export-json "$list_js
 
 python3 - "$list_json" <<'PY'
 import json, sys
+from figure import figure
 r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
 k, s = r["keyhook keys list"], r["sqlite3 select"]
 print(f"list: keyhook {k['median'] * 1000:.2f}ms, sqlite3 {s['median'] * 1000:.2f}ms median; "
       f"median ratio keyhook / sqlite3 list {k['median'] / s['median']:.2f}")
+figure("cli-create", "keys list --json, median (hyperfine)", k["median"] * 1000, "ms",
+       "sqlite3 -json SELECT", s["median"] * 1000)
 PY
 
 python3 - "$json" "$TARGET" <<'PY'
 import json, sys
+from figure import figure
 results = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
 target = float(sys.argv[2])
 ms = lambda s: s * 1000
@@ -122,6 +126,8 @@ for name in ("sqlite3", "sqlite3 (synchronous=NORMAL)"):
     ratio = k["median"] / results[name]["median"]
     verdict = "met" if ratio <= target else "MISSED"
     print(f"median ratio keyhook / {name:<29} {ratio:5.2f}  (target <= {target}: {verdict})")
+    figure("cli-create", "keys create --quiet, median (hyperfine)", ms(k["median"]), "ms",
+           name, ms(results[name]["median"]), f"ratio <= {target}")
 PY
 
 # In turns: one run of each per round, on files of their own (BASE's beside keyhook's).
@@ -130,6 +136,7 @@ if [ -n "${BASE:-}" ]; then
 fi
 python3 - "$RUNS" "$TARGET" "$bin" "$kdb" "$sdb" "$insert" "${BASE:-}" "$work" <<'PY'
 import statistics, subprocess, sys, time
+from figure import figure
 runs, target, bin_, kdb, sdb, insert, base, work = sys.argv[1:]
 cmds = [("keyhook", [bin_, "--db", kdb, "keys", "create", "--name", "turns", "--quiet"])]
 if base:
@@ -152,4 +159,9 @@ for name, v in times.items():
     print(f"  {name:<8} median {m * 1000:6.2f}ms  quartiles {q(.25):6.2f}ms {q(.75):6.2f}ms  / sqlite3 {m / s:5.2f}")
 k = statistics.median(times["keyhook"]) / s
 print(f"median ratio in turns keyhook / sqlite3 {k:5.2f}  (target <= {target}: {'met' if k <= float(target) else 'MISSED'})")
+figure("cli-create", "keys create --quiet, median in turns", statistics.median(times["keyhook"]) * 1000,
+       "ms", "sqlite3 INSERT, same turns", s * 1000, f"ratio <= {target}")
+if base:
+    figure("cli-create", "keys create --quiet (BASE), median in turns", statistics.median(times["BASE"]) * 1000,
+           "ms", "sqlite3 INSERT, same turns", s * 1000)
 PY

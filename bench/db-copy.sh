@@ -109,6 +109,7 @@ b_secs=$(baseline "$work/large.db")
 
 python3 - "$s_rows" "$s_peak" "$s_secs" "$l_rows" "$l_peak" "$l_secs" "$TARGET" "$b_secs" <<'PY'
 import sys
+from figure import figure
 s_rows, s_peak, s_secs, l_rows, l_peak, l_secs = map(float, sys.argv[1:7])
 target, b_secs = float(sys.argv[7]), float(sys.argv[8])
 print(f"{'database':<10} {'rows':>10} {'peak RSS':>10} {'time':>9} {'rows/s':>10}")
@@ -120,4 +121,7 @@ print(f"peak RSS ratio large / small {ratio:.2f} for {l_rows / s_rows:.0f}x the 
       f"(target <= {target}: {verdict})")
 print(f"sqlite3 INSERT ... SELECT of the large database: {b_secs:.2f} s; "
       f"time ratio keyhook / sqlite3 {l_secs / b_secs:.2f}")
+figure("db-copy", f"peak RSS, {l_rows:.0f} rows", l_peak / 1024, "MB", f"peak RSS, {s_rows:.0f} rows",
+       s_peak / 1024, f"ratio <= {target}")
+figure("db-copy", f"time, {l_rows:.0f} rows", l_secs, "s", "sqlite3 INSERT ... SELECT", b_secs)
 PY

@@ -159,6 +159,7 @@ python3 - "$expected" "$arrived" "$delivered" "$secs" "$wrk_rps" "$rss_small" "$
   "$((BIG_EVENTS * HOOKS))" "$big_delivered" "$big_secs" \
   "$in_flight" "$leased" "$recovered" "$last_ms" "$restart_ms" "$crash_delivered" "$crash_n" "$after" <<'PY'
 import sys
+from figure import figure
 (expected, arrived, delivered, secs, wrk_rps, rss_small, rss_big, big_n, big_delivered,
  big_secs, in_flight, leased, recovered, last_ms, restart_ms, crash_delivered, crash_n,
  twice) = sys.argv[1:]
@@ -179,6 +180,12 @@ print(f"crash recovery: {leased} deliveries leased by the killed worker ({in_fli
       f"at the receiver) all delivered {recovery:.1f} s after the restart (goal <= 15 s); "
       f"{recovered}/{leased} recovered, {crash_delivered}/{crash_n} delivered in all; "
       f"{twice} received twice after the restart")
+figure("deliver", f"deliveries, {expected}", rate, "/s", "wrk POST to the same nginx", wrk_rps, "ratio >= 0.2")
+figure("deliver", f"deliveries, {big_n} queued", big_delivered / big_secs, "/s")
+figure("deliver", f"peak RSS, {big_n} queued", int(rss_big) / 1024, "MB", f"{expected} queued",
+       int(rss_small) / 1024, "ratio ~1 (flat)")
+figure("deliver", "recovery after kill -9", recovery, "s", goal="<= 15 s")
+figure("deliver", "received twice after the restart", twice, "", goal="0")
 ok = delivered == expected and arrived >= expected and big_delivered == big_n
 ok = ok and leased > 0 and recovered == leased and crash_delivered == crash_n and twice == 0
 ok = ok and recovery <= 15

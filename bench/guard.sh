@@ -187,6 +187,7 @@ done
 
 python3 - "$work" "$ROUNDS" <<'PY'
 import re, statistics, sys
+from figure import figure
 work, rounds = sys.argv[1], int(sys.argv[2])
 def parse(path):
     t = open(path).read()
@@ -213,4 +214,7 @@ for n, label in zip(names, ("keyhook GET /api/v1/api-keys", "keyhook GET /api/v1
 print(f"ratio auth/api-keys: {med['auth'][0] / med['list'][0]:.2f} (target >= 1); "
       f"auth p99 {med['auth'][1]:.2f} ms (target <= 2)")
 print(f"ratio guarded/plain: {med['guarded'][0] / med['plain'][0]:.2f} (target >= 0.5)")
+figure("guard", "GET /api/v1/auth", med["auth"][0], "req/s", "GET /api/v1/api-keys", med["list"][0], "ratio >= 1")
+figure("guard", "GET /api/v1/auth p99", med["auth"][1], "ms", "GET /api/v1/api-keys p99", med["list"][1], "<= 2 ms")
+figure("guard", "nginx auth_request to keyhook", med["guarded"][0], "req/s", "nginx alone", med["plain"][0], "ratio >= 0.5")
 PY

@@ -231,7 +231,7 @@ measure() {
   # before it). -t2 -c32 saturates both cores (wrk and keyhook share them), where p99 swings
   # with the scheduler whatever else runs; -t1 -c4 leaves headroom, so what it shows is the
   # slowloris connections' own cost.
-  local secs=${DURATION%s} lines=() shape tag a s ra rs conns
+  local secs=${DURATION%s} lines=() figs=() shape tag a s ra rs conns f
   for shape in "-t2 -c32" "-t1 -c4"; do
     tag=${shape// /}
     # shellcheck disable=SC2086
@@ -246,6 +246,7 @@ measure() {
     a=$(p99 "$work/$name$tag-alone.txt"); s=$(p99 "$work/$name$tag-slow.txt")
     ra=$(awk '/Requests\/sec/ {print $2}' "$work/$name$tag-alone.txt")
     rs=$(awk '/Requests\/sec/ {print $2}' "$work/$name$tag-slow.txt")
+    figs+=("p99, wrk $shape beside $SLOW slowloris|$s|ms|wrk $shape alone|$a|")
     lines+=("  wrk $shape alone: p99 $a ms, $ra req/s; with $SLOW slowloris ($conns server fds when wrk started): p99 $s ms, $rs req/s; p99 ratio $(python3 -c "print('%.2f' % ($s / $a))"), req/s ratio $(python3 -c "print('%.2f' % ($rs / $ra))")")
   done
   # (c) requests from 127.0.0.2 alone, then while 127.0.0.3 holds $IDLE connections
@@ -265,6 +266,14 @@ measure() {
   echo "  RSS idle $((idle / 1024)) MB; peak under $FLOOD x 8 MB headers $((peak / 1024)) MB (+$(((peak - idle) / 1024)) MB); after $((after / 1024)) MB"
   echo "  RSS peak under $FLOOD x 8 MB chunk-size lines $((cpeak / 1024)) MB (+$(((cpeak - idle) / 1024)) MB over idle)"
   printf '%s\n' "${lines[@]}"
+  local who=; [ "$name" = base ] && who=" (BASE)"
+  figure hostile "RSS peak under $FLOOD x 8 MB headers$who" $((peak / 1024)) MB "idle" $((idle / 1024))
+  figure hostile "RSS peak under $FLOOD x 8 MB chunk-size lines$who" $((cpeak / 1024)) MB "idle" $((idle / 1024))
+  for f in "${figs[@]}"; do
+    IFS='|' read -r m v u bn bv g <<<"$f"
+    figure hostile "$m$who" "$v" "$u" "$bn" "$bv" "$g"
+  done
+  figure hostile "p99 from 127.0.0.2, $IDLE connections held$who" "$wp" ms "from 127.0.0.2 alone" "$ap" "<= 10 ms"
 }
 
 measure this "$bin"

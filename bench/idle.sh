@@ -59,5 +59,7 @@ for n in "${names[@]}"; do
     END {
       for (t in after) { d = after[t] - before[t]; total += d; if (d > 0) line = line sprintf(" %s %.1f", t, d / s) }
       printf "  %-14s %6.1f /s:%s\n", name, total / s, line
-    }' "$work/$n.0" "$work/$n.1"
+    }' "$work/$n.0" "$work/$n.1" | tee "$work/$n.line"
+  goal="the outbox's 10/s poll"; [ "${n#base-}" = serve ] && goal="$goal and 1/s upkeep"
+  figure idle "idle $n, wake-ups" "$(awk '{print $2}' "$work/$n.line")" /s "" "" "$goal"
 done

@@ -76,4 +76,6 @@ if [ -n "${BASE:-}" ]; then
   p=$(port); o=$(counted base "$BASE" --db "$db" serve --bind "127.0.0.1:$p")
   # (Its own work is not $o - $b when its tiny_http differs from this tree's.)
   echo "  base ($BASE) $o; keyhook/base $(awk -v o="$o" -v k="$k" 'BEGIN {printf "%.3f", k / o}')"
+  figure instructions "instructions a request, keyhook" "$k" "" "BASE" "$o"
 fi
+figure instructions "instructions a request, keyhook" "$k" "" "bare HTTP layer" "$b"

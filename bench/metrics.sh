@@ -51,9 +51,8 @@ if [ -n "${BIN:-}" ]; then bin=$BIN; else
 fi
 
 echo "-- metrics off (A: $BASE) against metrics on (B: this tree)"
-ab=$(ROUNDS=$ROUNDS DURATION=$DURATION bash bench/serve-ab.sh "$BASE" "$bin")
-echo "$ab"
-echo "$ab" | tail -1 | awk '{ printf "metrics on/off throughput ratio %s (target >= 0.90)\n", $NF }'
+AB_BENCH=metrics AB_METRIC="GET /api-keys, metrics on" AB_BASELINE="metrics off (the build before)" \
+  AB_GOAL="ratio >= 0.90" ROUNDS=$ROUNDS DURATION=$DURATION bash bench/serve-ab.sh "$BASE" "$bin"
 
 echo "-- p99 of 32 clients without a loop, with a /healthz loop and with a /metrics scrape loop (10/s)"
 scratch
@@ -94,6 +93,7 @@ scrapes=$(curl -s "http://127.0.0.1:$port/metrics" | awk -F'} ' '/^keyhook_http_
 # p99 now and then, scraped or not) would carry a mean.
 python3 -S - "$work/rounds.txt" "${scrapes:-0}" <<'PY'
 import sys
+from figure import figure
 rounds = [l.split() for l in open(sys.argv[1]) if l.strip()]
 def median(side):
     v = sorted(float(r[4]) for r in rounds if r[2] == side)
@@ -105,4 +105,5 @@ print(f"p99 without scraping {q:.2f} ms, with a /healthz loop {h:.2f} ms, with a
       f"{s:.2f} ms (medians of {n} rounds, {sys.argv[2]} scrapes)")
 print(f"scrape loop against the same loop on /healthz: ratio {s / h:.2f} (target <= 1.10 or "
       f"within 0.5 ms); against no loop: ratio {s / q:.2f}")
+figure("metrics", "p99 with a /metrics scrape loop", s, "ms", "the same loop on /healthz", h, "ratio <= 1.10")
 PY

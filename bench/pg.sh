@@ -213,6 +213,7 @@ sqlite_delivered=$(sqlite3 "$fdb" "SELECT count(*) FROM deliveries WHERE state =
 python3 - "$work/rounds.txt" "$expected" "$delivered" "$arrived" "$attempts" "$t0" "$t1" \
   "$INSTANCES" "$per_instance" "$sqlite_delivered" "$t2" "$t3" <<'PY'
 import sys
+from figure import figure
 rounds, expected, delivered, arrived, attempts, t0, t1, instances, per, sd, t2, t3 = sys.argv[1:]
 sides = ("sqlite", "postgres", "postgres-unix", "pgbench", "pgbench-unix")
 s = {k: [] for k in sides}
@@ -261,6 +262,12 @@ print(f"fan-out rate: {rate:.0f} deliveries/s (goal >= 2000)")
 base = int(sd) / (float(t3) - float(t2))
 print(f"baseline: one serve on SQLite, {sd}/{expected} delivered in {float(t3) - float(t2):.2f} s, "
       f"{base:.0f} deliveries/s; ratio {instances} on PostgreSQL / 1 on SQLite {rate / base:.2f}")
+figure("pg", "GET /api-keys on PostgreSQL", b, "req/s", "serve on SQLite", a, "ratio >= 0.4")
+figure("pg", "GET /api-keys on PostgreSQL", b, "req/s", "pgbench, the request's statement", c)
+figure("pg", "p99 on PostgreSQL", pb, "ms", "p99 on SQLite", pa, "<= 5 ms")
+if s["postgres-unix"]:
+    figure("pg", "GET /api-keys on PostgreSQL, Unix socket", u, "req/s", "serve on SQLite", a)
+figure("pg", f"fan-out, {instances} instances on PostgreSQL", rate, "/s", "1 serve on SQLite", base, ">= 2000/s")
 ok = int(sd) == expected and delivered == expected and arrived == expected and attempts == expected and errors == 0
 sys.exit(0 if ok else 1)
 PY

@@ -5,7 +5,10 @@
 # a quarter of the keys: the bounded figure must not grow with N.
 #
 #   bench/ratelimit.sh
+#   KEYHOOK_BENCH_N=20000 bench/ratelimit.sh    # fewer keys (the second run: a quarter)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo bench --quiet --bench ratelimit_memory
-KEYHOOK_BENCH_N=250000 cargo bench --quiet --bench ratelimit_memory | tail -1
+. bench/lib.sh
+n=${KEYHOOK_BENCH_N:-1000000}
+KEYHOOK_BENCH_N=$n bench_cargo ratelimit_memory
+KEYHOOK_BENCH_N=$((n / 4)) bench_cargo ratelimit_memory | tail -2

@@ -67,3 +67,6 @@ for row in "baseline $base" "one $one" "cap $cap" "refused $over"; do
   python3 -c "import sys; n, v, b = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]); print(f'{n:<10} {v:>8} {v / max(b, 1):>8.2f}')" "$1" "$2" "$base"
 done
 python3 -c "import sys; print(f'refused / cap: {int(sys.argv[1]) / max(int(sys.argv[2]), 1):.2f}')" "$over" "$cap"
+figure replay "webhooks replay, one event" "$one" ms "webhooks show" "$base"
+figure replay "webhooks replay at the cap ($queued queued)" "$cap" ms "webhooks show" "$base"
+figure replay "webhooks replay over the cap, refused" "$over" ms "at the cap" "$cap" "ratio <= 1"

@@ -171,6 +171,7 @@ echo "rows (events deliveries attempts pending) before: $old_rows; after the pru
 
 python3 - "$work" "$total" "$samples" "$old_rows" "$left" "$RATE" <<'PY'
 import re, sys
+from figure import figure
 work, total, samples, before, after = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 rate = int(sys.argv[6])
 def wrk(path):
@@ -213,4 +214,8 @@ print(f"errors: {e0 + e1 + f0 + f1} non-2xx")
 still = int(after.split()[1])
 print(f"pruning ran through the whole measurement: {'yes' if still > 0 else 'NO (it finished early: raise PRUNE_EVENTS)'} "
       f"({still} deliveries still to prune at the end)")
+figure("retention", f"db file growth, {total} deliveries", end[2] / start[2], "x", goal="~1 (flat)")
+figure("retention", "WAL high-water mark", wal / 1e6, "MB", goal="~64 MB at most")
+figure("retention", "GET /webhooks p99 while pruning", g1, "ms", "without pruning", g0, "+ a few ms at most")
+figure("retention", "POST /events p99 while pruning", p1, "ms", "without pruning", p0, "+ a few ms at most")
 PY

@@ -91,6 +91,7 @@ rot_delivered=$((r1_n + r2_n)); rot_two=$((r1_two + r2_two)); rot_one=$((r1_one 
 python3 - "$((2 * EVENTS * HOOKS))" "$plain_secs" "$plain_delivered" "$plain_two" "$plain_one" \
   "$rot_secs" "$rot_delivered" "$rot_two" "$rot_one" <<'PY'
 import sys
+from figure import figure
 expected = int(sys.argv[1])
 p_secs, p_n, p_two, p_one = float(sys.argv[2]), *map(int, sys.argv[3:6])
 r_secs, r_n, r_two, r_one = float(sys.argv[6]), *map(int, sys.argv[7:10])
@@ -100,6 +101,7 @@ print(f"one secret: {p_n}/{expected} delivered in {p_secs:.2f} s, {p_rate:.0f} d
 print(f"rotation: {r_n}/{expected} delivered in {r_secs:.2f} s, {r_rate:.0f} deliveries/s "
       f"({r_two} with two signatures, {r_one} with one)")
 print(f"rotation rate: {r_rate:.0f} deliveries/s (target >= 2000); ratio to one secret {r_rate / p_rate:.2f}")
+figure("rotation", "deliveries, two signatures (rotation)", r_rate, "/s", "one secret", p_rate, ">= 2000/s")
 ok = p_n == expected and r_n == expected and p_one == expected and r_two == expected
 sys.exit(0 if ok else 1)
 PY

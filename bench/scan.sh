@@ -78,10 +78,14 @@ python3 -c "
 b=$bytes; s=$s; g=$g
 print(f'keys scan {b/2**20:.0f} MiB: {s:.2f} s ({b/s/2**20:.0f} MiB/s); grep -c kp_: {g:.2f} s ({b/g/2**20:.0f} MiB/s)')
 print(f'ratio scan/grep: {s/g:.2f} (goal <= 1)')"
+figure scan "keys scan, $((bytes >> 20)) MiB" "$s" s "grep -c kp_" "$g" "ratio <= 1"
 
 # Peak memory: the log, and one line of the same size.
 rss() { /usr/bin/time -f %M "$@" 2>&1 >"$dir/out" | tail -1; }
-echo "keys scan peak RSS, $((bytes >> 20)) MiB of lines: $(rss "$bin" keys scan "$dir/logs.log") KiB"
+lines_kb=$(rss "$bin" keys scan "$dir/logs.log")
+echo "keys scan peak RSS, $((bytes >> 20)) MiB of lines: $lines_kb KiB"
 tr '\n' ' ' < "$dir/logs.log" > "$dir/one-line.log"
 rm "$dir/logs.log"
-echo "keys scan peak RSS, one line of $((bytes >> 20)) MiB: $(rss "$bin" keys scan "$dir/one-line.log") KiB"
+one_kb=$(rss "$bin" keys scan "$dir/one-line.log")
+echo "keys scan peak RSS, one line of $((bytes >> 20)) MiB: $one_kb KiB"
+figure scan "peak RSS, one line of $((bytes >> 20)) MiB" "$one_kb" KiB "the same bytes in lines" "$lines_kb" "ratio ~1 (flat)"

@@ -6,13 +6,16 @@
 # the mean request rates (B/A): the check for "no slower than N%" rules. Loopback only.
 #
 #   bench/serve-ab.sh A_BINARY B_BINARY          # ROUNDS=4 DURATION=5s by default
+#   BASE=A_BINARY bench/serve-ab.sh              # B: this tree's release build
+# AB_BENCH, AB_METRIC, AB_BASELINE and AB_GOAL name the figure (bench/metrics.sh sets them).
 set -euo pipefail
-A=${1:?usage: bench/serve-ab.sh A_BINARY B_BINARY}
-B=${2:?usage: bench/serve-ab.sh A_BINARY B_BINARY}
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+A=${1:-${BASE:?usage: bench/serve-ab.sh A_BINARY B_BINARY, or BASE=A_BINARY bench/serve-ab.sh}}
+B=${2:-$(keyhook_bin)}
 ROUNDS=${ROUNDS:-4}
 DURATION=${DURATION:-5s}
 
-. "$(dirname "$0")/lib.sh"
 install_missing wrk sqlite3
 
 scratch
@@ -36,7 +39,6 @@ for r in $(seq "$ROUNDS"); do
     echo "round $r $side $rps req/s p99 $p99"
   done
 done | tee "$work/rounds.txt"
-awk '{ s[$3] += $4; n[$3]++ }
-     END { a = s["A"] / n["A"]; b = s["B"] / n["B"];
-           printf "A %.0f req/s, B %.0f req/s (means of %d rounds); B/A %.3f\n", a, b, n["A"], b / a }' \
-  "$work/rounds.txt"
+read -r a b < <(awk '{ s[$3] += $4; n[$3]++ } END { print s["A"] / n["A"], s["B"] / n["B"] }' "$work/rounds.txt")
+echo "A $a req/s, B $b req/s (means of $ROUNDS rounds)"
+figure "${AB_BENCH:-serve-ab}" "${AB_METRIC:-GET /api-keys, B}" "$b" req/s "${AB_BASELINE:-A}" "$a" "${AB_GOAL:-}"

@@ -72,6 +72,7 @@ done
 
 python3 - "$work" "$ROUNDS" "$(getconf CLK_TCK)" "${names[@]}" <<'PY'
 import re, statistics, sys
+from figure import figure
 work, rounds, hz, names = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
 def figures(name, r):
     t = open(f"{work}/{name}.{r}.txt").read()
@@ -100,4 +101,8 @@ for n in names:
 if "base" in names:
     each = sorted(k / b for k, b in zip(cpu["keyhook"], cpu["base"]))
     print(f"keyhook/base: median {statistics.median(each):.2f} (range {each[0]:.2f}-{each[-1]:.2f})")
+for n in names:
+    if n != "bare":
+        figure("serve-together", f"CPU a request, {n}", med[n], "us", "bare HTTP layer, at once",
+               med["bare"], "ratio <= 1.25 (bare/keyhook >= 0.8)" if n == "keyhook" else "")
 PY

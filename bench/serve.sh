@@ -111,9 +111,11 @@ for r in $(seq "$ROUNDS"); do
 done
 rss_kb=$(awk '/VmHWM/ {print $2}' "/proc/$kpid/status")
 
-python3 - "$work" "$ROUNDS" "$rss_kb" "$(getconf CLK_TCK)" <<'PY'
+python3 - "$work" "$ROUNDS" "$rss_kb" "$(getconf CLK_TCK)" "$WRK_THREADS" <<'PY'
 import re, statistics, sys
+from figure import figure
 work, rounds, rss, hz = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]) / 1024, int(sys.argv[4])
+wrk = f", wrk -t{sys.argv[5]}" if sys.argv[5] != "2" else ""
 def cpu_us(name, r):
     n = int(re.search(r"(\d+) requests in", open(f"{work}/{name}.{r}.txt").read()).group(1))
     return int(open(f"{work}/{name}.{r}.cpu").read()) * 1e6 / hz / n
@@ -151,4 +153,11 @@ print(f"floor p99 {f[1]:.2f} ms (rounds: {', '.join(f'{x[1]:.2f}' for x in runs[
       f"keyhook p99 rounds: {', '.join(f'{x[1]:.2f}' for x in runs['keyhook'])}")
 print(f"ratio keyhook/nginx: {k[0]/n[0]:.2f} (target >= 0.5); keyhook p99 {k[1]:.2f} ms (target <= 2); "
       f"errors {k[2]} (target 0); peak RSS {rss:.1f} MB (target <= 30)")
+figure("serve", f"GET /api-keys{wrk}", k[0], "req/s", "nginx static", n[0], "ratio >= 0.5")
+figure("serve", f"GET /api-keys{wrk}", k[0], "req/s", "bare HTTP layer", b[0], "ratio >= 0.8")
+figure("serve", f"bare HTTP layer{wrk}", b[0], "req/s", "nginx static", n[0])
+figure("serve", f"p99{wrk}", k[1], "ms", "floor server p99", f[1], "<= 2 ms")
+figure("serve", f"CPU a request{wrk}", ck, "us", "bare HTTP layer", cb)
+figure("serve", f"errors{wrk}", k[2], "", goal="0")
+figure("serve", f"peak RSS{wrk}", rss, "MB", goal="<= 30 MB")
 PY

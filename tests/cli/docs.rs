@@ -347,3 +347,33 @@ fn man_pages_have_a_date_and_no_paragraph_macro_next_to_another() {
     }
     assert!(chrono::NaiveDate::parse_from_str(docs::MAN_DATE, "%Y-%m-%d").is_ok());
 }
+
+/// The pages of `pages` that the index `index` does not link to (`](NAME)`).
+fn missing_from_index(index: &str, pages: &[String]) -> Vec<String> {
+    pages
+        .iter()
+        .filter(|p| !index.contains(&format!("]({p})")))
+        .cloned()
+        .collect()
+}
+
+/// docs/README.md is the index of the docs: it links to every other page in docs/, so a page
+/// added without an entry fails here. The check sees a page left out.
+#[test]
+fn the_docs_index_lists_every_page() {
+    let mut pages: Vec<String> = std::fs::read_dir(root().join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".md") && n != "README.md")
+        .collect();
+    pages.sort();
+    assert!(pages.len() >= 10, "only {pages:?} in docs/");
+    let index = std::fs::read_to_string(root().join("docs/README.md")).unwrap();
+    assert_eq!(
+        missing_from_index(&index, &pages),
+        Vec::<String>::new(),
+        "docs/README.md's index leaves these pages out"
+    );
+    let without = index.replace("](serve.md)", "](elsewhere.md)");
+    assert_eq!(missing_from_index(&without, &pages), ["serve.md"]);
+}

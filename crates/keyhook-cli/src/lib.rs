@@ -59,8 +59,8 @@ pub trait Wiring: Sync {
     ) -> Result<(), Error>;
 }
 
-/// Issue, rotate and revoke API keys and manage webhook subscriptions over an embedded SQLite
-/// file.
+/// Issue, rotate and revoke API keys and manage webhook subscriptions, in an embedded SQLite file
+/// by default or in PostgreSQL for several instances.
 #[derive(Debug, Parser)]
 #[command(
     name = "keyhook",

@@ -37,7 +37,7 @@ ratelimit | all | KEYHOOK_BENCH_N=20000 | bash bench/ratelimit.sh | serve --rate
 deliver | all | - | bash bench/deliver.sh | deliveries/s against nginx's POST ceiling, the outbox's memory, recovery after kill -9
 rotation | all | - | bash bench/rotation.sh | deliveries with a secret rotation's two signatures against one secret
 filters | all | - | bash bench/filters.sh | POST /events fanned out to 10 webhooks with CEL filters against without
-replay | all | EVENTS=2000 RUNS=1 | bash bench/replay.sh | webhooks replay at its cap and over it against a read-only command
+replay | all | EVENTS=12000 RUNS=1 | bash bench/replay.sh | webhooks replay at its cap and over it against a read-only command
 retention | all | - | bash bench/retention.sh | the file's growth under serve --retention, p99 while pruning
 metrics | all | - | bash bench/metrics.sh | serve with /metrics against the build before it, p99 under a scrape loop
 hostile | all | - | bash bench/hostile.sh | RSS and p99 under slowloris, huge heads and 2,000 held connections

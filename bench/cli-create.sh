@@ -18,6 +18,14 @@
 # are then also run in turns, one run of each per round (RUNS rounds), and the medians and
 # quartiles of those runs compared: the figure to trust on a busy machine.
 #
+# What keyhook spends over sqlite3 on a quiet disk is starting the process: `keyhook --version`
+# took 2.7 ms of CPU and ~350 page faults against sqlite3's 1.5 ms and 136, half of keyhook's
+# in the dynamic linker's relative relocations (perf record -e page-faults). Measured and not
+# kept: a non-PIE executable (-C relocation-model=static: 1.9 ms, but no address-space
+# randomisation of a binary that reads untrusted database files), packed relocations
+# (-Wl,-z,pack-relative-relocs: ~0.1 ms a create, needs GNU ld 2.38 and glibc 2.36), SQLite's
+# fdatasync instead of fsync (-DHAVE_FDATASYNC: under the noise in turns).
+#
 #   bench/cli-create.sh               # RUNS=200 WARMUP=5 are the defaults
 #   BIN=/path/to/keyhook bench/cli-create.sh   # measure another build (an older one, say)
 #   BASE=/path/to/old/keyhook bench/cli-create.sh   # and an older build in the same turns

@@ -16,6 +16,9 @@ def number(v):
 
 
 def line(bench, metric, value, unit, baseline=None, base_value=None, goal=""):
+    # The shell passes "" for a figure without a baseline.
+    if baseline in (None, "") or base_value in (None, ""):
+        baseline, base_value = None, None
     ratio = ""
     if baseline is not None and base_value is not None and float(base_value) != 0:
         ratio = f"{float(value) / float(base_value):.3f}"

@@ -7,7 +7,7 @@
 # server at once, within each round, and the ratio of their CPU a request (clock ticks of the
 # process over the requests its wrk counted) is taken under the same conditions, which
 # serve.sh's turns of 5 s cannot promise. It still moves from run to run here (medians of 10
-# rounds of the same builds: 0.69 and 0.80; docs/development.md, tenth round), so compare
+# rounds of the same builds: 0.69 and 0.80), so compare
 # builds within one run (BASE). It does not replace serve.sh's requests/s and p99 (each server
 # here has a fraction of the machine).
 #

@@ -9,10 +9,12 @@
 #   BASE=A_BINARY bench/serve-ab.sh              # B: this tree's release build
 # AB_BENCH, AB_METRIC, AB_BASELINE and AB_GOAL name the figure (bench/metrics.sh sets them).
 set -euo pipefail
+A=${1:-${BASE:?usage: bench/serve-ab.sh A_BINARY B_BINARY, or BASE=A_BINARY bench/serve-ab.sh}}
+A=$(realpath "$A")
+B=${2:-}; [ -z "$B" ] || B=$(realpath "$B")
 cd "$(dirname "$0")/.."
 . bench/lib.sh
-A=${1:-${BASE:?usage: bench/serve-ab.sh A_BINARY B_BINARY, or BASE=A_BINARY bench/serve-ab.sh}}
-B=${2:-$(keyhook_bin)}
+[ -n "$B" ] || B=$(keyhook_bin)
 ROUNDS=${ROUNDS:-4}
 DURATION=${DURATION:-5s}
 

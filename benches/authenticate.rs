@@ -14,7 +14,8 @@
 //! is left (each is refused on its checksum, with no query): the same tokens, the same store,
 //! in the same run.
 //!
-//! Run with `cargo bench --bench authenticate`. Target: >= 200,000 verifications per second.
+//! Run with `cargo bench -p keyhook-bench --bench authenticate`. Target: >= 200,000 verifications
+//! per second.
 
 use std::collections::HashSet;
 use std::hint::black_box;

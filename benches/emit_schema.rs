@@ -10,7 +10,8 @@
 //! share validation adds to an emit (goal < 20%), µs per validation, µs of the budget's check
 //! alone, and the time of the costliest check the budget lets through.
 //!
-//! Run with `cargo bench --bench emit_schema` (`KEYHOOK_BENCH_EMITS`, default 4000).
+//! Run with `cargo bench -p keyhook-bench --bench emit_schema` (`KEYHOOK_BENCH_EMITS`, default
+//! 4000).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};

@@ -10,7 +10,8 @@
 //!   error, typed; r2d2 opens on its own threads, retries until its checkout timeout (3 s
 //!   here, the PostgreSQL backend's `CHECKOUT_TIMEOUT`), then reports the error as text.
 //!
-//! Run with `cargo bench --bench pool`. `KEYHOOK_BENCH_SECS` (default 2) per throughput figure.
+//! Run with `cargo bench -p keyhook-bench --bench pool`. `KEYHOOK_BENCH_SECS` (default 2) per
+//! throughput figure.
 
 use std::path::PathBuf;
 use std::sync::Arc;

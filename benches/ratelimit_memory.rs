@@ -11,8 +11,9 @@
 //! - `unbounded`, the baseline: governor's stock keyed limiter (`RateLimiter::keyed`, a
 //!   DashMap that grows with every key until `retain_recent` is called) on the same key ids.
 //!
-//! Run with `cargo bench --bench ratelimit_memory` (or bench/ratelimit.sh). Target: the
-//! bounded limiter's growth stays under 64 MB and does not grow with N (compare N=250,000).
+//! Run with `cargo bench -p keyhook-bench --bench ratelimit_memory` (or bench/ratelimit.sh).
+//! Target: the bounded limiter's growth stays under 64 MB and does not grow with N (compare
+//! N=250,000).
 
 use std::fmt::Write as _;
 use std::hint::black_box;

@@ -6,7 +6,7 @@
 //! same run, and prints the ratio. A request costs tens of microseconds end to end; the
 //! redaction must stay a small fraction of building the line.
 //!
-//! Run with `cargo bench --bench redact`.
+//! Run with `cargo bench -p keyhook-bench --bench redact`.
 
 use std::hint::black_box;
 use std::time::Instant;

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # `keyhook keys create --quiet` as a whole process, against the sqlite3 shell inserting a
 # similar row into a table of the same shape, side by side with hyperfine in the same run
-# (keyhook's median at most 1.3x, issue 22 sqlite3's).
+# (the goal: keyhook's median at most 1.3x sqlite3's).
 #
-# Both do the same work on the file since issue 41: each commit synced, and the write-ahead
+# Both do the same work on the file: each commit synced, and the write-ahead
 # log folded back into the file and removed when the process, the last connection, exits
 # (checked after the runs: no keyhook.db-wal is left).
 #

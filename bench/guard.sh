@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The key check a reverse proxy asks (/api/v1/auth, docs/guarding.md) under wrk, side by side
-# in one run on this machine (issue 42's targets):
+# in one run on this machine (the goals):
 #   - keyhook alone: GET /api/v1/auth (nginx's X-Original-Method / X-Original-URI, a URI that
 #     names a profile of the key) against GET /api/v1/api-keys (the list of the caller's four
 #     keys), the same key, the same server, 100,000 keys of other users in the database;
@@ -11,7 +11,7 @@
 # times; prints each round, then the medians of requests/s and p99, the errors, and the ratios.
 #
 #
-# BACKEND=postgres: the round trips a check costs on PostgreSQL (issue 42: one a check). A
+# BACKEND=postgres: the round trips a check costs on PostgreSQL (the goal: one a check). A
 # `serve` on a throwaway cluster of its own (loopback only, torn down on exit; as bench/pg.sh),
 # pg_stat_statements loaded and tracking every statement (utility ones too, so a BEGIN and a
 # COMMIT count as the round trips they are). Three keys of one user, among KEYS keys of 1,000

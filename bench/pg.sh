@@ -3,9 +3,9 @@
 #  1. Authenticated GET /api/v1/api-keys under wrk (2 threads, 32 connections, as
 #     bench/serve.sh), `serve` on PostgreSQL against `serve` on SQLite in the same run,
 #     alternating rounds (as bench/serve-ab.sh); both databases hold the caller's key and
-#     100,000 keys of other users. Prints the request-rate ratio PG/SQLite (goal >= 0.4, issue 22) and
+#     100,000 keys of other users. Prints the request-rate ratio PG/SQLite (goal >= 0.4) and
 #     PostgreSQL's p99 (goal <= 5 ms). The same rounds run pgbench with the one statement such a
-#     request makes (the key by its hash with its user's list; issue 22: one round trip): what
+#     request makes (the key by its hash with its user's list; the goal: one round trip): what
 #     PostgreSQL answers one statement a request (serve batches the requests waiting into one
 #     statement, so it can pass this). Each wrk round also prints the CPU per
 #     request of serve and of PostgreSQL's processes (/proc ticks over wrk's request count):
@@ -13,7 +13,7 @@
 #     socket (`--db postgres://USER@/DB?host=SOCKET_DIR`, pgbench -h SOCKET_DIR): the figure of
 #     an instance on the database's own machine; TCP stays the headline, since instances on
 #     several machines (what PostgreSQL is for here) reach it over TCP. A binary that cannot
-#     name a socket (before 0.4 of issue 22's fourth round) gets no socket rounds.
+#     name a socket (an older build) gets no socket rounds.
 #  2. Three `serve` instances on one PostgreSQL database, and a fan-out of 1,000 events to 10
 #     webhooks (10,000 deliveries) to a loopback nginx answering 200, queued in one
 #     transaction while they run: every delivery arrives once, deliveries/s from the commit

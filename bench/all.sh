@@ -43,7 +43,7 @@ metrics | all | - | bash bench/metrics.sh | serve with /metrics against the buil
 hostile | all | - | bash bench/hostile.sh | RSS and p99 under slowloris, huge heads and 2,000 held connections
 idle | all | SECONDS_IDLE=1 | bash bench/idle.sh | wake-ups a second of an idle serve and deliver
 pg | all | - | bash bench/pg.sh | serve on PostgreSQL against serve on SQLite and pgbench; three instances delivering
-pg-authenticate | extra | - | bench_cargo pg_authenticate | authenticate() on PostgreSQL against the bare prepared lookup
+pg-authenticate | extra | KEYHOOK_BENCH_KEYS=1000 KEYHOOK_BENCH_SECS=1 | bench_cargo pg_authenticate | authenticate() on PostgreSQL against the bare prepared lookup
 scan | extra | SIZE_MB=4 ROUNDS=1 | bash bench/scan.sh | keys scan over 1 GiB of logs against grep -c
 db-copy | extra | KEYS=2000 ATTEMPTS=2000 | bash bench/db-copy.sh | db copy's memory and time against the sqlite3 shell's INSERT ... SELECT
 instructions | extra | - | bash bench/instructions.sh | instructions a request of serve and the bare HTTP layer (callgrind)
@@ -130,11 +130,11 @@ for line in open(sys.argv[1], encoding="utf-8"):
                     "baseline_value": float(base_value) if base_value else None,
                     "ratio": float(ratio) if ratio else None, "goal": goal or None})
 print()
-print(f"{'bench':<15}{'metric':<52}{'value':>12} {'unit':<7}{'baseline':<34}{'value':>12}{'ratio':>8}  goal")
+print(f"{'bench':<17}{'metric':<52}{'value':>12} {'unit':<7}{'baseline':<34}{'value':>12}{'ratio':>8}  goal")
 for f in figures:
     bv = f"{f['baseline_value']:.2f}" if f["baseline_value"] is not None else ""
     r = f"{f['ratio']:.2f}" if f["ratio"] is not None else ""
-    print(f"{f['bench']:<15}{f['metric'][:51]:<52}{f['value']:>12.2f} {f['unit']:<7}"
+    print(f"{f['bench']:<17}{f['metric'][:51]:<52}{f['value']:>12.2f} {f['unit']:<7}"
           f"{(f['baseline'] or '')[:33]:<34}{bv:>12}{r:>8}  {f['goal'] or ''}")
 def sh(cmd):
     return subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout.strip()

@@ -26,23 +26,23 @@ registry() {
   cat <<'EOF'
 cli-create | all | RUNS=3 WARMUP=1 | bash bench/cli-create.sh | keys create and keys list as processes against the sqlite3 shell (hyperfine, then in turns)
 serve | all | DURATION=1s ROUNDS=1 KEYS=1000 | bash bench/serve.sh | authenticated GET /api/v1/api-keys under wrk against nginx, the bare HTTP layer and the floor
-serve-wrk1 | all | - | env WRK_THREADS=1 bash bench/serve.sh | the same with wrk on one thread (the load generator's own share of the tail)
-serve-together | all | - | bash bench/serve-together.sh | CPU a request of serve and the bare HTTP layer under load at the same time
-guard | all | - | bash bench/guard.sh | GET /api/v1/auth against GET /api/v1/api-keys, and nginx auth_request against nginx alone
+serve-wrk1 | all | DURATION=1s ROUNDS=1 KEYS=1000 | env WRK_THREADS=1 bash bench/serve.sh | the same with wrk on one thread (the load generator's own share of the tail)
+serve-together | all | DURATION=1s ROUNDS=1 KEYS=1000 | bash bench/serve-together.sh | CPU a request of serve and the bare HTTP layer under load at the same time
+guard | all | DURATION=1s ROUNDS=1 KEYS=1000 | bash bench/guard.sh | GET /api/v1/auth against GET /api/v1/api-keys, and nginx auth_request against nginx alone
 authenticate | all | KEYHOOK_BENCH_KEYS=2000 KEYHOOK_BENCH_SECS=1 | bench_cargo authenticate | authenticate() with 1,000,000 keys stored against the bare indexed lookup
 pool | all | KEYHOOK_BENCH_SECS=1 | bench_cargo pool | the SQLite backend's pool against r2d2 over the same connections
 redact | all | - | bench_cargo redact | the access-log line with and without key redaction
 emit_schema | all | KEYHOOK_BENCH_EMITS=50 | bench_cargo emit_schema | events emit with a 30-property schema against without one
 ratelimit | all | KEYHOOK_BENCH_N=20000 | bash bench/ratelimit.sh | serve --rate-limit's memory after a million keys and addresses against governor's
-deliver | all | - | bash bench/deliver.sh | deliveries/s against nginx's POST ceiling, the outbox's memory, recovery after kill -9
-rotation | all | - | bash bench/rotation.sh | deliveries with a secret rotation's two signatures against one secret
-filters | all | - | bash bench/filters.sh | POST /events fanned out to 10 webhooks with CEL filters against without
+deliver | all | EVENTS=50 BIG_EVENTS=200 CRASH_EVENTS=20 | bash bench/deliver.sh | deliveries/s against nginx's POST ceiling, the outbox's memory, recovery after kill -9
+rotation | all | EVENTS=50 | bash bench/rotation.sh | deliveries with a secret rotation's two signatures against one secret
+filters | all | DURATION=1s ROUNDS=1 | bash bench/filters.sh | POST /events fanned out to 10 webhooks with CEL filters against without
 replay | all | EVENTS=12000 RUNS=1 | bash bench/replay.sh | webhooks replay at its cap and over it against a read-only command
 retention | all | - | bash bench/retention.sh | the file's growth under serve --retention, p99 while pruning
 metrics | all | - | bash bench/metrics.sh | serve with /metrics against the build before it, p99 under a scrape loop
 hostile | all | - | bash bench/hostile.sh | RSS and p99 under slowloris, huge heads and 2,000 held connections
 idle | all | SECONDS_IDLE=1 | bash bench/idle.sh | wake-ups a second of an idle serve and deliver
-pg | all | - | bash bench/pg.sh | serve on PostgreSQL against serve on SQLite and pgbench; three instances delivering
+pg | all | DURATION=3s ROUNDS=1 KEYS=1000 EVENTS=50 | bash bench/pg.sh | serve on PostgreSQL against serve on SQLite and pgbench; three instances delivering
 pg-authenticate | extra | KEYHOOK_BENCH_KEYS=1000 KEYHOOK_BENCH_SECS=1 | bench_cargo pg_authenticate | authenticate() on PostgreSQL against the bare prepared lookup
 scan | extra | SIZE_MB=4 ROUNDS=1 | bash bench/scan.sh | keys scan over 1 GiB of logs against grep -c
 db-copy | extra | KEYS=2000 ATTEMPTS=2000 | bash bench/db-copy.sh | db copy's memory and time against the sqlite3 shell's INSERT ... SELECT

@@ -5,10 +5,10 @@
 //!
 //! A request's line does not go through a `tracing` event: recording the event formatted the
 //! finished message into a string of its own a second time and dispatched its fields through
-//! the subscriber's layers and filter, ~660 instructions a request (docs/development.md, tenth
-//! round). The log writes the line the way it writes every event: the same redaction, the
-//! same text and JSON lines, the same `KEYHOOK_LOG` filter (target `keyhook::access`, level
-//! `INFO`).
+//! the subscriber's layers and filter, ~660 instructions a request, measured when the line
+//! left `tracing`. The log writes the line the way it writes every event: the same
+//! redaction, the same text and JSON lines, the same `KEYHOOK_LOG` filter (target
+//! `keyhook::access`, level `INFO`).
 
 /// The target an access line is filtered and shown by (`KEYHOOK_LOG=keyhook::access=off`).
 pub const TARGET: &str = "keyhook::access";

@@ -289,7 +289,7 @@ impl KeyQueries for Conn {
 /// without changing the file's size (`fallocate` with `FALLOC_FL_KEEP_SIZE`): calling it again
 /// reserves the same range, nothing accumulates. Zeros, not such a reservation, where they
 /// can be: a file holding reserved, unwritten blocks took 6-10 ms longer to remove, which
-/// every one-shot command does with its log (docs/development.md, issue 41). The WAL holds
+/// every one-shot command does with its log (its close removes it). The WAL holds
 /// no POSIX lock (SQLite locks the database and the -shm file), so opening and closing a
 /// descriptor of it drops none. A filesystem without `fallocate`, or a database not in WAL
 /// mode, gets no reservation.

@@ -615,10 +615,10 @@ mod tests {
     /// The bundled SQLite is built as `.cargo/config.toml` asks: without the mutex that a
     /// unified page cache (`SQLITE_ENABLE_MEMORY_MANAGEMENT`) puts over every connection's
     /// page reads, and without the memory statistics whose mutex every SQLite allocation
-    /// takes. Both were shared by all of `serve`'s requests (docs/development.md). Each
-    /// connection's own cache reserves SQLite's default pages at its first read: allocating
-    /// each page as it is read (`SQLITE_DEFAULT_PCACHE_INITSZ=0`) made every `keys create`
-    /// 1.1-1.3 ms slower (docs/development.md, fourteenth round).
+    /// takes. Both would be shared by all of `serve`'s requests, so every request's page reads
+    /// would queue on them. Each connection's own cache reserves SQLite's default pages at its
+    /// first read: allocating each page as it is read (`SQLITE_DEFAULT_PCACHE_INITSZ=0`) made
+    /// every `keys create` 1.1-1.3 ms slower.
     #[test]
     fn the_bundled_sqlite_has_no_process_wide_locks_on_the_hot_path() {
         let (_dir, store) = temp_store();

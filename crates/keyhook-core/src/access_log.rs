@@ -17,7 +17,7 @@ pub const TARGET: &str = "keyhook::access";
 #[derive(Debug, Clone, PartialEq)]
 pub struct AccessLine<'a> {
     /// The text line: `{method} {path} {status} {duration}ms {key prefix or -}`, the request
-    /// line already made printable (keyhook-http's `body::printable`: redacted, cut to 200
+    /// line already made printable (keyhook-http's `reply::printable`: redacted, cut to 200
     /// characters, controls replaced). The log still redacts it, as every line it writes.
     pub message: String,
     pub method: &'a str,

@@ -33,9 +33,7 @@ pub const DELIVERY_EXHAUSTED: &str = OPERATIONAL[1];
 pub const MANUAL_REASON: &str = "disabled manually";
 
 /// Whether `event` is one of keyhook's own: its deliveries cause no operational event.
-pub fn is_operational(event: &str) -> bool {
-    OPERATIONAL.contains(&event)
-}
+pub use super::event_types::is_operational;
 
 /// `webhook.disabled` about `w` (already disabled, as stored), with `reason`.
 pub fn webhook_disabled(c: Conn<'_>, w: &Webhook, reason: &str, now: Timestamp) -> Result<usize> {

@@ -17,11 +17,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("keyhook-postgres", &["keyhook-core"]),
     ("keyhook-delivery", &["keyhook-core"]),
     ("keyhook-http", &["keyhook-core"]),
-    // keyhook-postgres for `url::check` only: the `--db` URL is checked where it is owned.
-    (
-        "keyhook-cli",
-        &["keyhook-core", "keyhook-delivery", "keyhook-postgres"],
-    ),
+    // The `--db` URL is the binary's to decide (`Wiring::database_url`), not the cli's.
+    ("keyhook-cli", &["keyhook-core", "keyhook-delivery"]),
     (
         "keyhook",
         &[

@@ -1,6 +1,8 @@
 //! The storage boundary. The services speak to a database only through these two traits;
-//! each backend crate (keyhook-sqlite today) implements them, and nothing in the core knows
-//! which one it has.
+//! each backend crate (keyhook-sqlite, keyhook-postgres) implements them, and nothing in the
+//! core knows which one it has. This file holds the frame; each area's queries and their
+//! types are a file of their own under `store/` (re-exported here), `store/memo.rs` what
+//! both backends remember between calls, `store/sql.rs` the rules they run inside SQL.
 //!
 //! - [`Storage`] is one connection to the database: the reads a request makes outside a
 //!   transaction ([`Storage::conn`]), write transactions ([`dyn Storage::write`]), and the
@@ -41,9 +43,7 @@ pub use outbox::{Claimed, DeliveryState, OutboxQueries};
 pub use replay::{ReplayCandidate, ReplayQueries, ReplaySelection};
 pub use retention::RetentionQueries;
 pub use secrets::{SecretQueries, Signing};
-pub use webhooks::{
-    failures_reason, gone, AttemptRecord, FailCounter, WebhookQueries, GONE_REASON,
-};
+pub use webhooks::{AttemptRecord, FailCounter, WebhookQueries};
 
 /// What a backend reports when a query or a transaction fails. The core maps it to
 /// [`Error`] (and from there to an exit code or an HTTP status); nothing of the backend's own
@@ -282,7 +282,8 @@ fn once<T>(
     Ok(out.expect("the transaction returned Ok after its closure succeeded"))
 }
 
-/// Every query keyhook makes, in eleven areas, one sub-trait each. Implementations keep the
+/// Every query keyhook makes, in twelve areas, one sub-trait each (a file each under
+/// `store/`). Implementations keep the
 /// rows exactly as given: the rules are the services' business, not the backend's (the few a
 /// backend runs in SQL are the core's fragments, [`sql`]).
 ///

@@ -3,6 +3,7 @@
 use super::StoreResult;
 use crate::tables::{Cell, Table};
 
+/// Whole tables, in batches, for `db copy` ([`crate::tables::TABLES`]).
 pub trait CopyQueries {
     /// How many rows `table` holds.
     fn count_rows(&self, table: &Table) -> StoreResult<u64>;

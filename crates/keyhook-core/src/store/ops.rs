@@ -3,7 +3,6 @@
 use super::StoreResult;
 use crate::time::Timestamp;
 
-/// Whole tables, in batches, for `db copy` ([`crate::tables::TABLES`]).
 /// What `serve`'s `/healthz` and `/metrics` ask the database.
 pub trait OpsQueries {
     /// One real read of the database (its schema), for `/healthz`: fails when the database

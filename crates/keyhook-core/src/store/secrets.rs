@@ -24,8 +24,8 @@ pub trait SecretQueries {
     fn any_expired_secret(&self, now: Timestamp) -> StoreResult<bool>;
     /// Deletes every previous secret whose grace period has ended by `now`; returns how many.
     fn drop_expired_secrets(&self, now: Timestamp) -> StoreResult<usize>;
-    /// Why the webhook was disabled automatically ([`GONE_REASON`], [`failures_reason`]), if
-    /// it was and has not been enabled since.
+    /// Why the webhook was disabled automatically (`service::webhooks::GONE_REASON`,
+    /// `service::webhooks::failures_reason`), if it was and has not been enabled since.
     fn disabled_reason(&self, id: &str) -> StoreResult<Option<String>>;
 }
 

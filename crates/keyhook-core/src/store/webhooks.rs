@@ -57,8 +57,8 @@ pub struct FailCounter {
     pub user_id: String,
     pub is_active: bool,
     pub fail_count: i64,
-    /// Set when the webhook was disabled automatically ([`GONE_REASON`],
-    /// [`failures_reason`]); cleared by an enable.
+    /// Set when the webhook was disabled automatically (`service::webhooks::GONE_REASON`,
+    /// `service::webhooks::failures_reason`); cleared by an enable.
     pub disabled_reason: Option<String>,
     pub updated_at: Timestamp,
 }
@@ -80,12 +80,6 @@ pub struct AttemptRecord<'a> {
     /// Set for a skip: the event was not sent because the webhook's filter could not judge
     /// it (the kind of error, no value of the data; `service::routing`).
     pub skipped: Option<&'a str>,
-}
-
-/// Whether an attempt's answer was 410 Gone (and so not delivered): the receiver says the
-/// endpoint is gone for good. The webhook is disabled at once and the delivery not retried.
-pub fn gone(delivered: bool, status_code: u16) -> bool {
-    !delivered && status_code == 410
 }
 
 impl<'a> AttemptRecord<'a> {
@@ -115,28 +109,9 @@ impl<'a> AttemptRecord<'a> {
         }
     }
 
-    /// Whether the receiver answered 410 Gone, which disables the webhook at once whatever
-    /// its `failCount` ([`GONE_REASON`]). The one place the rule is stated: the backends bind
-    /// it into their statements, and the audit entry of the disable reads it.
+    /// Whether the receiver answered 410 Gone ([`crate::transport::gone`]), which disables
+    /// the webhook at once whatever its `failCount` (`service::webhooks::count_attempt`).
     pub fn gone(&self) -> bool {
-        gone(self.delivered, self.status_code)
+        crate::transport::gone(self.delivered, self.status_code)
     }
-
-    /// The `disabled_reason` recorded if this failed attempt disables the webhook: 410 Gone,
-    /// else it is the `disable_after`th failure in a row.
-    pub fn disable_reason(&self, disable_after: i64) -> String {
-        if self.gone() {
-            GONE_REASON.into()
-        } else {
-            failures_reason(disable_after)
-        }
-    }
-}
-
-/// The reason stored when a receiver answered 410 Gone (`record_attempt`).
-pub const GONE_REASON: &str = "receiver answered 410 Gone";
-
-/// The reason stored when the `n`th consecutive failure disabled a webhook.
-pub fn failures_reason(n: i64) -> String {
-    format!("{n} consecutive failed attempts")
 }

@@ -5,8 +5,8 @@ mod secret;
 mod target;
 
 pub use attempts::{
-    attempts, count_attempt, disabled_reason, log_attempt, log_attempt_disabling, log_attempt_in,
-    record_attempt, test, AttemptLog, AttemptOf, FAILURES_REASON,
+    attempts, count_attempt, disabled_reason, failures_reason, log_attempt, log_attempt_disabling,
+    log_attempt_in, record_attempt, test, AttemptLog, AttemptOf, FAILURES_REASON, GONE_REASON,
 };
 pub use secret::{
     drop_expired_secrets, rotate_secret, Grace, RotateSecret, DEFAULT_GRACE_SECONDS,

@@ -288,8 +288,8 @@ fn the_code_map_names_what_exists() {
     let problems = code_map_problems(root, &text);
     assert!(problems.is_empty(), "ARCHITECTURE.md: {problems:#?}");
     assert!(
-        text.lines().count() <= 200,
-        "ARCHITECTURE.md has {} lines: a map, not a manual (at most 200)",
+        text.lines().count() <= 210,
+        "ARCHITECTURE.md has {} lines: a map, not a manual (at most 210)",
         text.lines().count()
     );
 }

@@ -576,9 +576,9 @@ fn target<'m>(
     (0..=full.len()).rev().find_map(|n| modules.get(&full[..n]))
 }
 
-/// The import circles among a crate's files (`(path under src/, text)`): each a list of
-/// files (each importing the next, the last the first), found by Tarjan's strongly connected
-/// components. A file naming its own descendants is left out: a parent module declares and
+/// The import circles among a crate's files (`(path under src/, text)`): each the files of
+/// one strongly connected component (each reaches every other through imports), found by
+/// Tarjan's algorithm. A file naming its own descendants is left out: a parent module declares and
 /// re-exports its children; a child naming its parent (`super::`) counts.
 fn import_circles(files: &[(std::path::PathBuf, String)]) -> Vec<Vec<String>> {
     let modules: BTreeMap<Vec<String>, String> = files
@@ -684,11 +684,7 @@ fn no_module_imports_in_a_circle() {
         let files = crate_sources(src);
         assert!(!files.is_empty(), "{}: no sources", src.display());
         for circle in import_circles(&files) {
-            found.push(format!(
-                "{}: {} (and back)",
-                src.display(),
-                circle.join(" -> ")
-            ));
+            found.push(format!("{}: {}", src.display(), circle.join(", ")));
         }
     }
     assert!(found.is_empty(), "import circles: {found:#?}");

@@ -37,8 +37,19 @@ impl keyhook_cli::Wiring for Wiring {
                     file
                 }))
             }
-            DbLocation::Postgres(url) => Ok(Arc::new(PgBackend::new(url, pool_size, create)?)),
+            DbLocation::Server(url) => Ok(Arc::new(PgBackend::new(url, pool_size, create)?)),
         }
+    }
+
+    /// The one decision of which URLs name a database: PostgreSQL's (its crate owns their
+    /// shape, `url::normalize`); any other scheme is refused.
+    fn database_url(&self, url: &str) -> Result<String, String> {
+        keyhook_postgres::url::normalize(url).unwrap_or_else(|| {
+            let scheme = url.split("://").next().unwrap_or_default();
+            Err(format!(
+                "unsupported scheme '{scheme}': a database is a file path or a postgres:// URL"
+            ))
+        })
     }
 
     fn serve(

@@ -22,36 +22,37 @@ pub const TEST_CLOCK_FILE: &str = "KEYHOOK_TEST_CLOCK_FILE";
 pub enum DbLocation {
     /// A SQLite file: any value that is not a URL.
     File(PathBuf),
-    /// A PostgreSQL server: a `postgres://` or `postgresql://` URL, its scheme in lowercase.
-    Postgres(String),
+    /// A database server: a URL as the binary accepted it (`Wiring::database_url`: for
+    /// PostgreSQL, `postgres://` or `postgresql://` with the scheme in lowercase).
+    Server(String),
 }
 
-/// The schemes of a PostgreSQL URL.
-const POSTGRES_SCHEMES: [&str; 2] = ["postgres", "postgresql"];
+/// The binary's wiring, for `--db`'s parser to ask which URLs name a database
+/// ([`DbLocation::parse`]): set once, by [`crate::main`], before the command line is parsed.
+static WIRING: std::sync::OnceLock<&'static dyn crate::Wiring> = std::sync::OnceLock::new();
+
+/// Sets the wiring `--db`'s parser asks (the first call wins: one binary, one wiring).
+pub(crate) fn wire(wiring: &'static dyn crate::Wiring) {
+    let _ = WIRING.set(wiring);
+}
 
 impl DbLocation {
-    /// A `--db` value: a URL (`scheme://...`) must be a well-formed PostgreSQL one; anything
-    /// else is a file path, as it always was. The error, a usage error, never holds the
-    /// password (clap quotes the value with it; `lib::usage_error` masks that).
+    /// A `--db` value: a URL (`scheme://...`) must be one the binary's backends accept
+    /// (`Wiring::database_url`, which says why not); anything else is a file path, as it
+    /// always was. The error, a usage error, never holds the password (clap quotes the value
+    /// with it; `lib::usage_error` masks that).
     pub fn parse(value: PathBuf) -> std::result::Result<DbLocation, String> {
         let bytes = value.as_os_str().as_encoded_bytes();
-        let Some(scheme_len) = scheme_len(bytes) else {
+        if scheme_len(bytes).is_none() {
             return Ok(DbLocation::File(value));
-        };
+        }
         let Some(url) = value.to_str() else {
             return Err("a database URL must be valid UTF-8".into());
         };
-        let scheme = url[..scheme_len].to_ascii_lowercase();
-        if !POSTGRES_SCHEMES.contains(&scheme.as_str()) {
-            return Err(format!(
-                "unsupported scheme '{}': a database is a file path or a postgres:// URL",
-                &url[..scheme_len]
-            ));
-        }
-        let rest = &url[scheme_len + 3..];
-        // keyhook-postgres owns the URL: its shape rules, its `@` rule, its decoder.
-        keyhook_postgres::url::check(rest)?;
-        Ok(DbLocation::Postgres(format!("{scheme}://{rest}")))
+        let Some(wiring) = WIRING.get() else {
+            return Err("no database server backend is wired in".into());
+        };
+        wiring.database_url(url).map(DbLocation::Server)
     }
 }
 
@@ -60,7 +61,7 @@ impl std::fmt::Display for DbLocation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             DbLocation::File(path) => write!(f, "{}", path.display()),
-            DbLocation::Postgres(url) => f.write_str(&keyhook_core::redact::url(url)),
+            DbLocation::Server(url) => f.write_str(&keyhook_core::redact::url(url)),
         }
     }
 }
@@ -71,7 +72,7 @@ impl std::fmt::Debug for DbLocation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             DbLocation::File(path) => f.debug_tuple("File").field(path).finish(),
-            DbLocation::Postgres(_) => f.debug_tuple("Postgres").field(&self.to_string()).finish(),
+            DbLocation::Server(_) => f.debug_tuple("Server").field(&self.to_string()).finish(),
         }
     }
 }
@@ -205,58 +206,7 @@ mod tests {
     }
 
     #[test]
-    fn a_postgres_url_is_a_server() {
-        for (url, kept) in [
-            ("postgres://h/db", "postgres://h/db"),
-            ("postgresql://u:pw@h:5432/db", "postgresql://u:pw@h:5432/db"),
-            ("PostgreSQL://u@h/db", "postgresql://u@h/db"),
-            ("postgres://", "postgres://"),
-            (
-                "postgres:///db?host=%2Fvar%2Frun%2Fpostgresql",
-                "postgres:///db?host=%2Fvar%2Frun%2Fpostgresql",
-            ),
-            (
-                "postgres://u:p%40ss%20w@[::1]:5433,h2:/db?sslmode=require&password=x",
-                "",
-            ),
-            ("postgres://u:it's/odd?@h/db", ""),
-            ("postgres://h:/db?application_name=", ""),
-        ] {
-            let kept = if kept.is_empty() { url } else { kept };
-            assert_eq!(parse(url), Ok(DbLocation::Postgres(kept.into())), "{url}");
-        }
-    }
-
-    #[test]
-    fn a_malformed_or_foreign_url_is_refused_without_its_password() {
-        for (url, problem) in [
-            ("mysql://root:SECRET@h/db", "unsupported scheme 'mysql'"),
-            ("sqlite:///tmp/x.db", "unsupported scheme 'sqlite'"),
-            ("postgres://u:SE CRET@h/db", "must not contain spaces"),
-            ("postgres://u:SECRET\t@h/db", "whitespace or control"),
-            ("postgres://u:SECRET@h:99999/db", "the port '99999'"),
-            ("postgres://u:SECRET@h:0/db", "the port '0'"),
-            ("postgres://u:SECRET@h:+5/db", "the port '+5'"),
-            ("postgres://u:SECRET@h:x/db", "the port 'x'"),
-            ("postgres://u:SECRET@[::1/db", "no closing ']'"),
-            ("postgres://u:SECRET@[::1]x/db", "after its ']'"),
-            ("postgres://u:SECRET@h1,,h2/db", "an empty one"),
-            ("postgres://u:SECRET@h/db?sslmode", "has no value"),
-            ("postgres://h/db?passwordSECRET", "has no value"),
-            ("postgres://u:SECRET@h/db?=x", "has no name"),
-            ("postgres://u:SE%zzCRET@h/db", "the password has a '%'"),
-            ("postgres://u%:SECRET@h/db", "the user name has a '%'"),
-            ("postgres://u:SECRET@h/d%ffb", "database name is not UTF-8"),
-            (
-                "postgres://h/db?password=SE%CRET",
-                "password parameter has a '%'",
-            ),
-            ("postgres://u:SE@CRET@h/db", "must be written %40"),
-        ] {
-            let e = parse(url).expect_err(url);
-            assert!(e.contains(problem), "{url}: {e}");
-            assert!(!e.contains("SECRET") && !e.contains("CRET"), "{url}: {e}");
-        }
+    fn a_url_that_is_not_utf8_is_refused_before_any_backend_is_asked() {
         use std::os::unix::ffi::OsStrExt;
         let raw = PathBuf::from(std::ffi::OsStr::from_bytes(b"postgres://h/\xff"));
         assert!(DbLocation::parse(raw).unwrap_err().contains("UTF-8"));
@@ -264,10 +214,10 @@ mod tests {
 
     #[test]
     fn a_location_is_shown_without_its_password() {
-        let db = parse("postgres://u:SE%20CRET@h/db?password=SECRET2").unwrap();
+        let db = DbLocation::Server("postgres://u:SE%20CRET@h/db?password=SECRET2".into());
         assert_eq!(db.to_string(), "postgres://u:***@h/db?password=***");
         let debug = format!("{db:?}");
-        assert_eq!(debug, "Postgres(\"postgres://u:***@h/db?password=***\")");
+        assert_eq!(debug, "Server(\"postgres://u:***@h/db?password=***\")");
         let file = parse("/var/lib/k.db").unwrap();
         assert_eq!(file.to_string(), "/var/lib/k.db");
         assert_eq!(format!("{file:?}"), "File(\"/var/lib/k.db\")");

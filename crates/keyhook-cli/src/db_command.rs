@@ -75,7 +75,7 @@ fn as_to(e: Error) -> Error {
 fn same_database(a: &DbLocation, b: &DbLocation) -> bool {
     match (a, b) {
         (DbLocation::File(a), DbLocation::File(b)) => same_file(a, b),
-        (DbLocation::Postgres(_), DbLocation::Postgres(_)) => a.to_string() == b.to_string(),
+        (DbLocation::Server(_), DbLocation::Server(_)) => a.to_string() == b.to_string(),
         _ => false,
     }
 }

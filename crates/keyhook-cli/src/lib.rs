@@ -49,6 +49,11 @@ pub trait Wiring: Sync {
         create: bool,
         pool_size: u32,
     ) -> Result<Arc<dyn Backend>, Error>;
+    /// The decision of which URLs name a database (`--db` and `KEYHOOK_DB`, while the command
+    /// line is parsed): `url` (a value with a `scheme://`) as a backend of this binary reads
+    /// it, or why none does (a usage error; no message names the password). A URL it accepts
+    /// comes back to [`Wiring::backend`] as [`DbLocation::Server`].
+    fn database_url(&self, url: &str) -> Result<String, String>;
     /// Runs `keyhook serve` as `config` says until `stop` is raised, calling `listening`
     /// once the socket is bound.
     fn serve(
@@ -326,6 +331,7 @@ impl Context {
 /// process exit status.
 pub fn main(wiring: &'static dyn Wiring) -> i32 {
     redact_panics();
+    config::wire(wiring);
     let cli = match runtime_command().try_get_matches().and_then(|mut m| {
         Cli::from_arg_matches_mut(&mut m).map_err(|e| e.format(&mut runtime_command()))
     }) {

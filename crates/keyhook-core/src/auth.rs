@@ -13,21 +13,13 @@ use crate::rate::RateLimit;
 use crate::store::{ReadAhead, Store};
 use crate::time::Timestamp;
 
-pub const KEY_PREFIX: &str = "kp_";
-/// `kp_` + 64 lowercase hex characters.
-pub const KEY_LEN: usize = 67;
-/// `kp_` + the first 8 hex characters: the only part of a key shown after creation.
-pub const KEY_PREFIX_LEN: usize = 11;
-/// [`is_well_formed`] as a regular expression (for the OpenAPI document; a test checks that
-/// the two agree).
-pub const KEY_PATTERN: &str = "^kp_[0-9a-f]{64}$";
-/// The shape of a [`key_prefix`] of a well-formed key.
-pub const KEY_PREFIX_PATTERN: &str = "^kp_[0-9a-f]{8}$";
+pub use crate::key_shape::{
+    KEY_CHECKED_LEN, KEY_LEN, KEY_PATTERN, KEY_PREFIX, KEY_PREFIX_LEN, KEY_PREFIX_PATTERN,
+};
+
 /// `lastUsedAt` is written at most once per this many milliseconds per key, so that
 /// authentication is not a database write per request.
 pub const LAST_USED_RESOLUTION_MS: i64 = 1_000;
-/// The part of a key its checksum covers: `kp_` and 56 random hex digits (224 bits).
-pub const KEY_CHECKED_LEN: usize = 59;
 /// The refusal of a token whose checksum is wrong (a typo, a forgery, or not a key).
 pub const CHECKSUM_MISMATCH: &str = "API key checksum mismatch";
 

@@ -7,6 +7,7 @@ pub mod auth;
 pub mod error;
 pub mod forward;
 pub mod guard;
+pub mod key_shape;
 pub mod model;
 pub mod rate;
 pub mod redact;

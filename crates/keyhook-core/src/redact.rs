@@ -8,11 +8,13 @@
 use std::borrow::Cow;
 use std::io::Write;
 
+use crate::key_shape::{KEY_LEN, KEY_PREFIX, KEY_PREFIX_LEN};
+
 /// Characters of a key shown in place of the whole: `kp_` and 8 hex digits.
-pub const SHOWN: usize = 11;
+pub const SHOWN: usize = KEY_PREFIX_LEN;
 
 /// Hex digits of a plaintext key after `kp_`.
-const KEY_HEX: usize = 64;
+const KEY_HEX: usize = KEY_LEN - KEY_PREFIX.len();
 
 /// Hex digits of a bare hex run shown in place of the whole.
 const HEX_SHOWN: usize = 8;
@@ -536,8 +538,8 @@ pub const MAX_UNIT_BYTES: usize = 27;
 /// them: once decoded, exactly `kp_` and 64 lowercase hex digits, not followed by another hex
 /// digit (a longer run is no key). Where it ends, and the key. `keys scan` looks for these;
 /// it takes at most [`MAX_UNIT_BYTES`] times 68 bytes from `i` to decide.
-pub fn whole_key_at(b: &[u8], i: usize) -> Option<(usize, [u8; crate::auth::KEY_LEN])> {
-    let mut key = [0u8; crate::auth::KEY_LEN];
+pub fn whole_key_at(b: &[u8], i: usize) -> Option<(usize, [u8; KEY_LEN])> {
+    let mut key = [0u8; KEY_LEN];
     let mut at = i;
     for (n, slot) in key.iter_mut().enumerate() {
         let (c, next) = unit(b, at, MAX_NESTING)?;

@@ -3,7 +3,7 @@
 
 use std::io::{self, Read};
 
-use crate::auth::KEY_LEN;
+use crate::key_shape::KEY_LEN;
 use crate::redact::{self, MAX_UNIT_BYTES};
 
 /// Bytes read at a time: few enough that what `read` copies is still in the CPU's cache

@@ -19,10 +19,17 @@ pub struct Attempt {
 }
 
 impl Attempt {
-    /// The receiver answered 410 Gone ([`store::gone`](crate::store::gone)).
+    /// The receiver answered 410 Gone ([`gone`]).
     pub fn gone(&self) -> bool {
-        crate::store::gone(self.delivered, self.status_code)
+        gone(self.delivered, self.status_code)
     }
+}
+
+/// Whether an attempt's answer was 410 Gone (and so not delivered): the receiver says the
+/// endpoint is gone for good. The webhook is disabled at once and the delivery not retried
+/// (`service::webhooks::count_attempt`, the worker's schedule).
+pub fn gone(delivered: bool, status_code: u16) -> bool {
+    !delivered && status_code == 410
 }
 
 /// Sends one webhook message: `body` POSTed to `url`, signed with each of `secrets` (the

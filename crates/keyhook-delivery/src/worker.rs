@@ -30,9 +30,9 @@ use keyhook_core::transport::Attempt;
 /// sender's worth of room is free ([`claim_room`]), and goes in the transaction that
 /// settles the results before it ([`Settler::settle_finished`]), so a busy worker commits
 /// once per [`GATHER`] (or [`SETTLE_SHARE`] of its capacity) rather than twice per handful
-/// (on SQLite each commit's log frames and checkpoints were a large share of the worker's
-/// CPU: issue 22, docs/development.md). The queue outlasts a settle transaction: while the
-/// settle thread writes a batch, the senders go on with what is queued instead of running
+/// (on SQLite each commit writes its log frames and feeds the checkpoints, a large share
+/// of a busy worker's CPU when commits are small). The queue outlasts a settle
+/// transaction: while the settle thread writes a batch, the senders go on with what is queued instead of running
 /// dry (at 16 per sender they did, and the machine sat a third idle). More held leases do
 /// not slow a dead worker's recovery: every one of them lapses [`LEASE`] after its last
 /// renewal. What they hold in memory is bounded by [`HELD_BYTES`].

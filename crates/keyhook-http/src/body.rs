@@ -99,7 +99,7 @@ pub fn json(rq: &Request, body: Body) -> Result<Value, Reply> {
         Some(ct) => {
             return Err(reply::unsupported_media_type(&format!(
                 "Content-Type must be application/json, not {}",
-                printable(ct)
+                reply::printable(ct)
             )));
         }
         None if has_body => {
@@ -110,7 +110,7 @@ pub fn json(rq: &Request, body: Body) -> Result<Value, Reply> {
         None => {}
     }
     let buf = match body {
-        Body::TooLarge => return Err(reply::payload_too_large()),
+        Body::TooLarge => return Err(reply::payload_too_large(MAX_BODY)),
         Body::Failed { timed_out, message } => return Err(reply::bad_body(timed_out, message)),
         Body::Empty => Vec::new(),
         Body::Bytes(b) => b,
@@ -156,48 +156,4 @@ fn is_json(content_type: &str) -> bool {
         .split(';')
         .next()
         .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
-}
-
-/// A client-supplied string made safe to echo in a message or a log line: secret-shaped
-/// strings redacted (`keyhook_core::redact`) before it is cut to at most 200 characters, so that no
-/// part of a key survives the cut; control characters as `?`. Borrows `s` when it is
-/// already so.
-pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
-    // The common string: nothing to redact, cut or replace, told in one pass.
-    if s.len() <= 200 && keyhook_core::redact::inert(s) {
-        return std::borrow::Cow::Borrowed(s);
-    }
-    let s = keyhook_core::redact::keys(s);
-    if s.len() <= 200 && !s.chars().any(char::is_control) {
-        return s;
-    }
-    s.chars()
-        .take(200)
-        .map(|c| if c.is_control() { '?' } else { c })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::printable;
-    use std::borrow::Cow;
-
-    /// What a client sent, made safe to echo: borrowed when it already is; a key redacted
-    /// before the cut at 200 characters; control characters as `?`.
-    #[test]
-    fn printable_redacts_then_cuts_and_replaces_controls() {
-        let plain = "GET /api/v1/api-keys";
-        assert!(matches!(printable(plain), Cow::Borrowed(p) if p == plain));
-        assert_eq!(printable("a\u{1b}[2J\nb"), "a?[2J?b");
-        let key = format!("kp_{}", "ab".repeat(32));
-        assert_eq!(printable(&format!("GET /x/{key}")), "GET /x/kp_abababab…");
-        // A key across the 200th character is redacted, not cut into a shorter hex run.
-        let long = format!("{}{key}", "x".repeat(180));
-        assert_eq!(printable(&long), format!("{}kp_abababab…", "x".repeat(180)));
-        assert_eq!(printable(&"y".repeat(250)).chars().count(), 200);
-        assert_eq!(
-            printable(&format!("{}\u{7f}", "z".repeat(10))),
-            format!("{}?", "z".repeat(10))
-        );
-    }
 }

@@ -29,7 +29,7 @@ use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::Registry;
 
-use super::router::{self, Match};
+use super::router::{self, Match, UNMATCHED};
 use keyhook_core::store::Backend;
 use keyhook_core::time::Clock;
 
@@ -43,9 +43,6 @@ pub const STATUSES: &[u16] = &[
 const BUCKETS: &[f64] = &[
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
 ];
-
-/// The route label of a request outside every route (404, 405, anything under no template).
-pub const UNMATCHED: &str = "unmatched";
 
 /// Why an authentication failed (`keyhook_auth_failures_total{reason}`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

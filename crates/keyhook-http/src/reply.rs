@@ -183,14 +183,11 @@ pub fn method_not_allowed(allow: &'static str) -> Reply {
     r
 }
 
-pub fn payload_too_large() -> Reply {
+pub fn payload_too_large(max_body: usize) -> Reply {
     envelope(
         413,
         "PAYLOAD_TOO_LARGE",
-        format!(
-            "request body is larger than {} bytes",
-            super::body::MAX_BODY
-        ),
+        format!("request body is larger than {max_body} bytes"),
         &[],
     )
 }
@@ -254,7 +251,7 @@ pub fn send(
         line.push_str(method.as_str());
         line.push(' ');
         line.push_str(path);
-        if let std::borrow::Cow::Owned(shown) = super::body::printable(&line) {
+        if let std::borrow::Cow::Owned(shown) = printable(&line) {
             line = shown;
         }
         (line, method)
@@ -305,10 +302,10 @@ pub fn send(
     // For the log's fields: the route's label (`/api/v1/api-keys/{id}`), never the path.
     // A method tiny_http knows is one of its names, printable as it is.
     let method = match method {
-        tiny_http::Method::NonStandard(_) => super::body::printable(method.as_str()),
+        tiny_http::Method::NonStandard(_) => printable(method.as_str()),
         _ => std::borrow::Cow::Borrowed(method.as_str()),
     };
-    let route = (route != super::metrics::UNMATCHED).then_some(route);
+    let route = (route != super::router::UNMATCHED).then_some(route);
     // The message is the text line; the fields are for `--log-format json` (duration in ms,
     // to the microsecond).
     let micros = started.elapsed().as_micros();
@@ -359,9 +356,29 @@ fn push_number(line: &mut String, mut n: u64) {
     line.extend(digits[at..].iter().map(|&d| char::from(d)));
 }
 
+/// A client-supplied string made safe to echo in a message or a log line: secret-shaped
+/// strings redacted (`keyhook_core::redact`) before it is cut to at most 200 characters, so that no
+/// part of a key survives the cut; control characters as `?`. Borrows `s` when it is
+/// already so.
+pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
+    // The common string: nothing to redact, cut or replace, told in one pass.
+    if s.len() <= 200 && keyhook_core::redact::inert(s) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let s = keyhook_core::redact::keys(s);
+    if s.len() <= 200 && !s.chars().any(char::is_control) {
+        return s;
+    }
+    s.chars()
+        .take(200)
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::borrow::Cow;
 
     thread_local!(static LAST: LastList<(String, u32)> = const { LastList::new() });
 
@@ -442,5 +459,24 @@ mod tests {
         let r = list_data(200, Listed::clone(&long), &LAST);
         assert_eq!(*r.body, *data(200, &*long).body);
         LAST.with(|l| assert_eq!(l.0.borrow().as_ref().unwrap().0, list(5), "not kept"));
+    }
+
+    /// What a client sent, made safe to echo: borrowed when it already is; a key redacted
+    /// before the cut at 200 characters; control characters as `?`.
+    #[test]
+    fn printable_redacts_then_cuts_and_replaces_controls() {
+        let plain = "GET /api/v1/api-keys";
+        assert!(matches!(printable(plain), Cow::Borrowed(p) if p == plain));
+        assert_eq!(printable("a\u{1b}[2J\nb"), "a?[2J?b");
+        let key = format!("kp_{}", "ab".repeat(32));
+        assert_eq!(printable(&format!("GET /x/{key}")), "GET /x/kp_abababab…");
+        // A key across the 200th character is redacted, not cut into a shorter hex run.
+        let long = format!("{}{key}", "x".repeat(180));
+        assert_eq!(printable(&long), format!("{}kp_abababab…", "x".repeat(180)));
+        assert_eq!(printable(&"y".repeat(250)).chars().count(), 200);
+        assert_eq!(
+            printable(&format!("{}\u{7f}", "z".repeat(10))),
+            format!("{}?", "z".repeat(10))
+        );
     }
 }

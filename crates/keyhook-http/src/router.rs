@@ -4,6 +4,9 @@ use tiny_http::Method;
 
 use keyhook_core::service::Operation;
 
+/// The route label of a request outside every route (404, 405, anything under no template).
+pub const UNMATCHED: &str = "unmatched";
+
 /// Where the API lives: every route below is under it.
 pub(crate) const PREFIX: &str = "/api/v1";
 

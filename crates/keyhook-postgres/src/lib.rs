@@ -115,7 +115,6 @@ use error::Fail;
 pub use migrations::SCHEMA_VERSION;
 use pipeline::Pipeline;
 use pool::{LastError, Pool, Pooled, Session, CHECKOUT_TIMEOUT};
-pub use url::is_postgres_url;
 use url::Target;
 
 /// The statements the pipeline carries: the key by its hash, alone or with its user's list.

@@ -58,16 +58,20 @@ pub const TCP_USER_TIMEOUT: Duration = Duration::from_secs(30);
 /// URL says.
 pub const APPLICATION_NAME: &str = "keyhook";
 
-/// Whether `s` is a PostgreSQL URL (the scheme `--db` recognises).
-pub fn is_postgres_url(s: &str) -> bool {
-    scheme_len(s).is_some()
-}
+/// The schemes of a PostgreSQL URL, in lowercase; a URL's scheme is matched ignoring case.
+pub const SCHEMES: [&str; 2] = ["postgres", "postgresql"];
 
-fn scheme_len(s: &str) -> Option<usize> {
-    ["postgres://", "postgresql://"]
-        .iter()
-        .find(|p| s.starts_with(**p))
-        .map(|p| p.len())
+/// `url` read as a PostgreSQL URL: `None` when its scheme is none of [`SCHEMES`]; else the
+/// URL with its scheme in lowercase once its shape passes [`check`], or why it does not (no
+/// message names the password). The one decision of what a PostgreSQL URL is: `--db`'s
+/// parser asks it (through the binary, which picks the backend) and so does [`Target`].
+pub fn normalize(url: &str) -> Option<Result<String, String>> {
+    let (scheme, rest) = url.split_once("://")?;
+    let scheme = scheme.to_ascii_lowercase();
+    if !SCHEMES.contains(&scheme.as_str()) {
+        return None;
+    }
+    Some(check(rest).map(|()| format!("{scheme}://{rest}")))
 }
 
 fn invalid(message: impl Into<String>) -> Error {
@@ -78,14 +82,16 @@ impl FromStr for Target {
     type Err = Error;
 
     fn from_str(url: &str) -> Result<Target, Error> {
-        let Some(scheme) = scheme_len(url) else {
+        // The shape first (the rules `--db` checks), then the driver's reading of the rest.
+        let Some(normalized) = normalize(url) else {
             return Err(invalid(
                 "not a PostgreSQL URL: expected postgres://USER[:PASSWORD]@HOST[:PORT]/DB",
             ));
         };
+        let url = normalized.map_err(invalid)?;
+        let url = url.as_str();
+        let scheme = url.find("://").map_or(0, |i| i + 3);
         let rest = &url[scheme..];
-        // The shape first (the rules `--db` checks), then the driver's reading of the rest.
-        check(rest).map_err(invalid)?;
         // As the driver reads it: credentials up to the first '@', then the host up to '/'
         // or '?', the database name up to '?', then the parameters.
         let (creds, after) = split_credentials(rest).map_err(invalid)?;
@@ -222,7 +228,7 @@ fn split_credentials(rest: &str) -> std::result::Result<(Option<&str>, &str), St
 /// What rust-postgres and libpq read from `postgres://[user[:password]@][host[:port][,...]]
 /// [/dbname][?key=value&...]`, checked for shape: the server checks the rest (names,
 /// options). `rest` is what follows `://`. No message names the password. The one parser of
-/// the URL's shape: `--db` (keyhook-cli's `DbLocation::parse`) and [`Target`] both use it.
+/// the URL's shape, through [`normalize`].
 pub fn check(rest: &str) -> std::result::Result<(), String> {
     if let Some(c) = rest.chars().find(|c| c.is_whitespace() || c.is_control()) {
         return Err(format!(
@@ -438,7 +444,7 @@ mod tests {
 
     #[test]
     fn the_cli_and_a_target_refuse_a_url_by_the_one_shape_check() {
-        // `--db` (keyhook-cli's parser calls `check`) and `Target` read the same rules: the
+        // `--db` (its parser calls `normalize`) and `Target` read the same rules: the
         // `@` rule (a second one before the parameters), the percent-decoder, the port.
         for rest in [
             "u:SE@CRET@h/db",
@@ -456,6 +462,66 @@ mod tests {
         }
         assert!(check("u:SE@CRET@h/db").unwrap_err().contains("%40"));
         assert_eq!(check("u:p%40ss@h:5432/db?sslmode=require"), Ok(()));
+    }
+
+    #[test]
+    fn a_postgres_url_is_kept_with_its_scheme_in_lowercase() {
+        for (url, kept) in [
+            ("postgres://h/db", "postgres://h/db"),
+            ("postgresql://u:pw@h:5432/db", "postgresql://u:pw@h:5432/db"),
+            ("PostgreSQL://u@h/db", "postgresql://u@h/db"),
+            ("postgres://", "postgres://"),
+            (
+                "postgres:///db?host=%2Fvar%2Frun%2Fpostgresql",
+                "postgres:///db?host=%2Fvar%2Frun%2Fpostgresql",
+            ),
+            (
+                "postgres://u:p%40ss%20w@[::1]:5433,h2:/db?sslmode=require&password=x",
+                "",
+            ),
+            ("postgres://u:it's/odd?@h/db", ""),
+            ("postgres://h:/db?application_name=", ""),
+        ] {
+            let kept = if kept.is_empty() { url } else { kept };
+            assert_eq!(normalize(url), Some(Ok(kept.into())), "{url}");
+        }
+        for other in [
+            "mysql://root:SECRET@h/db",
+            "sqlite:///tmp/x.db",
+            "postgres:/x",
+        ] {
+            assert_eq!(normalize(other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn a_malformed_url_is_refused_without_its_password() {
+        for (url, problem) in [
+            ("postgres://u:SE CRET@h/db", "must not contain spaces"),
+            ("postgres://u:SECRET\t@h/db", "whitespace or control"),
+            ("postgres://u:SECRET@h:99999/db", "the port '99999'"),
+            ("postgres://u:SECRET@h:0/db", "the port '0'"),
+            ("postgres://u:SECRET@h:+5/db", "the port '+5'"),
+            ("postgres://u:SECRET@h:x/db", "the port 'x'"),
+            ("postgres://u:SECRET@[::1/db", "no closing ']'"),
+            ("postgres://u:SECRET@[::1]x/db", "after its ']'"),
+            ("postgres://u:SECRET@h1,,h2/db", "an empty one"),
+            ("postgres://u:SECRET@h/db?sslmode", "has no value"),
+            ("postgres://h/db?passwordSECRET", "has no value"),
+            ("postgres://u:SECRET@h/db?=x", "has no name"),
+            ("postgres://u:SE%zzCRET@h/db", "the password has a '%'"),
+            ("postgres://u%:SECRET@h/db", "the user name has a '%'"),
+            ("postgres://u:SECRET@h/d%ffb", "database name is not UTF-8"),
+            (
+                "postgres://h/db?password=SE%CRET",
+                "password parameter has a '%'",
+            ),
+            ("postgres://u:SE@CRET@h/db", "must be written %40"),
+        ] {
+            let e = normalize(url).expect(url).expect_err(url);
+            assert!(e.contains(problem), "{url}: {e}");
+            assert!(!e.contains("SECRET") && !e.contains("CRET"), "{url}: {e}");
+        }
     }
 
     #[test]

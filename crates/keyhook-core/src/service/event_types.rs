@@ -13,7 +13,6 @@ use std::sync::{Arc, Mutex, OnceLock};
 use serde_json::{json, Value};
 
 use super::audit::{self, Action, Entry};
-use super::events::{CATALOG, OPERATIONAL, TEST_EVENT};
 use super::input;
 use super::schema_bounds::{self, Bounds};
 use super::{Actor, Operation};
@@ -21,6 +20,26 @@ use crate::error::{Error, FieldError, Result};
 use crate::model::{EventProfile, EventType};
 use crate::store::{Conn, Store};
 use crate::time::Timestamp;
+
+/// The built-in event types every database starts with (`service::event_types`: the
+/// operator's catalog adds to them), profile `optional`.
+pub const CATALOG: &[&str] = &[
+    "post.published",
+    "post.failed",
+    "post.deleted",
+    "account.connected",
+    "account.disconnected",
+    "profile.created",
+    "profile.deleted",
+];
+
+/// keyhook's own operational events (CONTRACT §10): emitted only by keyhook itself (when a
+/// webhook is disabled, when a delivery gives up), profile-less, subscribable like any other.
+/// Names under `webhook.` are reserved for keyhook.
+pub const OPERATIONAL: &[&str] = &["webhook.disabled", "delivery.exhausted"];
+
+/// Sent only by the test endpoint; not subscribable.
+pub const TEST_EVENT: &str = "webhook.test";
 
 /// The longest event name, in characters.
 pub const NAME_MAX: usize = 64;

@@ -15,25 +15,7 @@ use crate::model::EventAccepted;
 use crate::store::Store;
 use crate::time::Timestamp;
 
-/// The built-in event types every database starts with (`service::event_types`: the
-/// operator's catalog adds to them), profile `optional`.
-pub const CATALOG: &[&str] = &[
-    "post.published",
-    "post.failed",
-    "post.deleted",
-    "account.connected",
-    "account.disconnected",
-    "profile.created",
-    "profile.deleted",
-];
-
-/// keyhook's own operational events (CONTRACT §10): emitted only by keyhook itself (when a
-/// webhook is disabled, when a delivery gives up), profile-less, subscribable like any other.
-/// Names under `webhook.` are reserved for keyhook.
-pub const OPERATIONAL: &[&str] = &["webhook.disabled", "delivery.exhausted"];
-
-/// Sent only by the test endpoint; not subscribable.
-pub const TEST_EVENT: &str = "webhook.test";
+pub use super::event_types::{CATALOG, OPERATIONAL, TEST_EVENT};
 
 /// An event name of the right shape (`event_types::check_name`), not the test ping's. Whether
 /// the catalog holds it is asked in the transaction that uses it

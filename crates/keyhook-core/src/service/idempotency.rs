@@ -27,7 +27,6 @@ use sha2::{Digest, Sha256};
 use super::events::{IdempotencyKey, IDEMPOTENCY_FIELD, IDEMPOTENCY_WINDOW_MS};
 use super::{Actor, Operation};
 use crate::error::{Error, Result};
-use crate::model::Webhook;
 use crate::store::{Conn, RequestClaim};
 use crate::time::Timestamp;
 
@@ -199,24 +198,11 @@ pub(super) fn webhook_ref(id: &str) -> Value {
 }
 
 /// The webhook id of an answer [`webhook_ref`] made.
-fn webhook_of(response: &str) -> Result<String> {
+pub(super) fn webhook_of(response: &str) -> Result<String> {
     serde_json::from_str::<Value>(response)
         .ok()
         .and_then(|v| v["webhookId"].as_str().map(str::to_string))
         .ok_or_else(|| Error::Storage("an idempotency record without its webhook id".into()))
-}
-
-/// The webhook a create or a rotation answered (`response`, made by [`webhook_ref`]), as it
-/// is now, if the actor sees it: 404 alike when it was deleted since and when the actor's
-/// scope does not reach it, so a repeat never shows a webhook the actor could not see.
-pub(super) fn first_webhook(c: Conn<'_>, actor: &Actor, response: &str) -> Result<Webhook> {
-    let id = webhook_of(response)?;
-    super::webhooks::find(c, actor, &id).map_err(|e| match e {
-        Error::NotFound(_) => Error::NotFound(
-            "the webhook of the first request with this Idempotency-Key is not found".into(),
-        ),
-        e => e,
-    })
 }
 
 /// A stored answer read back as what the operation returns.

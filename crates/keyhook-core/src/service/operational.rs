@@ -28,14 +28,12 @@ pub const WEBHOOK_DISABLED: &str = OPERATIONAL[0];
 /// `delivery.exhausted`.
 pub const DELIVERY_EXHAUSTED: &str = OPERATIONAL[1];
 /// The `reason` of a `webhook.disabled` sent for `webhooks disable` or PATCH `isActive:
-/// false` (the automatic disables give the reason they store: `store::GONE_REASON`,
-/// `store::failures_reason`).
+/// false` (the automatic disables give the reason they store: `webhooks::GONE_REASON`,
+/// `webhooks::failures_reason`).
 pub const MANUAL_REASON: &str = "disabled manually";
 
 /// Whether `event` is one of keyhook's own: its deliveries cause no operational event.
-pub fn is_operational(event: &str) -> bool {
-    OPERATIONAL.contains(&event)
-}
+pub use super::event_types::is_operational;
 
 /// `webhook.disabled` about `w` (already disabled, as stored), with `reason`.
 pub fn webhook_disabled(c: Conn<'_>, w: &Webhook, reason: &str, now: Timestamp) -> Result<usize> {

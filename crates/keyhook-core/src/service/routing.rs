@@ -31,8 +31,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use super::event_types::is_operational;
 use super::filter::{self, Filter, Vars};
-use super::operational::is_operational;
 use crate::auth;
 use crate::error::Result;
 use crate::model::Webhook;

@@ -9,8 +9,9 @@ use std::collections::BTreeSet;
 use keyhook_core::auth;
 use keyhook_core::model::{EventAccepted, Webhook};
 use keyhook_core::service::routing;
+use keyhook_core::service::webhooks::GONE_REASON;
 use keyhook_core::store::{
-    AttemptRecord, DeliveryState, FailCounter, ReplaySelection, Storage, Store, GONE_REASON,
+    AttemptRecord, DeliveryState, FailCounter, ReplaySelection, Storage, Store,
 };
 use keyhook_core::tables::{Cell, Table, TABLES};
 use keyhook_core::time::Timestamp;

@@ -7,8 +7,9 @@
 
 use std::collections::HashMap;
 
-use super::eval::{self, Value};
+use super::eval;
 use super::parse::{Expr, Kind, Macro};
+use super::value::Value;
 use super::MAX_MACROS;
 
 pub const NULL: u16 = 1;

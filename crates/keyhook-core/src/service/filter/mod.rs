@@ -24,6 +24,7 @@ pub mod eval;
 pub mod lex;
 pub mod parse;
 mod schema;
+pub mod value;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -31,7 +32,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value as Json;
 
 pub use check::Ty;
-pub use eval::{Key, Type, Value};
+pub use value::{Key, Type, Value};
 
 /// The longest filter, in characters.
 pub const MAX_LEN: usize = 2048;

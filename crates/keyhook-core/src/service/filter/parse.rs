@@ -4,8 +4,8 @@
 //! brackets and member chains all count. The parser recurses only through brackets and unary
 //! operators, each of which counts a level, so its own recursion is bounded by the same limit.
 
-use super::eval::Value;
 use super::lex::{Spanned, Tok};
+use super::value::Value;
 use super::MAX_DEPTH;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -16,8 +16,8 @@ use std::cell::Cell;
 
 use serde_json::Value as Json;
 
-use super::eval::Value;
 use super::parse::{Expr, Kind};
+use super::value::Value;
 
 const MAX_HOPS: usize = 16;
 /// The steps (a schema looked at) one check may take, over all its paths and schemas.

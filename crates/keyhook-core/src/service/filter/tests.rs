@@ -1,5 +1,5 @@
-//! The filter language: each defect issue 41 lists (each failed on the `cel` crate), CEL's
-//! semantics that filters rely on, and hostile inputs.
+//! The filter language: the defects of the `cel` crate this evaluator replaced (each one
+//! failed there), CEL's semantics that filters rely on, and hostile inputs.
 
 use super::*;
 use serde_json::json;
@@ -87,7 +87,7 @@ fn logical_operators_and_macros_absorb_errors() {
         eval("data.nope == 1 && true", d.clone()),
         Err("no such key")
     );
-    // The issue's example: an event without `optional` still reaches brand a.
+    // A filter on an optional field: an event without `optional` still reaches brand a.
     assert_eq!(
         eval(
             r#"data.optional == 1.0 || profileId == "brand-a""#,
@@ -582,7 +582,7 @@ fn filters_are_checked_against_the_event_schema() {
         Filter::new("data.a.b.c == 1.0").unwrap().check_schema(&cyc),
         Ok(())
     );
-    // The issue's exponential schema (30 levels of allOf: [next, next], 2^30 paths), under
+    // An exponential schema (30 levels of allOf: [next, next], 2^30 paths), under
     // a filter with many paths: the shared budget ends it at once.
     let mut fan = json!({"$defs": {"d30": {"type": "object", "properties": {"t": {}}}}});
     for i in 0..30 {

@@ -9,7 +9,7 @@ use crate::auth::Scope;
 use crate::error::Result;
 use crate::model::{DeliveryAttempt, TestResult, Webhook};
 use crate::service::{Actor, Database, Operation};
-use crate::store::{AttemptRecord, Conn, FailCounter, Signing, Store, GONE_REASON};
+use crate::store::{AttemptRecord, Conn, FailCounter, Signing, Store};
 use crate::time::Timestamp;
 use crate::transport::{Attempt, Transport};
 
@@ -186,7 +186,7 @@ pub fn count_attempt(
     let after = FailCounter {
         fail_count,
         is_active: false,
-        disabled_reason: Some(a.disable_reason(disable_after)),
+        disabled_reason: Some(disable_reason(a, disable_after)),
         updated_at: if seen.is_active {
             a.attempted_at
         } else {
@@ -378,7 +378,7 @@ pub fn log_attempt_in<'a>(
         // Reported to the user's other webhooks, unless this was the delivery of an
         // operational event: those never cause another (no loops).
         if let Some(w) = w.filter(|_| !operational::is_operational(record.event)) {
-            let stored = record.disable_reason(DISABLE_AFTER_FAILURES);
+            let stored = disable_reason(&record, DISABLE_AFTER_FAILURES);
             operational::webhook_disabled(c, &w, &stored, at)?;
         }
         return Ok(Some(reason));
@@ -388,6 +388,24 @@ pub fn log_attempt_in<'a>(
 
 /// The audit entry's reason when the consecutive failures disabled a webhook.
 pub const FAILURES_REASON: &str = "consecutive failures";
+
+/// The reason stored when a receiver answered 410 Gone (`count_attempt`).
+pub const GONE_REASON: &str = "receiver answered 410 Gone";
+
+/// The reason stored when the `n`th consecutive failure disabled a webhook.
+pub fn failures_reason(n: i64) -> String {
+    format!("{n} consecutive failed attempts")
+}
+
+/// The `disabled_reason` recorded if the failed attempt `a` disables its webhook: 410 Gone,
+/// else it is the `disable_after`th failure in a row.
+fn disable_reason(a: &AttemptRecord<'_>, disable_after: i64) -> String {
+    if a.gone() {
+        GONE_REASON.into()
+    } else {
+        failures_reason(disable_after)
+    }
+}
 
 /// The newest attempts to deliver to the webhook, newest first.
 pub fn attempts(store: &Store, actor: &Actor, id: &str) -> Result<Vec<DeliveryAttempt>> {
@@ -444,7 +462,7 @@ mod tests {
         let one = count_attempt(&counter(true, n - 2, None), &failed, n);
         assert_eq!(one, (Some(counter(true, n - 1, None)), false));
         // The threshold-th failure disables, records why, and moves updatedAt.
-        let reason = crate::store::failures_reason(n);
+        let reason = failures_reason(n);
         let mut off = counter(false, n, Some(&reason));
         off.updated_at = Timestamp(9);
         let tripped = count_attempt(&counter(true, n - 1, None), &failed, n);

@@ -5,8 +5,8 @@ mod secret;
 mod target;
 
 pub use attempts::{
-    attempts, count_attempt, disabled_reason, log_attempt, log_attempt_disabling, log_attempt_in,
-    record_attempt, test, AttemptLog, AttemptOf, FAILURES_REASON,
+    attempts, count_attempt, disabled_reason, failures_reason, log_attempt, log_attempt_disabling,
+    log_attempt_in, record_attempt, test, AttemptLog, AttemptOf, FAILURES_REASON, GONE_REASON,
 };
 pub use secret::{
     drop_expired_secrets, rotate_secret, Grace, RotateSecret, DEFAULT_GRACE_SECONDS,
@@ -242,7 +242,7 @@ pub fn create(
     let idem = input.idempotency.as_ref();
     store.write(|c| {
         let op = Operation::CreateWebhook;
-        let first = |c: Conn<'_>, r: &str| idempotency::first_webhook(c, actor, r);
+        let first = |c: Conn<'_>, r: &str| first_webhook(c, actor, r);
         let taken = match idempotency::begin(c, actor, op, "", idem, now, first)? {
             Keyed::Act(taken) => taken,
             Keyed::Answered(w) => return Ok(w),
@@ -293,6 +293,20 @@ pub fn list(store: &Store, actor: &Actor) -> Result<Listed<Webhook>> {
 pub const MIN_ID_PREFIX: usize = 4;
 /// The length of a webhook id (a hyphenated UUID), so of the longest prefix looked up.
 pub const ID_LEN: usize = 36;
+
+/// The webhook a create or a rotation answered (`response`, made by
+/// [`idempotency::webhook_ref`]), as it is now, if the actor sees it: 404 alike when it was
+/// deleted since and when the actor's scope does not reach it, so a repeat never shows a
+/// webhook the actor could not see.
+fn first_webhook(c: Conn<'_>, actor: &Actor, response: &str) -> Result<Webhook> {
+    let id = idempotency::webhook_of(response)?;
+    find(c, actor, &id).map_err(|e| match e {
+        Error::NotFound(_) => Error::NotFound(
+            "the webhook of the first request with this Idempotency-Key is not found".into(),
+        ),
+        e => e,
+    })
+}
 
 /// The actor's webhook whose id is `id`, or whose id starts with `id` (at least
 /// [`MIN_ID_PREFIX`] characters, case-insensitive) when exactly one does. A prefix of any

@@ -6,7 +6,7 @@ use crate::service::input::Problems;
 
 use crate::service::{Actor, Operation};
 
-use super::find;
+use super::{find, first_webhook};
 use crate::error::Result;
 use crate::model::Webhook;
 use crate::service::idempotency::{self, Idempotent, Keyed};
@@ -94,7 +94,7 @@ pub fn rotate_secret(
     store.write(|c| {
         let mut w = find(c, actor, id)?;
         let op = Operation::RotateWebhookSecret;
-        let first = |c: Conn<'_>, r: &str| idempotency::first_webhook(c, actor, r);
+        let first = |c: Conn<'_>, r: &str| first_webhook(c, actor, r);
         let taken = match idempotency::begin(c, actor, op, &w.id, idem, now, first)? {
             Keyed::Act(taken) => taken,
             Keyed::Answered(w) => return Ok(w),

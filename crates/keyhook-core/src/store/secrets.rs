@@ -1,0 +1,54 @@
+//! Secret rotation and what a delivery is signed with: [`SecretQueries`], [`Signing`].
+
+use super::StoreResult;
+use crate::time::Timestamp;
+
+/// Secret rotation with a grace period, why a webhook was disabled, and what a delivery is
+/// signed with right before it is sent.
+pub trait SecretQueries {
+    /// Replaces the webhook's secret with `secret`. `previous` is the secret replaced and
+    /// when it stops being used (its grace period); `None` drops any previous secret at once.
+    /// Only the newest previous secret is kept (a second rotation during a grace replaces it).
+    fn set_secret(
+        &self,
+        id: &str,
+        secret: &str,
+        previous: Option<(&str, Timestamp)>,
+        now: Timestamp,
+    ) -> StoreResult<()>;
+    /// What a message to the webhook is signed with at `now`, read right before it is sent:
+    /// `None` for a webhook that no longer exists.
+    fn signing(&self, id: &str, now: Timestamp) -> StoreResult<Option<Signing>>;
+    /// Whether a previous secret's grace period has ended by `now` (a read, through the
+    /// partial index on the expiry: the worker asks every second).
+    fn any_expired_secret(&self, now: Timestamp) -> StoreResult<bool>;
+    /// Deletes every previous secret whose grace period has ended by `now`; returns how many.
+    fn drop_expired_secrets(&self, now: Timestamp) -> StoreResult<usize>;
+    /// Why the webhook was disabled automatically (`service::webhooks::GONE_REASON`,
+    /// `service::webhooks::failures_reason`), if it was and has not been enabled since.
+    fn disabled_reason(&self, id: &str) -> StoreResult<Option<String>>;
+}
+
+/// A webhook's state as a delivery needs it right before the request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Signing {
+    pub is_active: bool,
+    /// The webhook's scope now: a delivery it no longer covers is not sent.
+    pub full_access: bool,
+    pub profile_ids: Vec<String>,
+    pub url: String,
+    /// The current secret first, then the previous one while its grace period lasts.
+    pub secrets: Vec<String>,
+    /// The end of that grace period when `secrets` holds the previous secret: the time from
+    /// which the same row answers with the current secret alone. `None` otherwise.
+    pub grace_ends_at: Option<Timestamp>,
+}
+
+impl Signing {
+    /// Whether this answer, read at `read_at`, is still the row's answer at `now` when
+    /// nothing was committed since: time has not gone back, nor past the grace period's end
+    /// (an answer without the previous secret stays so as time goes on).
+    pub fn holds_at(&self, read_at: Timestamp, now: Timestamp) -> bool {
+        now >= read_at && self.grace_ends_at.is_none_or(|end| now < end)
+    }
+}

@@ -5,16 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::common::{Env, TEST_CLOCK_FILE};
+use crate::common::{emit, id_of, Env, TEST_CLOCK_FILE};
 use crate::receiver::Receiver;
-
-/// `events emit post.published`; returns the event's id.
-fn emit(env: &Env) -> String {
-    let (code, v) = env.json(&["events", "emit", "post.published"]);
-    assert_eq!(code, 0, "{v}");
-    assert_eq!(v["data"]["deliveries"], 1, "{v}");
-    v["data"]["id"].as_str().unwrap().to_string()
-}
 
 /// The outbox worker claims, stamps and schedules by the clock it is handed: a retry due in
 /// 5 s (the default schedule, give or take a tenth) is not sent at +4.4 s, though a new event
@@ -46,13 +38,17 @@ fn the_outbox_worker_schedules_and_stamps_by_its_clock() {
         )
     };
 
-    let first = emit(&env);
+    let first = emit(&env, &["post.published"]);
+    assert_eq!(first["deliveries"], 1, "{first}");
+    let first = id_of(&first);
     let summary = env.deliver_once();
     assert!(summary.contains("to retry 1"), "{summary}");
     assert_eq!(sent(1), (first.clone(), "1000000000".into()));
 
     env.advance_clock(4_400);
-    let second = emit(&env);
+    let second = emit(&env, &["post.published"]);
+    assert_eq!(second["deliveries"], 1, "{second}");
+    let second = id_of(&second);
     let summary = env.deliver_once();
     assert!(summary.contains("delivered 0, to retry 1"), "{summary}");
     assert_eq!(sent(2), (second, "1000000004".into()), "only the new event");

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
 
-use crate::common::{is_key, poll_until, sorted_keys, str_of, Env};
+use crate::common::{detail_fields, is_key, millis, poll_until, sorted_keys, str_of, Env};
 use crate::server::{raw_request, read_all_responses, read_response, Server};
 
 const KEYS: &str = "/api/v1/api-keys";
@@ -51,12 +51,6 @@ fn is_ms_utc(s: &str) -> bool {
             },
         )
         && chrono::DateTime::parse_from_rfc3339(s).is_ok()
-}
-
-fn millis(s: &str) -> i64 {
-    chrono::DateTime::parse_from_rfc3339(s)
-        .unwrap_or_else(|e| panic!("{s:?}: {e}"))
-        .timestamp_millis()
 }
 
 /// Checks every field of an API key object; `with_key` for the creation response.
@@ -115,17 +109,6 @@ fn assert_plain_error(r: &crate::server::Resp, status: u16, code: &str) -> Value
     let err = assert_error(r, status, code);
     assert_eq!(err["details"], json!([]), "{r:?}");
     err
-}
-
-fn detail_fields(err: &Value) -> Vec<String> {
-    let mut f: Vec<String> = err["details"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| str_of(d, "field").to_string())
-        .collect();
-    f.sort();
-    f
 }
 
 /// A key created with the CLI: (plaintext, id, keyPrefix).

@@ -18,16 +18,7 @@ fn the_outbox_worker_schedules_and_stamps_by_its_clock() {
     env.set_clock(1_000_000_000_000);
     let rx = Receiver::start();
     let url = rx.url("/fail");
-    let (code, v) = env.json(&[
-        "--allow-private-targets",
-        "webhooks",
-        "create",
-        "--url",
-        &url,
-        "--event",
-        "post.published",
-    ]);
-    assert_eq!(code, 0, "{v}");
+    env.create_webhook(&url, "post.published");
     let sent = |n: usize| {
         let all = rx.wait_for(n, Duration::from_secs(10));
         assert_eq!(all.len(), n, "{all:#?}");

@@ -252,14 +252,17 @@ pub fn emit(env: &Env, args: &[&str]) -> Value {
     v["data"].clone()
 }
 
+/// A new key named `name` made with the CLI (`extra`: more `keys create` flags): (its
+/// plaintext, its `data`).
+pub fn new_key(env: &Env, name: &str, extra: &[&str]) -> (String, Value) {
+    let data = env.create_key(name, extra);
+    (str_of(&data, "key").to_string(), data)
+}
+
 /// The plaintext of a new readwrite, full-access key of `user` made with the CLI (`extra`:
 /// more `keys create` flags).
 pub fn key_of(env: &Env, user: &str, extra: &[&str]) -> String {
-    str_of(
-        &env.create_key("k", &[&["--user", user], extra].concat()),
-        "key",
-    )
-    .to_string()
+    new_key(env, "k", &[&["--user", user], extra].concat()).0
 }
 
 /// The `id` of a created record (`data` of a create).

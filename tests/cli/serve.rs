@@ -10,7 +10,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
 
-use crate::common::{detail_fields, is_key, millis, poll_until, sorted_keys, str_of, Env};
+use crate::common::{
+    detail_fields, id_of, is_key, millis, new_key, poll_until, sorted_keys, str_of, Env,
+};
 use crate::server::{raw_request, read_all_responses, read_response, Server};
 
 const KEYS: &str = "/api/v1/api-keys";
@@ -113,12 +115,8 @@ fn assert_plain_error(r: &crate::server::Resp, status: u16, code: &str) -> Value
 
 /// A key created with the CLI: (plaintext, id, keyPrefix).
 fn cli_key(env: &Env, name: &str, extra: &[&str]) -> (String, String, String) {
-    let k = env.create_key(name, extra);
-    (
-        str_of(&k, "key").to_string(),
-        str_of(&k, "id").to_string(),
-        str_of(&k, "keyPrefix").to_string(),
-    )
+    let (key, data) = new_key(env, name, extra);
+    (key, id_of(&data), str_of(&data, "keyPrefix").to_string())
 }
 
 fn ids(list: &Value) -> BTreeSet<String> {

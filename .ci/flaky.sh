@@ -70,6 +70,9 @@ while IFS=$'\t' read -r kind exe pkg name; do
   [ "$kind" = bin ] || continue
   mkdir -p "$abs_dir/bin/exe"
   [ "$exe" -ef "$abs_dir/bin/exe/$name" ] || cp "$exe" "$abs_dir/bin/exe/$name"
+  # Beside the test executables too: where assert_cmd looks when a test runs the binary
+  # with a cleared environment (tests/cli/doc_transcripts.rs's trycmd).
+  cp "$abs_dir/bin/exe/$name" "$abs_dir/bin/$name"
   # Cargo's variable keeps the dash; bash cannot export that name, env can pass it.
   bin_env+=("CARGO_BIN_EXE_$name=$abs_dir/bin/exe/$name")
 done <"$dir/executables.tsv"

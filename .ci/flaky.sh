@@ -83,12 +83,18 @@ while IFS=$'\t' read -r kind exe pkg name; do
 done <"$dir/executables.tsv" >"$dir/copies.tsv"
 
 # The failed tests' names in libtest logs: the indented list after the last "failures:" line
-# (the "... FAILED" line can be split by a test's own output on stderr).
+# (the "... FAILED" line can be split by a test's own output on stderr). A test that runs the
+# suite again in a child (backends::the_suite_passes_on_postgresql on PostgreSQL,
+# doc_transcripts' pages) prints the child's lists inside its own output: those names come
+# out as "NAME (inside a child run)", after the parent's.
 failures() {
   for log in "$@"; do
     awk '/^failures:$/ { list = 1; delete names; k = 0; next }
          list && /^    [^ ]/ { names[k++] = $1; next }
-         /^test result:/ { for (j = 0; j < k; j++) print names[j]; list = 0; k = 0 }' "$log"
+         /^test result:/ { n++; for (j = 0; j < k; j++) found[n, j] = names[j]; count[n] = k;
+                           list = 0; k = 0 }
+         END { for (i = 1; i <= n; i++) for (j = 0; j < count[i]; j++)
+                 print found[i, j] (i < n ? " (inside a child run)" : "") }' "$log"
   done
 }
 
@@ -103,7 +109,7 @@ for i in $(seq 1 "$n"); do
       "$exe" $filter ${FLAKY_TEST_ARGS:-}) >"$run/$name.log" 2>&1
     echo "$?" >"$run/$name.rc"
   done <"$dir/copies.tsv"
-  failed=$(failures "$run"/*.log | wc -l)
+  failed=$(failures "$run"/*.log | grep -vc "inside a child run" || true)
   echo "run $i/$n: $((  $(date +%s) - start ))s, $failed failed test(s)" | tee -a "$abs_dir/summary.txt"
 done
 
@@ -111,7 +117,7 @@ done
 {
   echo "== $n run(s)${filter:+ filtered by $filter}, logs in $abs_dir"
   failures "$abs_dir"/run-*/*.log | sort | uniq -c | sort -rn |
-    awk '{ printf "FAILED %s time(s): %s\n", $1, $2 }'
+    awk '{ n = $1; $1 = ""; printf "FAILED %s time(s):%s\n", n, $0 }'
   for rc in "$abs_dir"/run-*/*.rc; do
     log=${rc%.rc}.log
     if [ "$(cat "$rc")" != 0 ] && ! grep -q '^test result: FAILED' "$log"; then

@@ -1042,8 +1042,11 @@ fn internal_errors_get_500_without_internals() {
 fn a_refused_huge_declared_body_is_answered_in_full_and_its_connection_closed() {
     let env = Env::new();
     let (admin, _, _) = cli_key(&env, "admin", &[]);
-    let s = Server::start(&env);
+    let s = Server::start_with(&env, &["--delivery-workers", &SENDERS.to_string()]);
     assert_eq!(s.get(KEYS, &admin).status, 200);
+    // The baseline includes the outbox worker's connections, which it opens in the
+    // background (without this wait, a loaded machine counted them as kept by the 413s).
+    s.wait_for_worker(SENDERS);
     let before = s.open_fds();
     let before_names = s.open_fd_names();
     for _ in 0..20 {
@@ -1078,6 +1081,10 @@ fn a_refused_huge_declared_body_is_answered_in_full_and_its_connection_closed() 
         s.open_fd_names()
     );
 }
+
+/// The outbox worker's sending threads in the tests that count the server's threads and
+/// descriptors (`--delivery-workers`, given so that [`Server::wait_for_worker`] knows them).
+const SENDERS: usize = 16;
 
 /// Descriptors a server may keep after serving some connections: tiny_http keeps 4 connection
 /// threads alive for good, and each keeps its database connection (the database and its WAL,
@@ -1174,16 +1181,22 @@ fn many_huge_declared_bodies_leave_no_thread_or_descriptor_behind() {
     // All the clients come from 127.0.0.1: a per-address limit above their number, so that
     // none of them is refused with a 503 (which the access log does not show) however slowly
     // the server closes the earlier ones.
-    let s = Server::start_with(&env, &["--max-connections-per-address", "1024"]);
+    let s = Server::start_with(
+        &env,
+        &[
+            "--max-connections-per-address",
+            "1024",
+            "--delivery-workers",
+            &SENDERS.to_string(),
+        ],
+    );
     assert_eq!(s.get(KEYS, &admin).status, 200);
     s.wait_for_access_lines(1);
-    // The outbox worker starts its threads in the background: wait for a steady count.
-    let mut last = (0, 0);
-    assert!(poll_until(crate::server::PATIENCE, || {
-        let now = (s.threads(), s.open_fds());
-        std::mem::replace(&mut last, now) == now
-    }));
-    let (threads, fds) = last;
+    // The outbox worker starts its threads and connections in the background: the baseline
+    // counts them once it has (two samples alike a few ms apart did not: on a loaded
+    // machine the worker started its 16 senders after them).
+    s.wait_for_worker(SENDERS);
+    let (threads, fds) = (s.threads(), s.open_fds());
 
     // Each client declares 100 TB, sends a few bytes of it and hangs up without reading.
     let head = format!(

@@ -135,12 +135,13 @@ fn the_test_clock_is_in_no_help_man_page_or_completion() {
 /// The most sleeping calls the tests may hold. Waiting for time to pass goes through the test
 /// clock (`Env::with_clock`, `Env::advance_clock`); waiting for another process polls with a
 /// deadline (`common::poll`), or watches what it waits for (`Server::wait_until_read`,
-/// `Server::wait_until_refusing`). What is left: `common::poll` itself and two polls of
-/// crates that cannot reach it, real time that is tested (a kept-alive connection idle past
-/// the header timeout, a slow client, a random kill point, the rate limiter's buckets
-/// refilling, `Stop::sleep`'s own tests: a pause of 30 ms that passes, and one call for the
-/// sleeps a raise cuts short) and, in the SQLite crate's unit tests, a lock let go while the
-/// code under test waits inside SQLite's busy handler, which nothing outside can see.
+/// `Server::wait_until_refusing`). What is left: `poll` itself (keyhook-test-support's, which
+/// every test uses) and one poll of a crate that cannot reach it (test-postgres's own), real
+/// time that is tested (a kept-alive connection idle past the header timeout, a slow client, a
+/// random kill point, the rate limiter's buckets refilling, `Stop::sleep`'s own tests: a pause
+/// of 30 ms that passes, and one call for the sleeps a raise cuts short) and, in the SQLite
+/// crate's unit tests, a lock let go while the code under test waits inside SQLite's busy
+/// handler, which nothing outside can see.
 const MOST_SLEEPS: usize = 13;
 
 /// The text of every test: `tests/` and `crates/*/tests/` whole, and in `src/` and

@@ -645,32 +645,7 @@ pub fn is_root() -> bool {
         .unwrap_or(false)
 }
 
-/// The longest pause of [`poll`] between two looks.
-const POLL_AT_MOST: Duration = Duration::from_millis(100);
-
-/// Waits for another process (a server, a worker, a receiver's thread) until `look` sees what
-/// it waits for, for at most `patience`: `Some` of what `look` returned, or `None` once the
-/// deadline has passed. It looks again after 5 ms, then twice as long each time up to 100 ms,
-/// so a quick answer is seen at once and a long wait (a look may start `psql`) costs little.
-/// The one place where a test sleeps to wait: waiting for time to pass goes through the test
-/// clock ([`Env::advance_clock`]) instead.
-pub fn poll<T>(patience: Duration, mut look: impl FnMut() -> Option<T>) -> Option<T> {
-    let deadline = Instant::now() + patience;
-    let mut pause = Duration::from_millis(5);
-    loop {
-        if let Some(seen) = look() {
-            return Some(seen);
-        }
-        let now = Instant::now();
-        if now >= deadline {
-            return None;
-        }
-        std::thread::sleep(pause.min(deadline - now));
-        pause = (pause * 2).min(POLL_AT_MOST);
-    }
-}
-
-/// [`poll`] for a condition: true once `ready` holds, false if it did not within `patience`.
-pub fn poll_until(patience: Duration, mut ready: impl FnMut() -> bool) -> bool {
-    poll(patience, || ready().then_some(())).is_some()
-}
+/// [`poll`]: waits for another process until a look sees what it waits for, with a
+/// deadline; [`poll_until`] for a condition. One definition for every test, in
+/// keyhook-test-support.
+pub use keyhook_test_support::{poll, poll_until};

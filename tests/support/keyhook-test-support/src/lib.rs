@@ -2,8 +2,10 @@
 
 mod backends;
 mod fixtures;
+mod poll;
 mod postgres;
 
 pub use backends::*;
 pub use fixtures::*;
+pub use poll::*;
 pub use postgres::*;

@@ -27,19 +27,3 @@ pub fn pg_backend(db: &Database<'_>, size: u32) -> PgBackend {
 pub fn pg_store(db: &Database<'_>) -> Box<Store> {
     pg_backend(db, 2).connect().expect("connect")
 }
-
-/// `look`'s first `Some`, asked every 100 ms for at most `patience`: for what another
-/// process (the server, a backend reporting its statistics) does in its own time. `None` if
-/// it never came.
-pub fn poll<T>(patience: std::time::Duration, mut look: impl FnMut() -> Option<T>) -> Option<T> {
-    let deadline = std::time::Instant::now() + patience;
-    loop {
-        if let Some(seen) = look() {
-            return Some(seen);
-        }
-        if std::time::Instant::now() >= deadline {
-            return None;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-}

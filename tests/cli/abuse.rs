@@ -20,7 +20,7 @@ use proptest::sample::select;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::{json, Map, Number, Value};
 
-use crate::common::{is_api_timestamp, Env};
+use crate::common::{is_api_timestamp, key_of, Env};
 use crate::server::Server;
 
 /// Generated bodies per endpoint, for JSON values and again for raw bytes.
@@ -535,29 +535,16 @@ where
     eprintln!("abuse: {name}: {CASES} cases in {:?}", started.elapsed());
 }
 
-/// A readwrite, full-access key of `user`, made with the CLI.
-fn key_of(env: &Env, user: &str) -> String {
-    let out = env
-        .cmd()
-        .args([
-            "--user", user, "keys", "create", "--name", "abuse", "--quiet",
-        ])
-        .output()
-        .expect("run keyhook");
-    assert!(out.status.success(), "{out:?}");
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
-}
-
 #[test]
 fn any_body_to_any_write_endpoint_gets_a_2xx_or_a_4xx_error_object() {
     let env = Env::new();
     // Keys of the user `owner` (who sends events and test pings), of `keeper`, who has the
     // 10 webhooks a user may have (so that a valid creation gets 409), and of the creators,
     // who delete each webhook they create (so that a valid creation gets 201).
-    let owner = key_of(&env, "owner");
-    let keeper = key_of(&env, "keeper");
+    let owner = key_of(&env, "owner", &[]);
+    let keeper = key_of(&env, "keeper", &[]);
     let creators: Vec<String> = (0..3)
-        .map(|i| key_of(&env, &format!("creator{i}")))
+        .map(|i| key_of(&env, &format!("creator{i}"), &[]))
         .collect();
     let server = Server::start_with(&env, &["--allow-private-targets"]);
     let agent = ureq::AgentBuilder::new()

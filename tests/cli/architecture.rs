@@ -30,11 +30,20 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "keyhook-cli",
         ],
     ),
-    // Test support (tests/support/): a dev-dependency. No row allows it, so no crate can
-    // depend on it at runtime.
+    // Test support (tests/support/): dev-dependencies. No row allows them but test support's
+    // own, so no crate can depend on them at runtime.
     ("test-postgres", &[]),
     // The in-process benchmarks (benches/): keyhook and their baselines are dev-dependencies.
     ("keyhook-bench", &[]),
+    (
+        "keyhook-test-support",
+        &[
+            "keyhook-core",
+            "keyhook-sqlite",
+            "keyhook-postgres",
+            "test-postgres",
+        ],
+    ),
 ];
 
 /// Outside crates that belong to one layer only: SQL to the backends, the HTTP server to the

@@ -53,15 +53,6 @@ fn entry(actor: &str, via: &str, action: &str, target: &str) -> (String, String,
     (actor.into(), via.into(), action.into(), target.into())
 }
 
-/// `deliver --once` with no retries and one sender, so attempts are made in order.
-fn deliver_once(env: &Env) {
-    env.deliver_once_no_retry();
-}
-
-fn create_webhook(env: &Env, url: &str) -> Value {
-    env.create_webhook(url, "post.published")
-}
-
 #[test]
 fn every_cli_change_is_audited_as_the_login_name() {
     let env = Env::new();
@@ -73,7 +64,7 @@ fn every_cli_change_is_audited_as_the_login_name() {
     let new_id = str_of(&v["data"], "id").to_string();
     let (code, v) = env.json(&["keys", "delete", &new_id, "--yes"]);
     assert_eq!(code, 0, "{v}");
-    let w = create_webhook(&env, "http://127.0.0.1:9/hook");
+    let w = env.create_webhook("http://127.0.0.1:9/hook", "post.published");
     let wid = str_of(&w, "id").to_string();
     for cmd in ["disable", "enable"] {
         let (code, v) = env.json(&["webhooks", cmd, &wid]);
@@ -187,13 +178,13 @@ fn the_automatic_disable_is_audited_as_system_by_the_worker() {
     let env = Env::new();
     let rx = Receiver::start();
     rx.set_status(500);
-    let w = create_webhook(&env, &rx.url("/fail"));
+    let w = env.create_webhook(&rx.url("/fail"), "post.published");
     let wid = str_of(&w, "id").to_string();
     for _ in 0..10 {
         let (code, v) = env.json(&["events", "emit", "post.published"]);
         assert_eq!(code, 0, "{v}");
     }
-    deliver_once(&env);
+    env.deliver_once_no_retry();
     let (code, v) = env.json(&["webhooks", "show", &wid]);
     assert_eq!(code, 0);
     assert_eq!(v["data"]["isActive"], false, "{v}");
@@ -227,7 +218,7 @@ fn the_automatic_disable_is_audited_as_system_by_the_worker() {
 fn a_refused_change_writes_no_entry() {
     let env = Env::new();
     for i in 0..10 {
-        create_webhook(&env, &format!("http://127.0.0.1:9/{i}"));
+        env.create_webhook(&format!("http://127.0.0.1:9/{i}"), "post.published");
     }
     let before = env.count_rows("audit_log");
     assert_eq!(before, 10);
@@ -270,7 +261,7 @@ fn the_audit_table_never_holds_a_key_or_a_secret() {
     let (code, v) = env.json(&["keys", "rotate", str_of(&first, "id"), "--grace", "1h"]);
     assert_eq!(code, 0, "{v}");
     let rotated = v["data"].clone();
-    let w = create_webhook(&env, "http://127.0.0.1:9/hook");
+    let w = env.create_webhook("http://127.0.0.1:9/hook", "post.published");
     let server = Server::start_with(&env, &["--allow-private-targets"]);
     let r = server.post_json(
         "/api/v1/api-keys",
@@ -445,7 +436,7 @@ fn replay_rotation_and_a_410_are_audited() {
     let env = Env::new();
     let me = login();
     let rx = Receiver::start();
-    let w = create_webhook(&env, &rx.url("/switch"));
+    let w = env.create_webhook(&rx.url("/switch"), "post.published");
     let wid = str_of(&w, "id").to_string();
     let (code, v) = env.json(&["events", "emit", "post.published"]);
     assert_eq!(code, 0, "{v}");
@@ -456,7 +447,7 @@ fn replay_rotation_and_a_410_are_audited() {
     assert_eq!(code, 0, "{v}");
     let new_secret = str_of(&v["data"], "secret").to_string();
     rx.set_status(410);
-    deliver_once(&env);
+    env.deliver_once_no_retry();
 
     let entries = audit(&env, &[]);
     let t = trail(&entries);
@@ -493,7 +484,7 @@ fn changes_that_change_nothing_are_not_audited() {
     let admin = env.create_key("admin", &[]);
     let admin_key = str_of(&admin, "key").to_string();
     let prefix = str_of(&admin, "keyPrefix").to_string();
-    let w = create_webhook(&env, "http://127.0.0.1:9/a");
+    let w = env.create_webhook("http://127.0.0.1:9/a", "post.published");
     let wid = str_of(&w, "id").to_string();
     let updated_at = || {
         let (code, v) = env.json(&["webhooks", "show", &wid]);

@@ -5,16 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::common::{Env, TEST_CLOCK_FILE};
+use crate::common::{emit, id_of, Env, TEST_CLOCK_FILE};
 use crate::receiver::Receiver;
-
-/// `events emit post.published`; returns the event's id.
-fn emit(env: &Env) -> String {
-    let (code, v) = env.json(&["events", "emit", "post.published"]);
-    assert_eq!(code, 0, "{v}");
-    assert_eq!(v["data"]["deliveries"], 1, "{v}");
-    v["data"]["id"].as_str().unwrap().to_string()
-}
 
 /// The outbox worker claims, stamps and schedules by the clock it is handed: a retry due in
 /// 5 s (the default schedule, give or take a tenth) is not sent at +4.4 s, though a new event
@@ -26,16 +18,7 @@ fn the_outbox_worker_schedules_and_stamps_by_its_clock() {
     env.set_clock(1_000_000_000_000);
     let rx = Receiver::start();
     let url = rx.url("/fail");
-    let (code, v) = env.json(&[
-        "--allow-private-targets",
-        "webhooks",
-        "create",
-        "--url",
-        &url,
-        "--event",
-        "post.published",
-    ]);
-    assert_eq!(code, 0, "{v}");
+    env.create_webhook(&url, "post.published");
     let sent = |n: usize| {
         let all = rx.wait_for(n, Duration::from_secs(10));
         assert_eq!(all.len(), n, "{all:#?}");
@@ -46,13 +29,17 @@ fn the_outbox_worker_schedules_and_stamps_by_its_clock() {
         )
     };
 
-    let first = emit(&env);
+    let first = emit(&env, &["post.published"]);
+    assert_eq!(first["deliveries"], 1, "{first}");
+    let first = id_of(&first);
     let summary = env.deliver_once();
     assert!(summary.contains("to retry 1"), "{summary}");
     assert_eq!(sent(1), (first.clone(), "1000000000".into()));
 
     env.advance_clock(4_400);
-    let second = emit(&env);
+    let second = emit(&env, &["post.published"]);
+    assert_eq!(second["deliveries"], 1, "{second}");
+    let second = id_of(&second);
     let summary = env.deliver_once();
     assert!(summary.contains("delivered 0, to retry 1"), "{summary}");
     assert_eq!(sent(2), (second, "1000000004".into()), "only the new event");
@@ -148,12 +135,13 @@ fn the_test_clock_is_in_no_help_man_page_or_completion() {
 /// The most sleeping calls the tests may hold. Waiting for time to pass goes through the test
 /// clock (`Env::with_clock`, `Env::advance_clock`); waiting for another process polls with a
 /// deadline (`common::poll`), or watches what it waits for (`Server::wait_until_read`,
-/// `Server::wait_until_refusing`). What is left: `common::poll` itself and two polls of
-/// crates that cannot reach it, real time that is tested (a kept-alive connection idle past
-/// the header timeout, a slow client, a random kill point, the rate limiter's buckets
-/// refilling, `Stop::sleep`'s own tests: a pause of 30 ms that passes, and one call for the
-/// sleeps a raise cuts short) and, in the SQLite crate's unit tests, a lock let go while the
-/// code under test waits inside SQLite's busy handler, which nothing outside can see.
+/// `Server::wait_until_refusing`). What is left: `poll` itself (keyhook-test-support's, which
+/// every test uses) and one poll of a crate that cannot reach it (test-postgres's own), real
+/// time that is tested (a kept-alive connection idle past the header timeout, a slow client, a
+/// random kill point, the rate limiter's buckets refilling, `Stop::sleep`'s own tests: a pause
+/// of 30 ms that passes, and one call for the sleeps a raise cuts short) and, in the SQLite
+/// crate's unit tests, a lock let go while the code under test waits inside SQLite's busy
+/// handler, which nothing outside can see.
 const MOST_SLEEPS: usize = 13;
 
 /// The text of every test: `tests/` and `crates/*/tests/` whole, and in `src/` and

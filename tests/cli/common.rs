@@ -238,6 +238,68 @@ impl Env {
     }
 }
 
+/// `keyhook --json --allow-private-targets ARGS` (the receivers are on loopback): (exit code,
+/// stdout JSON).
+pub fn kh(env: &Env, args: &[&str]) -> (i32, Value) {
+    env.json(&[&["--allow-private-targets"], args].concat())
+}
+
+/// `keyhook --json events emit ARGS` (the event's name, then `--data`, `--user`...); fails
+/// the test unless it exits 0, and returns the accepted event (`data`: `id`, `deliveries`).
+pub fn emit(env: &Env, args: &[&str]) -> Value {
+    let (code, v) = env.json(&[&["events", "emit"], args].concat());
+    assert_eq!(code, 0, "events emit {args:?}: {v}");
+    v["data"].clone()
+}
+
+/// A new key named `name` made with the CLI (`extra`: more `keys create` flags): (its
+/// plaintext, its `data`).
+pub fn new_key(env: &Env, name: &str, extra: &[&str]) -> (String, Value) {
+    let data = env.create_key(name, extra);
+    (str_of(&data, "key").to_string(), data)
+}
+
+/// The plaintext of a new readwrite, full-access key of `user` made with the CLI (`extra`:
+/// more `keys create` flags).
+pub fn key_of(env: &Env, user: &str, extra: &[&str]) -> String {
+    new_key(env, "k", &[&["--user", user], extra].concat()).0
+}
+
+/// The `id` of a created record (`data` of a create).
+pub fn id_of(data: &Value) -> String {
+    str_of(data, "id").to_string()
+}
+
+/// The sorted `field`s of an error's details.
+pub fn detail_fields(err: &Value) -> Vec<String> {
+    let mut f: Vec<String> = err["details"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no details in {err}"))
+        .iter()
+        .map(|d| str_of(d, "field").to_string())
+        .collect();
+    f.sort();
+    f
+}
+
+/// `keyhook --allow-private-targets deliver EXTRA` in the background, with `envs` set and its
+/// output piped.
+pub fn spawn_deliver(env: &Env, envs: &[(&str, &str)], extra: &[&str]) -> std::process::Child {
+    use std::process::Stdio;
+    let mut c = std_cmd();
+    c.arg("--db").arg(env.db_arg());
+    for (k, v) in envs {
+        c.env(k, v);
+    }
+    c.args(["--allow-private-targets", "deliver"])
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn keyhook deliver")
+}
+
 /// The rows of `statement` on a SQLite connection, each value as text, the way
 /// [`Env::sql`] returns them.
 pub fn sqlite_rows(c: &rusqlite::Connection, statement: &str) -> Vec<Vec<String>> {
@@ -361,22 +423,19 @@ impl Env {
     /// `deliver --once` with private targets allowed (the receivers are on loopback); fails
     /// the test unless it exits 0, and returns its standard error (the summary line).
     pub fn deliver_once(&self) -> String {
-        let r = self.run(&["--allow-private-targets", "deliver", "--once"]);
-        assert_eq!(r.code, 0, "deliver --once: {r:#?}");
-        r.stderr
+        self.deliver_once_with(&[]).stderr
     }
 
     /// `deliver --once` with no retries (each failure gives its delivery up at once) and one
     /// sender, so attempts are made in order; fails the test unless it exits 0.
     pub fn deliver_once_no_retry(&self) -> Run {
-        let r = self.run(&[
-            "--allow-private-targets",
-            "deliver",
-            "--once",
-            "--retry-schedule=",
-            "--delivery-workers",
-            "1",
-        ]);
+        self.deliver_once_with(&["--retry-schedule=", "--delivery-workers", "1"])
+    }
+
+    /// `keyhook --allow-private-targets deliver --once EXTRA`; fails the test unless it exits
+    /// 0.
+    pub fn deliver_once_with(&self, extra: &[&str]) -> Run {
+        let r = self.run(&[&["--allow-private-targets", "deliver", "--once"], extra].concat());
         assert_eq!(r.code, 0, "deliver --once: {r:#?}");
         r
     }
@@ -586,32 +645,7 @@ pub fn is_root() -> bool {
         .unwrap_or(false)
 }
 
-/// The longest pause of [`poll`] between two looks.
-const POLL_AT_MOST: Duration = Duration::from_millis(100);
-
-/// Waits for another process (a server, a worker, a receiver's thread) until `look` sees what
-/// it waits for, for at most `patience`: `Some` of what `look` returned, or `None` once the
-/// deadline has passed. It looks again after 5 ms, then twice as long each time up to 100 ms,
-/// so a quick answer is seen at once and a long wait (a look may start `psql`) costs little.
-/// The one place where a test sleeps to wait: waiting for time to pass goes through the test
-/// clock ([`Env::advance_clock`]) instead.
-pub fn poll<T>(patience: Duration, mut look: impl FnMut() -> Option<T>) -> Option<T> {
-    let deadline = Instant::now() + patience;
-    let mut pause = Duration::from_millis(5);
-    loop {
-        if let Some(seen) = look() {
-            return Some(seen);
-        }
-        let now = Instant::now();
-        if now >= deadline {
-            return None;
-        }
-        std::thread::sleep(pause.min(deadline - now));
-        pause = (pause * 2).min(POLL_AT_MOST);
-    }
-}
-
-/// [`poll`] for a condition: true once `ready` holds, false if it did not within `patience`.
-pub fn poll_until(patience: Duration, mut ready: impl FnMut() -> bool) -> bool {
-    poll(patience, || ready().then_some(())).is_some()
-}
+/// [`poll`]: waits for another process until a look sees what it waits for, with a
+/// deadline; [`poll_until`] for a condition. One definition for every test, in
+/// keyhook-test-support.
+pub use keyhook_test_support::{poll, poll_until};

@@ -7,14 +7,9 @@ use std::thread;
 
 use serde_json::{json, Value};
 
-use crate::common::{poll_until, std_cmd, str_of, Env};
-use crate::receiver::{Receiver, Request};
+use crate::common::{emit, kh, poll_until, spawn_deliver, std_cmd, str_of, Env};
+use crate::receiver::{verifies, verifies_with, Receiver, Request};
 use crate::server::{Server, PATIENCE};
-
-/// `keyhook --json --allow-private-targets ARGS`: (exit code, stdout JSON).
-fn kh(env: &Env, args: &[&str]) -> (i32, Value) {
-    env.json(&[&["--allow-private-targets"], args].concat())
-}
 
 /// A webhook for `post.published` at `url`; returns its `data`.
 fn create(env: &Env, url: &str) -> Value {
@@ -25,33 +20,6 @@ fn show(env: &Env, id: &str) -> Value {
     let (code, v) = kh(env, &["webhooks", "show", id]);
     assert_eq!(code, 0, "{v}");
     v["data"].clone()
-}
-
-fn emit(env: &Env, deliveries: u64) {
-    let (code, v) = kh(env, &["events", "emit", "post.published"]);
-    assert_eq!(code, 0, "{v}");
-    assert_eq!(v["data"]["deliveries"], deliveries, "{v}");
-}
-
-/// Whether a Standard Webhooks verifier holding `secret` accepts the request.
-pub(crate) fn verifies(secret: &str, r: &Request) -> bool {
-    verifies_with(secret, r, r.header("webhook-signature"))
-}
-
-/// As [`verifies`], with `signature` in place of the request's `webhook-signature`.
-fn verifies_with(secret: &str, r: &Request, signature: &str) -> bool {
-    let mut headers = http::HeaderMap::new();
-    for (name, value) in [
-        ("webhook-id", r.header("webhook-id")),
-        ("webhook-timestamp", r.header("webhook-timestamp")),
-        ("webhook-signature", signature),
-    ] {
-        headers.insert(name, value.parse().unwrap());
-    }
-    standardwebhooks::Webhook::new(secret)
-        .expect("a whsec_ secret")
-        .verify(&r.body, &headers)
-        .is_ok()
 }
 
 /// The signatures of a request, in order.
@@ -88,7 +56,7 @@ fn during_the_grace_both_secrets_sign_then_only_the_new_one() {
     assert_eq!(v["data"]["id"], w["id"]);
     assert_eq!(str_of(&show(&env, id), "secret"), new);
 
-    emit(&env, 1);
+    assert_eq!(emit(&env, &["post.published"])["deliveries"], 1);
     assert!(env.deliver_once().contains("delivered 1"));
     let (code, v) = kh(&env, &["webhooks", "test", id]);
     assert_eq!(code, 0, "{v}");
@@ -104,7 +72,7 @@ fn during_the_grace_both_secrets_sign_then_only_the_new_one() {
     assert!(stored_row(&env, id).contains(&old), "kept during the grace");
 
     env.advance_clock(61_000);
-    emit(&env, 1);
+    assert_eq!(emit(&env, &["post.published"])["deliveries"], 1);
     assert!(env.deliver_once().contains("delivered 1"));
     let (code, v) = kh(&env, &["webhooks", "test", id]);
     assert_eq!(code, 0, "{v}");
@@ -280,7 +248,7 @@ fn a_410_gone_disables_the_webhook_at_once() {
     let w = create(&env, &rx.url("/switch"));
     let id = str_of(&w, "id");
 
-    emit(&env, 1);
+    assert_eq!(emit(&env, &["post.published"])["deliveries"], 1);
     let summary = env.deliver_once();
     assert!(summary.contains("to retry 0, given up 1"), "{summary}");
     let shown = show(&env, id);
@@ -294,7 +262,7 @@ fn a_410_gone_disables_the_webhook_at_once() {
         "{}",
         text.stdout
     );
-    emit(&env, 0);
+    assert_eq!(emit(&env, &["post.published"])["deliveries"], 0);
 
     // A failing ping of the disabled webhook is logged, and counts no further.
     let (code, _) = kh(&env, &["webhooks", "test", id]);
@@ -353,19 +321,6 @@ fn fail_count_stops_at_the_automatic_disable() {
     assert_eq!(show(&env, id)["failCount"], 1, "counting again");
 }
 
-/// `deliver --once` with one sender thread, in the background.
-fn spawn_deliver(env: &Env) -> Child {
-    let mut c = std_cmd();
-    c.arg("--db").arg(env.db_arg());
-    c.env("KEYHOOK_DELIVERY_WORKERS", "1")
-        .args(["--allow-private-targets", "deliver", "--once"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn keyhook deliver")
-}
-
 fn wait(child: Child) -> String {
     let mut child = child;
     if !poll_until(PATIENCE, || child.try_wait().unwrap().is_some()) {
@@ -387,9 +342,9 @@ fn a_delivery_claimed_before_its_webhook_was_disabled_or_deleted_is_not_sent() {
         let rx = Receiver::start();
         let w = create(&env, &rx.url("/hold"));
         let id = str_of(&w, "id");
-        emit(&env, 1);
-        emit(&env, 1);
-        let worker = spawn_deliver(&env);
+        assert_eq!(emit(&env, &["post.published"])["deliveries"], 1);
+        assert_eq!(emit(&env, &["post.published"])["deliveries"], 1);
+        let worker = spawn_deliver(&env, &[("KEYHOOK_DELIVERY_WORKERS", "1")], &["--once"]);
         rx.wait_for(1, PATIENCE);
         let (code, v) = kh(&env, &[&["webhooks", how, id], args].concat());
         assert_eq!(code, 0, "{how}: {v}");
@@ -463,7 +418,7 @@ fn a_disable_reaches_the_next_check_whatever_the_claim_batching() {
                 let w = create(&env, &rx.url("/switch"));
                 let id = str_of(&w, "id");
                 for _ in 0..events {
-                    emit(&env, 1);
+                    assert_eq!(emit(&env, &["post.published"])["deliveries"], 1);
                 }
                 let mut c = std_cmd();
                 c.arg("--db").arg(env.db_arg());
@@ -516,9 +471,13 @@ fn claims_taken_while_settling_send_each_delivery_once_beside_failures() {
     create(&env, &rx.url("/ok"));
     create(&env, &rx.url("/fail"));
     for _ in 0..30 {
-        emit(&env, 2);
+        assert_eq!(emit(&env, &["post.published"])["deliveries"], 2);
     }
-    let summary = wait(spawn_deliver(&env));
+    let summary = wait(spawn_deliver(
+        &env,
+        &[("KEYHOOK_DELIVERY_WORKERS", "1")],
+        &["--once"],
+    ));
     assert!(summary.contains("delivered 30"), "{summary}");
     let ids = |target: &str| -> std::collections::BTreeSet<String> {
         let got = rx.requests_to(target);

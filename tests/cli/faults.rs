@@ -511,16 +511,7 @@ fn kill_9_of_serve_under_load_loses_no_acknowledged_write() {
     let receiver = Receiver::start();
     let hook_url = receiver.url("/ok");
     // One webhook from the start, so that every event has a delivery to queue.
-    let (code, v) = env.json(&[
-        "--allow-private-targets",
-        "webhooks",
-        "create",
-        "--url",
-        &hook_url,
-        "--event",
-        "post.published",
-    ]);
-    assert_eq!(code, 0, "{v}");
+    env.create_webhook(&hook_url, "post.published");
     let key = env.create_key("load", &[])["key"]
         .as_str()
         .unwrap()

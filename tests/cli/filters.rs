@@ -5,44 +5,15 @@
 
 use serde_json::{json, Value};
 
-use crate::common::{str_of, Env};
-use crate::receiver::{Receiver, Request};
+use crate::common::{emit, kh, str_of, Env};
+use crate::receiver::{verifies, Receiver, Request};
 use crate::server::{Server, PATIENCE};
-
-/// `keyhook --json --allow-private-targets ARGS`: (exit code, stdout JSON).
-fn kh(env: &Env, args: &[&str]) -> (i32, Value) {
-    env.json(&[&["--allow-private-targets"], args].concat())
-}
-
-/// `events emit post.published --data DATA`: how many deliveries it queued.
-fn emit(env: &Env, data: &str) -> u64 {
-    let (code, v) = kh(env, &["events", "emit", "post.published", "--data", data]);
-    assert_eq!(code, 0, "{v}");
-    v["data"]["deliveries"].as_u64().expect("deliveries")
-}
 
 /// How many deliveries the webhook `id` has in the outbox, whatever their state.
 fn deliveries_to(env: &Env, id: &str) -> i64 {
     env.sql_i64(&format!(
         "SELECT count(*) FROM deliveries WHERE webhook_id = '{id}'"
     ))
-}
-
-/// `deliver --once` with no retries (a failure gives up at once) and one sender.
-fn deliver_no_retry(env: &Env) {
-    env.deliver_once_no_retry();
-}
-
-/// Whether a Standard Webhooks verifier holding `secret` accepts the request.
-fn verifies(secret: &str, r: &Request) -> bool {
-    let mut headers = http::HeaderMap::new();
-    for name in ["webhook-id", "webhook-timestamp", "webhook-signature"] {
-        headers.insert(name, r.header(name).parse().unwrap());
-    }
-    standardwebhooks::Webhook::new(secret)
-        .unwrap()
-        .verify(&r.body, &headers)
-        .is_ok()
 }
 
 /// A filter that is true, false, fails or is not a boolean decides what is queued: only
@@ -64,9 +35,35 @@ fn only_a_true_filter_queues_a_delivery() {
         .map(|w| str_of(w, "id"))
         .collect();
 
-    assert_eq!(emit(&env, r#"{"n": 2, "tags": ["x", "breaking"]}"#), 2);
-    assert_eq!(emit(&env, r#"{"n": 2, "tags": ["x"]}"#), 1);
-    assert_eq!(emit(&env, r#"{"n": 0, "tags": ["breaking"]}"#), 1);
+    assert_eq!(
+        emit(
+            &env,
+            &[
+                "post.published",
+                "--data",
+                r#"{"n": 2, "tags": ["x", "breaking"]}"#
+            ]
+        )["deliveries"],
+        2
+    );
+    assert_eq!(
+        emit(
+            &env,
+            &["post.published", "--data", r#"{"n": 2, "tags": ["x"]}"#]
+        )["deliveries"],
+        1
+    );
+    assert_eq!(
+        emit(
+            &env,
+            &[
+                "post.published",
+                "--data",
+                r#"{"n": 0, "tags": ["breaking"]}"#
+            ]
+        )["deliveries"],
+        1
+    );
     let counts: Vec<i64> = ids.iter().map(|id| deliveries_to(&env, id)).collect();
     assert_eq!(counts, [3, 1, 0, 0]);
 
@@ -83,7 +80,10 @@ fn only_a_true_filter_queues_a_delivery() {
     // `--no-filter` removes it: every event again.
     let (code, v) = kh(&env, &["webhooks", "update", ids[2], "--no-filter"]);
     assert_eq!((code, &v["data"]["filter"]), (0, &Value::Null), "{v}");
-    assert_eq!(emit(&env, r#"{"n": 0}"#), 2);
+    assert_eq!(
+        emit(&env, &["post.published", "--data", r#"{"n": 0}"#])["deliveries"],
+        2
+    );
     assert_eq!(deliveries_to(&env, ids[2]), 1);
 }
 
@@ -260,9 +260,18 @@ fn filters_follow_cel_end_to_end() {
         &["--filter", "data.optional == 1.0 || data.x == 1.0"],
     );
     let twice = env.create_webhook_with(url, "post.published", &["--filter", "!!(data.x == 1.0)"]);
-    assert_eq!(emit(&env, r#"{"x": 1}"#), 3);
-    assert_eq!(emit(&env, r#"{"x": 1.0}"#), 3);
-    assert_eq!(emit(&env, r#"{"x": 2}"#), 0);
+    assert_eq!(
+        emit(&env, &["post.published", "--data", r#"{"x": 1}"#])["deliveries"],
+        3
+    );
+    assert_eq!(
+        emit(&env, &["post.published", "--data", r#"{"x": 1.0}"#])["deliveries"],
+        3
+    );
+    assert_eq!(
+        emit(&env, &["post.published", "--data", r#"{"x": 2}"#])["deliveries"],
+        0
+    );
     for w in [&sum, &either, &twice] {
         assert_eq!(deliveries_to(&env, str_of(w, "id")), 2);
     }
@@ -311,7 +320,13 @@ fn replay_applies_the_filter() {
     let w = env.create_webhook("http://127.0.0.1:9/a", "post.published");
     let id = str_of(&w, "id");
     for n in 1..=3 {
-        assert_eq!(emit(&env, &format!(r#"{{"n": {n}}}"#)), 1);
+        assert_eq!(
+            emit(
+                &env,
+                &["post.published", "--data", &format!(r#"{{"n": {n}}}"#)]
+            )["deliveries"],
+            1
+        );
     }
     let (code, v) = kh(&env, &["webhooks", "update", id, "--filter", "data.n >= 2"]);
     assert_eq!(code, 0, "{v}");
@@ -367,7 +382,7 @@ fn operational_events_reach_the_other_webhooks_that_cover_it() {
     );
     let emitted = kh(&env, &["events", "emit", "post.published"]).1;
     let event_id = str_of(&emitted["data"], "id").to_string();
-    deliver_no_retry(&env);
+    env.deliver_once_no_retry();
 
     let got = rx.wait_for(3, PATIENCE);
     let to = |target: &str| -> Vec<Request> {
@@ -404,7 +419,7 @@ fn operational_events_reach_the_other_webhooks_that_cover_it() {
     let scoped_id = str_of(&scoped, "id");
     let (code, v) = kh(&env, &["webhooks", "disable", scoped_id]);
     assert_eq!(code, 0, "{v}");
-    deliver_no_retry(&env);
+    env.deliver_once_no_retry();
     let got = rx.wait_for(5, PATIENCE);
     let about_scoped: Vec<(String, Value)> = got
         .iter()
@@ -451,7 +466,7 @@ fn no_loops_when_every_webhook_fails() {
     let event_id = str_of(&emitted["data"], "id").to_string();
     // One `deliver --once` comes to rest: it goes on while it cancels deliveries to the
     // webhooks just disabled, and nothing new is queued by their cancellation.
-    deliver_no_retry(&env);
+    env.deliver_once_no_retry();
 
     let pending = env.sql_i64("SELECT count(*) FROM deliveries WHERE state = 'pending'");
     assert_eq!(pending, 0);

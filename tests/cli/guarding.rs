@@ -7,15 +7,10 @@ use std::thread;
 
 use serde_json::Value;
 
-use crate::common::Env;
+use crate::common::{new_key, Env};
 use crate::server::{Resp, Server};
 
 const TEMPLATE: &str = "/profiles/{profile}/";
-
-fn key(env: &Env, extra: &[&str]) -> (String, Value) {
-    let k = env.create_key("guard", extra);
-    (k["key"].as_str().unwrap().to_string(), k)
-}
 
 /// `GET /api/v1/auth` describing `method uri` the nginx way.
 fn check(server: &Server, key: Option<&str>, method: &str, uri: &str) -> Resp {
@@ -66,7 +61,7 @@ fn percent_decoded(s: &str) -> String {
 #[test]
 fn the_check_allows_and_tells_the_upstream_who_calls() {
     let env = Env::new();
-    let (k, made) = key(&env, &["--profile", "brand-a", "--profile", "a,b"]);
+    let (k, made) = new_key(&env, "guard", &["--profile", "brand-a", "--profile", "a,b"]);
     let server = Server::start_with(&env, &["--auth-profile", TEMPLATE]);
     let r = check(&server, Some(&k), "POST", "/profiles/brand-a/posts");
     assert_eq!(r.status, 200, "{r:?}");
@@ -82,15 +77,15 @@ fn the_check_allows_and_tells_the_upstream_who_calls() {
     let shown = &env.list(&[])[0];
     assert!(shown["lastUsedAt"].is_string(), "{shown}");
     // A full-access key reads as `*`; a profile named `*` never does.
-    let (full, _) = key(&env, &[]);
+    let (full, _) = new_key(&env, "guard", &[]);
     let r = check(&server, Some(&full), "GET", "/profiles/x/posts");
     assert_eq!(r.header("X-Keyhook-Profiles"), Some("*"));
-    let (star, _) = key(&env, &["--profile", "*"]);
+    let (star, _) = new_key(&env, "guard", &["--profile", "*"]);
     let r = check(&server, Some(&star), "GET", "/profiles/*/posts");
     assert_eq!(r.status, 200, "{r:?}");
     assert_eq!(r.header("X-Keyhook-Profiles"), Some("%2A"));
     // Without a method header the request described is a GET; HEAD and OPTIONS read too.
-    let (ro, _) = key(&env, &["--permission", "readonly"]);
+    let (ro, _) = new_key(&env, "guard", &["--permission", "readonly"]);
     let auth = format!("Bearer {ro}");
     let r = server.send(
         "GET",
@@ -107,7 +102,11 @@ fn the_check_allows_and_tells_the_upstream_who_calls() {
 #[test]
 fn each_refusal_is_the_error_object_with_its_headers() {
     let env = Env::with_clock();
-    let (k, made) = key(&env, &["--profile", "brand-a", "--permission", "readonly"]);
+    let (k, made) = new_key(
+        &env,
+        "guard",
+        &["--profile", "brand-a", "--permission", "readonly"],
+    );
     let server = Server::start_with(&env, &["--auth-profile", TEMPLATE]);
     // Permission by the described method (spec §5).
     for m in ["POST", "PUT", "PATCH", "DELETE", "PROPFIND", "get"] {
@@ -200,7 +199,7 @@ fn each_refusal_is_the_error_object_with_its_headers() {
         "UNAUTHORIZED",
     );
     assert_eq!(e["message"], "API key checksum mismatch");
-    let (gone, gone_made) = key(&env, &[]);
+    let (gone, gone_made) = new_key(&env, "guard", &[]);
     let id = gone_made["id"].as_str().unwrap();
     assert_eq!(env.run(&["keys", "delete", id, "--yes"]).code, 0);
     refused(
@@ -208,7 +207,7 @@ fn each_refusal_is_the_error_object_with_its_headers() {
         401,
         "UNAUTHORIZED",
     );
-    let (soon, _) = key(&env, &["--expires-in", "1h"]);
+    let (soon, _) = new_key(&env, "guard", &["--expires-in", "1h"]);
     assert_eq!(check(&server, Some(&soon), "GET", "/posts").status, 200);
     env.advance_clock(3_600_001);
     let e = refused(
@@ -224,7 +223,7 @@ fn each_refusal_is_the_error_object_with_its_headers() {
 #[test]
 fn the_path_form_describes_itself() {
     let env = Env::new();
-    let (k, _) = key(&env, &["--profile", "brand-a"]);
+    let (k, _) = new_key(&env, "guard", &["--profile", "brand-a"]);
     let server = Server::start_with(&env, &["--auth-profile", TEMPLATE]);
     let auth = format!("Bearer {k}");
     let h = [("Authorization", auth.as_str())];
@@ -261,7 +260,7 @@ fn the_path_form_describes_itself() {
 #[test]
 fn max_uses_are_exact_under_concurrent_checks() {
     let env = Env::new();
-    let (k, made) = key(&env, &["--max-uses", "5"]);
+    let (k, made) = new_key(&env, "guard", &["--max-uses", "5"]);
     let server = Server::start_with(&env, &[]);
     let barrier = Barrier::new(12);
     let statuses: Vec<u16> = thread::scope(|s| {
@@ -301,7 +300,7 @@ fn max_uses_are_exact_under_concurrent_checks() {
 #[test]
 fn checks_are_rate_limited_as_requests() {
     let env = Env::new();
-    let (k, _) = key(&env, &[]);
+    let (k, _) = new_key(&env, "guard", &[]);
     let server = Server::start_with(&env, &["--rate-limit", "2/min"]);
     let first = check(&server, Some(&k), "GET", "/posts");
     assert_eq!(first.status, 200);
@@ -320,14 +319,14 @@ fn checks_are_rate_limited_as_requests() {
 #[test]
 fn a_second_instance_answers_the_same() {
     let env = Env::new();
-    let (k, made) = key(&env, &["--max-uses", "3"]);
+    let (k, made) = new_key(&env, "guard", &["--max-uses", "3"]);
     let a = Server::start_with(&env, &[]);
     let b = Server::start_with(&env, &[]);
     assert_eq!(check(&a, Some(&k), "GET", "/posts").status, 200);
     assert_eq!(check(&b, Some(&k), "GET", "/posts").status, 200);
     assert_eq!(check(&a, Some(&k), "GET", "/posts").status, 200);
     refused(&check(&b, Some(&k), "GET", "/posts"), 403, "KEY_EXHAUSTED");
-    let (other, other_made) = key(&env, &[]);
+    let (other, other_made) = new_key(&env, "guard", &[]);
     assert_eq!(check(&a, Some(&other), "GET", "/posts").status, 200);
     assert_eq!(check(&b, Some(&other), "GET", "/posts").status, 200);
     let id = other_made["id"].as_str().unwrap();
@@ -411,7 +410,7 @@ fn serve_refuses_bad_templates_and_networks() {
 #[test]
 fn verify_decides_a_uri_as_the_check_does() {
     let env = Env::new();
-    let (k, made) = key(&env, &["--profile", "brand-a", "--max-uses", "1"]);
+    let (k, made) = new_key(&env, "guard", &["--profile", "brand-a", "--max-uses", "1"]);
     let t = ["--auth-profile", TEMPLATE];
     let ok = env.verify(
         &k,
@@ -456,7 +455,7 @@ fn verify_decides_a_uri_as_the_check_does() {
 #[test]
 fn verify_takes_every_method_the_check_takes() {
     let env = Env::new();
-    let (k, _) = key(&env, &["--permission", "readonly"]);
+    let (k, _) = new_key(&env, "guard", &["--permission", "readonly"]);
     let server = Server::start(&env);
     for m in [
         "GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE", "PROPFIND", "M-SEARCH",
@@ -487,7 +486,7 @@ fn verify_takes_every_method_the_check_takes() {
 #[test]
 fn the_access_log_names_the_forwarded_client_from_trusted_proxies_only() {
     let env = Env::new();
-    let (k, _) = key(&env, &[]);
+    let (k, _) = new_key(&env, "guard", &[]);
     let auth = format!("Bearer {k}");
     for (trusted, want) in [(true, "198.51.100.7"), (false, "127.0.0.1")] {
         let mut args = vec!["--log-format", "json"];

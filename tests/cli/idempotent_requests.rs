@@ -10,16 +10,11 @@ use std::thread;
 
 use serde_json::{json, Value};
 
-use crate::common::{str_of, Env};
+use crate::common::{key_of, str_of, Env};
 use crate::receiver::Receiver;
 use crate::server::{Resp, Server};
 
 const DAY: i64 = 24 * 3_600_000;
-
-fn key_of(env: &Env, user: &str, extra: &[&str]) -> String {
-    let args = [&["--user", user][..], extra].concat();
-    str_of(&env.create_key("k", &args), "key").to_string()
-}
 
 /// POST `path` with the key, the `Idempotency-Key` (if any) and `body` (if any).
 fn post(s: &Server, key: &str, path: &str, idem: Option<&str>, body: Option<&Value>) -> Resp {
@@ -42,10 +37,6 @@ fn post(s: &Server, key: &str, path: &str, idem: Option<&str>, body: Option<&Val
 
 fn hook(url: &str) -> Value {
     json!({"url": url, "events": ["post.published"]})
-}
-
-fn count(env: &Env, select: &str) -> i64 {
-    env.sql_i64(select)
 }
 
 /// A webhook of the default user for post.published to the receiver's `/ok`; its id.
@@ -91,9 +82,9 @@ fn a_retried_webhook_create_creates_one_and_answers_the_same_body() {
         assert_eq!(again.header("Cache-Control"), Some("no-store"));
     }
     let of_u = "SELECT count(*) FROM webhooks WHERE user_id = 'u'";
-    assert_eq!(count(&env, of_u), 1);
+    assert_eq!(env.sql_i64(of_u), 1);
     let created = "SELECT count(*) FROM audit_log WHERE action = 'webhook.created'";
-    assert_eq!(count(&env, created), 1);
+    assert_eq!(env.sql_i64(created), 1);
     // Another body with the same key: refused, nothing created.
     let r = post(
         &s,
@@ -103,7 +94,7 @@ fn a_retried_webhook_create_creates_one_and_answers_the_same_body() {
         Some(&hook("https://example.com/b")),
     );
     refused_on_the_header(&r);
-    assert_eq!(count(&env, of_u), 1);
+    assert_eq!(env.sql_i64(of_u), 1);
     // Another user's same key is its own.
     let theirs = post(&s, &other, "/webhooks", Some("create-1"), Some(&body));
     assert_eq!(theirs.status, 201, "{theirs:?}");
@@ -113,7 +104,7 @@ fn a_retried_webhook_create_creates_one_and_answers_the_same_body() {
     let later = post(&s, &key, "/webhooks", Some("create-1"), Some(&body));
     assert_eq!(later.status, 201, "{later:?}");
     assert_ne!(later.data()["id"], first.data()["id"]);
-    assert_eq!(count(&env, of_u), 2);
+    assert_eq!(env.sql_i64(of_u), 2);
     // A request that failed holds no key: an invalid body is refused each time, and the
     // same key then acts on a valid one.
     for _ in 0..2 {
@@ -165,7 +156,7 @@ fn a_repeated_create_shows_the_webhook_as_it_is_now() {
     let gone = post(&s, &key, "/webhooks", Some("c"), Some(&body));
     assert_eq!(gone.status, 404, "{gone:?}");
     assert!(!gone.body.contains(&id), "{gone:?}");
-    assert_eq!(count(&env, "SELECT count(*) FROM webhooks"), 0);
+    assert_eq!(env.sql_i64("SELECT count(*) FROM webhooks"), 0);
 }
 
 #[test]
@@ -185,7 +176,7 @@ fn rotate_secret_test_and_replay_act_once_per_key() {
     assert_eq!(again.status, 200, "{again:?}");
     assert_eq!(again.body, first.body);
     let rotations = "SELECT count(*) FROM audit_log WHERE action = 'webhook.secret_rotated'";
-    assert_eq!(count(&env, rotations), 1);
+    assert_eq!(env.sql_i64(rotations), 1);
     refused_on_the_header(&post(&s, &key, &path, Some("rot"), None));
 
     // test: one ping reaches the receiver.
@@ -214,7 +205,7 @@ fn rotate_secret_test_and_replay_act_once_per_key() {
     }
     let path = format!("/webhooks/{id}/replay");
     let deliveries = "SELECT count(*) FROM deliveries";
-    let before = count(&env, deliveries);
+    let before = env.sql_i64(deliveries);
     let first = post(&s, &key, &path, Some("rep"), Some(&json!({})));
     assert_eq!(first.status, 202, "{first:?}");
     assert_eq!(first.data()["queued"], 2, "{first:?}");
@@ -222,7 +213,7 @@ fn rotate_secret_test_and_replay_act_once_per_key() {
     let again = post(&s, &key, &path, Some("rep"), None);
     assert_eq!(again.status, 202, "{again:?}");
     assert_eq!(again.body, first.body);
-    assert_eq!(count(&env, deliveries), before + 2);
+    assert_eq!(env.sql_i64(deliveries), before + 2);
     refused_on_the_header(&post(
         &s,
         &key,
@@ -240,7 +231,7 @@ fn rotate_secret_test_and_replay_act_once_per_key() {
         Some(&json!({"since": "2000-01-01T00:00:00Z"})),
     );
     assert_eq!(later.status, 202, "{later:?}");
-    assert_eq!(count(&env, deliveries), before + 4);
+    assert_eq!(env.sql_i64(deliveries), before + 4);
 }
 
 /// A key limited to profile a, repeating with the same body and key what a full-access key
@@ -260,7 +251,7 @@ fn a_scoped_key_cannot_get_another_profiles_webhook_through_a_repeat() {
     assert_eq!(r.status, 404, "{r:?}");
     assert!(!r.body.contains("whsec_"), "{r:?}");
     assert!(!r.body.contains(str_of(&first.data(), "id")), "{r:?}");
-    assert_eq!(count(&env, "SELECT count(*) FROM webhooks"), 1);
+    assert_eq!(env.sql_i64("SELECT count(*) FROM webhooks"), 1);
     // The scoped key's own webhook, with its own key, is its own.
     let own = post(&s, &scoped, "/webhooks", Some("mine"), Some(&body));
     assert_eq!(own.status, 201, "{own:?}");
@@ -299,7 +290,7 @@ fn concurrent_identical_requests_act_once() {
         assert_eq!(r.status, 201, "{r:?}");
         assert_eq!(r.body, created[0].body);
     }
-    assert_eq!(count(&env, "SELECT count(*) FROM webhooks"), 2);
+    assert_eq!(env.sql_i64("SELECT count(*) FROM webhooks"), 2);
     // A ping in flight answers its repeats 503 (send again) or, once done, its result. (At
     // most `MAX_PINGS_PER_USER`, 4, run at once; the endpoint answers slowly so that they
     // overlap.)
@@ -337,13 +328,13 @@ fn prune_deletes_old_request_records() {
     assert_eq!(r.status, 201, "{r:?}");
     drop(s);
     let records = "SELECT count(*) FROM idempotent_requests";
-    assert_eq!(count(&env, records), 1);
+    assert_eq!(env.sql_i64(records), 1);
     env.advance_clock(DAY + 3_600_000);
     let (code, v) = env.json(&["prune", "--older-than", "2h"]);
     assert_eq!(code, 0, "{v}");
-    assert_eq!(count(&env, records), 1);
+    assert_eq!(env.sql_i64(records), 1);
     env.advance_clock(2 * 3_600_000);
     let (code, v) = env.json(&["prune", "--older-than", "2h"]);
     assert_eq!(code, 0, "{v}");
-    assert_eq!(count(&env, records), 0);
+    assert_eq!(env.sql_i64(records), 0);
 }

@@ -35,10 +35,6 @@ fn post_raw(s: &Server, path: &str, key: &str, body: &str) -> Resp {
     s.post(path, Some(key), "application/json", body.as_bytes())
 }
 
-fn count(env: &Env, table: &str) -> i64 {
-    env.count_rows(table)
-}
-
 /// A key of `env` for the server, made with the CLI.
 fn admin_key(env: &Env) -> String {
     str_of(&env.create_key("admin", &[]), "key").to_string()
@@ -127,9 +123,9 @@ fn repeated_json_keys_are_refused_at_any_depth_and_create_nothing() {
         );
     }
     // Nothing was created, changed or queued.
-    assert_eq!(count(&env, "api_keys"), 1);
-    assert_eq!(count(&env, "webhooks"), 1);
-    assert_eq!(count(&env, "events"), 0);
+    assert_eq!(env.count_rows("api_keys"), 1);
+    assert_eq!(env.count_rows("webhooks"), 1);
+    assert_eq!(env.count_rows("events"), 0);
     let now = s.get(&hook_path, &key).data();
     assert_eq!(now, hook, "the webhook is unchanged");
     // The same key twice in different objects is no repetition.
@@ -168,7 +164,7 @@ fn events_emit_refuses_repeated_keys_from_every_source() {
     );
     r.assert_error(2);
     assert!(r.stderr.contains("duplicate key \"a\""), "{r:#?}");
-    assert_eq!(count(&env, "events"), 0, "nothing was queued");
+    assert_eq!(env.count_rows("events"), 0, "nothing was queued");
     let (code, v) = env.json(&[
         "events",
         "emit",
@@ -257,7 +253,7 @@ fn invisible_characters_in_names_and_profile_ids_are_refused_over_http() {
             assert!(message.contains(&code), "{code}: {message}");
         }
     }
-    assert_eq!(count(&env, "api_keys"), 1, "nothing was created");
+    assert_eq!(env.count_rows("api_keys"), 1, "nothing was created");
     // Ordinary non-ASCII text is welcome.
     for name in [
         "é",
@@ -303,7 +299,7 @@ fn invisible_characters_are_refused_on_the_command_line() {
             }
         }
     }
-    assert_eq!(count(&env, "api_keys"), 0, "nothing was created");
+    assert_eq!(env.count_rows("api_keys"), 0, "nothing was created");
     for name in ["é", "日本", "🚀 deploy"] {
         let k = env.create_key(name, &["--profile", "日本"]);
         assert_eq!(k["name"], name);
@@ -339,7 +335,7 @@ fn webhook_urls_with_port_0_are_refused_and_ports_1_to_65535_accepted() {
         assert_eq!(field, "url", "{url}");
         assert!(message.contains("port"), "{url}: {message}");
     }
-    assert_eq!(count(&env, "webhooks"), 0);
+    assert_eq!(env.count_rows("webhooks"), 0);
     let one = create("http://example.com:1/");
     assert_eq!(one.status, 201, "{one:?}");
     let top = create("https://example.com:65535/hook");
@@ -373,7 +369,7 @@ fn webhook_urls_with_port_0_are_refused_and_ports_1_to_65535_accepted() {
     ]);
     r.assert_error(2);
     assert!(r.stderr.contains("--url"), "{r:#?}");
-    assert_eq!(count(&env, "webhooks"), 2);
+    assert_eq!(env.count_rows("webhooks"), 2);
 }
 
 #[test]
@@ -477,12 +473,12 @@ fn endpoints_that_take_no_body_refuse_one_that_says_something() {
         assert_eq!(r.json()["error"]["code"], "UNSUPPORTED_MEDIA_TYPE");
     }
     assert_eq!(
-        count(&env, "api_keys"),
+        env.count_rows("api_keys"),
         2,
         "a refused DELETE deleted nothing"
     );
     assert_eq!(
-        count(&env, "delivery_attempts"),
+        env.count_rows("delivery_attempts"),
         0,
         "a refused ping sent nothing"
     );

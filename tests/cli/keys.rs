@@ -32,8 +32,9 @@ fn sorted(fields: &[&str]) -> Vec<String> {
     v
 }
 
-/// The `details[].field` names of a `--json` error envelope, after checking its shape.
-fn detail_fields(v: &Value) -> Vec<String> {
+/// The `details[].field` names of a `--json` validation error envelope, in order, after
+/// checking its shape.
+fn validation_fields(v: &Value) -> Vec<String> {
     let err = assert_error_envelope(v, "VALIDATION_ERROR");
     err["details"]
         .as_array()
@@ -211,7 +212,7 @@ fn create_name_validation() {
     for name in ["", "   ", "\t", long.as_str(), "a\u{7}b"] {
         let (code, v) = env.json(&["keys", "create", "--name", name]);
         assert_eq!(code, 2, "{name:?}: {v}");
-        assert_eq!(detail_fields(&v), ["name"], "{name:?}");
+        assert_eq!(validation_fields(&v), ["name"], "{name:?}");
     }
     // Human form: the flag is named on stderr.
     let r = env.run(&["keys", "create", "--name", "  "]);
@@ -236,7 +237,7 @@ fn create_expires_at_validation() {
     ] {
         let (code, v) = env.json(&["keys", "create", "--name", "k", "--expires-at", bad]);
         assert_eq!(code, 2, "{bad:?}: {v}");
-        assert_eq!(detail_fields(&v), ["expiresAt"], "{bad:?}");
+        assert_eq!(validation_fields(&v), ["expiresAt"], "{bad:?}");
     }
     let (_, v) = env.json(&[
         "keys",
@@ -275,7 +276,7 @@ fn create_reports_every_problem_at_once() {
     ]);
     assert_eq!(code, 2);
     assert_eq!(
-        detail_fields(&v),
+        validation_fields(&v),
         ["name", "profileIds[1]", "profileIds[2]", "expiresAt"]
     );
     assert_eq!(v["error"]["message"], "request validation failed");
@@ -331,7 +332,7 @@ fn bad_user_is_a_validation_error() {
     for user in ["", "a b", "tab\there", "new\nline", long.as_str()] {
         let (code, v) = env.json(&["--user", user, "keys", "create", "--name", "k"]);
         assert_eq!(code, 2, "{user:?}: {v}");
-        assert_eq!(detail_fields(&v), ["user"], "{user:?}");
+        assert_eq!(validation_fields(&v), ["user"], "{user:?}");
         let r = env.run(&["--user", user, "keys", "list"]);
         r.assert_error(2);
         assert!(r.stderr.contains("--user"), "{}", r.stderr);

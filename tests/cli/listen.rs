@@ -10,8 +10,8 @@ use std::thread;
 
 use serde_json::Value;
 
-use crate::common::{poll, poll_until, std_cmd, Env, TEST_CLOCK_FILE};
-use crate::delivery_rules::verifies;
+use crate::common::{emit, id_of, poll, poll_until, std_cmd, Env, TEST_CLOCK_FILE};
+use crate::receiver::verifies;
 use crate::receiver::Receiver;
 use crate::server::{Server, PATIENCE};
 
@@ -159,12 +159,6 @@ impl Listener {
     }
 }
 
-fn emit(env: &Env, event: &str, extra: &[&str]) -> String {
-    let (code, v) = env.json(&[&["events", "emit", event], extra].concat());
-    assert_eq!(code, 0, "{v}");
-    v["data"]["id"].as_str().unwrap().to_string()
-}
-
 /// The webhook's attempts, oldest first.
 fn attempts(env: &Env, id: &str) -> Vec<Value> {
     let (code, v) = env.json(&["webhooks", "deliveries", id]);
@@ -197,8 +191,8 @@ fn forwarded_deliveries_are_signed_and_go_to_the_events_path() {
             "post.deleted",
         ],
     );
-    let first = emit(&env, "post.published", &["--data", r#"{"n":1}"#]);
-    let second = emit(&env, "post.deleted", &["--profile", "p1"]);
+    let first = id_of(&emit(&env, &["post.published", "--data", r#"{"n":1}"#]));
+    let second = id_of(&emit(&env, &["post.deleted", "--profile", "p1"]));
     let got = rx.wait_for(2, PATIENCE);
     let mut by_event: Vec<(String, String)> = got
         .iter()
@@ -280,14 +274,14 @@ fn the_targets_answer_is_the_deliverys_answer() {
     let rx = Receiver::start();
     rx.set_status(500);
     let l = Listener::start(&env, &["--forward-to", &rx.url("/switch")]);
-    let event = emit(&env, "post.published", &[]);
+    let event = id_of(&emit(&env, &["post.published"]));
     rx.wait_for(1, PATIENCE);
     let lines = l.run.wait_lines(1);
     assert!(lines[0].contains(&event), "{lines:?}");
     assert!(lines[0].contains("500 Internal Server Error"), "{lines:?}");
     rx.set_status(200);
     env.advance_clock(4_000);
-    emit(&env, "profile.created", &[]);
+    emit(&env, &["profile.created"]);
     rx.wait_for(2, PATIENCE);
     l.run.wait_lines(2);
     assert_eq!(rx.requests_to("/switch").len(), 2, "not retried before 5 s");
@@ -321,7 +315,7 @@ fn the_targets_answer_is_the_deliverys_answer() {
 
     // 410 Gone disables it, as any webhook.
     rx.set_status(410);
-    emit(&env, "post.published", &[]);
+    emit(&env, &["post.published"]);
     rx.wait_for(5, PATIENCE);
     let active = poll(PATIENCE, || {
         let (_, v) = env.json(&["webhooks", "show", &l.id]);
@@ -344,7 +338,7 @@ fn serve_and_deliver_never_send_an_ephemeral_webhooks_deliveries() {
         .map(|_| Server::start_with(&env, &["--allow-private-targets"]))
         .collect();
     for _ in 0..5 {
-        emit(&env, "post.published", &[]);
+        emit(&env, &["post.published"]);
     }
     rx.wait_for(5, PATIENCE);
     env.deliver_once();
@@ -415,7 +409,7 @@ fn a_stopped_listener_deletes_its_webhook() {
         let (_, v) = env.json(&["webhooks", "update", &l.id, "--event", "post.published"]);
         assert_eq!(v["data"]["ephemeral"], true, "{v}");
         // Its own receiver checks the signatures.
-        emit(&env, "post.published", &[]);
+        emit(&env, &["post.published"]);
         let lines = l.run.wait_lines(1);
         assert!(
             lines[0].contains("200 OK") && lines[0].ends_with("signature verified"),
@@ -450,7 +444,7 @@ fn a_listener_whose_stdout_closes_stops() {
 fn a_killed_listeners_webhook_is_removed_a_minute_after_its_last_heartbeat() {
     let env = Env::with_clock();
     let l = Listener::killed(&env);
-    emit(&env, "post.published", &[]);
+    emit(&env, &["post.published"]);
     env.advance_clock(60_000);
     env.deliver_once();
     assert_eq!(
@@ -557,13 +551,13 @@ fn follow_streams_new_attempts_until_sigint() {
     let rx = Receiver::start();
     let w = env.create_webhook(&rx.url("/ok"), "post.published");
     let id = w["id"].as_str().unwrap();
-    let before = emit(&env, "post.published", &[]);
+    let before = id_of(&emit(&env, &["post.published"]));
     env.deliver_once();
     let mut f = Running::start(&env, &["--json", "webhooks", "deliveries", id, "--follow"]);
     let lines = f.wait_lines(1);
     let first: Value = serde_json::from_str(&lines[0]).unwrap();
     assert_eq!(first["eventId"], before.as_str());
-    let after = emit(&env, "post.published", &[]);
+    let after = id_of(&emit(&env, &["post.published"]));
     env.deliver_once();
     let lines = f.wait_lines(2);
     let second: Value = serde_json::from_str(&lines[1]).unwrap();
@@ -590,7 +584,7 @@ fn follow_shows_an_event_skipped_for_a_filter_error() {
         "UPDATE webhooks SET filter = 'data.n ==' WHERE id = '{id}'"
     ));
     let mut f = Running::start(&env, &["webhooks", "deliveries", id, "--follow"]);
-    let skipped = emit(&env, "post.published", &[]);
+    let skipped = id_of(&emit(&env, &["post.published"]));
     let lines = f.wait_lines(1);
     assert!(lines[0].contains(&skipped), "{lines:?}");
     assert!(
@@ -660,7 +654,7 @@ fn a_listeners_filter_and_default_events_come_from_the_webhook_rules() {
     let (code, refused) = env.json(&["events", "emit", "post.updated", "--data", r#"{"n":1}"#]);
     assert_eq!(code, 0, "{refused}");
     assert_eq!(refused["data"]["deliveries"], 0, "{refused}");
-    let admitted = emit(&env, "post.updated", &["--data", r#"{"n":2}"#]);
+    let admitted = id_of(&emit(&env, &["post.updated", "--data", r#"{"n":2}"#]));
     let got = rx.wait_for(1, PATIENCE);
     assert_eq!(got.len(), 1);
     assert_eq!(got[0].json()["id"], admitted.as_str());

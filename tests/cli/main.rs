@@ -25,7 +25,7 @@ mod help;
 mod http_body;
 mod http_protocol;
 mod http_target;
-mod idempotency;
+mod idempotent_events;
 mod idempotent_requests;
 mod input_policy;
 mod instances;

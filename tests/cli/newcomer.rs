@@ -20,23 +20,6 @@ fn s(v: &Value, field: &str) -> String {
         .to_string()
 }
 
-/// Creates a webhook (private targets allowed) and returns its `data` object.
-fn webhook(env: &Env, url: &str, events: &[&str]) -> Value {
-    let mut args = vec![
-        "--allow-private-targets",
-        "webhooks",
-        "create",
-        "--url",
-        url,
-    ];
-    for e in events {
-        args.extend(["--event", e]);
-    }
-    let (code, v) = env.json(&args);
-    assert_eq!(code, 0, "webhooks create: {v}");
-    v["data"].clone()
-}
-
 /// Inserts a webhook with a chosen id, which the CLI cannot do: UUIDs are random.
 fn insert_webhook(env: &Env, id: &str, user: &str) {
     let now = Timestamp::now().0;
@@ -89,7 +72,7 @@ fn a_typo_gets_did_you_mean() {
 fn key_and_webhook_are_aliases() {
     let env = Env::new();
     env.create_key("deploy", &[]);
-    webhook(&env, "https://example.com/hooks", &["post.published"]);
+    env.create_webhook("https://example.com/hooks", "post.published");
     for (alias, name) in [("key", "keys"), ("webhook", "webhooks")] {
         let a = env.run(&["--json", alias, "list"]);
         let b = env.run(&["--json", name, "list"]);
@@ -299,7 +282,7 @@ fn writing_commands_still_create_the_database() {
 #[test]
 fn a_unique_webhook_id_prefix_names_the_webhook() {
     let env = Env::new();
-    let w = webhook(&env, "http://127.0.0.1:9/hook", &["post.published"]);
+    let w = env.create_webhook("http://127.0.0.1:9/hook", "post.published");
     let id = s(&w, "id");
     for prefix in [&id[..4], &id[..8], &id[..13], id.as_str()] {
         let (code, v) = env.json(&["webhooks", "show", prefix]);
@@ -410,8 +393,11 @@ fn an_ambiguous_webhook_id_prefix_exits_2_and_lists_the_matches() {
 fn test_results_print_no_stray_status_zero() {
     let env = Env::new();
     let rx = Receiver::start();
-    let blocked = s(&webhook(&env, &rx.url("/ok"), &["post.published"]), "id");
-    let failing = s(&webhook(&env, &rx.url("/fail"), &["post.published"]), "id");
+    let blocked = s(&env.create_webhook(&rx.url("/ok"), "post.published"), "id");
+    let failing = s(
+        &env.create_webhook(&rx.url("/fail"), "post.published"),
+        "id",
+    );
 
     // Without --allow-private-targets the loopback target is blocked: no response, no status.
     let r = env.run(&["webhooks", "test", &blocked]);
@@ -491,10 +477,9 @@ fn narrow_tables_never_break_a_url_or_a_word() {
     ];
     let mut ids = Vec::new();
     for (i, url) in urls.iter().enumerate() {
-        ids.push(s(
-            &webhook(&env, url, &events[..events.len() - i * 2]),
-            "id",
-        ));
+        let mine = &events[..events.len() - i * 2];
+        let more: Vec<&str> = mine[1..].iter().flat_map(|e| ["--event", *e]).collect();
+        ids.push(s(&env.create_webhook_with(url, mine[0], &more), "id"));
     }
     for columns in ["80", "90", "100", "120"] {
         let width: usize = columns.parse().unwrap();

@@ -16,7 +16,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
 
-use crate::common::Env;
+use crate::common::{key_of, Env};
 use crate::openapi::Validator;
 use crate::receiver::Receiver;
 use crate::server::{Resp, Server};
@@ -116,12 +116,6 @@ struct Bench {
     cases: RefCell<usize>,
 }
 
-fn key_of(env: &Env, user: &str) -> String {
-    let (code, v) = env.json(&["--user", user, "keys", "create", "--name", user]);
-    assert_eq!(code, 0, "{v}");
-    v["data"]["key"].as_str().unwrap().to_string()
-}
-
 fn short(v: &Value) -> String {
     let s = v.to_string();
     if s.chars().count() > 300 {
@@ -137,9 +131,9 @@ fn short(v: &Value) -> String {
 
 impl Bench {
     fn new(env: &Env) -> Bench {
-        let admin = key_of(env, "admin");
-        let emitter = key_of(env, "emitter");
-        let replayer = key_of(env, "replayer");
+        let admin = key_of(env, "admin", &[]);
+        let emitter = key_of(env, "emitter", &[]);
+        let replayer = key_of(env, "replayer", &[]);
         let server = Server::start_with(env, &["--allow-private-targets"]);
         let r = server.call("GET", "/api/v1/openapi.json", None);
         assert_eq!(r.status, 200);
@@ -1009,7 +1003,7 @@ fn bodies(b: &Bench) {
 #[test]
 fn the_webhook_limit_is_the_documented_list_length() {
     let env = Env::new();
-    let key = key_of(&env, "many");
+    let key = key_of(&env, "many", &[]);
     let server = Server::start_with(&env, &["--allow-private-targets"]);
     let doc = server.call("GET", "/api/v1/openapi.json", None).json();
     let max = doc
@@ -1034,7 +1028,7 @@ fn the_webhook_limit_is_the_documented_list_length() {
 #[test]
 fn ids_outside_the_parameter_patterns_are_not_found() {
     let env = Env::new();
-    let admin = key_of(&env, "admin");
+    let admin = key_of(&env, "admin", &[]);
     let server = Server::start_with(&env, &["--allow-private-targets"]);
     let doc = server.call("GET", "/api/v1/openapi.json", None).json();
     let pattern = |path: &str| {

@@ -7,17 +7,13 @@ use std::collections::BTreeMap;
 
 use serde_json::json;
 
-use crate::common::{fold_log, poll, poll_until, skip_unless_sqlite, str_of, Env};
+use crate::common::{fold_log, new_key, poll, poll_until, skip_unless_sqlite, Env};
 use crate::receiver::Receiver;
 use crate::server::{Resp, Server, PATIENCE};
 
 const KEYS: &str = "/api/v1/api-keys";
 /// The `Accept` of a Prometheus 2.x scrape.
 const OPENMETRICS: &str = "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1";
-
-fn key(env: &Env, name: &str) -> String {
-    str_of(&env.create_key(name, &[]), "key").to_string()
-}
 
 /// `Retry-After` and the three `RateLimit-*` headers as numbers (None when absent).
 fn limit_headers(r: &Resp) -> [Option<u64>; 4] {
@@ -88,7 +84,7 @@ fn a_bad_rate_is_refused_with_exit_2_and_a_reason() {
 #[test]
 fn a_key_over_its_rate_gets_429_with_retry_after_and_others_are_not_slowed() {
     let env = Env::new();
-    let (a, b) = (key(&env, "a"), key(&env, "b"));
+    let (a, b) = (new_key(&env, "a", &[]).0, new_key(&env, "b", &[]).0);
     let server = Server::start_with(&env, &["--rate-limit", "3/min"]);
     for remaining in [2, 1, 0] {
         let r = server.get(KEYS, &a);
@@ -225,7 +221,7 @@ fn the_openapi_document_names_the_rate_limit_headers_on_authenticated_responses(
 #[test]
 fn without_rate_limit_nothing_is_limited_and_no_header_is_sent() {
     let env = Env::new();
-    let a = key(&env, "a");
+    let a = new_key(&env, "a", &[]).0;
     let server = Server::start(&env);
     for _ in 0..30 {
         let r = server.get(KEYS, &a);
@@ -237,7 +233,7 @@ fn without_rate_limit_nothing_is_limited_and_no_header_is_sent() {
 #[test]
 fn failed_authentications_are_limited_per_address_before_any_key_is_looked_at() {
     let env = Env::new();
-    let good = key(&env, "good");
+    let good = new_key(&env, "good", &[]).0;
     let server = Server::start_with(&env, &["--rate-limit", "3/min"]);
     let wrong = format!("kp_{}", "0".repeat(64));
     for _ in 0..3 {
@@ -341,7 +337,7 @@ fn healthz_answers_503_while_postgresql_is_stopped_and_200_when_it_is_back() {
 #[test]
 fn metrics_count_requests_by_route_template_and_status() {
     let env = Env::new();
-    let a = key(&env, "a");
+    let a = new_key(&env, "a", &[]).0;
     let server = Server::start(&env);
     let before = scrape(&server);
     for _ in 0..3 {
@@ -378,7 +374,7 @@ fn metrics_count_requests_by_route_template_and_status() {
 #[test]
 fn random_paths_create_no_label_values() {
     let env = Env::new();
-    let a = key(&env, "a");
+    let a = new_key(&env, "a", &[]).0;
     let server = Server::start(&env);
     let fresh_series = server
         .send("GET", "/metrics", &[], None)
@@ -421,7 +417,7 @@ fn wait_for_sample(server: &Server, name: &str, want: f64) -> BTreeMap<String, f
 fn metrics_count_deliveries_and_show_the_outbox_backlog() {
     let env = Env::with_clock();
     let rx = Receiver::start();
-    let a = key(&env, "a");
+    let a = new_key(&env, "a", &[]).0;
     let server = Server::start_with(&env, &["--allow-private-targets"]);
     for (path, event) in [("/ok", "post.published"), ("/fail", "post.failed")] {
         let r = server.post_json(

@@ -6,14 +6,8 @@ use std::process::Stdio;
 
 use serde_json::{json, Value};
 
-use crate::common::{is_key, millis, on_terminal, std_cmd, str_of as s, Env, Run};
+use crate::common::{is_key, millis, new_key, on_terminal, std_cmd, str_of as s, Env, Run};
 use crate::server::Server;
-
-/// A key made by the operator, with `extra` flags; returns (plaintext, data).
-fn key(env: &Env, name: &str, extra: &[&str]) -> (String, Value) {
-    let data = env.create_key(name, extra);
-    (s(&data, "key").to_string(), data)
-}
 
 fn expires_in(ms: i64) -> String {
     chrono::DateTime::from_timestamp_millis(chrono::Utc::now().timestamp_millis() + ms)
@@ -50,7 +44,7 @@ fn assert_forbidden(r: &crate::server::Resp) -> Value {
 #[test]
 fn an_expiring_key_creates_only_keys_that_expire_no_later() {
     let env = Env::new();
-    let (short, data) = key(&env, "short", &["--expires-in", "1h"]);
+    let (short, data) = new_key(&env, "short", &["--expires-in", "1h"]);
     let own = millis(s(&data, "expiresAt"));
     let server = Server::start(&env);
 
@@ -77,7 +71,7 @@ fn an_expiring_key_creates_only_keys_that_expire_no_later() {
         assert_eq!(millis(s(&r.data(), "expiresAt")), millis(&at));
     }
     // A key that never expires may still create one that never expires.
-    let (forever, _) = key(&env, "forever", &[]);
+    let (forever, _) = new_key(&env, "forever", &[]);
     let r = server.post_json("/api/v1/api-keys", &forever, &json!({"name": "child"}));
     assert_eq!(r.status, 201, "{r:?}");
     assert_eq!(r.data()["expiresAt"], Value::Null);
@@ -86,7 +80,7 @@ fn an_expiring_key_creates_only_keys_that_expire_no_later() {
 #[test]
 fn the_lifetime_rule_holds_with_the_scope_rule() {
     let env = Env::new();
-    let (scoped, _) = key(&env, "scoped", &["--profile", "p1", "--expires-in", "1h"]);
+    let (scoped, _) = new_key(&env, "scoped", &["--profile", "p1", "--expires-in", "1h"]);
     let server = Server::start(&env);
     // Within scope, too late: 403 on expiresAt.
     let r = server.post_json(
@@ -115,8 +109,8 @@ fn the_lifetime_rule_holds_with_the_scope_rule() {
 #[test]
 fn a_scoped_key_cannot_delete_a_full_access_key() {
     let env = Env::new();
-    let (full, full_data) = key(&env, "full", &[]);
-    let (scoped, _) = key(&env, "scoped", &["--profile", "p1"]);
+    let (full, full_data) = new_key(&env, "full", &[]);
+    let (scoped, _) = new_key(&env, "scoped", &["--profile", "p1"]);
     let server = Server::start(&env);
     for id in [s(&full_data, "id"), s(&full_data, "keyPrefix")] {
         let r = server.delete(&format!("/api/v1/api-keys/{id}"), &scoped);
@@ -129,8 +123,8 @@ fn a_scoped_key_cannot_delete_a_full_access_key() {
 #[test]
 fn a_key_cannot_delete_a_key_in_profiles_outside_its_own() {
     let env = Env::new();
-    let (_, wide) = key(&env, "wide", &["--profile", "p1", "--profile", "p2"]);
-    let (narrow, _) = key(&env, "narrow", &["--profile", "p1"]);
+    let (_, wide) = new_key(&env, "wide", &["--profile", "p1", "--profile", "p2"]);
+    let (narrow, _) = new_key(&env, "narrow", &["--profile", "p1"]);
     let server = Server::start(&env);
     let r = server.delete(&format!("/api/v1/api-keys/{}", s(&wide, "id")), &narrow);
     assert_forbidden(&r);
@@ -140,9 +134,9 @@ fn a_key_cannot_delete_a_key_in_profiles_outside_its_own() {
 #[test]
 fn an_expiring_key_cannot_delete_a_key_that_outlives_it() {
     let env = Env::new();
-    let (forever, forever_data) = key(&env, "forever", &[]);
-    let (_, later) = key(&env, "later", &["--expires-in", "2h"]);
-    let (short, _) = key(&env, "short", &["--expires-in", "1h"]);
+    let (forever, forever_data) = new_key(&env, "forever", &[]);
+    let (_, later) = new_key(&env, "later", &["--expires-in", "2h"]);
+    let (short, _) = new_key(&env, "short", &["--expires-in", "1h"]);
     let server = Server::start(&env);
     for target in [&forever_data, &later] {
         let r = server.delete(&format!("/api/v1/api-keys/{}", s(target, "id")), &short);
@@ -155,8 +149,8 @@ fn an_expiring_key_cannot_delete_a_key_that_outlives_it() {
 #[test]
 fn a_readonly_key_deletes_nothing() {
     let env = Env::new();
-    let (_, rw) = key(&env, "rw", &["--permission", "readonly", "--profile", "p1"]);
-    let (ro, ro_data) = key(&env, "ro", &["--permission", "readonly"]);
+    let (_, rw) = new_key(&env, "rw", &["--permission", "readonly", "--profile", "p1"]);
+    let (ro, ro_data) = new_key(&env, "ro", &["--permission", "readonly"]);
     let server = Server::start(&env);
     for target in [&rw, &ro_data] {
         let r = server.delete(&format!("/api/v1/api-keys/{}", s(target, "id")), &ro);
@@ -168,13 +162,13 @@ fn a_readonly_key_deletes_nothing() {
 #[test]
 fn a_key_deletes_keys_no_broader_than_itself() {
     let env = Env::new();
-    let (actor, actor_data) = key(
+    let (actor, actor_data) = new_key(
         &env,
         "actor",
         &["--profile", "p1", "--profile", "p2", "--expires-in", "2h"],
     );
     let own = s(&actor_data, "expiresAt").to_string();
-    let (_, equal) = key(
+    let (_, equal) = new_key(
         &env,
         "equal",
         &[
@@ -186,7 +180,7 @@ fn a_key_deletes_keys_no_broader_than_itself() {
             own.as_str(),
         ],
     );
-    let (_, narrower) = key(
+    let (_, narrower) = new_key(
         &env,
         "narrower",
         &[
@@ -216,7 +210,7 @@ fn a_key_deletes_keys_no_broader_than_itself() {
 #[test]
 fn unknown_and_other_users_keys_stay_not_found() {
     let env = Env::new();
-    let (short, _) = key(&env, "short", &["--profile", "p1", "--expires-in", "1h"]);
+    let (short, _) = new_key(&env, "short", &["--profile", "p1", "--expires-in", "1h"]);
     let bob = env.run(&["--user", "bob", "--json", "keys", "create", "--name", "bob"]);
     assert_eq!(bob.code, 0, "{bob:#?}");
     let bob = bob.json()["data"].clone();
@@ -237,8 +231,8 @@ fn unknown_and_other_users_keys_stay_not_found() {
 #[test]
 fn the_operator_deletes_any_key() {
     let env = Env::new();
-    let (full, data) = key(&env, "full", &[]);
-    key(&env, "short", &["--profile", "p1", "--expires-in", "1h"]);
+    let (full, data) = new_key(&env, "full", &[]);
+    new_key(&env, "short", &["--profile", "p1", "--expires-in", "1h"]);
     let r = env.run(&["keys", "delete", s(&data, "keyPrefix"), "--yes"]);
     assert_eq!(r.code, 0, "{r:#?}");
     assert_eq!(env.verify(&full, &[]).code, 4);
@@ -370,7 +364,7 @@ fn a_created_key_that_cannot_be_written_is_not_created() {
 #[test]
 fn a_rotated_key_that_cannot_be_written_leaves_the_old_key_alone() {
     let env = Env::new();
-    let (old, data) = key(&env, "cron", &["--expires-in", "1h"]);
+    let (old, data) = new_key(&env, "cron", &["--expires-in", "1h"]);
     let prefix = s(&data, "keyPrefix").to_string();
     let expires = s(&data, "expiresAt").to_string();
     for sink in SINKS {
@@ -408,7 +402,7 @@ fn a_new_key_is_not_sent_to_dev_null_or_a_closed_stdout() {
     // `keys rotate ID --quiet >&-` used to exit 0 with the old key deleted and the new one
     // gone: the runtime had reopened fd 1 as /dev/null. Both are refused, saying why.
     let env = Env::new();
-    let (old, data) = key(&env, "cron", &[]);
+    let (old, data) = new_key(&env, "cron", &[]);
     let prefix = s(&data, "keyPrefix").to_string();
     for sink in [Sink::DevNull, Sink::Closed] {
         let r = run_into(&env, sink, &["keys", "rotate", &prefix, "--quiet"]);
@@ -459,7 +453,7 @@ fn a_new_key_written_to_a_file_is_synced_and_kept() {
 #[test]
 fn listings_into_a_closed_pipe_still_exit_0() {
     let env = Env::new();
-    key(&env, "a", &[]);
+    new_key(&env, "a", &[]);
     for args in [&["keys", "list"][..], &["--json", "keys", "list"][..]] {
         let r = run_into(&env, Sink::ClosedPipe, args);
         assert_eq!(r.code, 0, "{args:?}: {r:#?}");
@@ -491,15 +485,15 @@ fn prune_fixture(env: &Env) -> Vec<String> {
         ("d29", Some(29 * DAY)),
         ("m1", Some(60_000)),
     ] {
-        let (_, d) = key(env, name, &["--expires-in", "1h"]);
+        let (_, d) = new_key(env, name, &["--expires-in", "1h"]);
         let p = s(&d, "keyPrefix").to_string();
         if let Some(ago) = ago {
             set_expiry(env, &p, now - ago);
         }
         out.push(p);
     }
-    out.push(s(&key(env, "h1", &["--expires-in", "1h"]).1, "keyPrefix").to_string());
-    out.push(s(&key(env, "never", &[]).1, "keyPrefix").to_string());
+    out.push(s(&new_key(env, "h1", &["--expires-in", "1h"]).1, "keyPrefix").to_string());
+    out.push(s(&new_key(env, "never", &[]).1, "keyPrefix").to_string());
     out
 }
 
@@ -548,8 +542,8 @@ fn prune_deletes_only_keys_expired_longer_than_dur() {
 #[test]
 fn prune_expired_for_zero_deletes_every_expired_key() {
     let env = Env::with_clock();
-    let expired = key(&env, "soon", &["--expires-in", "1s"]).1;
-    let live = key(&env, "later", &["--expires-in", "1h"]).1;
+    let expired = new_key(&env, "soon", &["--expires-in", "1s"]).1;
+    let live = new_key(&env, "later", &["--expires-in", "1h"]).1;
     env.advance_clock(1_001);
     let (code, v) = env.json(&["keys", "prune", "--expired-for", "1s", "--yes"]);
     assert_eq!((code, v), (0, json!({"data": {"deleted": 0}})));

@@ -306,3 +306,24 @@ fn answer_after(shared: &Shared, delay: Duration) {
             .0;
     }
 }
+
+/// Whether a Standard Webhooks verifier holding `secret` accepts the request.
+pub fn verifies(secret: &str, r: &Request) -> bool {
+    verifies_with(secret, r, r.header("webhook-signature"))
+}
+
+/// As [`verifies`], with `signature` in place of the request's `webhook-signature`.
+pub fn verifies_with(secret: &str, r: &Request, signature: &str) -> bool {
+    let mut headers = http::HeaderMap::new();
+    for (name, value) in [
+        ("webhook-id", r.header("webhook-id")),
+        ("webhook-timestamp", r.header("webhook-timestamp")),
+        ("webhook-signature", signature),
+    ] {
+        headers.insert(name, value.parse().unwrap());
+    }
+    standardwebhooks::Webhook::new(secret)
+        .expect("a whsec_ secret")
+        .verify(&r.body, &headers)
+        .is_ok()
+}

@@ -6,38 +6,18 @@
 
 use serde_json::{json, Value};
 
-use crate::common::{str_of, Env, Run};
+use crate::common::{emit, id_of, kh, str_of, Env, Run};
 use crate::receiver::Receiver;
 use crate::server::{Resp, Server};
 
 const HOUR: i64 = 3_600_000;
 
-/// `keyhook --json --user USER ARGS` (private targets allowed): (exit code, stdout JSON).
-fn kh(env: &Env, user: &str, args: &[&str]) -> (i32, Value) {
-    env.json(&[&["--allow-private-targets", "--user", user], args].concat())
-}
-
-/// A webhook of `user` to `url` for `events`; returns its id.
-fn webhook(env: &Env, user: &str, url: &str, events: &[&str]) -> String {
-    let mut args = vec!["webhooks", "create", "--url", url];
-    for e in events {
-        args.extend_from_slice(&["--event", e]);
-    }
-    let (code, v) = kh(env, user, &args);
-    assert_eq!(code, 0, "{v}");
-    str_of(&v["data"], "id").to_string()
-}
-
-/// `events emit EVENT` for `user`; returns the event id.
-fn emit(env: &Env, user: &str, event: &str, data: &str) -> String {
-    let (code, v) = kh(env, user, &["events", "emit", event, "--data", data]);
-    assert_eq!(code, 0, "{v}");
-    str_of(&v["data"], "id").to_string()
-}
-
 /// `webhooks replay ID ARGS` for `user` with `--json`.
 fn replay_cli(env: &Env, user: &str, id: &str, args: &[&str]) -> (i32, Value) {
-    kh(env, user, &[&["webhooks", "replay", id], args].concat())
+    kh(
+        env,
+        &[&["--user", user, "webhooks", "replay", id], args].concat(),
+    )
 }
 
 fn queued(env: &Env, user: &str, id: &str, args: &[&str]) -> i64 {
@@ -51,13 +31,20 @@ fn queued(env: &Env, user: &str, id: &str, args: &[&str]) -> i64 {
 fn a_replay_sends_each_event_again_with_its_webhook_id_and_body() {
     let env = Env::new();
     let receiver = Receiver::start();
-    let id = webhook(&env, "u", &receiver.url("/r"), &["post.published"]);
-    let a = emit(&env, "u", "post.published", r#"{"n": 1}"#);
-    let b = emit(&env, "u", "post.published", r#"{"n": 2}"#);
+    let id =
+        id_of(&env.create_webhook_with(&receiver.url("/r"), "post.published", &["--user", "u"]));
+    let a = id_of(&emit(
+        &env,
+        &["post.published", "--user", "u", "--data", r#"{"n": 1}"#],
+    ));
+    let b = id_of(&emit(
+        &env,
+        &["post.published", "--user", "u", "--data", r#"{"n": 2}"#],
+    ));
     // Not subscribed: never replayed to this webhook.
-    emit(&env, "u", "post.failed", "{}");
+    emit(&env, &["post.failed", "--user", "u", "--data", "{}"]);
     // Another user's events are not this webhook's.
-    emit(&env, "other", "post.published", "{}");
+    emit(&env, &["post.published", "--user", "other", "--data", "{}"]);
     env.deliver_once();
     let first = receiver.wait_for(2, std::time::Duration::from_secs(10));
     assert_eq!(queued(&env, "u", &id, &[]), 2);
@@ -88,11 +75,12 @@ fn a_replay_sends_each_event_again_with_its_webhook_id_and_body() {
 #[test]
 fn since_is_a_time_or_a_duration_ago_and_defaults_to_24_hours() {
     let env = Env::with_clock();
-    let id = webhook(&env, "u", "http://127.0.0.1:9/r", &["post.published"]);
+    let id =
+        id_of(&env.create_webhook_with("http://127.0.0.1:9/r", "post.published", &["--user", "u"]));
     let t0 = env.clock_ms();
-    emit(&env, "u", "post.published", "{}");
+    emit(&env, &["post.published", "--user", "u", "--data", "{}"]);
     env.advance_clock(2 * HOUR);
-    emit(&env, "u", "post.published", "{}");
+    emit(&env, &["post.published", "--user", "u", "--data", "{}"]);
     env.advance_clock(1);
     assert_eq!(queued(&env, "u", &id, &["--since", "1h"]), 1);
     assert_eq!(queued(&env, "u", &id, &["--since", "3h"]), 2);
@@ -116,20 +104,24 @@ fn since_is_a_time_or_a_duration_ago_and_defaults_to_24_hours() {
 fn failed_only_replays_what_did_not_get_through() {
     let env = Env::new();
     let receiver = Receiver::start();
-    let id = webhook(&env, "u", &receiver.url("/ok"), &["post.published"]);
-    emit(&env, "u", "post.published", "{}");
+    let id =
+        id_of(&env.create_webhook_with(&receiver.url("/ok"), "post.published", &["--user", "u"]));
+    emit(&env, &["post.published", "--user", "u", "--data", "{}"]);
     env.deliver_once();
     receiver.wait_for(1, std::time::Duration::from_secs(10));
     // Emitted while the webhook is on, cancelled by the worker once it is off.
-    let lost = emit(&env, "u", "post.published", "{}");
-    let (code, v) = kh(&env, "u", &["webhooks", "disable", &id]);
+    let lost = id_of(&emit(
+        &env,
+        &["post.published", "--user", "u", "--data", "{}"],
+    ));
+    let (code, v) = kh(&env, &["--user", "u", "webhooks", "disable", &id]);
     assert_eq!(code, 0, "{v}");
     env.deliver_once();
     assert_eq!(
         env.sql_i64("SELECT count(*) FROM deliveries WHERE state = 'cancelled'"),
         1
     );
-    let (code, v) = kh(&env, "u", &["webhooks", "enable", &id]);
+    let (code, v) = kh(&env, &["--user", "u", "webhooks", "enable", &id]);
     assert_eq!(code, 0, "{v}");
     assert_eq!(queued(&env, "u", &id, &["--failed-only"]), 1);
     env.deliver_once();
@@ -153,9 +145,16 @@ fn failed_only_sends_a_delivery_waiting_for_its_retry_now_without_a_second_copy(
         let env = Env::new();
         let receiver = Receiver::start();
         receiver.set_status(500);
-        let id = webhook(&env, "u", &receiver.url("/switch"), &["post.published"]);
+        let id = id_of(&env.create_webhook_with(
+            &receiver.url("/switch"),
+            "post.published",
+            &["--user", "u"],
+        ));
         let key = str_of(&env.create_key("k", &["--user", "u"]), "key").to_string();
-        let failed = emit(&env, "u", "post.published", "{}");
+        let failed = id_of(&emit(
+            &env,
+            &["post.published", "--user", "u", "--data", "{}"],
+        ));
         let deliver = |schedule: &str| {
             let r = env.run(&[
                 "--allow-private-targets",
@@ -216,9 +215,13 @@ fn failed_only_sends_a_delivery_waiting_for_its_retry_now_without_a_second_copy(
 #[test]
 fn bad_cli_input_is_exit_2_naming_the_flag() {
     let env = Env::new();
-    let id = webhook(&env, "u", "http://127.0.0.1:9/r", &["post.published"]);
-    let mine = emit(&env, "u", "post.failed", "{}");
-    let theirs = emit(&env, "other", "post.published", "{}");
+    let id =
+        id_of(&env.create_webhook_with("http://127.0.0.1:9/r", "post.published", &["--user", "u"]));
+    let mine = id_of(&emit(&env, &["post.failed", "--user", "u", "--data", "{}"]));
+    let theirs = id_of(&emit(
+        &env,
+        &["post.published", "--user", "other", "--data", "{}"],
+    ));
     let before = env.count_rows("deliveries");
     let cases: [(&[&str], &str); 7] = [
         (&["--since", "yesterday"], "--since"),
@@ -251,7 +254,7 @@ fn bad_cli_input_is_exit_2_naming_the_flag() {
     let (code, v) = replay_cli(&env, "other", &id, &[]);
     assert_eq!((code, v["error"]["code"].as_str()), (3, Some("NOT_FOUND")));
     // Disabled: refused with exit 4 and the code, and nothing queued.
-    let (code, _) = kh(&env, "u", &["webhooks", "disable", &id]);
+    let (code, _) = kh(&env, &["--user", "u", "webhooks", "disable", &id]);
     assert_eq!(code, 0);
     let (code, v) = replay_cli(&env, "u", &id, &[]);
     assert_eq!(
@@ -296,10 +299,20 @@ fn the_endpoint_answers_202_queued_and_refuses_what_it_must() {
     )
     .to_string();
     let other = str_of(&env.create_key("o", &["--user", "other"]), "key").to_string();
-    let id = webhook(&env, "u", "http://127.0.0.1:9/r", &["post.published"]);
-    let e1 = emit(&env, "u", "post.published", "{}");
-    let unsubscribed = emit(&env, "u", "post.deleted", "{}");
-    let theirs = emit(&env, "other", "post.published", "{}");
+    let id =
+        id_of(&env.create_webhook_with("http://127.0.0.1:9/r", "post.published", &["--user", "u"]));
+    let e1 = id_of(&emit(
+        &env,
+        &["post.published", "--user", "u", "--data", "{}"],
+    ));
+    let unsubscribed = id_of(&emit(
+        &env,
+        &["post.deleted", "--user", "u", "--data", "{}"],
+    ));
+    let theirs = id_of(&emit(
+        &env,
+        &["post.published", "--user", "other", "--data", "{}"],
+    ));
     let s = Server::start_with(&env, &["--allow-private-targets"]);
 
     // No body, {} and every field.
@@ -388,8 +401,9 @@ fn the_endpoint_answers_202_queued_and_refuses_what_it_must() {
 #[test]
 fn a_window_over_the_cap_is_refused_with_nothing_queued() {
     let env = Env::new();
-    let id = webhook(&env, "u", "http://127.0.0.1:9/r", &["post.published"]);
-    emit(&env, "u", "post.published", "{}");
+    let id =
+        id_of(&env.create_webhook_with("http://127.0.0.1:9/r", "post.published", &["--user", "u"]));
+    emit(&env, &["post.published", "--user", "u", "--data", "{}"]);
     let now = env.sql_i64("SELECT max(created_at) FROM events");
     // 10,000 more events of the user, an hour old, written straight into the table.
     let insert = if env.is_sqlite() {

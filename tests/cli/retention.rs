@@ -4,44 +4,11 @@
 
 use std::time::Duration;
 
-use crate::common::{on_terminal_with, Env};
+use crate::common::{emit, id_of, on_terminal_with, Env};
 use crate::receiver::Receiver;
 use crate::server::Server;
 
 const DAY: i64 = 86_400_000;
-
-/// Creates a webhook for `event` at `url`; returns its id.
-fn webhook(env: &Env, url: &str, event: &str) -> String {
-    env.create_webhook(url, event)["id"]
-        .as_str()
-        .unwrap()
-        .to_string()
-}
-
-fn emit(env: &Env, event: &str) -> String {
-    let (code, v) = env.json(&["events", "emit", event]);
-    assert_eq!(code, 0, "{v}");
-    assert_eq!(v["data"]["deliveries"], 1, "{v}");
-    v["data"]["id"].as_str().unwrap().to_string()
-}
-
-/// `deliver --once`, with failed deliveries retried only in 30 days (so they stay pending).
-fn deliver_once(env: &Env) {
-    let r = env.run(&[
-        "--allow-private-targets",
-        "deliver",
-        "--once",
-        "--retry-schedule",
-        "30d",
-        "--retention",
-        "365d",
-    ]);
-    assert_eq!(r.code, 0, "{r:#?}");
-}
-
-fn count(env: &Env, select: &str) -> i64 {
-    env.sql_i64(select)
-}
 
 /// An event delivered two days ago, another one that failed two days ago and is still
 /// pending (its retry is a month away), and one delivered now.
@@ -56,17 +23,23 @@ struct Aged {
 fn aged() -> Aged {
     let env = Env::with_clock();
     let rx = Receiver::start();
-    webhook(&env, &rx.url("/ok"), "post.published");
-    webhook(&env, &rx.url("/fail"), "post.failed");
-    let old = emit(&env, "post.published");
-    let pending = emit(&env, "post.failed");
-    deliver_once(&env);
+    env.create_webhook(&rx.url("/ok"), "post.published");
+    env.create_webhook(&rx.url("/fail"), "post.failed");
+    let old = emit(&env, &["post.published"]);
+    assert_eq!(old["deliveries"], 1, "{old}");
+    let old = id_of(&old);
+    let pending = emit(&env, &["post.failed"]);
+    assert_eq!(pending["deliveries"], 1, "{pending}");
+    let pending = id_of(&pending);
+    env.deliver_once_with(&["--retry-schedule", "30d", "--retention", "365d"]);
     rx.wait_for(2, Duration::from_secs(10));
     env.advance_clock(2 * DAY);
-    let recent = emit(&env, "post.published");
-    deliver_once(&env);
+    let recent = emit(&env, &["post.published"]);
+    assert_eq!(recent["deliveries"], 1, "{recent}");
+    let recent = id_of(&recent);
+    env.deliver_once_with(&["--retry-schedule", "30d", "--retention", "365d"]);
     rx.wait_for(3, Duration::from_secs(10));
-    assert_eq!(count(&env, "SELECT count(*) FROM delivery_attempts"), 3);
+    assert_eq!(env.sql_i64("SELECT count(*) FROM delivery_attempts"), 3);
     Aged {
         env,
         old,
@@ -111,7 +84,7 @@ fn prune_deletes_what_is_old_and_keeps_the_recent_and_the_pending() {
     want_states.sort();
     assert_eq!(states, want_states);
     assert_eq!(
-        count(env, "SELECT count(*) FROM delivery_attempts"),
+        env.sql_i64("SELECT count(*) FROM delivery_attempts"),
         1,
         "the recent attempt"
     );
@@ -131,10 +104,7 @@ fn prune_deletes_what_is_old_and_keeps_the_recent_and_the_pending() {
     );
     assert_eq!(events(env), vec![a.pending.clone()]);
     assert_eq!(
-        count(
-            env,
-            "SELECT count(*) FROM deliveries WHERE state = 'pending'"
-        ),
+        env.sql_i64("SELECT count(*) FROM deliveries WHERE state = 'pending'"),
         1
     );
 }
@@ -159,13 +129,13 @@ fn prune_defaults_to_thirty_days() {
 #[test]
 fn prune_works_through_many_batches() {
     let env = Env::with_clock();
-    let id = webhook(&env, "https://example.com/hooks", "post.published");
+    let id = id_of(&env.create_webhook("https://example.com/hooks", "post.published"));
     let old = env.clock_ms() - 2 * DAY;
     insert_attempts(&env, &id, 1_234, old, "1 = 1", "5");
     let (code, v) = env.json(&["prune", "--older-than", "1d"]);
     assert_eq!(code, 0, "{v}");
     assert_eq!(v["data"]["attempts"], 1_234, "{v}");
-    assert_eq!(count(&env, "SELECT count(*) FROM delivery_attempts"), 0);
+    assert_eq!(env.sql_i64("SELECT count(*) FROM delivery_attempts"), 0);
 }
 
 /// Inserts `n` attempts to webhook `id` at `at` (+ i ms), `delivered` and `duration_ms` SQL
@@ -194,7 +164,7 @@ fn the_worker_prunes_in_the_background() {
     let mut want = vec![a.pending.clone(), a.recent.clone()];
     want.sort();
     assert_eq!(events(env), want, "the pending and the recent stay");
-    assert_eq!(count(env, "SELECT count(*) FROM deliveries"), 2);
+    assert_eq!(env.sql_i64("SELECT count(*) FROM deliveries"), 2);
 }
 
 /// `--older-than 0s` (or `0`, `0d`) is now: every finished delivery, every attempt and every
@@ -264,8 +234,8 @@ fn bad_retentions_are_refused() {
 #[test]
 fn webhooks_show_and_list_draw_the_history_line() {
     let env = Env::with_clock();
-    let busy = webhook(&env, "https://example.com/busy", "post.published");
-    let quiet = webhook(&env, "https://example.com/quiet", "post.published");
+    let busy = id_of(&env.create_webhook("https://example.com/busy", "post.published"));
+    let quiet = id_of(&env.create_webhook("https://example.com/quiet", "post.published"));
     let at = env.clock_ms() - 60_000;
     // 35 attempts: the first five (never shown) fail slowly; then, of the shown 30, every
     // third fails, and the durations climb 10 ms an attempt, the last being the slowest.
@@ -367,7 +337,7 @@ fn deliver_once_prunes_with_its_retention() {
 fn prune_also_deletes_old_audit_entries_and_idempotency_records() {
     let env = Env::with_clock();
     let rx = Receiver::start();
-    webhook(&env, &rx.url("/ok"), "post.published");
+    env.create_webhook(&rx.url("/ok"), "post.published");
     let (code, v) = env.json(&[
         "events",
         "emit",
@@ -378,8 +348,8 @@ fn prune_also_deletes_old_audit_entries_and_idempotency_records() {
     assert_eq!(code, 0, "{v}");
     let audit = "SELECT count(*) FROM audit_log";
     let keys = "SELECT count(*) FROM idempotency_keys";
-    assert_eq!(count(&env, audit), 1);
-    assert_eq!(count(&env, keys), 1);
+    assert_eq!(env.sql_i64(audit), 1);
+    assert_eq!(env.sql_i64(keys), 1);
 
     // Two days on, with a one-day retention: the audit entry goes; the idempotency record,
     // older than its 24 hours but not yet than the retention past them, stays.
@@ -388,8 +358,8 @@ fn prune_also_deletes_old_audit_entries_and_idempotency_records() {
     assert_eq!(code, 0, "{v}");
     let fields: Vec<&String> = v["data"].as_object().unwrap().keys().collect();
     assert_eq!(fields, ["attempts", "deliveries", "events"], "{v}");
-    assert_eq!(count(&env, audit), 0);
-    assert_eq!(count(&env, keys), 1);
+    assert_eq!(env.sql_i64(audit), 0);
+    assert_eq!(env.sql_i64(keys), 1);
     // A short retention never frees a key before its 24 hours: k2, two hours old, stays
     // while k1 (past 24 hours plus the retention) goes.
     let (code, v) = env.json(&[
@@ -403,12 +373,9 @@ fn prune_also_deletes_old_audit_entries_and_idempotency_records() {
     env.advance_clock(2 * 3_600_000);
     let (code, _) = env.json(&["prune", "--older-than", "1s"]);
     assert_eq!(code, 0);
-    assert_eq!(count(&env, keys), 1);
+    assert_eq!(env.sql_i64(keys), 1);
     assert_eq!(
-        count(
-            &env,
-            "SELECT count(*) FROM idempotency_keys WHERE key = 'k2'"
-        ),
+        env.sql_i64("SELECT count(*) FROM idempotency_keys WHERE key = 'k2'"),
         1
     );
 }

@@ -10,7 +10,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
 
-use crate::common::{is_key, poll_until, sorted_keys, str_of, Env};
+use crate::common::{
+    detail_fields, id_of, is_key, millis, new_key, poll_until, sorted_keys, str_of, Env,
+};
 use crate::server::{raw_request, read_all_responses, read_response, Server};
 
 const KEYS: &str = "/api/v1/api-keys";
@@ -51,12 +53,6 @@ fn is_ms_utc(s: &str) -> bool {
             },
         )
         && chrono::DateTime::parse_from_rfc3339(s).is_ok()
-}
-
-fn millis(s: &str) -> i64 {
-    chrono::DateTime::parse_from_rfc3339(s)
-        .unwrap_or_else(|e| panic!("{s:?}: {e}"))
-        .timestamp_millis()
 }
 
 /// Checks every field of an API key object; `with_key` for the creation response.
@@ -117,25 +113,10 @@ fn assert_plain_error(r: &crate::server::Resp, status: u16, code: &str) -> Value
     err
 }
 
-fn detail_fields(err: &Value) -> Vec<String> {
-    let mut f: Vec<String> = err["details"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| str_of(d, "field").to_string())
-        .collect();
-    f.sort();
-    f
-}
-
 /// A key created with the CLI: (plaintext, id, keyPrefix).
 fn cli_key(env: &Env, name: &str, extra: &[&str]) -> (String, String, String) {
-    let k = env.create_key(name, extra);
-    (
-        str_of(&k, "key").to_string(),
-        str_of(&k, "id").to_string(),
-        str_of(&k, "keyPrefix").to_string(),
-    )
+    let (key, data) = new_key(env, name, extra);
+    (key, id_of(&data), str_of(&data, "keyPrefix").to_string())
 }
 
 fn ids(list: &Value) -> BTreeSet<String> {
@@ -1061,8 +1042,11 @@ fn internal_errors_get_500_without_internals() {
 fn a_refused_huge_declared_body_is_answered_in_full_and_its_connection_closed() {
     let env = Env::new();
     let (admin, _, _) = cli_key(&env, "admin", &[]);
-    let s = Server::start(&env);
+    let s = Server::start_with(&env, &["--delivery-workers", &SENDERS.to_string()]);
     assert_eq!(s.get(KEYS, &admin).status, 200);
+    // The baseline includes the outbox worker's connections, which it opens in the
+    // background (without this wait, a loaded machine counted them as kept by the 413s).
+    s.wait_for_worker(SENDERS);
     let before = s.open_fds();
     let before_names = s.open_fd_names();
     for _ in 0..20 {
@@ -1097,6 +1081,10 @@ fn a_refused_huge_declared_body_is_answered_in_full_and_its_connection_closed() 
         s.open_fd_names()
     );
 }
+
+/// The outbox worker's sending threads in the tests that count the server's threads and
+/// descriptors (`--delivery-workers`, given so that [`Server::wait_for_worker`] knows them).
+const SENDERS: usize = 16;
 
 /// Descriptors a server may keep after serving some connections: tiny_http keeps 4 connection
 /// threads alive for good, and each keeps its database connection (the database and its WAL,
@@ -1193,16 +1181,22 @@ fn many_huge_declared_bodies_leave_no_thread_or_descriptor_behind() {
     // All the clients come from 127.0.0.1: a per-address limit above their number, so that
     // none of them is refused with a 503 (which the access log does not show) however slowly
     // the server closes the earlier ones.
-    let s = Server::start_with(&env, &["--max-connections-per-address", "1024"]);
+    let s = Server::start_with(
+        &env,
+        &[
+            "--max-connections-per-address",
+            "1024",
+            "--delivery-workers",
+            &SENDERS.to_string(),
+        ],
+    );
     assert_eq!(s.get(KEYS, &admin).status, 200);
     s.wait_for_access_lines(1);
-    // The outbox worker starts its threads in the background: wait for a steady count.
-    let mut last = (0, 0);
-    assert!(poll_until(crate::server::PATIENCE, || {
-        let now = (s.threads(), s.open_fds());
-        std::mem::replace(&mut last, now) == now
-    }));
-    let (threads, fds) = last;
+    // The outbox worker starts its threads and connections in the background: the baseline
+    // counts them once it has (two samples alike a few ms apart did not: on a loaded
+    // machine the worker started its 16 senders after them).
+    s.wait_for_worker(SENDERS);
+    let (threads, fds) = (s.threads(), s.open_fds());
 
     // Each client declares 100 TB, sends a few bytes of it and hangs up without reading.
     let head = format!(

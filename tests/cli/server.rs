@@ -260,6 +260,34 @@ impl Server {
             .expect("a Threads: line")
     }
 
+    /// The names of the server's threads (/proc/PID/task/*/comm), sorted.
+    pub fn thread_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(format!("/proc/{}/task", self.pid()))
+            .expect("read /proc/PID/task")
+            .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+            .map(|n| n.trim_end().to_string())
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// Waits until the outbox worker beside the API has started: its `senders` sending
+    /// threads (`deliver-N`, `--delivery-workers`) run, which it starts after opening its
+    /// database connections and its pruner. `keyhook serve` starts the worker in the
+    /// background, so a count of the server's threads or descriptors taken as a baseline
+    /// before this may miss the worker's, however long the test waited for a steady count.
+    pub fn wait_for_worker(&self, senders: usize) {
+        let started = poll_until(PATIENCE, || {
+            let names = self.thread_names();
+            names.iter().filter(|n| n.starts_with("deliver-")).count() == senders
+        });
+        assert!(
+            started,
+            "the outbox worker did not start {senders} senders within {PATIENCE:?}: {:?}",
+            self.thread_names()
+        );
+    }
+
     /// How many file descriptors the server has open (entries of /proc/PID/fd).
     pub fn open_fds(&self) -> usize {
         std::fs::read_dir(format!("/proc/{}/fd", self.pid()))

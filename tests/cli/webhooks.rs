@@ -17,7 +17,10 @@ use hmac::{Hmac, Mac};
 use serde_json::{json, Value};
 use sha2::Sha256;
 
-use crate::common::{is_api_timestamp, millis, poll_until, sorted_keys, std_cmd, str_of, Env, Run};
+use crate::common::{
+    detail_fields, emit, is_api_timestamp, key_of, kh, millis, poll_until, sorted_keys,
+    spawn_deliver, std_cmd, str_of, Env, Run,
+};
 use crate::receiver::{Receiver, Request};
 use crate::server::{Resp, Server};
 
@@ -162,18 +165,6 @@ fn assert_attempt_shape(a: &Value) {
     assert!(str_of(a, "eventId").starts_with("evt_"), "{a}");
 }
 
-/// The sorted `field`s of an error's details.
-fn detail_fields(err: &Value) -> Vec<String> {
-    let mut f: Vec<String> = err["details"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no details in {err}"))
-        .iter()
-        .map(|d| str_of(d, "field").to_string())
-        .collect();
-    f.sort();
-    f
-}
-
 /// A `--json` error envelope of a validation failure naming exactly `fields`.
 fn assert_validation(v: &Value, fields: &[&str]) {
     assert_eq!(sorted_keys(v), ["error"], "{v}");
@@ -191,41 +182,20 @@ fn assert_http_error(r: &Resp, status: u16, code: &str) -> Value {
     v["error"].clone()
 }
 
-/// `keyhook --json [--allow-private-targets] ARGS`: (exit code, stdout JSON).
-fn kh(env: &Env, allow_private: bool, args: &[&str]) -> (i32, Value) {
-    let mut full = Vec::new();
-    if allow_private {
-        full.push("--allow-private-targets");
-    }
-    full.extend_from_slice(args);
-    env.json(&full)
-}
-
-/// Creates a webhook with the CLI (private targets allowed) and returns its `data`.
-fn create(env: &Env, user: &str, url: &str, events: &[&str]) -> Value {
-    let mut args = vec!["--user", user, "webhooks", "create", "--url", url];
-    for e in events {
-        args.extend_from_slice(&["--event", e]);
-    }
-    let (code, v) = kh(env, true, &args);
-    assert_eq!(code, 0, "webhooks create {url}: {v}");
-    v["data"].clone()
-}
-
 fn show(env: &Env, user: &str, id: &str) -> Value {
-    let (code, v) = kh(env, false, &["--user", user, "webhooks", "show", id]);
+    let (code, v) = env.json(&["--user", user, "webhooks", "show", id]);
     assert_eq!(code, 0, "webhooks show {id}: {v}");
     v["data"].clone()
 }
 
 /// `webhooks test ID` (private targets allowed): (exit code, stdout JSON).
 fn ping(env: &Env, user: &str, id: &str) -> (i32, Value) {
-    kh(env, true, &["--user", user, "webhooks", "test", id])
+    kh(env, &["--user", user, "webhooks", "test", id])
 }
 
 /// The attempt log of `webhooks deliveries ID`, newest first.
 fn attempts(env: &Env, user: &str, id: &str) -> Vec<Value> {
-    let (code, v) = kh(env, false, &["--user", user, "webhooks", "deliveries", id]);
+    let (code, v) = env.json(&["--user", user, "webhooks", "deliveries", id]);
     assert_eq!(code, 0, "webhooks deliveries {id}: {v}");
     let list = v["data"].as_array().expect("a list").clone();
     for a in &list {
@@ -234,51 +204,10 @@ fn attempts(env: &Env, user: &str, id: &str) -> Vec<Value> {
     list
 }
 
-/// `events emit NAME [--data JSON]` for `user`; returns the accepted event.
-fn emit(env: &Env, user: &str, event: &str, data: Option<&str>) -> Value {
-    let mut args = vec!["--user", user, "events", "emit", event];
-    if let Some(d) = data {
-        args.extend_from_slice(&["--data", d]);
-    }
-    let (code, v) = kh(env, false, &args);
-    assert_eq!(code, 0, "events emit {event}: {v}");
-    v["data"].clone()
-}
-
-/// `keyhook --allow-private-targets deliver --once EXTRA`.
-fn deliver_once(env: &Env, extra: &[&str]) -> Run {
-    let r = env.run(&[&["--allow-private-targets", "deliver", "--once"], extra].concat());
-    assert_eq!(r.code, 0, "deliver --once: {r:#?}");
-    r
-}
-
 /// A loopback port with nothing listening on it.
 fn closed_port() -> u16 {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     l.local_addr().unwrap().port()
-}
-
-/// A plaintext key of `user` created with the CLI (`extra`: more `keys create` flags).
-fn key_of(env: &Env, user: &str, extra: &[&str]) -> String {
-    let mut args = vec!["--user", user];
-    args.extend_from_slice(extra);
-    str_of(&env.create_key("k", &args), "key").to_string()
-}
-
-/// `keyhook deliver` (no --once) running in the background.
-fn spawn_deliver(env: &Env, envs: &[(&str, &str)], extra: &[&str]) -> Child {
-    let mut c = std_cmd();
-    c.arg("--db").arg(env.db_arg());
-    for (k, v) in envs {
-        c.env(k, v);
-    }
-    c.args(["--allow-private-targets", "deliver"])
-        .args(extra)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn keyhook deliver")
 }
 
 /// Sends SIGTERM and waits: the worker must stop cleanly; returns its stderr.
@@ -312,18 +241,14 @@ fn webhooks_cli_create_list_show_enable_disable_delete() {
     // On the test clock, which moves so that an update is seen to be later.
     let env = Env::with_clock();
     let before = env.clock_ms();
-    let (code, v) = kh(
-        &env,
-        false,
-        &[
-            "webhooks",
-            "create",
-            "--url",
-            "https://hooks.example.com/in",
-            "--event",
-            "post.published",
-        ],
-    );
+    let (code, v) = env.json(&[
+        "webhooks",
+        "create",
+        "--url",
+        "https://hooks.example.com/in",
+        "--event",
+        "post.published",
+    ]);
     assert_eq!(code, 0, "{v}");
     assert_eq!(sorted_keys(&v), ["data"]);
     let a = v["data"].clone();
@@ -341,11 +266,10 @@ fn webhooks_cli_create_list_show_enable_disable_delete() {
 
     // A later one.
     env.advance_clock(1);
-    let b = create(
-        &env,
-        "default",
+    let b = env.create_webhook_with(
         "https://hooks.example.com/two?x=1",
-        &["profile.created", "post.failed"],
+        "profile.created",
+        &["--event", "post.failed", "--user", "default"],
     );
     assert_webhook_shape(
         &b,
@@ -357,7 +281,7 @@ fn webhooks_cli_create_list_show_enable_disable_delete() {
     assert_ne!(a["secret"], b["secret"], "secrets are random");
 
     // list: oldest first, the secret included (as in the spec); show: the same object.
-    let (code, list) = kh(&env, false, &["webhooks", "list"]);
+    let (code, list) = env.json(&["webhooks", "list"]);
     assert_eq!(code, 0);
     assert_eq!(list, json!({ "data": [a, b] }));
     let id = str_of(&a, "id");
@@ -370,14 +294,14 @@ fn webhooks_cli_create_list_show_enable_disable_delete() {
 
     // disable / enable
     env.advance_clock(5);
-    let (code, v) = kh(&env, false, &["webhooks", "disable", id]);
+    let (code, v) = env.json(&["webhooks", "disable", id]);
     assert_eq!(code, 0, "{v}");
     let d = &v["data"];
     assert_eq!(d["isActive"], false);
     assert_eq!(d["createdAt"], a["createdAt"]);
     assert!(millis(str_of(d, "updatedAt")) > millis(str_of(&a, "updatedAt")));
     assert_eq!(show(&env, "default", id)["isActive"], false);
-    let (code, v) = kh(&env, false, &["webhooks", "enable", id]);
+    let (code, v) = env.json(&["webhooks", "enable", id]);
     assert_eq!(code, 0, "{v}");
     assert_eq!(v["data"]["isActive"], true);
     assert_eq!(v["data"]["failCount"], 0);
@@ -387,10 +311,10 @@ fn webhooks_cli_create_list_show_enable_disable_delete() {
     );
 
     // Another user sees none of it.
-    let (code, v) = kh(&env, false, &["--user", "someone", "webhooks", "list"]);
+    let (code, v) = env.json(&["--user", "someone", "webhooks", "list"]);
     assert_eq!((code, v), (0, json!({ "data": [] })));
     for cmd in ["show", "test", "enable", "disable", "deliveries"] {
-        let (code, v) = kh(&env, true, &["--user", "someone", "webhooks", cmd, id]);
+        let (code, v) = kh(&env, &["--user", "someone", "webhooks", cmd, id]);
         assert_eq!(code, 3, "{cmd}: {v}");
         assert_eq!(v["error"]["code"], "NOT_FOUND", "{cmd}: {v}");
     }
@@ -405,12 +329,12 @@ fn webhooks_cli_create_list_show_enable_disable_delete() {
     let r = env.run(&["--json", "webhooks", "delete", id, "--yes"]);
     assert_eq!(r.code, 0, "{r:#?}");
     assert_eq!(r.stdout, "", "like the 204 of DELETE, nothing on stdout");
-    let (code, v) = kh(&env, false, &["webhooks", "show", id]);
+    let (code, v) = env.json(&["webhooks", "show", id]);
     assert_eq!(code, 3, "{v}");
     assert_eq!(v["error"]["code"], "NOT_FOUND");
-    let (_, list) = kh(&env, false, &["webhooks", "list"]);
+    let (_, list) = env.json(&["webhooks", "list"]);
     assert_eq!(list, json!({ "data": [b] }));
-    let (code, _) = kh(&env, false, &["webhooks", "delete", id, "--yes"]);
+    let (code, _) = env.json(&["webhooks", "delete", id, "--yes"]);
     assert_eq!(code, 3, "deleting twice is not found");
 }
 
@@ -656,7 +580,7 @@ fn webhook_validation_names_each_field() {
 
     // Nothing was created by any of that; a URL of exactly 2048 characters is fine.
     assert_eq!(server.get(WEBHOOKS, &key).data(), json!([]));
-    let w = create(&env, "default", max_url, &["post.published"]);
+    let w = env.create_webhook_with(max_url, "post.published", &["--user", "default"]);
     assert_eq!(w["url"], max_url);
 }
 
@@ -698,7 +622,7 @@ fn literal_private_targets_are_refused_at_creation_unless_allowed() {
         assert_eq!(detail_fields(&err), ["url"], "{url}");
 
         // Allowed with the flag, the environment variable, or a server started with the flag.
-        let w = create(&env, "cli", url, &["post.published"]);
+        let w = env.create_webhook_with(url, "post.published", &["--user", "cli"]);
         assert_eq!(w["url"], url);
         let r = run_with_env(
             &env,
@@ -721,11 +645,10 @@ fn literal_private_targets_are_refused_at_creation_unless_allowed() {
         assert_eq!(r.data()["url"], url);
     }
     // Over PATCH too.
-    let w = create(
-        &env,
-        "default",
+    let w = env.create_webhook_with(
         "https://hooks.example.com/",
-        &["post.published"],
+        "post.published",
+        &["--user", "default"],
     );
     let r = strict.send(
         "PATCH",
@@ -792,9 +715,10 @@ fn deliveries_carry_verifiable_standard_webhooks_signatures() {
 
     let env = Env::new();
     let rx = Receiver::start();
-    let w = create(&env, "default", &rx.url("/ok"), &["post.published"]);
+    let w = env.create_webhook_with(&rx.url("/ok"), "post.published", &["--user", "default"]);
     let secret = str_of(&w, "secret").to_string();
-    let other = create(&env, "default", &rx.url("/ok?other"), &["post.failed"]);
+    let other =
+        env.create_webhook_with(&rx.url("/ok?other"), "post.failed", &["--user", "default"]);
 
     // A test ping.
     let (code, v) = ping(&env, "default", str_of(&w, "id"));
@@ -819,15 +743,23 @@ fn deliveries_carry_verifiable_standard_webhooks_signatures() {
     std::fs::write(&file, r#"{"postId": "p2", "tags": ["a", "b"]}"#).unwrap();
     let e1 = emit(
         &env,
-        "default",
-        "post.published",
-        Some(r#"{"postId":"p1","n":3,"nested":{"ok":true}}"#),
+        &[
+            "post.published",
+            "--user",
+            "default",
+            "--data",
+            r#"{"postId":"p1","n":3,"nested":{"ok":true}}"#,
+        ],
     );
     let e2 = emit(
         &env,
-        "default",
-        "post.published",
-        Some(&format!("@{}", file.display())),
+        &[
+            "post.published",
+            "--user",
+            "default",
+            "--data",
+            &format!("@{}", file.display()),
+        ],
     );
     let r = crate::common::run(
         env.cmd()
@@ -836,7 +768,7 @@ fn deliveries_carry_verifiable_standard_webhooks_signatures() {
     );
     assert_eq!(r.code, 0, "{r:#?}");
     let e3 = r.json()["data"].clone();
-    let e4 = emit(&env, "default", "post.published", None);
+    let e4 = emit(&env, &["post.published", "--user", "default"]);
     for e in [&e1, &e2, &e3, &e4] {
         assert_eq!(
             sorted_keys(e),
@@ -848,7 +780,7 @@ fn deliveries_carry_verifiable_standard_webhooks_signatures() {
         assert!(str_of(e, "id").starts_with("evt_"));
         assert!(is_api_timestamp(str_of(e, "createdAt")));
     }
-    deliver_once(&env, &[]);
+    env.deliver_once_with(&[]);
     let reqs = rx.wait_for(5, PATIENCE);
     assert_eq!(reqs.len(), 5, "{reqs:#?}");
     let mut seen = std::collections::HashMap::new();
@@ -879,7 +811,11 @@ fn test_pings_over_the_cli_report_what_the_endpoint_answered() {
         } else {
             rx.url(path)
         };
-        str_of(&create(&env, "default", &url, &["post.published"]), "id").to_string()
+        str_of(
+            &env.create_webhook_with(&url, "post.published", &["--user", "default"]),
+            "id",
+        )
+        .to_string()
     };
     let ok = id_of("/ok");
     let fail = id_of("/fail");
@@ -921,7 +857,6 @@ fn test_pings_over_the_cli_report_what_the_endpoint_answered() {
     let started = Instant::now();
     let (code, v) = kh(
         &env,
-        true,
         &["--delivery-timeout", "300ms", "webhooks", "test", &slow],
     );
     assert_eq!(code, 1, "{v}");
@@ -1073,7 +1008,7 @@ fn test_pings_over_http() {
 fn fail_count_counts_consecutive_failures_and_the_tenth_disables() {
     let env = Env::new();
     let rx = Receiver::start();
-    let w = create(&env, "default", &rx.url("/switch"), &["post.published"]);
+    let w = env.create_webhook_with(&rx.url("/switch"), "post.published", &["--user", "default"]);
     let id = str_of(&w, "id").to_string();
     let state = || {
         let s = show(&env, "default", &id);
@@ -1111,7 +1046,7 @@ fn fail_count_counts_consecutive_failures_and_the_tenth_disables() {
 
     // Disabled: no event deliveries are queued for it ...
     assert_eq!(
-        emit(&env, "default", "post.published", None)["deliveries"],
+        emit(&env, &["post.published", "--user", "default"])["deliveries"],
         0
     );
     // ... but a test ping still goes out; failCount stays at the value that disabled the
@@ -1123,7 +1058,7 @@ fn fail_count_counts_consecutive_failures_and_the_tenth_disables() {
     assert_eq!(state(), (10, false));
 
     // enable re-enables and resets.
-    let (code, v) = kh(&env, false, &["webhooks", "enable", &id]);
+    let (code, v) = env.json(&["webhooks", "enable", &id]);
     assert_eq!(code, 0, "{v}");
     assert_eq!(
         (
@@ -1133,11 +1068,11 @@ fn fail_count_counts_consecutive_failures_and_the_tenth_disables() {
         (json!(0), json!(true))
     );
     assert_eq!(
-        emit(&env, "default", "post.published", None)["deliveries"],
+        emit(&env, &["post.published", "--user", "default"])["deliveries"],
         1
     );
     rx.set_status(200);
-    deliver_once(&env, &[]);
+    env.deliver_once_with(&[]);
     assert_eq!(rx.requests().len(), 16);
     assert_eq!(state(), (0, true));
 
@@ -1181,13 +1116,13 @@ fn fail_count_counts_consecutive_failures_and_the_tenth_disables() {
 fn the_worker_stops_delivering_to_a_webhook_it_disabled() {
     let env = Env::new();
     let rx = Receiver::start();
-    let w = create(&env, "default", &rx.url("/fail"), &["post.published"]);
+    let w = env.create_webhook_with(&rx.url("/fail"), "post.published", &["--user", "default"]);
     let id = str_of(&w, "id").to_string();
     for _ in 0..14 {
-        emit(&env, "default", "post.published", None);
+        emit(&env, &["post.published", "--user", "default"]);
     }
     // No retries; one sender thread, so the 10th failure lands before most are claimed.
-    let r = deliver_once(&env, &["--retry-schedule=", "--delivery-workers", "1"]);
+    let r = env.deliver_once_with(&["--retry-schedule=", "--delivery-workers", "1"]);
     let sent = rx.requests().len() as i64;
     assert!((10..=11).contains(&sent), "{sent} attempts: {r:#?}");
     let s = show(&env, "default", &id);
@@ -1217,26 +1152,24 @@ fn the_worker_stops_delivering_to_a_webhook_it_disabled() {
 fn events_fan_out_only_to_active_subscribed_webhooks_of_the_user() {
     let env = Env::new();
     let rx = Receiver::start();
-    let a = create(
-        &env,
-        "u1",
+    let a = env.create_webhook_with(
         &rx.url("/ok?a"),
-        &["post.published", "post.failed"],
+        "post.published",
+        &["--event", "post.failed", "--user", "u1"],
     );
-    let b = create(&env, "u1", &rx.url("/ok?b"), &["post.published"]);
-    let c = create(&env, "u1", &rx.url("/ok?c"), &["profile.created"]);
-    let d = create(&env, "u2", &rx.url("/ok?d"), &["post.published"]);
-    let (code, _) = kh(
-        &env,
-        false,
-        &["--user", "u1", "webhooks", "disable", str_of(&b, "id")],
-    );
+    let b = env.create_webhook_with(&rx.url("/ok?b"), "post.published", &["--user", "u1"]);
+    let c = env.create_webhook_with(&rx.url("/ok?c"), "profile.created", &["--user", "u1"]);
+    let d = env.create_webhook_with(&rx.url("/ok?d"), "post.published", &["--user", "u2"]);
+    let (code, _) = env.json(&["--user", "u1", "webhooks", "disable", str_of(&b, "id")]);
     assert_eq!(code, 0);
 
-    let e = emit(&env, "u1", "post.published", Some(r#"{"n": 1}"#));
+    let e = emit(
+        &env,
+        &["post.published", "--user", "u1", "--data", r#"{"n": 1}"#],
+    );
     assert_eq!(e["deliveries"], 1, "{e}");
     assert_eq!(env.count_rows("deliveries"), 1);
-    deliver_once(&env, &[]);
+    env.deliver_once_with(&[]);
     // `deliver --once` has ended: every request it made has arrived.
     let reqs = rx.wait_for(1, PATIENCE);
     let reqs_after = rx.requests();
@@ -1260,23 +1193,28 @@ fn events_fan_out_only_to_active_subscribed_webhooks_of_the_user() {
     assert!(attempts(&env, "u2", str_of(&d, "id")).is_empty());
 
     // Other events reach their subscribers; u2's event reaches only u2's webhook.
-    assert_eq!(emit(&env, "u1", "profile.created", None)["deliveries"], 1);
-    assert_eq!(emit(&env, "u2", "post.published", None)["deliveries"], 1);
-    assert_eq!(emit(&env, "u1", "account.connected", None)["deliveries"], 0);
     assert_eq!(
-        emit(&env, "nobody", "post.published", None)["deliveries"],
+        emit(&env, &["profile.created", "--user", "u1"])["deliveries"],
+        1
+    );
+    assert_eq!(
+        emit(&env, &["post.published", "--user", "u2"])["deliveries"],
+        1
+    );
+    assert_eq!(
+        emit(&env, &["account.connected", "--user", "u1"])["deliveries"],
+        0
+    );
+    assert_eq!(
+        emit(&env, &["post.published", "--user", "nobody"])["deliveries"],
         0
     );
     // A webhook disabled after the event was queued gets nothing either.
-    let e2 = emit(&env, "u1", "post.failed", None);
+    let e2 = emit(&env, &["post.failed", "--user", "u1"]);
     assert_eq!(e2["deliveries"], 1);
-    let (code, _) = kh(
-        &env,
-        false,
-        &["--user", "u1", "webhooks", "disable", str_of(&a, "id")],
-    );
+    let (code, _) = env.json(&["--user", "u1", "webhooks", "disable", str_of(&a, "id")]);
     assert_eq!(code, 0);
-    let r = deliver_once(&env, &[]);
+    let r = env.deliver_once_with(&[]);
     assert!(r.stderr.contains("cancelled 1"), "{r:#?}");
     rx.wait_for(3, PATIENCE);
     let mut targets: Vec<String> = rx.requests().iter().map(|r| r.target.clone()).collect();
@@ -1288,9 +1226,9 @@ fn events_fan_out_only_to_active_subscribed_webhooks_of_the_user() {
 fn failed_deliveries_are_retried_on_the_schedule_then_given_up() {
     let env = Env::new();
     let rx = Receiver::start();
-    let w = create(&env, "default", &rx.url("/fail"), &["post.published"]);
+    let w = env.create_webhook_with(&rx.url("/fail"), "post.published", &["--user", "default"]);
     let id = str_of(&w, "id").to_string();
-    let e = emit(&env, "default", "post.published", None);
+    let e = emit(&env, &["post.published", "--user", "default"]);
     let worker = spawn_deliver(&env, &[("KEYHOOK_RETRY_SCHEDULE", "100ms,100ms")], &[]);
     let reqs = rx.wait_for(3, PATIENCE);
     // Given up after three attempts: no fourth (a delivery no longer pending is not sent).
@@ -1332,13 +1270,12 @@ fn failed_deliveries_are_retried_on_the_schedule_then_given_up() {
 fn retry_after_is_honoured() {
     let env = Env::new();
     let rx = Receiver::start();
-    let w = create(
-        &env,
-        "default",
+    let w = env.create_webhook_with(
         &rx.url("/retry-after"),
-        &["post.published"],
+        "post.published",
+        &["--user", "default"],
     );
-    emit(&env, "default", "post.published", None);
+    emit(&env, &["post.published", "--user", "default"]);
     let worker = spawn_deliver(&env, &[("KEYHOOK_RETRY_SCHEDULE", "100ms")], &[]);
     let reqs = rx.wait_for(2, PATIENCE);
     let gap = reqs[1].at - reqs[0].at;
@@ -1389,7 +1326,7 @@ fn a_name_resolving_to_loopback_is_blocked_at_delivery() {
         json!({"data": {"delivered": false, "statusCode": 0, "statusText": "blocked: private address"}})
     );
 
-    emit(&env, "default", "post.published", None);
+    emit(&env, &["post.published", "--user", "default"]);
     let r = env.run(&["deliver", "--once"]);
     assert_eq!(r.code, 0, "{r:#?}");
     let log = attempts(&env, "default", &id);
@@ -1401,7 +1338,7 @@ fn a_name_resolving_to_loopback_is_blocked_at_delivery() {
         assert_eq!(a["statusText"], "blocked: private address");
     }
     // A literal loopback address allowed at creation is still checked at delivery.
-    let lit = create(&env, "default", &rx.url("/ok"), &["post.published"]);
+    let lit = env.create_webhook_with(&rx.url("/ok"), "post.published", &["--user", "default"]);
     let r = env.run(&["--json", "webhooks", "test", str_of(&lit, "id")]);
     r.assert_error(1);
     assert_eq!(r.json()["data"]["statusText"], "blocked: private address");
@@ -1464,7 +1401,7 @@ fn the_webhook_limit_holds_under_24_concurrent_processes() {
         }
     }
     assert_eq!((created.len(), refused), (10, 14));
-    let (code, v) = kh(&env, false, &["webhooks", "list"]);
+    let (code, v) = env.json(&["webhooks", "list"]);
     assert_eq!(code, 0);
     let listed: BTreeSet<String> = v["data"]
         .as_array()
@@ -1508,15 +1445,19 @@ fn a_worker_killed_mid_delivery_loses_nothing() {
     let env = Env::new();
     let rx = Receiver::start();
     rx.set_delay(Duration::from_millis(300));
-    let w = create(&env, "default", &rx.url("/delay"), &["post.published"]);
+    let w = env.create_webhook_with(&rx.url("/delay"), "post.published", &["--user", "default"]);
     let secret = str_of(&w, "secret").to_string();
     let mut events = BTreeSet::new();
     for i in 0..50 {
         let e = emit(
             &env,
-            "default",
-            "post.published",
-            Some(&format!(r#"{{"i": {i}}}"#)),
+            &[
+                "post.published",
+                "--user",
+                "default",
+                "--data",
+                &format!(r#"{{"i": {i}}}"#),
+            ],
         );
         assert_eq!(e["deliveries"], 1);
         events.insert(str_of(&e, "id").to_string());
@@ -1543,7 +1484,7 @@ fn a_worker_killed_mid_delivery_loses_nothing() {
     assert!(pending > 0, "nothing left to deliver");
     assert!(leased >= 1, "the in-flight deliveries hold a lease");
     // A plain restart leaves the leased ones alone until their lease runs out ...
-    deliver_once(&env, &[]);
+    env.deliver_once_with(&[]);
     assert_eq!(
         env.sql_i64(&leased_now),
         leased,
@@ -1551,7 +1492,7 @@ fn a_worker_killed_mid_delivery_loses_nothing() {
     );
     // ... and once it has run out, they are sent again.
     env.sql("UPDATE deliveries SET lease_until = 0 WHERE state = 'pending'");
-    deliver_once(&env, &[]);
+    env.deliver_once_with(&[]);
 
     let reqs = rx.requests();
     let mut reached = BTreeSet::new();
@@ -1726,7 +1667,7 @@ fn a_spinner_shows_while_a_test_ping_waits_only_on_a_terminal_and_never_with_jso
     let env = Env::new();
     let rx = Receiver::start();
     rx.set_delay(Duration::from_millis(700));
-    let hook = create(&env, "default", &rx.url("/delay"), &["post.published"]);
+    let hook = env.create_webhook_with(&rx.url("/delay"), "post.published", &["--user", "default"]);
     let id = str_of(&hook, "id");
     let args = ["--allow-private-targets", "webhooks", "test", id];
     let Some(r) = crate::common::on_terminal(&env, &args, "", "") else {
@@ -1761,7 +1702,7 @@ fn a_webhook_whose_output_cannot_be_written_is_not_created() {
     use crate::privilege::{assert_write_failure, run_into, Sink};
     let env = Env::new();
     let ids = |env: &Env| -> Vec<String> {
-        let (code, v) = kh(env, false, &["webhooks", "list"]);
+        let (code, v) = env.json(&["webhooks", "list"]);
         assert_eq!(code, 0, "{v}");
         v["data"]
             .as_array()
@@ -1770,11 +1711,10 @@ fn a_webhook_whose_output_cannot_be_written_is_not_created() {
             .map(|w| str_of(w, "id").to_string())
             .collect()
     };
-    let kept = create(
-        &env,
-        "default",
+    let kept = env.create_webhook_with(
         "http://example.com/kept",
-        &["post.published"],
+        "post.published",
+        &["--user", "default"],
     );
     let kept_id = str_of(&kept, "id").to_string();
     let create_args = ["webhooks", "create", "--url", "http://example.com/a"];
@@ -1812,11 +1752,15 @@ fn a_webhook_whose_output_cannot_be_written_is_not_created() {
     ]);
     assert_eq!(r.code, 0, "{r:#?}");
     assert!(r.stdout.contains("whsec_"), "{r:#?}");
-    create(&env, "default", "http://example.com/c", &["post.published"]);
+    env.create_webhook_with(
+        "http://example.com/c",
+        "post.published",
+        &["--user", "default"],
+    );
     assert_eq!(ids(&env).len(), 3);
 
     let secret = |id: &str| {
-        let (code, v) = kh(&env, false, &["webhooks", "show", id]);
+        let (code, v) = env.json(&["webhooks", "show", id]);
         assert_eq!(code, 0, "{v}");
         str_of(&v["data"], "secret").to_string()
     };
@@ -1852,7 +1796,7 @@ fn a_webhook_whose_output_cannot_be_written_is_not_created() {
             );
             let new = now.into_iter().find(|id| !before_ids.contains(id)).unwrap();
             assert!(secret(&new).starts_with("whsec_"), "{what}: readable again");
-            let (code, v) = kh(&env, false, &["webhooks", "delete", &new, "--yes"]);
+            let (code, v) = env.json(&["webhooks", "delete", &new, "--yes"]);
             assert_eq!(code, 0, "{v}");
 
             let before = secret(&kept_id);

@@ -1,8 +1,6 @@
 //! The backend against a real server: the schema it makes, what it refuses, how each failure
 //! is reported (never with the password), and the pool recovering after the server returns.
 
-mod common;
-
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
@@ -10,6 +8,8 @@ use keyhook_core::store::{Backend, Store};
 use keyhook_core::tables::{Kind, TABLES};
 use keyhook_core::Error;
 use keyhook_postgres::{PgBackend, SCHEMA_VERSION};
+use keyhook_test_support as common;
+use keyhook_test_support::database_or_skip;
 
 fn tables(db: &common::Database<'_>) -> String {
     db.sql(
@@ -32,7 +32,7 @@ fn error_of(backend: &PgBackend) -> Error {
 #[test]
 fn the_schema_is_sqlites_in_postgresql_types() {
     let db = database_or_skip!();
-    common::store(&db);
+    common::pg_store(&db);
     let got = db.sql(
         "SELECT table_name || '.' || column_name || ':' || data_type || ':' || is_nullable
          FROM information_schema.columns WHERE table_schema = 'public'
@@ -154,7 +154,7 @@ fn without_create_an_empty_database_is_not_found_and_stays_empty() {
     assert!(!m.contains(db.cluster().password()), "{m}");
     assert_eq!(tables(&db), "");
     // Once created, a backend without `create` opens it.
-    common::store(&db);
+    common::pg_store(&db);
     PgBackend::new(&db.url(), 2, false)
         .unwrap()
         .connect()
@@ -165,7 +165,7 @@ fn without_create_an_empty_database_is_not_found_and_stays_empty() {
 fn a_database_with_other_tables_is_refused_untouched() {
     let db = database_or_skip!();
     db.sql("CREATE TABLE orders (id int)");
-    let e = error_of(&common::backend(&db, 2));
+    let e = error_of(&common::pg_backend(&db, 2));
     assert!(matches!(e, Error::Storage(_)), "{e:?}");
     assert!(e.to_string().contains("not a keyhook database"), "{e}");
     assert_eq!(tables(&db), "orders");
@@ -174,7 +174,7 @@ fn a_database_with_other_tables_is_refused_untouched() {
     let db = database_or_skip!();
     db.sql("CREATE TABLE keyhook_schema (application text, version bigint)");
     db.sql("INSERT INTO keyhook_schema VALUES ('other', 1)");
-    let e = error_of(&common::backend(&db, 2));
+    let e = error_of(&common::pg_backend(&db, 2));
     assert!(e.to_string().contains("not a keyhook database"), "{e}");
     assert_eq!(tables(&db), "keyhook_schema");
 }
@@ -182,7 +182,7 @@ fn a_database_with_other_tables_is_refused_untouched() {
 #[test]
 fn a_schema_newer_than_the_binary_is_refused_untouched() {
     let db = database_or_skip!();
-    common::store(&db);
+    common::pg_store(&db);
     db.sql(&format!(
         "UPDATE keyhook_schema SET version = {}",
         SCHEMA_VERSION + 1
@@ -302,7 +302,7 @@ fn a_malformed_url_is_a_validation_error_on_db() {
 #[test]
 fn a_dropped_store_returns_its_connection_to_the_pool() {
     let db = database_or_skip!();
-    let backend = common::backend(&db, 1);
+    let backend = common::pg_backend(&db, 1);
     let pid = |s: &Store| {
         let mut out = String::new();
         s.read(|c| {
@@ -336,7 +336,7 @@ fn a_dropped_store_returns_its_connection_to_the_pool() {
 #[test]
 fn a_transaction_never_outlives_its_closure() {
     let db = database_or_skip!();
-    let backend = common::backend(&db, 1);
+    let backend = common::pg_backend(&db, 1);
     drop(backend.connect().unwrap());
     let s = backend.connect().unwrap();
     let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -385,7 +385,7 @@ fn the_pool_recovers_when_the_server_returns() {
         return;
     };
     let db = cluster.database();
-    let backend = common::backend(&db, 4);
+    let backend = common::pg_backend(&db, 4);
     let s = backend.connect().unwrap();
     common::key(&s, "alice", "ci");
     drop(s);
@@ -448,7 +448,7 @@ fn the_pool_recovers_when_the_server_returns() {
 #[test]
 fn a_read_transaction_is_one_read_only_snapshot() {
     let db = database_or_skip!();
-    let backend = common::backend(&db, 2);
+    let backend = common::pg_backend(&db, 2);
     let reader = backend.connect().unwrap();
     let writer = backend.connect().unwrap();
     common::key(&writer, "alice", "one");
@@ -501,13 +501,13 @@ fn a_list_read_ahead_comes_with_its_key_in_one_statement() {
     use keyhook_core::auth::hash_key;
     use keyhook_core::store::ReadAhead;
     let db = database_or_skip!();
-    let backend = common::backend(&db, 2);
+    let backend = common::pg_backend(&db, 2);
     let reader = backend.connect().unwrap();
     let writer = backend.connect().unwrap();
     let alice = common::key(&writer, "alice", "one");
     common::key(&writer, "alice", "two");
     common::key(&writer, "bob", "other");
-    let hook = common::webhook(&writer, "alice");
+    let hook = common::create_webhook(&writer, "alice", common::NOW);
     let hash = hash_key(alice.key.as_deref().unwrap());
     let ids = |keys: Vec<keyhook_core::model::ApiKey>| -> Vec<String> {
         keys.into_iter().map(|k| k.id).collect()
@@ -545,7 +545,7 @@ fn a_list_read_ahead_comes_with_its_key_in_one_statement() {
         .unwrap()
         .expect("the key");
     assert_eq!(found.id, alice.id);
-    common::webhook(&writer, "alice");
+    common::create_webhook(&writer, "alice", common::NOW);
     let hooks = reader.conn().list_webhooks("alice").unwrap();
     assert_eq!(hooks.len(), 1);
     assert_eq!(hooks[0].id, hook.id);
@@ -587,7 +587,7 @@ fn a_list_read_ahead_comes_with_its_key_in_one_statement() {
 fn a_socket_directory_as_the_host_connects_through_the_unix_socket() {
     use keyhook_core::auth;
     let db = database_or_skip!();
-    let tcp = common::backend(&db, 2);
+    let tcp = common::pg_backend(&db, 2);
     let made = common::key(&tcp.connect().unwrap(), "alice", "over tcp");
     let cluster = db.cluster();
     let dir = cluster.dir().display().to_string();
@@ -651,7 +651,7 @@ fn alice_over_the_pipeline(
     db: &common::Database<'_>,
     size: u32,
 ) -> (PgBackend, Box<Store>, keyhook_core::model::ApiKey, String) {
-    let backend = common::backend(db, size);
+    let backend = common::pg_backend(db, size);
     let s = backend.connect().unwrap();
     let alice = common::key(&s, "alice", "one");
     let hash = keyhook_core::auth::hash_key(alice.key.as_deref().unwrap());
@@ -679,14 +679,14 @@ fn the_keys_reads_go_over_the_pipeline_with_the_same_answers() {
     use keyhook_core::auth::hash_key;
     use keyhook_core::store::ReadAhead;
     let db = database_or_skip!();
-    let backend = common::backend(&db, 4);
+    let backend = common::pg_backend(&db, 4);
     // A pool of one (a command's) has no pipeline: the reference.
-    let alone = common::backend(&db, 1);
+    let alone = common::pg_backend(&db, 1);
     let writer = alone.connect().unwrap();
     let alice = common::key(&writer, "alice", "one");
     common::key(&writer, "alice", "two");
     common::key(&writer, "bob", "other");
-    common::webhook(&writer, "alice");
+    common::create_webhook(&writer, "alice", common::NOW);
     let hash = hash_key(alice.key.as_deref().unwrap());
     let s = backend.connect().unwrap();
     until_pipelined(&backend, &s, &hash);
@@ -754,7 +754,7 @@ fn the_pipeline_reads_a_users_list_in_the_order_of_its_index() {
     use keyhook_core::auth::hash_key;
     use keyhook_core::store::ReadAhead;
     let db = database_or_skip!();
-    let backend = common::backend(&db, 4);
+    let backend = common::pg_backend(&db, 4);
     let s = backend.connect().unwrap();
     let alice = common::key(&s, "alice", "one");
     let hash = hash_key(alice.key.as_deref().unwrap());
@@ -818,8 +818,8 @@ fn reads_batched_together_each_get_their_own_answer() {
     use keyhook_core::model::{ApiKey, Webhook};
     use keyhook_core::store::ReadAhead;
     let db = database_or_skip!();
-    let backend = common::backend(&db, 20);
-    let writer = common::backend(&db, 1).connect().unwrap();
+    let backend = common::pg_backend(&db, 20);
+    let writer = common::pg_backend(&db, 1).connect().unwrap();
     // Per user: its first key (hash, id), and its keys and webhooks as a pool of one (no
     // pipeline) lists them.
     let users: Vec<(String, String, Vec<ApiKey>, Vec<Webhook>)> = (0..8)
@@ -829,7 +829,7 @@ fn reads_batched_together_each_get_their_own_answer() {
                 .map(|k| common::key(&writer, &user, &format!("key {k}")))
                 .collect();
             for _ in 0..u % 3 {
-                common::webhook(&writer, &user);
+                common::create_webhook(&writer, &user, common::NOW);
             }
             let hash = hash_key(keys[0].key.as_deref().unwrap());
             let c = writer.conn();

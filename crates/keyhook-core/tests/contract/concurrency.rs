@@ -10,44 +10,17 @@ use std::time::{Duration, Instant};
 
 use keyhook_core::auth;
 use keyhook_core::error::Error;
-use keyhook_core::model::ApiKey;
 use keyhook_core::service::keys;
-use keyhook_core::service::keys::{KeyName, NewKey};
 use keyhook_core::service::webhooks::{
     self, log_attempt, AttemptOf, WebhookPatch, WebhookUrl, DISABLE_AFTER_FAILURES,
     MAX_WEBHOOKS_PER_USER,
 };
-use keyhook_core::service::webhooks::{NewWebhook, WebhookEvents};
-use keyhook_core::service::{Actor, Publish};
-use keyhook_core::store::{Backend, ReadAhead, Store, StoreError};
+use keyhook_core::service::Publish;
+use keyhook_core::store::{Backend, ReadAhead, StoreError};
 use keyhook_core::time::Timestamp;
 use keyhook_core::transport::Attempt;
 
-use crate::support::{create_webhook, Db, Kind};
-
-pub(crate) const NOW: Timestamp = Timestamp(1_800_000_000_000);
-
-pub(crate) fn operator(user: &str) -> Actor {
-    Actor::operator(user).unwrap()
-}
-
-/// A readwrite, full-access key of `user` that never expires, with its plaintext.
-pub(crate) fn key(s: &Store, user: &str, name: &str) -> ApiKey {
-    let input = NewKey {
-        name: KeyName::new(name).ok(),
-        ..NewKey::default()
-    };
-    keys::create(s, &operator(user), input, NOW, Publish::AfterCommit).expect("create key")
-}
-
-/// A webhook of `user` for `post.published` at a loopback URL.
-fn webhook_input() -> NewWebhook {
-    NewWebhook {
-        url: WebhookUrl::new("http://127.0.0.1:9/hook", true).ok(),
-        events: WebhookEvents::new(vec!["post.published".into()]).ok(),
-        ..NewWebhook::default()
-    }
-}
+use crate::support::{create_webhook, key, operator, webhook_input, Db, Kind, NOW};
 
 /// `n` threads, each with a connection of one of `instances` backends, running `f(i)` at the
 /// same moment; their results in thread order.

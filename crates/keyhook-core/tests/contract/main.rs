@@ -18,8 +18,7 @@
 //! A backend that cannot run on this machine (no PostgreSQL, outside CI) prints why and its
 //! cases pass without running; under `CI=true` they fail.
 
-#[path = "../support/mod.rs"]
-mod support;
+use keyhook_test_support as support;
 
 mod concurrency;
 mod read_ahead;

@@ -13,8 +13,8 @@ use keyhook_core::service::Actor;
 use keyhook_core::store::{ReadAhead, Store};
 use keyhook_core::time::Timestamp;
 
-use crate::concurrency::{hold_key_row, key, operator, NOW};
-use crate::support::{create_webhook, Kind};
+use crate::concurrency::hold_key_row;
+use crate::support::{create_webhook, key, operator, Kind, NOW};
 
 /// One list request as the server makes it at `now`: the key with its user's keys read
 /// ahead, then the list of the key's actor (its use is recorded in between, a write, when

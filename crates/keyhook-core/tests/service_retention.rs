@@ -5,7 +5,7 @@ use keyhook_core::service::retention::STEPS;
 use keyhook_core::service::webhooks::record_attempt;
 use keyhook_core::store::{AttemptRecord, DeliveryState};
 use keyhook_core::time::Timestamp;
-mod support;
+use keyhook_test_support as support;
 use support::temp_store;
 
 /// Every test of this file, again on PostgreSQL.

@@ -8,10 +8,10 @@ use keyhook_core::service::keys::{self, KeyName, NewKey};
 use keyhook_core::service::webhooks::{self, NewWebhook, WebhookEvents, WebhookPatch, WebhookUrl};
 use keyhook_core::service::Publish;
 use keyhook_core::service::{Actor, Operation};
-use keyhook_core::time::Timestamp;
 use keyhook_core::transport::{Attempt, Transport};
 use keyhook_core::Result;
-mod support;
+use keyhook_test_support as support;
+use keyhook_test_support::NOW;
 use support::temp_store;
 
 /// Every test of this file, again on PostgreSQL.
@@ -28,8 +28,6 @@ impl Transport for Unreachable {
         panic!("sent to {url} although the operation was refused")
     }
 }
-
-const NOW: Timestamp = Timestamp(1_800_000_000_000);
 
 /// Every operation checks its own access, whichever front end calls it: a readonly key is
 /// refused every write (a PATCH, a test ping and an event too), and may read.

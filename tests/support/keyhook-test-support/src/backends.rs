@@ -1,24 +1,18 @@
-//! The backends the core's tests run on, and a fresh database on each.
+//! The backends the library's tests run on, and a fresh database on each.
 //!
 //! - [`BACKENDS`] lists them: a [`Kind`] opens a fresh, empty database of its backend. The
-//!   store's contract suite (`tests/contract`) runs every case on each of them, in one test
-//!   process; a third backend is one more entry there (and one line in its `contract!`).
-//! - The service tests (`tests/*.rs`) run on one backend per process, picked by
+//!   store's contract suite (keyhook-core's `tests/contract`) runs every case on each of
+//!   them, in one test process; a third backend is one more entry there (and one line in its
+//!   `contract!`).
+//! - The service tests (keyhook-core's `tests/*.rs`) run on one backend per process, picked by
 //!   `KEYHOOK_TEST_BACKEND` ([`temp_store`], [`temp_backend`]); plain `cargo test` runs each
 //!   such file on SQLite and its test `these_tests_pass_on_postgresql` runs it again on
 //!   PostgreSQL, through `test_postgres::run_again_on_postgres`, the logic `tests/cli`
 //!   shares.
 
-#![allow(dead_code)]
-
 use std::sync::Arc;
 
-use keyhook_core::model::Webhook;
-use keyhook_core::service::webhooks::{self, NewWebhook, WebhookEvents, WebhookUrl};
-use keyhook_core::service::Actor;
-use keyhook_core::service::Publish;
 use keyhook_core::store::{Backend, Store};
-use keyhook_core::time::Timestamp;
 use keyhook_postgres::PgBackend;
 use keyhook_sqlite::SqliteBackend;
 
@@ -127,38 +121,4 @@ pub fn temp_backend(pool: u32) -> (Guard, Arc<dyn Backend>) {
 /// fails with the failures there (`test_postgres::run_again_on_postgres`).
 pub fn run_again_on_postgres(this: &str) {
     test_postgres::run_again_on_postgres(this, "cargo test -p keyhook-core --test FILE");
-}
-
-/// A webhook of `user` on post.published (to a loopback URL nothing listens on), made by the
-/// operator at `at`.
-pub fn create_webhook(s: &Store, user: &str, at: Timestamp) -> Webhook {
-    webhooks::create(
-        s,
-        &Actor::operator(user).unwrap(),
-        NewWebhook {
-            url: WebhookUrl::new("http://127.0.0.1:9/hook", true).ok(),
-            events: WebhookEvents::new(vec!["post.published".into()]).ok(),
-            ..NewWebhook::default()
-        },
-        at,
-        Publish::AfterCommit,
-    )
-    .unwrap()
-}
-
-/// Queues the event `id` (already recorded, data `{}`) for the webhooks of `user` that
-/// receive it (`service::routing::fan_out`), as emit does; returns how many were queued.
-pub fn fan_out(
-    c: keyhook_core::store::Conn<'_>,
-    id: &str,
-    user: &str,
-    event: &str,
-    profile: Option<&str>,
-    now: Timestamp,
-) -> keyhook_core::error::Result<usize> {
-    use keyhook_core::service::routing;
-    let profile = profile.map(String::from);
-    let data = serde_json::json!({});
-    let e = routing::Event::new(event, profile.as_ref(), &data);
-    Ok(routing::fan_out(c, id, user, &e, now)?.queued)
 }

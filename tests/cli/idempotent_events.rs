@@ -11,34 +11,13 @@ use std::thread;
 
 use serde_json::{json, Value};
 
-use crate::common::{str_of, Env};
+use crate::common::{key_of, str_of, Env};
 use crate::server::{Resp, Server};
 
 const DAY: i64 = 24 * 3_600_000;
 
-fn key_of(env: &Env, user: &str) -> String {
-    str_of(&env.create_key("k", &["--user", user]), "key").to_string()
-}
-
-/// A webhook of `user` for post.published and post.failed, to a port nothing listens on.
-fn webhook(env: &Env, user: &str) {
-    let (code, v) = env.json(&[
-        "--allow-private-targets",
-        "--user",
-        user,
-        "webhooks",
-        "create",
-        "--url",
-        "http://127.0.0.1:9/r",
-        "--event",
-        "post.published",
-        "--event",
-        "post.failed",
-    ]);
-    assert_eq!(code, 0, "{v}");
-}
-
-fn emit(s: &Server, key: &str, idem: Option<&str>, body: &Value) -> Resp {
+/// POST /api/v1/events with `key`, the `Idempotency-Key` `idem` if any, and `body`.
+fn post_event(s: &Server, key: &str, idem: Option<&str>, body: &Value) -> Resp {
     let auth = format!("Bearer {key}");
     let mut headers = vec![
         ("Authorization", auth.as_str()),
@@ -62,10 +41,14 @@ fn published() -> Value {
 #[test]
 fn a_repeat_within_24_hours_gets_the_first_event_and_queues_nothing() {
     let env = Env::with_clock();
-    let key = key_of(&env, "u");
-    webhook(&env, "u");
+    let key = key_of(&env, "u", &[]);
+    env.create_webhook_with(
+        "http://127.0.0.1:9/r",
+        "post.published",
+        &["--event", "post.failed", "--user", "u"],
+    );
     let s = Server::start(&env);
-    let first = emit(&s, &key, Some("order-1"), &published());
+    let first = post_event(&s, &key, Some("order-1"), &published());
     assert_eq!(first.status, 202, "{first:?}");
     assert_eq!(first.data()["deliveries"], 1);
     env.advance_clock(DAY - 1);
@@ -74,42 +57,50 @@ fn a_repeat_within_24_hours_gets_the_first_event_and_queues_nothing() {
         published(),
         json!({"event": "post.failed", "data": {"other": true}}),
     ] {
-        let again = emit(&s, &key, Some("order-1"), &body);
+        let again = post_event(&s, &key, Some("order-1"), &body);
         assert_eq!(again.status, 202, "{again:?}");
         assert_eq!(again.body, first.body);
     }
     assert_eq!(env.count_rows("events"), 1);
     assert_eq!(env.count_rows("deliveries"), 1);
     // Keys are exact: another key is another event.
-    let other = emit(&s, &key, Some("Order-1"), &published());
+    let other = post_event(&s, &key, Some("Order-1"), &published());
     assert_ne!(other.data()["id"], first.data()["id"]);
     assert_eq!(env.count_rows("events"), 2);
     // 24 hours after the first, the key takes a new event.
     env.advance_clock(1);
-    let later = emit(&s, &key, Some("order-1"), &published());
+    let later = post_event(&s, &key, Some("order-1"), &published());
     assert_eq!(later.status, 202, "{later:?}");
     assert_ne!(later.data()["id"], first.data()["id"]);
     assert_eq!(later.data()["deliveries"], 1);
     assert_eq!(env.count_rows("events"), 3);
     assert_eq!(env.count_rows("deliveries"), 3);
     // ... and holds it again.
-    let repeat = emit(&s, &key, Some("order-1"), &published());
+    let repeat = post_event(&s, &key, Some("order-1"), &published());
     assert_eq!(repeat.body, later.body);
     // Without a key, every request is an event.
-    emit(&s, &key, None, &published());
-    emit(&s, &key, None, &published());
+    post_event(&s, &key, None, &published());
+    post_event(&s, &key, None, &published());
     assert_eq!(env.count_rows("events"), 5);
 }
 
 #[test]
 fn users_never_share_keys() {
     let env = Env::new();
-    let (a, b) = (key_of(&env, "a"), key_of(&env, "b"));
-    webhook(&env, "a");
-    webhook(&env, "b");
+    let (a, b) = (key_of(&env, "a", &[]), key_of(&env, "b", &[]));
+    env.create_webhook_with(
+        "http://127.0.0.1:9/r",
+        "post.published",
+        &["--event", "post.failed", "--user", "a"],
+    );
+    env.create_webhook_with(
+        "http://127.0.0.1:9/r",
+        "post.published",
+        &["--event", "post.failed", "--user", "b"],
+    );
     let s = Server::start(&env);
-    let ra = emit(&s, &a, Some("k"), &published());
-    let rb = emit(&s, &b, Some("k"), &published());
+    let ra = post_event(&s, &a, Some("k"), &published());
+    let rb = post_event(&s, &b, Some("k"), &published());
     assert_eq!((ra.status, rb.status), (202, 202));
     assert_ne!(ra.data()["id"], rb.data()["id"]);
     assert_eq!(rb.data()["deliveries"], 1);
@@ -155,8 +146,12 @@ fn users_never_share_keys() {
 #[test]
 fn concurrent_repeats_queue_once_across_instances() {
     let env = Env::new();
-    let key = key_of(&env, "u");
-    webhook(&env, "u");
+    let key = key_of(&env, "u", &[]);
+    env.create_webhook_with(
+        "http://127.0.0.1:9/r",
+        "post.published",
+        &["--event", "post.failed", "--user", "u"],
+    );
     let servers = Arc::new([Server::start(&env), Server::start(&env)]);
     for round in 0..5 {
         let idem = format!("race-{round}");
@@ -166,7 +161,7 @@ fn concurrent_repeats_queue_once_across_instances() {
                 let key = key.clone();
                 let idem = idem.clone();
                 thread::spawn(move || {
-                    let r = emit(&servers[i % 2], &key, Some(&idem), &published());
+                    let r = post_event(&servers[i % 2], &key, Some(&idem), &published());
                     assert_eq!(r.status, 202, "{r:?}");
                     r.body
                 })
@@ -184,21 +179,25 @@ fn concurrent_repeats_queue_once_across_instances() {
 #[test]
 fn bad_keys_are_400_on_the_header_with_nothing_written() {
     let env = Env::new();
-    let key = key_of(&env, "u");
-    webhook(&env, "u");
+    let key = key_of(&env, "u", &[]);
+    env.create_webhook_with(
+        "http://127.0.0.1:9/r",
+        "post.published",
+        &["--event", "post.failed", "--user", "u"],
+    );
     let s = Server::start(&env);
     let long = "k".repeat(256);
     for bad in ["", long.as_str(), "a\tb"] {
-        let r = emit(&s, &key, Some(bad), &published());
+        let r = post_event(&s, &key, Some(bad), &published());
         assert_eq!(r.status, 400, "{bad:?}: {r:?}");
         let e = &r.json()["error"];
         assert_eq!(e["code"], "VALIDATION_ERROR");
         assert_eq!(e["details"][0]["field"], "Idempotency-Key", "{r:?}");
     }
     let max = "~".repeat(255);
-    let r = emit(&s, &key, Some(&max), &published());
+    let r = post_event(&s, &key, Some(&max), &published());
     assert_eq!(r.status, 202, "{r:?}");
-    let r = emit(&s, &key, Some("inner space"), &published());
+    let r = post_event(&s, &key, Some("inner space"), &published());
     assert_eq!(r.status, 202, "{r:?}");
     // Raw bytes that no client library sends: UTF-8 and a second header.
     let auth = format!("Authorization: Bearer {key}\r\n");
@@ -217,7 +216,7 @@ fn bad_keys_are_400_on_the_header_with_nothing_written() {
         assert_eq!(r.json()["error"]["details"][0]["field"], "Idempotency-Key");
     }
     // A bad key with a bad body: both named, the body's first.
-    let r = emit(&s, &key, Some(""), &json!({"event": "Nope"}));
+    let r = post_event(&s, &key, Some(""), &json!({"event": "Nope"}));
     let v = r.json();
     let fields: Vec<&str> = v["error"]["details"]
         .as_array()
@@ -257,7 +256,7 @@ fn bad_keys_are_400_on_the_header_with_nothing_written() {
 #[test]
 fn the_documented_header_limits_are_the_servers() {
     let env = Env::new();
-    let key = key_of(&env, "u");
+    let key = key_of(&env, "u", &[]);
     let s = Server::start(&env);
     let doc = s.call("GET", "/api/v1/openapi.json", None).json();
     let params = doc["paths"]["/events"]["post"]["parameters"]
@@ -314,8 +313,12 @@ fn the_documented_header_limits_are_the_servers() {
 #[test]
 fn post_routes_that_cannot_honour_an_idempotency_key_refuse_it() {
     let env = Env::new();
-    let key = key_of(&env, "default");
-    webhook(&env, "default");
+    let key = key_of(&env, "default", &[]);
+    env.create_webhook_with(
+        "http://127.0.0.1:9/r",
+        "post.published",
+        &["--event", "post.failed", "--user", "default"],
+    );
     let (_, list) = env.json(&["webhooks", "list"]);
     let wid = str_of(&list["data"][0], "id").to_string();
     let server = Server::start(&env);

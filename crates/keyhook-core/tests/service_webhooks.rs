@@ -6,7 +6,7 @@ use keyhook_core::service::Actor;
 use keyhook_core::service::Publish;
 use keyhook_core::time::Timestamp;
 use keyhook_core::transport::Attempt;
-mod support;
+use keyhook_test_support as support;
 use support::temp_store;
 
 /// Every test of this file, again on PostgreSQL.

@@ -10,11 +10,9 @@ use keyhook_core::service::event_types::{self, EventTypePatch, NewEventType};
 use keyhook_core::service::events::{self, EventName, NewEvent};
 use keyhook_core::service::webhooks::{self, NewWebhook, WebhookEvents, WebhookUrl};
 use keyhook_core::service::{Actor, Publish};
-use keyhook_core::time::Timestamp;
-mod support;
+use keyhook_test_support as support;
+use keyhook_test_support::NOW;
 use support::temp_store;
-
-const NOW: Timestamp = Timestamp(1_800_000_000_000);
 
 /// Every test of this file, again on PostgreSQL.
 #[test]

@@ -15,19 +15,14 @@ use keyhook_core::service::Actor;
 use keyhook_core::service::Publish;
 use keyhook_core::store::{ChecksumMemory, Conn, Storage, Store, StoreResult};
 use keyhook_core::time::Timestamp;
-mod support;
+use keyhook_test_support as support;
+use keyhook_test_support::{operator, NOW};
 use support::{temp_backend, temp_store};
 
 /// Every test of this file, again on PostgreSQL.
 #[test]
 fn these_tests_pass_on_postgresql() {
     support::run_again_on_postgres("these_tests_pass_on_postgresql");
-}
-
-const NOW: Timestamp = Timestamp(1_800_000_000_000);
-
-fn op() -> Actor {
-    Actor::operator("alice").unwrap()
 }
 
 fn rate(s: &str) -> Option<RateLimit> {
@@ -46,7 +41,7 @@ fn new_key(rate_limit: Option<RateLimit>, uses: Option<i64>) -> NewKey {
 fn make(s: &Store, rate_limit: Option<RateLimit>, uses: Option<i64>) -> ApiKey {
     create(
         s,
-        &op(),
+        &operator("alice"),
         new_key(rate_limit, uses),
         NOW,
         Publish::AfterCommit,
@@ -133,7 +128,7 @@ fn a_wrong_checksum_is_refused_without_a_lookup_when_every_key_has_one() {
     // The memory is the backend's: a key found in a leak with a wrong checksum is unknown
     // without a lookup too.
     assert_eq!(
-        identify(&counting, &op(), &typo, NOW).unwrap(),
+        identify(&counting, &operator("alice"), &typo, NOW).unwrap(),
         Leaked::Unknown
     );
     assert_eq!(counting.lookups.get(), 3);
@@ -143,23 +138,34 @@ fn a_wrong_checksum_is_refused_without_a_lookup_when_every_key_has_one() {
 fn a_key_created_with_limits_shows_them_and_rotation_copies_them() {
     let (_g, s) = temp_store();
     let k = make(&s, rate("5/s"), Some(7));
-    let shown = get(&s, &op(), &k.id).unwrap();
+    let shown = get(&s, &operator("alice"), &k.id).unwrap();
     assert_eq!(shown.rate_limit, rate("5/s"));
     assert_eq!(shown.remaining_uses, Some(7));
     let json = serde_json::to_value(&shown).unwrap();
     assert_eq!(json["rateLimit"], "5/s");
     assert_eq!(json["remainingUses"], 7);
     let plain = make(&s, None, None);
-    let json = serde_json::to_value(get(&s, &op(), &plain.id).unwrap()).unwrap();
+    let json = serde_json::to_value(get(&s, &operator("alice"), &plain.id).unwrap()).unwrap();
     assert!(json["rateLimit"].is_null() && json["remainingUses"].is_null());
     // One use spent, then rotated: the new key has what the old one had left.
     let mut used = auth::authenticate(&*s, k.key.as_deref().unwrap(), NOW).unwrap();
     auth::spend_use(&*s, &mut used).unwrap();
     assert_eq!(used.remaining_uses, Some(6));
-    let new = rotate(&s, &op(), &k.id, None, NOW, Publish::AfterCommit).unwrap();
+    let new = rotate(
+        &s,
+        &operator("alice"),
+        &k.id,
+        None,
+        NOW,
+        Publish::AfterCommit,
+    )
+    .unwrap();
     assert_eq!(new.rate_limit, rate("5/s"));
     assert_eq!(new.remaining_uses, Some(6));
-    assert_eq!(get(&s, &op(), &new.id).unwrap().remaining_uses, Some(6));
+    assert_eq!(
+        get(&s, &operator("alice"), &new.id).unwrap().remaining_uses,
+        Some(6)
+    );
 }
 
 #[test]
@@ -323,20 +329,23 @@ fn a_leaked_key_is_identified_and_revoked_once_with_its_audit_entry() {
     let bob = Actor::operator("bob").unwrap();
     let k = create(&s, &bob, new_key(None, None), NOW, Publish::AfterCommit).unwrap();
     let token = k.key.clone().unwrap();
-    let found = identify(&s, &op(), &token, NOW).unwrap();
+    let found = identify(&s, &operator("alice"), &token, NOW).unwrap();
     assert!(matches!(&found, Leaked::Active(f) if f.id == k.id && f.user_id == "bob"));
     assert_eq!(
-        identify(&s, &op(), &auth::generate_key(), NOW).unwrap(),
+        identify(&s, &operator("alice"), &auth::generate_key(), NOW).unwrap(),
         Leaked::Unknown
     );
-    let gone = revoke_leaked(&s, &op(), &k.id, "logs/app.log:12", NOW).unwrap();
+    let gone = revoke_leaked(&s, &operator("alice"), &k.id, "logs/app.log:12", NOW).unwrap();
     assert_eq!(gone.map(|g| g.id), Some(k.id.clone()));
     assert_eq!(
-        revoke_leaked(&s, &op(), &k.id, "logs/app.log:13", NOW).unwrap(),
+        revoke_leaked(&s, &operator("alice"), &k.id, "logs/app.log:13", NOW).unwrap(),
         None,
         "revoked once"
     );
-    assert_eq!(identify(&s, &op(), &token, NOW).unwrap(), Leaked::Unknown);
+    assert_eq!(
+        identify(&s, &operator("alice"), &token, NOW).unwrap(),
+        Leaked::Unknown
+    );
     let entries = s.conn().list_audit(Some("bob"), None, None, 10).unwrap();
     let deleted: Vec<_> = entries
         .iter()
@@ -352,9 +361,15 @@ fn a_leaked_key_is_identified_and_revoked_once_with_its_audit_entry() {
         expires_at: Some(Expiry::new(NOW.add_millis(10), NOW).unwrap()),
         ..new_key(None, None)
     };
-    let e = create(&s, &op(), short, NOW, Publish::AfterCommit).unwrap();
+    let e = create(&s, &operator("alice"), short, NOW, Publish::AfterCommit).unwrap();
     assert!(matches!(
-        identify(&s, &op(), e.key.as_deref().unwrap(), NOW.add_millis(10)).unwrap(),
+        identify(
+            &s,
+            &operator("alice"),
+            e.key.as_deref().unwrap(),
+            NOW.add_millis(10)
+        )
+        .unwrap(),
         Leaked::Expired(_)
     ));
     // Only the operator scans and revokes.

@@ -7,7 +7,8 @@ use keyhook_core::service::events::{
 use keyhook_core::service::{Actor, Publish};
 use keyhook_core::store::Store;
 use keyhook_core::time::Timestamp;
-mod support;
+use keyhook_test_support as support;
+use keyhook_test_support::NOW;
 use support::temp_store;
 
 /// Every test of this file, again on PostgreSQL.
@@ -15,8 +16,6 @@ use support::temp_store;
 fn these_tests_pass_on_postgresql() {
     support::run_again_on_postgres("these_tests_pass_on_postgresql");
 }
-
-const NOW: Timestamp = Timestamp(1_800_000_000_000);
 
 fn emit(s: &Store, user: &str, key: &str, at: Timestamp) -> String {
     let input = NewEvent {

@@ -2,7 +2,8 @@
 //! change, listing is newest first within a user, and `prune_audit` deletes the oldest in
 //! bounded batches (what retention calls).
 
-mod support;
+use keyhook_test_support as support;
+use keyhook_test_support::NOW;
 
 use keyhook_core::model::{ApiKey, AuditEntry};
 use keyhook_core::service::audit::{self, Action, Entry, Query, Via};
@@ -11,8 +12,6 @@ use keyhook_core::service::{Actor, Publish};
 use keyhook_core::time::Timestamp;
 use keyhook_core::Error;
 use serde_json::json;
-
-const NOW: Timestamp = Timestamp(1_800_000_000_000);
 
 #[test]
 fn these_tests_pass_on_postgresql() {

@@ -4,7 +4,7 @@
 use keyhook_core::service::events::{self, EventName, NewEvent};
 use keyhook_core::service::Actor;
 use keyhook_core::time::Timestamp;
-mod support;
+use keyhook_test_support as support;
 use support::temp_store;
 
 /// Every test of this file, again on PostgreSQL.

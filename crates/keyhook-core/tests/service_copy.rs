@@ -10,9 +10,9 @@ use keyhook_core::tables::{Cell, TABLES};
 use keyhook_core::time::Timestamp;
 use keyhook_core::Error;
 use keyhook_sqlite::SqliteStore;
-mod support;
+use keyhook_test_support as support;
+use keyhook_test_support::NOW;
 
-const NOW: Timestamp = Timestamp(1_800_000_000_000);
 const KEYS: usize = 2_500;
 const EVENTS: usize = 150;
 const PAYLOAD: usize = 60 << 10;

@@ -10,19 +10,14 @@ use keyhook_core::service::Actor;
 use keyhook_core::service::Publish;
 use keyhook_core::store::{ReadAhead, Store};
 use keyhook_core::time::Timestamp;
-mod support;
+use keyhook_test_support as support;
+use keyhook_test_support::{operator, NOW};
 use support::temp_store;
 
 /// Every test of this file, again on PostgreSQL.
 #[test]
 fn these_tests_pass_on_postgresql() {
     support::run_again_on_postgres("these_tests_pass_on_postgresql");
-}
-
-const NOW: Timestamp = Timestamp(1_800_000_000_000);
-
-fn op() -> Actor {
-    Actor::operator("alice").unwrap()
 }
 
 fn named(name: &str) -> NewKey {
@@ -154,14 +149,30 @@ fn an_expiry_is_after_now_and_writable_in_rfc3339() {
 #[test]
 fn a_key_without_a_name_is_refused() {
     let (_d, s) = temp_store();
-    let got = fields(create(&s, &op(), NewKey::default(), NOW, Publish::AfterCommit).unwrap_err());
+    let got = fields(
+        create(
+            &s,
+            &operator("alice"),
+            NewKey::default(),
+            NOW,
+            Publish::AfterCommit,
+        )
+        .unwrap_err(),
+    );
     assert_eq!(got, [("name".to_string(), "is required".to_string())]);
 }
 
 #[test]
 fn creates_with_defaults_and_stores_only_the_hash() {
     let (_d, s) = temp_store();
-    let k = create(&s, &op(), named("  ci  "), NOW, Publish::AfterCommit).unwrap();
+    let k = create(
+        &s,
+        &operator("alice"),
+        named("  ci  "),
+        NOW,
+        Publish::AfterCommit,
+    )
+    .unwrap();
     assert_eq!(k.name, "ci");
     assert_eq!(k.permission, Permission::Readwrite);
     assert!(k.full_access);
@@ -189,7 +200,7 @@ fn scope_and_full_access_must_agree() {
         ..named("k")
     };
     assert_eq!(
-        fields(create(&s, &op(), both, NOW, Publish::AfterCommit).unwrap_err())[0].0,
+        fields(create(&s, &operator("alice"), both, NOW, Publish::AfterCommit).unwrap_err())[0].0,
         "profileIds"
     );
     let none = NewKey {
@@ -197,7 +208,7 @@ fn scope_and_full_access_must_agree() {
         ..named("k")
     };
     assert_eq!(
-        fields(create(&s, &op(), none, NOW, Publish::AfterCommit).unwrap_err())[0].0,
+        fields(create(&s, &operator("alice"), none, NOW, Publish::AfterCommit).unwrap_err())[0].0,
         "profileIds"
     );
     let scoped = NewKey {
@@ -205,7 +216,7 @@ fn scope_and_full_access_must_agree() {
         profile_ids: ids(&["p1", "p2"]),
         ..named("k")
     };
-    let k = create(&s, &op(), scoped, NOW, Publish::AfterCommit).unwrap();
+    let k = create(&s, &operator("alice"), scoped, NOW, Publish::AfterCommit).unwrap();
     assert_eq!(k.profile_ids, ["p1", "p2"]);
     assert!(!k.full_access);
 }
@@ -215,7 +226,7 @@ fn scoped_key_cannot_create_broader_keys() {
     let (_d, s) = temp_store();
     let parent = create(
         &s,
-        &op(),
+        &operator("alice"),
         NewKey {
             full_access: Some(false),
             profile_ids: ids(&["p1", "p2"]),
@@ -253,7 +264,7 @@ fn readonly_key_cannot_create_or_delete() {
     let (_d, s) = temp_store();
     let ro = create(
         &s,
-        &op(),
+        &operator("alice"),
         NewKey {
             permission: Some(Permission::Readonly),
             ..named("ro")
@@ -279,7 +290,14 @@ fn readonly_key_cannot_create_or_delete() {
 #[test]
 fn users_are_isolated() {
     let (_d, s) = temp_store();
-    let a = create(&s, &op(), named("a"), NOW, Publish::AfterCommit).unwrap();
+    let a = create(
+        &s,
+        &operator("alice"),
+        named("a"),
+        NOW,
+        Publish::AfterCommit,
+    )
+    .unwrap();
     let bob = Actor::operator("bob").unwrap();
     create(&s, &bob, named("b"), NOW, Publish::AfterCommit).unwrap();
     assert_eq!(list(&s, &bob, false).unwrap().len(), 1);
@@ -291,7 +309,7 @@ fn users_are_isolated() {
             .exit_code(),
         3
     );
-    assert!(get(&s, &op(), &a.key_prefix).is_ok());
+    assert!(get(&s, &operator("alice"), &a.key_prefix).is_ok());
     let as_key = Actor::key(a);
     assert_eq!(list(&s, &as_key, true).unwrap_err().http_status(), 403);
 }
@@ -299,13 +317,25 @@ fn users_are_isolated() {
 #[test]
 fn delete_takes_effect_at_once() {
     let (_d, s) = temp_store();
-    let k = create(&s, &op(), named("a"), NOW, Publish::AfterCommit).unwrap();
+    let k = create(
+        &s,
+        &operator("alice"),
+        named("a"),
+        NOW,
+        Publish::AfterCommit,
+    )
+    .unwrap();
     let plain = k.key.clone().unwrap();
     assert!(auth::authenticate(&s, &plain, NOW).is_ok());
-    delete(&s, &op(), &k.key_prefix, NOW).unwrap();
+    delete(&s, &operator("alice"), &k.key_prefix, NOW).unwrap();
     let e = auth::authenticate(&s, &plain, NOW).unwrap_err();
     assert_eq!(e.code(), "UNAUTHORIZED");
-    assert_eq!(delete(&s, &op(), &k.id, NOW).unwrap_err().exit_code(), 3);
+    assert_eq!(
+        delete(&s, &operator("alice"), &k.id, NOW)
+            .unwrap_err()
+            .exit_code(),
+        3
+    );
 }
 
 #[test]
@@ -313,7 +343,7 @@ fn expired_keys_are_refused_but_listed() {
     let (_d, s) = temp_store();
     let k = create(
         &s,
-        &op(),
+        &operator("alice"),
         NewKey {
             expires_at: after(1000),
             ..named("a")
@@ -328,23 +358,39 @@ fn expired_keys_are_refused_but_listed() {
     let e = auth::authenticate(&s, &plain, NOW.add_millis(1000)).unwrap_err();
     assert_eq!(e.to_string(), "API key has expired");
     assert_eq!(e.code(), "API_KEY_EXPIRED");
-    assert_eq!(list(&s, &op(), false).unwrap().len(), 1);
+    assert_eq!(list(&s, &operator("alice"), false).unwrap().len(), 1);
 }
 
 #[test]
 fn last_used_is_coalesced_to_once_a_second() {
     let (_d, s) = temp_store();
-    let k = create(&s, &op(), named("a"), NOW, Publish::AfterCommit).unwrap();
+    let k = create(
+        &s,
+        &operator("alice"),
+        named("a"),
+        NOW,
+        Publish::AfterCommit,
+    )
+    .unwrap();
     let plain = k.key.unwrap();
     auth::authenticate(&s, &plain, NOW).unwrap();
-    assert_eq!(get(&s, &op(), &k.id).unwrap().last_used_at, None);
+    assert_eq!(
+        get(&s, &operator("alice"), &k.id).unwrap().last_used_at,
+        None
+    );
     auth::authenticate_request(&s, &plain, NOW, ReadAhead::Nothing).unwrap();
-    assert_eq!(get(&s, &op(), &k.id).unwrap().last_used_at, Some(NOW));
+    assert_eq!(
+        get(&s, &operator("alice"), &k.id).unwrap().last_used_at,
+        Some(NOW)
+    );
     auth::authenticate_request(&s, &plain, NOW.add_millis(999), ReadAhead::Nothing).unwrap();
-    assert_eq!(get(&s, &op(), &k.id).unwrap().last_used_at, Some(NOW));
+    assert_eq!(
+        get(&s, &operator("alice"), &k.id).unwrap().last_used_at,
+        Some(NOW)
+    );
     auth::authenticate_request(&s, &plain, NOW.add_millis(1000), ReadAhead::Nothing).unwrap();
     assert_eq!(
-        get(&s, &op(), &k.id).unwrap().last_used_at,
+        get(&s, &operator("alice"), &k.id).unwrap().last_used_at,
         Some(NOW.add_millis(1000))
     );
 }
@@ -354,7 +400,7 @@ fn rotate_keeps_name_scope_and_lifetime() {
     let (_d, s) = temp_store();
     let old = create(
         &s,
-        &op(),
+        &operator("alice"),
         NewKey {
             permission: Some(Permission::Readonly),
             full_access: Some(false),
@@ -369,7 +415,7 @@ fn rotate_keeps_name_scope_and_lifetime() {
     let later = NOW.add_millis(4_000);
     let new = rotate(
         &s,
-        &op(),
+        &operator("alice"),
         &old.key_prefix,
         None,
         later,
@@ -389,16 +435,39 @@ fn rotate_keeps_name_scope_and_lifetime() {
 #[test]
 fn rotate_with_grace_expires_the_old_key_later_never_extends_it() {
     let (_d, s) = temp_store();
-    let old = create(&s, &op(), named("ci"), NOW, Publish::AfterCommit).unwrap();
-    rotate(&s, &op(), &old.id, Some(60_000), NOW, Publish::AfterCommit).unwrap();
-    let old_now = get(&s, &op(), &old.id).unwrap();
+    let old = create(
+        &s,
+        &operator("alice"),
+        named("ci"),
+        NOW,
+        Publish::AfterCommit,
+    )
+    .unwrap();
+    rotate(
+        &s,
+        &operator("alice"),
+        &old.id,
+        Some(60_000),
+        NOW,
+        Publish::AfterCommit,
+    )
+    .unwrap();
+    let old_now = get(&s, &operator("alice"), &old.id).unwrap();
     assert_eq!(old_now.expires_at, Some(NOW.add_millis(60_000)));
     let plain = old.key.unwrap();
     assert!(auth::authenticate(&s, &plain, NOW.add_millis(59_999)).is_ok());
     assert!(auth::authenticate(&s, &plain, NOW.add_millis(60_000)).is_err());
     // A second rotation with a longer grace does not push the expiry out.
-    rotate(&s, &op(), &old.id, Some(600_000), NOW, Publish::AfterCommit).unwrap();
-    let again = get(&s, &op(), &old.id).unwrap();
+    rotate(
+        &s,
+        &operator("alice"),
+        &old.id,
+        Some(600_000),
+        NOW,
+        Publish::AfterCommit,
+    )
+    .unwrap();
+    let again = get(&s, &operator("alice"), &old.id).unwrap();
     assert_eq!(again.expires_at, Some(NOW.add_millis(60_000)));
 }
 
@@ -409,7 +478,7 @@ fn make(s: &Store, name: &str, profiles: &[&str], expires: Option<i64>) -> ApiKe
         expires_at: expires.and_then(after),
         ..named(name)
     };
-    create(s, &op(), input, NOW, Publish::AfterCommit).unwrap()
+    create(s, &operator("alice"), input, NOW, Publish::AfterCommit).unwrap()
 }
 
 fn expiring_at(ms: i64) -> NewKey {
@@ -432,7 +501,7 @@ fn an_expiring_key_cannot_create_a_key_that_outlives_it() {
             .message
             .contains(&NOW.add_millis(10_000).to_rfc3339()));
     }
-    assert_eq!(list(&s, &op(), false).unwrap().len(), 1);
+    assert_eq!(list(&s, &operator("alice"), false).unwrap().len(), 1);
     for ms in [10_000, 1] {
         let k = create(&s, &actor, expiring_at(ms), NOW, Publish::AfterCommit).unwrap();
         assert_eq!(k.expires_at, Some(NOW.add_millis(ms)));
@@ -455,11 +524,11 @@ fn a_key_deletes_only_keys_no_broader_than_itself() {
         let e = delete(&s, &as_actor, &target.id, NOW).unwrap_err();
         assert_eq!(e.http_status(), 403, "{}: {e:?}", target.name);
     }
-    assert_eq!(list(&s, &op(), false).unwrap().len(), 5);
+    assert_eq!(list(&s, &operator("alice"), false).unwrap().len(), 5);
     delete(&s, &as_actor, &narrow.id, NOW).unwrap();
     delete(&s, &as_actor, &actor.key_prefix, NOW).unwrap();
     // The operator is not limited.
-    delete(&s, &op(), &full.id, NOW).unwrap();
+    delete(&s, &operator("alice"), &full.id, NOW).unwrap();
     // Another user's key is not found, however broad the acting key.
     let alice_full = Actor::key(make(&s, "b", &[], None));
     let other = create(
@@ -488,11 +557,11 @@ fn a_key_rotates_only_keys_no_broader_than_itself() {
         for grace in [None, Some(1_000)] {
             let e = rotate(&s, &actor, &target.id, grace, NOW, Publish::AfterCommit).unwrap_err();
             assert_eq!(e.http_status(), 403, "{}: {e:?}", target.name);
-            let still = get(&s, &op(), &target.id).unwrap();
+            let still = get(&s, &operator("alice"), &target.id).unwrap();
             assert_eq!(still.expires_at, target.expires_at, "{}", target.name);
         }
     }
-    assert_eq!(list(&s, &op(), false).unwrap().len(), 3);
+    assert_eq!(list(&s, &operator("alice"), false).unwrap().len(), 3);
     let other = create(
         &s,
         &Actor::operator("bob").unwrap(),
@@ -528,7 +597,7 @@ fn a_key_rotating_never_outlives_itself() {
     .unwrap();
     assert_eq!(new.expires_at, Some(NOW.add_millis(9_000)));
     // With a grace period the old key still ends when it would have.
-    let old = get(&s, &op(), &target.id).unwrap();
+    let old = get(&s, &operator("alice"), &target.id).unwrap();
     assert_eq!(old.expires_at, target.expires_at);
     let later = NOW.add_millis(8_000);
     // Rotated at +8 s it would get +13 s; the acting key ends at +10 s.
@@ -548,14 +617,14 @@ fn a_key_rotating_never_outlives_itself() {
         )
         .unwrap();
         assert_eq!(next.expires_at, me.expires_at, "step {step}");
-        let old = get(&s, &op(), &current.id).unwrap();
+        let old = get(&s, &operator("alice"), &current.id).unwrap();
         assert!(old.expires_at <= me.expires_at, "step {step}");
         current = next;
     }
     // The operator's cron rotation keeps the lifetime: the same length from now.
     let cron = rotate(
         &s,
-        &op(),
+        &operator("alice"),
         &me.id,
         None,
         NOW.add_millis(9_000),
@@ -570,9 +639,9 @@ fn a_failed_publish_leaves_nothing_behind() {
     let (_d, s) = temp_store();
     let mut fail = |_: &ApiKey| Err(Error::Io("stdout is gone".into()));
     let fail = Publish::BeforeCommit(&mut fail);
-    let e = create(&s, &op(), named("lost"), NOW, fail).unwrap_err();
+    let e = create(&s, &operator("alice"), named("lost"), NOW, fail).unwrap_err();
     assert_eq!(e.exit_code(), 1);
-    assert!(list(&s, &op(), false).unwrap().is_empty());
+    assert!(list(&s, &operator("alice"), false).unwrap().is_empty());
 
     let old = make(&s, "old", &[], Some(10_000));
     for grace in [None, Some(1_000)] {
@@ -582,10 +651,10 @@ fn a_failed_publish_leaves_nothing_behind() {
             Err(Error::Io("stdout is gone".into()))
         };
         let publish = Publish::BeforeCommit(&mut publish);
-        let e = rotate(&s, &op(), &old.id, grace, NOW, publish).unwrap_err();
+        let e = rotate(&s, &operator("alice"), &old.id, grace, NOW, publish).unwrap_err();
         assert_eq!(e.exit_code(), 1);
         assert!(seen.is_some(), "publish gets the plaintext");
-        let keys = list(&s, &op(), false).unwrap();
+        let keys = list(&s, &operator("alice"), false).unwrap();
         assert_eq!(keys.len(), 1);
         assert_eq!(keys[0].expires_at, old.expires_at);
         assert!(auth::authenticate(&s, old.key.as_deref().unwrap(), NOW).is_ok());
@@ -598,14 +667,14 @@ fn a_failed_publish_leaves_nothing_behind() {
     };
     let k = create(
         &s,
-        &op(),
+        &operator("alice"),
         named("kept"),
         NOW,
         Publish::BeforeCommit(&mut publish),
     )
     .unwrap();
     assert_eq!(published.as_deref(), Some(k.id.as_str()));
-    assert!(get(&s, &op(), &k.id).is_ok());
+    assert!(get(&s, &operator("alice"), &k.id).is_ok());
 }
 
 #[test]
@@ -626,19 +695,32 @@ fn prune_deletes_keys_expired_longer_than_the_age() {
     // At +12 s with a 10 s age: expired before +2 s. The key that expired exactly then
     // has not been expired for more than 10 s.
     let at = NOW.add_millis(12_000);
-    let due = prunable(&s, &op(), 10_000, at).unwrap();
+    let due = prunable(&s, &operator("alice"), 10_000, at).unwrap();
     assert_eq!(due.len(), 1);
-    let deleted = prune(&s, &op(), 10_000, at).unwrap();
+    let deleted = prune(&s, &operator("alice"), 10_000, at).unwrap();
     assert_eq!(deleted.len(), 1);
     assert_eq!(deleted[0].id, gone.id);
-    assert!(get(&s, &op(), &edge.id).is_ok());
-    assert_eq!(list(&s, &op(), false).unwrap().len(), 3);
-    assert_eq!(list(&s, &op(), true).unwrap().len(), 4, "bob's key stays");
-    assert_eq!(prune(&s, &op(), -1, at).unwrap_err().exit_code(), 2);
+    assert!(get(&s, &operator("alice"), &edge.id).is_ok());
+    assert_eq!(list(&s, &operator("alice"), false).unwrap().len(), 3);
+    assert_eq!(
+        list(&s, &operator("alice"), true).unwrap().len(),
+        4,
+        "bob's key stays"
+    );
+    assert_eq!(
+        prune(&s, &operator("alice"), -1, at)
+            .unwrap_err()
+            .exit_code(),
+        2
+    );
     // 0: every key expired by now (`edge` and `recent`), none that has not.
-    let deleted = prune(&s, &op(), 0, at).unwrap();
+    let deleted = prune(&s, &operator("alice"), 0, at).unwrap();
     let mut names: Vec<&str> = deleted.iter().map(|k| k.name.as_str()).collect();
     names.sort();
     assert_eq!(names, ["edge", "recent"]);
-    assert_eq!(list(&s, &op(), false).unwrap().len(), 1, "forever stays");
+    assert_eq!(
+        list(&s, &operator("alice"), false).unwrap().len(),
+        1,
+        "forever stays"
+    );
 }

@@ -21,10 +21,10 @@ use keyhook_core::service::webhooks::{
 use keyhook_core::service::Publish;
 use keyhook_core::service::{audit, Actor};
 use keyhook_core::store::{DeliveryState, Store};
-use keyhook_core::time::Timestamp;
 use keyhook_core::transport::{Attempt, Transport};
 use keyhook_core::Error;
-mod support;
+use keyhook_test_support as support;
+use keyhook_test_support::{operator, NOW};
 use support::temp_store;
 
 /// Every test of this file, again on PostgreSQL.
@@ -33,15 +33,10 @@ fn these_tests_pass_on_postgresql() {
     support::run_again_on_postgres("these_tests_pass_on_postgresql");
 }
 
-const NOW: Timestamp = Timestamp(1_800_000_000_000);
 const EVENTS: [&str; 2] = ["post.published", "post.failed"];
 
 fn ids(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()
-}
-
-fn op(user: &str) -> Actor {
-    Actor::operator(user).unwrap()
 }
 
 /// A key of `user` made by the operator: full access (`None`) or limited to `profiles`.
@@ -53,7 +48,7 @@ fn key(s: &Store, user: &str, profiles: Option<&[String]>, permission: Permissio
         profile_ids: profiles.map(|p| ProfileIds::new(p.to_vec()).unwrap()),
         ..NewKey::default()
     };
-    keys::create(s, &op(user), input, NOW, Publish::AfterCommit).unwrap()
+    keys::create(s, &operator(user), input, NOW, Publish::AfterCommit).unwrap()
 }
 
 fn new_hook(events: &[&str], scope: Option<&[String]>) -> NewWebhook {
@@ -127,9 +122,9 @@ fn webhooks_outside_a_keys_scope_are_not_found_by_any_operation() {
     let (_g, s) = temp_store();
     let a = ids(&["brand-a"]);
     let b = ids(&["brand-b"]);
-    let all = hook(&s, &op("u"), &EVENTS, None);
-    let of_b = hook(&s, &op("u"), &EVENTS, Some(&b));
-    let of_a = hook(&s, &op("u"), &EVENTS, Some(&a));
+    let all = hook(&s, &operator("u"), &EVENTS, None);
+    let of_b = hook(&s, &operator("u"), &EVENTS, Some(&b));
+    let of_a = hook(&s, &operator("u"), &EVENTS, Some(&a));
     for permission in [Permission::Readonly, Permission::Readwrite] {
         let k = Actor::key(key(&s, "u", Some(&a), permission));
         let listed: Vec<String> = webhooks::list(&s, &k)
@@ -171,7 +166,7 @@ fn webhooks_outside_a_keys_scope_are_not_found_by_any_operation() {
         not_found(&r.unwrap_err(), id);
         not_found(&webhooks::delete(&s, &rw, id, NOW).unwrap_err(), id);
         // Untouched.
-        assert_eq!(webhooks::get(&s, &op("u"), id).unwrap(), *hidden);
+        assert_eq!(webhooks::get(&s, &operator("u"), id).unwrap(), *hidden);
     }
     // What it sees, it may act on; a full-access key sees everything.
     assert!(
@@ -238,10 +233,10 @@ fn a_key_creates_and_changes_webhooks_only_within_its_scope() {
     let w = webhooks::update(&s, &k, &own.id, widen(Some(false), Some(&["a"])), NOW).unwrap();
     assert_eq!(w.profile_ids, ["a"]);
     // Nothing else was made: two webhooks.
-    assert_eq!(webhooks::list(&s, &op("u")).unwrap().len(), 2);
+    assert_eq!(webhooks::list(&s, &operator("u")).unwrap().len(), 2);
 
     // The operator gives any scope, and the rules of a key's scope hold (400).
-    let w = webhooks::update(&s, &op("u"), &own.id, widen(Some(true), None), NOW).unwrap();
+    let w = webhooks::update(&s, &operator("u"), &own.id, widen(Some(true), None), NOW).unwrap();
     assert!(w.full_access && w.profile_ids.is_empty());
     let invalid = |r: keyhook_core::Result<Webhook>, message: &str| {
         let e = r.unwrap_err();
@@ -250,11 +245,11 @@ fn a_key_creates_and_changes_webhooks_only_within_its_scope() {
         assert_eq!(e.details()[0].message, message);
     };
     invalid(
-        webhooks::update(&s, &op("u"), &w.id, widen(Some(false), None), NOW),
+        webhooks::update(&s, &operator("u"), &w.id, widen(Some(false), None), NOW),
         "at least one profile id is required when fullAccess is false",
     );
     invalid(
-        webhooks::update(&s, &op("u"), &w.id, widen(None, Some(&["a"])), NOW),
+        webhooks::update(&s, &operator("u"), &w.id, widen(None, Some(&["a"])), NOW),
         "must be empty when fullAccess is true (set fullAccess to false to limit the webhook)",
     );
 }
@@ -264,7 +259,7 @@ fn a_key_creates_and_changes_webhooks_only_within_its_scope() {
 #[test]
 fn a_scoped_key_emits_only_events_of_its_profiles() {
     let (_g, s) = temp_store();
-    hook(&s, &op("u"), &EVENTS, None);
+    hook(&s, &operator("u"), &EVENTS, None);
     let k = Actor::key(key(&s, "u", Some(&ids(&["a"])), Permission::Readwrite));
     for profile in [None, Some("b")] {
         let e = events::emit(&s, &k, event("post.published", profile), NOW).unwrap_err();
@@ -276,7 +271,7 @@ fn a_scoped_key_emits_only_events_of_its_profiles() {
     assert_eq!((ok.profile_id.as_deref(), ok.deliveries), (Some("a"), 1));
     // A full-access key and the operator emit any.
     let full = Actor::key(key(&s, "u", None, Permission::Readwrite));
-    for actor in [&full, &op("u")] {
+    for actor in [&full, &operator("u")] {
         events::emit(&s, actor, event("post.published", None), NOW).unwrap();
         events::emit(&s, actor, event("post.published", Some("b")), NOW).unwrap();
     }
@@ -288,7 +283,7 @@ fn a_scoped_key_emits_only_events_of_its_profiles() {
 fn the_limit_counts_webhooks_a_scoped_key_cannot_see() {
     let (_g, s) = temp_store();
     for _ in 0..webhooks::MAX_WEBHOOKS_PER_USER {
-        hook(&s, &op("u"), &EVENTS, Some(&ids(&["b"])));
+        hook(&s, &operator("u"), &EVENTS, Some(&ids(&["b"])));
     }
     let k = Actor::key(key(&s, "u", Some(&ids(&["a"])), Permission::Readwrite));
     assert!(webhooks::list(&s, &k).unwrap().is_empty());
@@ -296,7 +291,7 @@ fn the_limit_counts_webhooks_a_scoped_key_cannot_see() {
         webhooks::create(&s, &k, new_hook(&EVENTS, None), NOW, Publish::AfterCommit).unwrap_err();
     let by_operator = webhooks::create(
         &s,
-        &op("u"),
+        &operator("u"),
         new_hook(&EVENTS, None),
         NOW,
         Publish::AfterCommit,
@@ -345,9 +340,9 @@ fn an_idempotency_key_never_answers_with_an_event_of_another_profile() {
 fn the_audit_log_shows_a_scoped_key_only_entries_within_its_scope() {
     let (_g, s) = temp_store();
     let a = ids(&["a"]);
-    let mine = hook(&s, &op("u"), &EVENTS, Some(&a));
+    let mine = hook(&s, &operator("u"), &EVENTS, Some(&a));
     let k = key(&s, "u", Some(&a), Permission::Readonly);
-    let hidden = hook(&s, &op("u"), &EVENTS, Some(&ids(&["b"])));
+    let hidden = hook(&s, &operator("u"), &EVENTS, Some(&ids(&["b"])));
     let full_key = key(&s, "u", None, Permission::Readwrite);
     // 510 entries about the hidden webhook, after the visible ones.
     for i in 0..510 {
@@ -355,7 +350,7 @@ fn the_audit_log_shows_a_scoped_key_only_entries_within_its_scope() {
             is_active: Some(i % 2 == 0),
             ..WebhookPatch::default()
         };
-        webhooks::update(&s, &op("u"), &hidden.id, patch, NOW.add_millis(i)).unwrap();
+        webhooks::update(&s, &operator("u"), &hidden.id, patch, NOW.add_millis(i)).unwrap();
     }
     // A change of scope from b to a is shown only to keys that see both.
     let to_a = WebhookPatch {
@@ -363,7 +358,7 @@ fn the_audit_log_shows_a_scoped_key_only_entries_within_its_scope() {
         profile_ids: Some(ProfileIds::new(a.clone()).unwrap()),
         ..WebhookPatch::default()
     };
-    webhooks::update(&s, &op("u"), &hidden.id, to_a, NOW.add_millis(600)).unwrap();
+    webhooks::update(&s, &operator("u"), &hidden.id, to_a, NOW.add_millis(600)).unwrap();
     let q = audit::Query {
         limit: 10,
         ..audit::Query::default()
@@ -391,22 +386,22 @@ fn the_audit_log_shows_a_scoped_key_only_entries_within_its_scope() {
 #[test]
 fn replay_applies_the_matching_rule_to_the_scope_of_now() {
     let (_g, s) = temp_store();
-    let w = hook(&s, &op("u"), &EVENTS, None);
-    let e_a = events::emit(&s, &op("u"), event("post.published", Some("a")), NOW).unwrap();
-    let e_b = events::emit(&s, &op("u"), event("post.published", Some("b")), NOW).unwrap();
-    let wide = events::emit(&s, &op("u"), event("post.published", None), NOW).unwrap();
+    let w = hook(&s, &operator("u"), &EVENTS, None);
+    let e_a = events::emit(&s, &operator("u"), event("post.published", Some("a")), NOW).unwrap();
+    let e_b = events::emit(&s, &operator("u"), event("post.published", Some("b")), NOW).unwrap();
+    let wide = events::emit(&s, &operator("u"), event("post.published", None), NOW).unwrap();
     assert_eq!(take_queued(&s).len(), 3);
     let to_a = WebhookPatch {
         full_access: Some(false),
         profile_ids: Some(ProfileIds::new(ids(&["a"])).unwrap()),
         ..WebhookPatch::default()
     };
-    webhooks::update(&s, &op("u"), &w.id, to_a, NOW).unwrap();
+    webhooks::update(&s, &operator("u"), &w.id, to_a, NOW).unwrap();
     let since = ReplayRequest {
         since: Some(NOW),
         ..ReplayRequest::default()
     };
-    let r = replay::replay(&s, &op("u"), &w.id, since, NOW).unwrap();
+    let r = replay::replay(&s, &operator("u"), &w.id, since, NOW).unwrap();
     assert_eq!(r.queued, 1);
     assert_eq!(
         take_queued(&s),
@@ -416,13 +411,13 @@ fn replay_applies_the_matching_rule_to_the_scope_of_now() {
         event_id: Some(id.to_string()),
         ..ReplayRequest::default()
     };
-    let e = replay::replay(&s, &op("u"), &w.id, one(&e_b.id), NOW).unwrap_err();
+    let e = replay::replay(&s, &operator("u"), &w.id, one(&e_b.id), NOW).unwrap_err();
     assert_eq!(e.details()[0].field, "eventId");
     assert_eq!(
         e.details()[0].message,
         "the webhook's scope does not cover an event of profile b"
     );
-    let e = replay::replay(&s, &op("u"), &w.id, one(&wide.id), NOW).unwrap_err();
+    let e = replay::replay(&s, &operator("u"), &w.id, one(&wide.id), NOW).unwrap_err();
     assert_eq!(
         e.details()[0].message,
         "the webhook's scope does not cover a user-wide event"
@@ -531,7 +526,7 @@ proptest! {
     ) {
         let (_g, s) = temp_store();
         let user = format!("u{}", CASE.fetch_add(1, Ordering::Relaxed));
-        let operator = op(&user);
+        let operator = operator(&user);
         let mut made = Vec::new();
         for (scope, events, active) in &hooks {
             let w = hook(&s, &operator, events, scope.as_deref());

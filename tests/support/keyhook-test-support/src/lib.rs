@@ -1,0 +1,11 @@
+#![doc = include_str!("../README.md")]
+
+mod backends;
+mod fixtures;
+mod poll;
+mod postgres;
+
+pub use backends::*;
+pub use fixtures::*;
+pub use poll::*;
+pub use postgres::*;

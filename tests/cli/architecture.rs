@@ -466,7 +466,7 @@ fn named_paths(file: &[String], code: &str) -> Vec<(Vec<String>, Vec<String>)> {
                     .find(|&k| words[k] == ";")
                     .unwrap_or(words.len());
                 let mut paths = Vec::new();
-                expand(&words[i + 1..end], &mut Vec::new(), &mut paths);
+                expand(&words[i + 1..end], &[], &mut paths);
                 for p in paths {
                     if matches!(p.first().map(String::as_str), Some("crate" | "super")) {
                         found.push((here(&inline), p));
@@ -527,8 +527,8 @@ fn tokens(code: &str) -> Vec<String> {
 }
 
 /// Expands a `use` tree (its words, without `use` and `;`) under `prefix` into full paths.
-fn expand(words: &[String], prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
-    let mut path = prefix.clone();
+fn expand(words: &[String], prefix: &[String], out: &mut Vec<Vec<String>>) {
+    let mut path = prefix.to_vec();
     let mut i = 0;
     while i < words.len() {
         match words[i].as_str() {
@@ -540,7 +540,7 @@ fn expand(words: &[String], prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>
                     match words[k].as_str() {
                         "{" => level += 1,
                         "}" | "," if level == 1 => {
-                            expand(&words[start..k], &mut path.clone(), out);
+                            expand(&words[start..k], &path, out);
                             start = k + 1;
                             if words[k] == "}" {
                                 return;

@@ -560,3 +560,49 @@ pub fn try_filter(store: &Store, actor: &Actor, expr: &str, event: &str) -> Resu
         error: verdict.err().map(str::to_string),
     })
 }
+
+/// How `serve` runs the portal: `--public-url`, `--portal-embed-origin`,
+/// `--portal-allow-private-targets`.
+#[derive(Debug, Clone, Default)]
+pub struct PortalConfig {
+    /// Where the service is reached (`https://keys.example.com`): links point there, and the
+    /// session cookie is `Secure` when it is https. `None`: `http://` and the bound address.
+    pub public_url: Option<String>,
+    /// Origins allowed to frame the portal (`frame-ancestors`); with any, the cookie is
+    /// `SameSite=None; Secure; Partitioned` (https only).
+    pub embed_origins: Vec<String>,
+    /// Let the portal point webhooks at private addresses (local development and tests).
+    pub allow_private_targets: bool,
+}
+
+/// Checks a public URL: an absolute `http` or `https` origin (no path beyond `/`, no query,
+/// fragment or credentials); returns it without a trailing `/`.
+pub fn public_url(raw: &str) -> std::result::Result<String, String> {
+    let url = url::Url::parse(raw).map_err(|_| "must be an absolute http or https URL".to_string())?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err("scheme must be http or https".into());
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err("must have a host".into());
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err("must not contain credentials".into());
+    }
+    if url.path() != "/" || url.query().is_some() || url.fragment().is_some() {
+        return Err(
+            "must be an origin (scheme, host and port) without a path, query or fragment: the \
+             portal is served at /portal"
+                .into(),
+        );
+    }
+    Ok(url.as_str().trim_end_matches('/').to_string())
+}
+
+/// Checks an embedding origin (`--portal-embed-origin`): `https://host[:port]`.
+pub fn embed_origin(raw: &str) -> std::result::Result<String, String> {
+    let origin = public_url(raw)?;
+    if !origin.starts_with("https://") {
+        return Err("must be an https origin (a cross-site frame gets the cookie only over https)".into());
+    }
+    Ok(origin)
+}

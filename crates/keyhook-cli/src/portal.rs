@@ -52,6 +52,7 @@ pub enum PortalCommand {
         yes: bool,
     },
     /// List --user's live links (not yet opened) and sessions
+    #[command(after_help = "Example:\n  keyhook --user acme portal list --json")]
     List,
 }
 

@@ -1190,3 +1190,34 @@ fn keys_are_listed_created_once_and_revoked_from_the_portal() {
     assert_eq!(server.get("/api/v1/api-keys", &plain).status, 401);
     assert!(keys_of(&env, "default").is_empty());
 }
+
+#[test]
+fn a_session_opened_on_one_instance_works_and_ends_on_another() {
+    let env = Env::new();
+    let a = Server::start(&env);
+    let b = Server::start(&env);
+    let (id, _, token) = mint(&env, &a, "default", &[]);
+    let on_a = Browser::open(&a, &token);
+    // The same cookie and CSRF token on the other instance: nothing lives in one process.
+    let on_b = Browser {
+        server: &b,
+        cookie: on_a.cookie.clone(),
+        csrf: on_a.csrf.clone(),
+    };
+    assert_eq!(on_b.get("/portal/keys").status, 200);
+    let r = on_b.post(
+        "/portal/keys",
+        &[("name", "from-b"), ("permission", "readwrite")],
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    // Opened on A: used on B too.
+    assert_eq!(exchange(&b, &token).status, 410);
+    // Revoked through A's API: B refuses the session at once.
+    let key = env.create_key("ops", &[]);
+    assert_eq!(
+        a.delete(&format!("/api/v1/portal-links/{id}"), str_of(&key, "key"))
+            .status,
+        204
+    );
+    assert_eq!(on_b.get("/portal/keys").status, 401);
+}

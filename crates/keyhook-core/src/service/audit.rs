@@ -409,7 +409,9 @@ mod tests {
                 "event_type.created",
                 "event_type.updated",
                 "event_type.deprecated",
-                "event_type.deleted"
+                "event_type.deleted",
+                "portal_link.created",
+                "portal_link.revoked"
             ]
         );
     }

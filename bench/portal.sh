@@ -29,13 +29,14 @@ for i in $(seq 10); do
     --url "http://127.0.0.1:9/hook-$i" --event post.published >/dev/null
 done
 hook=$(sqlite3 "$db" "SELECT id FROM webhooks ORDER BY created_at, id LIMIT 1")
-# 1,000 attempts, a hundred on each webhook (a webhook's page shows its newest 100).
+# 1,000 attempts of the last hour (older ones would be pruned by the retention at once), a
+# hundred on each webhook (a webhook's page shows its newest 100).
 sqlite3 "$db" <<SQL
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000),
 hooks AS (SELECT id, row_number() OVER (ORDER BY created_at, id) - 1 AS k FROM webhooks)
 INSERT INTO delivery_attempts (webhook_id, delivery_id, event_id, event, attempt, attempted_at,
     delivered, status_code, status_text, duration_ms, response_excerpt)
-SELECT h.id, NULL, printf('evt_%032x', i), 'post.published', 1, 1700000000000 + i * 1000,
+SELECT h.id, NULL, printf('evt_%032x', i), 'post.published', 1, CAST(strftime('%s', 'now') AS INTEGER) * 1000 - i * 1000,
        i % 3 != 0, CASE WHEN i % 3 = 0 THEN 500 ELSE 200 END,
        CASE WHEN i % 3 = 0 THEN 'Internal Server Error' ELSE 'OK' END, 20 + i % 50,
        printf('{"ok": %d, "note": "<b>excerpt %d</b>"}', i % 2, i)
@@ -67,6 +68,9 @@ for page in /portal/keys /portal/webhooks "/portal/webhooks/$hook" "/portal/webh
   code=$(curl -s -o /dev/null -w '%{http_code}' -H "Cookie: keyhook_portal=$cookie" "http://127.0.0.1:$p$page")
   [ "$code" = 200 ] || { echo "$page answered $code" >&2; exit 1; }
 done
+# The webhook's page shows its newest 100 attempts (and a header row).
+rows=$(curl -s -H "Cookie: keyhook_portal=$cookie" "http://127.0.0.1:$p/portal/webhooks/$hook" | grep -o '<tr>' | wc -l)
+[ "$rows" -gt 100 ] || { echo "the webhook's page shows $rows rows" >&2; exit 1; }
 printf '%-40s %9s %9s\n' "page" "p50 ms" "p99 ms"
 read -r a50 a99 < <(latency /api/v1/webhooks "Authorization: Bearer $key")
 printf '%-40s %9s %9s\n' "GET /api/v1/webhooks (baseline)" "$a50" "$a99"

@@ -43,6 +43,7 @@ metrics | all | - | bash bench/metrics.sh | serve with /metrics against the buil
 hostile | all | - | bash bench/hostile.sh | RSS and p99 under slowloris, huge heads and 2,000 held connections
 idle | all | SECONDS_IDLE=1 | bash bench/idle.sh | wake-ups a second of an idle serve and deliver
 pg | all | DURATION=3s ROUNDS=1 KEYS=1000 EVENTS=50 | bash bench/pg.sh | serve on PostgreSQL against serve on SQLite and pgbench; three instances delivering
+portal | all | DURATION=1s | bash bench/portal.sh | each portal page's p99 from the database (10 webhooks, 1,000 attempts) against GET /api/v1/webhooks
 pg-authenticate | extra | KEYHOOK_BENCH_KEYS=1000 KEYHOOK_BENCH_SECS=1 | bench_cargo pg_authenticate | authenticate() on PostgreSQL against the bare prepared lookup
 scan | extra | SIZE_MB=4 ROUNDS=1 | bash bench/scan.sh | keys scan over 1 GiB of logs against grep -c
 db-copy | extra | KEYS=2000 ATTEMPTS=2000 | bash bench/db-copy.sh | db copy's memory and time against the sqlite3 shell's INSERT ... SELECT

@@ -25,6 +25,7 @@ mod keys;
 mod memo;
 mod ops;
 mod outbox;
+pub mod portal;
 mod replay;
 mod retention;
 mod secrets;
@@ -44,6 +45,8 @@ pub use replay::{ReplayCandidate, ReplayQueries, ReplaySelection};
 pub use retention::RetentionQueries;
 pub use secrets::{SecretQueries, Signing};
 pub use webhooks::{AttemptRecord, FailCounter, WebhookQueries};
+
+pub use portal::{PortalLinkRow, PortalQueries, PortalSessionRow};
 
 /// What a backend reports when a query or a transaction fails. The core maps it to
 /// [`Error`] (and from there to an exit code or an HTTP status); nothing of the backend's own
@@ -308,6 +311,7 @@ pub trait Queries:
     + RetentionQueries
     + HistoryQueries
     + EventTypeQueries
+    + PortalQueries
 {
 }
 
@@ -323,7 +327,8 @@ impl<
             + SecretQueries
             + RetentionQueries
             + HistoryQueries
-            + EventTypeQueries,
+            + EventTypeQueries
+            + PortalQueries,
     > Queries for T
 {
 }

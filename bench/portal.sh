@@ -88,9 +88,6 @@ if grep -q 'Non-2xx' "$work/wrk.txt"; then echo "some responses were not 2xx" >&
 
 if [ -n "${BASE:-}" ]; then
   echo "-- /api/v1 without the portal (A: $BASE) against with it (B: this tree)"
-  ab=$(bash bench/serve-ab.sh "$BASE" "$bin")
-  echo "$ab"
-  ratio=$(echo "$ab" | tail -1 | awk '{ print $NF }')
-  echo "with/without portal throughput ratio $ratio (target >= 0.97)"
-  figure portal "GET /api/v1/api-keys with the portal / without" "$ratio" x ">= 0.97"
+  AB_BENCH=portal AB_METRIC="GET /api/v1/api-keys with the portal" AB_BASELINE="the build without it" \
+    AB_GOAL="ratio >= 0.97" bash bench/serve-ab.sh "$BASE" "$bin"
 fi

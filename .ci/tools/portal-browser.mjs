@@ -118,7 +118,10 @@ async function startServer() {
     server.on("exit", (code, sig) => {
         if (!shuttingDown) console.log(`keyhook serve exited (${code ?? sig}):\n${fs.readFileSync(path.join(WORK, "serve.log"), "utf8")}`);
     });
-    await until("keyhook serve to listen", () => fs.readFileSync(path.join(WORK, "serve.log"), "utf8").includes("listening"), 20_000);
+    await until("keyhook serve to listen", () => {
+        if (server.exitCode !== null) throw new Error("keyhook serve exited before it listened");
+        return fs.readFileSync(path.join(WORK, "serve.log"), "utf8").includes("listening");
+    }, 20_000);
     return base;
 }
 let shuttingDown = false;
@@ -371,6 +374,7 @@ async function crawl(page) {
         const url = queue.shift();
         if (seen.has(url)) continue;
         const res = await page.goto(url);
+        checkHeaders(res);
         seen.set(url, { url, status: res ? res.status() : 0, title: await page.title() });
         const links = await page.evaluate(() => [...document.querySelectorAll("a[href]")].map((a) => ({ href: a.href, text: a.textContent.trim() })));
         for (const l of links) {
@@ -383,6 +387,20 @@ async function crawl(page) {
     }
     return [...seen.values()];
 }
+// §14's headers on a portal page as the browser got it.
+function checkHeaders(res) {
+    check(res, "no response");
+    const h = res.headers();
+    const where = `${res.url()} (${res.status()})`;
+    const csp = h["content-security-policy"] || "";
+    check(csp, `no Content-Security-Policy on ${where}`);
+    check(!/unsafe-inline|unsafe-eval/.test(csp), `CSP on ${where} allows unsafe-inline or unsafe-eval: ${csp}`);
+    check(/frame-ancestors 'none'/.test(csp), `CSP on ${where} has no frame-ancestors 'none': ${csp}`);
+    eq(h["x-content-type-options"], "nosniff", `X-Content-Type-Options on ${where}`);
+    eq(h["referrer-policy"], "no-referrer", `Referrer-Policy on ${where}`);
+    check(/no-store/.test(h["cache-control"] || ""), `Cache-Control on ${where}: ${h["cache-control"]}`);
+}
+
 // The key a page shows once.
 async function shownKey(page) {
     const text = await page.locator("body").innerText();

@@ -336,8 +336,13 @@ process.exit(failed.length ? 1 : 0);
 const BUTTONS = ["Create key", "Revoke", "Create webhook", "Save", "Send test", "Replay", "Rotate secret"];
 const heading = (page, name) => page.getByRole("heading", { name, exact: true });
 const button = (page, name) => page.getByRole("button", { name, exact: true });
+// A button whose visible text is `name`, its accessible name perhaps naming what it acts on
+// ("Revoke billing-sync").
+const startsButton = (page, name) => page.getByRole("button", { name: new RegExp(`^${name}\\b`) });
+// An event's checkbox in a webhook form (its label is the name, then the description).
+const eventBox = (page, name) => page.getByRole("checkbox", { name: new RegExp(`^${name.replace(/\./g, "\\.")}\\b`) });
 // A link or button (a "Create webhook" may be either).
-const control = (page, name) => page.getByRole("link", { name, exact: true }).or(button(page, name));
+const control = (page, name) => page.getByRole("link", { name, exact: true }).or(startsButton(page, name));
 // The portal's navigation: the link named `name`, in a nav landmark when there is one.
 async function go(page, name) {
     const inNav = page.getByRole("navigation").getByRole("link", { name, exact: true });
@@ -473,7 +478,7 @@ async function flows(base, browser) {
         check(!(await shownKey(page)), "the key is shown again on a later page");
         const row = page.getByRole("row").filter({ hasText: "portal-made key" });
         await until("the key in the list", async () => (await row.count()) === 1);
-        await press(page, row.getByRole("button", { name: "Revoke", exact: true }), "Revoke");
+        await press(page, startsButton(row, "Revoke"), "Revoke");
         const after = await api(base, key, "GET", "/webhooks");
         eq(after.status, 401, "the revoked key still works");
         eq(await page.getByRole("row").filter({ hasText: "portal-made key" }).count(), 0, "the revoked key is still listed");
@@ -485,10 +490,10 @@ async function flows(base, browser) {
     await flow("Webhooks: create one (events from the catalog), Send test reaches the receiver", async () => {
         await go(page, "Webhooks");
         await shootEmpty(page);
-        await press(page, control(page, "Create webhook").first(), "Create webhook");
         await page.getByLabel(/url/i).first().fill(`${receiver.base}/ok/portal`);
-        await page.getByLabel("article.published", { exact: true }).check();
-        await press(page, button(page, "Save"), "Save");
+        await eventBox(page, "article.published").check();
+        await press(page, button(page, "Create webhook"), "Create webhook");
+        await until("the signing secret, shown once", () => shownSecret(page));
         hookUrl = await openWebhook(page, `${receiver.base}/ok/portal`);
         const before = receiver.requests.length;
         await press(page, button(page, "Send test"), "Send test");
@@ -496,6 +501,28 @@ async function flows(base, browser) {
         check(receiver.requests.length > before, "nothing arrived");
         check(/^v1,/.test(ping.headers["webhook-signature"]), `signature ${ping.headers["webhook-signature"]}`);
         await until("the test's result on the page", async () => /200|delivered|success/i.test(await page.locator("body").innerText()));
+    });
+
+    await flow("Edit: a filter tried on the event type's example before Save, Disable and Enable", async () => {
+        await page.goto(hookUrl);
+        const edit = page.locator("section").filter({ has: heading(page, "Edit") });
+        await edit.getByLabel(/filter/i).fill("data.words > 1");
+        await edit.getByLabel(/try on the example/i).selectOption("article.published");
+        await edit.getByRole("button", { name: "Try filter" }).click();
+        await until("the trial's verdict", async () => /lets .*article\.published.* through/s.test(await edit.innerText()));
+        await edit.getByLabel(/filter/i).fill("data.words > 5");
+        await edit.getByRole("button", { name: "Try filter" }).click();
+        await until("the trial's other verdict", async () => /holds .*back/s.test(await edit.innerText()));
+        await edit.getByLabel(/filter/i).fill("data.words >= 1");
+        await press(page, button(edit, "Save"), "Save");
+        await until("the saved filter", async () => (await page.locator("body").innerText()).includes("data.words >= 1"));
+        const api1 = await api(base, acmeKey, "GET", `/webhooks/${hookUrl.split("/").pop()}`);
+        eq(api1.json?.data?.filter, "data.words >= 1", "the filter over /api/v1");
+        await press(page, button(page, "Disable"), "Disable");
+        await button(page, "Enable").waitFor();
+        eq((await api(base, acmeKey, "GET", `/webhooks/${hookUrl.split("/").pop()}`)).json.data.isActive, false, "isActive after Disable");
+        await press(page, button(page, "Enable"), "Enable");
+        await button(page, "Disable").waitFor();
     });
 
     await flow("Rotate secret: the new secret is shown and the next ping carries both signatures", async () => {
@@ -515,10 +542,9 @@ async function flows(base, browser) {
 
     await flow("Deliveries: a failed delivery is shown with its status and replayed", async () => {
         await go(page, "Webhooks");
-        await press(page, control(page, "Create webhook").first(), "Create webhook");
         await page.getByLabel(/url/i).first().fill(`${receiver.base}/switch/flaky`);
-        await page.getByLabel("article.published", { exact: true }).check();
-        await press(page, button(page, "Save"), "Save");
+        await eventBox(page, "article.published").check();
+        await press(page, button(page, "Create webhook"), "Create webhook");
         const flaky = await openWebhook(page, `${receiver.base}/switch/flaky`);
         receiver.status = 500;
         receiver.body = "upstream is down";
@@ -532,7 +558,7 @@ async function flows(base, browser) {
             return /500/.test(await page.locator("body").innerText());
         });
         await inspect(page, "Deliveries");
-        check(/upstream is down/.test(await page.locator("body").innerText()), "the response excerpt is not shown");
+        check(/upstream is down/.test(await page.locator("body").textContent()), "the response excerpt is not on the page");
         receiver.status = 200;
         receiver.body = "thanks";
         const n = received((r) => r.url === "/switch/flaky").length;
@@ -620,8 +646,8 @@ async function flows(base, browser) {
         await inspect(p, "no-JS link page");
         await shoot(p, "paste-token");
         const token = l.url.split("#")[1];
-        await p.getByRole("textbox").first().fill(token);
-        await Promise.all([p.waitForLoadState("load"), p.locator("form").first().locator("button, input[type=submit]").first().click()]);
+        await p.getByLabel("Portal link").fill(token);
+        await Promise.all([p.waitForLoadState("load"), button(p, "Open").click()]);
         await until("a portal page after the pasted token", async () => (await p.getByRole("link", { name: "Webhooks", exact: true }).count()) > 0);
         for (const name of ["API keys", "Webhooks", "Event types"]) await go(p, name);
         await go(p, "API keys");

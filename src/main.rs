@@ -62,6 +62,7 @@ impl keyhook_cli::Wiring for Wiring {
                 access_log: config.access_log,
                 auth_profiles: config.auth_profiles,
                 trusted_proxies: config.trusted_proxies,
+                portal: config.portal,
             },
             Arc::clone(&stop),
         )?;

@@ -12,6 +12,7 @@ mod event_types;
 mod events;
 mod keys;
 mod listen;
+mod portal;
 pub mod logging;
 pub mod output;
 mod prompt;
@@ -152,6 +153,12 @@ pub enum Command {
         after_help = "Example:\n  keyhook event-types add post.updated --schema post.schema.json --example post.json"
     )]
     EventTypes(event_types::EventTypesCommand),
+    /// Mint, revoke and list links to the developer portal that serve shows your customers
+    #[command(
+        subcommand,
+        after_help = "Example:\n  keyhook --user acme portal link --public-url https://keys.example.com"
+    )]
+    Portal(portal::PortalCommand),
     /// Send queued webhook deliveries (with --once: what is due now, then exit)
     Deliver(deliver::DeliverArgs),
     /// Receive real, signed deliveries here while this runs (an ephemeral webhook), or
@@ -362,6 +369,7 @@ pub fn main(wiring: &'static dyn Wiring) -> i32 {
         Command::Backup(args) => backup::run(&ctx, args),
         Command::Serve(args) => serve::run(&ctx, args, access_log),
         Command::Prune(args) => prune::run(&ctx, args),
+        Command::Portal(cmd) => portal::run(&ctx, cmd),
         Command::Completions { shell } => {
             use std::io::Write;
             let mut stdout = io::stdout().lock();

@@ -8,6 +8,7 @@ use super::Context;
 use keyhook_core::access_log::AccessLog;
 use keyhook_core::forward::{Cidr, ProfileTemplate};
 use keyhook_core::rate::RateLimit;
+use keyhook_core::service::portal::{self, PortalConfig};
 use keyhook_core::service::{event_types, routing};
 use keyhook_core::store::Backend;
 use keyhook_core::time::Clock;
@@ -65,6 +66,21 @@ pub struct ServeArgs {
     #[arg(long = "trusted-proxy", env = "KEYHOOK_TRUSTED_PROXY", value_name = "CIDR",
           value_delimiter = ',', value_parser = Cidr::parse)]
     trusted_proxies: Vec<Cidr>,
+    /// Where this server is reached from outside (https://keys.example.com): portal links
+    /// point there, and the portal's cookie is Secure when it is https. Default: http:// and
+    /// the bound address
+    #[arg(long, env = "KEYHOOK_PUBLIC_URL", value_name = "URL",
+          value_parser = portal::public_url)]
+    public_url: Option<String>,
+    /// An https origin allowed to show the portal in a frame (repeat for several); the
+    /// portal's cookie is then SameSite=None; Secure; Partitioned. Needs an https --public-url
+    #[arg(long = "portal-embed-origin", env = "KEYHOOK_PORTAL_EMBED_ORIGIN", value_name = "ORIGIN",
+          value_delimiter = ',', value_parser = portal::embed_origin)]
+    portal_embed_origins: Vec<String>,
+    /// Let the portal point webhooks at private and loopback addresses (local development and
+    /// tests only; --allow-private-targets does not reach the portal)
+    #[arg(long, env = "KEYHOOK_PORTAL_ALLOW_PRIVATE_TARGETS")]
+    portal_allow_private_targets: bool,
     /// How log lines are written on stderr: text, or one JSON object per line (the filter is
     /// KEYHOOK_LOG, default info)
     #[arg(long, env = "KEYHOOK_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text,
@@ -97,11 +113,27 @@ pub struct ServeConfig {
     pub auth_profiles: Vec<ProfileTemplate>,
     /// `--trusted-proxy`.
     pub trusted_proxies: Vec<Cidr>,
+    /// The developer portal: `--public-url`, `--portal-embed-origin`,
+    /// `--portal-allow-private-targets`.
+    pub portal: PortalConfig,
 }
 
 /// Serves until a signal stops it; `access_log` is where each request's access line goes
 /// (the log's, from `logging::init`).
 pub fn run(ctx: &Context, args: ServeArgs, access_log: Arc<dyn AccessLog>) -> anyhow::Result<()> {
+    // A cross-site frame gets the cookie only over https: refused before anything starts.
+    if !args.portal_embed_origins.is_empty()
+        && !args
+            .public_url
+            .as_deref()
+            .is_some_and(|u| u.starts_with("https://"))
+    {
+        return Err(keyhook_core::error::Error::validation(
+            "--portal-embed-origin",
+            "needs an https --public-url (a framed portal's cookie is SameSite=None; Secure)",
+        )
+        .into());
+    }
     let stop = super::stop_on_signals()?;
     // A connection for each of `--threads` requests at once, and those of the outbox worker.
     let location = ctx.location()?;
@@ -121,6 +153,11 @@ pub fn run(ctx: &Context, args: ServeArgs, access_log: Arc<dyn AccessLog>) -> an
         access_log,
         auth_profiles: args.auth_profiles,
         trusted_proxies: args.trusted_proxies,
+        portal: PortalConfig {
+            public_url: args.public_url,
+            embed_origins: args.portal_embed_origins,
+            allow_private_targets: args.portal_allow_private_targets,
+        },
     };
     let check = Arc::clone(&config.db);
     // Log events, not messages (JSON with `--log-format json`). Scripts and tests read the

@@ -15,7 +15,10 @@ use crate::model::{ApiKey, AuditEntry, DeliveryAttempt, EventAccepted, EventType
 use crate::tables::{Cell, Table};
 use crate::time::Timestamp;
 
+pub mod portal;
 pub mod sql;
+
+pub use portal::{PortalLinkRow, PortalQueries, PortalSessionRow};
 
 /// What a backend reports when a query or a transaction fails. The core maps it to
 /// [`Error`] (and from there to an exit code or an HTTP status); nothing of the backend's own
@@ -400,6 +403,7 @@ pub trait Queries:
     + RetentionQueries
     + HistoryQueries
     + EventTypeQueries
+    + PortalQueries
 {
 }
 
@@ -415,7 +419,8 @@ impl<
             + SecretQueries
             + RetentionQueries
             + HistoryQueries
-            + EventTypeQueries,
+            + EventTypeQueries
+            + PortalQueries,
     > Queries for T
 {
 }

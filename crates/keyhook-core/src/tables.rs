@@ -236,4 +236,35 @@ pub const TABLES: &[Table] = &[
             ("updated_at", Int),
         ],
     },
+    // the developer portal: links and their sessions, by the SHA-256 of their tokens (a
+    // moved database keeps its open sessions: they are rows like any other).
+    Table {
+        name: "portal_links",
+        order_by: "id",
+        columns: &[
+            ("id", Text),
+            ("user_id", Text),
+            ("token_hash", Text),
+            ("full_access", Bool),
+            ("profile_ids", Text),
+            ("read_only", Bool),
+            ("minted_by_key", Text),
+            ("minted_by", Text),
+            ("created_at", Int),
+            ("expires_at", Int),
+            ("used_at", Int),
+            ("revoked_at", Int),
+        ],
+    },
+    Table {
+        name: "portal_sessions",
+        order_by: "id",
+        columns: &[
+            ("id", Text),
+            ("link_id", Text),
+            ("token_hash", Text),
+            ("created_at", Int),
+            ("expires_at", Int),
+        ],
+    },
 ];

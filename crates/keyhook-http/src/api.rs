@@ -24,6 +24,7 @@ use keyhook_core::service::audit;
 use keyhook_core::service::event_types;
 use keyhook_core::service::events;
 use keyhook_core::service::keys;
+use keyhook_core::service::portal;
 use keyhook_core::service::replay;
 use keyhook_core::service::webhooks;
 use keyhook_core::service::{Actor, Publish};
@@ -47,6 +48,8 @@ pub struct Ctx<'a> {
     pub client: Option<IpAddr>,
     /// `--auth-profile`: where the URIs the key check is asked about name a profile.
     pub auth_profiles: &'a [ProfileTemplate],
+    /// `--public-url`: where portal links point.
+    pub public_url: &'a str,
 }
 
 /// Handles one request, `routed`: its path under `/api/v1` and what the router found there
@@ -348,6 +351,23 @@ fn handle(
             Route::ListAudit => {
                 let q = input::audit_query(rq.url(), now)?;
                 reply::data(200, &audit::list(store, actor, q)?)
+            }
+            Route::CreatePortalLink => {
+                let input = input::new_portal_link(&json()?)?;
+                let link = portal::mint(
+                    store,
+                    actor,
+                    input,
+                    ctx.public_url,
+                    now,
+                    Publish::AfterCommit,
+                )?;
+                // The url holds the token: a secret, like a new key (`no-store`).
+                reply::data(201, &link)
+            }
+            Route::RevokePortalLink(id) => {
+                portal::revoke(store, actor, Some(id), now)?;
+                reply::no_content()
             }
             Route::RotateWebhookSecret(id) => {
                 let body = json()?;

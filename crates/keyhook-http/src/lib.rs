@@ -10,6 +10,7 @@ mod body;
 pub mod metrics;
 pub mod openapi;
 mod pings;
+mod portal;
 mod probes;
 pub mod ratelimit;
 mod reply;
@@ -74,6 +75,9 @@ pub struct ServeOptions {
     pub auth_profiles: Vec<ProfileTemplate>,
     /// `serve --trusted-proxy`: peers whose `X-Forwarded-For` / `X-Real-IP` name the client.
     pub trusted_proxies: Vec<keyhook_core::forward::Cidr>,
+    /// The developer portal: `--public-url`, `--portal-embed-origin`,
+    /// `--portal-allow-private-targets`.
+    pub portal: keyhook_core::service::portal::PortalConfig,
 }
 
 /// A running server: its address, and the stop that ends it.
@@ -105,6 +109,8 @@ struct Shared {
     access_log: Arc<dyn AccessLog>,
     auth_profiles: Vec<ProfileTemplate>,
     trusted_proxies: Vec<keyhook_core::forward::Cidr>,
+    /// The developer portal under `/portal`.
+    portal: portal::Portal,
 }
 
 impl Server {
@@ -135,6 +141,7 @@ impl Server {
             access_log: opts.access_log,
             auth_profiles: opts.auth_profiles,
             trusted_proxies: opts.trusted_proxies,
+            portal: portal::Portal::new(opts.portal, addr),
         });
         let handler: tiny_http::Handler = {
             let shared = Arc::clone(&shared);
@@ -288,10 +295,16 @@ fn on_request(shared: &Shared, mut rq: tiny_http::Request) {
             own_limits: &shared.own_limits,
             client,
             auth_profiles: &shared.auth_profiles,
+            public_url: &shared.portal.public_url,
         };
+        let path_only = router::path_of(rq.url());
         // A bug must cost one request a 500, never the connection's thread.
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            api::dispatch(ctx, &rq, body, path.zip(found))
+            if portal::is_portal(path_only) {
+                (portal::dispatch(&shared.portal, ctx, &rq, body), None)
+            } else {
+                api::dispatch(ctx, &rq, body, path.zip(found))
+            }
         }))
         .unwrap_or_else(|_| {
             (

@@ -50,6 +50,13 @@ impl<'a> RequestDb<'a> {
 /// The backend, lending a connection for one step at a time.
 pub struct Steps<'a>(&'a dyn Backend);
 
+impl Steps<'_> {
+    /// A connection of its own, after the network call (the portal's page that follows).
+    pub fn connect(&self) -> Result<Box<Store>> {
+        self.0.connect()
+    }
+}
+
 impl Database for Steps<'_> {
     fn step<T>(&self, f: impl FnOnce(&Store) -> Result<T>) -> Result<T> {
         f(&*self.0.connect()?)

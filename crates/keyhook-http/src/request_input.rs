@@ -15,6 +15,7 @@ use keyhook_core::service::events::{EventName, IdempotencyKey, NewEvent, IDEMPOT
 use keyhook_core::service::filter::Filter;
 use keyhook_core::service::idempotency::Idempotent;
 use keyhook_core::service::input::Object;
+use keyhook_core::service::portal;
 use keyhook_core::service::keys::{self, Expiry, KeyName, NewKey, ProfileId, ProfileIds};
 use keyhook_core::service::replay::ReplayRequest;
 use keyhook_core::service::webhooks::{
@@ -176,6 +177,38 @@ pub fn webhook_patch(body: &Value, allow_private: bool) -> Result<WebhookPatch> 
             None => Some(None),
             Some(f) => p.take("filter", Filter::new(&f)).map(Some),
         }),
+        problems: p,
+    })
+}
+
+/// A `POST /portal-links` body: `{"fullAccess", "profileIds", "ttlSeconds", "readOnly"}`,
+/// all optional.
+pub fn new_portal_link(body: &Value) -> Result<portal::NewLink> {
+    let mut o = Object::new(body, &["fullAccess", "profileIds", "ttlSeconds", "readOnly"])?;
+    let full_access = o.bool("fullAccess");
+    let profile_ids = o.strings("profileIds");
+    let ttl = o.integer("ttlSeconds");
+    let read_only = o.bool("readOnly");
+    let mut p = o.problems;
+    p.end_decoding();
+    let ttl_ms = ttl.and_then(|s| {
+        p.take(
+            "ttlSeconds",
+            if s > 0 && s <= portal::MAX_TTL_MS / 1000 {
+                Ok(s * 1000)
+            } else {
+                Err(format!(
+                    "must be more than 0 and at most {} (24 hours)",
+                    portal::MAX_TTL_MS / 1000
+                ))
+            },
+        )
+    });
+    Ok(portal::NewLink {
+        full_access,
+        profile_ids: profile_ids.and_then(|ids| p.take_list("profileIds", ProfileIds::new(ids))),
+        ttl_ms,
+        read_only: read_only.unwrap_or(false),
         problems: p,
     })
 }

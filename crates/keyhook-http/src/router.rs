@@ -70,6 +70,8 @@ pub enum Route<'a> {
     RotateWebhookSecret(&'a str),
     ListEventTypes,
     GetEventType(&'a str),
+    CreatePortalLink,
+    RevokePortalLink(&'a str),
 }
 
 impl Route<'_> {
@@ -93,6 +95,8 @@ impl Route<'_> {
             Route::RotateWebhookSecret(_) => Operation::RotateWebhookSecret,
             Route::ListEventTypes => Operation::ListEventTypes,
             Route::GetEventType(_) => Operation::ShowEventType,
+            Route::CreatePortalLink => Operation::CreatePortalLink,
+            Route::RevokePortalLink(_) => Operation::RevokePortalLink,
         }
     }
 
@@ -113,6 +117,8 @@ impl Route<'_> {
             Route::RotateWebhookSecret(_) => "/webhooks/{id}/rotate-secret",
             Route::ListEventTypes => "/event-types",
             Route::GetEventType(_) => "/event-types/{name}",
+            Route::CreatePortalLink => "/portal-links",
+            Route::RevokePortalLink(_) => "/portal-links/{id}",
         }
     }
 
@@ -126,6 +132,7 @@ impl Route<'_> {
                 | Route::EmitEvent
                 | Route::ReplayWebhook(_)
                 | Route::RotateWebhookSecret(_)
+                | Route::CreatePortalLink
         )
     }
 }
@@ -212,6 +219,14 @@ pub fn route<'a>(method: &Method, path: &'a str) -> Match<'a> {
         ["audit"] => (get.then_some(Route::ListAudit), "GET"),
         ["event-types"] => (get.then_some(Route::ListEventTypes), "GET"),
         ["event-types", name] => (get.then_some(Route::GetEventType(name)), "GET"),
+        ["portal-links"] => (
+            matches!(method, Method::Post).then_some(Route::CreatePortalLink),
+            "POST",
+        ),
+        ["portal-links", id] if !id.is_empty() => (
+            matches!(method, Method::Delete).then_some(Route::RevokePortalLink(id)),
+            "DELETE",
+        ),
         _ => return Match::NotFound,
     };
     match found {
@@ -239,6 +254,8 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("/webhooks/{id}/rotate-secret", "post"),
     ("/event-types", "get"),
     ("/event-types/{name}", "get"),
+    ("/portal-links", "post"),
+    ("/portal-links/{id}", "delete"),
     ("/openapi.json", "get"),
     ("/auth", "get"),
     ("/auth/{path}", "get"),

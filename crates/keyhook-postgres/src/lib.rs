@@ -90,6 +90,7 @@ mod migrations;
 mod outbox;
 mod pipeline;
 mod pool;
+mod portal;
 mod probe_queries;
 mod replay;
 mod retention;

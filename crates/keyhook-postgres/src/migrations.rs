@@ -216,6 +216,32 @@ const MIGRATIONS: &[&str] = &[
      INSERT INTO key_budgets (id, remaining_uses)
      SELECT id, remaining_uses FROM api_keys WHERE remaining_uses IS NOT NULL;
      ALTER TABLE api_keys DROP COLUMN remaining_uses;"#,
+    // developer portal: SQLite's migration of the same name.
+    r#"CREATE TABLE portal_links (
+        id            TEXT COLLATE "C" PRIMARY KEY,
+        user_id       TEXT COLLATE "C" NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        token_hash    TEXT COLLATE "C" NOT NULL,
+        full_access   BOOLEAN NOT NULL,
+        profile_ids   TEXT COLLATE "C" NOT NULL DEFAULT '[]',
+        read_only     BOOLEAN NOT NULL,
+        minted_by_key TEXT COLLATE "C",
+        minted_by     TEXT COLLATE "C" NOT NULL,
+        created_at    BIGINT NOT NULL,
+        expires_at    BIGINT NOT NULL,
+        used_at       BIGINT,
+        revoked_at    BIGINT
+     );
+     CREATE UNIQUE INDEX portal_links_hash ON portal_links(token_hash);
+     CREATE INDEX portal_links_user ON portal_links(user_id, created_at);
+     CREATE TABLE portal_sessions (
+        id          TEXT COLLATE "C" PRIMARY KEY,
+        link_id     TEXT COLLATE "C" NOT NULL REFERENCES portal_links(id) ON DELETE CASCADE,
+        token_hash  TEXT COLLATE "C" NOT NULL,
+        created_at  BIGINT NOT NULL,
+        expires_at  BIGINT NOT NULL
+     );
+     CREATE UNIQUE INDEX portal_sessions_hash ON portal_sessions(token_hash);
+     CREATE INDEX portal_sessions_link ON portal_sessions(link_id);"#,
 ];
 
 /// The schema version this binary writes.

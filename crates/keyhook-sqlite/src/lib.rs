@@ -39,6 +39,7 @@ mod key_cache;
 mod keys;
 mod migrations;
 mod outbox;
+mod portal;
 mod probe_queries;
 mod replay;
 mod retention;

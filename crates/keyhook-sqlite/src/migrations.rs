@@ -267,6 +267,34 @@ const MIGRATIONS: &[&str] = &[
      INSERT INTO key_budgets (id, remaining_uses)
      SELECT id, remaining_uses FROM api_keys WHERE remaining_uses IS NOT NULL;
      ALTER TABLE api_keys DROP COLUMN remaining_uses;",
+    // developer portal: single-use links and the sessions they open, each by the SHA-256 of
+    // its token (`service::portal`). A revoked link keeps its row (the audit names it); its
+    // sessions are deleted.
+    "CREATE TABLE portal_links (
+        id            TEXT PRIMARY KEY,
+        user_id       TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        token_hash    TEXT NOT NULL,
+        full_access   INTEGER NOT NULL CHECK (full_access IN (0, 1)),
+        profile_ids   TEXT NOT NULL DEFAULT '[]',
+        read_only     INTEGER NOT NULL CHECK (read_only IN (0, 1)),
+        minted_by_key TEXT,
+        minted_by     TEXT NOT NULL,
+        created_at    INTEGER NOT NULL,
+        expires_at    INTEGER NOT NULL,
+        used_at       INTEGER,
+        revoked_at    INTEGER
+     ) STRICT;
+     CREATE UNIQUE INDEX portal_links_hash ON portal_links(token_hash);
+     CREATE INDEX portal_links_user ON portal_links(user_id, created_at);
+     CREATE TABLE portal_sessions (
+        id          TEXT PRIMARY KEY,
+        link_id     TEXT NOT NULL REFERENCES portal_links(id) ON DELETE CASCADE,
+        token_hash  TEXT NOT NULL,
+        created_at  INTEGER NOT NULL,
+        expires_at  INTEGER NOT NULL
+     ) STRICT;
+     CREATE UNIQUE INDEX portal_sessions_hash ON portal_sessions(token_hash);
+     CREATE INDEX portal_sessions_link ON portal_sessions(link_id);",
 ];
 
 /// The schema version this binary writes.

@@ -40,11 +40,13 @@ pub enum Action {
     EventTypeUpdated,
     EventTypeDeprecated,
     EventTypeDeleted,
+    PortalLinkCreated,
+    PortalLinkRevoked,
 }
 
 impl Action {
     /// Every action (the OpenAPI document lists them from here).
-    pub const ALL: [Action; 14] = [
+    pub const ALL: [Action; 16] = [
         Action::KeyCreated,
         Action::KeyDeleted,
         Action::KeyRotated,
@@ -59,6 +61,8 @@ impl Action {
         Action::EventTypeUpdated,
         Action::EventTypeDeprecated,
         Action::EventTypeDeleted,
+        Action::PortalLinkCreated,
+        Action::PortalLinkRevoked,
     ];
 
     pub const fn as_str(self) -> &'static str {
@@ -77,6 +81,8 @@ impl Action {
             Action::EventTypeUpdated => "event_type.updated",
             Action::EventTypeDeprecated => "event_type.deprecated",
             Action::EventTypeDeleted => "event_type.deleted",
+            Action::PortalLinkCreated => "portal_link.created",
+            Action::PortalLinkRevoked => "portal_link.revoked",
         }
     }
 }
@@ -87,16 +93,19 @@ pub enum Via {
     Http,
     Cli,
     Worker,
+    /// The developer portal (`service::portal`).
+    Portal,
 }
 
 impl Via {
-    pub const ALL: [Via; 3] = [Via::Http, Via::Cli, Via::Worker];
+    pub const ALL: [Via; 4] = [Via::Http, Via::Cli, Via::Worker, Via::Portal];
 
     pub const fn as_str(self) -> &'static str {
         match self {
             Via::Http => "http",
             Via::Cli => "cli",
             Via::Worker => "worker",
+            Via::Portal => "portal",
         }
     }
 }
@@ -304,7 +313,7 @@ pub fn list(store: &Store, actor: &Actor, q: Query) -> Result<Vec<AuditEntry>> {
     let limit = check_limit(q.limit).map_err(|m| Error::validation("limit", m))?;
     let user = match (actor, q.all_users) {
         (Actor::Operator { .. }, true) => None,
-        (Actor::Key(_), true) => {
+        (Actor::Key(_) | Actor::Portal { .. }, true) => {
             return Err(Error::Forbidden(
                 "only the operator can list every user's audit log".into(),
             ))

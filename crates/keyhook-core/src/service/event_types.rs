@@ -90,7 +90,7 @@ pub struct EventTypePatch {
 fn operator_only(actor: &Actor) -> Result<()> {
     match actor {
         Actor::Operator { .. } => Ok(()),
-        Actor::Key(_) => Err(Error::Forbidden(
+        Actor::Key(_) | Actor::Portal { .. } => Err(Error::Forbidden(
             "the event catalog is the operator's: it is changed with keyhook event-types".into(),
         )),
     }

@@ -212,7 +212,7 @@ pub fn check(actor: &Actor, input: NewEvent) -> Result<CheckedEvent> {
 /// being its one profile, or every profile for a user-wide event): a key limited to profiles
 /// names one of them, else 403 on `profileId`. The operator and full-access keys emit any.
 fn check_profile(actor: &Actor, profile: Option<&String>) -> Result<()> {
-    let Actor::Key(key) = actor else {
+    let Some(key) = actor.as_key() else {
         return Ok(());
     };
     let detail = match auth::no_broader_scope(Scope::of_event(profile), key.scope()) {

@@ -31,7 +31,7 @@ pub fn recent(
     // Only of webhooks the actor sees (`webhooks::list` is that list).
     let seen: Option<Vec<String>> = match actor {
         Actor::Operator { .. } => None,
-        Actor::Key(_) => Some(
+        Actor::Key(_) | Actor::Portal { .. } => Some(
             super::webhooks::list(store, actor)?
                 .iter()
                 .map(|w| w.id.clone())

@@ -280,7 +280,7 @@ fn validate(input: NewKey) -> Result<KeySpec> {
 /// scoped keys within its own profiles, a key that expires only keys that expire no later.
 /// The operator may create anything.
 fn check_not_broader(actor: &Actor, spec: &KeySpec) -> Result<()> {
-    let Actor::Key(parent) = actor else {
+    let Some(parent) = actor.as_key() else {
         return Ok(());
     };
     let reach = Reach {
@@ -356,7 +356,7 @@ fn check_not_broader(actor: &Actor, spec: &KeySpec) -> Result<()> {
 /// scoped or short-lived key cannot revoke or replace the keys above it. A key may always act
 /// on itself. The operator is not limited.
 fn check_may_act_on(actor: &Actor, target: &ApiKey, verb: &str) -> Result<()> {
-    let Actor::Key(key) = actor else {
+    let Some(key) = actor.as_key() else {
         return Ok(());
     };
     if key.id == target.id {
@@ -444,7 +444,7 @@ pub fn list(store: &Store, actor: &Actor, all_users: bool) -> Result<Listed<ApiK
     actor.may(Operation::ListKeys, None)?;
     let user = match (actor, all_users) {
         (Actor::Operator { .. }, true) => None,
-        (Actor::Key(_), true) => {
+        (Actor::Key(_) | Actor::Portal { .. }, true) => {
             return Err(Error::Forbidden(
                 "only the operator can list every user's keys".into(),
             ))
@@ -520,8 +520,8 @@ pub fn rotate(
             .expires_at
             .map(|t| now.add_millis((t.millis() - old.created_at.millis()).max(1)));
         let expires_at = match (actor, same_lifetime) {
-            (Actor::Key(k), Some(t)) => Some(k.expires_at.map_or(t, |limit| t.min(limit))),
-            (Actor::Key(k), None) => k.expires_at,
+            (Actor::Key(k) | Actor::Portal { key: k, .. }, Some(t)) => Some(k.expires_at.map_or(t, |limit| t.min(limit))),
+            (Actor::Key(k) | Actor::Portal { key: k, .. }, None) => k.expires_at,
             (Actor::Operator { .. }, t) => t,
         };
         let spec = KeySpec {
@@ -674,6 +674,6 @@ pub fn revoke_leaked(
 fn operator_only(actor: &Actor, what: &str) -> Result<()> {
     match actor {
         Actor::Operator { .. } => Ok(()),
-        Actor::Key(_) => Err(Error::Forbidden(format!("only the operator can {what}"))),
+        Actor::Key(_) | Actor::Portal { .. } => Err(Error::Forbidden(format!("only the operator can {what}"))),
     }
 }

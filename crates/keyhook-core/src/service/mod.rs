@@ -13,6 +13,7 @@ pub mod input;
 pub mod keys;
 pub mod listen;
 pub mod operational;
+pub mod portal;
 pub mod replay;
 pub mod retention;
 pub mod routing;
@@ -61,6 +62,11 @@ pub enum Actor {
     /// Shared with the backend's cache where it keeps one (SQLite's): a request copies no
     /// key.
     Key(Arc<ApiKey>),
+    /// A developer-portal session (`service::portal`), acting as `key` would: the link's
+    /// user, scope and permission (readonly for a read-only link) and the minting key's
+    /// limits (its expiry, rate and uses), so every rule a key obeys holds for it too.
+    /// The audit log names it `portal:<link id>`, via `portal`.
+    Portal { key: Arc<ApiKey>, link_id: String },
 }
 
 /// The longest user id accepted, in characters.
@@ -112,6 +118,7 @@ impl Actor {
         match self {
             Actor::Operator { login, .. } => format!("cli:{login}"),
             Actor::Key(key) => key.key_prefix.clone(),
+            Actor::Portal { link_id, .. } => format!("portal:{link_id}"),
         }
     }
 
@@ -120,13 +127,14 @@ impl Actor {
         match self {
             Actor::Operator { .. } => audit::Via::Cli,
             Actor::Key(_) => audit::Via::Http,
+            Actor::Portal { .. } => audit::Via::Portal,
         }
     }
 
     pub fn user_id(&self) -> &str {
         match self {
             Actor::Operator { user, .. } => user,
-            Actor::Key(key) => &key.user_id,
+            Actor::Key(key) | Actor::Portal { key, .. } => &key.user_id,
         }
     }
 
@@ -137,7 +145,9 @@ impl Actor {
     pub fn sees(&self, scope: auth::Scope<'_>) -> bool {
         match self {
             Actor::Operator { .. } => true,
-            Actor::Key(key) => auth::no_broader_scope(scope, key.scope()).is_ok(),
+            Actor::Key(key) | Actor::Portal { key, .. } => {
+                auth::no_broader_scope(scope, key.scope()).is_ok()
+            }
         }
     }
 
@@ -146,7 +156,17 @@ impl Actor {
     pub fn may(&self, op: Operation, profile: Option<&str>) -> Result<()> {
         match self {
             Actor::Operator { .. } => Ok(()),
-            Actor::Key(key) => auth::may(key, op.access(), op.describe(), profile),
+            Actor::Key(key) | Actor::Portal { key, .. } => {
+                auth::may(key, op.access(), op.describe(), profile)
+            }
+        }
+    }
+
+    /// The key the actor acts as (a portal session's is its link's), `None` for the operator.
+    pub fn as_key(&self) -> Option<&Arc<ApiKey>> {
+        match self {
+            Actor::Operator { .. } => None,
+            Actor::Key(key) | Actor::Portal { key, .. } => Some(key),
         }
     }
 }
@@ -174,6 +194,9 @@ pub enum Operation {
     RotateWebhookSecret,
     ListEventTypes,
     ShowEventType,
+    CreatePortalLink,
+    RevokePortalLink,
+    ListPortalLinks,
 }
 
 impl Operation {
@@ -182,8 +205,8 @@ impl Operation {
         use Operation::*;
         match self {
             ListKeys | ShowKey | ListWebhooks | ShowWebhook | ListDeliveries | ListAudit
-            | ListEventTypes | ShowEventType => Access::Read,
-            CreateKey | DeleteKey | RotateKey | PruneKeys | CreateWebhook | UpdateWebhook
+            | ListEventTypes | ShowEventType | ListPortalLinks => Access::Read,
+            CreatePortalLink | RevokePortalLink | CreateKey | DeleteKey | RotateKey | PruneKeys | CreateWebhook | UpdateWebhook
             | DeleteWebhook | TestWebhook | EmitEvent | ReplayWebhook | RotateWebhookSecret => {
                 Access::Write
             }
@@ -207,7 +230,11 @@ impl Operation {
             EmitEvent | CreateWebhook | TestWebhook | ReplayWebhook | RotateWebhookSecret
             | ListKeys | ShowKey | DeleteKey | PruneKeys | ListWebhooks | ShowWebhook
             | UpdateWebhook | DeleteWebhook | ListDeliveries | ListAudit | ListEventTypes
-            | ShowEventType => Ok(()),
+            | ShowEventType | RevokePortalLink | ListPortalLinks => Ok(()),
+            CreatePortalLink => Err(
+                "not accepted when a portal link is minted: its token is shown only once and \
+                 never stored, so a repeat could not return it",
+            ),
         }
     }
 
@@ -244,6 +271,9 @@ impl Operation {
             RotateWebhookSecret => "rotate webhook secrets",
             ListEventTypes => "list event types",
             ShowEventType => "show event types",
+            CreatePortalLink => "mint portal links",
+            RevokePortalLink => "revoke portal links",
+            ListPortalLinks => "list portal links",
         }
     }
 }

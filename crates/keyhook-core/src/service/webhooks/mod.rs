@@ -112,7 +112,7 @@ fn asked_scope(
 /// obey towards keys): else 403, naming `fullAccess` or `profileIds`. The operator may give
 /// any scope.
 fn check_scope_within(actor: &Actor, scope: Scope<'_>) -> Result<()> {
-    let Actor::Key(key) = actor else {
+    let Some(key) = actor.as_key() else {
         return Ok(());
     };
     match auth::no_broader_scope(scope, key.scope()) {
@@ -208,7 +208,7 @@ pub fn create(
     };
     // A scoped key that names no scope gives the webhook its own.
     let (full_access, profile_ids) = scope.unwrap_or_else(|| match actor {
-        Actor::Key(k) => (k.full_access, k.profile_ids.clone()),
+        Actor::Key(k) | Actor::Portal { key: k, .. } => (k.full_access, k.profile_ids.clone()),
         Actor::Operator { .. } => (true, Vec::new()),
     });
     check_scope_within(

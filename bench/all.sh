@@ -53,6 +53,7 @@ echo "== hostile clients: slowloris, huge heads, 2,000 idle connections from one
 bash bench/hostile.sh | tee "$logs/hostile.txt"
 echo "== idle: how often serve and deliver wake with nothing to do"
 bash bench/idle.sh | tee "$logs/idle.txt"
+echo "== the developer portal: each page's p99 (10 webhooks, 1,000 deliveries)"; bash bench/portal.sh | tee "$logs/portal.txt"
 
 python3 - "$logs" "$out" <<'PY'
 import json, os, platform, re, subprocess, sys, time

@@ -34,6 +34,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand webhook 'Create, list, test, enable, disable and delete webhook subscriptions'
             cand events 'Emit events to subscribed webhooks'
             cand event-types 'Add, list, show, update, deprecate and delete the event types webhooks subscribe to'
+            cand portal 'Mint, revoke and list links to the developer portal that serve shows your customers'
             cand deliver 'Send queued webhook deliveries (with --once: what is due now, then exit)'
             cand listen 'Receive real, signed deliveries here while this runs (an ephemeral webhook), or forward them to a local URL'
             cand db 'Copy the whole database into another, empty one'
@@ -1038,6 +1039,79 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         }
         &'keyhook;event-types;help;help'= {
         }
+        &'keyhook;portal'= {
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand link 'Mint a single-use link to the developer portal for --user (printed once: a secret)'
+            cand revoke 'Revoke a link (and end its session), or every link of --user'
+            cand list 'List --user''s live links (not yet opened) and sessions'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'keyhook;portal;link'= {
+            cand --profile 'Limit the link to this profile (repeat for several); without it: all profiles'
+            cand --ttl 'How long the link may wait to be opened (at most 24h)'
+            cand --public-url 'Where serve is reached; the link is {public-url}/portal#<token>'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --read-only 'The portal shows everything and changes nothing'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;portal;revoke'= {
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --all 'Every link of --user'
+            cand -y 'Do not ask for confirmation (required without a terminal)'
+            cand --yes 'Do not ask for confirmation (required without a terminal)'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;portal;list'= {
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'keyhook;portal;help'= {
+            cand link 'Mint a single-use link to the developer portal for --user (printed once: a secret)'
+            cand revoke 'Revoke a link (and end its session), or every link of --user'
+            cand list 'List --user''s live links (not yet opened) and sessions'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'keyhook;portal;help;link'= {
+        }
+        &'keyhook;portal;help;revoke'= {
+        }
+        &'keyhook;portal;help;list'= {
+        }
+        &'keyhook;portal;help;help'= {
+        }
         &'keyhook;deliver'= {
             cand --retry-schedule 'Delays before each retry of a failed delivery, comma-separated'
             cand --delivery-workers 'Deliveries sent at once'
@@ -1144,6 +1218,8 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --rate-limit 'Requests per API key, N/s or N/min (burst N), counted by this instance; failed authentications are limited per client address at the same rate. Off when not given'
             cand --auth-profile 'Where the URIs that /api/v1/auth is asked about name a profile: a path template with {profile} as one whole segment, matched as a prefix (e.g. /profiles/{profile}/); repeat for several (docs/guarding.md)'
             cand --trusted-proxy 'A reverse proxy''s address or network (e.g. 127.0.0.1/32); only from such peers are X-Forwarded-For / X-Real-IP read as the client''s address (failed-authentication limit); repeat for several. None by default'
+            cand --public-url 'Where this server is reached from outside (https://keys.example.com): portal links point there, and the portal''s cookie is Secure when it is https. Default: http:// and the bound address'
+            cand --portal-embed-origin 'An https origin allowed to show the portal in a frame (repeat for several); the portal''s cookie is then SameSite=None; Secure; Partitioned. Needs an https --public-url'
             cand --log-format 'How log lines are written on stderr: text, or one JSON object per line (the filter is KEYHOOK_LOG, default info)'
             cand --retry-schedule 'Delays before each retry of a failed delivery, comma-separated'
             cand --delivery-workers 'Deliveries sent at once'
@@ -1152,6 +1228,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --portal-allow-private-targets 'Let the portal point webhooks at private and loopback addresses (local development and tests only; --allow-private-targets does not reach the portal)'
             cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
             cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
             cand -h 'Print help (see more with ''--help'')'
@@ -1189,6 +1266,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand webhooks 'Create, list, test, enable, disable and delete webhook subscriptions'
             cand events 'Emit events to subscribed webhooks'
             cand event-types 'Add, list, show, update, deprecate and delete the event types webhooks subscribe to'
+            cand portal 'Mint, revoke and list links to the developer portal that serve shows your customers'
             cand deliver 'Send queued webhook deliveries (with --once: what is due now, then exit)'
             cand listen 'Receive real, signed deliveries here while this runs (an ephemeral webhook), or forward them to a local URL'
             cand db 'Copy the whole database into another, empty one'
@@ -1290,6 +1368,17 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         &'keyhook;help;event-types;deprecate'= {
         }
         &'keyhook;help;event-types;delete'= {
+        }
+        &'keyhook;help;portal'= {
+            cand link 'Mint a single-use link to the developer portal for --user (printed once: a secret)'
+            cand revoke 'Revoke a link (and end its session), or every link of --user'
+            cand list 'List --user''s live links (not yet opened) and sessions'
+        }
+        &'keyhook;help;portal;link'= {
+        }
+        &'keyhook;help;portal;revoke'= {
+        }
+        &'keyhook;help;portal;list'= {
         }
         &'keyhook;help;deliver'= {
         }

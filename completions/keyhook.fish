@@ -45,6 +45,7 @@ complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "webhooks" -d 'Creat
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "webhook" -d 'Create, list, test, enable, disable and delete webhook subscriptions'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "events" -d 'Emit events to subscribed webhooks'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "event-types" -d 'Add, list, show, update, deprecate and delete the event types webhooks subscribe to'
+complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "portal" -d 'Mint, revoke and list links to the developer portal that serve shows your customers'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "deliver" -d 'Send queued webhook deliveries (with --once: what is due now, then exit)'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "listen" -d 'Receive real, signed deliveries here while this runs (an ephemeral webhook), or forward them to a local URL'
 complete -c keyhook -n "__fish_keyhook_needs_command" -f -a "db" -d 'Copy the whole database into another, empty one'
@@ -804,6 +805,60 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_
 complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from help" -f -a "deprecate" -d 'Deprecate an event type: no new subscriptions, existing ones keep receiving'
 complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete an event type nothing subscribes to and nothing is pending for'
 complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and not __fish_seen_subcommand_from link revoke list help" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and not __fish_seen_subcommand_from link revoke list help" -l user -d 'The user that owns what is created and listed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and not __fish_seen_subcommand_from link revoke list help" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
+always\t''
+never\t''"
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and not __fish_seen_subcommand_from link revoke list help" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and not __fish_seen_subcommand_from link revoke list help" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and not __fish_seen_subcommand_from link revoke list help" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and not __fish_seen_subcommand_from link revoke list help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and not __fish_seen_subcommand_from link revoke list help" -s V -l version -d 'Print version'
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and not __fish_seen_subcommand_from link revoke list help" -f -a "link" -d 'Mint a single-use link to the developer portal for --user (printed once: a secret)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and not __fish_seen_subcommand_from link revoke list help" -f -a "revoke" -d 'Revoke a link (and end its session), or every link of --user'
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and not __fish_seen_subcommand_from link revoke list help" -f -a "list" -d 'List --user\'s live links (not yet opened) and sessions'
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and not __fish_seen_subcommand_from link revoke list help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from link" -l profile -d 'Limit the link to this profile (repeat for several); without it: all profiles' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from link" -l ttl -d 'How long the link may wait to be opened (at most 24h)' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from link" -l public-url -d 'Where serve is reached; the link is {public-url}/portal#<token>' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from link" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from link" -l user -d 'The user that owns what is created and listed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from link" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
+always\t''
+never\t''"
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from link" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from link" -l read-only -d 'The portal shows everything and changes nothing'
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from link" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from link" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from link" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from link" -s V -l version -d 'Print version'
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from revoke" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from revoke" -l user -d 'The user that owns what is created and listed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from revoke" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
+always\t''
+never\t''"
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from revoke" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from revoke" -l all -d 'Every link of --user'
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from revoke" -s y -l yes -d 'Do not ask for confirmation (required without a terminal)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from revoke" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from revoke" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from revoke" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from revoke" -s V -l version -d 'Print version'
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from list" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from list" -l user -d 'The user that owns what is created and listed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from list" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
+always\t''
+never\t''"
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from list" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from list" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from list" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from help" -f -a "link" -d 'Mint a single-use link to the developer portal for --user (printed once: a secret)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from help" -f -a "revoke" -d 'Revoke a link (and end its session), or every link of --user'
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from help" -f -a "list" -d 'List --user\'s live links (not yet opened) and sessions'
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -l retry-schedule -d 'Delays before each retry of a failed delivery, comma-separated' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -l delivery-workers -d 'Deliveries sent at once' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand deliver" -l retention -d 'Delete events, finished deliveries and attempts older than this (at least 1s), in small batches; pending deliveries and their events are kept' -r -f
@@ -891,6 +946,8 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l max-connection
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l rate-limit -d 'Requests per API key, N/s or N/min (burst N), counted by this instance; failed authentications are limited per client address at the same rate. Off when not given' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l auth-profile -d 'Where the URIs that /api/v1/auth is asked about name a profile: a path template with {profile} as one whole segment, matched as a prefix (e.g. /profiles/{profile}/); repeat for several (docs/guarding.md)' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l trusted-proxy -d 'A reverse proxy\'s address or network (e.g. 127.0.0.1/32); only from such peers are X-Forwarded-For / X-Real-IP read as the client\'s address (failed-authentication limit); repeat for several. None by default' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l public-url -d 'Where this server is reached from outside (https://keys.example.com): portal links point there, and the portal\'s cookie is Secure when it is https. Default: http:// and the bound address' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l portal-embed-origin -d 'An https origin allowed to show the portal in a frame (repeat for several); the portal\'s cookie is then SameSite=None; Secure; Partitioned. Needs an https --public-url' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l log-format -d 'How log lines are written on stderr: text, or one JSON object per line (the filter is KEYHOOK_LOG, default info)' -r -f -a "text\t'The message alone, one line per event'
 json\t'One JSON object per line: time, level, target, message and the event\'s fields'"
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l retry-schedule -d 'Delays before each retry of a failed delivery, comma-separated' -r -f
@@ -902,6 +959,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l color -d 'When
 always\t''
 never\t''"
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l portal-allow-private-targets -d 'Let the portal point webhooks at private and loopback addresses (local development and tests only; --allow-private-targets does not reach the portal)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand serve" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -927,19 +985,20 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -l json -d 
 complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types deliver listen db audit backup serve prune completions help" -f -a "keys" -d 'Create, list, show, delete, rotate and verify API keys'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types deliver listen db audit backup serve prune completions help" -f -a "webhooks" -d 'Create, list, test, enable, disable and delete webhook subscriptions'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types deliver listen db audit backup serve prune completions help" -f -a "events" -d 'Emit events to subscribed webhooks'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types deliver listen db audit backup serve prune completions help" -f -a "event-types" -d 'Add, list, show, update, deprecate and delete the event types webhooks subscribe to'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types deliver listen db audit backup serve prune completions help" -f -a "deliver" -d 'Send queued webhook deliveries (with --once: what is due now, then exit)'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types deliver listen db audit backup serve prune completions help" -f -a "listen" -d 'Receive real, signed deliveries here while this runs (an ephemeral webhook), or forward them to a local URL'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types deliver listen db audit backup serve prune completions help" -f -a "db" -d 'Copy the whole database into another, empty one'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types deliver listen db audit backup serve prune completions help" -f -a "audit" -d 'Show the audit log: who changed which key or webhook, newest first'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types deliver listen db audit backup serve prune completions help" -f -a "backup" -d 'Back up the SQLite database into FILE while others keep writing'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types deliver listen db audit backup serve prune completions help" -f -a "serve" -d 'Serve the /api/v1 HTTP JSON API (and deliver webhooks)'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types deliver listen db audit backup serve prune completions help" -f -a "prune" -d 'Delete events, finished deliveries and attempts older than a duration, now'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types deliver listen db audit backup serve prune completions help" -f -a "completions" -d 'Print the completion script for a shell'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types deliver listen db audit backup serve prune completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types portal deliver listen db audit backup serve prune completions help" -f -a "keys" -d 'Create, list, show, delete, rotate and verify API keys'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types portal deliver listen db audit backup serve prune completions help" -f -a "webhooks" -d 'Create, list, test, enable, disable and delete webhook subscriptions'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types portal deliver listen db audit backup serve prune completions help" -f -a "events" -d 'Emit events to subscribed webhooks'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types portal deliver listen db audit backup serve prune completions help" -f -a "event-types" -d 'Add, list, show, update, deprecate and delete the event types webhooks subscribe to'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types portal deliver listen db audit backup serve prune completions help" -f -a "portal" -d 'Mint, revoke and list links to the developer portal that serve shows your customers'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types portal deliver listen db audit backup serve prune completions help" -f -a "deliver" -d 'Send queued webhook deliveries (with --once: what is due now, then exit)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types portal deliver listen db audit backup serve prune completions help" -f -a "listen" -d 'Receive real, signed deliveries here while this runs (an ephemeral webhook), or forward them to a local URL'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types portal deliver listen db audit backup serve prune completions help" -f -a "db" -d 'Copy the whole database into another, empty one'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types portal deliver listen db audit backup serve prune completions help" -f -a "audit" -d 'Show the audit log: who changed which key or webhook, newest first'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types portal deliver listen db audit backup serve prune completions help" -f -a "backup" -d 'Back up the SQLite database into FILE while others keep writing'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types portal deliver listen db audit backup serve prune completions help" -f -a "serve" -d 'Serve the /api/v1 HTTP JSON API (and deliver webhooks)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types portal deliver listen db audit backup serve prune completions help" -f -a "prune" -d 'Delete events, finished deliveries and attempts older than a duration, now'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types portal deliver listen db audit backup serve prune completions help" -f -a "completions" -d 'Print the completion script for a shell'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and not __fish_seen_subcommand_from keys webhooks events event-types portal deliver listen db audit backup serve prune completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "create" -d 'Create a key and print it; the plaintext is shown this once and never stored'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "list" -d 'List the user\'s keys (never the plaintext)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "show" -d 'Show one key'
@@ -968,6 +1027,9 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_su
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from event-types" -f -a "update" -d 'Change an event type\'s description, schema, example or profile rule'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from event-types" -f -a "deprecate" -d 'Deprecate an event type: no new subscriptions, existing ones keep receiving'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from event-types" -f -a "delete" -d 'Delete an event type nothing subscribes to and nothing is pending for'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from portal" -f -a "link" -d 'Mint a single-use link to the developer portal for --user (printed once: a secret)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from portal" -f -a "revoke" -d 'Revoke a link (and end its session), or every link of --user'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from portal" -f -a "list" -d 'List --user\'s live links (not yet opened) and sessions'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from db" -f -a "copy" -d 'Copy everything in the --db database into an empty database'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from show" -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from delete" -f
@@ -989,4 +1051,5 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_
 complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from update" -f -a "(keyhook event-types list --names 2>/dev/null)"
 complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from deprecate" -f -a "(keyhook event-types list --names 2>/dev/null)"
 complete -c keyhook -n "__fish_keyhook_using_subcommand event-types; and __fish_seen_subcommand_from delete" -f -a "(keyhook event-types list --names 2>/dev/null)"
+complete -c keyhook -n "__fish_keyhook_using_subcommand portal; and __fish_seen_subcommand_from revoke" -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand completions" -f -a "bash elvish fish powershell zsh"

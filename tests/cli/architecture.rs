@@ -55,6 +55,8 @@ const OWNED: &[(&str, &[&str])] = &[
     // serve's rate limiter and /metrics (ops HTTP) live in the http front end.
     ("governor", &["keyhook-http"]),
     ("prometheus-client", &["keyhook-http"]),
+    // The portal's templates (compile-time checked, escaping by default).
+    ("maud", &["keyhook-http"]),
     // The log subscriber is the binary's front's (keyhook-cli); libraries only emit `tracing`.
     ("tracing-subscriber", &["keyhook-cli"]),
 ];

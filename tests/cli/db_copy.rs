@@ -173,6 +173,16 @@ fn populate(env: &Env) -> Fixture {
             ('r-2', 'alice', 'POST /webhooks/{{id}}/test', '{alice_hook}', 'fixture', 'f2',
             NULL, 2)"
     ));
+    // Portal links (one opened into a session, written as an exchange writes it: the copy
+    // carries rows, however they were made).
+    let (code, v) = env.json(&["--user", "alice", "portal", "link"]);
+    assert_eq!(code, 0, "{v}");
+    let link = str_of(&v["data"], "id").to_string();
+    env.sql(&format!(
+        "INSERT INTO portal_sessions (id, link_id, token_hash, created_at, expires_at)
+         VALUES ('ps_fixture', '{link}', '{}', 1, 4102444800000)",
+        "ab".repeat(32)
+    ));
     for (t, n) in counts(env) {
         assert!(n > 0, "the fixture left {t} empty");
     }

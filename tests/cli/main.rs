@@ -39,6 +39,7 @@ mod openapi;
 mod openapi_bounds;
 mod ops_http;
 mod pings;
+mod portal;
 mod privilege;
 mod proxies;
 mod raw_http;

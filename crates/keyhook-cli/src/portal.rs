@@ -38,7 +38,11 @@ pub enum PortalCommand {
   keyhook --user acme portal revoke --all --yes")]
     Revoke {
         /// The link's id (from `portal link` or `portal list`)
-        #[arg(required_unless_present = "all", conflicts_with = "all", value_name = "LINK_ID")]
+        #[arg(
+            required_unless_present = "all",
+            conflicts_with = "all",
+            value_name = "LINK_ID"
+        )]
         id: Option<String>,
         /// Every link of --user
         #[arg(long)]
@@ -48,6 +52,7 @@ pub enum PortalCommand {
         yes: bool,
     },
     /// List --user's live links (not yet opened) and sessions
+    #[command(after_help = "Example:\n  keyhook --user acme portal list --json")]
     List,
 }
 
@@ -101,7 +106,10 @@ pub fn run(ctx: &Context, cmd: PortalCommand) -> anyhow::Result<()> {
             let store = ctx.existing_store()?;
             if all {
                 prompt::confirm(
-                    &format!("Revoke every portal link of user {} and end their sessions?", ctx.user),
+                    &format!(
+                        "Revoke every portal link of user {} and end their sessions?",
+                        ctx.user
+                    ),
                     yes,
                 )?;
             }
@@ -110,7 +118,10 @@ pub fn run(ctx: &Context, cmd: PortalCommand) -> anyhow::Result<()> {
             ctx.out.note(&match (all, revoked.len()) {
                 (true, 1) => "Revoked 1 portal link.".to_string(),
                 (true, n) => format!("Revoked {n} portal links."),
-                (false, 0) => format!("Portal link {} was already revoked.", id.unwrap_or_default()),
+                (false, 0) => format!(
+                    "Portal link {} was already revoked.",
+                    id.unwrap_or_default()
+                ),
                 (false, _) => format!("Revoked portal link {}.", id.unwrap_or_default()),
             });
             Ok(())
@@ -120,8 +131,10 @@ pub fn run(ctx: &Context, cmd: PortalCommand) -> anyhow::Result<()> {
             let store = ctx.existing_store()?;
             let live = portal::list(&store, &actor, now)?;
             if live.links.is_empty() && live.sessions.is_empty() && !ctx.out.is_json() {
-                ctx.out
-                    .note(&format!("No live portal links or sessions for user {}.", ctx.user));
+                ctx.out.note(&format!(
+                    "No live portal links or sessions for user {}.",
+                    ctx.user
+                ));
                 return Ok(());
             }
             ctx.out.data(&live, |w| {
@@ -175,7 +188,11 @@ fn write_link(ctx: &Context, link: &MintedLink) -> anyhow::Result<()> {
             w,
             "link {} · {} · {} · opens once, until {}",
             link.id,
-            if link.read_only { "read-only" } else { "read-write" },
+            if link.read_only {
+                "read-only"
+            } else {
+                "read-write"
+            },
             if link.full_access {
                 "all profiles".to_string()
             } else {

@@ -32,6 +32,7 @@ use keyhook_core::service::input::ASTRAL_INVISIBLE;
 use keyhook_core::service::keys::{
     self, MAX_NAME_CHARS, MAX_PROFILE_IDS, MAX_PROFILE_ID_CHARS, MAX_USES,
 };
+use keyhook_core::service::portal;
 use keyhook_core::service::replay::MAX_REPLAY;
 use keyhook_core::service::webhooks::{self, MAX_URL_LEN, MAX_WEBHOOKS_PER_USER};
 use keyhook_core::service::Operation;
@@ -488,6 +489,19 @@ fn paths() -> Value {
                         ("200", ok("The webhook, with its new secret", r("Webhook"))), &write),
                      "requestBody", json!({ "required": false, "content": { "application/json": { "schema": r("RotateSecret") } } }))
     });
+    // CONTRACT §14: the developer portal's links.
+    paths["/portal-links"] = json!({
+        "post": with(op("Mint a single-use link to the developer portal for the caller's user (its url holds the token: shown in this response only)", "createPortalLink",
+                        ("201", ok("The link, with its url", r("PortalLink"))), &write),
+                     "requestBody", json!({ "required": false, "content": { "application/json": { "schema": r("CreatePortalLink") } } }))
+    });
+    paths["/portal-links/{id}"] = json!({
+        "parameters": [{
+            "name": "id", "in": "path", "required": true, "description": "The link's id",
+            "schema": { "type": "string", "minLength": 1 }
+        }],
+        "delete": op("Revoke a portal link and end its session", "revokePortalLink", no_content("Revoked"), &["403", "404"])
+    });
     idempotency_refusals(&mut paths);
     paths
 }
@@ -866,6 +880,33 @@ fn schemas() -> Value {
                 "since": { "type": ["string", "null"], "format": "date-time" },
                 "eventId": { "type": ["string", "null"], "pattern": EVENT_ID_PATTERN },
                 "failedOnly": { "type": ["boolean", "null"] }
+            }
+        },
+        "CreatePortalLink": {
+            "type": "object",
+            "additionalProperties": false,
+            "description": "Every field is optional, and no body is `{}`: a link of the key's own scope, for 15 minutes, read-write. A link is never broader than the key (403 on `fullAccess` or `profileIds`) nor outlives it (403 on `ttlSeconds`).",
+            "properties": {
+                "fullAccess": { "type": ["boolean", "null"] },
+                "profileIds": profile_ids.clone(),
+                "ttlSeconds": { "type": ["integer", "null"], "minimum": 1, "maximum": portal::MAX_TTL_MS / 1000, "default": portal::DEFAULT_TTL_MS / 1000 },
+                "readOnly": { "type": ["boolean", "null"], "default": false }
+            },
+            "if": { "required": ["fullAccess"], "properties": { "fullAccess": { "const": false } } },
+            "then": { "required": ["profileIds"], "properties": { "profileIds": { "type": "array", "minItems": 1, "items": { "type": "string" } } } },
+            "else": { "properties": { "profileIds": { "maxItems": 0 } } }
+        },
+        "PortalLink": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["id", "url", "expiresAt", "readOnly", "fullAccess", "profileIds"],
+            "properties": {
+                "id": { "type": "string" },
+                "url": { "type": "string", "description": "`{public-url}/portal#<token>`: a secret, opened once before `expiresAt`" },
+                "expiresAt": ts,
+                "readOnly": { "type": "boolean" },
+                "fullAccess": { "type": "boolean" },
+                "profileIds": { "type": "array", "items": { "type": "string" } }
             }
         },
         "Replayed": {

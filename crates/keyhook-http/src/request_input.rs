@@ -15,8 +15,8 @@ use keyhook_core::service::events::{EventName, IdempotencyKey, NewEvent, IDEMPOT
 use keyhook_core::service::filter::Filter;
 use keyhook_core::service::idempotency::Idempotent;
 use keyhook_core::service::input::Object;
-use keyhook_core::service::portal;
 use keyhook_core::service::keys::{self, Expiry, KeyName, NewKey, ProfileId, ProfileIds};
+use keyhook_core::service::portal;
 use keyhook_core::service::replay::ReplayRequest;
 use keyhook_core::service::webhooks::{
     Grace, NewWebhook, RotateSecret, WebhookEvents, WebhookPatch, WebhookUrl,
@@ -184,7 +184,10 @@ pub fn webhook_patch(body: &Value, allow_private: bool) -> Result<WebhookPatch> 
 /// A `POST /portal-links` body: `{"fullAccess", "profileIds", "ttlSeconds", "readOnly"}`,
 /// all optional.
 pub fn new_portal_link(body: &Value) -> Result<portal::NewLink> {
-    let mut o = Object::new(body, &["fullAccess", "profileIds", "ttlSeconds", "readOnly"])?;
+    let mut o = Object::new(
+        body,
+        &["fullAccess", "profileIds", "ttlSeconds", "readOnly"],
+    )?;
     let full_access = o.bool("fullAccess");
     let profile_ids = o.strings("profileIds");
     let ttl = o.integer("ttlSeconds");

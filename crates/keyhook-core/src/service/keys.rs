@@ -520,7 +520,9 @@ pub fn rotate(
             .expires_at
             .map(|t| now.add_millis((t.millis() - old.created_at.millis()).max(1)));
         let expires_at = match (actor, same_lifetime) {
-            (Actor::Key(k) | Actor::Portal { key: k, .. }, Some(t)) => Some(k.expires_at.map_or(t, |limit| t.min(limit))),
+            (Actor::Key(k) | Actor::Portal { key: k, .. }, Some(t)) => {
+                Some(k.expires_at.map_or(t, |limit| t.min(limit)))
+            }
             (Actor::Key(k) | Actor::Portal { key: k, .. }, None) => k.expires_at,
             (Actor::Operator { .. }, t) => t,
         };
@@ -674,6 +676,8 @@ pub fn revoke_leaked(
 fn operator_only(actor: &Actor, what: &str) -> Result<()> {
     match actor {
         Actor::Operator { .. } => Ok(()),
-        Actor::Key(_) | Actor::Portal { .. } => Err(Error::Forbidden(format!("only the operator can {what}"))),
+        Actor::Key(_) | Actor::Portal { .. } => {
+            Err(Error::Forbidden(format!("only the operator can {what}")))
+        }
     }
 }

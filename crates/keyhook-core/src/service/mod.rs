@@ -206,10 +206,9 @@ impl Operation {
         match self {
             ListKeys | ShowKey | ListWebhooks | ShowWebhook | ListDeliveries | ListAudit
             | ListEventTypes | ShowEventType | ListPortalLinks => Access::Read,
-            CreatePortalLink | RevokePortalLink | CreateKey | DeleteKey | RotateKey | PruneKeys | CreateWebhook | UpdateWebhook
-            | DeleteWebhook | TestWebhook | EmitEvent | ReplayWebhook | RotateWebhookSecret => {
-                Access::Write
-            }
+            CreatePortalLink | RevokePortalLink | CreateKey | DeleteKey | RotateKey | PruneKeys
+            | CreateWebhook | UpdateWebhook | DeleteWebhook | TestWebhook | EmitEvent
+            | ReplayWebhook | RotateWebhookSecret => Access::Write,
         }
     }
 

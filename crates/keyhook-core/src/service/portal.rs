@@ -277,10 +277,7 @@ pub fn mint(
     };
     let minted = MintedLink {
         id: row.id.clone(),
-        url: format!(
-            "{}{PORTAL_PATH}#{token}",
-            public_url.trim_end_matches('/')
-        ),
+        url: format!("{}{PORTAL_PATH}#{token}", public_url.trim_end_matches('/')),
         expires_at,
         read_only: row.read_only,
         full_access: row.full_access,
@@ -320,7 +317,9 @@ fn minting_key(store: &Store, link: &PortalLinkRow, now: Timestamp) -> Result<Op
         .find(|k| &k.id == id);
     match key {
         Some(k) if !k.is_expired(now) => Ok(Some(k)),
-        _ => Err(Error::Unauthorized("the key that minted this link is gone".into())),
+        _ => Err(Error::Unauthorized(
+            "the key that minted this link is gone".into(),
+        )),
     }
 }
 
@@ -448,7 +447,12 @@ pub fn end_session(store: &Store, session: &Session) -> Result<()> {
 /// Revokes the link `id` of the actor's user, or every link of it (`None`, the operator's
 /// `portal revoke --all`), ending their sessions. A key revokes only links it sees (within its
 /// scope); others are not found. Returns the ids revoked.
-pub fn revoke(store: &Store, actor: &Actor, id: Option<&str>, now: Timestamp) -> Result<Vec<String>> {
+pub fn revoke(
+    store: &Store,
+    actor: &Actor,
+    id: Option<&str>,
+    now: Timestamp,
+) -> Result<Vec<String>> {
     actor.may(Operation::RevokePortalLink, None)?;
     if matches!(actor, Actor::Portal { .. }) {
         return Err(Error::Forbidden(
@@ -477,7 +481,12 @@ pub fn revoke(store: &Store, actor: &Actor, id: Option<&str>, now: Timestamp) ->
             audit::record(
                 c,
                 now,
-                &Entry::by(actor, Action::PortalLinkRevoked, rid, Value::Object(Default::default())),
+                &Entry::by(
+                    actor,
+                    Action::PortalLinkRevoked,
+                    rid,
+                    Value::Object(Default::default()),
+                ),
             )?;
         }
         Ok(revoked)
@@ -578,7 +587,8 @@ pub struct PortalConfig {
 /// Checks a public URL: an absolute `http` or `https` origin (no path beyond `/`, no query,
 /// fragment or credentials); returns it without a trailing `/`.
 pub fn public_url(raw: &str) -> std::result::Result<String, String> {
-    let url = url::Url::parse(raw).map_err(|_| "must be an absolute http or https URL".to_string())?;
+    let url =
+        url::Url::parse(raw).map_err(|_| "must be an absolute http or https URL".to_string())?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err("scheme must be http or https".into());
     }
@@ -602,7 +612,9 @@ pub fn public_url(raw: &str) -> std::result::Result<String, String> {
 pub fn embed_origin(raw: &str) -> std::result::Result<String, String> {
     let origin = public_url(raw)?;
     if !origin.starts_with("https://") {
-        return Err("must be an https origin (a cross-site frame gets the cookie only over https)".into());
+        return Err(
+            "must be an https origin (a cross-site frame gets the cookie only over https)".into(),
+        );
     }
     Ok(origin)
 }

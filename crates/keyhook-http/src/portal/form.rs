@@ -11,9 +11,10 @@ impl Form {
     /// form sends); anything else is an empty form (and then fails its CSRF check).
     pub fn of(content_type: Option<&str>, body: Body) -> Form {
         let urlencoded = content_type.is_some_and(|t| {
-            t.split(';')
-                .next()
-                .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/x-www-form-urlencoded"))
+            t.split(';').next().is_some_and(|m| {
+                m.trim()
+                    .eq_ignore_ascii_case("application/x-www-form-urlencoded")
+            })
         });
         match body {
             Body::Bytes(b) if urlencoded => Form::parse(&b),
@@ -70,7 +71,9 @@ mod tests {
 
     #[test]
     fn forms_decode_repeated_and_encoded_fields() {
-        let f = Form::parse(b"events=post.published&events=post.failed&url=https%3A%2F%2Fa.example%2F&name=+x+");
+        let f = Form::parse(
+            b"events=post.published&events=post.failed&url=https%3A%2F%2Fa.example%2F&name=+x+",
+        );
         assert_eq!(f.all("events"), vec!["post.published", "post.failed"]);
         assert_eq!(f.get("url"), Some("https://a.example/"));
         assert_eq!(f.text("name").as_deref(), Some("x"));

@@ -17,6 +17,7 @@ use keyhook_core::error::{Error, FieldError};
 use keyhook_core::guard;
 use keyhook_core::model::{ApiKey, Permission, Webhook};
 use keyhook_core::service::event_types;
+use keyhook_core::service::filter::Filter;
 use keyhook_core::service::input::Problems as InputProblems;
 use keyhook_core::service::keys::{self, Expiry, KeyName, NewKey, ProfileIds};
 use keyhook_core::service::portal::{self, LinkRefused, PortalConfig, Session};
@@ -24,7 +25,6 @@ use keyhook_core::service::replay::{self, ReplayRequest};
 use keyhook_core::service::webhooks::{
     self, Grace, NewWebhook, RotateSecret, WebhookEvents, WebhookPatch, WebhookUrl,
 };
-use keyhook_core::service::filter::Filter;
 use keyhook_core::service::Publish;
 use keyhook_core::store::Store;
 use keyhook_core::time::{self, Timestamp};
@@ -97,7 +97,13 @@ impl Portal {
 }
 
 /// A reply of the portal with its security headers.
-fn respond(portal: &Portal, status: u16, content_type: &'static str, body: Vec<u8>, extra: Vec<(&'static str, String)>) -> Reply {
+fn respond(
+    portal: &Portal,
+    status: u16,
+    content_type: &'static str,
+    body: Vec<u8>,
+    extra: Vec<(&'static str, String)>,
+) -> Reply {
     let mut r = reply::raw(status, body);
     r.content_type = Some(content_type);
     let mut headers = security_headers(portal);
@@ -121,13 +127,25 @@ fn security_headers(portal: &Portal) -> Vec<(&'static str, String)> {
 }
 
 fn html(portal: &Portal, status: u16, page: Markup) -> Reply {
-    respond(portal, status, "text/html; charset=utf-8", page.into_string().into_bytes(), Vec::new())
+    respond(
+        portal,
+        status,
+        "text/html; charset=utf-8",
+        page.into_string().into_bytes(),
+        Vec::new(),
+    )
 }
 
 fn redirect(portal: &Portal, to: &str, extra: Vec<(&'static str, String)>) -> Reply {
     let mut headers = vec![("Location", to.to_string())];
     headers.extend(extra);
-    respond(portal, 303, "text/plain; charset=utf-8", Vec::new(), headers)
+    respond(
+        portal,
+        303,
+        "text/plain; charset=utf-8",
+        Vec::new(),
+        headers,
+    )
 }
 
 fn header<'a>(rq: &'a Request, name: &'static str) -> Option<&'a str> {
@@ -144,26 +162,56 @@ pub fn dispatch(portal: &Portal, ctx: Ctx<'_>, rq: &Request, body: Body) -> Repl
     let get = matches!(method, Method::Get | Method::Head);
     let post = matches!(method, Method::Post);
     if !get && !post {
-        let mut r = html(portal, 405, pages::message_page("Method not allowed", "The portal answers GET and POST only."));
+        let mut r = html(
+            portal,
+            405,
+            pages::message_page(
+                "Method not allowed",
+                "The portal answers GET and POST only.",
+            ),
+        );
         r.allow = Some("GET, POST");
         return r;
     }
     // A POST from another site is refused before anything else (with the CSRF token below,
     // and SameSite cookies, a second wall).
     if post && header(rq, "Sec-Fetch-Site").is_some_and(|s| s.eq_ignore_ascii_case("cross-site")) {
-        return html(portal, 403, pages::message_page("Refused", "A form of another site cannot act in the portal."));
+        return html(
+            portal,
+            403,
+            pages::message_page(
+                "Refused",
+                "A form of another site cannot act in the portal.",
+            ),
+        );
     }
     match (path, get) {
         ("/portal/static/portal.css", true) => {
-            return respond(portal, 200, "text/css; charset=utf-8", CSS.as_bytes().to_vec(), Vec::new())
+            return respond(
+                portal,
+                200,
+                "text/css; charset=utf-8",
+                CSS.as_bytes().to_vec(),
+                Vec::new(),
+            )
         }
         ("/portal/static/portal.js", true) => {
-            return respond(portal, 200, "text/javascript; charset=utf-8", JS.as_bytes().to_vec(), Vec::new())
+            return respond(
+                portal,
+                200,
+                "text/javascript; charset=utf-8",
+                JS.as_bytes().to_vec(),
+                Vec::new(),
+            )
         }
         _ => {}
     }
     let content_type = header(rq, "Content-Type");
-    let form = if post { Form::of(content_type, body) } else { Form::default() };
+    let form = if post {
+        Form::of(content_type, body)
+    } else {
+        Form::default()
+    };
     let cookie = form::cookie(
         rq.headers()
             .iter()
@@ -177,8 +225,19 @@ pub fn dispatch(portal: &Portal, ctx: Ctx<'_>, rq: &Request, body: Body) -> Repl
     }));
     match out {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => html(portal, e.http_status(), pages::message_page("Something went wrong", &safe_message(&e))),
-        Err(_) => html(portal, 500, pages::message_page("Something went wrong", "The portal could not answer. Try again.")),
+        Ok(Err(e)) => html(
+            portal,
+            e.http_status(),
+            pages::message_page("Something went wrong", &safe_message(&e)),
+        ),
+        Err(_) => html(
+            portal,
+            500,
+            pages::message_page(
+                "Something went wrong",
+                "The portal could not answer. Try again.",
+            ),
+        ),
     }
 }
 
@@ -194,7 +253,14 @@ fn safe_message(e: &Error) -> String {
 
 type Out = keyhook_core::error::Result<Reply>;
 
-fn route(portal: &Portal, mut ctx: Ctx<'_>, path: &str, post: bool, form: &Form, cookie: Option<&str>) -> Out {
+fn route(
+    portal: &Portal,
+    mut ctx: Ctx<'_>,
+    path: &str,
+    post: bool,
+    form: &Form,
+    cookie: Option<&str>,
+) -> Out {
     let now = ctx.clock.now();
     match (path, post) {
         ("/portal", false) | ("/portal/", false) => {
@@ -211,7 +277,11 @@ fn route(portal: &Portal, mut ctx: Ctx<'_>, path: &str, post: bool, form: &Form,
             // The whole link pasted, or just its token.
             let token = raw.rsplit_once('#').map_or(raw, |(_, t)| t).trim();
             if token.is_empty() {
-                return Ok(html(portal, 400, pages::landing(Some("Paste the portal link or its token."))));
+                return Ok(html(
+                    portal,
+                    400,
+                    pages::landing(Some("Paste the portal link or its token.")),
+                ));
             }
             let store = ctx.db.store()?;
             return Ok(match portal::exchange(store, token, now)? {
@@ -220,7 +290,9 @@ fn route(portal: &Portal, mut ctx: Ctx<'_>, path: &str, post: bool, form: &Form,
                     "/portal/keys",
                     vec![("Set-Cookie", portal.cookie(Some(&session_token)))],
                 ),
-                Err(LinkRefused::Unknown) => html(portal, 404, pages::refused(LinkRefused::Unknown)),
+                Err(LinkRefused::Unknown) => {
+                    html(portal, 404, pages::refused(LinkRefused::Unknown))
+                }
                 Err(why) => html(portal, 410, pages::refused(why)),
             });
         }
@@ -235,7 +307,11 @@ fn route(portal: &Portal, mut ctx: Ctx<'_>, path: &str, post: bool, form: &Form,
         return Ok(html(portal, 401, pages::session_ended()));
     };
     let csrf = portal::csrf_token(&token);
-    if post && !form.get("csrf").is_some_and(|sent| portal::csrf_ok(&token, sent)) {
+    if post
+        && !form
+            .get("csrf")
+            .is_some_and(|sent| portal::csrf_ok(&token, sent))
+    {
         return Ok(html(portal, 403, pages::message_page(
             "This form has expired",
             "Reload the page and try again (the form's security token did not match this session).",
@@ -247,16 +323,26 @@ fn route(portal: &Portal, mut ctx: Ctx<'_>, path: &str, post: bool, form: &Form,
             portal,
             200,
             "text/html; charset=utf-8",
-            pages::message_page("Signed out", "You are signed out of the portal. Ask the service for a new link to come back.")
-                .into_string()
-                .into_bytes(),
+            pages::message_page(
+                "Signed out",
+                "You are signed out of the portal. Ask the service for a new link to come back.",
+            )
+            .into_string()
+            .into_bytes(),
             vec![("Set-Cookie", portal.cookie(None))],
         ));
     }
     // A read-only link changes nothing: its pages have no forms, and a POST is refused here
     // before any service is asked (which would refuse it too: its key is readonly).
     if post && session.read_only() {
-        return Ok(html(portal, 403, pages::message_page("This link is read-only", "A read-only portal link shows everything and changes nothing.")));
+        return Ok(html(
+            portal,
+            403,
+            pages::message_page(
+                "This link is read-only",
+                "A read-only portal link shows everything and changes nothing.",
+            ),
+        ));
     }
     let page = PageCtx {
         portal,
@@ -266,12 +352,28 @@ fn route(portal: &Portal, mut ctx: Ctx<'_>, path: &str, post: bool, form: &Form,
     };
     let segments: Vec<&str> = path.trim_start_matches("/portal/").split('/').collect();
     match (segments.as_slice(), post) {
-        (["keys"], false) => page.keys(store, None, &pages::KeyForm::default(), &Problems::default(), None, 200),
+        (["keys"], false) => page.keys(
+            store,
+            None,
+            &pages::KeyForm::default(),
+            &Problems::default(),
+            None,
+            200,
+        ),
         (["keys"], true) => page.create_key(store, form),
         (["keys", id, "revoke"], true) => page.revoke_key(store, id),
-        (["webhooks"], false) => page.webhooks(store, &pages::WebhookForm::default(), &Problems::default(), None, None, 200),
+        (["webhooks"], false) => page.webhooks(
+            store,
+            &pages::WebhookForm::default(),
+            &Problems::default(),
+            None,
+            None,
+            200,
+        ),
         (["webhooks"], true) => page.create_webhook(store, form),
-        (["webhooks", id], false) => page.webhook(store, id, None, None, &Problems::default(), None, None, 200),
+        (["webhooks", id], false) => {
+            page.webhook(store, id, None, None, &Problems::default(), None, None, 200)
+        }
         (["webhooks", id], true) => page.update_webhook(store, id, form),
         (["webhooks", id, "deliveries.json"], false) => {
             let attempts = webhooks::attempts(store, &session.actor, id)?;
@@ -282,7 +384,11 @@ fn route(portal: &Portal, mut ctx: Ctx<'_>, path: &str, post: bool, form: &Form,
         (["webhooks", id, "deliveries.html"], false) => {
             let attempts = webhooks::attempts(store, &session.actor, id)?;
             let base = format!("/portal/webhooks/{id}");
-            Ok(html(portal, 200, pages::attempts_table(&page.frame("webhooks"), &base, &attempts)))
+            Ok(html(
+                portal,
+                200,
+                pages::attempts_table(&page.frame("webhooks"), &base, &attempts),
+            ))
         }
         (["webhooks", id, action], true) => {
             let id = id.to_string();
@@ -290,7 +396,17 @@ fn route(portal: &Portal, mut ctx: Ctx<'_>, path: &str, post: bool, form: &Form,
                 "enable" | "disable" => page.set_active(store, &id, *action == "enable"),
                 "delete" => {
                     webhooks::delete(store, &session.actor, &id, now)?;
-                    page.webhooks(store, &pages::WebhookForm::default(), &Problems::default(), None, Some(Notice { ok: true, text: "The webhook was deleted.".into() }), 200)
+                    page.webhooks(
+                        store,
+                        &pages::WebhookForm::default(),
+                        &Problems::default(),
+                        None,
+                        Some(Notice {
+                            ok: true,
+                            text: "The webhook was deleted.".into(),
+                        }),
+                        200,
+                    )
                 }
                 "rotate-secret" => page.rotate_secret(store, &id, form),
                 "replay" => page.replay(store, &id, form),
@@ -298,27 +414,75 @@ fn route(portal: &Portal, mut ctx: Ctx<'_>, path: &str, post: bool, form: &Form,
                     let slot = ctx.pings.take(session.actor.user_id());
                     let slot = match slot {
                         Ok(s) => s,
-                        Err(e) => return page.webhook(store, &id, None, None, &Problems::default(), None, Some(Notice { ok: false, text: e.to_string() }), 429),
+                        Err(e) => {
+                            return page.webhook(
+                                store,
+                                &id,
+                                None,
+                                None,
+                                &Problems::default(),
+                                None,
+                                Some(Notice {
+                                    ok: false,
+                                    text: e.to_string(),
+                                }),
+                                429,
+                            )
+                        }
                     };
                     let (db, sender) = ctx.db.for_network();
                     let result = webhooks::test(&db, &session.actor, &id, sender, None, now);
                     drop(slot);
                     let store = db_store(&db)?;
                     let notice = match result {
-                        Ok(r) if r.delivered => Notice { ok: true, text: format!("Test delivered: {} {}", r.status_code, r.status_text) },
-                        Ok(r) => Notice { ok: false, text: format!("Test failed: {}", if r.status_code > 0 { format!("{} {}", r.status_code, r.status_text) } else { r.status_text }) },
+                        Ok(r) if r.delivered => Notice {
+                            ok: true,
+                            text: format!("Test delivered: {} {}", r.status_code, r.status_text),
+                        },
+                        Ok(r) => Notice {
+                            ok: false,
+                            text: format!(
+                                "Test failed: {}",
+                                if r.status_code > 0 {
+                                    format!("{} {}", r.status_code, r.status_text)
+                                } else {
+                                    r.status_text
+                                }
+                            ),
+                        },
                         Err(e) => return Err(e),
                     };
-                    page.webhook(&store, &id, None, None, &Problems::default(), None, Some(notice), 200)
+                    page.webhook(
+                        &store,
+                        &id,
+                        None,
+                        None,
+                        &Problems::default(),
+                        None,
+                        Some(notice),
+                        200,
+                    )
                 }
-                _ => Ok(html(portal, 404, pages::message_page("Not found", "There is no such page in the portal."))),
+                _ => Ok(html(
+                    portal,
+                    404,
+                    pages::message_page("Not found", "There is no such page in the portal."),
+                )),
             }
         }
         (["events"], false) => {
             let catalog = event_types::list(store, &session.actor)?;
-            Ok(html(portal, 200, pages::events_page(&page.frame("events"), &catalog)))
+            Ok(html(
+                portal,
+                200,
+                pages::events_page(&page.frame("events"), &catalog),
+            ))
         }
-        _ => Ok(html(portal, 404, pages::message_page("Not found", "There is no such page in the portal."))),
+        _ => Ok(html(
+            portal,
+            404,
+            pages::message_page("Not found", "There is no such page in the portal."),
+        )),
     }
 }
 
@@ -340,11 +504,32 @@ struct PageCtx<'a> {
 fn problems_of(e: Error) -> Result<(u16, Problems), Error> {
     let status = e.http_status();
     match e {
-        Error::Validation(fields) => Ok((status, Problems { fields, general: None })),
-        Error::ForbiddenFields { message, details } => Ok((status, Problems { fields: details, general: Some(message) })),
-        Error::Forbidden(_) | Error::LimitReached(_) | Error::Conflict(_) | Error::WebhookDisabled(_) | Error::RateLimited(_) | Error::Exhausted => {
-            Ok((status, Problems { fields: Vec::new(), general: Some(e.to_string()) }))
-        }
+        Error::Validation(fields) => Ok((
+            status,
+            Problems {
+                fields,
+                general: None,
+            },
+        )),
+        Error::ForbiddenFields { message, details } => Ok((
+            status,
+            Problems {
+                fields: details,
+                general: Some(message),
+            },
+        )),
+        Error::Forbidden(_)
+        | Error::LimitReached(_)
+        | Error::Conflict(_)
+        | Error::WebhookDisabled(_)
+        | Error::RateLimited(_)
+        | Error::Exhausted => Ok((
+            status,
+            Problems {
+                fields: Vec::new(),
+                general: Some(e.to_string()),
+            },
+        )),
         other => Err(other),
     }
 }
@@ -367,9 +552,28 @@ impl PageCtx<'_> {
         &self.session.actor
     }
 
-    fn keys(&self, store: &Store, created: Option<&ApiKey>, form: &pages::KeyForm, p: &Problems, notice: Option<Notice>, status: u16) -> Out {
+    fn keys(
+        &self,
+        store: &Store,
+        created: Option<&ApiKey>,
+        form: &pages::KeyForm,
+        p: &Problems,
+        notice: Option<Notice>,
+        status: u16,
+    ) -> Out {
         let keys = keys::list(store, self.actor(), false)?;
-        Ok(html(self.portal, status, pages::keys_page(&self.frame("keys"), &keys, created, form, p, notice.as_ref())))
+        Ok(html(
+            self.portal,
+            status,
+            pages::keys_page(
+                &self.frame("keys"),
+                &keys,
+                created,
+                form,
+                p,
+                notice.as_ref(),
+            ),
+        ))
     }
 
     fn chosen_profiles(&self, form: &Form) -> Vec<String> {
@@ -387,7 +591,11 @@ impl PageCtx<'_> {
     }
 
     /// The scope a form asks for: the profiles chosen, or (none) the link's own.
-    fn scope_of(&self, p: &mut InputProblems, chosen: Vec<String>) -> (Option<bool>, Option<ProfileIds>) {
+    fn scope_of(
+        &self,
+        p: &mut InputProblems,
+        chosen: Vec<String>,
+    ) -> (Option<bool>, Option<ProfileIds>) {
         if chosen.is_empty() {
             return (None, None);
         }
@@ -444,7 +652,14 @@ impl PageCtx<'_> {
             input
         };
         match keys::create(store, self.actor(), input, self.now, Publish::AfterCommit) {
-            Ok(key) => self.keys(store, Some(&key), &pages::KeyForm::default(), &Problems::default(), None, 201),
+            Ok(key) => self.keys(
+                store,
+                Some(&key),
+                &pages::KeyForm::default(),
+                &Problems::default(),
+                None,
+                201,
+            ),
             Err(e) => {
                 let (status, problems) = problems_of(e)?;
                 self.keys(store, None, &values, &problems, None, status)
@@ -454,23 +669,65 @@ impl PageCtx<'_> {
 
     fn revoke_key(&self, store: &Store, id: &str) -> Out {
         match keys::delete(store, self.actor(), id, self.now) {
-            Ok(k) => self.keys(store, None, &pages::KeyForm::default(), &Problems::default(), Some(Notice { ok: true, text: format!("The key {} was revoked.", k.name) }), 200),
+            Ok(k) => self.keys(
+                store,
+                None,
+                &pages::KeyForm::default(),
+                &Problems::default(),
+                Some(Notice {
+                    ok: true,
+                    text: format!("The key {} was revoked.", k.name),
+                }),
+                200,
+            ),
             Err(e) => {
                 let (status, problems) = problems_of(e)?;
-                let text = problems.general.unwrap_or_else(|| "The key could not be revoked.".into());
-                self.keys(store, None, &pages::KeyForm::default(), &Problems::default(), Some(Notice { ok: false, text }), status)
+                let text = problems
+                    .general
+                    .unwrap_or_else(|| "The key could not be revoked.".into());
+                self.keys(
+                    store,
+                    None,
+                    &pages::KeyForm::default(),
+                    &Problems::default(),
+                    Some(Notice { ok: false, text }),
+                    status,
+                )
             }
         }
     }
 
-    fn webhooks(&self, store: &Store, form: &pages::WebhookForm, p: &Problems, trial: Option<&portal::FilterTrial>, notice: Option<Notice>, status: u16) -> Out {
+    fn webhooks(
+        &self,
+        store: &Store,
+        form: &pages::WebhookForm,
+        p: &Problems,
+        trial: Option<&portal::FilterTrial>,
+        notice: Option<Notice>,
+        status: u16,
+    ) -> Out {
         let list = webhooks::list(store, self.actor())?;
         let list: Vec<Webhook> = list.iter().filter(|w| !w.ephemeral).cloned().collect();
         let catalog = self.catalog(store)?;
-        Ok(html(self.portal, status, pages::webhooks_page(&self.frame("webhooks"), &list, &catalog, form, p, trial, notice.as_ref())))
+        Ok(html(
+            self.portal,
+            status,
+            pages::webhooks_page(
+                &self.frame("webhooks"),
+                &list,
+                &catalog,
+                form,
+                p,
+                trial,
+                notice.as_ref(),
+            ),
+        ))
     }
 
-    fn catalog(&self, store: &Store) -> keyhook_core::error::Result<Vec<keyhook_core::model::EventType>> {
+    fn catalog(
+        &self,
+        store: &Store,
+    ) -> keyhook_core::error::Result<Vec<keyhook_core::model::EventType>> {
         Ok(event_types::list(store, self.actor())?
             .into_iter()
             .filter(|t| t.name != "webhook.test")
@@ -478,7 +735,17 @@ impl PageCtx<'_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn webhook(&self, store: &Store, id: &str, secret: Option<&str>, form: Option<&pages::WebhookForm>, p: &Problems, trial: Option<&portal::FilterTrial>, notice: Option<Notice>, status: u16) -> Out {
+    fn webhook(
+        &self,
+        store: &Store,
+        id: &str,
+        secret: Option<&str>,
+        form: Option<&pages::WebhookForm>,
+        p: &Problems,
+        trial: Option<&portal::FilterTrial>,
+        notice: Option<Notice>,
+        status: u16,
+    ) -> Out {
         let w = webhooks::get(store, self.actor(), id)?;
         let attempts = webhooks::attempts(store, self.actor(), id)?;
         let reason = webhooks::disabled_reason(store, &w)?;
@@ -490,7 +757,19 @@ impl PageCtx<'_> {
             disabled_reason: reason.as_deref(),
             secret,
         };
-        Ok(html(self.portal, status, pages::webhook_page(&self.frame("webhooks"), &view, &catalog, form.unwrap_or(&own), p, trial, notice.as_ref())))
+        Ok(html(
+            self.portal,
+            status,
+            pages::webhook_page(
+                &self.frame("webhooks"),
+                &view,
+                &catalog,
+                form.unwrap_or(&own),
+                p,
+                trial,
+                notice.as_ref(),
+            ),
+        ))
     }
 
     fn webhook_form(&self, form: &Form) -> pages::WebhookForm {
@@ -524,15 +803,34 @@ impl PageCtx<'_> {
     }
 
     /// Tries the form's filter on the chosen event type's example.
-    fn trial(&self, store: &Store, values: &pages::WebhookForm) -> (Option<portal::FilterTrial>, Problems) {
+    fn trial(
+        &self,
+        store: &Store,
+        values: &pages::WebhookForm,
+    ) -> (Option<portal::FilterTrial>, Problems) {
         if values.filter.is_empty() {
-            let p = Problems { fields: vec![FieldError::new("filter", "write a filter to try")], general: None };
+            let p = Problems {
+                fields: vec![FieldError::new("filter", "write a filter to try")],
+                general: None,
+            };
             return (None, p);
         }
         match portal::try_filter(store, self.actor(), &values.filter, &values.try_event) {
             Ok(t) => (Some(t), Problems::default()),
-            Err(Error::Validation(fields)) => (None, Problems { fields, general: None }),
-            Err(e) => (None, Problems { fields: Vec::new(), general: Some(safe_message(&e)) }),
+            Err(Error::Validation(fields)) => (
+                None,
+                Problems {
+                    fields,
+                    general: None,
+                },
+            ),
+            Err(e) => (
+                None,
+                Problems {
+                    fields: Vec::new(),
+                    general: Some(safe_message(&e)),
+                },
+            ),
         }
     }
 
@@ -540,7 +838,11 @@ impl PageCtx<'_> {
         let values = self.webhook_form(form);
         if form.get("intent") == Some("try") {
             let (trial, p) = self.trial(store, &values);
-            let status = if p.fields.is_empty() && p.general.is_none() { 200 } else { 400 };
+            let status = if p.fields.is_empty() && p.general.is_none() {
+                200
+            } else {
+                400
+            };
             return self.webhooks(store, &values, &p, trial.as_ref(), None, status);
         }
         let mut p = InputProblems::default();
@@ -564,7 +866,19 @@ impl PageCtx<'_> {
             problems: p,
         };
         match webhooks::create(store, self.actor(), input, self.now, Publish::AfterCommit) {
-            Ok(w) => self.webhook(store, &w.id, Some(&w.secret), None, &Problems::default(), None, Some(Notice { ok: true, text: "The webhook was created.".into() }), 201),
+            Ok(w) => self.webhook(
+                store,
+                &w.id,
+                Some(&w.secret),
+                None,
+                &Problems::default(),
+                None,
+                Some(Notice {
+                    ok: true,
+                    text: "The webhook was created.".into(),
+                }),
+                201,
+            ),
             Err(e) => {
                 let (status, problems) = problems_of(e)?;
                 self.webhooks(store, &values, &problems, None, None, status)
@@ -576,8 +890,21 @@ impl PageCtx<'_> {
         let values = self.webhook_form(form);
         if form.get("intent") == Some("try") {
             let (trial, p) = self.trial(store, &values);
-            let status = if p.fields.is_empty() && p.general.is_none() { 200 } else { 400 };
-            return self.webhook(store, id, None, Some(&values), &p, trial.as_ref(), None, status);
+            let status = if p.fields.is_empty() && p.general.is_none() {
+                200
+            } else {
+                400
+            };
+            return self.webhook(
+                store,
+                id,
+                None,
+                Some(&values),
+                &p,
+                trial.as_ref(),
+                None,
+                status,
+            );
         }
         let mut p = InputProblems::default();
         let url = self.url(&mut p, &values.url);
@@ -592,7 +919,10 @@ impl PageCtx<'_> {
             if self.session.link.full_access {
                 (Some(true), None)
             } else {
-                (Some(false), ProfileIds::new(self.session.link.profile_ids.clone()).ok())
+                (
+                    Some(false),
+                    ProfileIds::new(self.session.link.profile_ids.clone()).ok(),
+                )
             }
         } else {
             self.scope_of(&mut p, values.profiles.clone())
@@ -608,11 +938,32 @@ impl PageCtx<'_> {
             problems: p,
         };
         match webhooks::update(store, self.actor(), id, patch, self.now) {
-            Ok(_) => self.webhook(store, id, None, None, &Problems::default(), None, Some(Notice { ok: true, text: "Saved.".into() }), 200),
+            Ok(_) => self.webhook(
+                store,
+                id,
+                None,
+                None,
+                &Problems::default(),
+                None,
+                Some(Notice {
+                    ok: true,
+                    text: "Saved.".into(),
+                }),
+                200,
+            ),
             Err(Error::NotFound(m)) => Err(Error::NotFound(m)),
             Err(e) => {
                 let (status, problems) = problems_of(e)?;
-                self.webhook(store, id, None, Some(&values), &problems, None, None, status)
+                self.webhook(
+                    store,
+                    id,
+                    None,
+                    Some(&values),
+                    &problems,
+                    None,
+                    None,
+                    status,
+                )
             }
         }
     }
@@ -623,8 +974,24 @@ impl PageCtx<'_> {
             ..WebhookPatch::default()
         };
         webhooks::update(store, self.actor(), id, patch, self.now)?;
-        let text = if active { "The webhook is enabled." } else { "The webhook is disabled: it gets no deliveries until enabled." };
-        self.webhook(store, id, None, None, &Problems::default(), None, Some(Notice { ok: true, text: text.into() }), 200)
+        let text = if active {
+            "The webhook is enabled."
+        } else {
+            "The webhook is disabled: it gets no deliveries until enabled."
+        };
+        self.webhook(
+            store,
+            id,
+            None,
+            None,
+            &Problems::default(),
+            None,
+            Some(Notice {
+                ok: true,
+                text: text.into(),
+            }),
+            200,
+        )
     }
 
     fn rotate_secret(&self, store: &Store, id: &str, form: &Form) -> Out {
@@ -645,12 +1012,47 @@ impl PageCtx<'_> {
             idempotency: None,
             problems: p,
         };
-        match webhooks::rotate_secret(store, self.actor(), id, input, self.now, Publish::AfterCommit) {
-            Ok(w) => self.webhook(store, id, Some(&w.secret), None, &Problems::default(), None, Some(Notice { ok: true, text: "The secret was rotated.".into() }), 200),
+        match webhooks::rotate_secret(
+            store,
+            self.actor(),
+            id,
+            input,
+            self.now,
+            Publish::AfterCommit,
+        ) {
+            Ok(w) => self.webhook(
+                store,
+                id,
+                Some(&w.secret),
+                None,
+                &Problems::default(),
+                None,
+                Some(Notice {
+                    ok: true,
+                    text: "The secret was rotated.".into(),
+                }),
+                200,
+            ),
             Err(e) => {
                 let (status, problems) = problems_of(e)?;
-                let text = problems.general.clone().unwrap_or_else(|| problems.fields.iter().map(|f| f.message.clone()).collect::<Vec<_>>().join("; "));
-                self.webhook(store, id, None, None, &Problems::default(), None, Some(Notice { ok: false, text }), status)
+                let text = problems.general.clone().unwrap_or_else(|| {
+                    problems
+                        .fields
+                        .iter()
+                        .map(|f| f.message.clone())
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                });
+                self.webhook(
+                    store,
+                    id,
+                    None,
+                    None,
+                    &Problems::default(),
+                    None,
+                    Some(Notice { ok: false, text }),
+                    status,
+                )
             }
         }
     }
@@ -677,13 +1079,38 @@ impl PageCtx<'_> {
                     1 => "1 delivery queued again.".to_string(),
                     n => format!("{n} deliveries queued again."),
                 };
-                self.webhook(store, id, None, None, &Problems::default(), None, Some(Notice { ok: true, text }), 202)
+                self.webhook(
+                    store,
+                    id,
+                    None,
+                    None,
+                    &Problems::default(),
+                    None,
+                    Some(Notice { ok: true, text }),
+                    202,
+                )
             }
             Err(Error::NotFound(m)) => Err(Error::NotFound(m)),
             Err(e) => {
                 let (status, problems) = problems_of(e)?;
-                let text = problems.general.clone().unwrap_or_else(|| problems.fields.iter().map(|f| f.message.clone()).collect::<Vec<_>>().join("; "));
-                self.webhook(store, id, None, None, &problems, None, Some(Notice { ok: false, text }), status)
+                let text = problems.general.clone().unwrap_or_else(|| {
+                    problems
+                        .fields
+                        .iter()
+                        .map(|f| f.message.clone())
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                });
+                self.webhook(
+                    store,
+                    id,
+                    None,
+                    None,
+                    &problems,
+                    None,
+                    Some(Notice { ok: false, text }),
+                    status,
+                )
             }
         }
     }
@@ -713,11 +1140,19 @@ fn resolves_public(raw: &str) -> Result<(), String> {
 /// The host (without IPv6 brackets) and port of an http(s) URL.
 fn url_host(raw: &str) -> Result<(String, u16), ()> {
     let rest = raw.split_once("://").ok_or(())?;
-    let port_default = if rest.0.eq_ignore_ascii_case("https") { 443 } else { 80 };
+    let port_default = if rest.0.eq_ignore_ascii_case("https") {
+        443
+    } else {
+        80
+    };
     let authority = rest.1.split(['/', '?', '#']).next().ok_or(())?;
     let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
         let (h, after) = v6.split_once(']').ok_or(())?;
-        let port = after.strip_prefix(':').map(str::parse).transpose().map_err(|_| ())?;
+        let port = after
+            .strip_prefix(':')
+            .map(str::parse)
+            .transpose()
+            .map_err(|_| ())?;
         (h.to_string(), port.unwrap_or(port_default))
     } else {
         match authority.rsplit_once(':') {

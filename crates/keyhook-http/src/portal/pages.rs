@@ -51,7 +51,11 @@ pub fn relative(t: Timestamp, now: Timestamp) -> String {
     let future = d > 0;
     let s = d.unsigned_abs();
     if s < 45 {
-        return if future { "in a moment".into() } else { "just now".into() };
+        return if future {
+            "in a moment".into()
+        } else {
+            "just now".into()
+        };
     }
     let (n, unit) = match s {
         s if s < 90 * 60 => (s.div_ceil(60).max(1), "minute"),
@@ -111,7 +115,12 @@ fn scope_text(full_access: bool, profiles: &[String]) -> String {
 }
 
 /// A page of a session: the header with its tabs and sign-out, then `content`.
-pub fn session_page(f: &Frame<'_>, title: &str, notice: Option<&Notice>, content: Markup) -> Markup {
+pub fn session_page(
+    f: &Frame<'_>,
+    title: &str,
+    notice: Option<&Notice>,
+    content: Markup,
+) -> Markup {
     let tab = |id: &str, href: &str, label: &str| {
         let current = f.tab == id;
         html! {
@@ -612,7 +621,7 @@ pub fn webhook_page(
 pub fn attempts_table(f: &Frame<'_>, base: &str, attempts: &[DeliveryAttempt]) -> Markup {
     html! {
         @if attempts.is_empty() {
-            p.empty { "No deliveries yet: they appear here as events are sent (try Send test)." }
+            p.empty { "No deliveries yet: they appear here as events are sent." }
         } @else {
             div.table-wrap {
                 table.attempts {

@@ -596,7 +596,7 @@ async function flows(base, browser) {
     await flow("screenshots: desktop and phone, and nothing wider than a phone", async () => {
         await page.goto(keyPage);
         await shootAll(page, "");
-        const phone = await newContext(browser, { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+        const phone = await newContext(browser, { viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, isMobile: true, hasTouch: true });
         const pp = await phone.newPage();
         await open(pp, link("acme").url);
         await shootAll(pp, "-phone", true);

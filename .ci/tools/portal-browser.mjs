@@ -643,6 +643,13 @@ async function flows(base, browser) {
         const key = await shownKey(p);
         check(key, "no key shown after Create key without JavaScript");
         eq((await api(base, key, "GET", "/webhooks")).status, 200, "the key made without JavaScript");
+        // Sign out (a form too): the session is over, the next page load is refused.
+        const keys = p.url();
+        await Promise.all([p.waitForLoadState("load"), button(p, "Sign out").click()]);
+        await heading(p, "Signed out").waitFor();
+        const res = await p.goto(keys);
+        eq(res.status(), 401, `${keys} after Sign out`);
+        eq(await heading(p, "API keys").count(), 0, "API keys after Sign out");
         await c.close();
     });
 

@@ -52,6 +52,32 @@ fn source(dir: &tempfile::TempDir) -> Box<Store> {
             full_access: false,
             profile_ids: vec!["p1".into()],
         })?;
+        // A portal link of a scope, opened into a session.
+        c.insert_portal_link(
+            &keyhook_core::store::PortalLinkRow {
+                id: "pl_1".into(),
+                user_id: "alice".into(),
+                full_access: false,
+                profile_ids: vec!["p1".into()],
+                read_only: true,
+                minted_by_key: None,
+                minted_by: "cli:root".into(),
+                created_at: NOW,
+                expires_at: Timestamp(NOW.0 + 1_000),
+                used_at: Some(NOW),
+                revoked_at: None,
+            },
+            "linkhash",
+        )?;
+        c.insert_portal_session(
+            &keyhook_core::store::PortalSessionRow {
+                id: "ps_1".into(),
+                link_id: "pl_1".into(),
+                created_at: NOW,
+                expires_at: Timestamp(NOW.0 + 2_000),
+            },
+            "sessionhash",
+        )?;
         for i in 0..KEYS {
             let key = ApiKey {
                 id: format!("{i:032x}"),

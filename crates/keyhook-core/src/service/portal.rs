@@ -618,3 +618,47 @@ pub fn embed_origin(raw: &str) -> std::result::Result<String, String> {
     }
     Ok(origin)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_have_one_shape_and_csrf_tokens_are_bound_to_their_session() {
+        let t = format!("{SESSION_TOKEN_PREFIX}{}", random_hex());
+        assert!(well_formed(&t, SESSION_TOKEN_PREFIX));
+        assert!(!well_formed(&t, LINK_TOKEN_PREFIX));
+        assert!(!well_formed(&t.to_uppercase(), SESSION_TOKEN_PREFIX));
+        assert!(!well_formed(&t[..t.len() - 1], SESSION_TOKEN_PREFIX));
+        assert!(!well_formed(&format!("{t}0"), SESSION_TOKEN_PREFIX));
+        let other = format!("{SESSION_TOKEN_PREFIX}{}", random_hex());
+        assert!(csrf_ok(&t, &csrf_token(&t)));
+        assert!(!csrf_ok(&t, &csrf_token(&other)));
+        assert!(!csrf_ok(&t, ""));
+        assert!(!csrf_ok(&t, &csrf_token(&t)[..63]));
+    }
+
+    #[test]
+    fn public_urls_are_origins_and_embedding_origins_https() {
+        assert_eq!(
+            public_url("https://keys.example.com/").unwrap(),
+            "https://keys.example.com"
+        );
+        assert_eq!(
+            public_url("http://127.0.0.1:8787").unwrap(),
+            "http://127.0.0.1:8787"
+        );
+        for bad in [
+            "keys.example.com",
+            "ftp://x",
+            "https://u:p@x",
+            "https://x/keyhook",
+            "https://x/?a",
+            "https://x/#f",
+        ] {
+            assert!(public_url(bad).is_err(), "{bad}");
+        }
+        assert!(embed_origin("https://app.example.com").is_ok());
+        assert!(embed_origin("http://app.example.com").is_err());
+    }
+}

@@ -465,6 +465,67 @@ fn exercise(s: &Store) -> Vec<String> {
     ))));
     note!(c.list_event_types());
 
+    // The developer portal: links (one per state) and sessions; ties by id, byte for byte.
+    let link = |id: &str, user: &str, at: i64| keyhook_core::store::PortalLinkRow {
+        id: id.into(),
+        user_id: user.into(),
+        full_access: false,
+        profile_ids: vec!["p1".into(), "p é".into()],
+        read_only: true,
+        minted_by_key: Some("k1".into()),
+        minted_by: "kp_00000001".into(),
+        created_at: Timestamp(at),
+        expires_at: Timestamp(at + 100),
+        used_at: None,
+        revoked_at: None,
+    };
+    let mut open_all = link("pl_B", "u", T);
+    open_all.full_access = true;
+    open_all.profile_ids = Vec::new();
+    open_all.read_only = false;
+    open_all.minted_by_key = None;
+    s.write(|c| {
+        c.insert_portal_link(&link("pl_a", "u", T), "lh1")?;
+        c.insert_portal_link(&open_all, "lh2")?;
+        c.insert_portal_link(&link("pl_v", "v", T - 1), "lh3")?;
+        Ok(())
+    })
+    .unwrap();
+    note!(s.write(|c| Ok(c.use_portal_link("pl_a", Timestamp(T + 1))?)));
+    note!(s.write(|c| Ok(c.use_portal_link("pl_a", Timestamp(T + 2))?)));
+    s.write(|c| {
+        for (id, link, hash) in [
+            ("ps_1", "pl_a", "sh1"),
+            ("ps_2", "pl_B", "sh2"),
+            ("ps_3", "pl_v", "sh3"),
+        ] {
+            c.insert_portal_session(
+                &keyhook_core::store::PortalSessionRow {
+                    id: id.into(),
+                    link_id: link.into(),
+                    created_at: Timestamp(T + 3),
+                    expires_at: Timestamp(T + 1000),
+                },
+                hash,
+            )?;
+        }
+        Ok(())
+    })
+    .unwrap();
+    note!(c.portal_link_by_token("lh1"));
+    note!(c.portal_link_by_token("nothing"));
+    note!(c.portal_link("u", "pl_B"));
+    note!(c.portal_link("v", "pl_B"));
+    note!(c.portal_session_by_token("sh2"));
+    note!(c.list_portal_links("u"));
+    note!(c.list_portal_sessions("u"));
+    note!(s.write(|c| Ok(c.revoke_portal_links("v", Some("pl_v"), Timestamp(T + 5))?)));
+    note!(s.write(|c| Ok(c.revoke_portal_links("v", None, Timestamp(T + 6))?)));
+    note!(c.portal_session_by_token("sh3"));
+    note!(c.list_portal_links("v"));
+    note!(s.write(|c| Ok(c.delete_portal_session("ps_2")?)));
+    note!(s.write(|c| Ok(c.delete_portal_session("ps_2")?)));
+
     for t in TABLES {
         note!((t.name, c.count_rows(t)));
     }

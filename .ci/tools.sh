@@ -144,6 +144,7 @@ say "schemathesis"
 bench/schemathesis.sh --max-examples "${SCHEMATHESIS_EXAMPLES:-20}" | tail -4
 .ci/cel-differential.sh
 .ci/typescript-client.sh
+.ci/portal-browser.sh
 .ci/secret-scanners.sh
 .ci/cel-conformance.sh
 say "all accepted"

@@ -9,7 +9,9 @@
 # The test executables are built once (`cargo test --no-run`) and copied into the log
 # directory, so an edit or a rebuild in the tree during the loop does not change what runs.
 # Each run executes every copied executable (the same ones `cargo test` runs; FILTER is passed
-# to each as libtest's name filter, e.g. `serve::` or `many_huge`). Logs stay in
+# to each as libtest's name filters, several space-separated: `"serve:: http_body::"`; the
+# whole suite covers both backends, as backends::the_suite_passes_on_postgresql runs the
+# tests/cli executable again on PostgreSQL). Logs stay in
 # target/flaky/<date>/run-<i>/<executable>.log; the summary names each failed test with its
 # count, and any executable that ended without a libtest verdict (crash, abort, signal).
 #

@@ -8,7 +8,9 @@ use std::thread;
 use serde_json::{json, Value};
 
 use crate::common::{emit, kh, poll_until, spawn_deliver, std_cmd, str_of, Env};
-use crate::receiver::{verifies, verifies_with, Receiver, Request};
+/// Where other test files found it before it moved to receiver.rs.
+pub(crate) use crate::receiver::verifies;
+use crate::receiver::{verifies_with, Receiver, Request};
 use crate::server::{Server, PATIENCE};
 
 /// A webhook for `post.published` at `url`; returns its `data`.

@@ -11,7 +11,7 @@ use keyhook_core::service::events::{self, EventName, NewEvent};
 use keyhook_core::service::webhooks::{self, NewWebhook, WebhookEvents, WebhookUrl};
 use keyhook_core::service::{Actor, Publish};
 use keyhook_test_support as support;
-use keyhook_test_support::NOW;
+use keyhook_test_support::{table, NOW};
 use support::temp_store;
 
 /// Every test of this file, again on PostgreSQL.
@@ -128,13 +128,6 @@ fn emit_asks_the_catalog_for_the_name_the_profile_and_the_schema() {
     let e = emit(&store, &op, "webhook.disabled", None, json!({})).unwrap_err();
     assert_eq!(fields(&e), ["event"]);
     assert_eq!(store.conn().count_rows(table("events")).unwrap(), 1);
-}
-
-fn table(name: &str) -> &'static keyhook_core::tables::Table {
-    keyhook_core::tables::TABLES
-        .iter()
-        .find(|t| t.name == name)
-        .unwrap()
 }
 
 #[test]

@@ -13,10 +13,10 @@ use keyhook_core::service::webhooks::GONE_REASON;
 use keyhook_core::store::{
     AttemptRecord, DeliveryState, FailCounter, ReplaySelection, Storage, Store,
 };
-use keyhook_core::tables::{Cell, Table, TABLES};
+use keyhook_core::tables::Cell;
 use keyhook_core::time::Timestamp;
 
-use crate::support::Kind;
+use crate::support::{table, Kind};
 
 const T: i64 = 1_800_000_000_000;
 const EVENTS: [&str; 2] = ["post.published", "post.deleted"];
@@ -81,10 +81,6 @@ fn one_event_to<'a>(s: &Store, hooks: impl IntoIterator<Item = &'a Webhook>) {
 fn matches(w: &Webhook, event: &str, profile: Option<&str>) -> bool {
     w.events.iter().any(|e| e == event)
         && auth::covers(w.scope(), profile.map(String::from).as_ref())
-}
-
-fn table(name: &str) -> &'static Table {
-    TABLES.iter().find(|t| t.name == name).expect("a table")
 }
 
 fn text(c: &Cell) -> String {

@@ -6,6 +6,7 @@ use keyhook_core::service::keys::{self, KeyName, NewKey};
 use keyhook_core::service::webhooks::{self, NewWebhook, WebhookEvents, WebhookUrl};
 use keyhook_core::service::{Actor, Publish};
 use keyhook_core::store::Store;
+use keyhook_core::tables::{Table, TABLES};
 use keyhook_core::time::Timestamp;
 
 /// The tests' "now": 2027-01-15T08:00:00Z.
@@ -62,4 +63,9 @@ pub fn fan_out(
     let data = serde_json::json!({});
     let e = routing::Event::new(event, profile.as_ref(), &data);
     Ok(routing::fan_out(c, id, user, &e, now)?.queued)
+}
+
+/// The table named `name` (`keyhook_core::tables::TABLES`).
+pub fn table(name: &str) -> &'static Table {
+    TABLES.iter().find(|t| t.name == name).expect("a table")
 }

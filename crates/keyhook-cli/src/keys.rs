@@ -310,7 +310,8 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
                 .as_deref()
                 .map(|u| {
                     let mut t = forward::target(u, &auth_profiles, "--uri")?;
-                    t.profiles.extend(profile.clone());
+                    t.profiles
+                        .extend(profile.clone().map(std::borrow::Cow::Owned));
                     Ok::<_, Error>(t)
                 })
                 .transpose()?;

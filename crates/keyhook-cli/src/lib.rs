@@ -205,7 +205,8 @@ pub const DB_DEFAULT_DOC: &str = "$XDG_DATA_HOME/keyhook/keyhook.db";
 /// command would use. Without a resolvable default there is none, and a command needing the
 /// database says how to name one.
 pub fn runtime_command() -> clap::Command {
-    let cmd = values_may_start_with_hyphen(hide_env_values(Cli::command()));
+    // Both passes in one walk of the tree (each walk rebuilds every command's argument map).
+    let cmd = at_runtime(Cli::command());
     match crate::config::db_default() {
         Some(path) => {
             // Once per process: clap keeps `'static` defaults.
@@ -243,21 +244,32 @@ fn hide_env_values(cmd: clap::Command) -> clap::Command {
         .mut_subcommands(hide_env_values)
 }
 
+/// [`hide_env_values`] and [`values_may_start_with_hyphen`] of `cmd` and every subcommand, in
+/// one walk of the tree: what every command line is parsed with.
+fn at_runtime(cmd: clap::Command) -> clap::Command {
+    cmd.mut_args(|a| one_value_may_start_with_hyphen(a.hide_env_values(true)))
+        .mut_subcommands(at_runtime)
+}
+
 /// `cmd` and every subcommand with each option that takes one value reading the next word as
 /// that value even when it starts with `-`, as POSIX `getopt` does: `--grace -1s` is then
 /// refused by `--grace`'s own parser, naming the flag, instead of clap's "unexpected argument
 /// '-1'", which names none. Options taking several values at once keep clap's rule, or they
 /// would swallow the flags after them.
+#[cfg(test)]
 fn values_may_start_with_hyphen(cmd: clap::Command) -> clap::Command {
-    cmd.mut_args(|a| {
-        let one_value = a.get_num_args().is_none_or(|n| n.max_values() == 1);
-        if !a.is_positional() && a.get_action().takes_values() && one_value {
-            a.allow_hyphen_values(true)
-        } else {
-            a
-        }
-    })
-    .mut_subcommands(values_may_start_with_hyphen)
+    cmd.mut_args(one_value_may_start_with_hyphen)
+        .mut_subcommands(values_may_start_with_hyphen)
+}
+
+/// The rule of [`values_may_start_with_hyphen`] for one argument.
+fn one_value_may_start_with_hyphen(a: clap::Arg) -> clap::Arg {
+    let one_value = a.get_num_args().is_none_or(|n| n.max_values() == 1);
+    if !a.is_positional() && a.get_action().takes_values() && one_value {
+        a.allow_hyphen_values(true)
+    } else {
+        a
+    }
 }
 
 /// `--db`'s parser: clap's for a path (which refuses an empty one), then [`DbLocation::parse`].
@@ -339,7 +351,12 @@ impl Context {
 pub fn main(wiring: &'static dyn Wiring) -> i32 {
     redact_panics();
     config::wire(wiring);
-    let cli = match runtime_command().try_get_matches().and_then(|mut m| {
+    let mut command = runtime_command();
+    let parsed = command.try_get_matches_from_mut(std::env::args_os());
+    // Not dropped: freeing the whole tree, allocation by allocation, was a sixth of a
+    // one-shot command's instructions, and the process ends with the command it runs.
+    std::mem::forget(command);
+    let cli = match parsed.and_then(|mut m| {
         Cli::from_arg_matches_mut(&mut m).map_err(|e| e.format(&mut runtime_command()))
     }) {
         Ok(cli) => cli,
@@ -551,4 +568,46 @@ fn redact_panics() {
             output::say(&backtrace.to_string());
         }
     }));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each argument's settings, command by command, in tree order.
+    fn settings(cmd: &clap::Command, path: &str, out: &mut Vec<String>) {
+        for a in cmd.get_arguments() {
+            out.push(format!(
+                "{path} {}: hide_env_values {} allow_hyphen_values {}",
+                a.get_id(),
+                a.is_hide_env_values_set(),
+                a.is_allow_hyphen_values_set()
+            ));
+        }
+        for sub in cmd.get_subcommands() {
+            settings(sub, &format!("{path} {}", sub.get_name()), out);
+        }
+    }
+
+    /// The one walk of the tree sets what the two passes, one after the other, set: on every
+    /// argument of every command.
+    #[test]
+    fn one_walk_sets_what_both_passes_set() {
+        let mut two_passes = Vec::new();
+        let cmd = values_may_start_with_hyphen(hide_env_values(Cli::command()));
+        settings(&cmd, "keyhook", &mut two_passes);
+        let mut one_walk = Vec::new();
+        settings(&at_runtime(Cli::command()), "keyhook", &mut one_walk);
+        assert_eq!(one_walk, two_passes);
+        // Both settings are in use, so the comparison compares something.
+        assert!(two_passes
+            .iter()
+            .any(|s| s.ends_with("allow_hyphen_values true")));
+        assert!(two_passes
+            .iter()
+            .any(|s| s.ends_with("allow_hyphen_values false")));
+        assert!(two_passes
+            .iter()
+            .all(|s| s.contains("hide_env_values true")));
+    }
 }

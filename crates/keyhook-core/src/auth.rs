@@ -241,8 +241,7 @@ pub fn may(key: &ApiKey, access: Access, asked: &str, profile: Option<&str>) -> 
         return Err(Error::Forbidden(format!("readonly key cannot {asked}")));
     }
     if let Some(profile) = profile {
-        let profile = profile.to_string();
-        if no_broader_scope(Scope::of_event(Some(&profile)), key.scope()).is_err() {
+        if !key.scope().includes(profile) {
             return Err(Error::Forbidden(format!(
                 "key is not scoped to profile {profile}"
             )));
@@ -266,6 +265,12 @@ impl<'a> Scope<'a> {
         full_access: true,
         profile_ids: &[],
     };
+
+    /// Whether the scope reaches `profile`: [`no_broader_scope`] of that one profile's scope
+    /// and this one, without making that scope (a `String`) first.
+    pub fn includes(&self, profile: &str) -> bool {
+        self.full_access || self.profile_ids.iter().any(|p| p == profile)
+    }
 
     /// What an event reaches: its one profile, or (a user-wide event) all of them.
     pub fn of_event(profile: Option<&'a String>) -> Scope<'a> {
@@ -315,7 +320,7 @@ pub fn no_broader_scope(a: Scope<'_>, b: Scope<'_>) -> std::result::Result<(), E
         if a.full_access {
             return Err(Excess::FullAccess);
         }
-        if let Some(p) = a.profile_ids.iter().find(|p| !b.profile_ids.contains(p)) {
+        if let Some(p) = a.profile_ids.iter().find(|p| !b.includes(p)) {
             return Err(Excess::Profile(p.clone()));
         }
     }

@@ -103,15 +103,16 @@ pub fn is_method(method: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
 }
 
-/// What a URI describes: the profiles it names.
+/// What a URI describes: the profiles it names (borrowed from the URI where it names them
+/// as they are, decoded where it encodes them).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Target {
-    pub profiles: Vec<String>,
+pub struct Target<'a> {
+    pub profiles: Vec<Cow<'a, str>>,
 }
 
 /// Reads `uri` (origin form, or an absolute `http(s)://` one, by its path) under the rules of
 /// the module; `field` names its source in a refusal (`X-Original-URI`, `--uri`).
-pub fn target(uri: &str, templates: &[ProfileTemplate], field: &str) -> Result<Target> {
+pub fn target<'a>(uri: &'a str, templates: &[ProfileTemplate], field: &str) -> Result<Target<'a>> {
     let bad = |m: &str| Error::validation(field, m.to_string());
     let mut rest = uri;
     if !uri.starts_with('/') {
@@ -133,7 +134,10 @@ pub fn target(uri: &str, templates: &[ProfileTemplate], field: &str) -> Result<T
             "must not contain spaces, control characters or a fragment",
         ));
     }
-    let (raw_path, query) = rest.split_once('?').unwrap_or((rest, ""));
+    let (raw_path, query) = match rest.bytes().position(|b| b == b'?') {
+        Some(i) => (&rest[..i], &rest[i + 1..]),
+        None => (rest, ""),
+    };
     path_layer(raw_path).map_err(bad)?;
     let path = decode(raw_path).ok_or_else(|| bad("has a malformed percent-encoding"))?;
     // A server behind the upstream may decode again: no layer of the path's encoding
@@ -142,18 +146,22 @@ pub fn target(uri: &str, templates: &[ProfileTemplate], field: &str) -> Result<T
     // The raw path's rules already keep every other form out of the first layer, so only a
     // layer with a `%` or a `;` left needs the look (the common path allocates nothing here).
     let mut layer = Cow::Borrowed(&*path);
-    while layer.contains('%') || layer.contains(';') {
+    while layer.bytes().any(|b| b == b'%' || b == b';') {
         path_layer(&layer).map_err(bad)?;
         match decode(&layer) {
             Some(next) if *next != *layer => layer = Cow::Owned(next.into_owned()),
             _ => break,
         }
     }
-    let mut profiles: Vec<String> = templates
-        .iter()
-        .filter_map(|t| t.profile_of(&path))
-        .map(str::to_string)
-        .collect();
+    let mut profiles: Vec<Cow<'a, str>> = Vec::new();
+    for t in templates {
+        // A slice of the URI itself when the path needed no decoding.
+        let found = match &path {
+            Cow::Borrowed(whole) => t.profile_of(whole).map(Cow::Borrowed),
+            Cow::Owned(decoded) => t.profile_of(decoded).map(|p| Cow::Owned(p.to_string())),
+        };
+        profiles.extend(found);
+    }
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
         let name = decode(name).ok_or_else(|| bad("has a malformed percent-encoding"))?;
@@ -165,7 +173,7 @@ pub fn target(uri: &str, templates: &[ProfileTemplate], field: &str) -> Result<T
             return Err(bad("profileId must not contain + (send %2B or %20)"));
         }
         let value = decode(value).ok_or_else(|| bad("has a malformed percent-encoding"))?;
-        profiles.push(value.into_owned());
+        profiles.push(value);
     }
     profiles.dedup();
     Ok(Target { profiles })
@@ -174,26 +182,58 @@ pub fn target(uri: &str, templates: &[ProfileTemplate], field: &str) -> Result<T
 /// The rules one layer of a path's encoding is held to ([`target`] applies them to the path as
 /// sent and to each layer its percent-decoding reveals): no empty segment, no backslash, no
 /// `.` or `..` segment, also with path parameters (`..;x`: Tomcat and Jetty drop what follows
-/// `;` before they resolve dot segments), and no encoded slash, backslash or dot.
+/// `;` before they resolve dot segments), and no encoded slash, backslash or dot. One pass
+/// over the bytes; when a path breaks several rules, the refusal names the first of that
+/// list.
 fn path_layer(path: &str) -> std::result::Result<(), &'static str> {
-    if path.contains("//") {
+    const EMPTY: u8 = 1;
+    const BACKSLASH: u8 = 2;
+    const DOT: u8 = 4;
+    const ENCODED: u8 = 8;
+    let b = path.as_bytes();
+    let mut broken = 0u8;
+    // Where the current segment starts, and where its path parameters start (`;`), if it has
+    // any.
+    let mut start = 0;
+    let mut params = None;
+    for i in 0..=b.len() {
+        let c = b.get(i).copied();
+        match c {
+            None | Some(b'/') => {
+                let name = &b[start..params.unwrap_or(i)];
+                if name == b"." || name == b".." {
+                    broken |= DOT;
+                }
+                if c.is_some() && i > 0 && b[i - 1] == b'/' {
+                    broken |= EMPTY;
+                }
+                start = i + 1;
+                params = None;
+            }
+            Some(b';') if params.is_none() => params = Some(i),
+            Some(b'\\') => broken |= BACKSLASH,
+            // `%2f`, `%5c` or `%2e` in any letter case.
+            Some(b'%') => {
+                if let Some(&[h, l]) = b.get(i + 1..i + 3) {
+                    let l = l.to_ascii_lowercase();
+                    if (h == b'2' && (l == b'f' || l == b'e')) || (h == b'5' && l == b'c') {
+                        broken |= ENCODED;
+                    }
+                }
+            }
+            Some(_) => {}
+        }
+    }
+    if broken & EMPTY != 0 {
         return Err("must not have an empty path segment (//)");
     }
-    if path.contains('\\') {
+    if broken & BACKSLASH != 0 {
         return Err("must not contain a backslash");
     }
-    if path
-        .split('/')
-        .any(|s| matches!(s.split(';').next(), Some("." | "..")))
-    {
+    if broken & DOT != 0 {
         return Err("must not have . or .. path segments");
     }
-    // `%2f`, `%5c` or `%2e` in any letter case.
-    let encodes_separator = path.match_indices('%').any(|(i, _)| {
-        path.get(i + 1..i + 3)
-            .is_some_and(|h| ["2f", "5c", "2e"].iter().any(|e| h.eq_ignore_ascii_case(e)))
-    });
-    if encodes_separator {
+    if broken & ENCODED != 0 {
         return Err("must not contain an encoded slash, backslash or dot in its path");
     }
     Ok(())
@@ -203,7 +243,7 @@ fn path_layer(path: &str) -> std::result::Result<(), &'static str> {
 /// `FORBIDDEN`, as `/api/v1` refuses), then every named profile within the key's scope (403
 /// `FORBIDDEN`, detail `profileId`). A target that names no profile is decided by permission
 /// alone.
-pub fn decide(key: &ApiKey, method: &str, target: &Target) -> Result<()> {
+pub fn decide(key: &ApiKey, method: &str, target: &Target<'_>) -> Result<()> {
     let access = access_of(method);
     auth::may(key, access, method, None)?;
     for p in &target.profiles {
@@ -342,7 +382,8 @@ mod tests {
     }
 
     fn profiles(uri: &str) -> Result<Vec<String>> {
-        target(uri, &[t("/profiles/{profile}/")], "uri").map(|t| t.profiles)
+        target(uri, &[t("/profiles/{profile}/")], "uri")
+            .map(|t| t.profiles.into_iter().map(Cow::into_owned).collect())
     }
 
     #[test]
@@ -403,6 +444,68 @@ mod tests {
             assert_eq!(e.code(), "VALIDATION_ERROR", "{bad}");
             assert_eq!(e.details()[0].field, "uri", "{bad}");
         }
+    }
+
+    /// What [`path_layer`] was before it became one pass over the bytes.
+    fn path_layer_as_it_was(path: &str) -> std::result::Result<(), &'static str> {
+        if path.contains("//") {
+            return Err("must not have an empty path segment (//)");
+        }
+        if path.contains('\\') {
+            return Err("must not contain a backslash");
+        }
+        if path
+            .split('/')
+            .any(|s| matches!(s.split(';').next(), Some("." | "..")))
+        {
+            return Err("must not have . or .. path segments");
+        }
+        let encodes_separator = path.match_indices('%').any(|(i, _)| {
+            path.get(i + 1..i + 3)
+                .is_some_and(|h| ["2f", "5c", "2e"].iter().any(|e| h.eq_ignore_ascii_case(e)))
+        });
+        if encodes_separator {
+            return Err("must not contain an encoded slash, backslash or dot in its path");
+        }
+        Ok(())
+    }
+
+    /// `path_layer` answers as it did (the same refusal, or none) for every path made of the
+    /// pieces a hostile path is made of: slashes, dots, path parameters, backslashes, escapes
+    /// of separators in any case, cut-off escapes, non-ASCII.
+    #[test]
+    fn one_pass_over_a_path_refuses_what_the_rules_did() {
+        let pieces = [
+            "/", ".", "..", ";", ";x", "\\", "%2f", "%2F", "%5c", "%5C", "%2e", "%2E", "%25", "%2",
+            "%", "a", "é", "%2é",
+        ];
+        let mut checked = 0;
+        for a in pieces {
+            for b in pieces {
+                for c in pieces {
+                    for d in ["", "/", "/x", "."] {
+                        let path = format!("/{a}{b}{c}{d}");
+                        assert_eq!(path_layer(&path), path_layer_as_it_was(&path), "{path:?}");
+                        let path = format!("{a}{b}{c}{d}");
+                        assert_eq!(path_layer(&path), path_layer_as_it_was(&path), "{path:?}");
+                        checked += 2;
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, 18 * 18 * 18 * 4 * 2);
+    }
+
+    /// A profile the path names as it is is a slice of the URI; one it encodes is decoded.
+    #[test]
+    fn profiles_are_borrowed_unless_decoded() {
+        let templates = [t("/profiles/{profile}/")];
+        let plain = target("/profiles/brand-a/posts?profileId=b", &templates, "uri").unwrap();
+        assert!(matches!(plain.profiles[0], Cow::Borrowed("brand-a")));
+        assert!(matches!(plain.profiles[1], Cow::Borrowed("b")));
+        let encoded = target("/profiles/br%61nd-a/posts?profileId=%62", &templates, "uri").unwrap();
+        assert_eq!(encoded.profiles, ["brand-a", "b"]);
+        assert!(matches!(encoded.profiles[0], Cow::Owned(_)));
     }
 
     #[test]

@@ -3,9 +3,11 @@
 //! and its use counted by `api::dispatch` as for any request of `/api/v1`; this module reads
 //! the description from its sources and answers with `keyhook_core::forward`'s decision.
 
+use std::cell::RefCell;
 use std::net::IpAddr;
+use std::sync::Arc;
 
-use tiny_http::Request;
+use tiny_http::{HeaderLines, Request};
 
 use super::reply::{self, Reply};
 use keyhook_core::error::{Error, Result};
@@ -22,23 +24,70 @@ const URI_HEADERS: [&str; 2] = ["X-Original-URI", "X-Forwarded-Uri"];
 pub fn answer(
     rq: &Request,
     own: Option<&str>,
-    key: &ApiKey,
+    key: &Arc<ApiKey>,
     templates: &[ProfileTemplate],
 ) -> Reply {
     match decide(rq, own, key, templates) {
         Ok(()) => {
             let mut r = reply::allowed();
-            r.headers = Some(Box::new([
-                ("X-Keyhook-Key-Id", forward::header_encode(&key.id)),
-                ("X-Keyhook-Key-Prefix", key.key_prefix.clone()),
-                ("X-Keyhook-User", forward::header_encode(&key.user_id)),
-                ("X-Keyhook-Permission", key.permission.as_str().to_string()),
-                ("X-Keyhook-Profiles", forward::profiles_header(key)),
-            ]));
+            r.headers = Some(identity(key));
             r
         }
         Err(e) => reply::error(&e),
     }
+}
+
+thread_local! {
+    /// The key this thread last allowed and its [`identity`] lines.
+    static LAST_IDENTITY: RefCell<Option<(Arc<ApiKey>, HeaderLines)>> = const { RefCell::new(None) };
+}
+
+/// The `X-Keyhook-*` lines that tell the upstream who calls with `key`: the lines this thread
+/// last sent, if they were made for this key (the same shared copy, or one whose fields they
+/// show are all equal), else made anew and kept for the next check. Built only from the key
+/// the check was answered with, so never another key's.
+fn identity(key: &Arc<ApiKey>) -> HeaderLines {
+    LAST_IDENTITY.with(|last| {
+        let mut last = last.borrow_mut();
+        if let Some((kept, lines)) = &mut *last {
+            if Arc::ptr_eq(kept, key) {
+                return lines.clone();
+            }
+            if same_identity(kept, key) {
+                // The next check with this copy is found by address.
+                *kept = Arc::clone(key);
+                return lines.clone();
+            }
+        }
+        let lines = identity_lines(key);
+        *last = Some((Arc::clone(key), lines.clone()));
+        lines
+    })
+}
+
+/// Whether the identity lines of `a` and `b` are the same: every field they show is equal.
+fn same_identity(a: &ApiKey, b: &ApiKey) -> bool {
+    a.id == b.id
+        && a.key_prefix == b.key_prefix
+        && a.user_id == b.user_id
+        && a.permission == b.permission
+        && a.full_access == b.full_access
+        && a.profile_ids == b.profile_ids
+}
+
+/// The `X-Keyhook-*` lines of `key` (CONTRACT §13), each value encoded so that no id reads
+/// as `*` or as two.
+fn identity_lines(key: &ApiKey) -> HeaderLines {
+    let id = forward::header_encode(&key.id);
+    let user = forward::header_encode(&key.user_id);
+    let profiles = forward::profiles_header(key);
+    HeaderLines::new([
+        ("X-Keyhook-Key-Id", id.as_str()),
+        ("X-Keyhook-Key-Prefix", key.key_prefix.as_str()),
+        ("X-Keyhook-User", user.as_str()),
+        ("X-Keyhook-Permission", key.permission.as_str()),
+        ("X-Keyhook-Profiles", profiles.as_str()),
+    ])
 }
 
 fn decide(
@@ -124,7 +173,9 @@ pub fn error_headers(r: &mut Reply) {
     if let Some(field) = e["details"][0]["field"].as_str() {
         headers.push(("X-Keyhook-Error-Field", forward::header_text(field)));
     }
-    r.headers = Some(headers.into_boxed_slice());
+    r.headers = Some(HeaderLines::new(
+        headers.iter().map(|(name, value)| (*name, value.as_str())),
+    ));
 }
 
 /// The client's address of `rq` from `peer`: from a peer within `trusted`, the rightmost

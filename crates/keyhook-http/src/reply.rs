@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde::Serialize;
-use tiny_http::{Header, Request, Response, StatusCode};
+use tiny_http::{Header, HeaderLines, Request, Response, StatusCode};
 
 use keyhook_core::access_log::{AccessLine, AccessLog};
 use keyhook_core::error::{Error, FieldError};
@@ -23,9 +23,10 @@ pub struct Reply {
     pub rate: Option<super::ratelimit::Headers>,
     /// For a 429 of the rate limiter: `Retry-After` in whole seconds (else 1).
     pub retry_after: Option<u64>,
-    /// More headers (the key check's `X-Keyhook-*`), their values already safe to send.
-    /// Boxed: a reply is the error of many `Result`s, kept small.
-    pub headers: Option<Box<[(&'static str, String)]>>,
+    /// More headers (the key check's `X-Keyhook-*`), put together and checked once
+    /// (`tiny_http::HeaderLines`: a header that is not valid is left out rather than sent
+    /// broken) and shared: the same key's are sent again without being built again.
+    pub headers: Option<HeaderLines>,
 }
 
 /// A response's body: its own bytes, or a list's kept ones ([`list_data`]), shared rather
@@ -277,20 +278,17 @@ pub fn send(
         headers.push(header("RateLimit-Remaining", &rate.remaining.to_string()));
         headers.push(header("RateLimit-Reset", &rate.reset.to_string()));
     }
-    for (name, value) in reply.headers.iter().flat_map(|h| h.iter()) {
-        // A value that is no valid header is left out rather than sent broken.
-        if let Ok(h) = Header::from_bytes(name.as_bytes(), value.as_bytes()) {
-            headers.push(h);
-        }
-    }
     let len = reply.body.len();
-    let response = Response::new(
+    let mut response = Response::new(
         StatusCode(status),
         headers,
         Cursor::new(reply.body),
         Some(len),
         None,
     );
+    if let Some(lines) = reply.headers {
+        response = response.with_header_lines(lines);
+    }
     // An error here is the client hanging up; there is nobody left to tell. The (patched)
     // tiny_http then drains what is left of an unread body, up to 1 MiB, so that the
     // connection can serve its next request; a request declaring more is its connection's

@@ -113,7 +113,7 @@ use util::MessagesQueue;
 pub use common::{HTTPVersion, Header, HeaderField, Method, StatusCode};
 pub use connection::{ConfigListenAddr, ListenAddr, Listener};
 pub use request::{ReadWrite, Request};
-pub use response::{Response, ResponseBox};
+pub use response::{HeaderLines, Response, ResponseBox};
 pub use test::TestRequest;
 // keyhook patch: exported, so that a user knows which requests are not drained (and end
 // their connection).

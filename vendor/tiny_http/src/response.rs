@@ -43,6 +43,55 @@ pub struct Response<R> {
     headers: Vec<Header>,
     data_length: Option<usize>,
     chunked_threshold: Option<usize>,
+    /// keyhook patch m: lines written after `headers`.
+    lines: Option<HeaderLines>,
+}
+
+/// keyhook patch m: header lines put together (and checked) once, then sent by any number of
+/// responses without a `Header` (two allocations, and `add_header`'s look at its name) each:
+/// cloning one is an `Arc` clone. A response writes them after its headers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeaderLines(std::sync::Arc<[u8]>);
+
+/// keyhook patch m: the headers a response frames or dates itself (`add_header` ignores or
+/// interprets them, `raw_print` adds `Date` when none is there): never in `HeaderLines`.
+const NOT_LINES: [&str; 7] = [
+    "Connection",
+    "Content-Length",
+    "Content-Type",
+    "Date",
+    "Trailer",
+    "Transfer-Encoding",
+    "Upgrade",
+];
+
+impl HeaderLines {
+    /// The lines `name: value` of `headers`, in their order. A header whose name is not a
+    /// token or is one of those a response frames itself (`Connection`, `Content-Length`,
+    /// `Content-Type`, `Date`, `Trailer`, `Transfer-Encoding`, `Upgrade`), or whose value has
+    /// a byte other than HTAB, SP and visible ASCII (a CR or LF would end the line), is left
+    /// out rather than sent broken.
+    pub fn new<'a>(headers: impl IntoIterator<Item = (&'a str, &'a str)>) -> HeaderLines {
+        use crate::util::bytes::{is_tchar, is_value_byte};
+        let mut out = Vec::new();
+        for (name, value) in headers {
+            let name_ok = !name.is_empty()
+                && name.bytes().all(is_tchar)
+                && !NOT_LINES.iter().any(|n| n.eq_ignore_ascii_case(name));
+            if name_ok && value.bytes().all(is_value_byte) {
+                out.extend_from_slice(name.as_bytes());
+                out.extend_from_slice(b": ");
+                out.extend_from_slice(value.as_bytes());
+                out.extend_from_slice(b"\r\n");
+            }
+        }
+        HeaderLines(out.into())
+    }
+
+    /// The lines as sent, each ending in CRLF.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
 }
 
 /// A `Response` without a template parameter.
@@ -138,6 +187,7 @@ fn write_message_header(
     upgrade: Option<&str>,
     date: Option<&[u8]>,
     headers: &[Header],
+    lines: Option<&HeaderLines>,
     framing: Option<(TransferEncoding, Option<usize>)>,
 ) {
     head.extend_from_slice(b"HTTP/");
@@ -168,8 +218,14 @@ fn write_message_header(
             header.value.as_str().as_ref(),
         );
     }
+    // keyhook patch m
+    if let Some(lines) = lines {
+        head.extend_from_slice(lines.as_bytes());
+    }
     match framing {
-        Some((TransferEncoding::Chunked, _)) => line(b"Transfer-Encoding", b"chunked"),
+        Some((TransferEncoding::Chunked, _)) => {
+            head.extend_from_slice(b"Transfer-Encoding: chunked\r\n")
+        }
         Some((TransferEncoding::Identity, Some(length))) => {
             head.extend_from_slice(b"Content-Length: ");
             push_decimal(head, length as u64);
@@ -278,6 +334,7 @@ where
             headers: Vec::with_capacity(16),
             data_length,
             chunked_threshold: None,
+            lines: None,
         };
 
         for h in headers {
@@ -378,6 +435,15 @@ where
         self
     }
 
+    /// keyhook patch m: sends `lines` after the headers (after lines added before).
+    pub fn with_header_lines(mut self, lines: HeaderLines) -> Response<R> {
+        self.lines = Some(match self.lines.take() {
+            None => lines,
+            Some(before) => HeaderLines([before.as_bytes(), lines.as_bytes()].concat().into()),
+        });
+        self
+    }
+
     /// Returns the same request, but with a different status code.
     #[inline]
     pub fn with_status_code<S>(mut self, code: S) -> Response<R>
@@ -399,6 +465,7 @@ where
             status_code: self.status_code,
             data_length,
             chunked_threshold: self.chunked_threshold,
+            lines: self.lines,
         }
     }
 
@@ -488,6 +555,7 @@ where
             upgrade,
             date.as_ref().map(|d| &d[..]),
             &self.headers,
+            self.lines.as_ref(),
             framing,
         );
         let written = match one_write {
@@ -561,6 +629,7 @@ where
             headers: self.headers,
             data_length: self.data_length,
             chunked_threshold: self.chunked_threshold,
+            lines: self.lines,
         }
     }
 }
@@ -649,6 +718,7 @@ impl Clone for Response<io::Empty> {
             headers: self.headers.clone(),
             data_length: self.data_length,
             chunked_threshold: self.chunked_threshold,
+            lines: self.lines.clone(),
         }
     }
 }
@@ -677,6 +747,56 @@ mod test {
         assert!(httpdate::parse_http_date(value).is_ok(), "{value:?}");
         assert_eq!(&out[start + 29..start + 31], "\r\n");
         format!("{}DATE{}", &out[..start], &out[start + 29..])
+    }
+
+    /// keyhook patch m: lines are sent after the headers, as `Header`s with the same names
+    /// and values would be; what a `Header` could carry broken (a CR or LF in a value, a
+    /// name that is no token) or a header the response frames itself is left out.
+    #[test]
+    fn header_lines_are_sent_as_headers_would_be() {
+        let header = |n: &str, v: &str| Header::from_bytes(n.as_bytes(), v.as_bytes()).unwrap();
+        let pairs = [("X-A", "1"), ("X-B", "two words, \"quoted\"")];
+        let as_headers = pairs
+            .iter()
+            .fold(Response::from_data(b"{}".to_vec()), |r, (n, v)| {
+                r.with_header(header(n, v))
+            });
+        let lines = HeaderLines::new(pairs);
+        assert_eq!(
+            lines.as_bytes(),
+            b"X-A: 1\r\nX-B: two words, \"quoted\"\r\n"
+        );
+        let as_lines = Response::from_data(b"{}".to_vec()).with_header_lines(lines.clone());
+        assert_eq!(
+            printed(as_lines, HTTPVersion(1, 1), None),
+            printed(as_headers, HTTPVersion(1, 1), None)
+        );
+        let refused = HeaderLines::new([
+            ("X-Injected", "a\r\nSet-Cookie: x=1"),
+            ("X-Lf", "a\nb"),
+            ("X-Nul", "a\0b"),
+            ("X-Utf8", "é"),
+            ("Bad Name", "1"),
+            ("", "1"),
+            ("content-length", "5"),
+            ("Transfer-Encoding", "chunked"),
+            ("Connection", "close"),
+            ("Date", "x"),
+            ("Content-Type", "text/plain"),
+            ("Upgrade", "x"),
+            ("Trailer", "x"),
+            ("X-Kept", "yes"),
+        ]);
+        assert_eq!(refused.as_bytes(), b"X-Kept: yes\r\n");
+        // Lines added twice are both sent, in order.
+        let twice = Response::from_data(Vec::new())
+            .with_header_lines(HeaderLines::new([("X-1", "a")]))
+            .with_header_lines(HeaderLines::new([("X-2", "b")]));
+        let out = dated(&printed(twice, HTTPVersion(1, 1), None));
+        assert_eq!(
+            out,
+            "HTTP/1.1 200 OK\r\nDate: DATE\r\nX-1: a\r\nX-2: b\r\nContent-Length: 0\r\n\r\n"
+        );
     }
 
     #[test]

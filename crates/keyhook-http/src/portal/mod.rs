@@ -108,7 +108,9 @@ fn respond(
     r.content_type = Some(content_type);
     let mut headers = security_headers(portal);
     headers.extend(extra);
-    r.headers = Some(headers.into_boxed_slice());
+    r.headers = Some(tiny_http::HeaderLines::new(
+        headers.iter().map(|(n, v)| (*n, v.as_str())),
+    ));
     r
 }
 

@@ -99,6 +99,8 @@ pub fn run(ctx: &Context, args: ListenArgs) -> anyhow::Result<()> {
         full_access,
         profile_ids,
         filter,
+        retry_schedule: None,
+        timeout: None,
         problems: p,
         idempotency: None,
         ephemeral: true,

@@ -578,6 +578,12 @@ pub trait OutboxQueries {
     /// `until`. The worker renews the leases of what it is still sending, so a short lease
     /// covers a long request, and the deliveries of a worker that died are free again soon.
     fn renew_leases(&self, ids: &[&str], until: Timestamp) -> StoreResult<()>;
+    /// A receiver's `Retry-After` (CONTRACT §15): the webhook's deliveries are held until
+    /// `until` (never earlier than a hold already set): no claim takes one before then
+    /// (`crate::unheld_sql!`), and its pending deliveries not leased are made due then.
+    fn hold_webhook(&self, webhook_id: &str, until: Timestamp, now: Timestamp) -> StoreResult<()>;
+    /// Puts a claimed delivery back unsent (no attempt counted), due at `at` at the earliest.
+    fn release_delivery(&self, id: &str, at: Timestamp, now: Timestamp) -> StoreResult<()>;
     /// Deliveries per state.
     fn delivery_counts(&self) -> StoreResult<Vec<(String, i64)>>;
 }
@@ -798,6 +804,9 @@ pub struct Signing {
     /// The end of that grace period when `secrets` holds the previous secret: the time from
     /// which the same row answers with the current secret alone. `None` otherwise.
     pub grace_ends_at: Option<Timestamp>,
+    /// Until when a receiver's `Retry-After` holds the webhook's deliveries
+    /// ([`OutboxQueries::hold_webhook`]), if it was ever held.
+    pub held_until: Option<Timestamp>,
 }
 
 impl Signing {
@@ -805,7 +814,9 @@ impl Signing {
     /// nothing was committed since: time has not gone back, nor past the grace period's end
     /// (an answer without the previous secret stays so as time goes on).
     pub fn holds_at(&self, read_at: Timestamp, now: Timestamp) -> bool {
-        now >= read_at && self.grace_ends_at.is_none_or(|end| now < end)
+        now >= read_at
+            && self.grace_ends_at.is_none_or(|end| now < end)
+            && self.held_until.is_none_or(|h| now < h || read_at >= h)
     }
 }
 
@@ -1019,4 +1030,8 @@ pub struct Claimed {
     /// An earlier claim's lease had run out unsettled: the worker that held it stopped (or
     /// could not look at the webhook) before settling it, and this claim recovers it.
     pub recovered: bool,
+    /// The webhook's own retry schedule (its stored JSON list) and timeout, as claimed
+    /// (CONTRACT §15); `None`: serve's.
+    pub retry_schedule: Option<String>,
+    pub timeout_ms: Option<i64>,
 }

@@ -124,6 +124,10 @@ pub const TABLES: &[Table] = &[
             // the developer's loop
             ("ephemeral", Bool),
             ("heartbeat_at", Int),
+            // delivery control
+            ("retry_schedule", Text),
+            ("timeout_ms", Int),
+            ("held_until", Int),
         ],
     },
     Table {

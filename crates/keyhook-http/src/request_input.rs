@@ -17,6 +17,7 @@ use keyhook_core::service::idempotency::Idempotent;
 use keyhook_core::service::input::Object;
 use keyhook_core::service::keys::{self, Expiry, KeyName, NewKey, ProfileId, ProfileIds};
 use keyhook_core::service::replay::ReplayRequest;
+use keyhook_core::service::webhooks::flow::{RetrySchedule, Timeout};
 use keyhook_core::service::webhooks::{
     Grace, NewWebhook, RotateSecret, WebhookEvents, WebhookPatch, WebhookUrl,
 };
@@ -124,13 +125,22 @@ fn percent_decode(s: &str) -> Option<String> {
 pub fn new_webhook(body: &Value, allow_private: bool) -> Result<NewWebhook> {
     let mut o = Object::new(
         body,
-        &["url", "events", "fullAccess", "profileIds", "filter"],
+        &[
+            "url",
+            "events",
+            "fullAccess",
+            "profileIds",
+            "filter",
+            "retrySchedule",
+            "timeoutMs",
+        ],
     )?;
     let url = o.string("url");
     let events = o.strings("events");
     let full_access = o.bool("fullAccess");
     let profile_ids = o.strings("profileIds");
     let filter = o.nullable_string("filter").flatten();
+    let (retry_schedule, timeout) = flow_fields(&mut o);
     let mut p = o.problems;
     p.end_decoding();
     Ok(NewWebhook {
@@ -139,6 +149,12 @@ pub fn new_webhook(body: &Value, allow_private: bool) -> Result<NewWebhook> {
         full_access,
         profile_ids: profile_ids.and_then(|ids| p.take_list("profileIds", ProfileIds::new(ids))),
         filter: filter.and_then(|f| p.take("filter", Filter::new(&f))),
+        retry_schedule: retry_schedule
+            .flatten()
+            .and_then(|s| p.take("retrySchedule", RetrySchedule::new(s))),
+        timeout: timeout
+            .flatten()
+            .and_then(|t| p.take("timeoutMs", Timeout::new(t))),
         problems: p,
         idempotency: None,
         ephemeral: false,
@@ -156,6 +172,8 @@ pub fn webhook_patch(body: &Value, allow_private: bool) -> Result<WebhookPatch> 
             "profileIds",
             "isActive",
             "filter",
+            "retrySchedule",
+            "timeoutMs",
         ],
     )?;
     let url = o.string("url");
@@ -164,6 +182,7 @@ pub fn webhook_patch(body: &Value, allow_private: bool) -> Result<WebhookPatch> 
     let profile_ids = o.strings("profileIds");
     let is_active = o.bool("isActive");
     let filter = o.nullable_string("filter");
+    let (retry_schedule, timeout) = flow_fields(&mut o);
     let mut p = o.problems;
     p.end_decoding();
     Ok(WebhookPatch {
@@ -176,8 +195,34 @@ pub fn webhook_patch(body: &Value, allow_private: bool) -> Result<WebhookPatch> 
             None => Some(None),
             Some(f) => p.take("filter", Filter::new(&f)).map(Some),
         }),
+        retry_schedule: retry_schedule.and_then(|s| match s {
+            None => Some(None),
+            Some(s) => p.take("retrySchedule", RetrySchedule::new(s)).map(Some),
+        }),
+        timeout: timeout.and_then(|t| match t {
+            None => Some(None),
+            Some(t) => p.take("timeoutMs", Timeout::new(t)).map(Some),
+        }),
         problems: p,
     })
+}
+
+/// `retrySchedule` (a list of durations) and `timeoutMs` (milliseconds) as sent:
+/// `Some(None)` for `null` (a PATCH clears the setting; a create keeps serve's).
+type FlowFields = (Option<Option<Vec<String>>>, Option<Option<i64>>);
+
+fn flow_fields(o: &mut Object<'_>) -> FlowFields {
+    let schedule = if o.null("retrySchedule") {
+        Some(None)
+    } else {
+        o.strings("retrySchedule").map(Some)
+    };
+    let timeout = if o.null("timeoutMs") {
+        Some(None)
+    } else {
+        o.integer("timeoutMs").map(Some)
+    };
+    (schedule, timeout)
 }
 
 /// A `POST /webhooks/{id}/rotate-secret` body: `{"graceSeconds": N}`, all optional.

@@ -216,6 +216,10 @@ const MIGRATIONS: &[&str] = &[
      INSERT INTO key_budgets (id, remaining_uses)
      SELECT id, remaining_uses FROM api_keys WHERE remaining_uses IS NOT NULL;
      ALTER TABLE api_keys DROP COLUMN remaining_uses;"#,
+    // delivery control: SQLite's migration of the same name.
+    "ALTER TABLE webhooks ADD COLUMN retry_schedule TEXT;
+     ALTER TABLE webhooks ADD COLUMN timeout_ms BIGINT;
+     ALTER TABLE webhooks ADD COLUMN held_until BIGINT;",
 ];
 
 /// The schema version this binary writes.

@@ -54,6 +54,8 @@ impl OutboxQueries for PgStore {
                     keyhook_core::due_sql!("d.", "$1"),
                     " AND ",
                     keyhook_core::claimable_sql!(dialect, "d.", "$2::text"),
+                    " AND ",
+                    keyhook_core::unheld_sql!("d.", "$1"),
                     ")"
                 ),
                 &[&now.0, &only],
@@ -91,6 +93,8 @@ impl OutboxQueries for PgStore {
                     keyhook_core::due_sql!("d.", "$1"),
                     " AND ",
                     keyhook_core::claimable_sql!(dialect, "d.", "$4::text"),
+                    " AND ",
+                    keyhook_core::unheld_sql!("d.", "$1"),
                     "
                     ORDER BY d.next_attempt_at
                     LIMIT $2
@@ -107,7 +111,7 @@ impl OutboxQueries for PgStore {
                         sized.recovered
                  )
                  SELECT l.id, l.event_id, e.event, e.payload, l.attempts, w.id, w.is_active,
-                    e.profile_id, l.recovered
+                    e.profile_id, l.recovered, w.retry_schedule, w.timeout_ms
                  FROM leased l
                  JOIN events e ON e.id = l.event_id
                  JOIN webhooks w ON w.id = l.webhook_id
@@ -127,6 +131,8 @@ impl OutboxQueries for PgStore {
                         webhook_id: r.try_get(5)?,
                         webhook_active: r.try_get(6)?,
                         recovered: r.try_get(8)?,
+                        retry_schedule: r.try_get(9)?,
+                        timeout_ms: r.try_get(10)?,
                     })
                 })
                 .collect()
@@ -174,6 +180,40 @@ impl OutboxQueries for PgStore {
                     " AND lease_until IS NOT NULL"
                 ),
                 &[&ids, &until.0],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// The pending deliveries are moved past the hold with `SKIP LOCKED`: one another
+    /// worker is claiming or settling right now is left as it is (the claim's
+    /// `unheld_sql!` keeps it back all the same), so a hold never waits on another worker.
+    fn hold_webhook(&self, webhook_id: &str, until: Timestamp, now: Timestamp) -> StoreResult<()> {
+        self.run(|s| {
+            s.execute(
+                "UPDATE webhooks SET held_until = greatest(coalesce(held_until, 0), $2)
+                 WHERE id = $1",
+                &[&webhook_id, &until.0],
+            )?;
+            s.execute(
+                concat!(
+                    "UPDATE deliveries SET next_attempt_at = $2, updated_at = $3
+                     WHERE id IN (SELECT id FROM deliveries WHERE webhook_id = $1 AND state = ",
+                    keyhook_core::pending_state_sql!(),
+                    " AND lease_until IS NULL AND next_attempt_at < $2 FOR UPDATE SKIP LOCKED)"
+                ),
+                &[&webhook_id, &until.0, &now.0],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn release_delivery(&self, id: &str, at: Timestamp, now: Timestamp) -> StoreResult<()> {
+        self.run(|s| {
+            s.execute(
+                "UPDATE deliveries SET next_attempt_at = greatest(next_attempt_at, $2),
+                    lease_until = NULL, updated_at = $3 WHERE id = $1",
+                &[&id, &at.0, &now.0],
             )?;
             Ok(())
         })

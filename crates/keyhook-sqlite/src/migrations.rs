@@ -267,6 +267,12 @@ const MIGRATIONS: &[&str] = &[
      INSERT INTO key_budgets (id, remaining_uses)
      SELECT id, remaining_uses FROM api_keys WHERE remaining_uses IS NOT NULL;
      ALTER TABLE api_keys DROP COLUMN remaining_uses;",
+    // delivery control (CONTRACT §15): a webhook's own retry schedule (a JSON list of
+    // durations as written) and timeout, NULL for serve's; and until when a receiver's
+    // `Retry-After` holds its deliveries (NULL: never held).
+    "ALTER TABLE webhooks ADD COLUMN retry_schedule TEXT;
+     ALTER TABLE webhooks ADD COLUMN timeout_ms INTEGER;
+     ALTER TABLE webhooks ADD COLUMN held_until INTEGER;",
 ];
 
 /// The schema version this binary writes.

@@ -61,6 +61,8 @@ impl OutboxQueries for Conn {
                     keyhook_core::due_sql!("d.", "?1"),
                     " AND ",
                     keyhook_core::claimable_sql!(dialect, "d.", "?2"),
+                    " AND ",
+                    keyhook_core::unheld_sql!("d.", "?1"),
                     ")"
                 ))?
                 .query_row(params![now.0, only], |r| r.get(0))?)
@@ -82,7 +84,7 @@ impl OutboxQueries for Conn {
         sql(|| {
             let mut stmt = self.0.prepare_cached(concat!(
                 "SELECT d.id, d.event_id, e.event, e.payload, d.attempts, w.id, w.is_active,
-                    e.profile_id, d.lease_until IS NOT NULL
+                    e.profile_id, d.lease_until IS NOT NULL, w.retry_schedule, w.timeout_ms
                  FROM deliveries d
                  JOIN events e ON e.id = d.event_id
                  JOIN webhooks w ON w.id = d.webhook_id
@@ -90,7 +92,7 @@ impl OutboxQueries for Conn {
                 keyhook_core::due_sql!("d.", "?1"),
                 " AND ",
                 keyhook_core::claimable_sql!(dialect, "d.", "?3"),
-                "
+                " AND (w.held_until IS NULL OR w.held_until <= ?1)
                  ORDER BY d.next_attempt_at
                  LIMIT ?2"
             ))?;
@@ -105,6 +107,8 @@ impl OutboxQueries for Conn {
                     webhook_id: r.get(5)?,
                     webhook_active: r.get(6)?,
                     recovered: r.get(8)?,
+                    retry_schedule: r.get(9)?,
+                    timeout_ms: r.get(10)?,
                 })
             })?;
             let mut claimed = Vec::new();
@@ -179,6 +183,38 @@ impl OutboxQueries for Conn {
             for id in ids {
                 renew.execute(params![id, until.0])?;
             }
+            Ok(())
+        })
+    }
+
+    fn hold_webhook(&self, webhook_id: &str, until: Timestamp, now: Timestamp) -> StoreResult<()> {
+        sql(|| {
+            self.0
+                .prepare_cached(
+                    "UPDATE webhooks SET held_until = max(coalesce(held_until, 0), ?2)
+                     WHERE id = ?1",
+                )?
+                .execute(params![webhook_id, until.0])?;
+            self.0
+                .prepare_cached(concat!(
+                    "UPDATE deliveries SET next_attempt_at = ?2, updated_at = ?3
+                     WHERE webhook_id = ?1 AND state = ",
+                    keyhook_core::pending_state_sql!(),
+                    " AND lease_until IS NULL AND next_attempt_at < ?2"
+                ))?
+                .execute(params![webhook_id, until.0, now.0])?;
+            Ok(())
+        })
+    }
+
+    fn release_delivery(&self, id: &str, at: Timestamp, now: Timestamp) -> StoreResult<()> {
+        sql(|| {
+            self.0
+                .prepare_cached(
+                    "UPDATE deliveries SET next_attempt_at = max(next_attempt_at, ?2),
+                        lease_until = NULL, updated_at = ?3 WHERE id = ?1",
+                )?
+                .execute(params![id, at.0, now.0])?;
             Ok(())
         })
     }

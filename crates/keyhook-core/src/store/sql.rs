@@ -307,3 +307,18 @@ mod tests {
         );
     }
 }
+
+/// The delivery (columns prefixed `$t`) is not held by its webhook's `Retry-After` at `$now`
+/// (`OutboxQueries::hold_webhook`).
+#[macro_export]
+macro_rules! unheld_sql {
+    ($t:literal, $now:literal) => {
+        concat!(
+            "NOT EXISTS (SELECT 1 FROM webhooks hw WHERE hw.id = ",
+            $t,
+            "webhook_id AND hw.held_until > ",
+            $now,
+            ")"
+        )
+    };
+}

@@ -1,6 +1,7 @@
 //! Webhook subscriptions: create (at most ten per user, enforced under the write lock), list,
 //! show, update, delete, the test ping and the attempt log.
 mod attempts;
+pub mod flow;
 mod secret;
 mod target;
 
@@ -25,7 +26,7 @@ use super::operational;
 use super::{Actor, Operation, Publish};
 use crate::auth::{self, Excess, Scope};
 use crate::error::{Error, FieldError, Result};
-use crate::model::Webhook;
+use crate::model::{DeliveryControl, Webhook};
 use crate::sign;
 use crate::store::{Conn, Listed, Store};
 use crate::time::Timestamp;
@@ -50,6 +51,9 @@ pub struct NewWebhook {
     pub profile_ids: Option<ProfileIds>,
     /// Only events this CEL filter admits are queued (`service::filter`); `None`: all.
     pub filter: Option<Filter>,
+    /// Its own retry schedule and timeout (`flow`); `None`: serve's.
+    pub retry_schedule: Option<flow::RetrySchedule>,
+    pub timeout: Option<flow::Timeout>,
     /// Made by `keyhook listen` (`service::listen`): delivered only by that process, never
     /// by `serve` or `deliver`, and deleted when it stops. Never set over HTTP.
     pub ephemeral: bool,
@@ -73,6 +77,9 @@ pub struct WebhookPatch {
     pub is_active: Option<bool>,
     /// `Some(None)` removes the filter; `None` keeps it.
     pub filter: Option<Option<Filter>>,
+    /// `Some(None)` goes back to serve's schedule / timeout; `None` keeps the webhook's.
+    pub retry_schedule: Option<Option<flow::RetrySchedule>>,
+    pub timeout: Option<Option<flow::Timeout>>,
     /// As in [`NewWebhook`].
     pub problems: Problems,
 }
@@ -86,6 +93,8 @@ const WEBHOOK_FIELDS: &[&str] = &[
     "profileIds",
     "filter",
     "isActive",
+    "retrySchedule",
+    "timeoutMs",
     "body",
 ];
 
@@ -233,6 +242,10 @@ pub fn create(
         created_at: now,
         updated_at: now,
         ephemeral: input.ephemeral,
+        control: DeliveryControl {
+            retry_schedule: input.retry_schedule.map(|s| s.0),
+            timeout_ms: input.timeout.map(|t| t.0),
+        },
     };
     // BEGIN IMMEDIATE: the count and the insert see no other writer, so N processes
     // creating at once never make an eleventh. Every webhook of the user counts, those the
@@ -363,6 +376,8 @@ pub fn update(
         "profileIds",
         "isActive",
         "filter",
+        "retrySchedule",
+        "timeoutMs",
     ]
     .iter()
     .any(|f| p.mentions(f));
@@ -371,11 +386,14 @@ pub fn update(
         && patch.full_access.is_none()
         && patch.profile_ids.is_none()
         && patch.is_active.is_none()
-        && patch.filter.is_none();
+        && patch.filter.is_none()
+        && patch.retry_schedule.is_none()
+        && patch.timeout.is_none();
     if empty && !named && !p.has("body") {
         p.add(
             "body",
-            "name at least one of url, events, fullAccess, profileIds, isActive, filter",
+            "name at least one of url, events, fullAccess, profileIds, isActive, filter, \
+             retrySchedule, timeoutMs",
         );
     }
     let scope = asked_scope(&mut p, patch.full_access, patch.profile_ids);
@@ -420,6 +438,12 @@ pub fn update(
         }
         if let Some(filter) = patch.filter {
             w.filter = filter.map(|f| f.as_str().to_string());
+        }
+        if let Some(s) = patch.retry_schedule {
+            w.control.retry_schedule = s.map(|s| s.0);
+        }
+        if let Some(t) = patch.timeout {
+            w.control.timeout_ms = t.map(|t| t.0);
         }
         if let (true, Some(source)) = (recheck, &w.filter) {
             // A stored filter that no longer compiles is kept as it is (nothing an upgrade
@@ -473,6 +497,13 @@ fn update_entries(before: &Webhook, after: &Webhook) -> Vec<(Action, serde_json:
     }
     if before.filter != after.filter {
         changed.insert("filter".into(), after.filter.clone().into());
+    }
+    if before.control.retry_schedule != after.control.retry_schedule {
+        let s = after.control.retry_schedule.clone();
+        changed.insert("retrySchedule".into(), s.into());
+    }
+    if before.control.timeout_ms != after.control.timeout_ms {
+        changed.insert("timeoutMs".into(), after.control.timeout_ms.into());
     }
     if before.is_active == after.is_active && before.fail_count != after.fail_count {
         changed.insert("failCount".into(), after.fail_count.into());

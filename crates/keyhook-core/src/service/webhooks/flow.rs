@@ -60,8 +60,11 @@ impl RetrySchedule {
         }
         let mut out = Vec::with_capacity(list.len());
         for (i, d) in list.iter().enumerate() {
+            if d.trim() != d {
+                return Err(format!("entry {i}: a duration without spaces around it"));
+            }
             parse_duration(d).map_err(|m| format!("entry {i}: {m}"))?;
-            out.push(d.trim().to_string());
+            out.push(d.clone());
         }
         Ok(RetrySchedule(out))
     }
@@ -117,6 +120,7 @@ mod tests {
             RetrySchedule::parse(" 1s , 5m").unwrap(),
             RetrySchedule(vec!["1s".into(), "5m".into()])
         );
+        assert!(RetrySchedule::new(vec![" 1s".into()]).is_err());
         let e = RetrySchedule::new(vec!["1s".into(), "soon".into()]).unwrap_err();
         assert!(e.starts_with("entry 1:"), "{e}");
         assert_eq!(

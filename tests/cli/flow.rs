@@ -73,7 +73,10 @@ fn a_retry_after_holds_all_of_a_webhooks_deliveries_and_never_disables_it() {
         env.advance_clock(2_000);
         env.deliver_once();
         let now = hits(&rx, "/busy");
-        assert!((sent + 1..=sent + 2).contains(&now), "round {round}: {sent} -> {now}");
+        assert!(
+            (sent + 1..=sent + 2).contains(&now),
+            "round {round}: {sent} -> {now}"
+        );
         sent = now;
         env.advance_clock(58_000);
         env.deliver_once();
@@ -321,4 +324,34 @@ fn http_sets_checks_and_clears_schedules_and_timeouts() {
         .find(|e| e["action"] == "webhook.created")
         .unwrap();
     assert_eq!(created["details"]["timeoutMs"], 2500, "{created}");
+}
+
+/// `webhooks show` prints a webhook's own schedule and timeout; a webhook without them shows
+/// neither line.
+#[test]
+fn show_prints_a_webhooks_own_schedule_and_timeout() {
+    let env = Env::new();
+    let w = env.create_webhook_with(
+        "https://example.com/h",
+        "post.published",
+        &["--retry-schedule", "5s,1h", "--timeout", "30s"],
+    );
+    let r = env.run(&["webhooks", "show", str_of(&w, "id")]);
+    assert_eq!(r.code, 0, "{r:#?}");
+    let line = |name: &str| {
+        r.stdout
+            .lines()
+            .find(|l| l.contains(&format!(" {name} ")))
+            .unwrap_or_else(|| panic!("no {name} line: {}", r.stdout))
+            .to_string()
+    };
+    assert!(line("retries").contains(" 5s, 1h "), "{}", r.stdout);
+    assert!(line("timeout").contains(" 30000ms "), "{}", r.stdout);
+    let plain = env.create_webhook("https://example.com/p", "post.published");
+    let r = env.run(&["webhooks", "show", str_of(&plain, "id")]);
+    assert!(
+        !r.stdout.contains("retries") && !r.stdout.contains("timeout"),
+        "{}",
+        r.stdout
+    );
 }

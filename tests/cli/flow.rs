@@ -355,3 +355,52 @@ fn show_prints_a_webhooks_own_schedule_and_timeout() {
         r.stdout
     );
 }
+
+/// `--rate 5/s`: a burst of 5 at once, then a token per 200 ms on the clock, never more than
+/// a burst of 5 however long it waited; other webhooks are not slowed. `--no-rate` lifts it.
+#[test]
+fn a_rated_webhook_gets_its_burst_then_its_rate() {
+    let env = Env::with_clock();
+    let rx = Receiver::start();
+    let rated = env.create_webhook_with(&rx.url("/ok?rated"), "post.published", &["--rate", "5/s"]);
+    assert_eq!(rated["rate"], "5/s", "{rated}");
+    env.create_webhook(&rx.url("/ok?free"), "post.published");
+    for _ in 0..20 {
+        emit(&env);
+    }
+    let sent = |env: &Env| {
+        env.deliver_once();
+        (hits(&rx, "/ok?rated"), hits(&rx, "/ok?free"))
+    };
+    assert_eq!(
+        sent(&env),
+        (5, 20),
+        "the burst; the other webhook unhindered"
+    );
+    assert_eq!(sent(&env), (5, 20), "no token left");
+    env.advance_clock(199);
+    assert_eq!(sent(&env).0, 5);
+    env.advance_clock(1);
+    assert_eq!(sent(&env).0, 6, "a token per 200 ms");
+    env.advance_clock(60_000);
+    assert_eq!(
+        sent(&env).0,
+        11,
+        "a burst of 5 at most, however long it waited"
+    );
+    let id = str_of(&rated, "id");
+    let (code, v) = env.json(&["webhooks", "update", id, "--rate", "2/min"]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["data"]["rate"], "2/min");
+    env.advance_clock(60_000);
+    assert_eq!(sent(&env).0, 13, "the new rate's burst: 2");
+    let (code, v) = env.json(&["webhooks", "update", id, "--no-rate"]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["data"]["rate"], Value::Null);
+    assert_eq!(sent(&env).0, 20, "no limit: the rest at once");
+    for bad in ["0/s", "5/h", "5", "1000001/s"] {
+        let r = env.run(&["webhooks", "update", id, "--rate", bad]);
+        assert_eq!(r.code, 2, "{bad}: {r:#?}");
+        assert!(r.stderr.contains("rate"), "{bad}: {}", r.stderr);
+    }
+}

@@ -101,6 +101,7 @@ pub fn run(ctx: &Context, args: ListenArgs) -> anyhow::Result<()> {
         filter,
         retry_schedule: None,
         timeout: None,
+        rate: None,
         problems: p,
         idempotency: None,
         ephemeral: true,

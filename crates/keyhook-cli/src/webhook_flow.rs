@@ -4,6 +4,7 @@
 
 use clap::Args;
 
+use keyhook_core::rate::RateLimit;
 use keyhook_core::service::input::Problems;
 use keyhook_core::service::webhooks::flow::{RetrySchedule, Timeout};
 
@@ -18,6 +19,10 @@ pub struct FlowArgs {
     /// --delivery-timeout
     #[arg(long, value_name = "DUR")]
     pub timeout: Option<String>,
+    /// At most this many attempts to this webhook, N/s or N/min (a burst of N), counted
+    /// across every instance
+    #[arg(long, value_name = "RATE")]
+    pub rate: Option<String>,
 }
 
 /// What `update` takes: [`FlowArgs`] and the flags that clear them.
@@ -31,31 +36,47 @@ pub struct FlowChange {
     /// Go back to serve's delivery timeout
     #[arg(long, conflicts_with = "timeout")]
     pub no_timeout: bool,
+    /// No rate limit: as fast as the workers go
+    #[arg(long, conflicts_with = "rate")]
+    pub no_rate: bool,
 }
 
 /// The flags' ids, for `update`'s group of changes (at least one needed).
-pub const CHANGE_IDS: [&str; 4] = [
+pub const CHANGE_IDS: [&str; 6] = [
     "retry_schedule",
     "timeout",
+    "rate",
+    "no_rate",
     "no_retry_schedule",
     "no_timeout",
 ];
 
 impl FlowArgs {
     /// The settings as the service takes them, problems noted under the API's field names.
-    pub fn convert(self, p: &mut Problems) -> (Option<RetrySchedule>, Option<Timeout>) {
+    pub fn convert(self, p: &mut Problems) -> Settings {
+        let rate = self
+            .rate
+            .as_deref()
+            .and_then(|r| p.take("rate", RateLimit::parse(r)));
         let schedule = self
             .retry_schedule
             .and_then(|s| p.take("retrySchedule", RetrySchedule::parse(&s)));
         let timeout = self
             .timeout
             .and_then(|t| p.take("timeoutMs", Timeout::parse(&t)));
-        (schedule, timeout)
+        (schedule, timeout, rate)
     }
 }
 
+/// The settings of a create.
+pub type Settings = (Option<RetrySchedule>, Option<Timeout>, Option<RateLimit>);
+
 /// A change: `Some(None)` clears a setting.
-pub type Changes = (Option<Option<RetrySchedule>>, Option<Option<Timeout>>);
+pub type Changes = (
+    Option<Option<RetrySchedule>>,
+    Option<Option<Timeout>>,
+    Option<Option<RateLimit>>,
+);
 
 impl FlowChange {
     pub fn convert(self, p: &mut Problems) -> Changes {
@@ -64,7 +85,8 @@ impl FlowChange {
             self.set.retry_schedule.is_some(),
             self.set.timeout.is_some(),
         );
-        let (schedule, timeout) = self.set.convert(p);
+        let (named_rate, clear_rate) = (self.set.rate.is_some(), self.no_rate);
+        let (schedule, timeout, rate) = self.set.convert(p);
         let schedule = match (named_schedule, clear_schedule) {
             (true, _) => schedule.map(Some),
             (false, true) => Some(None),
@@ -75,6 +97,11 @@ impl FlowChange {
             (false, true) => Some(None),
             (false, false) => None,
         };
-        (schedule, timeout)
+        let rate = match (named_rate, clear_rate) {
+            (true, _) => rate.map(Some),
+            (false, true) => Some(None),
+            (false, false) => None,
+        };
+        (schedule, timeout, rate)
     }
 }

@@ -234,7 +234,7 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
         } => {
             let mut p = Problems::default();
             let (full_access, profile_ids) = scope_args(&mut p, profiles, false);
-            let (retry_schedule, timeout) = flow.convert(&mut p);
+            let (retry_schedule, timeout, rate) = flow.convert(&mut p);
             let input = NewWebhook {
                 url: p.take("url", WebhookUrl::new(&url, ctx.allow_private)),
                 events: p.take_list("events", WebhookEvents::new(events)),
@@ -243,6 +243,7 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
                 filter: filter.and_then(|f| p.take("filter", Filter::new(&f))),
                 retry_schedule,
                 timeout,
+                rate,
                 problems: p,
                 idempotency: None,
                 ephemeral: false,
@@ -390,7 +391,7 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
             flow,
         } => {
             let mut p = Problems::default();
-            let (retry_schedule, timeout) = flow.convert(&mut p);
+            let (retry_schedule, timeout, rate) = flow.convert(&mut p);
             let (full_access, profile_ids) = scope_args(&mut p, profiles, all_profiles);
             let filter = match (filter, no_filter) {
                 (Some(f), _) => p.take("filter", Filter::new(&f)).map(Some),
@@ -408,6 +409,7 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
                 filter,
                 retry_schedule,
                 timeout,
+                rate,
                 problems: p,
             };
             let w = webhooks::update(&store, &actor, &id, patch, now)?;

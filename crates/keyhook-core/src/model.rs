@@ -112,6 +112,9 @@ pub struct DeliveryControl {
     pub retry_schedule: Option<Vec<String>>,
     /// The timeout of one attempt, in milliseconds; `None`: serve's `--delivery-timeout`.
     pub timeout_ms: Option<i64>,
+    /// At most this many attempts per period to the webhook, counted across every instance
+    /// (a token bucket with a burst of N); `None`: as fast as the workers go.
+    pub rate: Option<crate::rate::RateLimit>,
 }
 
 /// The outcome of one delivery attempt, as `POST /webhooks/{id}/test` reports it.

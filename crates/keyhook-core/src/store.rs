@@ -584,6 +584,22 @@ pub trait OutboxQueries {
     fn hold_webhook(&self, webhook_id: &str, until: Timestamp, now: Timestamp) -> StoreResult<()>;
     /// Puts a claimed delivery back unsent (no attempt counted), due at `at` at the earliest.
     fn release_delivery(&self, id: &str, at: Timestamp, now: Timestamp) -> StoreResult<()>;
+    /// Inside the claim's write transaction: the token buckets of `webhook_ids` (sorted,
+    /// distinct), each locked until the transaction ends (`FOR UPDATE` on PostgreSQL, so
+    /// claims on every instance take tokens one after another), a missing one made (full).
+    fn lock_rate_buckets(
+        &self,
+        webhook_ids: &[&str],
+        now: Timestamp,
+    ) -> StoreResult<Vec<RateBucket>>;
+    /// Forgets the webhook's token bucket: its rate changed, and the next claim starts a
+    /// full bucket of the new one.
+    fn reset_rate_bucket(&self, webhook_id: &str) -> StoreResult<()>;
+    /// Writes the buckets back (after [`OutboxQueries::lock_rate_buckets`]).
+    fn write_rate_buckets(&self, buckets: &[RateBucket]) -> StoreResult<()>;
+    /// Inside the claim's write transaction: gives back deliveries it leased and will not
+    /// send (over their webhook's rate), due as they were.
+    fn unlease(&self, ids: &[&str]) -> StoreResult<()>;
     /// Deliveries per state.
     fn delivery_counts(&self) -> StoreResult<Vec<(String, i64)>>;
 }
@@ -1034,4 +1050,19 @@ pub struct Claimed {
     /// (CONTRACT §15); `None`: serve's.
     pub retry_schedule: Option<String>,
     pub timeout_ms: Option<i64>,
+    /// The webhook's `--rate` as stored (`5/s`), if it has one.
+    pub rate: Option<String>,
+}
+
+/// A webhook's token bucket (`--rate`, CONTRACT §15): one row per rated webhook, locked and
+/// written in the transaction of the claim that takes its tokens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RateBucket {
+    pub webhook_id: String,
+    /// The tokens left at `at`, in thousandths; `None`: a full bucket (never used).
+    pub millitokens: Option<i64>,
+    pub at: Timestamp,
+    /// When the next whole token is there, if none was left: no claim takes a delivery of
+    /// the webhook before then (`crate::unheld_sql!`).
+    pub next_at: Option<Timestamp>,
 }

@@ -128,6 +128,17 @@ pub const TABLES: &[Table] = &[
             ("retry_schedule", Text),
             ("timeout_ms", Int),
             ("held_until", Int),
+            ("rate", Text),
+        ],
+    },
+    Table {
+        name: "webhook_rates",
+        order_by: "webhook_id",
+        columns: &[
+            ("webhook_id", Text),
+            ("millitokens", Int),
+            ("at", Int),
+            ("next_at", Int),
         ],
     },
     Table {

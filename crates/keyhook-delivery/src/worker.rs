@@ -597,6 +597,8 @@ impl Settler<'_> {
         let until = now.add_millis(self.lease_ms);
         let bytes = HELD_BYTES.saturating_sub(self.held_bytes);
         let batch = c.claim_due_within(now, room, bytes, until, only)?;
+        // Over its webhook's `--rate`: given back, due as it was.
+        let batch = super::rate::admit(c, batch, now)?;
         let mut live = Vec::with_capacity(batch.len());
         for d in batch {
             if d.webhook_active {

@@ -399,7 +399,7 @@ fn paths() -> Value {
         "/webhooks/{id}": {
             "parameters": webhook_id_param(),
             "get": op("Show a webhook", "getWebhook", ("200", ok("The webhook", r("Webhook"))), &["400", "403", "404"]),
-            "patch": with(op("Change url, events, scope (fullAccess, profileIds), filter, retrySchedule, timeoutMs or isActive (isActive: true resets failCount)", "updateWebhook",
+            "patch": with(op("Change url, events, scope (fullAccess, profileIds), filter, retrySchedule, timeoutMs, rate or isActive (isActive: true resets failCount)", "updateWebhook",
                              ("200", ok("The webhook as changed", r("Webhook"))), &write),
                           "requestBody", body(r("UpdateWebhook"))),
             "delete": op("Delete a webhook and its delivery log", "deleteWebhook", no_content("Deleted"), &["400", "403", "404"])
@@ -670,6 +670,7 @@ fn schemas() -> Value {
     let timeout_out = json!({ "type": ["integer", "null"], "minimum": 1, "maximum": MAX_TIMEOUT_MS, "description": timeout_doc });
     let schedule_in = json!({ "type": ["array", "null"], "maxItems": MAX_RETRIES, "items": duration, "description": schedule_doc });
     let timeout_in = timeout_out.clone();
+    let rate_doc = "At most this many attempts to the webhook per second or per minute (`N/s`, `N/min`; N from 1 to 1000000): a token bucket with a burst of N, counted across every instance (each claim of a delivery takes a token, in the database). null: no limit.";
     let filter_doc = format!(
         "A CEL expression over `event`, `profileId` and `data`: only events for which it is `true` are queued (an evaluation error or a non-boolean queues nothing: the event is skipped for the webhook, listed in its deliveries with `skipped`, and counted in keyhook_filter_errors_total). At most {} characters, nesting at most {} deep, at most {} macros (none inside another's predicate), each over at most {} elements. A syntax error is 400 with details `filter`.",
         filter::MAX_LEN, filter::MAX_DEPTH, filter::MAX_MACROS, filter::MAX_RANGE
@@ -736,7 +737,7 @@ fn schemas() -> Value {
         "Webhook": {
             "type": "object",
             "additionalProperties": false,
-            "required": ["id", "userId", "url", "events", "fullAccess", "profileIds", "filter", "secret", "isActive", "failCount", "createdAt", "updatedAt", "ephemeral", "retrySchedule", "timeoutMs"],
+            "required": ["id", "userId", "url", "events", "fullAccess", "profileIds", "filter", "secret", "isActive", "failCount", "createdAt", "updatedAt", "ephemeral", "retrySchedule", "timeoutMs", "rate"],
             "properties": {
                 "id": { "type": "string" },
                 "userId": { "type": "string" },
@@ -752,7 +753,8 @@ fn schemas() -> Value {
                 "updatedAt": ts,
                 "ephemeral": { "type": "boolean", "description": "true: made by `keyhook listen` while it runs, delivered only by that process and deleted when it stops (or within a minute of its last heartbeat)" },
                 "retrySchedule": schedule_out,
-                "timeoutMs": timeout_out
+                "timeoutMs": timeout_out,
+                "rate": { "type": ["string", "null"], "pattern": SHOWN_RATE_PATTERN, "description": rate_doc }
             }
         },
         "CreateWebhook": {
@@ -767,7 +769,8 @@ fn schemas() -> Value {
                 "profileIds": profile_ids.clone(),
                 "filter": { "type": ["string", "null"], "minLength": 1, "maxLength": filter::MAX_LEN, "description": filter_doc },
                 "retrySchedule": schedule_in.clone(),
-                "timeoutMs": timeout_in.clone()
+                "timeoutMs": timeout_in.clone(),
+                "rate": { "type": ["string", "null"], "pattern": RATE_PATTERN, "description": rate_doc }
             },
             "if": { "required": ["fullAccess"], "properties": { "fullAccess": { "const": false } } },
             "then": { "required": ["profileIds"], "properties": { "profileIds": { "type": "array", "minItems": 1, "items": { "type": "string" } } } },
@@ -776,7 +779,7 @@ fn schemas() -> Value {
         "UpdateWebhook": {
             "type": "object",
             "additionalProperties": false,
-            "description": "A field left out or `null` stays as it is, except `filter`, `retrySchedule` and `timeoutMs`: `null` removes it (back to serve's schedule and timeout); at least one must be given. The scope is replaced as a whole when `fullAccess` or `profileIds` is given, with the rules of CreateWebhook (`fullAccess` absent is `true`).",
+            "description": "A field left out or `null` stays as it is, except `filter`, `retrySchedule`, `timeoutMs` and `rate`: `null` removes it (back to serve's schedule and timeout, no rate limit); at least one must be given. The scope is replaced as a whole when `fullAccess` or `profileIds` is given, with the rules of CreateWebhook (`fullAccess` absent is `true`).",
             "properties": {
                 "url": nullable(&url),
                 "events": { "type": ["array", "null"], "minItems": 1, "uniqueItems": true, "items": event_name() },
@@ -785,7 +788,8 @@ fn schemas() -> Value {
                 "isActive": { "type": ["boolean", "null"] },
                 "filter": { "type": ["string", "null"], "minLength": 1, "maxLength": filter::MAX_LEN, "description": filter_doc },
                 "retrySchedule": schedule_in,
-                "timeoutMs": timeout_in
+                "timeoutMs": timeout_in,
+                "rate": { "type": ["string", "null"], "pattern": RATE_PATTERN, "description": rate_doc }
             },
             // At least one field not null: not (every field given is null). Stated with `not`
             // rather than an `anyOf` of objects, which code generators read as a union of
@@ -799,7 +803,8 @@ fn schemas() -> Value {
             }, "not": { "anyOf": [
                 { "required": ["filter"] },
                 { "required": ["retrySchedule"] },
-                { "required": ["timeoutMs"] }
+                { "required": ["timeoutMs"] },
+                { "required": ["rate"] }
             ] } },
             "if": { "required": ["fullAccess"], "properties": { "fullAccess": { "const": false } } },
             "then": { "required": ["profileIds"], "properties": { "profileIds": { "type": "array", "minItems": 1, "items": { "type": "string" } } } },

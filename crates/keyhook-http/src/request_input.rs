@@ -133,6 +133,7 @@ pub fn new_webhook(body: &Value, allow_private: bool) -> Result<NewWebhook> {
             "filter",
             "retrySchedule",
             "timeoutMs",
+            "rate",
         ],
     )?;
     let url = o.string("url");
@@ -140,6 +141,7 @@ pub fn new_webhook(body: &Value, allow_private: bool) -> Result<NewWebhook> {
     let full_access = o.bool("fullAccess");
     let profile_ids = o.strings("profileIds");
     let filter = o.nullable_string("filter").flatten();
+    let rate = o.nullable_string("rate").flatten();
     let (retry_schedule, timeout) = flow_fields(&mut o);
     let mut p = o.problems;
     p.end_decoding();
@@ -155,6 +157,7 @@ pub fn new_webhook(body: &Value, allow_private: bool) -> Result<NewWebhook> {
         timeout: timeout
             .flatten()
             .and_then(|t| p.take("timeoutMs", Timeout::new(t))),
+        rate: rate.and_then(|r| p.take("rate", RateLimit::parse(&r))),
         problems: p,
         idempotency: None,
         ephemeral: false,
@@ -174,6 +177,7 @@ pub fn webhook_patch(body: &Value, allow_private: bool) -> Result<WebhookPatch> 
             "filter",
             "retrySchedule",
             "timeoutMs",
+            "rate",
         ],
     )?;
     let url = o.string("url");
@@ -182,6 +186,7 @@ pub fn webhook_patch(body: &Value, allow_private: bool) -> Result<WebhookPatch> 
     let profile_ids = o.strings("profileIds");
     let is_active = o.bool("isActive");
     let filter = o.nullable_string("filter");
+    let rate = o.nullable_string("rate");
     let (retry_schedule, timeout) = flow_fields(&mut o);
     let mut p = o.problems;
     p.end_decoding();
@@ -202,6 +207,10 @@ pub fn webhook_patch(body: &Value, allow_private: bool) -> Result<WebhookPatch> 
         timeout: timeout.and_then(|t| match t {
             None => Some(None),
             Some(t) => p.take("timeoutMs", Timeout::new(t)).map(Some),
+        }),
+        rate: rate.and_then(|r| match r {
+            None => Some(None),
+            Some(r) => p.take("rate", RateLimit::parse(&r)).map(Some),
         }),
         problems: p,
     })

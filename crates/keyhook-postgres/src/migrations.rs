@@ -217,9 +217,16 @@ const MIGRATIONS: &[&str] = &[
      SELECT id, remaining_uses FROM api_keys WHERE remaining_uses IS NOT NULL;
      ALTER TABLE api_keys DROP COLUMN remaining_uses;"#,
     // delivery control: SQLite's migration of the same name.
-    "ALTER TABLE webhooks ADD COLUMN retry_schedule TEXT;
+    r#"ALTER TABLE webhooks ADD COLUMN retry_schedule TEXT;
      ALTER TABLE webhooks ADD COLUMN timeout_ms BIGINT;
-     ALTER TABLE webhooks ADD COLUMN held_until BIGINT;",
+     ALTER TABLE webhooks ADD COLUMN held_until BIGINT;
+     ALTER TABLE webhooks ADD COLUMN rate TEXT;
+     CREATE TABLE webhook_rates (
+        webhook_id  TEXT COLLATE "C" PRIMARY KEY REFERENCES webhooks(id) ON DELETE CASCADE,
+        millitokens BIGINT,
+        at          BIGINT NOT NULL,
+        next_at     BIGINT
+     );"#,
 ];
 
 /// The schema version this binary writes.

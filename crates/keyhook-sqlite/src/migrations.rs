@@ -270,9 +270,18 @@ const MIGRATIONS: &[&str] = &[
     // delivery control (CONTRACT §15): a webhook's own retry schedule (a JSON list of
     // durations as written) and timeout, NULL for serve's; and until when a receiver's
     // `Retry-After` holds its deliveries (NULL: never held).
+    // A rated webhook's token bucket is a row of `webhook_rates` (thousandths of a token
+    // left at `at`; NULL: full), written in the transaction of each claim.
     "ALTER TABLE webhooks ADD COLUMN retry_schedule TEXT;
      ALTER TABLE webhooks ADD COLUMN timeout_ms INTEGER;
-     ALTER TABLE webhooks ADD COLUMN held_until INTEGER;",
+     ALTER TABLE webhooks ADD COLUMN held_until INTEGER;
+     ALTER TABLE webhooks ADD COLUMN rate TEXT;
+     CREATE TABLE webhook_rates (
+        webhook_id  TEXT PRIMARY KEY REFERENCES webhooks(id) ON DELETE CASCADE,
+        millitokens INTEGER,
+        at          INTEGER NOT NULL,
+        next_at     INTEGER
+     ) STRICT;",
 ];
 
 /// The schema version this binary writes.

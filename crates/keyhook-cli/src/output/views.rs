@@ -311,6 +311,9 @@ impl Output {
         if let Some(ms) = w.control.timeout_ms {
             own.push(("timeout", whole(format!("{ms}ms"))));
         }
+        if let Some(r) = w.control.rate {
+            own.push(("rate", whole(r.to_string())));
+        }
         rows.splice(at..at, own);
         if !history.is_empty() {
             rows.push(("history", self.history(history)));

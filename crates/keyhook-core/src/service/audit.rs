@@ -237,6 +237,9 @@ pub fn webhook_details(w: &Webhook) -> Value {
     if let Some(t) = w.control.timeout_ms {
         v["timeoutMs"] = json!(t);
     }
+    if let Some(r) = w.control.rate {
+        v["rate"] = json!(r.to_string());
+    }
     v
 }
 

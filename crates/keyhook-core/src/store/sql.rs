@@ -309,7 +309,8 @@ mod tests {
 }
 
 /// The delivery (columns prefixed `$t`) is not held by its webhook's `Retry-After` at `$now`
-/// (`OutboxQueries::hold_webhook`).
+/// (`OutboxQueries::hold_webhook`), nor by its webhook's rate (no token left until
+/// `webhook_rates.next_at`).
 #[macro_export]
 macro_rules! unheld_sql {
     ($t:literal, $now:literal) => {
@@ -317,6 +318,10 @@ macro_rules! unheld_sql {
             "NOT EXISTS (SELECT 1 FROM webhooks hw WHERE hw.id = ",
             $t,
             "webhook_id AND hw.held_until > ",
+            $now,
+            ") AND NOT EXISTS (SELECT 1 FROM webhook_rates hr WHERE hr.webhook_id = ",
+            $t,
+            "webhook_id AND hr.next_at > ",
             $now,
             ")"
         )

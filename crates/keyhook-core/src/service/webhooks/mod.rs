@@ -27,6 +27,7 @@ use super::{Actor, Operation, Publish};
 use crate::auth::{self, Excess, Scope};
 use crate::error::{Error, FieldError, Result};
 use crate::model::{DeliveryControl, Webhook};
+use crate::rate::RateLimit;
 use crate::sign;
 use crate::store::{Conn, Listed, Store};
 use crate::time::Timestamp;
@@ -54,6 +55,8 @@ pub struct NewWebhook {
     /// Its own retry schedule and timeout (`flow`); `None`: serve's.
     pub retry_schedule: Option<flow::RetrySchedule>,
     pub timeout: Option<flow::Timeout>,
+    /// At most this many attempts per period (`--rate`); `None`: no limit.
+    pub rate: Option<RateLimit>,
     /// Made by `keyhook listen` (`service::listen`): delivered only by that process, never
     /// by `serve` or `deliver`, and deleted when it stops. Never set over HTTP.
     pub ephemeral: bool,
@@ -80,6 +83,7 @@ pub struct WebhookPatch {
     /// `Some(None)` goes back to serve's schedule / timeout; `None` keeps the webhook's.
     pub retry_schedule: Option<Option<flow::RetrySchedule>>,
     pub timeout: Option<Option<flow::Timeout>>,
+    pub rate: Option<Option<RateLimit>>,
     /// As in [`NewWebhook`].
     pub problems: Problems,
 }
@@ -95,6 +99,7 @@ const WEBHOOK_FIELDS: &[&str] = &[
     "isActive",
     "retrySchedule",
     "timeoutMs",
+    "rate",
     "body",
 ];
 
@@ -245,6 +250,7 @@ pub fn create(
         control: DeliveryControl {
             retry_schedule: input.retry_schedule.map(|s| s.0),
             timeout_ms: input.timeout.map(|t| t.0),
+            rate: input.rate,
         },
     };
     // BEGIN IMMEDIATE: the count and the insert see no other writer, so N processes
@@ -378,6 +384,7 @@ pub fn update(
         "filter",
         "retrySchedule",
         "timeoutMs",
+        "rate",
     ]
     .iter()
     .any(|f| p.mentions(f));
@@ -388,12 +395,13 @@ pub fn update(
         && patch.is_active.is_none()
         && patch.filter.is_none()
         && patch.retry_schedule.is_none()
-        && patch.timeout.is_none();
+        && patch.timeout.is_none()
+        && patch.rate.is_none();
     if empty && !named && !p.has("body") {
         p.add(
             "body",
             "name at least one of url, events, fullAccess, profileIds, isActive, filter, \
-             retrySchedule, timeoutMs",
+             retrySchedule, timeoutMs, rate",
         );
     }
     let scope = asked_scope(&mut p, patch.full_access, patch.profile_ids);
@@ -445,6 +453,9 @@ pub fn update(
         if let Some(t) = patch.timeout {
             w.control.timeout_ms = t.map(|t| t.0);
         }
+        if let Some(r) = patch.rate {
+            w.control.rate = r;
+        }
         if let (true, Some(source)) = (recheck, &w.filter) {
             // A stored filter that no longer compiles is kept as it is (nothing an upgrade
             // refuses is deleted); one that compiles must fit the events it will now see.
@@ -459,6 +470,10 @@ pub fn update(
         }
         w.updated_at = now;
         c.update_webhook(&w)?;
+        if before.control.rate != w.control.rate {
+            // A new rate starts with a full bucket of its own.
+            c.reset_rate_bucket(&w.id)?;
+        }
         // A change of scope is shown to the keys that saw the webhook before and after it.
         let (full_access, ids) = audit::union(before.scope(), w.scope());
         let about = Scope {
@@ -504,6 +519,10 @@ fn update_entries(before: &Webhook, after: &Webhook) -> Vec<(Action, serde_json:
     }
     if before.control.timeout_ms != after.control.timeout_ms {
         changed.insert("timeoutMs".into(), after.control.timeout_ms.into());
+    }
+    if before.control.rate != after.control.rate {
+        let rate = after.control.rate.map(|r| r.to_string());
+        changed.insert("rate".into(), rate.into());
     }
     if before.is_active == after.is_active && before.fail_count != after.fail_count {
         changed.insert("failCount".into(), after.fail_count.into());

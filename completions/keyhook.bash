@@ -2768,7 +2768,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__webhooks__subcmd__create)
-            opts="-h -V --url --event --profile --filter --retry-schedule --timeout --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            opts="-h -V --url --event --profile --filter --retry-schedule --timeout --rate --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2807,6 +2807,13 @@ _keyhook() {
                     return 0
                     ;;
                 --timeout)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --rate)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
@@ -3438,7 +3445,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__webhooks__subcmd__update)
-            opts="-h -V --url --event --profile --all-profiles --filter --no-filter --retry-schedule --timeout --no-retry-schedule --no-timeout --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            opts="-h -V --url --event --profile --all-profiles --filter --no-filter --retry-schedule --timeout --rate --no-retry-schedule --no-timeout --no-rate --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3477,6 +3484,13 @@ _keyhook() {
                     return 0
                     ;;
                 --timeout)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --rate)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace

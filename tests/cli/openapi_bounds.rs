@@ -880,6 +880,27 @@ fn webhooks(b: &Bench) {
         for v in [json!("5s"), json!([5]), json!({}), json!([null])] {
             b.agree(op, put(v), "retrySchedule");
         }
+        // A webhook's rate, as a key's rateLimit is written.
+        let put_rate = |v: Value| b.with(op, "rate", v);
+        b.limit(&format!("{props}/rate/pattern"));
+        b.strings(
+            op,
+            "rate",
+            &format!("{props}/rate"),
+            &put_rate,
+            &[],
+            &[
+                "1/s",
+                "10/min",
+                "1000000/s",
+                "0/s",
+                "5/h",
+                "5",
+                "1000001/s",
+                "05/s",
+                "5/sec",
+            ],
+        );
         for zero in ["0s", "0ms0s", "99999999999999w"] {
             b.gap(
                 op,

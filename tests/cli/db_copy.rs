@@ -123,6 +123,13 @@ fn populate(env: &Env) -> Fixture {
             "http://127.0.0.1:9/hook",
             "--event",
             "post.published",
+            // Delivery control's columns, and a rate bucket once the worker claims.
+            "--rate",
+            "100/s",
+            "--retry-schedule",
+            "1s,1m",
+            "--timeout",
+            "5s",
         ]);
         assert_eq!(code, 0, "{v}");
         webhooks.push((user.to_string(), str_of(&v["data"], "id").to_string()));

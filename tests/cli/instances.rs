@@ -390,3 +390,94 @@ fn an_instance_rides_out_postgresql_going_away() {
         "the instance exited"
     );
 }
+
+/// `--rate 10/s` on a webhook, three instances sending for it (CONTRACT §15): over every
+/// window of the attempts' recorded times (the test clock, moved 150 ms at a time once every
+/// instance is idle), the attempts never exceed the bucket's bound N + N·t/period; the burst
+/// comes at once, and the rate is delivered, not only bounded.
+#[test]
+fn a_webhooks_rate_holds_across_three_instances() {
+    const EVENTS: usize = 60;
+    const N: i64 = 10;
+    let Some(shared) = Shared::new() else { return };
+    let rx = Receiver::start();
+    let (key, _) = shared.key(&[]);
+    let w = shared.cli_data(&[
+        "--allow-private-targets",
+        "webhooks",
+        "create",
+        "--url",
+        &rx.url("/ok"),
+        "--event",
+        "post.published",
+        "--rate",
+        "10/s",
+    ]);
+    assert_eq!(w["rate"], "10/s", "{w}");
+    let id = w["id"].as_str().unwrap().to_string();
+    let servers = shared.three(&["--allow-private-targets", "--delivery-workers", "4"]);
+    let start = shared.clock_ms();
+    for i in 0..EVENTS {
+        let r = servers[i % 3].post_json(
+            "/api/v1/events",
+            &key,
+            &json!({"event": "post.published", "data": {"n": i}}),
+        );
+        assert_eq!(r.status, 202, "{r:?}");
+    }
+    let leased = || {
+        shared
+            .db
+            .sql("SELECT count(*) FROM deliveries WHERE lease_until IS NOT NULL AND state = 'pending'")
+            .trim()
+            .parse::<i64>()
+            .unwrap()
+    };
+    // Idle: nothing arrived for 400 ms and nothing is leased (claimed and not settled).
+    let settle = || {
+        let mut arrived = rx.requests().len();
+        let mut still = Instant::now();
+        let quiet = poll_until(Duration::from_secs(20), || {
+            let now = rx.requests().len();
+            if now != arrived {
+                arrived = now;
+                still = Instant::now();
+            }
+            still.elapsed() >= Duration::from_millis(400) && leased() == 0
+        });
+        assert!(quiet, "the instances never went idle");
+        arrived
+    };
+    assert_eq!(settle(), N as usize, "the burst, at once, and no more");
+    let mut steps = 0;
+    while rx.requests().len() < EVENTS {
+        steps += 1;
+        assert!(
+            steps <= 60,
+            "the rate is not delivered: {}",
+            rx.requests().len()
+        );
+        shared.set_clock(shared.clock_ms() + 150);
+        settle();
+    }
+    // 50 more at 10/s take 5 s of the clock: 34 steps of 150 ms (1.5 tokens each).
+    assert!(steps <= 35, "{steps} steps for 50 deliveries at 10/s");
+    let rows = shared.db.sql(&format!(
+        "SELECT attempted_at FROM delivery_attempts WHERE webhook_id = '{id}' ORDER BY attempted_at"
+    ));
+    let at: Vec<i64> = rows.lines().map(|l| l.trim().parse().unwrap()).collect();
+    assert_eq!(at.len(), EVENTS, "one attempt each");
+    assert!(at[0] >= start);
+    for (i, a) in at.iter().enumerate() {
+        for (j, b) in at.iter().enumerate().skip(i) {
+            let count = (j - i + 1) as i64;
+            // count ≤ N + N·(b − a)/1000, in whole numbers.
+            assert!(
+                count * 1000 <= N * 1000 + N * (b - a),
+                "{count} attempts in {} ms: over the bound",
+                b - a
+            );
+        }
+    }
+    drop(servers);
+}

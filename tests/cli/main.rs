@@ -20,6 +20,7 @@ mod faults;
 mod filter_test;
 mod filters;
 mod flag_values;
+mod flow;
 mod guarding;
 mod help;
 mod http_body;

@@ -846,6 +846,63 @@ fn webhooks(b: &Bench) {
                 "a filter's CEL rules are in its description",
             );
         }
+
+        // A webhook's own timeout and retry schedule (CONTRACT §15).
+        let timeout = format!("{props}/timeoutMs");
+        let min = b.number(&format!("{timeout}/minimum"));
+        let max = b.number(&format!("{timeout}/maximum"));
+        let put = |v: Value| b.with(op, "timeoutMs", v);
+        for v in [json!(min - 1), json!(min), json!(max), json!(max + 1)] {
+            b.agree(op, put(v), "timeoutMs");
+        }
+        for v in [json!(1.5), json!("1s"), json!(-1), json!(true)] {
+            b.agree(op, put(v), "timeoutMs");
+        }
+        let schedule = format!("{props}/retrySchedule");
+        let max = b.number(&format!("{schedule}/maxItems"));
+        let put = |v: Value| b.with(op, "retrySchedule", v);
+        for n in [0, 1, max, max + 1] {
+            b.agree(op, put(json!(vec!["1s"; n])), "retrySchedule");
+        }
+        b.limit(&format!("{schedule}/items/pattern"));
+        for d in [
+            "5s", "1h30m", "100ms", "2w", "1d12h", "5", "s", "5x", "-5s", " 5s", "5s ", "", "5 s",
+            "5S",
+        ] {
+            b.agree(op, put(json!([d])), "retrySchedule");
+        }
+        for v in [json!("5s"), json!([5]), json!({}), json!([null])] {
+            b.agree(op, put(v), "retrySchedule");
+        }
+        // A webhook's rate, as a key's rateLimit is written.
+        let put_rate = |v: Value| b.with(op, "rate", v);
+        b.limit(&format!("{props}/rate/pattern"));
+        b.strings(
+            op,
+            "rate",
+            &format!("{props}/rate"),
+            &put_rate,
+            &[],
+            &[
+                "1/s",
+                "10/min",
+                "1000000/s",
+                "0/s",
+                "5/h",
+                "5",
+                "1000001/s",
+                "05/s",
+                "5/sec",
+            ],
+        );
+        for zero in ["0s", "0ms0s", "99999999999999w"] {
+            b.gap(
+                op,
+                put(json!([zero])),
+                true,
+                "a delay above zero and within range is in the description",
+            );
+        }
     }
 
     scope(b, Op::CreateWebhook, &Op::CreateWebhook.base());
@@ -854,9 +911,13 @@ fn webhooks(b: &Bench) {
     // PATCH: at least one field, isActive a boolean.
     let op = Op::UpdateWebhook;
     b.limit(&format!("{}/not", b.schema(op)));
-    // ...where `filter: null` counts: it removes the filter.
+    // ...where `filter`, `retrySchedule` or `timeoutMs: null` counts: it removes the setting.
     b.limit(&format!("{}/not/not", b.schema(op)));
+    b.limit(&format!("{}/not/not/anyOf", b.schema(op)));
     for body in [
+        json!({"retrySchedule": null}),
+        json!({"timeoutMs": null}),
+        json!({"url": null, "timeoutMs": null}),
         json!({"filter": null}),
         json!({"url": null, "filter": null}),
         json!({}),

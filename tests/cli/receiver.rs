@@ -10,6 +10,8 @@
 //! | `/redirect`    | 302 Found, `Location: /ok`                              |
 //! | `/slow`        | 200 OK after 2 s                                        |
 //! | `/retry-after` | 503 Service Unavailable, `Retry-After: 1`               |
+//! | `/busy`        | 429 Too Many Requests, `Retry-After: 60`                |
+//! | `/busy-plain`  | 429 Too Many Requests, no `Retry-After`                 |
 //! | `/delay`       | 200 OK after [`Receiver::set_delay`] (0 at first)       |
 //! | `/switch`      | the status of [`Receiver::set_status`] (200 at first)   |
 //! | `/hold`        | 200 OK once [`Receiver::release`] is called             |
@@ -199,6 +201,8 @@ fn serve_connection(stream: TcpStream, shared: &Shared) {
                 (200, &[])
             }
             "/retry-after" => (503, &[("Retry-After", "1")]),
+            "/busy" => (429, &[("Retry-After", "60")]),
+            "/busy-plain" => (429, &[]),
             "/delay" => {
                 let ms = shared.delay_ms.load(Ordering::SeqCst);
                 answer_after(shared, Duration::from_millis(ms));
@@ -282,6 +286,7 @@ fn reason(status: u16) -> &'static str {
         204 => "No Content",
         302 => "Found",
         410 => "Gone",
+        429 => "Too Many Requests",
         404 => "Not Found",
         500 => "Internal Server Error",
         502 => "Bad Gateway",

@@ -28,7 +28,7 @@ const WEBHOOKS: &str = "/api/v1/webhooks";
 const EVENTS: &str = "/api/v1/events";
 const PATIENCE: Duration = Duration::from_secs(10);
 
-const WEBHOOK_FIELDS: [&str; 13] = [
+const WEBHOOK_FIELDS: [&str; 16] = [
     "createdAt",
     "ephemeral",
     "events",
@@ -38,7 +38,10 @@ const WEBHOOK_FIELDS: [&str; 13] = [
     "id",
     "isActive",
     "profileIds",
+    "rate",
+    "retrySchedule",
     "secret",
+    "timeoutMs",
     "updatedAt",
     "url",
     "userId",

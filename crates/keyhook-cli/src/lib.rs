@@ -20,6 +20,7 @@ mod prune;
 mod scan;
 mod secret_out;
 pub mod serve;
+mod webhook_flow;
 mod webhooks;
 
 use std::io;
@@ -278,12 +279,10 @@ pub(crate) fn db_location() -> impl clap::builder::TypedValueParser<Value = DbLo
     clap::builder::PathBufValueParser::new().try_map(DbLocation::parse)
 }
 
+/// The same parser and bounds as a webhook's `--timeout`
+/// (`service::webhooks::flow::parse_timeout`).
 fn timeout_ms(s: &str) -> Result<i64, String> {
-    let ms = keyhook_core::time::parse_duration(s)?;
-    if ms > 600_000 {
-        return Err("at most 10m".into());
-    }
-    Ok(ms)
+    keyhook_core::service::webhooks::flow::parse_timeout(s)
 }
 
 /// What every command gets: the parsed global flags and how to print.

@@ -3,6 +3,7 @@ use clap::Subcommand;
 use super::output::status;
 use serde_json::Value;
 
+use super::webhook_flow::{FlowArgs, FlowChange, CHANGE_IDS};
 use super::{prompt, secret_out, Context, Status};
 use keyhook_core::error::Error;
 use keyhook_core::model::Webhook;
@@ -41,12 +42,15 @@ pub enum WebhooksCommand {
         /// data is true, e.g. 'data.tags.exists(t, t == "breaking")'
         #[arg(long, value_name = "EXPR")]
         filter: Option<String>,
+        #[command(flatten)]
+        flow: FlowArgs,
     },
     /// Change a webhook's URL, events, scope or filter (what PATCH /webhooks/{id} changes)
     #[command(
         after_help = "Examples:\n  keyhook webhooks update 5b8f0c4e --url https://example.com/hooks/v2\n  keyhook webhooks update 5b8f0c4e --event post.published --event post.failed\n  keyhook webhooks update 5b8f0c4e --profile brand-a --profile brand-b\n  keyhook webhooks update 5b8f0c4e --all-profiles",
         group(clap::ArgGroup::new("change").required(true).multiple(true)
-            .args(["url", "events", "profiles", "all_profiles", "filter", "no_filter"]))
+            .args(["url", "events", "profiles", "all_profiles", "filter", "no_filter"])
+            .args(CHANGE_IDS))
     )]
     Update {
         /// Webhook id
@@ -72,6 +76,8 @@ pub enum WebhooksCommand {
         /// Remove the filter: deliver every subscribed event
         #[arg(long)]
         no_filter: bool,
+        #[command(flatten)]
+        flow: FlowChange,
     },
     /// List the user's webhooks
     #[command(after_help = "Example:\n  keyhook webhooks list")]
@@ -224,15 +230,20 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
             events,
             profiles,
             filter,
+            flow,
         } => {
             let mut p = Problems::default();
             let (full_access, profile_ids) = scope_args(&mut p, profiles, false);
+            let (retry_schedule, timeout, rate) = flow.convert(&mut p);
             let input = NewWebhook {
                 url: p.take("url", WebhookUrl::new(&url, ctx.allow_private)),
                 events: p.take_list("events", WebhookEvents::new(events)),
                 full_access,
                 profile_ids,
                 filter: filter.and_then(|f| p.take("filter", Filter::new(&f))),
+                retry_schedule,
+                timeout,
+                rate,
                 problems: p,
                 idempotency: None,
                 ephemeral: false,
@@ -377,8 +388,10 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
             all_profiles,
             filter,
             no_filter,
+            flow,
         } => {
             let mut p = Problems::default();
+            let (retry_schedule, timeout, rate) = flow.convert(&mut p);
             let (full_access, profile_ids) = scope_args(&mut p, profiles, all_profiles);
             let filter = match (filter, no_filter) {
                 (Some(f), _) => p.take("filter", Filter::new(&f)).map(Some),
@@ -394,6 +407,9 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
                 profile_ids,
                 is_active: None,
                 filter,
+                retry_schedule,
+                timeout,
+                rate,
                 problems: p,
             };
             let w = webhooks::update(&store, &actor, &id, patch, now)?;

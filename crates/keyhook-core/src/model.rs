@@ -98,6 +98,23 @@ pub struct Webhook {
     /// Made by `keyhook listen` for as long as it runs: delivered only by that process,
     /// deleted when it stops (CONTRACT §11).
     pub ephemeral: bool,
+    /// Its own retry schedule and timeout (CONTRACT §15), flattened into the object.
+    #[serde(flatten)]
+    pub control: DeliveryControl,
+}
+
+/// A webhook's own delivery settings (CONTRACT §15, `service::webhooks::flow`): `None`
+/// keeps `serve`'s.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeliveryControl {
+    /// Delays before each retry, as written (`["5s", "1m"]`); `None`: serve's schedule.
+    pub retry_schedule: Option<Vec<String>>,
+    /// The timeout of one attempt, in milliseconds; `None`: serve's `--delivery-timeout`.
+    pub timeout_ms: Option<i64>,
+    /// At most this many attempts per period to the webhook, counted across every instance
+    /// (a token bucket with a burst of N); `None`: as fast as the workers go.
+    pub rate: Option<crate::rate::RateLimit>,
 }
 
 /// The outcome of one delivery attempt, as `POST /webhooks/{id}/test` reports it.

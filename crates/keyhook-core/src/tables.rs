@@ -124,6 +124,21 @@ pub const TABLES: &[Table] = &[
             // the developer's loop
             ("ephemeral", Bool),
             ("heartbeat_at", Int),
+            // delivery control
+            ("retry_schedule", Text),
+            ("timeout_ms", Int),
+            ("held_until", Int),
+            ("rate", Text),
+        ],
+    },
+    Table {
+        name: "webhook_rates",
+        order_by: "webhook_id",
+        columns: &[
+            ("webhook_id", Text),
+            ("millitokens", Int),
+            ("at", Int),
+            ("next_at", Int),
         ],
     },
     Table {

@@ -23,6 +23,15 @@ impl Attempt {
     pub fn gone(&self) -> bool {
         gone(self.delivered, self.status_code)
     }
+
+    /// The receiver asked to be left alone for a while (CONTRACT §15): a 429 or 503 with a
+    /// `Retry-After` keyhook could read, in milliseconds (bounded to a day by the client).
+    /// Such an answer holds the webhook's deliveries and does not count toward its automatic
+    /// disable. Without `Retry-After` a 429 or 503 is an ordinary failure.
+    pub fn back_pressure(&self) -> Option<i64> {
+        let asked = !self.delivered && matches!(self.status_code, 429 | 503);
+        self.retry_after_ms.filter(|_| asked)
+    }
 }
 
 /// Whether an attempt's answer was 410 Gone (and so not delivered): the receiver says the

@@ -27,7 +27,7 @@ const MAX_RESPONSE_READ: u64 = 64 * 1024;
 /// The part of the response body kept in the attempt log.
 const EXCERPT_BYTES: usize = 1024;
 /// `Retry-After` is honoured up to a day.
-const MAX_RETRY_AFTER_MS: i64 = 24 * 60 * 60 * 1000;
+use keyhook_core::service::webhooks::flow::MAX_RETRY_AFTER_MS;
 /// A reason phrase or error description longer than this is cut.
 const MAX_STATUS_TEXT: usize = 200;
 
@@ -107,6 +107,21 @@ impl Sender {
         body: &[u8],
         timestamp: i64,
     ) -> (Attempt, Vec<(String, String)>) {
+        self.send_within(url, secrets, msg_id, body, timestamp, None)
+    }
+
+    /// [`Sender::send_with_headers`] with the webhook's own total timeout (CONTRACT §15)
+    /// instead of the client's, when it has one. The connect phase keeps the client's bound
+    /// as well (a longer timeout is for a slow answer, not a slow connection).
+    pub fn send_within(
+        &self,
+        url: &str,
+        secrets: &[&str],
+        msg_id: &str,
+        body: &[u8],
+        timestamp: i64,
+        timeout: Option<Duration>,
+    ) -> (Attempt, Vec<(String, String)>) {
         let start = Instant::now();
         if !is_header_value(msg_id) {
             return (failed("invalid message id", start), Vec::new());
@@ -125,6 +140,9 @@ impl Sender {
         .map(|(k, v)| (k.to_string(), v))
         .collect();
         let mut request = self.agent.request("POST", url);
+        if let Some(t) = timeout {
+            request = request.timeout(t);
+        }
         for (name, value) in &headers {
             request = request.set(name, value);
         }

@@ -3,5 +3,6 @@
 //! (`worker`) that `serve` runs beside the API and `deliver` runs alone.
 
 pub mod client;
+pub mod rate;
 pub mod schedule;
 pub mod worker;

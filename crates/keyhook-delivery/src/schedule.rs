@@ -3,7 +3,7 @@
 
 use rand::Rng;
 
-use keyhook_core::time::parse_duration;
+use keyhook_core::service::webhooks::flow::{parse_retry_delays, RetrySchedule};
 
 /// After the first attempt (immediately): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; eight
 /// attempts over about 28 hours.
@@ -24,19 +24,21 @@ impl Default for Schedule {
 impl Schedule {
     /// Parses comma-separated delays before each retry (`5s,5m,30m`); an empty string means
     /// no retries at all.
+    /// The same parser and bounds as a webhook's `--retry-schedule`
+    /// (`service::webhooks::flow::parse_retry_delays`).
     pub fn parse(s: &str) -> Result<Schedule, String> {
-        let s = s.trim();
-        if s.is_empty() {
-            return Ok(Schedule { retries: vec![] });
-        }
-        let retries = s
-            .split(',')
-            .map(|d| parse_duration(d.trim()))
-            .collect::<Result<Vec<_>, _>>()?;
-        if retries.len() > 50 {
-            return Err("at most 50 retries".into());
-        }
-        Ok(Schedule { retries })
+        Ok(Schedule {
+            retries: parse_retry_delays(s)?,
+        })
+    }
+
+    /// A webhook's own schedule as stored (a JSON list of durations, CONTRACT §15); `None`
+    /// when it does not read (the worker then keeps serve's).
+    pub fn from_stored(json: &str) -> Option<Schedule> {
+        let list: Vec<String> = serde_json::from_str(json).ok()?;
+        Some(Schedule {
+            retries: RetrySchedule::delays(&list)?,
+        })
     }
 
     /// Attempts a delivery gets before it is given up.
@@ -90,5 +92,16 @@ mod tests {
         assert_eq!(Schedule::parse("").unwrap().max_attempts(), 1);
         assert!(Schedule::parse("5s,,5m").is_err());
         assert!(Schedule::parse("soon").is_err());
+    }
+
+    #[test]
+    fn a_webhooks_stored_schedule_reads_or_is_none() {
+        let s = Schedule::from_stored(r#"["1s","2m"]"#).unwrap();
+        assert_eq!(s.max_attempts(), 3);
+        let second = s.next_delay(2, None).unwrap();
+        assert!((108_000..=132_000).contains(&second), "{second}");
+        assert_eq!(Schedule::from_stored("[]").unwrap().max_attempts(), 1);
+        assert_eq!(Schedule::from_stored("not json"), None);
+        assert_eq!(Schedule::from_stored(r#"["soon"]"#), None);
     }
 }

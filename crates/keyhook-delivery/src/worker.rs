@@ -21,7 +21,7 @@ use keyhook_core::service::webhooks::{
     drop_expired_secrets, log_attempt_in, AttemptLog, AttemptOf, DISABLE_AFTER_FAILURES,
 };
 use keyhook_core::stop::Stop;
-use keyhook_core::store::{Backend, Claimed, Conn, DeliveryState, Store};
+use keyhook_core::store::{Backend, Claimed, Conn, DeliveryState, Signing, Store};
 use keyhook_core::time::{Clock, Timestamp};
 use keyhook_core::transport::Attempt;
 
@@ -156,6 +156,9 @@ enum Outcome {
     /// Not sent: the webhook could not be looked at (the database busy). The lease runs out
     /// and the delivery is claimed again.
     Unchecked,
+    /// Not sent: a receiver's `Retry-After` holds the webhook's deliveries until then
+    /// (CONTRACT §15). Put back, due then, with no attempt counted.
+    Held(Timestamp),
 }
 
 type Done = (Claimed, Outcome, Timestamp);
@@ -370,6 +373,11 @@ fn send_loop(
             Some(Some(s)) if !routing::still_receives(&s, &c.event, c.profile_id.as_ref()) => {
                 Outcome::Cancelled
             }
+            // Held since the claim (an answer to another of its deliveries).
+            Some(Some(Signing {
+                held_until: Some(until),
+                ..
+            })) if until > now => Outcome::Held(until),
             Some(Some(s)) => {
                 let secrets: Vec<&str> = s.secrets.iter().map(String::as_str).collect();
                 let url = if how.listener {
@@ -378,8 +386,12 @@ fn send_loop(
                     s.url.clone()
                 };
                 let timestamp = now.millis() / 1000;
+                let timeout = c
+                    .timeout_ms
+                    .and_then(|ms| u64::try_from(ms).ok())
+                    .map(Duration::from_millis);
                 let (a, mut headers) =
-                    sender.send_with_headers(&url, &secrets, &c.event_id, &c.payload, timestamp);
+                    sender.send_within(&url, &secrets, &c.event_id, &c.payload, timestamp, timeout);
                 if !how.report {
                     headers = Vec::new();
                 }
@@ -585,6 +597,8 @@ impl Settler<'_> {
         let until = now.add_millis(self.lease_ms);
         let bytes = HELD_BYTES.saturating_sub(self.held_bytes);
         let batch = c.claim_due_within(now, room, bytes, until, only)?;
+        // Over its webhook's `--rate`: given back, due as it was.
+        let batch = super::rate::admit(c, batch, now)?;
         let mut live = Vec::with_capacity(batch.len());
         for d in batch {
             if d.webhook_active {
@@ -683,6 +697,7 @@ impl Settler<'_> {
                         lines.extend(line);
                     }
                     Outcome::Cancelled => cancel(c, d, clock.now(), &mut settled)?,
+                    Outcome::Held(until) => c.release_delivery(&d.delivery_id, *until, now)?,
                     Outcome::Unchecked => {}
                 }
             }
@@ -779,6 +794,14 @@ fn settle<'f>(
     }
     // 410 Gone: the receiver says the endpoint is gone for good. `log_attempt` has disabled
     // the webhook; the delivery is not retried.
+    // A receiver's 429/503 with `Retry-After` holds every delivery of the webhook until
+    // then, this one included (CONTRACT §15).
+    if let Some(ms) = a.back_pressure() {
+        c.hold_webhook(&d.webhook_id, at.add_millis(ms).max(now), now)?;
+    }
+    // The webhook's own schedule, if it has one (and it still reads).
+    let own = d.retry_schedule.as_deref().and_then(Schedule::from_stored);
+    let schedule = own.as_ref().unwrap_or(schedule);
     let next = if a.gone() {
         None
     } else {

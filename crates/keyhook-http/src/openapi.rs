@@ -28,6 +28,10 @@ use keyhook_core::service::events::{
     EVENT_ID_PATTERN, IDEMPOTENCY_FIELD, IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_PATTERN,
 };
 use keyhook_core::service::filter;
+use keyhook_core::service::webhooks::flow::{MAX_RETRIES, MAX_TIMEOUT_MS};
+
+/// What `time::parse_duration` takes (above zero is its own rule).
+const DURATION_PATTERN: &str = "^([0-9]+(ms|s|m|h|d|w))+$";
 use keyhook_core::service::input::ASTRAL_INVISIBLE;
 use keyhook_core::service::keys::{
     self, MAX_NAME_CHARS, MAX_PROFILE_IDS, MAX_PROFILE_ID_CHARS, MAX_USES,
@@ -396,7 +400,7 @@ fn paths() -> Value {
         "/webhooks/{id}": {
             "parameters": webhook_id_param(),
             "get": op("Show a webhook", "getWebhook", ("200", ok("The webhook", r("Webhook"))), &["400", "403", "404"]),
-            "patch": with(op("Change url, events, scope (fullAccess, profileIds), filter or isActive (isActive: true resets failCount)", "updateWebhook",
+            "patch": with(op("Change url, events, scope (fullAccess, profileIds), filter, retrySchedule, timeoutMs, rate or isActive (isActive: true resets failCount)", "updateWebhook",
                              ("200", ok("The webhook as changed", r("Webhook"))), &write),
                           "requestBody", body(r("UpdateWebhook"))),
             "delete": op("Delete a webhook and its delivery log", "deleteWebhook", no_content("Deleted"), &["400", "403", "404"])
@@ -672,6 +676,15 @@ fn schemas() -> Value {
     let permissions: Vec<&str> = Permission::ALL.iter().map(|p| p.as_str()).collect();
     let ts = json!({ "type": "string", "format": "date-time" });
     // The scope's profile ids, of a key and of a webhook alike (`keys::ProfileIds`).
+    // A webhook's own retry schedule and timeout (CONTRACT §15, `service::webhooks::flow`).
+    let duration = json!({ "type": "string", "pattern": DURATION_PATTERN, "description": "A duration above zero: digits and a unit (ms, s, m, h, d, w), parts joined (`1h30m`)" });
+    let schedule_doc = format!("This webhook's delays before each retry (at most {MAX_RETRIES}; `[]`: no retry), instead of serve's `--retry-schedule`; null: serve's. A receiver's 429 or 503 with `Retry-After` (seconds or an HTTP-date, at most a day) holds all of the webhook's deliveries until then and does not count toward `failCount`.");
+    let timeout_doc = format!("The timeout of one attempt to this webhook in milliseconds (1 to {MAX_TIMEOUT_MS}), instead of serve's `--delivery-timeout`; null: serve's.");
+    let schedule_out = json!({ "type": ["array", "null"], "maxItems": MAX_RETRIES, "items": { "type": "string" }, "description": schedule_doc });
+    let timeout_out = json!({ "type": ["integer", "null"], "minimum": 1, "maximum": MAX_TIMEOUT_MS, "description": timeout_doc });
+    let schedule_in = json!({ "type": ["array", "null"], "maxItems": MAX_RETRIES, "items": duration, "description": schedule_doc });
+    let timeout_in = timeout_out.clone();
+    let rate_doc = "At most this many attempts to the webhook per second or per minute (`N/s`, `N/min`; N from 1 to 1000000): a token bucket with a burst of N, counted across every instance (each claim of a delivery takes a token, in the database). null: no limit.";
     let filter_doc = format!(
         "A CEL expression over `event`, `profileId` and `data`: only events for which it is `true` are queued (an evaluation error or a non-boolean queues nothing: the event is skipped for the webhook, listed in its deliveries with `skipped`, and counted in keyhook_filter_errors_total). At most {} characters, nesting at most {} deep, at most {} macros (none inside another's predicate), each over at most {} elements. A syntax error is 400 with details `filter`.",
         filter::MAX_LEN, filter::MAX_DEPTH, filter::MAX_MACROS, filter::MAX_RANGE
@@ -738,7 +751,7 @@ fn schemas() -> Value {
         "Webhook": {
             "type": "object",
             "additionalProperties": false,
-            "required": ["id", "userId", "url", "events", "fullAccess", "profileIds", "filter", "secret", "isActive", "failCount", "createdAt", "updatedAt", "ephemeral"],
+            "required": ["id", "userId", "url", "events", "fullAccess", "profileIds", "filter", "secret", "isActive", "failCount", "createdAt", "updatedAt", "ephemeral", "retrySchedule", "timeoutMs", "rate"],
             "properties": {
                 "id": { "type": "string" },
                 "userId": { "type": "string" },
@@ -752,7 +765,10 @@ fn schemas() -> Value {
                 "failCount": { "type": "integer", "minimum": 0 },
                 "createdAt": ts,
                 "updatedAt": ts,
-                "ephemeral": { "type": "boolean", "description": "true: made by `keyhook listen` while it runs, delivered only by that process and deleted when it stops (or within a minute of its last heartbeat)" }
+                "ephemeral": { "type": "boolean", "description": "true: made by `keyhook listen` while it runs, delivered only by that process and deleted when it stops (or within a minute of its last heartbeat)" },
+                "retrySchedule": schedule_out,
+                "timeoutMs": timeout_out,
+                "rate": { "type": ["string", "null"], "pattern": SHOWN_RATE_PATTERN, "description": rate_doc }
             }
         },
         "CreateWebhook": {
@@ -765,7 +781,10 @@ fn schemas() -> Value {
                 "events": { "type": "array", "minItems": 1, "uniqueItems": true, "items": event_name() },
                 "fullAccess": { "type": ["boolean", "null"], "default": true },
                 "profileIds": profile_ids.clone(),
-                "filter": { "type": ["string", "null"], "minLength": 1, "maxLength": filter::MAX_LEN, "description": filter_doc }
+                "filter": { "type": ["string", "null"], "minLength": 1, "maxLength": filter::MAX_LEN, "description": filter_doc },
+                "retrySchedule": schedule_in.clone(),
+                "timeoutMs": timeout_in.clone(),
+                "rate": { "type": ["string", "null"], "pattern": RATE_PATTERN, "description": rate_doc }
             },
             "if": { "required": ["fullAccess"], "properties": { "fullAccess": { "const": false } } },
             "then": { "required": ["profileIds"], "properties": { "profileIds": { "type": "array", "minItems": 1, "items": { "type": "string" } } } },
@@ -774,14 +793,17 @@ fn schemas() -> Value {
         "UpdateWebhook": {
             "type": "object",
             "additionalProperties": false,
-            "description": "A field left out or `null` stays as it is, except `filter`: `null` removes it; at least one must be given. The scope is replaced as a whole when `fullAccess` or `profileIds` is given, with the rules of CreateWebhook (`fullAccess` absent is `true`).",
+            "description": "A field left out or `null` stays as it is, except `filter`, `retrySchedule`, `timeoutMs` and `rate`: `null` removes it (back to serve's schedule and timeout, no rate limit); at least one must be given. The scope is replaced as a whole when `fullAccess` or `profileIds` is given, with the rules of CreateWebhook (`fullAccess` absent is `true`).",
             "properties": {
                 "url": nullable(&url),
                 "events": { "type": ["array", "null"], "minItems": 1, "uniqueItems": true, "items": event_name() },
                 "fullAccess": { "type": ["boolean", "null"] },
                 "profileIds": profile_ids.clone(),
                 "isActive": { "type": ["boolean", "null"] },
-                "filter": { "type": ["string", "null"], "minLength": 1, "maxLength": filter::MAX_LEN, "description": filter_doc }
+                "filter": { "type": ["string", "null"], "minLength": 1, "maxLength": filter::MAX_LEN, "description": filter_doc },
+                "retrySchedule": schedule_in,
+                "timeoutMs": timeout_in,
+                "rate": { "type": ["string", "null"], "pattern": RATE_PATTERN, "description": rate_doc }
             },
             // At least one field not null: not (every field given is null). Stated with `not`
             // rather than an `anyOf` of objects, which code generators read as a union of
@@ -792,7 +814,12 @@ fn schemas() -> Value {
                 "fullAccess": { "type": "null" },
                 "profileIds": { "type": "null" },
                 "isActive": { "type": "null" }
-            }, "not": { "required": ["filter"] } },
+            }, "not": { "anyOf": [
+                { "required": ["filter"] },
+                { "required": ["retrySchedule"] },
+                { "required": ["timeoutMs"] },
+                { "required": ["rate"] }
+            ] } },
             "if": { "required": ["fullAccess"], "properties": { "fullAccess": { "const": false } } },
             "then": { "required": ["profileIds"], "properties": { "profileIds": { "type": "array", "minItems": 1, "items": { "type": "string" } } } },
             "else": { "properties": { "profileIds": { "maxItems": 0 } } }

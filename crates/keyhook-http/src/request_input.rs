@@ -18,6 +18,7 @@ use keyhook_core::service::input::Object;
 use keyhook_core::service::keys::{self, Expiry, KeyName, NewKey, ProfileId, ProfileIds};
 use keyhook_core::service::portal;
 use keyhook_core::service::replay::ReplayRequest;
+use keyhook_core::service::webhooks::flow::{RetrySchedule, Timeout};
 use keyhook_core::service::webhooks::{
     Grace, NewWebhook, RotateSecret, WebhookEvents, WebhookPatch, WebhookUrl,
 };
@@ -125,13 +126,24 @@ fn percent_decode(s: &str) -> Option<String> {
 pub fn new_webhook(body: &Value, allow_private: bool) -> Result<NewWebhook> {
     let mut o = Object::new(
         body,
-        &["url", "events", "fullAccess", "profileIds", "filter"],
+        &[
+            "url",
+            "events",
+            "fullAccess",
+            "profileIds",
+            "filter",
+            "retrySchedule",
+            "timeoutMs",
+            "rate",
+        ],
     )?;
     let url = o.string("url");
     let events = o.strings("events");
     let full_access = o.bool("fullAccess");
     let profile_ids = o.strings("profileIds");
     let filter = o.nullable_string("filter").flatten();
+    let rate = o.nullable_string("rate").flatten();
+    let (retry_schedule, timeout) = flow_fields(&mut o);
     let mut p = o.problems;
     p.end_decoding();
     Ok(NewWebhook {
@@ -140,6 +152,13 @@ pub fn new_webhook(body: &Value, allow_private: bool) -> Result<NewWebhook> {
         full_access,
         profile_ids: profile_ids.and_then(|ids| p.take_list("profileIds", ProfileIds::new(ids))),
         filter: filter.and_then(|f| p.take("filter", Filter::new(&f))),
+        retry_schedule: retry_schedule
+            .flatten()
+            .and_then(|s| p.take("retrySchedule", RetrySchedule::new(s))),
+        timeout: timeout
+            .flatten()
+            .and_then(|t| p.take("timeoutMs", Timeout::new(t))),
+        rate: rate.and_then(|r| p.take("rate", RateLimit::parse(&r))),
         problems: p,
         idempotency: None,
         ephemeral: false,
@@ -157,6 +176,9 @@ pub fn webhook_patch(body: &Value, allow_private: bool) -> Result<WebhookPatch> 
             "profileIds",
             "isActive",
             "filter",
+            "retrySchedule",
+            "timeoutMs",
+            "rate",
         ],
     )?;
     let url = o.string("url");
@@ -165,6 +187,8 @@ pub fn webhook_patch(body: &Value, allow_private: bool) -> Result<WebhookPatch> 
     let profile_ids = o.strings("profileIds");
     let is_active = o.bool("isActive");
     let filter = o.nullable_string("filter");
+    let rate = o.nullable_string("rate");
+    let (retry_schedule, timeout) = flow_fields(&mut o);
     let mut p = o.problems;
     p.end_decoding();
     Ok(WebhookPatch {
@@ -176,6 +200,18 @@ pub fn webhook_patch(body: &Value, allow_private: bool) -> Result<WebhookPatch> 
         filter: filter.and_then(|f| match f {
             None => Some(None),
             Some(f) => p.take("filter", Filter::new(&f)).map(Some),
+        }),
+        retry_schedule: retry_schedule.and_then(|s| match s {
+            None => Some(None),
+            Some(s) => p.take("retrySchedule", RetrySchedule::new(s)).map(Some),
+        }),
+        timeout: timeout.and_then(|t| match t {
+            None => Some(None),
+            Some(t) => p.take("timeoutMs", Timeout::new(t)).map(Some),
+        }),
+        rate: rate.and_then(|r| match r {
+            None => Some(None),
+            Some(r) => p.take("rate", RateLimit::parse(&r)).map(Some),
         }),
         problems: p,
     })
@@ -214,6 +250,24 @@ pub fn new_portal_link(body: &Value) -> Result<portal::NewLink> {
         read_only: read_only.unwrap_or(false),
         problems: p,
     })
+}
+
+/// `retrySchedule` (a list of durations) and `timeoutMs` (milliseconds) as sent:
+/// `Some(None)` for `null` (a PATCH clears the setting; a create keeps serve's).
+type FlowFields = (Option<Option<Vec<String>>>, Option<Option<i64>>);
+
+fn flow_fields(o: &mut Object<'_>) -> FlowFields {
+    let schedule = if o.null("retrySchedule") {
+        Some(None)
+    } else {
+        o.strings("retrySchedule").map(Some)
+    };
+    let timeout = if o.null("timeoutMs") {
+        Some(None)
+    } else {
+        o.integer("timeoutMs").map(Some)
+    };
+    (schedule, timeout)
 }
 
 /// A `POST /webhooks/{id}/rotate-secret` body: `{"graceSeconds": N}`, all optional.

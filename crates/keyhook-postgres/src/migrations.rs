@@ -242,6 +242,17 @@ const MIGRATIONS: &[&str] = &[
      );
      CREATE UNIQUE INDEX portal_sessions_hash ON portal_sessions(token_hash);
      CREATE INDEX portal_sessions_link ON portal_sessions(link_id);"#,
+    // delivery control: SQLite's migration of the same name.
+    r#"ALTER TABLE webhooks ADD COLUMN retry_schedule TEXT;
+     ALTER TABLE webhooks ADD COLUMN timeout_ms BIGINT;
+     ALTER TABLE webhooks ADD COLUMN held_until BIGINT;
+     ALTER TABLE webhooks ADD COLUMN rate TEXT;
+     CREATE TABLE webhook_rates (
+        webhook_id  TEXT COLLATE "C" PRIMARY KEY REFERENCES webhooks(id) ON DELETE CASCADE,
+        millitokens BIGINT,
+        at          BIGINT NOT NULL,
+        next_at     BIGINT
+     );"#,
 ];
 
 /// The schema version this binary writes.

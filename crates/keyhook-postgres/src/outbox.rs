@@ -2,7 +2,9 @@
 //! several workers on several machines can make at once.
 
 use super::PgStore;
-use keyhook_core::store::{Claimed, DeliveryState, KeyQueries, OutboxQueries, StoreResult};
+use keyhook_core::store::{
+    Claimed, DeliveryState, KeyQueries, OutboxQueries, RateBucket, StoreResult,
+};
 use keyhook_core::time::Timestamp;
 
 impl OutboxQueries for PgStore {
@@ -54,6 +56,8 @@ impl OutboxQueries for PgStore {
                     keyhook_core::due_sql!("d.", "$1"),
                     " AND ",
                     keyhook_core::claimable_sql!(dialect, "d.", "$2::text"),
+                    " AND ",
+                    keyhook_core::unheld_sql!("d.", "$1"),
                     ")"
                 ),
                 &[&now.0, &only],
@@ -91,6 +95,8 @@ impl OutboxQueries for PgStore {
                     keyhook_core::due_sql!("d.", "$1"),
                     " AND ",
                     keyhook_core::claimable_sql!(dialect, "d.", "$4::text"),
+                    " AND ",
+                    keyhook_core::unheld_sql!("d.", "$1"),
                     "
                     ORDER BY d.next_attempt_at
                     LIMIT $2
@@ -107,7 +113,7 @@ impl OutboxQueries for PgStore {
                         sized.recovered
                  )
                  SELECT l.id, l.event_id, e.event, e.payload, l.attempts, w.id, w.is_active,
-                    e.profile_id, l.recovered
+                    e.profile_id, l.recovered, w.retry_schedule, w.timeout_ms, w.rate
                  FROM leased l
                  JOIN events e ON e.id = l.event_id
                  JOIN webhooks w ON w.id = l.webhook_id
@@ -127,6 +133,9 @@ impl OutboxQueries for PgStore {
                         webhook_id: r.try_get(5)?,
                         webhook_active: r.try_get(6)?,
                         recovered: r.try_get(8)?,
+                        retry_schedule: r.try_get(9)?,
+                        timeout_ms: r.try_get(10)?,
+                        rate: r.try_get(11)?,
                     })
                 })
                 .collect()
@@ -174,6 +183,112 @@ impl OutboxQueries for PgStore {
                     " AND lease_until IS NOT NULL"
                 ),
                 &[&ids, &until.0],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// The pending deliveries are moved past the hold with `SKIP LOCKED`: one another
+    /// worker is claiming or settling right now is left as it is (the claim's
+    /// `unheld_sql!` keeps it back all the same), so a hold never waits on another worker.
+    fn hold_webhook(&self, webhook_id: &str, until: Timestamp, now: Timestamp) -> StoreResult<()> {
+        self.run(|s| {
+            s.execute(
+                "UPDATE webhooks SET held_until = greatest(coalesce(held_until, 0), $2)
+                 WHERE id = $1",
+                &[&webhook_id, &until.0],
+            )?;
+            s.execute(
+                concat!(
+                    "UPDATE deliveries SET next_attempt_at = $2, updated_at = $3
+                     WHERE id IN (SELECT id FROM deliveries WHERE webhook_id = $1 AND state = ",
+                    keyhook_core::pending_state_sql!(),
+                    " AND lease_until IS NULL AND next_attempt_at < $2 FOR UPDATE SKIP LOCKED)"
+                ),
+                &[&webhook_id, &until.0, &now.0],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn release_delivery(&self, id: &str, at: Timestamp, now: Timestamp) -> StoreResult<()> {
+        self.run(|s| {
+            s.execute(
+                "UPDATE deliveries SET next_attempt_at = greatest(next_attempt_at, $2),
+                    lease_until = NULL, updated_at = $3 WHERE id = $1",
+                &[&id, &at.0, &now.0],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// Made if missing (`ON CONFLICT DO NOTHING`: two instances making the same row at once
+    /// both go on), then locked `FOR UPDATE` in id order, so that claims on every instance
+    /// take a webhook's tokens one after another and never deadlock on each other.
+    fn lock_rate_buckets(
+        &self,
+        webhook_ids: &[&str],
+        now: Timestamp,
+    ) -> StoreResult<Vec<RateBucket>> {
+        self.run(|s| {
+            s.execute(
+                "INSERT INTO webhook_rates (webhook_id, millitokens, at)
+                 SELECT id, NULL, $2 FROM unnest($1::text[]) id
+                 ON CONFLICT (webhook_id) DO NOTHING",
+                &[&webhook_ids, &now.0],
+            )?;
+            s.query(
+                "SELECT webhook_id, millitokens, at, next_at FROM webhook_rates
+                 WHERE webhook_id = ANY($1) ORDER BY webhook_id FOR UPDATE",
+                &[&webhook_ids],
+            )?
+            .iter()
+            .map(|r| {
+                Ok(RateBucket {
+                    webhook_id: r.try_get(0)?,
+                    millitokens: r.try_get(1)?,
+                    at: Timestamp(r.try_get(2)?),
+                    next_at: r.try_get::<_, Option<i64>>(3)?.map(Timestamp),
+                })
+            })
+            .collect()
+        })
+    }
+
+    fn reset_rate_bucket(&self, webhook_id: &str) -> StoreResult<()> {
+        self.run(|s| {
+            s.execute(
+                "DELETE FROM webhook_rates WHERE webhook_id = $1",
+                &[&webhook_id],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn write_rate_buckets(&self, buckets: &[RateBucket]) -> StoreResult<()> {
+        let ids: Vec<&str> = buckets.iter().map(|b| b.webhook_id.as_str()).collect();
+        let tokens: Vec<Option<i64>> = buckets.iter().map(|b| b.millitokens).collect();
+        let at: Vec<i64> = buckets.iter().map(|b| b.at.0).collect();
+        let next: Vec<Option<i64>> = buckets.iter().map(|b| b.next_at.map(|t| t.0)).collect();
+        self.run(|s| {
+            s.execute(
+                "UPDATE webhook_rates r SET millitokens = b.m, at = b.a, next_at = b.n
+                 FROM unnest($1::text[], $2::int8[], $3::int8[], $4::int8[]) b(w, m, a, n)
+                 WHERE r.webhook_id = b.w",
+                &[&ids, &tokens, &at, &next],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn unlease(&self, ids: &[&str]) -> StoreResult<()> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        self.run(|s| {
+            s.execute(
+                "UPDATE deliveries SET lease_until = NULL WHERE id = ANY($1)",
+                &[&ids],
             )?;
             Ok(())
         })

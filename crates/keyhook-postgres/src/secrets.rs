@@ -35,7 +35,7 @@ impl SecretQueries for PgStore {
                     full_access, profile_ids,
                     CASE WHEN ",
                     keyhook_core::secret_in_grace_sql!("$2"),
-                    " THEN previous_secret_expires_at END
+                    " THEN previous_secret_expires_at END, held_until
                  FROM webhooks WHERE id = $1"
                 ),
                 &[&id, &now.0],
@@ -52,6 +52,7 @@ impl SecretQueries for PgStore {
                 url: r.try_get(1)?,
                 secrets,
                 grace_ends_at: r.try_get::<_, Option<i64>>(6)?.map(Timestamp),
+                held_until: r.try_get::<_, Option<i64>>(7)?.map(Timestamp),
             }))
         })
     }

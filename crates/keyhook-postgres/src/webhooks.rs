@@ -4,7 +4,8 @@ use postgres::Row;
 
 use super::migrations::LOCK_CLASS;
 use super::{json_strings, to_json, Fail, PgStore};
-use keyhook_core::model::{DeliveryAttempt, Webhook};
+use keyhook_core::model::{DeliveryAttempt, DeliveryControl, Webhook};
+use keyhook_core::rate::RateLimit;
 use keyhook_core::store::{
     AttemptRecord, FailCounter, KeyQueries, Listed, StoreResult, WebhookQueries,
 };
@@ -13,7 +14,7 @@ use keyhook_core::time::Timestamp;
 macro_rules! columns {
     () => {
         "id, user_id, url, events, secret, is_active, fail_count, created_at, updated_at,
-         full_access, profile_ids, filter, ephemeral"
+         full_access, profile_ids, filter, ephemeral, retry_schedule, timeout_ms, rate"
     };
 }
 
@@ -79,6 +80,16 @@ pub(crate) fn from_row(r: &Row) -> Result<Webhook, Fail> {
         created_at: Timestamp(r.try_get(7)?),
         updated_at: Timestamp(r.try_get(8)?),
         ephemeral: r.try_get(12)?,
+        control: DeliveryControl {
+            retry_schedule: r
+                .try_get::<_, Option<&str>>(13)?
+                .map(json_strings)
+                .transpose()?,
+            timeout_ms: r.try_get(14)?,
+            rate: r
+                .try_get::<_, Option<&str>>(15)?
+                .and_then(|s| RateLimit::parse(s).ok()),
+        },
     })
 }
 
@@ -110,8 +121,9 @@ impl WebhookQueries for PgStore {
         self.run(|s| {
             s.execute(
                 "INSERT INTO webhooks (id, user_id, url, events, secret, is_active, fail_count,
-                    created_at, updated_at, full_access, profile_ids, filter, ephemeral, heartbeat_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+                    created_at, updated_at, full_access, profile_ids, filter, ephemeral, heartbeat_at,
+                    retry_schedule, timeout_ms, rate)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
                 &[
                     &w.id,
                     &w.user_id,
@@ -127,6 +139,9 @@ impl WebhookQueries for PgStore {
                     &w.filter,
                     &w.ephemeral,
                     &w.ephemeral.then_some(w.created_at.0),
+                    &w.control.retry_schedule.as_deref().map(to_json),
+                    &w.control.timeout_ms,
+                    &w.control.rate.map(|r| r.to_string()),
                 ],
             )?;
             Ok(())
@@ -195,7 +210,7 @@ impl WebhookQueries for PgStore {
                 concat!(
                     "UPDATE webhooks SET url = $2, events = $3, is_active = $4, fail_count = $5,
                     updated_at = $6, full_access = $7, profile_ids = $8, filter = $9,
-                    ",
+                    retry_schedule = $10, timeout_ms = $11, rate = $12, ",
                     keyhook_core::enable_clears_reason_sql!("$4"),
                     "
                  WHERE id = $1"
@@ -210,6 +225,9 @@ impl WebhookQueries for PgStore {
                     &w.full_access,
                     &to_json(&w.profile_ids),
                     &w.filter,
+                    &w.control.retry_schedule.as_deref().map(to_json),
+                    &w.control.timeout_ms,
+                    &w.control.rate.map(|r| r.to_string()),
                 ],
             )?;
             Ok(())

@@ -7,7 +7,7 @@ use super::{to_json, Conn};
 use crate::error::sql;
 use crate::time::Timestamp;
 use keyhook_core::store::KeyQueries;
-use keyhook_core::store::{Claimed, DeliveryState, OutboxQueries, StoreResult};
+use keyhook_core::store::{Claimed, DeliveryState, OutboxQueries, RateBucket, StoreResult};
 
 impl OutboxQueries for Conn {
     fn insert_event(
@@ -61,6 +61,8 @@ impl OutboxQueries for Conn {
                     keyhook_core::due_sql!("d.", "?1"),
                     " AND ",
                     keyhook_core::claimable_sql!(dialect, "d.", "?2"),
+                    " AND ",
+                    keyhook_core::unheld_sql!("d.", "?1"),
                     ")"
                 ))?
                 .query_row(params![now.0, only], |r| r.get(0))?)
@@ -82,7 +84,7 @@ impl OutboxQueries for Conn {
         sql(|| {
             let mut stmt = self.0.prepare_cached(concat!(
                 "SELECT d.id, d.event_id, e.event, e.payload, d.attempts, w.id, w.is_active,
-                    e.profile_id, d.lease_until IS NOT NULL
+                    e.profile_id, d.lease_until IS NOT NULL, w.retry_schedule, w.timeout_ms, w.rate
                  FROM deliveries d
                  JOIN events e ON e.id = d.event_id
                  JOIN webhooks w ON w.id = d.webhook_id
@@ -90,6 +92,8 @@ impl OutboxQueries for Conn {
                 keyhook_core::due_sql!("d.", "?1"),
                 " AND ",
                 keyhook_core::claimable_sql!(dialect, "d.", "?3"),
+                " AND ",
+                keyhook_core::unheld_sql!("d.", "?1"),
                 "
                  ORDER BY d.next_attempt_at
                  LIMIT ?2"
@@ -105,6 +109,9 @@ impl OutboxQueries for Conn {
                     webhook_id: r.get(5)?,
                     webhook_active: r.get(6)?,
                     recovered: r.get(8)?,
+                    retry_schedule: r.get(9)?,
+                    timeout_ms: r.get(10)?,
+                    rate: r.get(11)?,
                 })
             })?;
             let mut claimed = Vec::new();
@@ -179,6 +186,112 @@ impl OutboxQueries for Conn {
             for id in ids {
                 renew.execute(params![id, until.0])?;
             }
+            Ok(())
+        })
+    }
+
+    fn hold_webhook(&self, webhook_id: &str, until: Timestamp, now: Timestamp) -> StoreResult<()> {
+        sql(|| {
+            self.0
+                .prepare_cached(
+                    "UPDATE webhooks SET held_until = max(coalesce(held_until, 0), ?2)
+                     WHERE id = ?1",
+                )?
+                .execute(params![webhook_id, until.0])?;
+            self.0
+                .prepare_cached(concat!(
+                    "UPDATE deliveries SET next_attempt_at = ?2, updated_at = ?3
+                     WHERE webhook_id = ?1 AND state = ",
+                    keyhook_core::pending_state_sql!(),
+                    " AND lease_until IS NULL AND next_attempt_at < ?2"
+                ))?
+                .execute(params![webhook_id, until.0, now.0])?;
+            Ok(())
+        })
+    }
+
+    fn release_delivery(&self, id: &str, at: Timestamp, now: Timestamp) -> StoreResult<()> {
+        sql(|| {
+            self.0
+                .prepare_cached(
+                    "UPDATE deliveries SET next_attempt_at = max(next_attempt_at, ?2),
+                        lease_until = NULL, updated_at = ?3 WHERE id = ?1",
+                )?
+                .execute(params![id, at.0, now.0])?;
+            Ok(())
+        })
+    }
+
+    /// The write transaction (`BEGIN IMMEDIATE`) holds the whole database: a read is locked.
+    fn lock_rate_buckets(
+        &self,
+        webhook_ids: &[&str],
+        now: Timestamp,
+    ) -> StoreResult<Vec<RateBucket>> {
+        sql(|| {
+            let mut make = self.0.prepare_cached(
+                "INSERT INTO webhook_rates (webhook_id, millitokens, at) VALUES (?1, NULL, ?2)
+                 ON CONFLICT (webhook_id) DO NOTHING",
+            )?;
+            let mut read = self.0.prepare_cached(
+                "SELECT webhook_id, millitokens, at, next_at FROM webhook_rates
+                 WHERE webhook_id = ?1",
+            )?;
+            let mut out = Vec::with_capacity(webhook_ids.len());
+            for id in webhook_ids {
+                make.execute(params![id, now.0])?;
+                out.push(read.query_row([id], |r| {
+                    Ok(RateBucket {
+                        webhook_id: r.get(0)?,
+                        millitokens: r.get(1)?,
+                        at: Timestamp(r.get(2)?),
+                        next_at: r.get::<_, Option<i64>>(3)?.map(Timestamp),
+                    })
+                })?);
+            }
+            Ok(out)
+        })
+    }
+
+    fn reset_rate_bucket(&self, webhook_id: &str) -> StoreResult<()> {
+        sql(|| {
+            self.0
+                .prepare_cached("DELETE FROM webhook_rates WHERE webhook_id = ?1")?
+                .execute([webhook_id])?;
+            Ok(())
+        })
+    }
+
+    fn write_rate_buckets(&self, buckets: &[RateBucket]) -> StoreResult<()> {
+        sql(|| {
+            let mut write = self.0.prepare_cached(
+                "UPDATE webhook_rates SET millitokens = ?2, at = ?3, next_at = ?4
+                 WHERE webhook_id = ?1",
+            )?;
+            for b in buckets {
+                write.execute(params![
+                    b.webhook_id,
+                    b.millitokens,
+                    b.at.0,
+                    b.next_at.map(|t| t.0)
+                ])?;
+            }
+            Ok(())
+        })
+    }
+
+    fn unlease(&self, ids: &[&str]) -> StoreResult<()> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let ids = to_json(ids);
+        sql(|| {
+            self.0
+                .prepare_cached(
+                    "UPDATE deliveries SET lease_until = NULL
+                     WHERE id IN (SELECT value FROM json_each(?1))",
+                )?
+                .execute([ids])?;
             Ok(())
         })
     }

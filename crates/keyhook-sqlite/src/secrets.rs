@@ -47,7 +47,7 @@ impl SecretQueries for Conn {
                         full_access, profile_ids,
                         CASE WHEN ",
                     keyhook_core::secret_in_grace_sql!("?2"),
-                    " THEN previous_secret_expires_at END
+                    " THEN previous_secret_expires_at END, held_until
                      FROM webhooks WHERE id = ?1"
                 ))?
                 .query_row(params![id, now.0], |r| {
@@ -61,6 +61,7 @@ impl SecretQueries for Conn {
                         url: r.get(1)?,
                         secrets,
                         grace_ends_at: r.get::<_, Option<i64>>(6)?.map(Timestamp),
+                        held_until: r.get::<_, Option<i64>>(7)?.map(Timestamp),
                     })
                 })
                 .optional()?)

@@ -2,8 +2,9 @@ use rusqlite::{params, OptionalExtension, Row};
 
 use super::{json_strings, to_json, Conn};
 use crate::error::sql;
-use crate::model::{DeliveryAttempt, Webhook};
+use crate::model::{DeliveryAttempt, DeliveryControl, Webhook};
 use crate::time::Timestamp;
+use keyhook_core::rate::RateLimit;
 use keyhook_core::store::KeyQueries;
 use keyhook_core::store::{AttemptRecord, FailCounter, Listed, StoreResult, WebhookQueries};
 
@@ -12,7 +13,7 @@ use keyhook_core::store::{AttemptRecord, FailCounter, Listed, StoreResult, Webho
 macro_rules! columns {
     () => {
         "id, user_id, url, events, secret, is_active, fail_count, created_at,
-    updated_at, full_access, profile_ids, filter, ephemeral"
+    updated_at, full_access, profile_ids, filter, ephemeral, retry_schedule, timeout_ms, rate"
     };
 }
 
@@ -42,6 +43,16 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Webhook> {
         created_at: Timestamp(r.get(7)?),
         updated_at: Timestamp(r.get(8)?),
         ephemeral: r.get(12)?,
+        control: DeliveryControl {
+            retry_schedule: r
+                .get::<_, Option<String>>(13)?
+                .map(|s| json_strings(&s))
+                .transpose()?,
+            timeout_ms: r.get(14)?,
+            rate: r
+                .get::<_, Option<String>>(15)?
+                .and_then(|s| RateLimit::parse(&s).ok()),
+        },
     })
 }
 
@@ -61,8 +72,9 @@ impl WebhookQueries for Conn {
             self.0
                 .prepare_cached(
                     "INSERT INTO webhooks (id, user_id, url, events, secret, is_active, fail_count,
-                        created_at, updated_at, full_access, profile_ids, filter, ephemeral, heartbeat_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                        created_at, updated_at, full_access, profile_ids, filter, ephemeral, heartbeat_at,
+                        retry_schedule, timeout_ms, rate)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
                 )?
                 .execute(params![
                     w.id,
@@ -78,7 +90,10 @@ impl WebhookQueries for Conn {
                     to_json(&w.profile_ids),
                     w.filter,
                     w.ephemeral,
-                    w.ephemeral.then_some(w.created_at.0)
+                    w.ephemeral.then_some(w.created_at.0),
+                    w.control.retry_schedule.as_deref().map(to_json),
+                    w.control.timeout_ms,
+                    w.control.rate.map(|r| r.to_string())
                 ])?;
             Ok(())
         })
@@ -136,7 +151,7 @@ impl WebhookQueries for Conn {
                 .prepare_cached(concat!(
                     "UPDATE webhooks SET url = ?2, events = ?3, is_active = ?4, fail_count = ?5,
                         updated_at = ?6, full_access = ?7, profile_ids = ?8, filter = ?9,
-                        ",
+                        retry_schedule = ?10, timeout_ms = ?11, rate = ?12, ",
                     keyhook_core::enable_clears_reason_sql!("?4"),
                     "
                      WHERE id = ?1"
@@ -150,7 +165,10 @@ impl WebhookQueries for Conn {
                     w.updated_at.0,
                     w.full_access,
                     to_json(&w.profile_ids),
-                    w.filter
+                    w.filter,
+                    w.control.retry_schedule.as_deref().map(to_json),
+                    w.control.timeout_ms,
+                    w.control.rate.map(|r| r.to_string())
                 ])?;
             Ok(())
         })

@@ -294,6 +294,27 @@ impl Output {
         if let Some(f) = &w.filter {
             rows.insert(5, ("filter", wrap(f.clone())));
         }
+        // A webhook's own delivery settings (CONTRACT §15), before `active`.
+        let at = rows
+            .iter()
+            .position(|(k, _)| *k == "active")
+            .unwrap_or(rows.len());
+        let mut own = Vec::new();
+        if let Some(list) = &w.control.retry_schedule {
+            let text = if list.is_empty() {
+                "none (no retry)".to_string()
+            } else {
+                list.join(", ")
+            };
+            own.push(("retries", wrap(text)));
+        }
+        if let Some(ms) = w.control.timeout_ms {
+            own.push(("timeout", whole(format!("{ms}ms"))));
+        }
+        if let Some(r) = w.control.rate {
+            own.push(("rate", whole(r.to_string())));
+        }
+        rows.splice(at..at, own);
         if !history.is_empty() {
             rows.push(("history", self.history(history)));
         }

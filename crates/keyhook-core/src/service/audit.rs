@@ -231,14 +231,25 @@ pub fn key_details(k: &ApiKey) -> Value {
 /// The details of a webhook's entry: its URL (credentials masked) and events; never the
 /// secret.
 pub fn webhook_details(w: &Webhook) -> Value {
-    json!({
+    let mut v = json!({
         "url": redact::url(&w.url),
         "events": w.events,
         "fullAccess": w.full_access,
         "profileIds": w.profile_ids,
         "isActive": w.is_active,
         "filter": w.filter,
-    })
+    });
+    // A webhook's own delivery settings, when it has them (CONTRACT §15).
+    if let Some(s) = &w.control.retry_schedule {
+        v["retrySchedule"] = json!(s);
+    }
+    if let Some(t) = w.control.timeout_ms {
+        v["timeoutMs"] = json!(t);
+    }
+    if let Some(r) = w.control.rate {
+        v["rate"] = json!(r.to_string());
+    }
+    v
 }
 
 /// A login name as it goes into a `cli:<login>` actor: characters other than ASCII letters,

@@ -156,6 +156,11 @@ impl<'a> Object<'a> {
         self.map.get(field).filter(|v| !v.is_null())
     }
 
+    /// Whether `field` was sent as `null` (in a PATCH: clear it).
+    pub fn null(&self, field: &str) -> bool {
+        self.map.get(field).is_some_and(Value::is_null)
+    }
+
     pub fn string(&mut self, field: &str) -> Option<String> {
         match self.get(field)? {
             Value::String(s) => Some(s.clone()),

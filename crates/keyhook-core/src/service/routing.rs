@@ -449,6 +449,7 @@ mod tests {
             created_at: Timestamp(0),
             updated_at: Timestamp(0),
             ephemeral: false,
+            control: Default::default(),
         }
     }
 

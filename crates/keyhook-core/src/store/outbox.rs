@@ -73,6 +73,28 @@ pub trait OutboxQueries {
     /// `until`. The worker renews the leases of what it is still sending, so a short lease
     /// covers a long request, and the deliveries of a worker that died are free again soon.
     fn renew_leases(&self, ids: &[&str], until: Timestamp) -> StoreResult<()>;
+    /// A receiver's `Retry-After` (CONTRACT §15): the webhook's deliveries are held until
+    /// `until` (never earlier than a hold already set): no claim takes one before then
+    /// (`crate::unheld_sql!`), and its pending deliveries not leased are made due then.
+    fn hold_webhook(&self, webhook_id: &str, until: Timestamp, now: Timestamp) -> StoreResult<()>;
+    /// Puts a claimed delivery back unsent (no attempt counted), due at `at` at the earliest.
+    fn release_delivery(&self, id: &str, at: Timestamp, now: Timestamp) -> StoreResult<()>;
+    /// Inside the claim's write transaction: the token buckets of `webhook_ids` (sorted,
+    /// distinct), each locked until the transaction ends (`FOR UPDATE` on PostgreSQL, so
+    /// claims on every instance take tokens one after another), a missing one made (full).
+    fn lock_rate_buckets(
+        &self,
+        webhook_ids: &[&str],
+        now: Timestamp,
+    ) -> StoreResult<Vec<RateBucket>>;
+    /// Forgets the webhook's token bucket: its rate changed, and the next claim starts a
+    /// full bucket of the new one.
+    fn reset_rate_bucket(&self, webhook_id: &str) -> StoreResult<()>;
+    /// Writes the buckets back (after [`OutboxQueries::lock_rate_buckets`]).
+    fn write_rate_buckets(&self, buckets: &[RateBucket]) -> StoreResult<()>;
+    /// Inside the claim's write transaction: gives back deliveries it leased and will not
+    /// send (over their webhook's rate), due as they were.
+    fn unlease(&self, ids: &[&str]) -> StoreResult<()>;
     /// Deliveries per state.
     fn delivery_counts(&self) -> StoreResult<Vec<(String, i64)>>;
 }
@@ -143,4 +165,23 @@ pub struct Claimed {
     /// An earlier claim's lease had run out unsettled: the worker that held it stopped (or
     /// could not look at the webhook) before settling it, and this claim recovers it.
     pub recovered: bool,
+    /// The webhook's own retry schedule (its stored JSON list) and timeout, as claimed
+    /// (CONTRACT §15); `None`: serve's.
+    pub retry_schedule: Option<String>,
+    pub timeout_ms: Option<i64>,
+    /// The webhook's `--rate` as stored (`5/s`), if it has one.
+    pub rate: Option<String>,
+}
+
+/// A webhook's token bucket (`--rate`, CONTRACT §15): one row per rated webhook, locked and
+/// written in the transaction of the claim that takes its tokens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RateBucket {
+    pub webhook_id: String,
+    /// The tokens left at `at`, in thousandths; `None`: a full bucket (never used).
+    pub millitokens: Option<i64>,
+    pub at: Timestamp,
+    /// When the next whole token is there, if none was left: no claim takes a delivery of
+    /// the webhook before then (`crate::unheld_sql!`).
+    pub next_at: Option<Timestamp>,
 }

@@ -42,6 +42,9 @@ pub struct Signing {
     /// The end of that grace period when `secrets` holds the previous secret: the time from
     /// which the same row answers with the current secret alone. `None` otherwise.
     pub grace_ends_at: Option<Timestamp>,
+    /// Until when a receiver's `Retry-After` holds the webhook's deliveries
+    /// ([`OutboxQueries::hold_webhook`](super::OutboxQueries::hold_webhook)), if it was ever held.
+    pub held_until: Option<Timestamp>,
 }
 
 impl Signing {
@@ -49,6 +52,8 @@ impl Signing {
     /// nothing was committed since: time has not gone back, nor past the grace period's end
     /// (an answer without the previous secret stays so as time goes on).
     pub fn holds_at(&self, read_at: Timestamp, now: Timestamp) -> bool {
-        now >= read_at && self.grace_ends_at.is_none_or(|end| now < end)
+        now >= read_at
+            && self.grace_ends_at.is_none_or(|end| now < end)
+            && self.held_until.is_none_or(|h| now < h || read_at >= h)
     }
 }

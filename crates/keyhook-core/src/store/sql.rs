@@ -243,6 +243,26 @@ macro_rules! enable_clears_reason_sql {
     };
 }
 
+/// The delivery (columns prefixed `$t`) is not held by its webhook's `Retry-After` at `$now`
+/// (`OutboxQueries::hold_webhook`), nor by its webhook's rate (no token left until
+/// `webhook_rates.next_at`).
+#[macro_export]
+macro_rules! unheld_sql {
+    ($t:literal, $now:literal) => {
+        concat!(
+            "NOT EXISTS (SELECT 1 FROM webhooks hw WHERE hw.id = ",
+            $t,
+            "webhook_id AND hw.held_until > ",
+            $now,
+            ") AND NOT EXISTS (SELECT 1 FROM webhook_rates hr WHERE hr.webhook_id = ",
+            $t,
+            "webhook_id AND hr.next_at > ",
+            $now,
+            ")"
+        )
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use crate::store::DeliveryState;

@@ -106,6 +106,7 @@ fn webhook(user: &str, i: usize, s: &Spec) -> Webhook {
         created_at: Timestamp(T),
         updated_at: Timestamp(T),
         ephemeral: false,
+        control: Default::default(),
     }
 }
 

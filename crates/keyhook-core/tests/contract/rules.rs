@@ -41,6 +41,7 @@ fn hook(id: &str, events: &[&str], active: bool, profiles: Option<&[&str]>) -> W
         created_at: Timestamp(T),
         updated_at: Timestamp(T),
         ephemeral: false,
+        control: Default::default(),
     }
 }
 

@@ -57,6 +57,7 @@ fn hook(id: &str, user: &str, events: &[&str], active: bool, created: i64) -> We
         created_at: Timestamp(created),
         updated_at: Timestamp(created),
         ephemeral: false,
+        control: Default::default(),
     }
 }
 

@@ -247,6 +247,17 @@ impl<'a> AttemptLog<'a> {
 
     /// Counts `a`; returns the webhook's user when this attempt disabled it.
     pub fn record(&mut self, c: Conn<'_>, a: AttemptRecord<'a>) -> Result<Option<String>> {
+        self.record_counted(c, a, true)
+    }
+
+    /// Logs `a` and, with `count`, counts it: a receiver's back-pressure answer
+    /// ([`Attempt::back_pressure`]) is logged and not counted.
+    fn record_counted(
+        &mut self,
+        c: Conn<'_>,
+        a: AttemptRecord<'a>,
+        count: bool,
+    ) -> Result<Option<String>> {
         if self
             .run
             .as_ref()
@@ -266,6 +277,10 @@ impl<'a> AttemptLog<'a> {
         let Some(seen) = &run.counter else {
             return Ok(None);
         };
+        if !count {
+            run.rows.push(a);
+            return Ok(None);
+        }
         let (after, disabled) = count_attempt(seen, &a, self.disable_after);
         let user = disabled.then(|| seen.user_id.clone());
         if let Some(after) = after {
@@ -343,7 +358,10 @@ pub fn log_attempt_in<'a>(
         response_excerpt: &a.response_excerpt,
         skipped: None,
     };
-    let disabled = log.record(c, record.clone())?;
+    // A receiver's 429/503 with `Retry-After` is back-pressure, not a failure of the
+    // endpoint: logged, never counted toward the automatic disable (CONTRACT §15).
+    let counted = a.back_pressure().is_none();
+    let disabled = log.record_counted(c, record.clone(), counted)?;
     if let Some(user) = disabled {
         // The webhook's scope, for who may read the entry (it exists: it was just disabled).
         let w = c.webhook(&user, webhook_id)?;

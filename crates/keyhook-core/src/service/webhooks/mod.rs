@@ -1,6 +1,7 @@
 //! Webhook subscriptions: create (at most ten per user, enforced under the write lock), list,
 //! show, update, delete, the test ping and the attempt log.
 mod attempts;
+pub mod flow;
 mod secret;
 mod target;
 
@@ -25,7 +26,8 @@ use super::operational;
 use super::{Actor, Operation, Publish};
 use crate::auth::{self, Excess, Scope};
 use crate::error::{Error, FieldError, Result};
-use crate::model::Webhook;
+use crate::model::{DeliveryControl, Webhook};
+use crate::rate::RateLimit;
 use crate::sign;
 use crate::store::{Conn, Listed, Store};
 use crate::time::Timestamp;
@@ -50,6 +52,11 @@ pub struct NewWebhook {
     pub profile_ids: Option<ProfileIds>,
     /// Only events this CEL filter admits are queued (`service::filter`); `None`: all.
     pub filter: Option<Filter>,
+    /// Its own retry schedule and timeout (`flow`); `None`: serve's.
+    pub retry_schedule: Option<flow::RetrySchedule>,
+    pub timeout: Option<flow::Timeout>,
+    /// At most this many attempts per period (`--rate`); `None`: no limit.
+    pub rate: Option<RateLimit>,
     /// Made by `keyhook listen` (`service::listen`): delivered only by that process, never
     /// by `serve` or `deliver`, and deleted when it stops. Never set over HTTP.
     pub ephemeral: bool,
@@ -73,6 +80,10 @@ pub struct WebhookPatch {
     pub is_active: Option<bool>,
     /// `Some(None)` removes the filter; `None` keeps it.
     pub filter: Option<Option<Filter>>,
+    /// `Some(None)` goes back to serve's schedule / timeout; `None` keeps the webhook's.
+    pub retry_schedule: Option<Option<flow::RetrySchedule>>,
+    pub timeout: Option<Option<flow::Timeout>>,
+    pub rate: Option<Option<RateLimit>>,
     /// As in [`NewWebhook`].
     pub problems: Problems,
 }
@@ -86,6 +97,9 @@ const WEBHOOK_FIELDS: &[&str] = &[
     "profileIds",
     "filter",
     "isActive",
+    "retrySchedule",
+    "timeoutMs",
+    "rate",
     "body",
 ];
 
@@ -233,6 +247,11 @@ pub fn create(
         created_at: now,
         updated_at: now,
         ephemeral: input.ephemeral,
+        control: DeliveryControl {
+            retry_schedule: input.retry_schedule.map(|s| s.0),
+            timeout_ms: input.timeout.map(|t| t.0),
+            rate: input.rate,
+        },
     };
     // BEGIN IMMEDIATE: the count and the insert see no other writer, so N processes
     // creating at once never make an eleventh. Every webhook of the user counts, those the
@@ -377,6 +396,9 @@ pub fn update(
         "profileIds",
         "isActive",
         "filter",
+        "retrySchedule",
+        "timeoutMs",
+        "rate",
     ]
     .iter()
     .any(|f| p.mentions(f));
@@ -385,11 +407,15 @@ pub fn update(
         && patch.full_access.is_none()
         && patch.profile_ids.is_none()
         && patch.is_active.is_none()
-        && patch.filter.is_none();
+        && patch.filter.is_none()
+        && patch.retry_schedule.is_none()
+        && patch.timeout.is_none()
+        && patch.rate.is_none();
     if empty && !named && !p.has("body") {
         p.add(
             "body",
-            "name at least one of url, events, fullAccess, profileIds, isActive, filter",
+            "name at least one of url, events, fullAccess, profileIds, isActive, filter, \
+             retrySchedule, timeoutMs, rate",
         );
     }
     let scope = asked_scope(&mut p, patch.full_access, patch.profile_ids);
@@ -435,6 +461,15 @@ pub fn update(
         if let Some(filter) = patch.filter {
             w.filter = filter.map(|f| f.as_str().to_string());
         }
+        if let Some(s) = patch.retry_schedule {
+            w.control.retry_schedule = s.map(|s| s.0);
+        }
+        if let Some(t) = patch.timeout {
+            w.control.timeout_ms = t.map(|t| t.0);
+        }
+        if let Some(r) = patch.rate {
+            w.control.rate = r;
+        }
         if let (true, Some(source)) = (recheck, &w.filter) {
             // A stored filter that no longer compiles is kept as it is (nothing an upgrade
             // refuses is deleted); one that compiles must fit the events it will now see.
@@ -449,6 +484,10 @@ pub fn update(
         }
         w.updated_at = now;
         c.update_webhook(&w)?;
+        if before.control.rate != w.control.rate {
+            // A new rate starts with a full bucket of its own.
+            c.reset_rate_bucket(&w.id)?;
+        }
         // A change of scope is shown to the keys that saw the webhook before and after it.
         let (full_access, ids) = audit::union(before.scope(), w.scope());
         let about = Scope {
@@ -487,6 +526,17 @@ fn update_entries(before: &Webhook, after: &Webhook) -> Vec<(Action, serde_json:
     }
     if before.filter != after.filter {
         changed.insert("filter".into(), after.filter.clone().into());
+    }
+    if before.control.retry_schedule != after.control.retry_schedule {
+        let s = after.control.retry_schedule.clone();
+        changed.insert("retrySchedule".into(), s.into());
+    }
+    if before.control.timeout_ms != after.control.timeout_ms {
+        changed.insert("timeoutMs".into(), after.control.timeout_ms.into());
+    }
+    if before.control.rate != after.control.rate {
+        let rate = after.control.rate.map(|r| r.to_string());
+        changed.insert("rate".into(), rate.into());
     }
     if before.is_active == after.is_active && before.fail_count != after.fail_count {
         changed.insert("failCount".into(), after.fail_count.into());

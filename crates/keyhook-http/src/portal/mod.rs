@@ -863,6 +863,11 @@ impl PageCtx<'_> {
             full_access,
             profile_ids,
             filter,
+            // The portal leaves delivery control to the operator: serve's schedule and
+            // timeout, no rate.
+            retry_schedule: None,
+            timeout: None,
+            rate: None,
             ephemeral: false,
             idempotency: None,
             problems: p,
@@ -937,6 +942,10 @@ impl PageCtx<'_> {
             profile_ids,
             is_active: None,
             filter,
+            // Kept as the operator set them (`None`: unchanged).
+            retry_schedule: None,
+            timeout: None,
+            rate: None,
             problems: p,
         };
         match webhooks::update(store, self.actor(), id, patch, self.now) {

@@ -124,7 +124,19 @@ pub const TABLES: &[Table] = &[
             // the developer's loop
             ("ephemeral", Bool),
             ("heartbeat_at", Int),
+            // signatures and secrets at rest (the secret cells travel sealed)
+            ("signing", Text),
+            ("public_key", Text),
+            ("signing_key", Text),
+            ("previous_signing_key", Text),
+            ("headers", Text),
         ],
+    },
+    Table {
+        // The fingerprint of the key the copied secret cells are sealed with.
+        name: "secrets_key",
+        order_by: "id",
+        columns: &[("id", Int), ("fingerprint", Text)],
     },
     Table {
         name: "events",

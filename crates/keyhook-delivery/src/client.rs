@@ -93,16 +93,18 @@ impl Sender {
         body: &[u8],
         timestamp: i64,
     ) -> Attempt {
-        self.send_with_headers(url, secrets, msg_id, body, timestamp)
+        self.send_with_headers(url, secrets, &[], msg_id, body, timestamp)
             .0
     }
 
-    /// [`Sender::send`], also returning the headers the request carried (`keyhook listen`
-    /// prints them); none when it was not sent.
+    /// [`Sender::send`] with the webhook's static headers `extra` (CONTRACT §15), also
+    /// returning keyhook's own headers the request carried (`keyhook listen` prints them;
+    /// never `extra`, whose values are secrets); none when it was not sent.
     pub fn send_with_headers(
         &self,
         url: &str,
         secrets: &[&str],
+        extra: &[(String, String)],
         msg_id: &str,
         body: &[u8],
         timestamp: i64,
@@ -125,6 +127,9 @@ impl Sender {
         .map(|(k, v)| (k.to_string(), v))
         .collect();
         let mut request = self.agent.request("POST", url);
+        for (name, value) in extra {
+            request = request.set(name, value);
+        }
         for (name, value) in &headers {
             request = request.set(name, value);
         }
@@ -158,6 +163,19 @@ impl Transport for Sender {
         timestamp: i64,
     ) -> Attempt {
         Sender::send(self, url, secrets, msg_id, body, timestamp)
+    }
+
+    fn send_with(
+        &self,
+        url: &str,
+        secrets: &[&str],
+        headers: &[(String, String)],
+        msg_id: &str,
+        body: &[u8],
+        timestamp: i64,
+    ) -> Attempt {
+        self.send_with_headers(url, secrets, headers, msg_id, body, timestamp)
+            .0
     }
 }
 
@@ -816,7 +834,7 @@ mod tests {
             "http://",
             "file:///etc/passwd",
         ] {
-            let (a, headers) = s.send_with_headers(url, &[&secret], "evt_1", BODY, TS);
+            let (a, headers) = s.send_with_headers(url, &[&secret], &[], "evt_1", BODY, TS);
             assert_eq!(a.status_text, "invalid url", "{url:?}");
             assert!(!a.delivered);
             assert_eq!(a.status_code, 0);

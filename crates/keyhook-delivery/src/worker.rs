@@ -379,7 +379,14 @@ fn send_loop(
                 };
                 let timestamp = now.millis() / 1000;
                 let (a, mut headers) =
-                    sender.send_with_headers(&url, &secrets, &c.event_id, &c.payload, timestamp);
+                    sender.send_with_headers(
+                        &url,
+                        &secrets,
+                        &s.headers,
+                        &c.event_id,
+                        &c.payload,
+                        timestamp,
+                    );
                 if !how.report {
                     headers = Vec::new();
                 }

@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use keyhook_core::error::{Error, Result};
-use keyhook_core::model::Permission;
+use keyhook_core::model::{Permission, SigningMode};
 use keyhook_core::rate::RateLimit;
 use keyhook_core::redact;
 use keyhook_core::service::audit;
@@ -18,7 +18,7 @@ use keyhook_core::service::input::Object;
 use keyhook_core::service::keys::{self, Expiry, KeyName, NewKey, ProfileId, ProfileIds};
 use keyhook_core::service::replay::ReplayRequest;
 use keyhook_core::service::webhooks::{
-    Grace, NewWebhook, RotateSecret, WebhookEvents, WebhookPatch, WebhookUrl,
+    Grace, HeaderPatch, NewWebhook, StaticHeaders, RotateSecret, WebhookEvents, WebhookPatch, WebhookUrl,
 };
 use keyhook_core::time::Timestamp;
 
@@ -120,20 +120,73 @@ fn percent_decode(s: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
+/// `signing`: `hmac`, `ed25519` or `both`; `null` is the default, `hmac`.
+fn signing(o: &mut Object<'_>) -> Option<Option<SigningMode>> {
+    match o.nullable_string("signing")? {
+        None => Some(None),
+        Some(s) => match SigningMode::parse(&s) {
+            Ok(m) => Some(Some(m)),
+            Err(msg) => {
+                o.problems.add("signing", msg);
+                None
+            }
+        },
+    }
+}
+
+/// `headers`: an object of header name to value (write-only), `null` for none. A problem
+/// names the header, never its value.
+fn headers(o: &mut Object<'_>) -> Option<StaticHeaders> {
+    let map = o.nullable_object("headers")?.unwrap_or_default();
+    let mut pairs = Vec::with_capacity(map.len());
+    for (name, value) in map {
+        match value {
+            Value::String(v) => pairs.push((name, v)),
+            _ => {
+                let name = keyhook_core::redact::keys(&name).into_owned();
+                o.problems.add(
+                    "headers",
+                    format!("header {name:?}'s value must be a string"),
+                );
+                return None;
+            }
+        }
+    }
+    match StaticHeaders::new(pairs) {
+        Ok(h) => Some(h),
+        Err(m) => {
+            o.problems.add("headers", m);
+            None
+        }
+    }
+}
+
 /// A `POST /webhooks` body.
 pub fn new_webhook(body: &Value, allow_private: bool) -> Result<NewWebhook> {
     let mut o = Object::new(
         body,
-        &["url", "events", "fullAccess", "profileIds", "filter"],
+        &[
+            "url",
+            "events",
+            "fullAccess",
+            "profileIds",
+            "filter",
+            "signing",
+            "headers",
+        ],
     )?;
     let url = o.string("url");
     let events = o.strings("events");
     let full_access = o.bool("fullAccess");
     let profile_ids = o.strings("profileIds");
     let filter = o.nullable_string("filter").flatten();
+    let signing = signing(&mut o).flatten();
+    let headers = headers(&mut o).filter(|h| !h.is_empty());
     let mut p = o.problems;
     p.end_decoding();
     Ok(NewWebhook {
+        signing,
+        headers,
         url: url.and_then(|u| p.take("url", WebhookUrl::new(&u, allow_private))),
         events: events.and_then(|e| p.take_list("events", WebhookEvents::new(e))),
         full_access,
@@ -156,6 +209,8 @@ pub fn webhook_patch(body: &Value, allow_private: bool) -> Result<WebhookPatch> 
             "profileIds",
             "isActive",
             "filter",
+            "signing",
+            "headers",
         ],
     )?;
     let url = o.string("url");
@@ -164,9 +219,13 @@ pub fn webhook_patch(body: &Value, allow_private: bool) -> Result<WebhookPatch> 
     let profile_ids = o.strings("profileIds");
     let is_active = o.bool("isActive");
     let filter = o.nullable_string("filter");
+    let signing = signing(&mut o);
+    let headers = headers(&mut o).map(HeaderPatch::Replace);
     let mut p = o.problems;
     p.end_decoding();
     Ok(WebhookPatch {
+        signing,
+        headers,
         url: url.and_then(|u| p.take("url", WebhookUrl::new(&u, allow_private))),
         events: events.and_then(|e| p.take_list("events", WebhookEvents::new(e))),
         full_access,

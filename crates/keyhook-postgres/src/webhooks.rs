@@ -13,7 +13,7 @@ use keyhook_core::time::Timestamp;
 macro_rules! columns {
     () => {
         "id, user_id, url, events, secret, is_active, fail_count, created_at, updated_at,
-         full_access, profile_ids, filter, ephemeral"
+         full_access, profile_ids, filter, ephemeral, signing, public_key, signing_key, headers"
     };
 }
 
@@ -65,7 +65,8 @@ const USER_LOCK_CLASS: i32 = LOCK_CLASS + 1;
 pub(crate) fn from_row(r: &Row) -> Result<Webhook, Fail> {
     let events: &str = r.try_get(3)?;
     let profile_ids: &str = r.try_get(10)?;
-    Ok(Webhook {
+    let signing: &str = r.try_get(13)?;
+    let mut w = Webhook {
         id: r.try_get(0)?,
         user_id: r.try_get(1)?,
         url: r.try_get(2)?,
@@ -79,7 +80,15 @@ pub(crate) fn from_row(r: &Row) -> Result<Webhook, Fail> {
         created_at: Timestamp(r.try_get(7)?),
         updated_at: Timestamp(r.try_get(8)?),
         ephemeral: r.try_get(12)?,
-    })
+        signing: keyhook_core::model::SigningMode::parse(signing).map_err(Fail::Data)?,
+        public_key: r.try_get(14)?,
+        header_names: Vec::new(),
+        private: Default::default(),
+    };
+    let signing_key: Option<&str> = r.try_get(15)?;
+    let headers: Option<&str> = r.try_get(16)?;
+    keyhook_core::secrets::open_webhook(&mut w, signing_key, headers)?;
+    Ok(w)
 }
 
 fn webhooks(rows: Vec<Row>) -> Result<Vec<Webhook>, Fail> {
@@ -107,17 +116,20 @@ impl WebhookQueries for PgStore {
 
     fn insert_webhook(&self, w: &Webhook) -> StoreResult<()> {
         self.ensure_user(&w.user_id, w.created_at)?;
+        let sealed = keyhook_core::secrets::seal_webhook(w)?;
         self.run(|s| {
             s.execute(
                 "INSERT INTO webhooks (id, user_id, url, events, secret, is_active, fail_count,
-                    created_at, updated_at, full_access, profile_ids, filter, ephemeral, heartbeat_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+                    created_at, updated_at, full_access, profile_ids, filter, ephemeral, heartbeat_at,
+                    signing, public_key, signing_key, headers)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
+                    $17, $18)",
                 &[
                     &w.id,
                     &w.user_id,
                     &w.url,
                     &to_json(&w.events),
-                    &w.secret,
+                    &sealed.secret,
                     &w.is_active,
                     &w.fail_count,
                     &w.created_at.0,
@@ -127,6 +139,10 @@ impl WebhookQueries for PgStore {
                     &w.filter,
                     &w.ephemeral,
                     &w.ephemeral.then_some(w.created_at.0),
+                    &w.signing.as_str(),
+                    &w.public_key,
+                    &sealed.signing_key,
+                    &sealed.headers,
                 ],
             )?;
             Ok(())
@@ -190,11 +206,13 @@ impl WebhookQueries for PgStore {
     }
 
     fn update_webhook(&self, w: &Webhook) -> StoreResult<()> {
+        let sealed = keyhook_core::secrets::seal_webhook(w)?;
         self.run(|s| {
             s.execute(
                 concat!(
                     "UPDATE webhooks SET url = $2, events = $3, is_active = $4, fail_count = $5,
                     updated_at = $6, full_access = $7, profile_ids = $8, filter = $9,
+                    signing = $10, public_key = $11, signing_key = $12, headers = $13,
                     ",
                     keyhook_core::enable_clears_reason_sql!("$4"),
                     "
@@ -210,6 +228,10 @@ impl WebhookQueries for PgStore {
                     &w.full_access,
                     &to_json(&w.profile_ids),
                     &w.filter,
+                    &w.signing.as_str(),
+                    &w.public_key,
+                    &sealed.signing_key,
+                    &sealed.headers,
                 ],
             )?;
             Ok(())

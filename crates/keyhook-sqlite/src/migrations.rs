@@ -267,6 +267,23 @@ const MIGRATIONS: &[&str] = &[
      INSERT INTO key_budgets (id, remaining_uses)
      SELECT id, remaining_uses FROM api_keys WHERE remaining_uses IS NOT NULL;
      ALTER TABLE api_keys DROP COLUMN remaining_uses;",
+    // signatures and secrets at rest (CONTRACT §15): how a webhook signs (`hmac` for every
+    // existing one), its Ed25519 key pair (the private key sealed, the public one plain), its
+    // static headers (a sealed JSON list), and the fingerprint of the key the secret cells
+    // are sealed with (`keyhook_core::secrets`). The existing plaintext secrets are sealed by
+    // the first open with a key, in one transaction that also writes the fingerprint: a
+    // migration cannot hold the key. A keyhook from before this version refuses the file
+    // (a newer schema), so none signs with a sealed secret.
+    "ALTER TABLE webhooks ADD COLUMN signing TEXT NOT NULL DEFAULT 'hmac'
+        CHECK (signing IN ('hmac', 'ed25519', 'both'));
+     ALTER TABLE webhooks ADD COLUMN public_key TEXT;
+     ALTER TABLE webhooks ADD COLUMN signing_key TEXT;
+     ALTER TABLE webhooks ADD COLUMN previous_signing_key TEXT;
+     ALTER TABLE webhooks ADD COLUMN headers TEXT;
+     CREATE TABLE secrets_key (
+        id          INTEGER PRIMARY KEY CHECK (id = 1),
+        fingerprint TEXT NOT NULL
+     ) STRICT;",
 ];
 
 /// The schema version this binary writes.

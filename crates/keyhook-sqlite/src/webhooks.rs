@@ -1,7 +1,7 @@
 use rusqlite::{params, OptionalExtension, Row};
 
 use super::{json_strings, to_json, Conn};
-use crate::error::sql;
+use crate::error::{in_row, sql};
 use crate::model::{DeliveryAttempt, Webhook};
 use crate::time::Timestamp;
 use keyhook_core::store::KeyQueries;
@@ -12,7 +12,8 @@ use keyhook_core::store::{AttemptRecord, FailCounter, Listed, StoreResult, Webho
 macro_rules! columns {
     () => {
         "id, user_id, url, events, secret, is_active, fail_count, created_at,
-    updated_at, full_access, profile_ids, filter, ephemeral"
+    updated_at, full_access, profile_ids, filter, ephemeral, signing, public_key, signing_key,
+    headers"
     };
 }
 
@@ -28,7 +29,8 @@ pub(crate) const LIST_BY_USER: &str = concat!(
 fn from_row(r: &Row<'_>) -> rusqlite::Result<Webhook> {
     let events: String = r.get(3)?;
     let profile_ids: String = r.get(10)?;
-    Ok(Webhook {
+    let signing: String = r.get(13)?;
+    let mut w = Webhook {
         id: r.get(0)?,
         user_id: r.get(1)?,
         url: r.get(2)?,
@@ -42,7 +44,17 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Webhook> {
         created_at: Timestamp(r.get(7)?),
         updated_at: Timestamp(r.get(8)?),
         ephemeral: r.get(12)?,
-    })
+        signing: keyhook_core::model::SigningMode::parse(&signing)
+            .map_err(|m| in_row(keyhook_core::store::StoreError::Broken(m)))?,
+        public_key: r.get(14)?,
+        header_names: Vec::new(),
+        private: Default::default(),
+    };
+    let signing_key: Option<String> = r.get(15)?;
+    let headers: Option<String> = r.get(16)?;
+    keyhook_core::secrets::open_webhook(&mut w, signing_key.as_deref(), headers.as_deref())
+        .map_err(in_row)?;
+    Ok(w)
 }
 
 impl WebhookQueries for Conn {
@@ -58,18 +70,21 @@ impl WebhookQueries for Conn {
     fn insert_webhook(&self, w: &Webhook) -> StoreResult<()> {
         sql(|| {
             self.ensure_user(&w.user_id, w.created_at)?;
+            let sealed = keyhook_core::secrets::seal_webhook(w)?;
             self.0
                 .prepare_cached(
                     "INSERT INTO webhooks (id, user_id, url, events, secret, is_active, fail_count,
-                        created_at, updated_at, full_access, profile_ids, filter, ephemeral, heartbeat_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                        created_at, updated_at, full_access, profile_ids, filter, ephemeral, heartbeat_at,
+                        signing, public_key, signing_key, headers)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
+                        ?17, ?18)",
                 )?
                 .execute(params![
                     w.id,
                     w.user_id,
                     w.url,
                     to_json(&w.events),
-                    w.secret,
+                    sealed.secret,
                     w.is_active,
                     w.fail_count,
                     w.created_at.0,
@@ -78,7 +93,11 @@ impl WebhookQueries for Conn {
                     to_json(&w.profile_ids),
                     w.filter,
                     w.ephemeral,
-                    w.ephemeral.then_some(w.created_at.0)
+                    w.ephemeral.then_some(w.created_at.0),
+                    w.signing.as_str(),
+                    w.public_key,
+                    sealed.signing_key,
+                    sealed.headers
                 ])?;
             Ok(())
         })
@@ -132,10 +151,12 @@ impl WebhookQueries for Conn {
     /// Writes the mutable fields of `w`.
     fn update_webhook(&self, w: &Webhook) -> StoreResult<()> {
         sql(|| {
+            let sealed = keyhook_core::secrets::seal_webhook(w)?;
             self.0
                 .prepare_cached(concat!(
                     "UPDATE webhooks SET url = ?2, events = ?3, is_active = ?4, fail_count = ?5,
                         updated_at = ?6, full_access = ?7, profile_ids = ?8, filter = ?9,
+                        signing = ?10, public_key = ?11, signing_key = ?12, headers = ?13,
                         ",
                     keyhook_core::enable_clears_reason_sql!("?4"),
                     "
@@ -150,7 +171,11 @@ impl WebhookQueries for Conn {
                     w.updated_at.0,
                     w.full_access,
                     to_json(&w.profile_ids),
-                    w.filter
+                    w.filter,
+                    w.signing.as_str(),
+                    w.public_key,
+                    sealed.signing_key,
+                    sealed.headers
                 ])?;
             Ok(())
         })

@@ -288,9 +288,19 @@ impl Output {
                 },
             ),
             ("secret", whole(&w.secret)),
+            ("signing", whole(w.signing.as_str())),
             ("created", wrap(when_full(Some(w.created_at), now))),
             ("updated", wrap(when_full(Some(w.updated_at), now))),
         ];
+        // After "signing": the public key receivers verify v1a with, and the static
+        // headers' names (their values are never shown).
+        let at = rows.iter().position(|(k, _)| *k == "signing").map_or(rows.len(), |i| i + 1);
+        if !w.header_names.is_empty() {
+            rows.insert(at, ("headers", wrap(w.header_names.join(", "))));
+        }
+        if let Some(pk) = &w.public_key {
+            rows.insert(at, ("public key", whole(pk)));
+        }
         if let Some(f) = &w.filter {
             rows.insert(5, ("filter", wrap(f.clone())));
         }

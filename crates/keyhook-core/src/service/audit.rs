@@ -229,6 +229,9 @@ pub fn webhook_details(w: &Webhook) -> Value {
         "profileIds": w.profile_ids,
         "isActive": w.is_active,
         "filter": w.filter,
+        "signing": w.signing,
+        "publicKey": w.public_key,
+        "headerNames": w.header_names,
     })
 }
 

@@ -449,6 +449,10 @@ mod tests {
             created_at: Timestamp(0),
             updated_at: Timestamp(0),
             ephemeral: false,
+            signing: Default::default(),
+            public_key: None,
+            header_names: Vec::new(),
+            private: Default::default(),
         }
     }
 

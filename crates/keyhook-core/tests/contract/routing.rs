@@ -106,6 +106,10 @@ fn webhook(user: &str, i: usize, s: &Spec) -> Webhook {
         created_at: Timestamp(T),
         updated_at: Timestamp(T),
         ephemeral: false,
+        signing: Default::default(),
+        public_key: None,
+        header_names: Vec::new(),
+        private: Default::default(),
     }
 }
 

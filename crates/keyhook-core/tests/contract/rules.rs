@@ -40,6 +40,10 @@ fn hook(id: &str, events: &[&str], active: bool, profiles: Option<&[&str]>) -> W
         created_at: Timestamp(T),
         updated_at: Timestamp(T),
         ephemeral: false,
+        signing: Default::default(),
+        public_key: None,
+        header_names: Vec::new(),
+        private: Default::default(),
     }
 }
 

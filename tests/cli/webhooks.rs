@@ -25,17 +25,20 @@ const WEBHOOKS: &str = "/api/v1/webhooks";
 const EVENTS: &str = "/api/v1/events";
 const PATIENCE: Duration = Duration::from_secs(10);
 
-const WEBHOOK_FIELDS: [&str; 13] = [
+const WEBHOOK_FIELDS: [&str; 16] = [
     "createdAt",
     "ephemeral",
     "events",
     "failCount",
     "filter",
     "fullAccess",
+    "headerNames",
     "id",
     "isActive",
     "profileIds",
+    "publicKey",
     "secret",
+    "signing",
     "updatedAt",
     "url",
     "userId",

@@ -14,6 +14,10 @@ pub use secret::{
     MAX_GRACE_SECONDS,
 };
 pub use headers::{check_name as check_header_name, HeaderPatch, StaticHeaders};
+/// The bounds of static headers (the OpenAPI document states them).
+pub mod headers_limits {
+    pub use super::headers::{MAX_HEADERS, MAX_NAME_LEN, MAX_VALUE_LEN};
+}
 pub use target::{url_pattern, WebhookUrl};
 
 use super::audit::{self, Action, Entry};

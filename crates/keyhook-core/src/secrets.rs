@@ -336,8 +336,8 @@ impl std::fmt::Debug for SecretCell {
 }
 
 /// Re-seals every cell with `to` in the caller's transaction: plaintext cells are sealed,
-/// sealed ones are opened with `from` first (they must open), and the fingerprint becomes
-/// `to`'s. Returns how many cells were written. Used by the first open of a database with a
+/// sealed ones are opened with `from` first (they must open; with `from` None, with `to`),
+/// and the fingerprint becomes `to`'s. Returns how many cells were written. Used by the first open of a database with a
 /// key (`from` None: every cell is plaintext) and by `db rekey`.
 pub fn reseal_all(
     c: &(impl crate::store::SecretQueries + ?Sized),
@@ -348,12 +348,9 @@ pub fn reseal_all(
     let mut n = 0;
     for cell in &cells {
         let plain = if is_sealed(&cell.value) {
-            let from = from.ok_or_else(|| {
-                StoreError::Broken(format!(
-                    "webhook {}'s {} is sealed but the database records no key",
-                    cell.row, cell.column
-                ))
-            })?;
+            // A database that records no key holds only cells sealed with `to` (its record
+            // deleted by hand, say), or none.
+            let from = from.unwrap_or(to);
             from.open(&cell.row, cell.column, &cell.value)
                 .ok_or_else(|| {
                     StoreError::Broken(format!(

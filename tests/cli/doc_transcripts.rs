@@ -234,7 +234,9 @@ fn seed(name: &str, dir: &Path) {
 /// `keyhook --db DB ARGS`, which must succeed.
 fn keyhook(db: &Path, args: &[&str]) {
     // The page's own HOME: its commands find the secrets key the seeding made there.
-    let home = db.parent().expect("the database is in the page's directory");
+    let home = db
+        .parent()
+        .expect("the database is in the page's directory");
     let out = std_cmd()
         .env("HOME", home)
         .arg("--db")

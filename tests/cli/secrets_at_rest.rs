@@ -79,7 +79,12 @@ fn the_database_never_holds_a_secret_in_plaintext() {
     let env = Env::new();
     let w = create(
         with_file(&env),
-        &["--signing", "both", "--header", "X-Tenant:tenant-plain-value"],
+        &[
+            "--signing",
+            "both",
+            "--header",
+            "X-Tenant:tenant-plain-value",
+        ],
     );
     let id = str_of(&w, "id").to_string();
     let first = str_of(&w, "secret").to_string();
@@ -121,7 +126,10 @@ fn the_database_never_holds_a_secret_in_plaintext() {
     // Read back through keyhook, every secret opens.
     let shown = ok(with_file(&env), &["--json", "webhooks", "show", &id]).json();
     assert_eq!(shown["data"]["secret"], second.as_str());
-    assert_eq!(shown["data"]["headerNames"], serde_json::json!(["x-tenant"]));
+    assert_eq!(
+        shown["data"]["headerNames"],
+        serde_json::json!(["x-tenant"])
+    );
 }
 
 #[test]
@@ -143,7 +151,11 @@ fn another_key_or_none_is_refused_plainly_and_nothing_is_delivered() {
     ] {
         let r = run(c.args(["webhooks", "show", id]));
         assert_eq!(r.code, 1, "{what}: {r:#?}");
-        assert!(r.stderr.contains("KEYHOOK_SECRETS_KEY"), "{what}: {}", r.stderr);
+        assert!(
+            r.stderr.contains("KEYHOOK_SECRETS_KEY"),
+            "{what}: {}",
+            r.stderr
+        );
         assert!(r.stderr.contains("sha256:"), "{what}: {}", r.stderr);
         assert!(!r.stderr.contains(&key) && !r.stderr.contains(&other));
         // No key file is made for a database that has a key.
@@ -152,7 +164,11 @@ fn another_key_or_none_is_refused_plainly_and_nothing_is_delivered() {
     // deliver refuses to start; the delivery stays pending.
     let r = run(with_env(&env, &other).args(["--allow-private-targets", "deliver", "--once"]));
     assert_eq!(r.code, 1, "{r:#?}");
-    assert!(r.stderr.contains("nothing is signed or delivered"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("nothing is signed or delivered"),
+        "{}",
+        r.stderr
+    );
     assert_eq!(
         env.sql_i64("SELECT count(*) FROM deliveries WHERE state = 'pending'"),
         1
@@ -211,7 +227,10 @@ fn plaintext_rows_from_before_are_sealed_by_the_first_open() {
 #[test]
 fn rekey_seals_every_secret_under_a_new_key_file() {
     let env = Env::new();
-    let w = create(with_file(&env), &["--signing", "both", "--header", "x-a:rekey-value"]);
+    let w = create(
+        with_file(&env),
+        &["--signing", "both", "--header", "x-a:rekey-value"],
+    );
     let id = str_of(&w, "id");
     let old_key = std::fs::read_to_string(key_file(&env)).unwrap();
     let before = env.sql(&format!("SELECT secret FROM webhooks WHERE id = '{id}'"));
@@ -317,5 +336,8 @@ fn a_copy_into_postgresql_carries_the_sealed_secrets() {
     let r = run(on_db(&env, pg.url(), &key).args(["--json", "webhooks", "show", id]));
     assert_eq!(r.code, 0, "{r:#?}");
     assert_eq!(r.json()["data"]["publicKey"], w["publicKey"]);
-    assert!(pg.sql("SELECT secret FROM webhooks").trim().starts_with("khs1:"));
+    assert!(pg
+        .sql("SELECT secret FROM webhooks")
+        .trim()
+        .starts_with("khs1:"));
 }

@@ -47,7 +47,9 @@ fn v1a_verifies(public: &str, entry: &str, r: &Request) -> bool {
 }
 
 fn v1_of(secret: &str, r: &Request) -> String {
-    let key = STANDARD.decode(secret.strip_prefix("whsec_").unwrap()).unwrap();
+    let key = STANDARD
+        .decode(secret.strip_prefix("whsec_").unwrap())
+        .unwrap();
     let mut mac = Hmac::<Sha256>::new_from_slice(&key).unwrap();
     mac.update(&signed_content(r));
     format!("v1,{}", STANDARD.encode(mac.finalize().into_bytes()))
@@ -75,7 +77,10 @@ fn signatures(r: &Request) -> Vec<String> {
 
 /// No output anywhere carries a private key.
 fn assert_no_private_key(what: &str, text: &str) {
-    assert!(!text.contains("whsk_"), "{what} shows a private key: {text}");
+    assert!(
+        !text.contains("whsk_"),
+        "{what} shows a private key: {text}"
+    );
 }
 
 #[test]
@@ -170,7 +175,10 @@ fn ed25519_rotation_prints_the_new_public_key_and_keeps_the_hmac_secret() {
     assert_ne!(printed, str_of(&w, "publicKey"));
     let (_, shown) = env.json(&["webhooks", "show", id]);
     assert_eq!(shown["data"]["publicKey"], printed);
-    assert_eq!(shown["data"]["secret"], w["secret"], "the HMAC secret is not rotated");
+    assert_eq!(
+        shown["data"]["secret"], w["secret"],
+        "the HMAC secret is not rotated"
+    );
 }
 
 #[test]
@@ -271,7 +279,10 @@ fn static_headers_are_sent_and_their_values_shown_nowhere() {
         for (what, text) in [
             ("show", &show.stdout),
             ("show --json", &json_show.to_string()),
-            ("create", &String::from_utf8_lossy(&created.stdout).into_owned()),
+            (
+                "create",
+                &String::from_utf8_lossy(&created.stdout).into_owned(),
+            ),
             ("audit", &audit.stdout),
             ("the database", &stored),
         ] {
@@ -331,7 +342,10 @@ fn refused_headers_name_the_header_never_the_value() {
         ]);
         assert_eq!(r.code, 2, "{header}: {r:#?}");
         assert!(r.stderr.contains(why), "{header}: {}", r.stderr);
-        let value = header.split("evil-value").nth(1).map(|n| format!("evil-value{n}"));
+        let value = header
+            .split("evil-value")
+            .nth(1)
+            .map(|n| format!("evil-value{n}"));
         if let Some(v) = value {
             assert!(!r.stderr.contains(&v), "{header}: {}", r.stderr);
         }

@@ -102,8 +102,7 @@ fn find(fingerprint: Option<&str>) -> Result<Found, Error> {
     // writing it now.)
     let pending = pending_file(&path);
     if let (Some(fp), Some(new)) = (fingerprint, read_key_file(&pending).ok().flatten()) {
-        if new.fingerprint() == fp && read_key_file(&path)?.is_none_or(|k| k.fingerprint() != fp)
-        {
+        if new.fingerprint() == fp && read_key_file(&path)?.is_none_or(|k| k.fingerprint() != fp) {
             std::fs::rename(&pending, &path).map_err(|e| {
                 Error::Io(format!(
                     "cannot finish the key rotation ({} to {}): {e}",
@@ -183,11 +182,20 @@ fn mismatch(fp: &str, found: &Found) -> String {
         ),
         Found::File(k, p) => (
             format!("{} holds another key ({})", p.display(), k.fingerprint()),
-            format!("set {ENV} to the database's key, or put it in {}", p.display()),
+            format!(
+                "set {ENV} to the database's key, or put it in {}",
+                p.display()
+            ),
         ),
         Found::None(Some(p)) => (
-            format!("there is no key ({ENV} is not set, {} does not exist)", p.display()),
-            format!("set {ENV} to the database's key, or put it in {}", p.display()),
+            format!(
+                "there is no key ({ENV} is not set, {} does not exist)",
+                p.display()
+            ),
+            format!(
+                "set {ENV} to the database's key, or put it in {}",
+                p.display()
+            ),
         ),
         Found::None(None) => (
             format!("there is no key ({ENV}, XDG_CONFIG_HOME and HOME are not set)"),
@@ -310,7 +318,10 @@ pub fn rekey(store: &Store, new_key: Option<&str>) -> Result<Rekeyed, Error> {
     if let Some(path) = &path {
         let pending = pending_file(path);
         write_key(&pending, &new).map_err(|e| {
-            Error::Io(format!("cannot write the new key to {}: {e}", pending.display()))
+            Error::Io(format!(
+                "cannot write the new key to {}: {e}",
+                pending.display()
+            ))
         })?;
         sync_dir(path);
     }
@@ -318,8 +329,7 @@ pub fn rekey(store: &Store, new_key: Option<&str>) -> Result<Rekeyed, Error> {
     let n = store.write(|c| {
         if c.secrets_fingerprint()?.as_deref() != Some(old.fingerprint().as_str()) {
             return Err(Error::Conflict(
-                "the database's secrets key changed meanwhile (another rekey): nothing done"
-                    .into(),
+                "the database's secrets key changed meanwhile (another rekey): nothing done".into(),
             ));
         }
         Ok(secrets::reseal_all(c, Some(&old), &new)?)

@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::{prompt, secret_out, Context, Status};
 use keyhook_core::error::Error;
+use keyhook_core::model::SigningMode;
 use keyhook_core::model::Webhook;
 use keyhook_core::service::event_types;
 use keyhook_core::service::events::EventName;
@@ -13,10 +14,9 @@ use keyhook_core::service::history;
 use keyhook_core::service::input::Problems;
 use keyhook_core::service::keys::{ProfileId, ProfileIds};
 use keyhook_core::service::replay::{self, ReplayRequest};
-use keyhook_core::model::SigningMode;
 use keyhook_core::service::webhooks::{
-    self, Grace, HeaderPatch, NewWebhook, RotateSecret, StaticHeaders, WebhookEvents,
-    WebhookPatch, WebhookUrl,
+    self, Grace, HeaderPatch, NewWebhook, RotateSecret, StaticHeaders, WebhookEvents, WebhookPatch,
+    WebhookUrl,
 };
 use keyhook_core::service::Publish;
 use keyhook_core::time::Timestamp;

@@ -123,7 +123,10 @@ pub struct WebhookPrivate {
 impl std::fmt::Debug for WebhookPrivate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("WebhookPrivate")
-            .field("signing_key", &self.signing_key.as_ref().map(|_| "<secret>"))
+            .field(
+                "signing_key",
+                &self.signing_key.as_ref().map(|_| "<secret>"),
+            )
             .field(
                 "headers",
                 &self.headers.iter().map(|(n, _)| n).collect::<Vec<_>>(),

@@ -263,7 +263,11 @@ pub fn seal_webhook(w: &crate::model::Webhook) -> StoreResult<SealedWebhook> {
         headers: if w.private.headers.is_empty() {
             None
         } else {
-            Some(seal_cell(&w.id, "headers", &headers_to_json(&w.private.headers))?)
+            Some(seal_cell(
+                &w.id,
+                "headers",
+                &headers_to_json(&w.private.headers),
+            )?)
         },
     })
 }
@@ -294,7 +298,10 @@ impl SigningCells<'_> {
         }
         if mode.ed25519() {
             let key = open_opt(self.id, "signing_key", self.signing_key)?.ok_or_else(|| {
-                StoreError::Broken(format!("webhook {} signs with Ed25519 but has no key", self.id))
+                StoreError::Broken(format!(
+                    "webhook {} signs with Ed25519 but has no key",
+                    self.id
+                ))
             })?;
             secrets.push(key);
             secrets.extend(open_opt(
@@ -363,7 +370,11 @@ pub fn reseal_all(
         } else {
             cell.value.clone()
         };
-        c.set_secret_cell(&cell.row, cell.column, &to.seal(&cell.row, cell.column, &plain))?;
+        c.set_secret_cell(
+            &cell.row,
+            cell.column,
+            &to.seal(&cell.row, cell.column, &plain),
+        )?;
         n += 1;
     }
     c.set_secrets_fingerprint(&to.fingerprint())?;
@@ -380,7 +391,10 @@ mod tests {
         let sealed = k.seal("w1", "secret", "whsec_abc");
         assert!(is_sealed(&sealed));
         assert!(!sealed.contains("whsec_abc"));
-        assert_eq!(k.open("w1", "secret", &sealed).as_deref(), Some("whsec_abc"));
+        assert_eq!(
+            k.open("w1", "secret", &sealed).as_deref(),
+            Some("whsec_abc")
+        );
         assert_eq!(k.open("w2", "secret", &sealed), None, "another row");
         assert_eq!(k.open("w1", "headers", &sealed), None, "another column");
         assert_eq!(SecretsKey::generate().open("w1", "secret", &sealed), None);

@@ -92,7 +92,10 @@ pub fn sign_v1a(private: &str, msg_id: &str, timestamp: i64, body: &[u8]) -> Res
     let mut msg = Vec::with_capacity(msg_id.len() + 24 + body.len());
     msg.extend_from_slice(format!("{msg_id}.{timestamp}.").as_bytes());
     msg.extend_from_slice(body);
-    Ok(format!("v1a,{}", STANDARD.encode(key.sign(&msg).to_bytes())))
+    Ok(format!(
+        "v1a,{}",
+        STANDARD.encode(key.sign(&msg).to_bytes())
+    ))
 }
 
 /// The `webhook-signature` entry for one message signed with `secret`: `v1,...` for a
@@ -293,7 +296,9 @@ mod tests {
     fn v1a_signs_the_standard_webhooks_content_and_verifies_with_the_public_key() {
         use ed25519_dalek::{Signature, Verifier, VerifyingKey};
         let (private, public) = generate_signing_key();
-        assert!(regex::Regex::new(PUBLIC_KEY_PATTERN).unwrap().is_match(&public));
+        assert!(regex::Regex::new(PUBLIC_KEY_PATTERN)
+            .unwrap()
+            .is_match(&public));
         assert_eq!(public_key_of(&private).unwrap(), public);
         let body = br#"{"id":"evt_1"}"#;
         let header = sign(&private, "evt_1", 1_700_000_000, body).unwrap();
@@ -301,14 +306,20 @@ mod tests {
         let sig = Signature::from_slice(&STANDARD.decode(sig).unwrap()).unwrap();
         let pk: [u8; 32] = STANDARD.decode(&public[5..]).unwrap().try_into().unwrap();
         let pk = VerifyingKey::from_bytes(&pk).unwrap();
-        pk.verify(br#"evt_1.1700000000.{"id":"evt_1"}"#, &sig).unwrap();
-        assert!(pk.verify(br#"evt_1.1700000001.{"id":"evt_1"}"#, &sig).is_err());
+        pk.verify(br#"evt_1.1700000000.{"id":"evt_1"}"#, &sig)
+            .unwrap();
+        assert!(pk
+            .verify(br#"evt_1.1700000001.{"id":"evt_1"}"#, &sig)
+            .is_err());
         // Both schemes in one header, in the order given.
         let secret = generate_secret();
         let both = sign_all(&[&secret, &private], "evt_1", 1_700_000_000, body).unwrap();
         assert_eq!(
             both,
-            format!("{} {header}", sign(&secret, "evt_1", 1_700_000_000, body).unwrap())
+            format!(
+                "{} {header}",
+                sign(&secret, "evt_1", 1_700_000_000, body).unwrap()
+            )
         );
         for bad in ["whsk_", "whsk_AAAA", "whsk_not base64"] {
             let err = sign(bad, "m", 1, b"{}").unwrap_err();

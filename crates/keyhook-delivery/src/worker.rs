@@ -378,15 +378,14 @@ fn send_loop(
                     s.url.clone()
                 };
                 let timestamp = now.millis() / 1000;
-                let (a, mut headers) =
-                    sender.send_with_headers(
-                        &url,
-                        &secrets,
-                        &s.headers,
-                        &c.event_id,
-                        &c.payload,
-                        timestamp,
-                    );
+                let (a, mut headers) = sender.send_with_headers(
+                    &url,
+                    &secrets,
+                    &s.headers,
+                    &c.event_id,
+                    &c.payload,
+                    timestamp,
+                );
                 if !how.report {
                     headers = Vec::new();
                 }

@@ -963,7 +963,10 @@ fn signing_mode() -> Value {
 /// `signing` of a create or an update: a mode, or `null` (the default, `hmac`).
 fn signing_field() -> Value {
     let mut s = nullable(&signing_mode());
-    s["enum"].as_array_mut().expect("the modes").push(Value::Null);
+    s["enum"]
+        .as_array_mut()
+        .expect("the modes")
+        .push(Value::Null);
     s["description"] = json!("How deliveries are signed (see Webhook's `signing`); `null` or absent on a create, `null` on an update: `hmac`.");
     s
 }
@@ -971,7 +974,9 @@ fn signing_field() -> Value {
 /// `headers` of a create or an update: write-only static headers, name to value (a
 /// free-form object: the rules on names and values are the server's, stated here).
 fn static_headers() -> Value {
-    use keyhook_core::service::webhooks::headers_limits::{MAX_HEADERS, MAX_NAME_LEN, MAX_VALUE_LEN};
+    use keyhook_core::service::webhooks::headers_limits::{
+        MAX_HEADERS, MAX_NAME_LEN, MAX_VALUE_LEN,
+    };
     json!({
         "type": ["object", "null"],
         "additionalProperties": true,

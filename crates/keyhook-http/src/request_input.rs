@@ -18,7 +18,8 @@ use keyhook_core::service::input::Object;
 use keyhook_core::service::keys::{self, Expiry, KeyName, NewKey, ProfileId, ProfileIds};
 use keyhook_core::service::replay::ReplayRequest;
 use keyhook_core::service::webhooks::{
-    Grace, HeaderPatch, NewWebhook, StaticHeaders, RotateSecret, WebhookEvents, WebhookPatch, WebhookUrl,
+    Grace, HeaderPatch, NewWebhook, RotateSecret, StaticHeaders, WebhookEvents, WebhookPatch,
+    WebhookUrl,
 };
 use keyhook_core::time::Timestamp;
 

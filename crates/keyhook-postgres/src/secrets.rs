@@ -173,10 +173,11 @@ impl SecretQueries for PgStore {
 
     fn secrets_fingerprint(&self) -> StoreResult<Option<String>> {
         self.run(|s| {
-            Ok(s
-                .query_opt("SELECT fingerprint FROM secrets_key WHERE id = 1", &[])?
-                .map(|r| r.try_get(0))
-                .transpose()?)
+            Ok(
+                s.query_opt("SELECT fingerprint FROM secrets_key WHERE id = 1", &[])?
+                    .map(|r| r.try_get(0))
+                    .transpose()?,
+            )
         })
     }
 

@@ -57,7 +57,8 @@ impl SecretQueries for Conn {
                      FROM webhooks WHERE id = ?1"
                 ))?
                 .query_row(params![id, now.0], |r| {
-                    let (secret, previous_secret): (String, Option<String>) = (r.get(2)?, r.get(3)?);
+                    let (secret, previous_secret): (String, Option<String>) =
+                        (r.get(2)?, r.get(3)?);
                     let (mode, key): (String, Option<String>) = (r.get(7)?, r.get(8)?);
                     let (previous_key, headers): (Option<String>, Option<String>) =
                         (r.get(9)?, r.get(10)?);

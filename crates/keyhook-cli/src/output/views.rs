@@ -294,7 +294,10 @@ impl Output {
         // After the secret: how the webhook signs when it is not the default (hmac), the
         // public key receivers verify v1a with, and the static headers' names (their values
         // are never shown).
-        let mut at = rows.iter().position(|(k, _)| *k == "secret").map_or(rows.len(), |i| i + 1);
+        let mut at = rows
+            .iter()
+            .position(|(k, _)| *k == "secret")
+            .map_or(rows.len(), |i| i + 1);
         let mut add = |rows: &mut Vec<_>, row| {
             rows.insert(at, row);
             at += 1;

@@ -29,7 +29,9 @@ pub fn check_name(name: &str) -> Result<String, String> {
         return Err("a header name must not be empty".into());
     }
     if name.len() > MAX_NAME_LEN {
-        return Err(format!("a header name is at most {MAX_NAME_LEN} characters"));
+        return Err(format!(
+            "a header name is at most {MAX_NAME_LEN} characters"
+        ));
     }
     let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
     if !name.bytes().all(token) {
@@ -86,7 +88,9 @@ pub struct StaticHeaders(Vec<(String, String)>);
 
 impl std::fmt::Debug for StaticHeaders {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.0.iter().map(|(n, _)| n)).finish()
+        f.debug_list()
+            .entries(self.0.iter().map(|(n, _)| n))
+            .finish()
     }
 }
 
@@ -193,7 +197,15 @@ mod tests {
         ] {
             assert!(one(refused, "v").is_err(), "{refused:?}");
         }
-        for bad in ["a\r\nx-evil: 1", "a\nb", "", " lead", "trail ", "nul\0", "ünï"] {
+        for bad in [
+            "a\r\nx-evil: 1",
+            "a\nb",
+            "",
+            " lead",
+            "trail ",
+            "nul\0",
+            "ünï",
+        ] {
             let err = one("x-token", bad).unwrap_err();
             assert!(err.contains("x-token"), "{err}");
             if !bad.is_empty() {
@@ -201,10 +213,7 @@ mod tests {
             }
         }
         assert!(one("x-token", "Bearer abc\tdef").is_ok());
-        let dup = StaticHeaders::new(vec![
-            ("X-A".into(), "1".into()),
-            ("x-a".into(), "2".into()),
-        ]);
+        let dup = StaticHeaders::new(vec![("X-A".into(), "1".into()), ("x-a".into(), "2".into())]);
         assert_eq!(dup.unwrap_err(), "header x-a is given twice");
         let many = (0..=MAX_HEADERS).map(|i| (format!("x-{i}"), "v".to_string()));
         assert!(StaticHeaders::new(many.collect()).is_err());

@@ -9,11 +9,11 @@ pub use attempts::{
     attempts, count_attempt, disabled_reason, log_attempt, log_attempt_disabling, log_attempt_in,
     record_attempt, test, AttemptLog, AttemptOf, FAILURES_REASON,
 };
+pub use headers::{check_name as check_header_name, HeaderPatch, StaticHeaders};
 pub use secret::{
     drop_expired_secrets, rotate_secret, Grace, RotateSecret, DEFAULT_GRACE_SECONDS,
     MAX_GRACE_SECONDS,
 };
-pub use headers::{check_name as check_header_name, HeaderPatch, StaticHeaders};
 /// The bounds of static headers (the OpenAPI document states them).
 pub mod headers_limits {
     pub use super::headers::{MAX_HEADERS, MAX_NAME_LEN, MAX_VALUE_LEN};

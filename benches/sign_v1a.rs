@@ -36,9 +36,13 @@ fn main() {
                 .len()
         }),
         ("open a sealed secret", &|_| {
-            key.open("5b8f0c4e-2d3a-4f7e-9c1b-6a2d8e4f1a3c", "secret", black_box(&sealed))
-                .unwrap()
-                .len()
+            key.open(
+                "5b8f0c4e-2d3a-4f7e-9c1b-6a2d8e4f1a3c",
+                "secret",
+                black_box(&sealed),
+            )
+            .unwrap()
+            .len()
         }),
     ];
     let mut per_chunk: Vec<Vec<f64>> = vec![Vec::new(); ops.len()];
@@ -59,7 +63,10 @@ fn main() {
         v[v.len() / 2]
     };
     let medians: Vec<f64> = per_chunk.iter_mut().map(median).collect();
-    println!("{:<24} {:>12} {:>16}", "1 KiB payload", "µs (median)", "ratio to v1");
+    println!(
+        "{:<24} {:>12} {:>16}",
+        "1 KiB payload", "µs (median)", "ratio to v1"
+    );
     for ((name, _), us) in ops.iter().zip(&medians) {
         println!("{name:<24} {us:>12.2} {:>16.2}", us / medians[1]);
     }

@@ -99,7 +99,7 @@ fn the_schema_is_sqlites_in_postgresql_types() {
     assert_eq!(
         tables(&db),
         "api_keys,audit_log,deliveries,delivery_attempts,event_types,events,idempotency_keys,\
-         idempotent_requests,key_budgets,keyhook_schema,users,webhooks"
+         idempotent_requests,key_budgets,keyhook_schema,secrets_key,users,webhooks"
     );
     let identity = db.sql(
         "SELECT identity_generation FROM information_schema.columns

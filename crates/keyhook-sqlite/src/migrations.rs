@@ -457,7 +457,13 @@ mod tests {
                     )
                 );
             }
-            if start >= 1 {
+            // (Only a key written before the shared budgets' migration gets a budget of its
+            // own from it; later ones are written with theirs.)
+            let budgets = MIGRATIONS
+                .iter()
+                .position(|m| m.contains("CREATE TABLE key_budgets"))
+                .unwrap();
+            if start >= 1 && start <= budgets {
                 // A key from before checksums is marked as such, without limits of its own.
                 let (checksummed, rate, budget, uses): (i64, Option<String>, String, i64) = conn
                     .query_row(
@@ -518,6 +524,48 @@ mod tests {
             rows("SELECT id, remaining_uses FROM key_budgets"),
             [("k1".into(), Some(3))]
         );
+    }
+
+    /// Signatures and secrets at rest: every existing webhook keeps `hmac` and its secret
+    /// (sealed by the first open with a key, not by the migration, which has none), and no
+    /// key is recorded yet.
+    #[test]
+    fn existing_webhooks_keep_hmac_and_their_secret() {
+        let mine = MIGRATIONS
+            .iter()
+            .position(|m| m.contains("CREATE TABLE secrets_key"))
+            .unwrap();
+        let conn = Connection::open_in_memory().unwrap();
+        apply_pending(&conn, &MIGRATIONS[..mine]).unwrap();
+        conn.execute_batch(
+            "INSERT INTO users (id, created_at) VALUES ('u', 1);
+             INSERT INTO webhooks (id, user_id, url, events, secret, is_active, fail_count,
+                created_at, updated_at) VALUES ('w', 'u', 'http://a/', '[\"post.published\"]',
+                'whsec_x', 1, 0, 1, 1);",
+        )
+        .unwrap();
+        migrate(&conn).unwrap();
+        let row: (
+            String,
+            String,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+        ) = conn
+            .query_row(
+                "SELECT signing, secret, public_key, signing_key, headers FROM webhooks",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+            )
+            .unwrap();
+        assert_eq!(row, ("hmac".into(), "whsec_x".into(), None, None, None));
+        let keys: i64 = conn
+            .query_row("SELECT count(*) FROM secrets_key", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(keys, 0);
+        assert!(conn
+            .execute("UPDATE webhooks SET signing = 'rsa'", [])
+            .is_err());
     }
 
     /// The profile scope migration keeps what was there: webhooks get full

@@ -63,17 +63,21 @@ pub fn generate_signing_key() -> (String, String) {
     )
 }
 
-fn ed25519_key(private: &str) -> Result<ed25519_dalek::SigningKey, Error> {
+/// The 32-byte seed of a `whsk_` private key.
+fn seed_of(private: &str) -> Result<[u8; 32], Error> {
     let malformed = || Error::Storage("webhook signing key is malformed".into());
     let encoded = private
         .strip_prefix(SIGNING_KEY_PREFIX)
         .ok_or_else(malformed)?;
-    let seed: [u8; 32] = SECRET_DECODER
+    SECRET_DECODER
         .decode(encoded)
         .map_err(|_| malformed())?
         .try_into()
-        .map_err(|_| malformed())?;
-    Ok(ed25519_dalek::SigningKey::from_bytes(&seed))
+        .map_err(|_| malformed())
+}
+
+fn ed25519_key(private: &str) -> Result<ed25519_dalek::SigningKey, Error> {
+    Ok(ed25519_dalek::SigningKey::from_bytes(&seed_of(private)?))
 }
 
 /// The `whpk_` public key of a `whsk_` private key.
@@ -85,10 +89,38 @@ pub fn public_key_of(private: &str) -> Result<String, Error> {
     ))
 }
 
+/// How many expanded Ed25519 keys each thread keeps ([`expanded`]).
+const KEPT_KEYS: usize = 16;
+
+thread_local! {
+    /// The keys this thread signed with last: expanding a seed costs a scalar multiplication,
+    /// as much as the signature itself, and a worker signs for the same webhooks again and
+    /// again. Only the expanded keys are kept (zeroed when dropped), found by their seed.
+    static EXPANDED: std::cell::RefCell<Vec<ed25519_dalek::SigningKey>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// `private`'s expanded key, from this thread's few last ones when it is there.
+fn expanded(private: &str) -> Result<ed25519_dalek::SigningKey, Error> {
+    let seed = seed_of(private)?;
+    EXPANDED.with(|kept| {
+        let mut kept = kept.borrow_mut();
+        if let Some(k) = kept.iter().find(|k| k.as_bytes() == &seed) {
+            return Ok(k.clone());
+        }
+        let key = ed25519_dalek::SigningKey::from_bytes(&seed);
+        if kept.len() == KEPT_KEYS {
+            kept.remove(0);
+        }
+        kept.push(key.clone());
+        Ok(key)
+    })
+}
+
 /// `v1a,` + the base64 Ed25519 signature of `{msg_id}.{timestamp}.` ++ `body`.
 pub fn sign_v1a(private: &str, msg_id: &str, timestamp: i64, body: &[u8]) -> Result<String, Error> {
     use ed25519_dalek::Signer;
-    let key = ed25519_key(private)?;
+    let key = expanded(private)?;
     let mut msg = Vec::with_capacity(msg_id.len() + 24 + body.len());
     msg.extend_from_slice(format!("{msg_id}.{timestamp}.").as_bytes());
     msg.extend_from_slice(body);

@@ -15,6 +15,8 @@
 #     only the text format);
 #   - mandoc -T lint: no warning on any man page;
 #   - fish completes `keyhook --color <TAB>`, event names, and no file for a duration;
+#   - Python's cryptography and Node's crypto verify every Ed25519 (v1a) delivery with the
+#     public key alone, with the code docs/signatures.md shows (.ci/verify-v1a.sh);
 #   - schemathesis (bench/schemathesis.sh, pinned there) finds nothing, with a short budget
 #     (SCHEMATHESIS_EXAMPLES, default 20 per operation; bench/schemathesis.sh alone runs
 #     its default).
@@ -147,4 +149,5 @@ bench/schemathesis.sh --max-examples "${SCHEMATHESIS_EXAMPLES:-20}" | tail -4
 .ci/portal-browser.sh
 .ci/secret-scanners.sh
 .ci/cel-conformance.sh
+.ci/verify-v1a.sh
 say "all accepted"

@@ -33,6 +33,7 @@ authenticate | all | KEYHOOK_BENCH_KEYS=2000 KEYHOOK_BENCH_SECS=1 | bench_cargo 
 pool | all | KEYHOOK_BENCH_SECS=1 | bench_cargo pool | the SQLite backend's pool against r2d2 over the same connections
 redact | all | - | bench_cargo redact | the access-log line with and without key redaction
 emit_schema | all | KEYHOOK_BENCH_EMITS=50 | bench_cargo emit_schema | events emit with a 30-property schema against without one
+sign-v1a | all | - | bench_cargo sign_v1a | v1a signature of a 1 KiB payload against v1 HMAC
 ratelimit | all | KEYHOOK_BENCH_N=20000 | bash bench/ratelimit.sh | serve --rate-limit's memory after a million keys and addresses against governor's
 deliver | all | EVENTS=50 BIG_EVENTS=200 CRASH_EVENTS=20 | bash bench/deliver.sh | deliveries/s against nginx's POST ceiling, the outbox's memory, recovery after kill -9
 rotation | all | EVENTS=50 | bash bench/rotation.sh | deliveries with a secret rotation's two signatures against one secret

@@ -177,10 +177,25 @@ fn seed(name: &str, dir: &Path) {
                 }
                 keyhook(&db, &args);
                 let c = rusqlite::Connection::open(&db).unwrap();
+                // A sealed secret opens for its own row only: the renamed row gets a
+                // plaintext secret again, and the database no key, so the page's first
+                // command seals it under the page's key (as it would a row from before
+                // encryption).
+                let secret = format!(
+                    "whsec_{}",
+                    base64::Engine::encode(
+                        &base64::engine::general_purpose::STANDARD,
+                        rand::random::<[u8; 32]>()
+                    )
+                );
                 let n = c
-                    .execute("UPDATE webhooks SET id = ?1 WHERE url = ?2", (id, url))
+                    .execute(
+                        "UPDATE webhooks SET id = ?1, secret = ?3 WHERE url = ?2",
+                        (id, url, secret),
+                    )
                     .unwrap();
                 assert_eq!(n, 1);
+                c.execute("DELETE FROM secrets_key", []).unwrap();
             }
             // The files the event catalog's section adds a type with.
             std::fs::write(
@@ -218,7 +233,17 @@ fn seed(name: &str, dir: &Path) {
 
 /// `keyhook --db DB ARGS`, which must succeed.
 fn keyhook(db: &Path, args: &[&str]) {
-    let out = std_cmd().arg("--db").arg(db).args(args).output().unwrap();
+    // The page's own HOME: its commands find the secrets key the seeding made there.
+    let home = db
+        .parent()
+        .expect("the database is in the page's directory");
+    let out = std_cmd()
+        .env("HOME", home)
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "seeding: keyhook {args:?}: {out:?}");
 }
 

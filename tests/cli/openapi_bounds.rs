@@ -905,13 +905,29 @@ fn webhooks(b: &Bench) {
         }
     }
 
+    // signing: one of the modes (the enum), on both operations.
+    for op in [Op::CreateWebhook, Op::UpdateWebhook] {
+        b.limit(&format!("{}/properties/signing/enum", b.schema(op)));
+        for v in ["hmac", "ed25519", "both", "Both", "rsa", ""] {
+            b.agree(op, b.with(op, "signing", json!(v)), "signing");
+        }
+        b.agree(op, b.with(op, "signing", json!(1)), "signing");
+        // Header names and values: the rules are the description's.
+        b.gap(
+            op,
+            b.with(op, "headers", json!({"content-type": "x"})),
+            true,
+            "refused header names are the description's",
+        );
+    }
     scope(b, Op::CreateWebhook, &Op::CreateWebhook.base());
     scope(b, Op::UpdateWebhook, &Op::UpdateWebhook.base());
 
     // PATCH: at least one field, isActive a boolean.
     let op = Op::UpdateWebhook;
     b.limit(&format!("{}/not", b.schema(op)));
-    // ...where `filter`, `retrySchedule` or `timeoutMs: null` counts: it removes the setting.
+    // ...where `filter`, `retrySchedule` or `timeoutMs: null` counts: it removes the setting;
+    // so do `signing: null` (back to hmac) and `headers: null` (none).
     b.limit(&format!("{}/not/not", b.schema(op)));
     b.limit(&format!("{}/not/not/anyOf", b.schema(op)));
     for body in [
@@ -919,6 +935,14 @@ fn webhooks(b: &Bench) {
         json!({"timeoutMs": null}),
         json!({"url": null, "timeoutMs": null}),
         json!({"filter": null}),
+        json!({"signing": null}),
+        json!({"headers": null}),
+        json!({"url": null, "headers": {}}),
+        json!({"signing": "both"}),
+        json!({"signing": "rsa"}),
+        json!({"signing": "ED25519"}),
+        json!({"headers": {"x-tenant": "a"}}),
+        json!({"headers": "x-tenant: a"}),
         json!({"url": null, "filter": null}),
         json!({}),
         json!({"url": null}),

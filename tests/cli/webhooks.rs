@@ -28,19 +28,22 @@ const WEBHOOKS: &str = "/api/v1/webhooks";
 const EVENTS: &str = "/api/v1/events";
 const PATIENCE: Duration = Duration::from_secs(10);
 
-const WEBHOOK_FIELDS: [&str; 16] = [
+const WEBHOOK_FIELDS: [&str; 19] = [
     "createdAt",
     "ephemeral",
     "events",
     "failCount",
     "filter",
     "fullAccess",
+    "headerNames",
     "id",
     "isActive",
     "profileIds",
+    "publicKey",
     "rate",
     "retrySchedule",
     "secret",
+    "signing",
     "timeoutMs",
     "updatedAt",
     "url",

@@ -22,8 +22,9 @@ pub struct BackupArgs {
 }
 
 pub fn run(ctx: &Context, args: BackupArgs) -> anyhow::Result<()> {
-    // It copies what exists: a missing database is an error, never created.
-    let backend = ctx.backend(false, 1)?;
+    // It copies what exists: a missing database is an error, never created. The webhook
+    // secrets are copied sealed, as they are: no secrets key is needed (nor checked).
+    let backend = ctx.wiring.backend(&ctx.location()?, false, 1)?;
     let done = backend.backup(&args.file, args.force).map_err(as_file)?;
     ctx.out.note(&format!(
         "Backed up {} to {} ({} bytes).",

@@ -1,5 +1,7 @@
 //! `keyhook db`: the database as a whole. `db copy --to TARGET` copies everything from the
-//! `--db` database into an empty TARGET (`service::copy`).
+//! `--db` database into an empty TARGET (`service::copy`), the secrets sealed as they are
+//! (with the fingerprint of their key); `db rekey` seals them under a new key
+//! (`secrets_key::rekey`).
 
 use std::io::IsTerminal;
 use std::path::Path;
@@ -25,10 +27,50 @@ pub enum DbCommand {
               value_hint = clap::ValueHint::AnyPath)]
         to: DbLocation,
     },
+    /// Encrypt the webhook secrets at rest under a new secrets key
+    #[command(
+        after_help = "With the key file ($XDG_CONFIG_HOME/keyhook/secrets.key), a new key is generated and
+written beside it (secrets.key.new), every secret is sealed again under it in one
+transaction, then the new file replaces the old one; a crash at any point leaves a database
+that one of the two keys opens (and the next command finishes a rotation that committed).
+With KEYHOOK_SECRETS_KEY, give the new key with --new-key and set KEYHOOK_SECRETS_KEY to
+it on every instance afterwards. Instances still running with the old key deliver nothing
+until restarted with the new one.
+
+Examples:
+  keyhook db rekey
+  head -c 32 /dev/urandom | base64 > new.key && keyhook db rekey --new-key new.key"
+    )]
+    Rekey {
+        /// The new key (base64 of 32 bytes) from this file, or - for standard input; without
+        /// it a key is generated (only with the key file)
+        #[arg(long, value_name = "FILE|-", value_hint = clap::ValueHint::FilePath)]
+        new_key: Option<String>,
+    },
 }
 
 pub fn run(ctx: &Context, cmd: DbCommand) -> anyhow::Result<()> {
-    let DbCommand::Copy { to } = cmd;
+    let to = match cmd {
+        DbCommand::Copy { to } => to,
+        DbCommand::Rekey { new_key } => {
+            let store = ctx.existing_store()?;
+            let done = crate::secrets_key::rekey(&store, new_key.as_deref())?;
+            ctx.out.note(&format!(
+                "Sealed {} secret{} again under the new secrets key {}{}.",
+                done.secrets,
+                if done.secrets == 1 { "" } else { "s" },
+                done.fingerprint,
+                match &done.key_file {
+                    Some(f) => format!(", now in {f}"),
+                    None => format!(
+                        "; set {} to the new key on every instance",
+                        crate::secrets_key::ENV
+                    ),
+                }
+            ));
+            return ctx.out.data(&done, |_| Ok(()));
+        }
+    };
     // The source must exist: a mistyped --db would copy an empty new database.
     let source_location = ctx.location()?;
     let source = ctx.existing_store()?;

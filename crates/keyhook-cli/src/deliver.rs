@@ -54,6 +54,8 @@ pub fn run(ctx: &Context, args: DeliverArgs) -> anyhow::Result<()> {
     // Deliveries come from events in a database that exists: a mistyped --db is an error,
     // not a new empty database with nothing to send.
     let db = ctx.backend(false, worker::CONNECTIONS)?;
+    // A database whose secrets this keyhook cannot open: nothing would be delivered.
+    crate::secrets_key::require()?;
     let opts = args.delivery.worker_options(ctx, args.once);
     let s = worker::run(&*db, &opts, &stop)?;
     ctx.out.note(&format!(

@@ -19,6 +19,7 @@ mod prompt;
 mod prune;
 mod scan;
 mod secret_out;
+pub mod secrets_key;
 pub mod serve;
 mod webhook_flow;
 mod webhooks;
@@ -322,8 +323,11 @@ impl Context {
 
     /// The database that `--db` (or `KEYHOOK_DB`, or the default path) names, with a pool
     /// of `pool_size` connections: one for a command, more for `serve`.
+    /// The key of the webhook secrets is found for it first (`secrets_key::prepare`).
     pub fn backend(&self, create: bool, pool_size: u32) -> Result<Arc<dyn Backend>, Error> {
-        self.wiring.backend(&self.location()?, create, pool_size)
+        let backend = self.wiring.backend(&self.location()?, create, pool_size)?;
+        secrets_key::prepare(&*backend.connect()?)?;
+        Ok(backend)
     }
 
     /// The operator acting for `--user`, named in the audit log by the login name of the

@@ -80,6 +80,8 @@ pub fn run(ctx: &Context, args: ListenArgs) -> anyhow::Result<()> {
     let filter = args.filter.and_then(|f| p.take("filter", Filter::new(&f)));
     // A connection for the heartbeat and the final delete, and the worker's.
     let db = ctx.backend(true, 1 + worker::CONNECTIONS)?;
+    // A database whose secrets this keyhook cannot open: nothing would be delivered.
+    crate::secrets_key::require()?;
     let store = db.connect()?;
     let actor = ctx.actor()?;
     // Without --event, every event a webhook may subscribe to now: the catalog's types
@@ -103,6 +105,8 @@ pub fn run(ctx: &Context, args: ListenArgs) -> anyhow::Result<()> {
         timeout: None,
         rate: None,
         problems: p,
+        signing: None,
+        headers: None,
         idempotency: None,
         ephemeral: true,
     };

@@ -138,6 +138,8 @@ pub fn run(ctx: &Context, args: ServeArgs, access_log: Arc<dyn AccessLog>) -> an
     // A connection for each of `--threads` requests at once, and those of the outbox worker.
     let location = ctx.location()?;
     let db = ctx.backend(true, u32::from(args.threads) + worker::CONNECTIONS)?;
+    // A database whose secrets this keyhook cannot open: nothing would be delivered.
+    crate::secrets_key::require()?;
     // The location as the user gave it, a URL's password masked.
     let shown = location.to_string();
     let config = ServeConfig {

@@ -6,6 +6,7 @@ use serde_json::Value;
 use super::webhook_flow::{FlowArgs, FlowChange, CHANGE_IDS};
 use super::{prompt, secret_out, Context, Status};
 use keyhook_core::error::Error;
+use keyhook_core::model::SigningMode;
 use keyhook_core::model::Webhook;
 use keyhook_core::service::event_types;
 use keyhook_core::service::events::EventName;
@@ -15,7 +16,8 @@ use keyhook_core::service::input::Problems;
 use keyhook_core::service::keys::{ProfileId, ProfileIds};
 use keyhook_core::service::replay::{self, ReplayRequest};
 use keyhook_core::service::webhooks::{
-    self, Grace, NewWebhook, RotateSecret, WebhookEvents, WebhookPatch, WebhookUrl,
+    self, Grace, HeaderPatch, NewWebhook, RotateSecret, StaticHeaders, WebhookEvents, WebhookPatch,
+    WebhookUrl,
 };
 use keyhook_core::service::Publish;
 use keyhook_core::time::Timestamp;
@@ -44,12 +46,15 @@ pub enum WebhooksCommand {
         filter: Option<String>,
         #[command(flatten)]
         flow: FlowArgs,
+        #[command(flatten)]
+        delivery: DeliveryArgs,
     },
     /// Change a webhook's URL, events, scope or filter (what PATCH /webhooks/{id} changes)
     #[command(
         after_help = "Examples:\n  keyhook webhooks update 5b8f0c4e --url https://example.com/hooks/v2\n  keyhook webhooks update 5b8f0c4e --event post.published --event post.failed\n  keyhook webhooks update 5b8f0c4e --profile brand-a --profile brand-b\n  keyhook webhooks update 5b8f0c4e --all-profiles",
         group(clap::ArgGroup::new("change").required(true).multiple(true)
-            .args(["url", "events", "profiles", "all_profiles", "filter", "no_filter"])
+            .args(["url", "events", "profiles", "all_profiles", "filter", "no_filter",
+                   "signing", "headers", "no_headers"])
             .args(CHANGE_IDS))
     )]
     Update {
@@ -78,6 +83,11 @@ pub enum WebhooksCommand {
         no_filter: bool,
         #[command(flatten)]
         flow: FlowChange,
+        #[command(flatten)]
+        delivery: DeliveryArgs,
+        /// Stop sending this static header (repeat for several)
+        #[arg(long = "no-header", value_name = "NAME")]
+        no_headers: Vec<String>,
     },
     /// List the user's webhooks
     #[command(after_help = "Example:\n  keyhook webhooks list")]
@@ -125,7 +135,7 @@ pub enum WebhooksCommand {
         #[arg(long, short = 'y')]
         yes: bool,
     },
-    /// Give a webhook a new secret; the old one keeps signing deliveries during the grace period
+    /// Give a webhook a new secret (or Ed25519 key pair); the old one keeps signing deliveries during the grace period
     #[command(
         after_help = "Example:\n  keyhook webhooks rotate-secret 5b8f0c4e --grace 2d\n  SECRET=$(keyhook webhooks rotate-secret 5b8f0c4e --quiet)"
     )]
@@ -135,7 +145,8 @@ pub enum WebhooksCommand {
         /// Keep signing with the old secret too for this long (0 to 7d; 0 drops it at once)
         #[arg(long, value_name = "DUR", default_value = "24h", value_parser = grace)]
         grace: Grace,
-        /// Print only the new secret
+        /// Print only the new secret (an ed25519 webhook: its new public key; both: the
+        /// secret, then the public key)
         #[arg(long, short = 'q')]
         quiet: bool,
     },
@@ -190,6 +201,78 @@ pub enum WebhooksCommand {
     },
 }
 
+/// How a webhook is signed and which static headers it sends (CONTRACT §15).
+#[derive(Debug, clap::Args)]
+pub struct DeliveryArgs {
+    /// How deliveries are signed: hmac (v1, with the whsec_ secret), ed25519 (v1a, which
+    /// receivers verify with the webhook's public key alone) or both
+    #[arg(long, value_name = "MODE", value_parser = ["hmac", "ed25519", "both"])]
+    signing: Option<String>,
+    /// A header sent with each delivery, NAME:VALUE (repeat for several; an update sets it,
+    /// replacing a value the name had). Its value is kept like a secret: NAME:@FILE reads it
+    /// from a file and NAME:- from standard input, which keep it out of the process list
+    #[arg(long = "header", value_name = "NAME:VALUE")]
+    headers: Vec<String>,
+}
+
+impl DeliveryArgs {
+    fn signing(&self) -> Option<SigningMode> {
+        // The parser takes only the modes' names.
+        self.signing
+            .as_deref()
+            .map(|m| SigningMode::parse(m).expect("clap checked the value"))
+    }
+
+    /// The `--header`s, their values read from files or standard input; problems go to `p`
+    /// under `headers`, naming a header but never quoting a value.
+    fn headers(&self, p: &mut Problems) -> Option<StaticHeaders> {
+        if self.headers.is_empty() {
+            return None;
+        }
+        let mut pairs = Vec::with_capacity(self.headers.len());
+        let mut stdin_used = false;
+        for raw in &self.headers {
+            let Some((name, value)) = raw.split_once(':') else {
+                p.add(
+                    "headers",
+                    "a --header is NAME:VALUE, NAME:@FILE or NAME:- (standard input)",
+                );
+                return None;
+            };
+            let value = match header_value(name, value, &mut stdin_used) {
+                Ok(v) => v,
+                Err(m) => {
+                    p.add("headers", m);
+                    return None;
+                }
+            };
+            pairs.push((name.to_string(), value));
+        }
+        p.take("headers", StaticHeaders::new(pairs))
+    }
+}
+
+/// A `--header`'s value: as given, from `@FILE`, or from standard input (`-`, once); one
+/// final newline is dropped from what is read.
+fn header_value(name: &str, value: &str, stdin_used: &mut bool) -> Result<String, String> {
+    let read = if let Some(file) = value.strip_prefix('@') {
+        std::fs::read_to_string(file)
+            .map_err(|e| format!("cannot read header {name}'s value from {file}: {e}"))?
+    } else if value == "-" {
+        if std::mem::replace(stdin_used, true) {
+            return Err("only one --header can be read from standard input".into());
+        }
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+            .map_err(|e| format!("cannot read header {name}'s value from standard input: {e}"))?;
+        s
+    } else {
+        return Ok(value.to_string());
+    };
+    let read = read.strip_suffix('\n').unwrap_or(&read);
+    Ok(read.strip_suffix('\r').unwrap_or(read).to_string())
+}
+
 const FILTER_TEST_HELP: &str = "\
 EXPR is checked as when a webhook is created with it, then evaluated over event (--event),
 profileId (--profile, else null) and data (--data, else the event type's example in the
@@ -231,11 +314,15 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
             profiles,
             filter,
             flow,
+            delivery,
         } => {
             let mut p = Problems::default();
             let (full_access, profile_ids) = scope_args(&mut p, profiles, false);
             let (retry_schedule, timeout, rate) = flow.convert(&mut p);
+            let headers = delivery.headers(&mut p);
             let input = NewWebhook {
+                signing: delivery.signing(),
+                headers,
                 url: p.take("url", WebhookUrl::new(&url, ctx.allow_private)),
                 events: p.take_list("events", WebhookEvents::new(events)),
                 full_access,
@@ -327,7 +414,14 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
                         if quiet && !ctx.out.is_json() {
                             use std::io::Write;
                             let mut stdout = std::io::stdout().lock();
-                            writeln!(stdout, "{}", w.secret)?;
+                            // What the receiver needs now: the secret, the public key, or
+                            // both (secret first).
+                            if w.signing.hmac() {
+                                writeln!(stdout, "{}", w.secret)?;
+                            }
+                            if let (true, Some(pk)) = (w.signing.ed25519(), &w.public_key) {
+                                writeln!(stdout, "{pk}")?;
+                            }
                             stdout.flush()?;
                             return Ok(());
                         }
@@ -340,15 +434,17 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
             let publish = Publish::BeforeCommit(&mut publish);
             let w = webhooks::rotate_secret(&store, &actor, &id, input, now, publish)?;
             if !quiet {
+                let what = match w.signing {
+                    SigningMode::Hmac => "secret",
+                    SigningMode::Ed25519 => "signing key",
+                    SigningMode::Both => "secret and signing key",
+                };
                 ctx.out.note(&if grace.seconds() == 0 {
-                    format!(
-                        "Rotated the secret of {}: the old secret was deleted.",
-                        w.id
-                    )
+                    format!("Rotated the {what} of {}: the old one was deleted.", w.id)
                 } else {
                     format!(
-                        "Rotated the secret of {}: deliveries carry a signature with the old \
-                         secret too until {}.",
+                        "Rotated the {what} of {}: deliveries carry a signature with the old \
+                         one too until {}.",
                         w.id,
                         super::output::when(Some(grace.until(now)))
                     )
@@ -389,10 +485,17 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
             filter,
             no_filter,
             flow,
+            delivery,
+            no_headers,
         } => {
             let mut p = Problems::default();
             let (retry_schedule, timeout, rate) = flow.convert(&mut p);
             let (full_access, profile_ids) = scope_args(&mut p, profiles, all_profiles);
+            let set = delivery.headers(&mut p);
+            let headers = (set.is_some() || !no_headers.is_empty()).then(|| HeaderPatch::Edit {
+                set: set.unwrap_or_default(),
+                remove: no_headers,
+            });
             let filter = match (filter, no_filter) {
                 (Some(f), _) => p.take("filter", Filter::new(&f)).map(Some),
                 (None, true) => Some(None),
@@ -410,6 +513,8 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
                 retry_schedule,
                 timeout,
                 rate,
+                signing: delivery.signing().map(Some),
+                headers,
                 problems: p,
             };
             let w = webhooks::update(&store, &actor, &id, patch, now)?;

@@ -12,6 +12,7 @@ pub mod model;
 pub mod rate;
 pub mod redact;
 pub mod scan;
+pub mod secrets;
 pub mod service;
 pub mod sign;
 pub mod stop;

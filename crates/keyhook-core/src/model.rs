@@ -91,6 +91,13 @@ pub struct Webhook {
     /// event for which it is `true` is queued; `None`: every subscribed event.
     pub filter: Option<String>,
     pub secret: String,
+    /// What deliveries are signed with (CONTRACT §15): `v1` (HMAC), `v1a` (Ed25519) or both.
+    pub signing: SigningMode,
+    /// The Ed25519 public key (`whpk_...`) receivers verify `v1a` with; `None` until the
+    /// webhook signs with Ed25519.
+    pub public_key: Option<String>,
+    /// The names of its static headers (their values are write-only).
+    pub header_names: Vec<String>,
     pub is_active: bool,
     pub fail_count: i64,
     pub created_at: Timestamp,
@@ -101,6 +108,9 @@ pub struct Webhook {
     /// Its own retry schedule and timeout (CONTRACT §15), flattened into the object.
     #[serde(flatten)]
     pub control: DeliveryControl,
+    /// What is never shown: the Ed25519 private key and the header values.
+    #[serde(skip)]
+    pub private: WebhookPrivate,
 }
 
 /// A webhook's own delivery settings (CONTRACT §15, `service::webhooks::flow`): `None`
@@ -115,6 +125,71 @@ pub struct DeliveryControl {
     /// At most this many attempts per period to the webhook, counted across every instance
     /// (a token bucket with a burst of N); `None`: as fast as the workers go.
     pub rate: Option<crate::rate::RateLimit>,
+}
+
+/// A webhook's secrets that no response, log or audit entry carries (stored sealed,
+/// `crate::secrets`). `Debug` shows none of them.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct WebhookPrivate {
+    /// `whsk_...`: the Ed25519 private key, once the webhook signs with Ed25519.
+    pub signing_key: Option<String>,
+    /// Static headers sent with each delivery, name (lowercase) and value, in order.
+    pub headers: Vec<(String, String)>,
+}
+
+impl std::fmt::Debug for WebhookPrivate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WebhookPrivate")
+            .field(
+                "signing_key",
+                &self.signing_key.as_ref().map(|_| "<secret>"),
+            )
+            .field(
+                "headers",
+                &self.headers.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+            )
+            .finish()
+    }
+}
+
+/// How a webhook's deliveries are signed (`--signing`, `signing`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SigningMode {
+    /// `v1,`: HMAC-SHA256 with the `whsec_` secret (the default, and every webhook's before).
+    #[default]
+    Hmac,
+    /// `v1a,`: Ed25519 with the `whsk_` private key.
+    Ed25519,
+    /// Both, `v1,...` then `v1a,...`.
+    Both,
+}
+
+impl SigningMode {
+    pub const ALL: [SigningMode; 3] = [SigningMode::Hmac, SigningMode::Ed25519, SigningMode::Both];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SigningMode::Hmac => "hmac",
+            SigningMode::Ed25519 => "ed25519",
+            SigningMode::Both => "both",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|m| m.as_str() == s)
+            .ok_or_else(|| "must be hmac, ed25519 or both".into())
+    }
+
+    pub fn hmac(self) -> bool {
+        self != SigningMode::Ed25519
+    }
+
+    pub fn ed25519(self) -> bool {
+        self != SigningMode::Hmac
+    }
 }
 
 /// The outcome of one delivery attempt, as `POST /webhooks/{id}/test` reports it.

@@ -129,6 +129,12 @@ pub const TABLES: &[Table] = &[
             ("timeout_ms", Int),
             ("held_until", Int),
             ("rate", Text),
+            // signatures and secrets at rest (the secret cells travel sealed)
+            ("signing", Text),
+            ("public_key", Text),
+            ("signing_key", Text),
+            ("previous_signing_key", Text),
+            ("headers", Text),
         ],
     },
     Table {
@@ -140,6 +146,12 @@ pub const TABLES: &[Table] = &[
             ("at", Int),
             ("next_at", Int),
         ],
+    },
+    Table {
+        // The fingerprint of the key the copied secret cells are sealed with.
+        name: "secrets_key",
+        order_by: "id",
+        columns: &[("id", Int), ("fingerprint", Text)],
     },
     Table {
         name: "events",

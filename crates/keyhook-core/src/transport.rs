@@ -54,4 +54,19 @@ pub trait Transport: Send + Sync {
         body: &[u8],
         timestamp: i64,
     ) -> Attempt;
+
+    /// [`Transport::send`] with the webhook's static headers (CONTRACT §15) added to the
+    /// request. The default sends without them (a transport that only reports outcomes).
+    fn send_with(
+        &self,
+        url: &str,
+        secrets: &[&str],
+        headers: &[(String, String)],
+        msg_id: &str,
+        body: &[u8],
+        timestamp: i64,
+    ) -> Attempt {
+        let _ = headers;
+        self.send(url, secrets, msg_id, body, timestamp)
+    }
 }

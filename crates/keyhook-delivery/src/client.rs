@@ -93,30 +93,34 @@ impl Sender {
         body: &[u8],
         timestamp: i64,
     ) -> Attempt {
-        self.send_with_headers(url, secrets, msg_id, body, timestamp)
+        self.send_with_headers(url, secrets, &[], msg_id, body, timestamp)
             .0
     }
 
-    /// [`Sender::send`], also returning the headers the request carried (`keyhook listen`
-    /// prints them); none when it was not sent.
+    /// [`Sender::send`] with the webhook's static headers `extra` (CONTRACT §15), also
+    /// returning keyhook's own headers the request carried (`keyhook listen` prints them;
+    /// never `extra`, whose values are secrets); none when it was not sent.
     pub fn send_with_headers(
         &self,
         url: &str,
         secrets: &[&str],
+        extra: &[(String, String)],
         msg_id: &str,
         body: &[u8],
         timestamp: i64,
     ) -> (Attempt, Vec<(String, String)>) {
-        self.send_within(url, secrets, msg_id, body, timestamp, None)
+        self.send_within(url, secrets, extra, msg_id, body, timestamp, None)
     }
 
     /// [`Sender::send_with_headers`] with the webhook's own total timeout (CONTRACT §15)
     /// instead of the client's, when it has one. The connect phase keeps the client's bound
     /// as well (a longer timeout is for a slow answer, not a slow connection).
+    #[allow(clippy::too_many_arguments)]
     pub fn send_within(
         &self,
         url: &str,
         secrets: &[&str],
+        extra: &[(String, String)],
         msg_id: &str,
         body: &[u8],
         timestamp: i64,
@@ -142,6 +146,9 @@ impl Sender {
         let mut request = self.agent.request("POST", url);
         if let Some(t) = timeout {
             request = request.timeout(t);
+        }
+        for (name, value) in extra {
+            request = request.set(name, value);
         }
         for (name, value) in &headers {
             request = request.set(name, value);
@@ -176,6 +183,19 @@ impl Transport for Sender {
         timestamp: i64,
     ) -> Attempt {
         Sender::send(self, url, secrets, msg_id, body, timestamp)
+    }
+
+    fn send_with(
+        &self,
+        url: &str,
+        secrets: &[&str],
+        headers: &[(String, String)],
+        msg_id: &str,
+        body: &[u8],
+        timestamp: i64,
+    ) -> Attempt {
+        self.send_with_headers(url, secrets, headers, msg_id, body, timestamp)
+            .0
     }
 }
 
@@ -834,7 +854,7 @@ mod tests {
             "http://",
             "file:///etc/passwd",
         ] {
-            let (a, headers) = s.send_with_headers(url, &[&secret], "evt_1", BODY, TS);
+            let (a, headers) = s.send_with_headers(url, &[&secret], &[], "evt_1", BODY, TS);
             assert_eq!(a.status_text, "invalid url", "{url:?}");
             assert!(!a.delivered);
             assert_eq!(a.status_code, 0);

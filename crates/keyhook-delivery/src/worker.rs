@@ -390,8 +390,15 @@ fn send_loop(
                     .timeout_ms
                     .and_then(|ms| u64::try_from(ms).ok())
                     .map(Duration::from_millis);
-                let (a, mut headers) =
-                    sender.send_within(&url, &secrets, &c.event_id, &c.payload, timestamp, timeout);
+                let (a, mut headers) = sender.send_within(
+                    &url,
+                    &secrets,
+                    &s.headers,
+                    &c.event_id,
+                    &c.payload,
+                    timestamp,
+                    timeout,
+                );
                 if !how.report {
                     headers = Vec::new();
                 }

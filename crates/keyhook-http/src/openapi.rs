@@ -40,7 +40,7 @@ use keyhook_core::service::portal;
 use keyhook_core::service::replay::MAX_REPLAY;
 use keyhook_core::service::webhooks::{self, MAX_URL_LEN, MAX_WEBHOOKS_PER_USER};
 use keyhook_core::service::Operation;
-use keyhook_core::sign::SECRET_PATTERN;
+use keyhook_core::sign::{PUBLIC_KEY_PATTERN, SECRET_PATTERN};
 
 pub fn document() -> &'static Value {
     static DOC: OnceLock<Value> = OnceLock::new();
@@ -400,7 +400,7 @@ fn paths() -> Value {
         "/webhooks/{id}": {
             "parameters": webhook_id_param(),
             "get": op("Show a webhook", "getWebhook", ("200", ok("The webhook", r("Webhook"))), &["400", "403", "404"]),
-            "patch": with(op("Change url, events, scope (fullAccess, profileIds), filter, retrySchedule, timeoutMs, rate or isActive (isActive: true resets failCount)", "updateWebhook",
+            "patch": with(op("Change url, events, scope (fullAccess, profileIds), filter, retrySchedule, timeoutMs, rate, isActive (isActive: true resets failCount), signing or headers", "updateWebhook",
                              ("200", ok("The webhook as changed", r("Webhook"))), &write),
                           "requestBody", body(r("UpdateWebhook"))),
             "delete": op("Delete a webhook and its delivery log", "deleteWebhook", no_content("Deleted"), &["400", "403", "404"])
@@ -751,7 +751,7 @@ fn schemas() -> Value {
         "Webhook": {
             "type": "object",
             "additionalProperties": false,
-            "required": ["id", "userId", "url", "events", "fullAccess", "profileIds", "filter", "secret", "isActive", "failCount", "createdAt", "updatedAt", "ephemeral", "retrySchedule", "timeoutMs", "rate"],
+            "required": ["id", "userId", "url", "events", "fullAccess", "profileIds", "filter", "secret", "signing", "publicKey", "headerNames", "isActive", "failCount", "createdAt", "updatedAt", "ephemeral", "retrySchedule", "timeoutMs", "rate"],
             "properties": {
                 "id": { "type": "string" },
                 "userId": { "type": "string" },
@@ -761,6 +761,9 @@ fn schemas() -> Value {
                 "profileIds": { "type": "array", "items": { "type": "string" } },
                 "filter": { "type": ["string", "null"], "maxLength": filter::MAX_LEN, "description": filter_doc },
                 "secret": { "type": "string", "pattern": SECRET_PATTERN },
+                "signing": signing_mode(),
+                "publicKey": { "type": ["string", "null"], "pattern": PUBLIC_KEY_PATTERN, "description": "The Ed25519 public key (`whpk_` and the base64 of its 32 bytes) that verifies the `v1a` signatures of an `ed25519` or `both` webhook; null until the webhook signs with Ed25519. Its private key is never returned." },
+                "headerNames": { "type": "array", "items": { "type": "string" }, "description": "The names (lowercase) of the static headers sent with each delivery; their values are write-only." },
                 "isActive": { "type": "boolean" },
                 "failCount": { "type": "integer", "minimum": 0 },
                 "createdAt": ts,
@@ -784,7 +787,9 @@ fn schemas() -> Value {
                 "filter": { "type": ["string", "null"], "minLength": 1, "maxLength": filter::MAX_LEN, "description": filter_doc },
                 "retrySchedule": schedule_in.clone(),
                 "timeoutMs": timeout_in.clone(),
-                "rate": { "type": ["string", "null"], "pattern": RATE_PATTERN, "description": rate_doc }
+                "rate": { "type": ["string", "null"], "pattern": RATE_PATTERN, "description": rate_doc },
+                "signing": signing_field(),
+                "headers": static_headers()
             },
             "if": { "required": ["fullAccess"], "properties": { "fullAccess": { "const": false } } },
             "then": { "required": ["profileIds"], "properties": { "profileIds": { "type": "array", "minItems": 1, "items": { "type": "string" } } } },
@@ -793,7 +798,7 @@ fn schemas() -> Value {
         "UpdateWebhook": {
             "type": "object",
             "additionalProperties": false,
-            "description": "A field left out or `null` stays as it is, except `filter`, `retrySchedule`, `timeoutMs` and `rate`: `null` removes it (back to serve's schedule and timeout, no rate limit); at least one must be given. The scope is replaced as a whole when `fullAccess` or `profileIds` is given, with the rules of CreateWebhook (`fullAccess` absent is `true`).",
+            "description": "A field left out or `null` stays as it is, except `filter`, `retrySchedule`, `timeoutMs` and `rate` (`null` removes it: back to serve's schedule and timeout, no rate limit), `signing` (`null` is `hmac`) and `headers` (`null` removes them all); at least one must be given. The scope is replaced as a whole when `fullAccess` or `profileIds` is given, with the rules of CreateWebhook (`fullAccess` absent is `true`).",
             "properties": {
                 "url": nullable(&url),
                 "events": { "type": ["array", "null"], "minItems": 1, "uniqueItems": true, "items": event_name() },
@@ -803,7 +808,9 @@ fn schemas() -> Value {
                 "filter": { "type": ["string", "null"], "minLength": 1, "maxLength": filter::MAX_LEN, "description": filter_doc },
                 "retrySchedule": schedule_in,
                 "timeoutMs": timeout_in,
-                "rate": { "type": ["string", "null"], "pattern": RATE_PATTERN, "description": rate_doc }
+                "rate": { "type": ["string", "null"], "pattern": RATE_PATTERN, "description": rate_doc },
+                "signing": signing_field(),
+                "headers": static_headers()
             },
             // At least one field not null: not (every field given is null). Stated with `not`
             // rather than an `anyOf` of objects, which code generators read as a union of
@@ -818,7 +825,9 @@ fn schemas() -> Value {
                 { "required": ["filter"] },
                 { "required": ["retrySchedule"] },
                 { "required": ["timeoutMs"] },
-                { "required": ["rate"] }
+                { "required": ["rate"] },
+                { "required": ["signing"] },
+                { "required": ["headers"] }
             ] } },
             "if": { "required": ["fullAccess"], "properties": { "fullAccess": { "const": false } } },
             "then": { "required": ["profileIds"], "properties": { "profileIds": { "type": "array", "minItems": 1, "items": { "type": "string" } } } },
@@ -1006,6 +1015,39 @@ fn schemas() -> Value {
         }
     });
     schemas
+}
+
+/// A webhook's `signing` (CONTRACT §15).
+fn signing_mode() -> Value {
+    json!({
+        "type": "string",
+        "enum": keyhook_core::model::SigningMode::ALL.map(|m| m.as_str()),
+        "description": "How deliveries are signed: `hmac` (`v1,`: HMAC-SHA256 with `secret`), `ed25519` (`v1a,`: Ed25519, verified with `publicKey`) or `both` (`v1,...` then `v1a,...`, space-separated)."
+    })
+}
+
+/// `signing` of a create or an update: a mode, or `null` (the default, `hmac`).
+fn signing_field() -> Value {
+    let mut s = nullable(&signing_mode());
+    s["enum"]
+        .as_array_mut()
+        .expect("the modes")
+        .push(Value::Null);
+    s["description"] = json!("How deliveries are signed (see Webhook's `signing`); `null` or absent on a create, `null` on an update: `hmac`.");
+    s
+}
+
+/// `headers` of a create or an update: write-only static headers, name to value (a
+/// free-form object: the rules on names and values are the server's, stated here).
+fn static_headers() -> Value {
+    use keyhook_core::service::webhooks::headers_limits::{
+        MAX_HEADERS, MAX_NAME_LEN, MAX_VALUE_LEN,
+    };
+    json!({
+        "type": ["object", "null"],
+        "additionalProperties": true,
+        "description": format!("Static headers sent with each delivery, name to value (a string). At most {MAX_HEADERS}; a name is an RFC 9110 token of at most {MAX_NAME_LEN} characters, case-insensitive (kept lowercase), given once; a value is 1 to {MAX_VALUE_LEN} bytes of visible ASCII, spaces and tabs, not starting or ending with whitespace. Refused (400 on `headers`): `webhook-*`, `content-*`, `host`, `user-agent`, hop-by-hop names (`connection`, `transfer-encoding`, `te`, `upgrade`, `keep-alive`, `proxy-connection`, `trailer`), CR or LF in a value. The values are write-only: stored encrypted, never logged, audited or returned (the Webhook shows `headerNames`). On an update the object replaces the whole set; `null` or `{{}}` removes them.")
+    })
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use keyhook_core::error::{Error, Result};
-use keyhook_core::model::Permission;
+use keyhook_core::model::{Permission, SigningMode};
 use keyhook_core::rate::RateLimit;
 use keyhook_core::redact;
 use keyhook_core::service::audit;
@@ -20,7 +20,8 @@ use keyhook_core::service::portal;
 use keyhook_core::service::replay::ReplayRequest;
 use keyhook_core::service::webhooks::flow::{RetrySchedule, Timeout};
 use keyhook_core::service::webhooks::{
-    Grace, NewWebhook, RotateSecret, WebhookEvents, WebhookPatch, WebhookUrl,
+    Grace, HeaderPatch, NewWebhook, RotateSecret, StaticHeaders, WebhookEvents, WebhookPatch,
+    WebhookUrl,
 };
 use keyhook_core::time::Timestamp;
 
@@ -122,6 +123,47 @@ fn percent_decode(s: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
+/// `signing`: `hmac`, `ed25519` or `both`; `null` is the default, `hmac`.
+fn signing(o: &mut Object<'_>) -> Option<Option<SigningMode>> {
+    match o.nullable_string("signing")? {
+        None => Some(None),
+        Some(s) => match SigningMode::parse(&s) {
+            Ok(m) => Some(Some(m)),
+            Err(msg) => {
+                o.problems.add("signing", msg);
+                None
+            }
+        },
+    }
+}
+
+/// `headers`: an object of header name to value (write-only), `null` for none. A problem
+/// names the header, never its value.
+fn headers(o: &mut Object<'_>) -> Option<StaticHeaders> {
+    let map = o.nullable_object("headers")?.unwrap_or_default();
+    let mut pairs = Vec::with_capacity(map.len());
+    for (name, value) in map {
+        match value {
+            Value::String(v) => pairs.push((name, v)),
+            _ => {
+                let name = keyhook_core::redact::keys(&name).into_owned();
+                o.problems.add(
+                    "headers",
+                    format!("header {name:?}'s value must be a string"),
+                );
+                return None;
+            }
+        }
+    }
+    match StaticHeaders::new(pairs) {
+        Ok(h) => Some(h),
+        Err(m) => {
+            o.problems.add("headers", m);
+            None
+        }
+    }
+}
+
 /// A `POST /webhooks` body.
 pub fn new_webhook(body: &Value, allow_private: bool) -> Result<NewWebhook> {
     let mut o = Object::new(
@@ -135,6 +177,8 @@ pub fn new_webhook(body: &Value, allow_private: bool) -> Result<NewWebhook> {
             "retrySchedule",
             "timeoutMs",
             "rate",
+            "signing",
+            "headers",
         ],
     )?;
     let url = o.string("url");
@@ -144,9 +188,13 @@ pub fn new_webhook(body: &Value, allow_private: bool) -> Result<NewWebhook> {
     let filter = o.nullable_string("filter").flatten();
     let rate = o.nullable_string("rate").flatten();
     let (retry_schedule, timeout) = flow_fields(&mut o);
+    let signing = signing(&mut o).flatten();
+    let headers = headers(&mut o).filter(|h| !h.is_empty());
     let mut p = o.problems;
     p.end_decoding();
     Ok(NewWebhook {
+        signing,
+        headers,
         url: url.and_then(|u| p.take("url", WebhookUrl::new(&u, allow_private))),
         events: events.and_then(|e| p.take_list("events", WebhookEvents::new(e))),
         full_access,
@@ -179,6 +227,8 @@ pub fn webhook_patch(body: &Value, allow_private: bool) -> Result<WebhookPatch> 
             "retrySchedule",
             "timeoutMs",
             "rate",
+            "signing",
+            "headers",
         ],
     )?;
     let url = o.string("url");
@@ -189,9 +239,13 @@ pub fn webhook_patch(body: &Value, allow_private: bool) -> Result<WebhookPatch> 
     let filter = o.nullable_string("filter");
     let rate = o.nullable_string("rate");
     let (retry_schedule, timeout) = flow_fields(&mut o);
+    let signing = signing(&mut o);
+    let headers = headers(&mut o).map(HeaderPatch::Replace);
     let mut p = o.problems;
     p.end_decoding();
     Ok(WebhookPatch {
+        signing,
+        headers,
         url: url.and_then(|u| p.take("url", WebhookUrl::new(&u, allow_private))),
         events: events.and_then(|e| p.take_list("events", WebhookEvents::new(e))),
         full_access,

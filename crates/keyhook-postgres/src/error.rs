@@ -21,6 +21,14 @@ use postgres::error::SqlState;
 pub enum Fail {
     Pg(postgres::Error),
     Data(String),
+    /// The core's own failure inside a query body (a sealed cell that does not open).
+    Store(StoreError),
+}
+
+impl From<StoreError> for Fail {
+    fn from(e: StoreError) -> Self {
+        Fail::Store(e)
+    }
 }
 
 impl From<postgres::Error> for Fail {
@@ -34,6 +42,7 @@ impl Fail {
         match self {
             Fail::Pg(e) => classify(e),
             Fail::Data(m) => StoreError::Broken(m.clone()),
+            Fail::Store(e) => e.clone(),
         }
     }
 }

@@ -253,6 +253,17 @@ const MIGRATIONS: &[&str] = &[
         at          BIGINT NOT NULL,
         next_at     BIGINT
      );"#,
+    // signatures and secrets at rest: SQLite's migration of the same name.
+    r#"ALTER TABLE webhooks ADD COLUMN signing TEXT COLLATE "C" NOT NULL DEFAULT 'hmac'
+        CHECK (signing IN ('hmac', 'ed25519', 'both'));
+     ALTER TABLE webhooks ADD COLUMN public_key TEXT COLLATE "C";
+     ALTER TABLE webhooks ADD COLUMN signing_key TEXT COLLATE "C";
+     ALTER TABLE webhooks ADD COLUMN previous_signing_key TEXT COLLATE "C";
+     ALTER TABLE webhooks ADD COLUMN headers TEXT COLLATE "C";
+     CREATE TABLE secrets_key (
+        id          BIGINT PRIMARY KEY CHECK (id = 1),
+        fingerprint TEXT COLLATE "C" NOT NULL
+     );"#,
 ];
 
 /// The schema version this binary writes.

@@ -2,7 +2,8 @@
 //! `keyhook-sqlite/src/secrets.rs`, in PostgreSQL.
 
 use super::PgStore;
-use keyhook_core::store::{SecretQueries, Signing, StoreResult};
+use keyhook_core::secrets::{seal_cell, seal_opt, SecretCell, SigningCells, SECRET_COLUMNS};
+use keyhook_core::store::{SecretQueries, Signing, StoreError, StoreResult};
 use keyhook_core::time::Timestamp;
 
 impl SecretQueries for PgStore {
@@ -13,7 +14,9 @@ impl SecretQueries for PgStore {
         previous: Option<(&str, Timestamp)>,
         now: Timestamp,
     ) -> StoreResult<()> {
-        let (old, until) = (previous.map(|(s, _)| s), previous.map(|(_, t)| t.0));
+        let until = previous.map(|(_, t)| t.0);
+        let old = seal_opt(id, "previous_secret", previous.map(|(s, _)| s))?;
+        let secret = seal_cell(id, "secret", secret)?;
         self.run(|s| {
             s.execute(
                 "UPDATE webhooks SET secret = $2, previous_secret = $3,
@@ -35,7 +38,12 @@ impl SecretQueries for PgStore {
                     full_access, profile_ids,
                     CASE WHEN ",
                     keyhook_core::secret_in_grace_sql!("$2"),
-                    " THEN previous_secret_expires_at END, held_until
+                    " THEN previous_secret_expires_at END,
+                    signing, signing_key,
+                    CASE WHEN ",
+                    keyhook_core::secret_in_grace_sql!("$2"),
+                    " THEN previous_signing_key END,
+                    headers, held_until
                  FROM webhooks WHERE id = $1"
                 ),
                 &[&id, &now.0],
@@ -43,16 +51,25 @@ impl SecretQueries for PgStore {
             else {
                 return Ok(None);
             };
-            let mut secrets = vec![r.try_get::<_, String>(2)?];
-            secrets.extend(r.try_get::<_, Option<String>>(3)?);
+            let (secrets, headers) = SigningCells {
+                id,
+                mode: r.try_get(7)?,
+                secret: r.try_get(2)?,
+                previous_secret: r.try_get(3)?,
+                signing_key: r.try_get(8)?,
+                previous_signing_key: r.try_get(9)?,
+                headers: r.try_get(10)?,
+            }
+            .open()?;
             Ok(Some(Signing {
                 is_active: r.try_get(0)?,
                 full_access: r.try_get(4)?,
                 profile_ids: super::json_strings(r.try_get(5)?)?,
                 url: r.try_get(1)?,
                 secrets,
+                headers,
                 grace_ends_at: r.try_get::<_, Option<i64>>(6)?.map(Timestamp),
-                held_until: r.try_get::<_, Option<i64>>(7)?.map(Timestamp),
+                held_until: r.try_get::<_, Option<i64>>(11)?.map(Timestamp),
             }))
         })
     }
@@ -75,7 +92,8 @@ impl SecretQueries for PgStore {
         self.run(|s| {
             let n = s.execute(
                 concat!(
-                    "UPDATE webhooks SET previous_secret = NULL, previous_secret_expires_at = NULL
+                    "UPDATE webhooks SET previous_secret = NULL, previous_signing_key = NULL,
+                    previous_secret_expires_at = NULL
                  WHERE ",
                     keyhook_core::secret_expired_sql!("$1")
                 ),
@@ -93,6 +111,85 @@ impl SecretQueries for PgStore {
                     .transpose()?
                     .flatten(),
             )
+        })
+    }
+
+    fn set_signing_key(
+        &self,
+        id: &str,
+        private: &str,
+        public: &str,
+        previous: Option<(&str, Timestamp)>,
+        now: Timestamp,
+    ) -> StoreResult<()> {
+        let until = previous.map(|(_, t)| t.0);
+        let old = seal_opt(id, "previous_signing_key", previous.map(|(s, _)| s))?;
+        let private = seal_cell(id, "signing_key", private)?;
+        self.run(|s| {
+            s.execute(
+                "UPDATE webhooks SET signing_key = $2, public_key = $3, previous_signing_key = $4,
+                    previous_secret_expires_at = coalesce($5, previous_secret_expires_at),
+                    updated_at = $6 WHERE id = $1",
+                &[&id, &private, &public, &old, &until, &now.0],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn secret_cells(&self) -> StoreResult<Vec<SecretCell>> {
+        self.run(|s| {
+            let mut out = Vec::new();
+            for column in SECRET_COLUMNS {
+                let rows = s.query(
+                    &format!(
+                        "SELECT id, {column} FROM webhooks WHERE {column} IS NOT NULL ORDER BY id"
+                    ),
+                    &[],
+                )?;
+                for r in rows {
+                    out.push(SecretCell {
+                        row: r.try_get(0)?,
+                        column,
+                        value: r.try_get(1)?,
+                    });
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    fn set_secret_cell(&self, row: &str, column: &str, value: &str) -> StoreResult<()> {
+        let column = SECRET_COLUMNS
+            .iter()
+            .find(|c| **c == column)
+            .ok_or_else(|| StoreError::Broken(format!("{column} is not a secret column")))?;
+        self.run(|s| {
+            s.execute(
+                &format!("UPDATE webhooks SET {column} = $2 WHERE id = $1"),
+                &[&row, &value],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn secrets_fingerprint(&self) -> StoreResult<Option<String>> {
+        self.run(|s| {
+            Ok(
+                s.query_opt("SELECT fingerprint FROM secrets_key WHERE id = 1", &[])?
+                    .map(|r| r.try_get(0))
+                    .transpose()?,
+            )
+        })
+    }
+
+    fn set_secrets_fingerprint(&self, fingerprint: &str) -> StoreResult<()> {
+        self.run(|s| {
+            s.execute(
+                "INSERT INTO secrets_key (id, fingerprint) VALUES (1, $1)
+                 ON CONFLICT (id) DO UPDATE SET fingerprint = excluded.fingerprint",
+                &[&fingerprint],
+            )?;
+            Ok(())
         })
     }
 }

@@ -14,7 +14,8 @@ use keyhook_core::time::Timestamp;
 macro_rules! columns {
     () => {
         "id, user_id, url, events, secret, is_active, fail_count, created_at, updated_at,
-         full_access, profile_ids, filter, ephemeral, retry_schedule, timeout_ms, rate"
+         full_access, profile_ids, filter, ephemeral, retry_schedule, timeout_ms, rate,
+         signing, public_key, signing_key, headers"
     };
 }
 
@@ -66,7 +67,8 @@ const USER_LOCK_CLASS: i32 = LOCK_CLASS + 1;
 pub(crate) fn from_row(r: &Row) -> Result<Webhook, Fail> {
     let events: &str = r.try_get(3)?;
     let profile_ids: &str = r.try_get(10)?;
-    Ok(Webhook {
+    let signing: &str = r.try_get(16)?;
+    let mut w = Webhook {
         id: r.try_get(0)?,
         user_id: r.try_get(1)?,
         url: r.try_get(2)?,
@@ -90,7 +92,15 @@ pub(crate) fn from_row(r: &Row) -> Result<Webhook, Fail> {
                 .try_get::<_, Option<&str>>(15)?
                 .and_then(|s| RateLimit::parse(s).ok()),
         },
-    })
+        signing: keyhook_core::model::SigningMode::parse(signing).map_err(Fail::Data)?,
+        public_key: r.try_get(17)?,
+        header_names: Vec::new(),
+        private: Default::default(),
+    };
+    let signing_key: Option<&str> = r.try_get(18)?;
+    let headers: Option<&str> = r.try_get(19)?;
+    keyhook_core::secrets::open_webhook(&mut w, signing_key, headers)?;
+    Ok(w)
 }
 
 fn webhooks(rows: Vec<Row>) -> Result<Vec<Webhook>, Fail> {
@@ -118,18 +128,20 @@ impl WebhookQueries for PgStore {
 
     fn insert_webhook(&self, w: &Webhook) -> StoreResult<()> {
         self.ensure_user(&w.user_id, w.created_at)?;
+        let sealed = keyhook_core::secrets::seal_webhook(w)?;
         self.run(|s| {
             s.execute(
                 "INSERT INTO webhooks (id, user_id, url, events, secret, is_active, fail_count,
                     created_at, updated_at, full_access, profile_ids, filter, ephemeral, heartbeat_at,
-                    retry_schedule, timeout_ms, rate)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
+                    retry_schedule, timeout_ms, rate, signing, public_key, signing_key, headers)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
+                    $17, $18, $19, $20, $21)",
                 &[
                     &w.id,
                     &w.user_id,
                     &w.url,
                     &to_json(&w.events),
-                    &w.secret,
+                    &sealed.secret,
                     &w.is_active,
                     &w.fail_count,
                     &w.created_at.0,
@@ -142,6 +154,10 @@ impl WebhookQueries for PgStore {
                     &w.control.retry_schedule.as_deref().map(to_json),
                     &w.control.timeout_ms,
                     &w.control.rate.map(|r| r.to_string()),
+                    &w.signing.as_str(),
+                    &w.public_key,
+                    &sealed.signing_key,
+                    &sealed.headers,
                 ],
             )?;
             Ok(())
@@ -205,12 +221,14 @@ impl WebhookQueries for PgStore {
     }
 
     fn update_webhook(&self, w: &Webhook) -> StoreResult<()> {
+        let sealed = keyhook_core::secrets::seal_webhook(w)?;
         self.run(|s| {
             s.execute(
                 concat!(
                     "UPDATE webhooks SET url = $2, events = $3, is_active = $4, fail_count = $5,
                     updated_at = $6, full_access = $7, profile_ids = $8, filter = $9,
-                    retry_schedule = $10, timeout_ms = $11, rate = $12, ",
+                    retry_schedule = $10, timeout_ms = $11, rate = $12,
+                    signing = $13, public_key = $14, signing_key = $15, headers = $16, ",
                     keyhook_core::enable_clears_reason_sql!("$4"),
                     "
                  WHERE id = $1"
@@ -228,6 +246,10 @@ impl WebhookQueries for PgStore {
                     &w.control.retry_schedule.as_deref().map(to_json),
                     &w.control.timeout_ms,
                     &w.control.rate.map(|r| r.to_string()),
+                    &w.signing.as_str(),
+                    &w.public_key,
+                    &sealed.signing_key,
+                    &sealed.headers,
                 ],
             )?;
             Ok(())

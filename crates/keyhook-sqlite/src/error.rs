@@ -16,6 +16,13 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl From<rusqlite::Error> for Error {
     fn from(e: rusqlite::Error) -> Self {
         use rusqlite::ErrorCode as C;
+        // A row mapper's own failure (a sealed cell that does not open), carried through
+        // rusqlite as it is.
+        if let rusqlite::Error::FromSqlConversionFailure(_, _, inner) = &e {
+            if let Some(own) = inner.downcast_ref::<StoreError>() {
+                return Error(own.clone());
+            }
+        }
         Error(match e.sqlite_error_code() {
             Some(C::ReadOnly) => StoreError::Unavailable("database is read-only".into()),
             Some(C::DiskFull) => StoreError::Unavailable("database or disk is full".into()),
@@ -48,6 +55,11 @@ impl From<Error> for keyhook_core::Error {
     fn from(e: Error) -> Self {
         e.0.into()
     }
+}
+
+/// A [`StoreError`] raised inside a row mapper, as rusqlite carries it.
+pub(crate) fn in_row(e: StoreError) -> rusqlite::Error {
+    rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
 }
 
 /// Runs a query body whose errors are SQLite's (or the backend's) and reports them as the

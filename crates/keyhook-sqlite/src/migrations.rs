@@ -310,6 +310,23 @@ const MIGRATIONS: &[&str] = &[
         at          INTEGER NOT NULL,
         next_at     INTEGER
      ) STRICT;",
+    // signatures and secrets at rest (CONTRACT §15): how a webhook signs (`hmac` for every
+    // existing one), its Ed25519 key pair (the private key sealed, the public one plain), its
+    // static headers (a sealed JSON list), and the fingerprint of the key the secret cells
+    // are sealed with (`keyhook_core::secrets`). The existing plaintext secrets are sealed by
+    // the first open with a key, in one transaction that also writes the fingerprint: a
+    // migration cannot hold the key. A keyhook from before this version refuses the file
+    // (a newer schema), so none signs with a sealed secret.
+    "ALTER TABLE webhooks ADD COLUMN signing TEXT NOT NULL DEFAULT 'hmac'
+        CHECK (signing IN ('hmac', 'ed25519', 'both'));
+     ALTER TABLE webhooks ADD COLUMN public_key TEXT;
+     ALTER TABLE webhooks ADD COLUMN signing_key TEXT;
+     ALTER TABLE webhooks ADD COLUMN previous_signing_key TEXT;
+     ALTER TABLE webhooks ADD COLUMN headers TEXT;
+     CREATE TABLE secrets_key (
+        id          INTEGER PRIMARY KEY CHECK (id = 1),
+        fingerprint TEXT NOT NULL
+     ) STRICT;",
 ];
 
 /// The schema version this binary writes.
@@ -483,7 +500,13 @@ mod tests {
                     )
                 );
             }
-            if start >= 1 {
+            // (Only a key written before the shared budgets' migration gets a budget of its
+            // own from it; later ones are written with theirs.)
+            let budgets = MIGRATIONS
+                .iter()
+                .position(|m| m.contains("CREATE TABLE key_budgets"))
+                .unwrap();
+            if start >= 1 && start <= budgets {
                 // A key from before checksums is marked as such, without limits of its own.
                 // A key written after the shared-budgets migration without a budget (by
                 // hand, as here) keeps none: only the migration gives older keys theirs.
@@ -550,6 +573,48 @@ mod tests {
             rows("SELECT id, remaining_uses FROM key_budgets"),
             [("k1".into(), Some(3))]
         );
+    }
+
+    /// Signatures and secrets at rest: every existing webhook keeps `hmac` and its secret
+    /// (sealed by the first open with a key, not by the migration, which has none), and no
+    /// key is recorded yet.
+    #[test]
+    fn existing_webhooks_keep_hmac_and_their_secret() {
+        let mine = MIGRATIONS
+            .iter()
+            .position(|m| m.contains("CREATE TABLE secrets_key"))
+            .unwrap();
+        let conn = Connection::open_in_memory().unwrap();
+        apply_pending(&conn, &MIGRATIONS[..mine]).unwrap();
+        conn.execute_batch(
+            "INSERT INTO users (id, created_at) VALUES ('u', 1);
+             INSERT INTO webhooks (id, user_id, url, events, secret, is_active, fail_count,
+                created_at, updated_at) VALUES ('w', 'u', 'http://a/', '[\"post.published\"]',
+                'whsec_x', 1, 0, 1, 1);",
+        )
+        .unwrap();
+        migrate(&conn).unwrap();
+        let row: (
+            String,
+            String,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+        ) = conn
+            .query_row(
+                "SELECT signing, secret, public_key, signing_key, headers FROM webhooks",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+            )
+            .unwrap();
+        assert_eq!(row, ("hmac".into(), "whsec_x".into(), None, None, None));
+        let keys: i64 = conn
+            .query_row("SELECT count(*) FROM secrets_key", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(keys, 0);
+        assert!(conn
+            .execute("UPDATE webhooks SET signing = 'rsa'", [])
+            .is_err());
     }
 
     /// The profile scope migration keeps what was there: webhooks get full

@@ -1,7 +1,7 @@
 use rusqlite::{params, OptionalExtension, Row};
 
 use super::{json_strings, to_json, Conn};
-use crate::error::sql;
+use crate::error::{in_row, sql};
 use crate::model::{DeliveryAttempt, DeliveryControl, Webhook};
 use crate::time::Timestamp;
 use keyhook_core::rate::RateLimit;
@@ -13,7 +13,8 @@ use keyhook_core::store::{AttemptRecord, FailCounter, Listed, StoreResult, Webho
 macro_rules! columns {
     () => {
         "id, user_id, url, events, secret, is_active, fail_count, created_at,
-    updated_at, full_access, profile_ids, filter, ephemeral, retry_schedule, timeout_ms, rate"
+    updated_at, full_access, profile_ids, filter, ephemeral, retry_schedule, timeout_ms, rate,
+    signing, public_key, signing_key, headers"
     };
 }
 
@@ -29,7 +30,8 @@ pub(crate) const LIST_BY_USER: &str = concat!(
 fn from_row(r: &Row<'_>) -> rusqlite::Result<Webhook> {
     let events: String = r.get(3)?;
     let profile_ids: String = r.get(10)?;
-    Ok(Webhook {
+    let signing: String = r.get(16)?;
+    let mut w = Webhook {
         id: r.get(0)?,
         user_id: r.get(1)?,
         url: r.get(2)?,
@@ -53,7 +55,17 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Webhook> {
                 .get::<_, Option<String>>(15)?
                 .and_then(|s| RateLimit::parse(&s).ok()),
         },
-    })
+        signing: keyhook_core::model::SigningMode::parse(&signing)
+            .map_err(|m| in_row(keyhook_core::store::StoreError::Broken(m)))?,
+        public_key: r.get(17)?,
+        header_names: Vec::new(),
+        private: Default::default(),
+    };
+    let signing_key: Option<String> = r.get(18)?;
+    let headers: Option<String> = r.get(19)?;
+    keyhook_core::secrets::open_webhook(&mut w, signing_key.as_deref(), headers.as_deref())
+        .map_err(in_row)?;
+    Ok(w)
 }
 
 impl WebhookQueries for Conn {
@@ -69,19 +81,21 @@ impl WebhookQueries for Conn {
     fn insert_webhook(&self, w: &Webhook) -> StoreResult<()> {
         sql(|| {
             self.ensure_user(&w.user_id, w.created_at)?;
+            let sealed = keyhook_core::secrets::seal_webhook(w)?;
             self.0
                 .prepare_cached(
                     "INSERT INTO webhooks (id, user_id, url, events, secret, is_active, fail_count,
                         created_at, updated_at, full_access, profile_ids, filter, ephemeral, heartbeat_at,
-                        retry_schedule, timeout_ms, rate)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+                        retry_schedule, timeout_ms, rate, signing, public_key, signing_key, headers)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
+                        ?17, ?18, ?19, ?20, ?21)",
                 )?
                 .execute(params![
                     w.id,
                     w.user_id,
                     w.url,
                     to_json(&w.events),
-                    w.secret,
+                    sealed.secret,
                     w.is_active,
                     w.fail_count,
                     w.created_at.0,
@@ -93,7 +107,11 @@ impl WebhookQueries for Conn {
                     w.ephemeral.then_some(w.created_at.0),
                     w.control.retry_schedule.as_deref().map(to_json),
                     w.control.timeout_ms,
-                    w.control.rate.map(|r| r.to_string())
+                    w.control.rate.map(|r| r.to_string()),
+                    w.signing.as_str(),
+                    w.public_key,
+                    sealed.signing_key,
+                    sealed.headers
                 ])?;
             Ok(())
         })
@@ -147,11 +165,13 @@ impl WebhookQueries for Conn {
     /// Writes the mutable fields of `w`.
     fn update_webhook(&self, w: &Webhook) -> StoreResult<()> {
         sql(|| {
+            let sealed = keyhook_core::secrets::seal_webhook(w)?;
             self.0
                 .prepare_cached(concat!(
                     "UPDATE webhooks SET url = ?2, events = ?3, is_active = ?4, fail_count = ?5,
                         updated_at = ?6, full_access = ?7, profile_ids = ?8, filter = ?9,
-                        retry_schedule = ?10, timeout_ms = ?11, rate = ?12, ",
+                        retry_schedule = ?10, timeout_ms = ?11, rate = ?12,
+                        signing = ?13, public_key = ?14, signing_key = ?15, headers = ?16, ",
                     keyhook_core::enable_clears_reason_sql!("?4"),
                     "
                      WHERE id = ?1"
@@ -168,7 +188,11 @@ impl WebhookQueries for Conn {
                     w.filter,
                     w.control.retry_schedule.as_deref().map(to_json),
                     w.control.timeout_ms,
-                    w.control.rate.map(|r| r.to_string())
+                    w.control.rate.map(|r| r.to_string()),
+                    w.signing.as_str(),
+                    w.public_key,
+                    sealed.signing_key,
+                    sealed.headers
                 ])?;
             Ok(())
         })

@@ -291,6 +291,26 @@ impl Output {
             ("created", wrap(when_full(Some(w.created_at), now))),
             ("updated", wrap(when_full(Some(w.updated_at), now))),
         ];
+        // After the secret: how the webhook signs when it is not the default (hmac), the
+        // public key receivers verify v1a with, and the static headers' names (their values
+        // are never shown).
+        let mut at = rows
+            .iter()
+            .position(|(k, _)| *k == "secret")
+            .map_or(rows.len(), |i| i + 1);
+        let mut add = |rows: &mut Vec<_>, row| {
+            rows.insert(at, row);
+            at += 1;
+        };
+        if w.signing != keyhook_core::model::SigningMode::Hmac {
+            add(&mut rows, ("signing", whole(w.signing.as_str())));
+        }
+        if let Some(pk) = w.public_key.as_ref().filter(|_| w.signing.ed25519()) {
+            add(&mut rows, ("public key", whole(pk)));
+        }
+        if !w.header_names.is_empty() {
+            add(&mut rows, ("headers", wrap(w.header_names.join(", "))));
+        }
         if let Some(f) = &w.filter {
             rows.insert(5, ("filter", wrap(f.clone())));
         }

@@ -238,6 +238,9 @@ pub fn webhook_details(w: &Webhook) -> Value {
         "profileIds": w.profile_ids,
         "isActive": w.is_active,
         "filter": w.filter,
+        "signing": w.signing,
+        "publicKey": w.public_key,
+        "headerNames": w.header_names,
     });
     // A webhook's own delivery settings, when it has them (CONTRACT §15).
     if let Some(s) = &w.control.retry_schedule {

@@ -214,6 +214,18 @@ impl<'a> Object<'a> {
         }
     }
 
+    /// An object that may be `null`: absent is `None`, `null` is `Some(None)`.
+    pub fn nullable_object(&mut self, field: &str) -> Option<Option<Map<String, Value>>> {
+        match self.map.get(field)? {
+            Value::Null => Some(None),
+            Value::Object(m) => Some(Some(m.clone())),
+            _ => {
+                self.problems.add(field, "must be a JSON object or null");
+                None
+            }
+        }
+    }
+
     pub fn object(&mut self, field: &str) -> Option<Map<String, Value>> {
         match self.get(field)? {
             Value::Object(m) => Some(m.clone()),

@@ -450,6 +450,10 @@ mod tests {
             updated_at: Timestamp(0),
             ephemeral: false,
             control: Default::default(),
+            signing: Default::default(),
+            public_key: None,
+            header_names: Vec::new(),
+            private: Default::default(),
         }
     }
 

@@ -27,6 +27,26 @@ pub trait SecretQueries {
     /// Why the webhook was disabled automatically (`service::webhooks::GONE_REASON`,
     /// `service::webhooks::failures_reason`), if it was and has not been enabled since.
     fn disabled_reason(&self, id: &str) -> StoreResult<Option<String>>;
+    /// Replaces the webhook's Ed25519 key pair (`whsk_` private, given in plaintext and
+    /// stored sealed, and `whpk_` public), keeping `previous` as [`SecretQueries::set_secret`]
+    /// keeps the previous secret (one grace end for both: `previous_secret_expires_at`).
+    fn set_signing_key(
+        &self,
+        id: &str,
+        private: &str,
+        public: &str,
+        previous: Option<(&str, Timestamp)>,
+        now: Timestamp,
+    ) -> StoreResult<()>;
+    /// Every non-null secret cell of every webhook ([`crate::secrets::SECRET_COLUMNS`]), as
+    /// stored (sealed or not), for re-sealing ([`crate::secrets::reseal_all`]).
+    fn secret_cells(&self) -> StoreResult<Vec<crate::secrets::SecretCell>>;
+    /// Writes one cell as given (already sealed).
+    fn set_secret_cell(&self, row: &str, column: &str, value: &str) -> StoreResult<()>;
+    /// The fingerprint of the key the database's secrets are sealed with; `None` before the
+    /// first key.
+    fn secrets_fingerprint(&self) -> StoreResult<Option<String>>;
+    fn set_secrets_fingerprint(&self, fingerprint: &str) -> StoreResult<()>;
 }
 
 /// A webhook's state as a delivery needs it right before the request.
@@ -37,8 +57,13 @@ pub struct Signing {
     pub full_access: bool,
     pub profile_ids: Vec<String>,
     pub url: String,
-    /// The current secret first, then the previous one while its grace period lasts.
+    /// What the message is signed with, in the header's order: the HMAC secrets (the
+    /// current, then the previous one while its grace period lasts) when the webhook signs
+    /// `v1`, then the Ed25519 private keys likewise when it signs `v1a`
+    /// ([`crate::sign::sign_all`] picks the scheme by prefix).
     pub secrets: Vec<String>,
+    /// Static headers to send (name, value).
+    pub headers: Vec<(String, String)>,
     /// The end of that grace period when `secrets` holds the previous secret: the time from
     /// which the same row answers with the current secret alone. `None` otherwise.
     pub grace_ends_at: Option<Timestamp>,

@@ -107,6 +107,10 @@ fn webhook(user: &str, i: usize, s: &Spec) -> Webhook {
         updated_at: Timestamp(T),
         ephemeral: false,
         control: Default::default(),
+        signing: Default::default(),
+        public_key: None,
+        header_names: Vec::new(),
+        private: Default::default(),
     }
 }
 

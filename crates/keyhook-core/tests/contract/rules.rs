@@ -42,6 +42,10 @@ fn hook(id: &str, events: &[&str], active: bool, profiles: Option<&[&str]>) -> W
         updated_at: Timestamp(T),
         ephemeral: false,
         control: Default::default(),
+        signing: Default::default(),
+        public_key: None,
+        header_names: Vec::new(),
+        private: Default::default(),
     }
 }
 

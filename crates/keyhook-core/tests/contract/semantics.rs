@@ -58,6 +58,10 @@ fn hook(id: &str, user: &str, events: &[&str], active: bool, created: i64) -> We
         updated_at: Timestamp(created),
         ephemeral: false,
         control: Default::default(),
+        signing: Default::default(),
+        public_key: None,
+        header_names: Vec::new(),
+        private: Default::default(),
     }
 }
 
@@ -154,9 +158,13 @@ fn exercise(s: &Store) -> Vec<String> {
         for w in &hooks {
             c.insert_webhook(w)?;
         }
+        // Secrets at rest: the fingerprint of the key, written and replaced.
+        c.set_secrets_fingerprint("sha256:00")?;
+        c.set_secrets_fingerprint("sha256:0123")?;
         Ok(())
     })
     .unwrap();
+    note!(c.secrets_fingerprint());
     note!(c.count_webhooks("u"));
     note!(s.write(|c| Ok(c.count_webhooks("v")?)));
     note!(c.list_webhooks("u"));

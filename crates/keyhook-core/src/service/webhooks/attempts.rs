@@ -85,6 +85,8 @@ struct Ping {
     url: String,
     /// The current secret first, then one in its rotation's grace period.
     secrets: Vec<String>,
+    /// Its static headers.
+    headers: Vec<(String, String)>,
     event_id: String,
     body: Vec<u8>,
     at: Timestamp,
@@ -95,7 +97,10 @@ impl Ping {
         let w = find(store.conn(), actor, id)?;
         // The secrets of a rotation in its grace period sign a ping as they sign deliveries.
         let signing = store.conn().signing(&w.id, now)?;
-        let secrets = signing.map_or_else(|| vec![w.secret.clone()], |s: Signing| s.secrets);
+        let (secrets, headers) = signing.map_or_else(
+            || (vec![w.secret.clone()], Vec::new()),
+            |s: Signing| (s.secrets, s.headers),
+        );
         let event_id = events::new_event_id();
         let data = serde_json::json!({ "webhookId": w.id });
         let body = events::payload(&event_id, TEST_EVENT, None, now, &data);
@@ -103,6 +108,7 @@ impl Ping {
             webhook_id: w.id,
             url: w.url,
             secrets,
+            headers,
             event_id,
             body,
             at: now,
@@ -112,7 +118,14 @@ impl Ping {
     fn send(&self, sender: &dyn Transport) -> Attempt {
         let ts = self.at.millis() / 1000;
         let secrets: Vec<&str> = self.secrets.iter().map(String::as_str).collect();
-        sender.send(&self.url, &secrets, &self.event_id, &self.body, ts)
+        sender.send_with(
+            &self.url,
+            &secrets,
+            &self.headers,
+            &self.event_id,
+            &self.body,
+            ts,
+        )
     }
 
     fn log(&self, c: Conn<'_>, a: &Attempt) -> Result<()> {

@@ -2,6 +2,7 @@
 //! show, update, delete, the test ping and the attempt log.
 mod attempts;
 pub mod flow;
+mod headers;
 mod secret;
 mod target;
 
@@ -9,10 +10,15 @@ pub use attempts::{
     attempts, count_attempt, disabled_reason, failures_reason, log_attempt, log_attempt_disabling,
     log_attempt_in, record_attempt, test, AttemptLog, AttemptOf, FAILURES_REASON, GONE_REASON,
 };
+pub use headers::{check_name as check_header_name, HeaderPatch, StaticHeaders};
 pub use secret::{
     drop_expired_secrets, rotate_secret, Grace, RotateSecret, DEFAULT_GRACE_SECONDS,
     MAX_GRACE_SECONDS,
 };
+/// The bounds of static headers (the OpenAPI document states them).
+pub mod headers_limits {
+    pub use super::headers::{MAX_HEADERS, MAX_NAME_LEN, MAX_VALUE_LEN};
+}
 pub use target::{url_pattern, WebhookUrl};
 
 use super::audit::{self, Action, Entry};
@@ -26,7 +32,7 @@ use super::operational;
 use super::{Actor, Operation, Publish};
 use crate::auth::{self, Excess, Scope};
 use crate::error::{Error, FieldError, Result};
-use crate::model::{DeliveryControl, Webhook};
+use crate::model::{DeliveryControl, SigningMode, Webhook};
 use crate::rate::RateLimit;
 use crate::sign;
 use crate::store::{Conn, Listed, Store};
@@ -60,6 +66,10 @@ pub struct NewWebhook {
     /// Made by `keyhook listen` (`service::listen`): delivered only by that process, never
     /// by `serve` or `deliver`, and deleted when it stops. Never set over HTTP.
     pub ephemeral: bool,
+    /// How deliveries are signed; `None`: `hmac`.
+    pub signing: Option<SigningMode>,
+    /// Static headers sent with each delivery.
+    pub headers: Option<StaticHeaders>,
     /// The request's `Idempotency-Key` with its body (`service::idempotency`): a repeat within
     /// 24 hours acts not again and answers as the first did. `None` on the command line.
     pub idempotency: Option<Idempotent>,
@@ -84,6 +94,9 @@ pub struct WebhookPatch {
     pub retry_schedule: Option<Option<flow::RetrySchedule>>,
     pub timeout: Option<Option<flow::Timeout>>,
     pub rate: Option<Option<RateLimit>>,
+    /// `Some(None)` sets the default, `hmac`.
+    pub signing: Option<Option<SigningMode>>,
+    pub headers: Option<HeaderPatch>,
     /// As in [`NewWebhook`].
     pub problems: Problems,
 }
@@ -100,6 +113,8 @@ const WEBHOOK_FIELDS: &[&str] = &[
     "retrySchedule",
     "timeoutMs",
     "rate",
+    "signing",
+    "headers",
     "body",
 ];
 
@@ -242,6 +257,9 @@ pub fn create(
         profile_ids,
         filter: input.filter.as_ref().map(|f| f.as_str().to_string()),
         secret: sign::generate_secret(),
+        signing: SigningMode::Hmac,
+        public_key: None,
+        header_names: Vec::new(),
         is_active: true,
         fail_count: 0,
         created_at: now,
@@ -252,7 +270,13 @@ pub fn create(
             timeout_ms: input.timeout.map(|t| t.0),
             rate: input.rate,
         },
+        private: Default::default(),
     };
+    let mut webhook = webhook;
+    set_signing(&mut webhook, input.signing.unwrap_or_default());
+    if let Some(h) = input.headers {
+        set_headers(&mut webhook, h.into_pairs());
+    }
     // BEGIN IMMEDIATE: the count and the insert see no other writer, so N processes
     // creating at once never make an eleventh. Every webhook of the user counts, those the
     // acting key cannot see too; the refusal says nothing about them.
@@ -288,6 +312,22 @@ pub fn create(
         publish.before_commit(c, &webhook)?;
         Ok(webhook)
     })
+}
+
+/// Signs `w` with `mode`, giving it an Ed25519 key pair if it needs one and has none (a
+/// webhook switched back to `hmac` keeps its pair, so its public key stays the same).
+fn set_signing(w: &mut Webhook, mode: SigningMode) {
+    w.signing = mode;
+    if mode.ed25519() && w.private.signing_key.is_none() {
+        let (private, public) = sign::generate_signing_key();
+        w.private.signing_key = Some(private);
+        w.public_key = Some(public);
+    }
+}
+
+fn set_headers(w: &mut Webhook, headers: Vec<(String, String)>) {
+    w.header_names = headers.iter().map(|(n, _)| n.clone()).collect();
+    w.private.headers = headers;
 }
 
 /// The actor's user's webhooks that the actor sees ([`Actor::sees`]).
@@ -399,6 +439,8 @@ pub fn update(
         "retrySchedule",
         "timeoutMs",
         "rate",
+        "signing",
+        "headers",
     ]
     .iter()
     .any(|f| p.mentions(f));
@@ -410,12 +452,14 @@ pub fn update(
         && patch.filter.is_none()
         && patch.retry_schedule.is_none()
         && patch.timeout.is_none()
-        && patch.rate.is_none();
+        && patch.rate.is_none()
+        && patch.signing.is_none()
+        && patch.headers.is_none();
     if empty && !named && !p.has("body") {
         p.add(
             "body",
             "name at least one of url, events, fullAccess, profileIds, isActive, filter, \
-             retrySchedule, timeoutMs, rate",
+             retrySchedule, timeoutMs, rate, signing, headers",
         );
     }
     let scope = asked_scope(&mut p, patch.full_access, patch.profile_ids);
@@ -469,6 +513,15 @@ pub fn update(
         }
         if let Some(r) = patch.rate {
             w.control.rate = r;
+        }
+        if let Some(mode) = patch.signing {
+            set_signing(&mut w, mode.unwrap_or_default());
+        }
+        if let Some(h) = patch.headers.clone() {
+            let headers = h
+                .apply(&w.private.headers)
+                .map_err(|m| Error::validation("headers", m))?;
+            set_headers(&mut w, headers);
         }
         if let (true, Some(source)) = (recheck, &w.filter) {
             // A stored filter that no longer compiles is kept as it is (nothing an upgrade
@@ -537,6 +590,17 @@ fn update_entries(before: &Webhook, after: &Webhook) -> Vec<(Action, serde_json:
     if before.control.rate != after.control.rate {
         let rate = after.control.rate.map(|r| r.to_string());
         changed.insert("rate".into(), rate.into());
+    }
+    if before.signing != after.signing {
+        changed.insert("signing".into(), after.signing.as_str().into());
+    }
+    if before.public_key != after.public_key {
+        changed.insert("publicKey".into(), after.public_key.clone().into());
+    }
+    // Names only: a value is never audited. A value changed under the same names is a
+    // change all the same.
+    if before.private.headers != after.private.headers {
+        changed.insert("headerNames".into(), after.header_names.clone().into());
     }
     if before.is_active == after.is_active && before.fail_count != after.fail_count {
         changed.insert("failCount".into(), after.fail_count.into());

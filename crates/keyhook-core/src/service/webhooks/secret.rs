@@ -100,14 +100,32 @@ pub fn rotate_secret(
             Keyed::Answered(w) => return Ok(w),
         };
         let until = grace.until(now);
-        let previous = (grace.seconds() > 0).then_some((w.secret.as_str(), until));
-        c.set_secret(&w.id, &secret, previous, now)?;
+        // What the webhook signs with is rotated: its HMAC secret, its Ed25519 key pair, or
+        // both (CONTRACT §15), each keeping the one it replaces for the same grace period.
         c.drop_expired_secrets(now)?;
-        w.secret = secret;
+        if w.signing.hmac() {
+            let previous = (grace.seconds() > 0).then_some((w.secret.as_str(), until));
+            c.set_secret(&w.id, &secret, previous, now)?;
+            w.secret = secret;
+        }
+        if w.signing.ed25519() {
+            let (private, public) = sign::generate_signing_key();
+            let previous = w
+                .private
+                .signing_key
+                .as_deref()
+                .filter(|_| grace.seconds() > 0)
+                .map(|k| (k, until));
+            c.set_signing_key(&w.id, &private, &public, previous, now)?;
+            w.private.signing_key = Some(private);
+            w.public_key = Some(public);
+        }
         w.updated_at = now;
         let details = serde_json::json!({
             "graceSeconds": grace.seconds(),
             "previousSecretUntil": (grace.seconds() > 0).then(|| until.to_rfc3339()),
+            "signing": w.signing,
+            "publicKey": w.public_key,
         });
         audit::record(
             c,

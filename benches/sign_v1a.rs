@@ -73,7 +73,14 @@ fn main() {
     let v1a = medians[0];
     let v1 = Some(("v1 (HMAC-SHA256)", medians[1]));
     let goal = format!("<= {BOUND_US} us");
-    keyhook_bench::figure("sign-v1a", "v1a signature, 1 KiB payload", v1a, "us", v1, &goal);
+    keyhook_bench::figure(
+        "sign-v1a",
+        "v1a signature, 1 KiB payload",
+        v1a,
+        "us",
+        v1,
+        &goal,
+    );
     keyhook_bench::figure("sign-v1a", "open a sealed secret", medians[2], "us", v1, "");
     println!(
         "v1a: {v1a:.2} µs per signature, bound {BOUND_US} µs: {}",

@@ -868,6 +868,9 @@ impl PageCtx<'_> {
             retry_schedule: None,
             timeout: None,
             rate: None,
+            // Signed with HMAC, no static headers: the operator's to change.
+            signing: None,
+            headers: None,
             ephemeral: false,
             idempotency: None,
             problems: p,
@@ -946,6 +949,8 @@ impl PageCtx<'_> {
             retry_schedule: None,
             timeout: None,
             rate: None,
+            signing: None,
+            headers: None,
             problems: p,
         };
         match webhooks::update(store, self.actor(), id, patch, self.now) {

@@ -450,7 +450,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('enable', 'enable', [CompletionResultType]::ParameterValue, 'Re-enable a webhook and reset its failure count')
             [CompletionResult]::new('disable', 'disable', [CompletionResultType]::ParameterValue, 'Stop event deliveries to a webhook')
             [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete a webhook and its delivery log')
-            [CompletionResult]::new('rotate-secret', 'rotate-secret', [CompletionResultType]::ParameterValue, 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period')
+            [CompletionResult]::new('rotate-secret', 'rotate-secret', [CompletionResultType]::ParameterValue, 'Give a webhook a new secret (or Ed25519 key pair); the old one keeps signing deliveries during the grace period')
             [CompletionResult]::new('deliveries', 'deliveries', [CompletionResultType]::ParameterValue, 'Show the newest delivery attempts to a webhook')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Queue past events again for a webhook (after its endpoint was down)')
             [CompletionResult]::new('filter-test', 'filter-test', [CompletionResultType]::ParameterValue, 'Try a filter on an event before saving it: prints true or false, or why it fails')
@@ -476,7 +476,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('enable', 'enable', [CompletionResultType]::ParameterValue, 'Re-enable a webhook and reset its failure count')
             [CompletionResult]::new('disable', 'disable', [CompletionResultType]::ParameterValue, 'Stop event deliveries to a webhook')
             [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete a webhook and its delivery log')
-            [CompletionResult]::new('rotate-secret', 'rotate-secret', [CompletionResultType]::ParameterValue, 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period')
+            [CompletionResult]::new('rotate-secret', 'rotate-secret', [CompletionResultType]::ParameterValue, 'Give a webhook a new secret (or Ed25519 key pair); the old one keeps signing deliveries during the grace period')
             [CompletionResult]::new('deliveries', 'deliveries', [CompletionResultType]::ParameterValue, 'Show the newest delivery attempts to a webhook')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Queue past events again for a webhook (after its endpoint was down)')
             [CompletionResult]::new('filter-test', 'filter-test', [CompletionResultType]::ParameterValue, 'Try a filter on an event before saving it: prints true or false, or why it fails')
@@ -491,6 +491,8 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('--retry-schedule', '--retry-schedule', [CompletionResultType]::ParameterName, 'This webhook''s delays before each retry, comma-separated, as serve''s --retry-schedule (at most 50; "" for no retry), instead of serve''s')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long one delivery to this webhook may take (at most 10m), instead of serve''s --delivery-timeout')
             [CompletionResult]::new('--rate', '--rate', [CompletionResultType]::ParameterName, 'At most this many attempts to this webhook, N/s or N/min (a burst of N), counted across every instance')
+            [CompletionResult]::new('--signing', '--signing', [CompletionResultType]::ParameterName, 'How deliveries are signed: hmac (v1, with the whsec_ secret), ed25519 (v1a, which receivers verify with the webhook''s public key alone) or both')
+            [CompletionResult]::new('--header', '--header', [CompletionResultType]::ParameterName, 'A header sent with each delivery, NAME:VALUE (repeat for several; an update sets it, replacing a value the name had). Its value is kept like a secret: NAME:@FILE reads it from a file and NAME:- from standard input, which keep it out of the process list')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
@@ -511,6 +513,8 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('--retry-schedule', '--retry-schedule', [CompletionResultType]::ParameterName, 'This webhook''s delays before each retry, comma-separated, as serve''s --retry-schedule (at most 50; "" for no retry), instead of serve''s')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long one delivery to this webhook may take (at most 10m), instead of serve''s --delivery-timeout')
             [CompletionResult]::new('--rate', '--rate', [CompletionResultType]::ParameterName, 'At most this many attempts to this webhook, N/s or N/min (a burst of N), counted across every instance')
+            [CompletionResult]::new('--signing', '--signing', [CompletionResultType]::ParameterName, 'How deliveries are signed: hmac (v1, with the whsec_ secret), ed25519 (v1a, which receivers verify with the webhook''s public key alone) or both')
+            [CompletionResult]::new('--header', '--header', [CompletionResultType]::ParameterName, 'A header sent with each delivery, NAME:VALUE (repeat for several; an update sets it, replacing a value the name had). Its value is kept like a secret: NAME:@FILE reads it from a file and NAME:- from standard input, which keep it out of the process list')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
@@ -531,6 +535,9 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('--retry-schedule', '--retry-schedule', [CompletionResultType]::ParameterName, 'This webhook''s delays before each retry, comma-separated, as serve''s --retry-schedule (at most 50; "" for no retry), instead of serve''s')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long one delivery to this webhook may take (at most 10m), instead of serve''s --delivery-timeout')
             [CompletionResult]::new('--rate', '--rate', [CompletionResultType]::ParameterName, 'At most this many attempts to this webhook, N/s or N/min (a burst of N), counted across every instance')
+            [CompletionResult]::new('--signing', '--signing', [CompletionResultType]::ParameterName, 'How deliveries are signed: hmac (v1, with the whsec_ secret), ed25519 (v1a, which receivers verify with the webhook''s public key alone) or both')
+            [CompletionResult]::new('--header', '--header', [CompletionResultType]::ParameterName, 'A header sent with each delivery, NAME:VALUE (repeat for several; an update sets it, replacing a value the name had). Its value is kept like a secret: NAME:@FILE reads it from a file and NAME:- from standard input, which keep it out of the process list')
+            [CompletionResult]::new('--no-header', '--no-header', [CompletionResultType]::ParameterName, 'Stop sending this static header (repeat for several)')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
@@ -556,6 +563,9 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('--retry-schedule', '--retry-schedule', [CompletionResultType]::ParameterName, 'This webhook''s delays before each retry, comma-separated, as serve''s --retry-schedule (at most 50; "" for no retry), instead of serve''s')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long one delivery to this webhook may take (at most 10m), instead of serve''s --delivery-timeout')
             [CompletionResult]::new('--rate', '--rate', [CompletionResultType]::ParameterName, 'At most this many attempts to this webhook, N/s or N/min (a burst of N), counted across every instance')
+            [CompletionResult]::new('--signing', '--signing', [CompletionResultType]::ParameterName, 'How deliveries are signed: hmac (v1, with the whsec_ secret), ed25519 (v1a, which receivers verify with the webhook''s public key alone) or both')
+            [CompletionResult]::new('--header', '--header', [CompletionResultType]::ParameterName, 'A header sent with each delivery, NAME:VALUE (repeat for several; an update sets it, replacing a value the name had). Its value is kept like a secret: NAME:@FILE reads it from a file and NAME:- from standard input, which keep it out of the process list')
+            [CompletionResult]::new('--no-header', '--no-header', [CompletionResultType]::ParameterName, 'Stop sending this static header (repeat for several)')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
@@ -739,8 +749,8 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
-            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the new secret')
-            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the new secret')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the new secret (an ed25519 webhook: its new public key; both: the secret, then the public key)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the new secret (an ed25519 webhook: its new public key; both: the secret, then the public key)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
             [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -755,8 +765,8 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
             [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
-            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the new secret')
-            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the new secret')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the new secret (an ed25519 webhook: its new public key; both: the secret, then the public key)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the new secret (an ed25519 webhook: its new public key; both: the secret, then the public key)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
             [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -868,7 +878,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('enable', 'enable', [CompletionResultType]::ParameterValue, 'Re-enable a webhook and reset its failure count')
             [CompletionResult]::new('disable', 'disable', [CompletionResultType]::ParameterValue, 'Stop event deliveries to a webhook')
             [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete a webhook and its delivery log')
-            [CompletionResult]::new('rotate-secret', 'rotate-secret', [CompletionResultType]::ParameterValue, 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period')
+            [CompletionResult]::new('rotate-secret', 'rotate-secret', [CompletionResultType]::ParameterValue, 'Give a webhook a new secret (or Ed25519 key pair); the old one keeps signing deliveries during the grace period')
             [CompletionResult]::new('deliveries', 'deliveries', [CompletionResultType]::ParameterValue, 'Show the newest delivery attempts to a webhook')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Queue past events again for a webhook (after its endpoint was down)')
             [CompletionResult]::new('filter-test', 'filter-test', [CompletionResultType]::ParameterValue, 'Try a filter on an event before saving it: prints true or false, or why it fails')
@@ -923,7 +933,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('enable', 'enable', [CompletionResultType]::ParameterValue, 'Re-enable a webhook and reset its failure count')
             [CompletionResult]::new('disable', 'disable', [CompletionResultType]::ParameterValue, 'Stop event deliveries to a webhook')
             [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete a webhook and its delivery log')
-            [CompletionResult]::new('rotate-secret', 'rotate-secret', [CompletionResultType]::ParameterValue, 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period')
+            [CompletionResult]::new('rotate-secret', 'rotate-secret', [CompletionResultType]::ParameterValue, 'Give a webhook a new secret (or Ed25519 key pair); the old one keeps signing deliveries during the grace period')
             [CompletionResult]::new('deliveries', 'deliveries', [CompletionResultType]::ParameterValue, 'Show the newest delivery attempts to a webhook')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Queue past events again for a webhook (after its endpoint was down)')
             [CompletionResult]::new('filter-test', 'filter-test', [CompletionResultType]::ParameterValue, 'Try a filter on an event before saving it: prints true or false, or why it fails')
@@ -1304,6 +1314,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('copy', 'copy', [CompletionResultType]::ParameterValue, 'Copy everything in the --db database into an empty database')
+            [CompletionResult]::new('rekey', 'rekey', [CompletionResultType]::ParameterValue, 'Encrypt the webhook secrets at rest under a new secrets key')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -1321,12 +1332,30 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'keyhook;db;rekey' {
+            [CompletionResult]::new('--new-key', '--new-key', [CompletionResultType]::ParameterName, 'The new key (base64 of 32 bytes) from this file, or - for standard input; without it a key is generated (only with the key file)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The user that owns what is created and listed')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When tables use color (NO_COLOR turns auto off)')
+            [CompletionResult]::new('--delivery-timeout', '--delivery-timeout', [CompletionResultType]::ParameterName, 'How long one webhook delivery may take before it counts as failed')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})')
+            [CompletionResult]::new('--allow-private-targets', '--allow-private-targets', [CompletionResultType]::ParameterName, 'Allow webhook deliveries to loopback, private and link-local addresses')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'keyhook;db;help' {
             [CompletionResult]::new('copy', 'copy', [CompletionResultType]::ParameterValue, 'Copy everything in the --db database into an empty database')
+            [CompletionResult]::new('rekey', 'rekey', [CompletionResultType]::ParameterValue, 'Encrypt the webhook secrets at rest under a new secrets key')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'keyhook;db;help;copy' {
+            break
+        }
+        'keyhook;db;help;rekey' {
             break
         }
         'keyhook;db;help;help' {
@@ -1479,7 +1508,7 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
             [CompletionResult]::new('enable', 'enable', [CompletionResultType]::ParameterValue, 'Re-enable a webhook and reset its failure count')
             [CompletionResult]::new('disable', 'disable', [CompletionResultType]::ParameterValue, 'Stop event deliveries to a webhook')
             [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete a webhook and its delivery log')
-            [CompletionResult]::new('rotate-secret', 'rotate-secret', [CompletionResultType]::ParameterValue, 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period')
+            [CompletionResult]::new('rotate-secret', 'rotate-secret', [CompletionResultType]::ParameterValue, 'Give a webhook a new secret (or Ed25519 key pair); the old one keeps signing deliveries during the grace period')
             [CompletionResult]::new('deliveries', 'deliveries', [CompletionResultType]::ParameterValue, 'Show the newest delivery attempts to a webhook')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Queue past events again for a webhook (after its endpoint was down)')
             [CompletionResult]::new('filter-test', 'filter-test', [CompletionResultType]::ParameterValue, 'Try a filter on an event before saving it: prints true or false, or why it fails')
@@ -1582,9 +1611,13 @@ Register-ArgumentCompleter -Native -CommandName 'keyhook' -ScriptBlock {
         }
         'keyhook;help;db' {
             [CompletionResult]::new('copy', 'copy', [CompletionResultType]::ParameterValue, 'Copy everything in the --db database into an empty database')
+            [CompletionResult]::new('rekey', 'rekey', [CompletionResultType]::ParameterValue, 'Encrypt the webhook secrets at rest under a new secrets key')
             break
         }
         'keyhook;help;db;copy' {
+            break
+        }
+        'keyhook;help;db;rekey' {
             break
         }
         'keyhook;help;audit' {

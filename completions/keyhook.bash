@@ -70,11 +70,17 @@ _keyhook() {
             keyhook__subcmd__db,help)
                 cmd="keyhook__subcmd__db__subcmd__help"
                 ;;
+            keyhook__subcmd__db,rekey)
+                cmd="keyhook__subcmd__db__subcmd__rekey"
+                ;;
             keyhook__subcmd__db__subcmd__help,copy)
                 cmd="keyhook__subcmd__db__subcmd__help__subcmd__copy"
                 ;;
             keyhook__subcmd__db__subcmd__help,help)
                 cmd="keyhook__subcmd__db__subcmd__help__subcmd__help"
+                ;;
+            keyhook__subcmd__db__subcmd__help,rekey)
+                cmd="keyhook__subcmd__db__subcmd__help__subcmd__rekey"
                 ;;
             keyhook__subcmd__event__subcmd__types,add)
                 cmd="keyhook__subcmd__event__subcmd__types__subcmd__add"
@@ -180,6 +186,9 @@ _keyhook() {
                 ;;
             keyhook__subcmd__help__subcmd__db,copy)
                 cmd="keyhook__subcmd__help__subcmd__db__subcmd__copy"
+                ;;
+            keyhook__subcmd__help__subcmd__db,rekey)
+                cmd="keyhook__subcmd__help__subcmd__db__subcmd__rekey"
                 ;;
             keyhook__subcmd__help__subcmd__event__subcmd__types,add)
                 cmd="keyhook__subcmd__help__subcmd__event__subcmd__types__subcmd__add"
@@ -595,7 +604,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__db)
-            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version copy help"
+            opts="-h -V --db --user --json --color --allow-private-targets --delivery-timeout --help --version copy rekey help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -671,7 +680,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__db__subcmd__help)
-            opts="copy help"
+            opts="copy rekey help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -705,6 +714,71 @@ _keyhook() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__db__subcmd__help__subcmd__rekey)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__db__subcmd__rekey)
+            opts="-h -V --new-key --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --new-key)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --delivery-timeout)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1431,7 +1505,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__help__subcmd__db)
-            opts="copy"
+            opts="copy rekey"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1445,6 +1519,20 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__help__subcmd__db__subcmd__copy)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        keyhook__subcmd__help__subcmd__db__subcmd__rekey)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3112,7 +3200,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__webhooks__subcmd__create)
-            opts="-h -V --url --event --profile --filter --retry-schedule --timeout --rate --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            opts="-h -V --url --event --profile --filter --retry-schedule --timeout --rate --signing --header --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3158,6 +3246,17 @@ _keyhook() {
                     return 0
                     ;;
                 --rate)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --signing)
+                    COMPREPLY=($(compgen -W "hmac ed25519 both" -- "${cur}"))
+                    return 0
+                    ;;
+                --header)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
@@ -3789,7 +3888,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__webhooks__subcmd__update)
-            opts="-h -V --url --event --profile --all-profiles --filter --no-filter --retry-schedule --timeout --rate --no-retry-schedule --no-timeout --no-rate --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            opts="-h -V --url --event --profile --all-profiles --filter --no-filter --retry-schedule --timeout --rate --no-retry-schedule --no-timeout --no-rate --signing --header --no-header --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3835,6 +3934,24 @@ _keyhook() {
                     return 0
                     ;;
                 --rate)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --signing)
+                    COMPREPLY=($(compgen -W "hmac ed25519 both" -- "${cur}"))
+                    return 0
+                    ;;
+                --header)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --no-header)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace

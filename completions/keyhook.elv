@@ -408,7 +408,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand enable 'Re-enable a webhook and reset its failure count'
             cand disable 'Stop event deliveries to a webhook'
             cand delete 'Delete a webhook and its delivery log'
-            cand rotate-secret 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period'
+            cand rotate-secret 'Give a webhook a new secret (or Ed25519 key pair); the old one keeps signing deliveries during the grace period'
             cand deliveries 'Show the newest delivery attempts to a webhook'
             cand replay 'Queue past events again for a webhook (after its endpoint was down)'
             cand filter-test 'Try a filter on an event before saving it: prints true or false, or why it fails'
@@ -433,7 +433,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand enable 'Re-enable a webhook and reset its failure count'
             cand disable 'Stop event deliveries to a webhook'
             cand delete 'Delete a webhook and its delivery log'
-            cand rotate-secret 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period'
+            cand rotate-secret 'Give a webhook a new secret (or Ed25519 key pair); the old one keeps signing deliveries during the grace period'
             cand deliveries 'Show the newest delivery attempts to a webhook'
             cand replay 'Queue past events again for a webhook (after its endpoint was down)'
             cand filter-test 'Try a filter on an event before saving it: prints true or false, or why it fails'
@@ -447,6 +447,8 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --retry-schedule 'This webhook''s delays before each retry, comma-separated, as serve''s --retry-schedule (at most 50; "" for no retry), instead of serve''s'
             cand --timeout 'How long one delivery to this webhook may take (at most 10m), instead of serve''s --delivery-timeout'
             cand --rate 'At most this many attempts to this webhook, N/s or N/min (a burst of N), counted across every instance'
+            cand --signing 'How deliveries are signed: hmac (v1, with the whsec_ secret), ed25519 (v1a, which receivers verify with the webhook''s public key alone) or both'
+            cand --header 'A header sent with each delivery, NAME:VALUE (repeat for several; an update sets it, replacing a value the name had). Its value is kept like a secret: NAME:@FILE reads it from a file and NAME:- from standard input, which keep it out of the process list'
             cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
@@ -466,6 +468,8 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --retry-schedule 'This webhook''s delays before each retry, comma-separated, as serve''s --retry-schedule (at most 50; "" for no retry), instead of serve''s'
             cand --timeout 'How long one delivery to this webhook may take (at most 10m), instead of serve''s --delivery-timeout'
             cand --rate 'At most this many attempts to this webhook, N/s or N/min (a burst of N), counted across every instance'
+            cand --signing 'How deliveries are signed: hmac (v1, with the whsec_ secret), ed25519 (v1a, which receivers verify with the webhook''s public key alone) or both'
+            cand --header 'A header sent with each delivery, NAME:VALUE (repeat for several; an update sets it, replacing a value the name had). Its value is kept like a secret: NAME:@FILE reads it from a file and NAME:- from standard input, which keep it out of the process list'
             cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
@@ -485,6 +489,9 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --retry-schedule 'This webhook''s delays before each retry, comma-separated, as serve''s --retry-schedule (at most 50; "" for no retry), instead of serve''s'
             cand --timeout 'How long one delivery to this webhook may take (at most 10m), instead of serve''s --delivery-timeout'
             cand --rate 'At most this many attempts to this webhook, N/s or N/min (a burst of N), counted across every instance'
+            cand --signing 'How deliveries are signed: hmac (v1, with the whsec_ secret), ed25519 (v1a, which receivers verify with the webhook''s public key alone) or both'
+            cand --header 'A header sent with each delivery, NAME:VALUE (repeat for several; an update sets it, replacing a value the name had). Its value is kept like a secret: NAME:@FILE reads it from a file and NAME:- from standard input, which keep it out of the process list'
+            cand --no-header 'Stop sending this static header (repeat for several)'
             cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
@@ -509,6 +516,9 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --retry-schedule 'This webhook''s delays before each retry, comma-separated, as serve''s --retry-schedule (at most 50; "" for no retry), instead of serve''s'
             cand --timeout 'How long one delivery to this webhook may take (at most 10m), instead of serve''s --delivery-timeout'
             cand --rate 'At most this many attempts to this webhook, N/s or N/min (a burst of N), counted across every instance'
+            cand --signing 'How deliveries are signed: hmac (v1, with the whsec_ secret), ed25519 (v1a, which receivers verify with the webhook''s public key alone) or both'
+            cand --header 'A header sent with each delivery, NAME:VALUE (repeat for several; an update sets it, replacing a value the name had). Its value is kept like a secret: NAME:@FILE reads it from a file and NAME:- from standard input, which keep it out of the process list'
+            cand --no-header 'Stop sending this static header (repeat for several)'
             cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
@@ -679,8 +689,8 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
-            cand -q 'Print only the new secret'
-            cand --quiet 'Print only the new secret'
+            cand -q 'Print only the new secret (an ed25519 webhook: its new public key; both: the secret, then the public key)'
+            cand --quiet 'Print only the new secret (an ed25519 webhook: its new public key; both: the secret, then the public key)'
             cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
             cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
             cand -h 'Print help (see more with ''--help'')'
@@ -694,8 +704,8 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand --user 'The user that owns what is created and listed'
             cand --color 'When tables use color (NO_COLOR turns auto off)'
             cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
-            cand -q 'Print only the new secret'
-            cand --quiet 'Print only the new secret'
+            cand -q 'Print only the new secret (an ed25519 webhook: its new public key; both: the secret, then the public key)'
+            cand --quiet 'Print only the new secret (an ed25519 webhook: its new public key; both: the secret, then the public key)'
             cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
             cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
             cand -h 'Print help (see more with ''--help'')'
@@ -800,7 +810,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand enable 'Re-enable a webhook and reset its failure count'
             cand disable 'Stop event deliveries to a webhook'
             cand delete 'Delete a webhook and its delivery log'
-            cand rotate-secret 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period'
+            cand rotate-secret 'Give a webhook a new secret (or Ed25519 key pair); the old one keeps signing deliveries during the grace period'
             cand deliveries 'Show the newest delivery attempts to a webhook'
             cand replay 'Queue past events again for a webhook (after its endpoint was down)'
             cand filter-test 'Try a filter on an event before saving it: prints true or false, or why it fails'
@@ -841,7 +851,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand enable 'Re-enable a webhook and reset its failure count'
             cand disable 'Stop event deliveries to a webhook'
             cand delete 'Delete a webhook and its delivery log'
-            cand rotate-secret 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period'
+            cand rotate-secret 'Give a webhook a new secret (or Ed25519 key pair); the old one keeps signing deliveries during the grace period'
             cand deliveries 'Show the newest delivery attempts to a webhook'
             cand replay 'Queue past events again for a webhook (after its endpoint was down)'
             cand filter-test 'Try a filter on an event before saving it: prints true or false, or why it fails'
@@ -1175,6 +1185,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand copy 'Copy everything in the --db database into an empty database'
+            cand rekey 'Encrypt the webhook secrets at rest under a new secrets key'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'keyhook;db;copy'= {
@@ -1190,11 +1201,27 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'keyhook;db;rekey'= {
+            cand --new-key 'The new key (base64 of 32 bytes) from this file, or - for standard input; without it a key is generated (only with the key file)'
+            cand --db 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server''s postgres:// URL'
+            cand --user 'The user that owns what is created and listed'
+            cand --color 'When tables use color (NO_COLOR turns auto off)'
+            cand --delivery-timeout 'How long one webhook delivery may take before it counts as failed'
+            cand --json 'Print exactly the HTTP API''s response body ({"data": ...} or {"error": ...})'
+            cand --allow-private-targets 'Allow webhook deliveries to loopback, private and link-local addresses'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'keyhook;db;help'= {
             cand copy 'Copy everything in the --db database into an empty database'
+            cand rekey 'Encrypt the webhook secrets at rest under a new secrets key'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'keyhook;db;help;copy'= {
+        }
+        &'keyhook;db;help;rekey'= {
         }
         &'keyhook;db;help;help'= {
         }
@@ -1330,7 +1357,7 @@ set edit:completion:arg-completer[keyhook] = {|@words|
             cand enable 'Re-enable a webhook and reset its failure count'
             cand disable 'Stop event deliveries to a webhook'
             cand delete 'Delete a webhook and its delivery log'
-            cand rotate-secret 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period'
+            cand rotate-secret 'Give a webhook a new secret (or Ed25519 key pair); the old one keeps signing deliveries during the grace period'
             cand deliveries 'Show the newest delivery attempts to a webhook'
             cand replay 'Queue past events again for a webhook (after its endpoint was down)'
             cand filter-test 'Try a filter on an event before saving it: prints true or false, or why it fails'
@@ -1404,8 +1431,11 @@ set edit:completion:arg-completer[keyhook] = {|@words|
         }
         &'keyhook;help;db'= {
             cand copy 'Copy everything in the --db database into an empty database'
+            cand rekey 'Encrypt the webhook secrets at rest under a new secrets key'
         }
         &'keyhook;help;db;copy'= {
+        }
+        &'keyhook;help;db;rekey'= {
         }
         &'keyhook;help;audit'= {
         }

@@ -331,7 +331,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay filter-test help" -f -a "enable" -d 'Re-enable a webhook and reset its failure count'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay filter-test help" -f -a "disable" -d 'Stop event deliveries to a webhook'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay filter-test help" -f -a "delete" -d 'Delete a webhook and its delivery log'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay filter-test help" -f -a "rotate-secret" -d 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay filter-test help" -f -a "rotate-secret" -d 'Give a webhook a new secret (or Ed25519 key pair); the old one keeps signing deliveries during the grace period'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay filter-test help" -f -a "deliveries" -d 'Show the newest delivery attempts to a webhook'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay filter-test help" -f -a "replay" -d 'Queue past events again for a webhook (after its endpoint was down)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay filter-test help" -f -a "filter-test" -d 'Try a filter on an event before saving it: prints true or false, or why it fails'
@@ -343,6 +343,10 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_see
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l retry-schedule -d 'This webhook\'s delays before each retry, comma-separated, as serve\'s --retry-schedule (at most 50; "" for no retry), instead of serve\'s' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l timeout -d 'How long one delivery to this webhook may take (at most 10m), instead of serve\'s --delivery-timeout' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l rate -d 'At most this many attempts to this webhook, N/s or N/min (a burst of N), counted across every instance' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l signing -d 'How deliveries are signed: hmac (v1, with the whsec_ secret), ed25519 (v1a, which receivers verify with the webhook\'s public key alone) or both' -r -f -a "hmac\t''
+ed25519\t''
+both\t''"
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l header -d 'A header sent with each delivery, NAME:VALUE (repeat for several; an update sets it, replacing a value the name had). Its value is kept like a secret: NAME:@FILE reads it from a file and NAME:- from standard input, which keep it out of the process list' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
@@ -360,6 +364,11 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_see
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l retry-schedule -d 'This webhook\'s delays before each retry, comma-separated, as serve\'s --retry-schedule (at most 50; "" for no retry), instead of serve\'s' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l timeout -d 'How long one delivery to this webhook may take (at most 10m), instead of serve\'s --delivery-timeout' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l rate -d 'At most this many attempts to this webhook, N/s or N/min (a burst of N), counted across every instance' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l signing -d 'How deliveries are signed: hmac (v1, with the whsec_ secret), ed25519 (v1a, which receivers verify with the webhook\'s public key alone) or both' -r -f -a "hmac\t''
+ed25519\t''
+both\t''"
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l header -d 'A header sent with each delivery, NAME:VALUE (repeat for several; an update sets it, replacing a value the name had). Its value is kept like a secret: NAME:@FILE reads it from a file and NAME:- from standard input, which keep it out of the process list' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l no-header -d 'Stop sending this static header (repeat for several)' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
@@ -443,7 +452,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_see
 always\t''
 never\t''"
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from rotate-secret" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from rotate-secret" -s q -l quiet -d 'Print only the new secret'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from rotate-secret" -s q -l quiet -d 'Print only the new secret (an ed25519 webhook: its new public key; both: the secret, then the public key)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from rotate-secret" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from rotate-secret" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from rotate-secret" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -493,7 +502,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_see
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from help" -f -a "enable" -d 'Re-enable a webhook and reset its failure count'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from help" -f -a "disable" -d 'Stop event deliveries to a webhook'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete a webhook and its delivery log'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from help" -f -a "rotate-secret" -d 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from help" -f -a "rotate-secret" -d 'Give a webhook a new secret (or Ed25519 key pair); the old one keeps signing deliveries during the grace period'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from help" -f -a "deliveries" -d 'Show the newest delivery attempts to a webhook'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from help" -f -a "replay" -d 'Queue past events again for a webhook (after its endpoint was down)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from help" -f -a "filter-test" -d 'Try a filter on an event before saving it: prints true or false, or why it fails'
@@ -516,7 +525,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay filter-test help" -f -a "enable" -d 'Re-enable a webhook and reset its failure count'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay filter-test help" -f -a "disable" -d 'Stop event deliveries to a webhook'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay filter-test help" -f -a "delete" -d 'Delete a webhook and its delivery log'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay filter-test help" -f -a "rotate-secret" -d 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay filter-test help" -f -a "rotate-secret" -d 'Give a webhook a new secret (or Ed25519 key pair); the old one keeps signing deliveries during the grace period'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay filter-test help" -f -a "deliveries" -d 'Show the newest delivery attempts to a webhook'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay filter-test help" -f -a "replay" -d 'Queue past events again for a webhook (after its endpoint was down)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and not __fish_seen_subcommand_from create update list show test enable disable delete rotate-secret deliveries replay filter-test help" -f -a "filter-test" -d 'Try a filter on an event before saving it: prints true or false, or why it fails'
@@ -528,6 +537,10 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l retry-schedule -d 'This webhook\'s delays before each retry, comma-separated, as serve\'s --retry-schedule (at most 50; "" for no retry), instead of serve\'s' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l timeout -d 'How long one delivery to this webhook may take (at most 10m), instead of serve\'s --delivery-timeout' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l rate -d 'At most this many attempts to this webhook, N/s or N/min (a burst of N), counted across every instance' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l signing -d 'How deliveries are signed: hmac (v1, with the whsec_ secret), ed25519 (v1a, which receivers verify with the webhook\'s public key alone) or both' -r -f -a "hmac\t''
+ed25519\t''
+both\t''"
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l header -d 'A header sent with each delivery, NAME:VALUE (repeat for several; an update sets it, replacing a value the name had). Its value is kept like a secret: NAME:@FILE reads it from a file and NAME:- from standard input, which keep it out of the process list' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
@@ -545,6 +558,11 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l retry-schedule -d 'This webhook\'s delays before each retry, comma-separated, as serve\'s --retry-schedule (at most 50; "" for no retry), instead of serve\'s' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l timeout -d 'How long one delivery to this webhook may take (at most 10m), instead of serve\'s --delivery-timeout' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l rate -d 'At most this many attempts to this webhook, N/s or N/min (a burst of N), counted across every instance' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l signing -d 'How deliveries are signed: hmac (v1, with the whsec_ secret), ed25519 (v1a, which receivers verify with the webhook\'s public key alone) or both' -r -f -a "hmac\t''
+ed25519\t''
+both\t''"
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l header -d 'A header sent with each delivery, NAME:VALUE (repeat for several; an update sets it, replacing a value the name had). Its value is kept like a secret: NAME:@FILE reads it from a file and NAME:- from standard input, which keep it out of the process list' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l no-header -d 'Stop sending this static header (repeat for several)' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l user -d 'The user that owns what is created and listed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
@@ -628,7 +646,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen
 always\t''
 never\t''"
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from rotate-secret" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from rotate-secret" -s q -l quiet -d 'Print only the new secret'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from rotate-secret" -s q -l quiet -d 'Print only the new secret (an ed25519 webhook: its new public key; both: the secret, then the public key)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from rotate-secret" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from rotate-secret" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from rotate-secret" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -678,7 +696,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from help" -f -a "enable" -d 'Re-enable a webhook and reset its failure count'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from help" -f -a "disable" -d 'Stop event deliveries to a webhook'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete a webhook and its delivery log'
-complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from help" -f -a "rotate-secret" -d 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from help" -f -a "rotate-secret" -d 'Give a webhook a new secret (or Ed25519 key pair); the old one keeps signing deliveries during the grace period'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from help" -f -a "deliveries" -d 'Show the newest delivery attempts to a webhook'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from help" -f -a "replay" -d 'Queue past events again for a webhook (after its endpoint was down)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from help" -f -a "filter-test" -d 'Try a filter on an event before saving it: prints true or false, or why it fails'
@@ -906,18 +924,19 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand listen" -l json -d 'Prin
 complete -c keyhook -n "__fish_keyhook_using_subcommand listen" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand listen" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand listen" -s V -l version -d 'Print version'
-complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy help" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
-complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy help" -l user -d 'The user that owns what is created and listed' -r -f
-complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy help" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
+complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy rekey help" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
+complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy rekey help" -l user -d 'The user that owns what is created and listed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy rekey help" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
 always\t''
 never\t''"
-complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy help" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
-complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy help" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
-complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy help" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
-complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy help" -s V -l version -d 'Print version'
-complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy help" -f -a "copy" -d 'Copy everything in the --db database into an empty database'
-complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy rekey help" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy rekey help" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
+complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy rekey help" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
+complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy rekey help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy rekey help" -s V -l version -d 'Print version'
+complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy rekey help" -f -a "copy" -d 'Copy everything in the --db database into an empty database'
+complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy rekey help" -f -a "rekey" -d 'Encrypt the webhook secrets at rest under a new secrets key'
+complete -c keyhook -n "__fish_keyhook_using_subcommand db; and not __fish_seen_subcommand_from copy rekey help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from copy" -l to -d 'The database to copy into, named like --db; it must be empty (a missing file is created)' -r -F
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from copy" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from copy" -l user -d 'The user that owns what is created and listed' -r -f
@@ -929,7 +948,19 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subc
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from copy" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from copy" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from copy" -s V -l version -d 'Print version'
+complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from rekey" -l new-key -d 'The new key (base64 of 32 bytes) from this file, or - for standard input; without it a key is generated (only with the key file)' -r -F
+complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from rekey" -l db -d 'The database: a SQLite file (created, mode 0600, by commands that create something; the others need it to exist), or a PostgreSQL server\'s postgres:// URL' -r -F
+complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from rekey" -l user -d 'The user that owns what is created and listed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from rekey" -l color -d 'When tables use color (NO_COLOR turns auto off)' -r -f -a "auto\t'Color on a terminal, unless NO_COLOR is set'
+always\t''
+never\t''"
+complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from rekey" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from rekey" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
+complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from rekey" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
+complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from rekey" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from rekey" -s V -l version -d 'Print version'
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from help" -f -a "copy" -d 'Copy everything in the --db database into an empty database'
+complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from help" -f -a "rekey" -d 'Encrypt the webhook secrets at rest under a new secrets key'
 complete -c keyhook -n "__fish_keyhook_using_subcommand db; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -l since -d 'Only entries at or after TS (RFC 3339) or this long ago (90m, 7d)' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand audit" -l limit -d 'At most N entries (1 to 1000)' -r -f
@@ -1033,7 +1064,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_su
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "enable" -d 'Re-enable a webhook and reset its failure count'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "disable" -d 'Stop event deliveries to a webhook'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "delete" -d 'Delete a webhook and its delivery log'
-complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "rotate-secret" -d 'Give a webhook a new secret; the old one keeps signing deliveries during the grace period'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "rotate-secret" -d 'Give a webhook a new secret (or Ed25519 key pair); the old one keeps signing deliveries during the grace period'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "deliveries" -d 'Show the newest delivery attempts to a webhook'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "replay" -d 'Queue past events again for a webhook (after its endpoint was down)'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "filter-test" -d 'Try a filter on an event before saving it: prints true or false, or why it fails'
@@ -1049,6 +1080,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_su
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from portal" -f -a "revoke" -d 'Revoke a link (and end its session), or every link of --user'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from portal" -f -a "list" -d 'List --user\'s live links (not yet opened) and sessions'
 complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from db" -f -a "copy" -d 'Copy everything in the --db database into an empty database'
+complete -c keyhook -n "__fish_keyhook_using_subcommand help; and __fish_seen_subcommand_from db" -f -a "rekey" -d 'Encrypt the webhook secrets at rest under a new secrets key'
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from show" -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from delete" -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand keys; and __fish_seen_subcommand_from rotate" -f

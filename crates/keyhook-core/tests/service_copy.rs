@@ -52,6 +52,14 @@ fn source(dir: &tempfile::TempDir) -> Box<Store> {
             full_access: false,
             profile_ids: vec!["p1".into()],
         })?;
+        // The webhook's token bucket (delivery control's rate), with tokens left.
+        let mut buckets = c.lock_rate_buckets(&[hook.id.as_str()], NOW)?;
+        for b in &mut buckets {
+            b.millitokens = Some(1500);
+        }
+        c.write_rate_buckets(&buckets)?;
+        // The fingerprint of the key the secret cells are sealed with (secrets at rest).
+        c.set_secrets_fingerprint("sha256:0123")?;
         // A portal link of a scope, opened into a session.
         c.insert_portal_link(
             &keyhook_core::store::PortalLinkRow {

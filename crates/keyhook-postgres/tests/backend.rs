@@ -48,7 +48,8 @@ fn the_schema_is_sqlites_in_postgresql_types() {
     };
     let nullable = [
         "last_used_at",
-        "expires_at",
+        // (a portal link's and session's always expire)
+        "api_keys.expires_at",
         "lease_until",
         "delivery_id",
         // secrets+delivery rules
@@ -77,6 +78,18 @@ fn the_schema_is_sqlites_in_postgresql_types() {
         "signing_key",
         "previous_signing_key",
         "headers",
+        // delivery control: NULL keeps serve's schedule and timeout, no rate, never held; a
+        // bucket never used is full and holds nothing
+        "webhooks.retry_schedule",
+        "webhooks.timeout_ms",
+        "webhooks.held_until",
+        "webhooks.rate",
+        "webhook_rates.millitokens",
+        "webhook_rates.next_at",
+        // developer portal: a link minted by the CLI, not yet used, not revoked
+        "portal_links.minted_by_key",
+        "portal_links.used_at",
+        "portal_links.revoked_at",
     ];
     let mut want: Vec<String> = TABLES
         .iter()
@@ -85,7 +98,8 @@ fn the_schema_is_sqlites_in_postgresql_types() {
                 // profile scope: a user-wide event has no profile (an idempotency key's
                 // profile_id is '' for it instead).
                 let user_wide = (t.name, *c) == ("events", "profile_id");
-                let null = if nullable.contains(c) || user_wide {
+                let qualified = format!("{}.{c}", t.name);
+                let null = if nullable.contains(c) || nullable.contains(&&*qualified) || user_wide {
                     "YES"
                 } else {
                     "NO"
@@ -99,7 +113,8 @@ fn the_schema_is_sqlites_in_postgresql_types() {
     assert_eq!(
         tables(&db),
         "api_keys,audit_log,deliveries,delivery_attempts,event_types,events,idempotency_keys,\
-         idempotent_requests,key_budgets,keyhook_schema,secrets_key,users,webhooks"
+         idempotent_requests,key_budgets,keyhook_schema,portal_links,portal_sessions,secrets_key,\
+         users,webhook_rates,webhooks"
     );
     let identity = db.sql(
         "SELECT identity_generation FROM information_schema.columns
@@ -116,6 +131,7 @@ fn the_schema_is_sqlites_in_postgresql_types() {
          deliveries_event,deliveries_finished,deliveries_webhook,delivery_attempts_at,\
          delivery_attempts_delivery,delivery_attempts_webhook,events_created,\
          events_user_created,idempotency_keys_created,idempotent_requests_created,\
+         portal_links_hash,portal_links_user,portal_sessions_hash,portal_sessions_link,\
          webhooks_ephemeral,webhooks_previous_secret,webhooks_user"
     );
     // The lists' indexes hold the rows in list order (created_at, id): no sort per request.
@@ -130,12 +146,13 @@ fn the_schema_is_sqlites_in_postgresql_types() {
             "{def}"
         );
     }
-    // Each child row goes with its parent, as on SQLite.
+    // Each child row goes with its parent, as on SQLite (portal links with their user,
+    // sessions with their link, a rate bucket with its webhook among them).
     let cascades = db.sql(
         "SELECT count(*) FROM information_schema.referential_constraints
          WHERE constraint_schema = 'public' AND delete_rule = 'CASCADE'",
     );
-    assert_eq!(cascades.trim(), "9");
+    assert_eq!(cascades.trim(), "12");
     assert_eq!(
         db.sql("SELECT application || ' ' || version FROM keyhook_schema")
             .trim(),

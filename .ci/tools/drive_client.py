@@ -136,6 +136,9 @@ assert event in [t.name for t in data(call("listEventTypes", 200))]
 shown = data(call("getEventType", 200, name=event))
 assert shown.name == event and shown.profile == "optional", shown
 call("deleteWebhook", 204, id=hook.id)
+link = data(call("createPortalLink", 201, body=models.CreatePortalLink(read_only=True, ttl_seconds=60)))
+assert "/portal#" in link.url and link.read_only and link.full_access, link
+call("revokePortalLink", 204, id=link.id)
 
 
 def check(operation_id, **kwargs):

@@ -20,7 +20,7 @@ use std::time::Duration;
 use sha2::{Digest, Sha256};
 
 use crate::api_reference::slug;
-use crate::common::std_cmd;
+use crate::common::{std_cmd, TEST_CLOCK_FILE};
 
 /// Set in the child process: the page it runs.
 const PAGE: &str = "DOC_TRANSCRIPT_PAGE";
@@ -82,6 +82,7 @@ fn run_in_child(page: &Path) -> Option<String> {
     let dir = tempfile::tempdir().expect("temp dir");
     let name = page.file_name().unwrap().to_string_lossy().into_owned();
     seed(&name, dir.path());
+    let clock = PageClock::start();
     let mut child = Command::new(std::env::current_exe().expect("test binary"));
     child
         .args([this_test().as_str(), "--exact", "--test-threads=1"])
@@ -92,13 +93,15 @@ fn run_in_child(page: &Path) -> Option<String> {
         .env("HOME", dir.path())
         .env("XDG_DATA_HOME", dir.path().join("data"))
         .env("NO_COLOR", "1")
-        .env("COLUMNS", "100");
+        .env("COLUMNS", "100")
+        .env(TEST_CLOCK_FILE, clock.file());
     for pass in ["PATH", "TRYCMD"] {
         if let Some(v) = std::env::var_os(pass) {
             child.env(pass, v);
         }
     }
     let out = child.output().expect("run the test binary");
+    drop(clock);
     (!out.status.success()).then(|| {
         format!(
             "--- {} ---\n{}{}",
@@ -107,6 +110,68 @@ fn run_in_child(page: &Path) -> Option<String> {
             String::from_utf8_lossy(&out.stderr)
         )
     })
+}
+
+/// The time a page's commands read (a debug build's test clock): it starts at the real time
+/// and runs at a quarter of its pace. A page's tables say "just now" for what it made less
+/// than 10 s before, which a page on a loaded machine can take longer than to run; at a quarter
+/// pace that takes 40 s of the machine's time, while what a page shows of time passing (a key
+/// that expired 1 ms ago, "in 60 minutes") still passes, and each command still reads a later
+/// millisecond than the one before it (commands take more than 4 ms each).
+struct PageClock {
+    dir: tempfile::TempDir,
+    /// Dropped (or sent on) when the page is done: the ticker's timer and its stop at once.
+    stop: Option<std::sync::mpsc::Sender<()>>,
+    ticker: Option<std::thread::JoinHandle<()>>,
+}
+
+impl PageClock {
+    const SLOWER: u128 = 4;
+
+    fn start() -> PageClock {
+        use std::sync::mpsc::{channel, RecvTimeoutError};
+        use std::time::{Instant, SystemTime, UNIX_EPOCH};
+        let dir = tempfile::tempdir().expect("temp dir");
+        let start = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .expect("a clock after 1970")
+            .as_millis();
+        let begun = Instant::now();
+        let (file, next) = (dir.path().join("now"), dir.path().join("next"));
+        // Written whole, then renamed over the clock: a reader never sees half a number.
+        let write = move || {
+            let now = start + begun.elapsed().as_millis() / Self::SLOWER;
+            std::fs::write(&next, now.to_string()).expect("write the test clock");
+            std::fs::rename(&next, &file).expect("move the test clock");
+        };
+        write();
+        let (stop, stopped) = channel::<()>();
+        let ticker = std::thread::spawn(move || {
+            while let Err(RecvTimeoutError::Timeout) =
+                stopped.recv_timeout(Duration::from_millis(1))
+            {
+                write();
+            }
+        });
+        PageClock {
+            dir,
+            stop: Some(stop),
+            ticker: Some(ticker),
+        }
+    }
+
+    fn file(&self) -> PathBuf {
+        self.dir.path().join("now")
+    }
+}
+
+impl Drop for PageClock {
+    fn drop(&mut self) {
+        drop(self.stop.take());
+        if let Some(t) = self.ticker.take() {
+            let _ = t.join();
+        }
+    }
 }
 
 /// In the child: trycmd runs the page's transcripts in order, in the working directory.

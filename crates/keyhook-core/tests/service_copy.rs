@@ -86,11 +86,6 @@ fn source(dir: &tempfile::TempDir) -> Box<Store> {
             },
             "sessionhash",
         )?;
-        // A rated webhook's token bucket, part used.
-        let mut buckets = c.lock_rate_buckets(&[hook.id.as_str()], NOW)?;
-        buckets[0].millitokens = Some(2_500);
-        buckets[0].next_at = Some(Timestamp(NOW.0 + 400));
-        c.write_rate_buckets(&buckets)?;
         for i in 0..KEYS {
             let key = ApiKey {
                 id: format!("{i:032x}"),

@@ -539,17 +539,6 @@ fn exercise(s: &Store) -> Vec<String> {
         Ok(())
     })
     .unwrap();
-
-    // Delivery control: a rated webhook's token bucket, made full, then written back.
-    note!(s.write(|c| Ok(c.lock_rate_buckets(&["abc-1"], Timestamp(T))?)));
-    note!(s.write(|c| {
-        let mut b = c.lock_rate_buckets(&["abc-1"], Timestamp(T + 1))?;
-        b[0].millitokens = Some(2_500);
-        b[0].at = Timestamp(T + 1);
-        b[0].next_at = Some(Timestamp(T + 400));
-        c.write_rate_buckets(&b)?;
-        Ok(c.lock_rate_buckets(&["abc-1"], Timestamp(T + 2))?)
-    }));
     note!(c.portal_link_by_token("lh1"));
     note!(c.portal_link_by_token("nothing"));
     note!(c.portal_link("u", "pl_B"));

@@ -12,7 +12,8 @@ They change no check and drop no failure. They do two things:
      link-local or reserved network (the server runs without --allow-private-targets): such a
      host becomes 192.0.2.1 (TEST-NET-1, documentation only; inside the script's network
      namespace nothing is reachable anyway).
-   - a key's `name` and `profileIds` (and a webhook's `profileIds`, an event's `profileId`)
+   - a key's `name` and `profileIds` (and a webhook's or a portal link's `profileIds`, an
+     event's `profileId`)
      must not hold invisible characters above the Basic
      Multilingual Plane (tags, private use, noncharacters...), which the document's patterns
      leave to their descriptions so that every regular-expression engine reads the patterns
@@ -27,6 +28,7 @@ They change no check and drop no failure. They do two things:
      a generated name becomes one of a new database's, chosen by its CRC-32 so that runs stay
      varied (`event` of POST /events: the seven built-ins; `events` of a webhook: those and
      keyhook's two operational events, duplicates then dropped).
+   - a webhook's retry delays are at most ~100 years (time.rs): a longer one becomes seconds.
    - a webhook's `filter` must be an expression the CEL parser takes, which no schema can
      state: a generated one becomes a CEL expression that holds its text as a string literal
      (escaped), so its length and characters still vary.
@@ -157,6 +159,23 @@ def _visible(value):
     return "".join(chr(0x20000 + (ord(c) & 0x7FFF)) if _astral_invisible(c) else c for c in value)
 
 
+# time.rs, parse_duration: a duration is at most ~100 years.
+UNITS = {"ms": 1, "s": 1_000, "m": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 604_800_000}
+MOST_MS = 100 * 366 * 86_400_000
+
+
+def _bounded(value):
+    """A retry delay longer than a duration may be (which the pattern cannot state) becomes
+    one of its last part's digits in seconds, so that it stays varied and valid."""
+    if not isinstance(value, str):
+        return value
+    parts = re.findall(r"([0-9]+)(ms|s|m|h|d|w)", value)
+    total = sum(int(n) * UNITS[u] for n, u in parts)
+    if total <= MOST_MS:
+        return value
+    return f"{int(parts[-1][0][-3:]) % 999 + 1}s"
+
+
 def _past(value):
     if isinstance(value, str):
         m = DATE_TIME.match(value)
@@ -224,7 +243,9 @@ def map_case(context, case):
         if isinstance(case.body.get("profileIds"), list):
             case.body["profileIds"] = [_visible(p) for p in case.body["profileIds"]]
     # A webhook's scope and an event's profile follow a key's profile id rules.
-    if op.path in ("/webhooks", "/webhooks/{id}") and method in ("POST", "PATCH"):
+    if (op.path in ("/webhooks", "/webhooks/{id}") and method in ("POST", "PATCH")) or (
+        method == "POST" and op.path == "/portal-links"
+    ):
         if isinstance(case.body.get("profileIds"), list):
             case.body["profileIds"] = [_visible(p) for p in case.body["profileIds"]]
     if method == "POST" and op.path == "/events" and isinstance(case.body.get("profileId"), str):
@@ -236,6 +257,8 @@ def map_case(context, case):
             case.body["events"] = _known_list(case.body["events"], SUBSCRIBED)
         if "filter" in case.body:
             case.body["filter"] = _cel(case.body["filter"])
+        if isinstance(case.body.get("retrySchedule"), list):
+            case.body["retrySchedule"] = [_bounded(d) for d in case.body["retrySchedule"]]
     if method == "POST" and op.path == "/webhooks/{id}/replay":
         if "since" in case.body:
             case.body["since"] = _past(case.body["since"])

@@ -4,10 +4,11 @@
 
 use std::sync::Barrier;
 use std::thread;
+use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::common::{new_key, Env};
+use crate::common::{new_key, poll_until, Env};
 use crate::server::{Resp, Server};
 
 const TEMPLATE: &str = "/profiles/{profile}/";
@@ -73,7 +74,14 @@ fn the_check_allows_and_tells_the_upstream_who_calls() {
     // Each id encoded: `a,b` is one profile, not two.
     assert_eq!(r.header("X-Keyhook-Profiles"), Some("brand-a,a%2Cb"));
     assert!(r.header("X-Keyhook-Error-Code").is_none());
-    // The use is recorded as any request's.
+    // The use is recorded as any request's: at best effort, as on /api/v1 (a check never
+    // waits more than a moment for another writer, so under load a use may go unrecorded;
+    // the next check records it).
+    let recorded = poll_until(Duration::from_secs(20), || {
+        env.list(&[])[0]["lastUsedAt"].is_string()
+            || check(&server, Some(&k), "POST", "/profiles/brand-a/posts").status != 200
+    });
+    assert!(recorded, "no check recorded the use");
     let shown = &env.list(&[])[0];
     assert!(shown["lastUsedAt"].is_string(), "{shown}");
     // A full-access key reads as `*`; a profile named `*` never does.

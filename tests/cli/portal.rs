@@ -343,6 +343,10 @@ fn the_http_api_mints_and_revokes_links_never_broader_nor_longer_lived_than_its_
     // No scope given: the key's own.
     let own = server.post_json("/api/v1/portal-links", k, &json!({}));
     assert_eq!(own.status, 201, "{}", own.body);
+    // No body at all is `{}`, as the document says (requestBody not required).
+    let bare = server.call("POST", "/api/v1/portal-links", Some(k));
+    assert_eq!(bare.status, 201, "{}", bare.body);
+    assert_eq!(bare.data()["profileIds"], own.data()["profileIds"]);
     assert_eq!(own.data()["profileIds"], json!(["a", "b"]));
     // Broader than the key: 403 naming the field.
     let r = server.post_json(

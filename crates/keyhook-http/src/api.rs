@@ -254,10 +254,11 @@ fn handle(
         }
         Body::Empty
     };
-    // A rotation's or a replay's body is optional: none is `{}` (the defaults).
+    // A rotation's, a replay's or a portal link's body is optional: none is `{}` (the
+    // defaults), as the document says.
     let optional = matches!(
         route,
-        Route::RotateWebhookSecret(_) | Route::ReplayWebhook(_)
+        Route::RotateWebhookSecret(_) | Route::ReplayWebhook(_) | Route::CreatePortalLink
     );
     let json = || {
         if optional {

@@ -31,7 +31,9 @@ use keyhook_core::service::filter;
 use keyhook_core::service::webhooks::flow::{MAX_RETRIES, MAX_TIMEOUT_MS};
 
 /// What `time::parse_duration` takes (above zero is its own rule).
-const DURATION_PATTERN: &str = "^([0-9]+(ms|s|m|h|d|w))+$";
+/// Digits and a unit, parts joined, at least one part above zero (`0ms` is refused).
+const DURATION_PATTERN: &str =
+    "^([0-9]+(ms|s|m|h|d|w))*0*[1-9][0-9]*(ms|s|m|h|d|w)([0-9]+(ms|s|m|h|d|w))*$";
 use keyhook_core::service::input::ASTRAL_INVISIBLE;
 use keyhook_core::service::keys::{
     self, MAX_NAME_CHARS, MAX_PROFILE_IDS, MAX_PROFILE_ID_CHARS, MAX_USES,

@@ -503,6 +503,18 @@ struct PageCtx<'a> {
 
 /// The problems of a refused action, as the page shows them: next to their field, or above
 /// the form.
+/// `problems` in one line, for a notice: the general message, else the fields' joined.
+fn summary(problems: &Problems) -> String {
+    problems.general.clone().unwrap_or_else(|| {
+        problems
+            .fields
+            .iter()
+            .map(|f| f.message.clone())
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
+}
+
 fn problems_of(e: Error) -> Result<(u16, Problems), Error> {
     let status = e.http_status();
     match e {
@@ -1051,14 +1063,7 @@ impl PageCtx<'_> {
             ),
             Err(e) => {
                 let (status, problems) = problems_of(e)?;
-                let text = problems.general.clone().unwrap_or_else(|| {
-                    problems
-                        .fields
-                        .iter()
-                        .map(|f| f.message.clone())
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                });
+                let text = summary(&problems);
                 self.webhook(
                     store,
                     id,
@@ -1109,14 +1114,7 @@ impl PageCtx<'_> {
             Err(Error::NotFound(m)) => Err(Error::NotFound(m)),
             Err(e) => {
                 let (status, problems) = problems_of(e)?;
-                let text = problems.general.clone().unwrap_or_else(|| {
-                    problems
-                        .fields
-                        .iter()
-                        .map(|f| f.message.clone())
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                });
+                let text = summary(&problems);
                 self.webhook(
                     store,
                     id,

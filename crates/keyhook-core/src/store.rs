@@ -100,25 +100,19 @@ pub trait Storage: Send {
     /// Callers use the generic [`read`](Store::read).
     fn read_dyn(&self, f: &mut dyn FnMut(Conn<'_>) -> Result<()>) -> Result<()>;
 
-    /// The key whose SHA-256 (lowercase hex) is `key_hash`, as last committed by anyone. A
-    /// backend may answer from a cache only if it knows the cache is current.
-    fn key_by_hash(&self, key_hash: &str) -> StoreResult<Option<ApiKey>>;
-
-    /// [`Storage::key_by_hash`], told what the caller reads next if the key may: a backend
-    /// that pays a round trip per statement (PostgreSQL) reads it in the same statement and
-    /// answers that read from it, if it is the very next statement on this connection
-    /// (anything else in between, a write included, drops it). The key is still read on every
-    /// call: revocation stays exact. The default reads the key alone. The key is shared: a
-    /// backend that keeps keys hands out its own copy without copying it (a request's key
-    /// is only read, but for a use recorded, which copies it then).
+    /// The key whose SHA-256 (lowercase hex) is `key_hash`, as last committed by anyone (a
+    /// backend may answer from a cache only if it knows the cache is current), told what the
+    /// caller reads next if the key may ([`ReadAhead::Nothing`]: nothing): a backend that pays
+    /// a round trip per statement (PostgreSQL) reads it in the same statement and answers that
+    /// read from it, if it is the very next statement on this connection (anything else in
+    /// between, a write included, drops it). The key is still read on every call: revocation
+    /// stays exact. The key is shared: a backend that keeps keys hands out its own copy without
+    /// copying it (a request's key is only read, but for a use recorded, which copies it then).
     fn key_by_hash_ahead(
         &self,
         key_hash: &str,
         ahead: ReadAhead,
-    ) -> StoreResult<Option<std::sync::Arc<ApiKey>>> {
-        let _ = ahead;
-        Ok(self.key_by_hash(key_hash)?.map(std::sync::Arc::new))
-    }
+    ) -> StoreResult<Option<std::sync::Arc<ApiKey>>>;
 
     /// A webhook's state right before a delivery's request ([`SecretQueries::signing`]), as
     /// last committed by anyone: a webhook disabled, deleted, narrowed or rotated anywhere is
@@ -220,10 +214,6 @@ impl<S: Storage + ?Sized> Storage for Box<S> {
 
     fn read_dyn(&self, f: &mut dyn FnMut(Conn<'_>) -> Result<()>) -> Result<()> {
         (**self).read_dyn(f)
-    }
-
-    fn key_by_hash(&self, key_hash: &str) -> StoreResult<Option<ApiKey>> {
-        (**self).key_by_hash(key_hash)
     }
 
     fn key_by_hash_ahead(

@@ -11,6 +11,7 @@ use keyhook_core::time::Timestamp;
 use keyhook_core::Error;
 use keyhook_sqlite::SqliteStore;
 use keyhook_test_support as support;
+use keyhook_test_support::KeyByHash;
 use keyhook_test_support::NOW;
 
 const KEYS: usize = 2_500;

@@ -5,6 +5,7 @@ use keyhook_core::service::events::{self, EventName, NewEvent};
 use keyhook_core::service::Actor;
 use keyhook_core::time::Timestamp;
 use keyhook_test_support as support;
+use keyhook_test_support::ClaimDue;
 use support::temp_store;
 
 /// Every test of this file, again on PostgreSQL.

@@ -13,7 +13,7 @@ use keyhook_core::rate::RateLimit;
 use keyhook_core::service::keys::*;
 use keyhook_core::service::Actor;
 use keyhook_core::service::Publish;
-use keyhook_core::store::{ChecksumMemory, Conn, Storage, Store, StoreResult};
+use keyhook_core::store::{ChecksumMemory, Conn, ReadAhead, Storage, Store, StoreResult};
 use keyhook_core::time::Timestamp;
 use keyhook_test_support as support;
 use keyhook_test_support::{operator, NOW};
@@ -71,9 +71,13 @@ impl Storage for Counting {
     ) -> keyhook_core::Result<()> {
         self.inner.read_dyn(f)
     }
-    fn key_by_hash(&self, key_hash: &str) -> StoreResult<Option<ApiKey>> {
+    fn key_by_hash_ahead(
+        &self,
+        key_hash: &str,
+        ahead: ReadAhead,
+    ) -> StoreResult<Option<std::sync::Arc<ApiKey>>> {
         self.lookups.set(self.lookups.get() + 1);
-        self.inner.key_by_hash(key_hash)
+        self.inner.key_by_hash_ahead(key_hash, ahead)
     }
     fn record_key_use(&self, key_hash: &str, key_id: &str, at: Timestamp) -> StoreResult<()> {
         self.inner.record_key_use(key_hash, key_id, at)

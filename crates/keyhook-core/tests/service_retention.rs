@@ -6,6 +6,7 @@ use keyhook_core::service::webhooks::record_attempt;
 use keyhook_core::store::{AttemptRecord, DeliveryState};
 use keyhook_core::time::Timestamp;
 use keyhook_test_support as support;
+use keyhook_test_support::{ClaimDue, DeliveryCounts};
 use support::temp_store;
 
 /// Every test of this file, again on PostgreSQL.

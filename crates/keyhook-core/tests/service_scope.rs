@@ -5,6 +5,7 @@
 //! `service::routing` applies to deliveries; the property test below checks that what each
 //! backend queues is exactly what the rule says.
 
+use keyhook_test_support::ClaimDue;
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 

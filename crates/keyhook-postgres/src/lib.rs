@@ -21,7 +21,7 @@
 //!   `FOR NO KEY UPDATE` (the row lock serialises attempts on one webhook); the core decides
 //!   and [`WebhookQueries::set_fail_counter`] writes it back in the same transaction: the
 //!   count is exact and the threshold is never skipped.
-//! - **Revocation.** [`Storage::key_by_hash`] reads the row on every call; there is no cache.
+//! - **Revocation.** [`Storage::key_by_hash_ahead`] reads the row on every call; there is no cache.
 //!   A key deleted on any instance is refused by every instance on the next request. An
 //!   authenticated list reads the key and the list in one statement
 //!   ([`Storage::key_by_hash_ahead`]): still the key's row on every call. Outside a
@@ -503,10 +503,6 @@ impl Storage for PgStore {
     }
 
     /// Read from the database on every call: no cache can serve a key revoked elsewhere.
-    fn key_by_hash(&self, key_hash: &str) -> StoreResult<Option<ApiKey>> {
-        KeyQueries::key_by_hash(self, key_hash)
-    }
-
     /// With a list ahead, one statement reads the key and that list of its user (the key's
     /// row read as on every call), and keeps the list for the next statement if it is that
     /// read, outside a transaction: two round trips become one.

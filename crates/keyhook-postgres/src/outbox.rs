@@ -293,16 +293,4 @@ impl OutboxQueries for PgStore {
             Ok(())
         })
     }
-
-    fn delivery_counts(&self) -> StoreResult<Vec<(String, i64)>> {
-        self.run(|s| {
-            s.query(
-                "SELECT state, count(*) FROM deliveries GROUP BY state ORDER BY state",
-                &[],
-            )?
-            .iter()
-            .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
-            .collect()
-        })
-    }
 }

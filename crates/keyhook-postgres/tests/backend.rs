@@ -1,6 +1,7 @@
 //! The backend against a real server: the schema it makes, what it refuses, how each failure
 //! is reported (never with the password), and the pool recovering after the server returns.
 
+use keyhook_test_support::KeyByHash;
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 

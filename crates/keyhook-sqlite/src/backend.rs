@@ -256,10 +256,6 @@ impl<T: Storage> Storage for Pooled<T> {
         self.get().read_dyn(f)
     }
 
-    fn key_by_hash(&self, key_hash: &str) -> StoreResult<Option<ApiKey>> {
-        self.get().key_by_hash(key_hash)
-    }
-
     fn key_by_hash_ahead(
         &self,
         key_hash: &str,

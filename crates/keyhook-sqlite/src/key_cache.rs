@@ -328,6 +328,18 @@ mod tests {
         hash
     }
 
+    impl SqliteStore {
+        /// The key as a request finds it (nothing read ahead), owned.
+        fn key_by_hash(
+            &self,
+            hash: &str,
+        ) -> keyhook_core::store::StoreResult<Option<crate::model::ApiKey>> {
+            Ok(self
+                .key_by_hash_ahead(hash, ReadAhead::Nothing)?
+                .map(std::sync::Arc::unwrap_or_clone))
+        }
+    }
+
     #[test]
     fn another_connections_delete_is_seen_at_once() {
         let (dir, a) = temp_store();

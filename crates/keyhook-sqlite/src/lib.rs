@@ -339,11 +339,6 @@ impl Storage for SqliteStore {
         self.in_read_transaction(|| f(&self.conn))
     }
 
-    fn key_by_hash(&self, key_hash: &str) -> StoreResult<Option<ApiKey>> {
-        self.conn.1.forget();
-        Ok(self.cached_key_by_hash(key_hash)?.map(Arc::unwrap_or_clone))
-    }
-
     /// From the connection's cache while nobody committed since (`data_version`, read on
     /// every call); inside a transaction, whose own writes the cache does not see, read.
     fn signing(

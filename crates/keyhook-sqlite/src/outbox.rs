@@ -295,15 +295,4 @@ impl OutboxQueries for Conn {
             Ok(())
         })
     }
-
-    /// Deliveries per state, for `deliver`'s summary and the tests.
-    fn delivery_counts(&self) -> StoreResult<Vec<(String, i64)>> {
-        sql(|| {
-            let mut stmt = self.0.prepare_cached(
-                "SELECT state, count(*) FROM deliveries GROUP BY state ORDER BY state",
-            )?;
-            let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
-            Ok(rows.collect::<rusqlite::Result<_>>()?)
-        })
-    }
 }

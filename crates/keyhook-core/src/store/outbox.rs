@@ -23,18 +23,6 @@ pub trait OutboxQueries {
     /// (`crate::claimable_sql!`: `None`, every webhook but the ephemeral ones; `Some(id)`,
     /// that webhook's alone).
     fn any_due(&self, now: Timestamp, only: Option<&str>) -> StoreResult<bool>;
-    /// Leases up to `limit` due deliveries until `lease_until`, of the webhooks `only` says
-    /// (as in [`OutboxQueries::any_due`]). [`OutboxQueries::claim_due_within`] without a
-    /// bound on their payloads.
-    fn claim_due(
-        &self,
-        now: Timestamp,
-        limit: usize,
-        lease_until: Timestamp,
-        only: Option<&str>,
-    ) -> StoreResult<Vec<Claimed>> {
-        self.claim_due_within(now, limit, usize::MAX, lease_until, only)
-    }
     /// Leases, in due order, up to `limit` due deliveries until `lease_until`, of the webhooks
     /// `only` says (as in [`OutboxQueries::any_due`]), each while the payloads of those before
     /// it come to less than `bytes`: the first due one whenever `bytes` is above zero (a claim
@@ -95,8 +83,6 @@ pub trait OutboxQueries {
     /// Inside the claim's write transaction: gives back deliveries it leased and will not
     /// send (over their webhook's rate), due as they were.
     fn unlease(&self, ids: &[&str]) -> StoreResult<()>;
-    /// Deliveries per state.
-    fn delivery_counts(&self) -> StoreResult<Vec<(String, i64)>>;
 }
 
 /// The state of a delivery, stored as [`DeliveryState::as_str`].

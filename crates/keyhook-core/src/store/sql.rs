@@ -82,7 +82,7 @@ macro_rules! lease_free_sql {
 }
 
 /// A delivery is due at `$now`: pending, its next attempt at or before `$now`, and not
-/// leased ([`lease_free_sql`]): what `any_due` asks and `claim_due` takes.
+/// leased ([`lease_free_sql`]): what `any_due` asks and `claim_due_within` takes.
 #[macro_export]
 macro_rules! due_sql {
     ($t:literal, $now:literal) => {

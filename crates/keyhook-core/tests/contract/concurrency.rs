@@ -4,6 +4,7 @@
 //! the whole file for each write transaction; PostgreSQL by a lock of its own for each
 //! (`keyhook-postgres/src/lib.rs`).
 
+use keyhook_test_support::{ClaimDue, KeyByHash};
 use std::collections::HashSet;
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};

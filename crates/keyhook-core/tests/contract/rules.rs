@@ -4,6 +4,7 @@
 //! Every backend is held to the same answer, so the backends agree with each other too;
 //! `semantics` compares their whole transcripts besides.
 
+use keyhook_test_support::ClaimDue;
 use std::collections::BTreeSet;
 
 use keyhook_core::auth;

@@ -11,6 +11,7 @@ use keyhook_core::store::{
 };
 use keyhook_core::tables::{Cell, TABLES};
 use keyhook_core::time::Timestamp;
+use keyhook_test_support::{ClaimDue, DeliveryCounts, KeyByHash};
 
 use crate::support::{Kind, BACKENDS};
 

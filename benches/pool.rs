@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use keyhook::sqlite::{SqliteBackend, SqliteStore};
-use keyhook::store::{Backend, Storage};
+use keyhook::store::{Backend, ReadAhead, Storage};
 use keyhook_bench::figure;
 
 /// r2d2 over `SqliteStore`s of one file.
@@ -95,7 +95,10 @@ fn main() {
             secs,
             Arc::new(move || {
                 let s = ours.connect().expect("connect");
-                std::hint::black_box(s.key_by_hash(UNKNOWN_HASH).expect("lookup"));
+                std::hint::black_box(
+                    s.key_by_hash_ahead(UNKNOWN_HASH, ReadAhead::Nothing)
+                        .expect("lookup"),
+                );
             }),
         );
         let b = rate(
@@ -103,7 +106,10 @@ fn main() {
             secs,
             Arc::new(move || {
                 let s = theirs.get().expect("checkout");
-                std::hint::black_box(s.key_by_hash(UNKNOWN_HASH).expect("lookup"));
+                std::hint::black_box(
+                    s.key_by_hash_ahead(UNKNOWN_HASH, ReadAhead::Nothing)
+                        .expect("lookup"),
+                );
             }),
         );
         println!("{threads:<10} {a:>14.0} {b:>14.0} {:>8.2}", b / a);

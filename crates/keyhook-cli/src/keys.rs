@@ -189,7 +189,7 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
         KeysCommand::Create(args) => {
             let actor = ctx.actor()?;
             let input = new_key(&args, now);
-            let store = ctx.store()?;
+            let store = ctx.keys_store(true)?;
             let mut publish =
                 |key: &ApiKey| publish_new_key(ctx, key, args.quiet, now, "no key was created");
             let publish = Publish::BeforeCommit(&mut publish);
@@ -203,7 +203,7 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
         }
         KeysCommand::List { all_users } => {
             let actor = ctx.actor()?;
-            let list = keys::list(&ctx.existing_store()?, &actor, all_users)?;
+            let list = keys::list(&ctx.keys_store(false)?, &actor, all_users)?;
             if list.is_empty() {
                 ctx.out.note(&format!("No API keys for user {}.", ctx.user));
             }
@@ -215,14 +215,14 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
             })
         }
         KeysCommand::Show { id } => {
-            let key = keys::get(&ctx.existing_store()?, &ctx.actor()?, &id)?;
+            let key = keys::get(&ctx.keys_store(false)?, &ctx.actor()?, &id)?;
             ctx.out
                 .data(&key, |w| writeln!(w, "{}", ctx.out.key_detail(&key, now)))
         }
         KeysCommand::Delete { id, yes } => {
             let actor = ctx.actor()?;
             // It acts on keys that exist: a missing database is an error, not created.
-            let store = ctx.existing_store()?;
+            let store = ctx.keys_store(false)?;
             // Look the key up first, so a typo fails before the question.
             let key = keys::get(&store, &actor, &id)?;
             prompt::confirm(
@@ -240,7 +240,7 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
         KeysCommand::Rotate { id, grace, quiet } => {
             let actor = ctx.actor()?;
             // It acts on keys that exist: a missing database is an error, not created.
-            let store = ctx.existing_store()?;
+            let store = ctx.keys_store(false)?;
             let old = keys::get(&store, &actor, &id)?;
             let mut publish = |key: &ApiKey| {
                 publish_new_key(ctx, key, quiet, now, "no new key; the old key is unchanged")
@@ -271,7 +271,7 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
         KeysCommand::Prune { expired_for, yes } => {
             let actor = ctx.actor()?;
             // It acts on keys that exist: a missing database is an error, not created.
-            let store = ctx.existing_store()?;
+            let store = ctx.keys_store(false)?;
             let Age {
                 ms: expired_for,
                 text: ago,
@@ -316,7 +316,7 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
                 })
                 .transpose()?;
             // Before the prompt: a missing database fails without asking for a key.
-            let store = ctx.existing_store()?;
+            let store = ctx.keys_store(false)?;
             let token = prompt::read_secret("API key")?;
             // Checking a key is not a use of it: lastUsedAt stays as it is.
             let key = auth::authenticate(&store, &token, now)?;

@@ -400,6 +400,27 @@ impl Context {
         self.backend(true, 1)?.connect()
     }
 
+    /// [`Context::store`] and [`Context::existing_store`] for the `keys` commands, which seal
+    /// and open no secret: a database that records its secrets key's fingerprint is opened
+    /// without looking for the key (`KEYHOOK_SECRETS_KEY` or the key file: two files opened
+    /// and read at every `keys create`), and anything sealed or opened by mistake fails
+    /// (`secrets::refuse`) instead of being stored in plaintext. A database that records no
+    /// key yet gets one by its first command, this one too, as `secrets_key::prepare` says.
+    pub fn keys_store(&self, create: bool) -> Result<Box<Store>, Error> {
+        let store = self
+            .wiring
+            .backend(&self.location()?, create, 1)?
+            .connect()?;
+        if store.conn().secrets_fingerprint()?.is_some() {
+            keyhook_core::secrets::refuse(
+                "a keys command does not load the secrets key of webhook secrets",
+            );
+        } else {
+            secrets_key::prepare(&store)?;
+        }
+        Ok(store)
+    }
+
     /// The database, which must already exist: for the commands that read or act on what is
     /// there (list, show, verify, delete, rotate, prune, test, enable, disable). A mistyped
     /// `--db` fails (exit 1, naming the path) instead of creating an empty database that

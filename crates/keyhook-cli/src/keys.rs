@@ -13,6 +13,24 @@ use keyhook_core::service::keys::{self, Expiry, KeyName, NewKey, ProfileIds};
 use keyhook_core::service::Publish;
 use keyhook_core::time::{parse_duration, parse_duration_or_zero, Timestamp};
 
+/// [`KeysCommand::Create`] alone, as [`KeysCommand`] has it: the `keys` commands of a
+/// `keys create` command line (`crate::parse`; the test
+/// `the_keys_command_alone_is_the_whole_trees` holds it to [`KeysCommand::Create`]).
+#[derive(Debug, Subcommand)]
+pub(crate) enum CreateOnly {
+    /// Create a key and print it; the plaintext is shown this once and never stored
+    #[command(
+        after_help = "Examples:\n  keyhook keys create --name deploy --expires-in 90d\n  KEY=$(keyhook keys create --name ci --permission readonly --quiet)"
+    )]
+    Create(CreateArgs),
+}
+
+impl From<CreateOnly> for KeysCommand {
+    fn from(CreateOnly::Create(args): CreateOnly) -> KeysCommand {
+        KeysCommand::Create(args)
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum KeysCommand {
     /// Create a key and print it; the plaintext is shown this once and never stored

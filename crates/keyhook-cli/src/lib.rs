@@ -203,17 +203,18 @@ pub enum Command {
 }
 
 /// [`Command::Keys`] alone, as the whole command line has it (`keyhook keys ...`, `keyhook key
-/// ...`): what [`parse`] builds when the command line names it. The test
-/// `the_keys_command_alone_is_the_whole_trees` holds it to [`Command::Keys`]'s attributes.
+/// ...`), with the `keys` commands `K`: what [`parse`] builds when the command line names it.
+/// The test `the_keys_command_alone_is_the_whole_trees` holds it to [`Command::Keys`]'s
+/// attributes.
 #[derive(Debug, Subcommand)]
-enum KeysOnly {
+enum KeysOnly<K: Subcommand> {
     /// Create, list, show, delete, rotate and verify API keys
     #[command(
         subcommand,
         visible_alias = "key",
         after_help = "Example:\n  keyhook keys create --name ci --expires-in 30d"
     )]
-    Keys(keys::KeysCommand),
+    Keys(K),
 }
 
 /// The global options that take a value (`--db PATH` or `--db=PATH`) and those that take none,
@@ -221,50 +222,74 @@ enum KeysOnly {
 const GLOBAL_WITH_VALUE: [&str; 4] = ["--db", "--user", "--color", "--delivery-timeout"];
 const GLOBAL_FLAGS: [&str; 2] = ["--json", "--allow-private-targets"];
 
-/// Whether `args` (the program's name first) run a `keys` command: its first word after the
-/// global options is `keys` or `key`. Anything else before that word (`--help`, `-V`, `--`,
-/// an option clap does not know) is left to the whole tree, which has the answer for it.
-fn names_keys(args: &[OsString]) -> bool {
+/// The branch of the tree a command line needs.
+#[derive(Debug, PartialEq, Eq)]
+enum Branch {
+    Whole,
+    /// `keys ...`
+    Keys,
+    /// `keys create ...`
+    KeysCreate,
+}
+
+/// Which branch `args` (the program's name first) runs, from its first two words after the
+/// global options (which may come before and after each): `keys` (or `key`), then `create`.
+/// Anything else before a word (`--help`, `-V`, `--`, an option clap does not know) is left to
+/// the larger tree, which has the answer for it.
+fn branch(args: &[OsString]) -> Branch {
+    let mut found = Vec::new();
     let mut words = args.iter().skip(1);
     while let Some(word) = words.next() {
         let Some(word) = word.to_str() else {
-            return false;
+            break;
         };
         let name = word.split_once('=').map_or(word, |(name, _)| name);
         if GLOBAL_WITH_VALUE.contains(&name) {
             // The value is the next word, whatever it looks like (as `at_runtime` parses it).
             if name == word && words.next().is_none() {
-                return false;
+                break;
             }
         } else if GLOBAL_FLAGS.contains(&word) {
         } else {
-            return word == "keys" || word == "key";
+            found.push(word);
+            if found.len() == 2 || word.starts_with('-') {
+                break;
+            }
         }
     }
-    false
+    match found[..] {
+        ["keys" | "key", "create", ..] => Branch::KeysCreate,
+        ["keys" | "key", ..] => Branch::Keys,
+        _ => Branch::Whole,
+    }
 }
 
 /// The command line `args` (the program's name first), parsed. clap builds its whole tree of
 /// commands before parsing, and copies the global options into every command it parses
 /// through: for `keyhook keys create` that tree was ~0.6 M instructions of the process's
 /// ~3.6 M (callgrind). So a `keys` command builds only its own branch ([`KeysOnly`]) under the
-/// same top level; every other command line, help and errors included, gets the whole tree.
-/// Either way the tree is not dropped: freeing it, allocation by allocation, was a sixth of a
-/// one-shot command's instructions, and the process ends with the command it runs.
+/// same top level, and `keys create` only its own under `keys`; every other command line,
+/// help and errors included, gets the whole tree. Either way the tree is not dropped: freeing
+/// it, allocation by allocation, was a sixth of a one-shot command's instructions, and the
+/// process ends with the command it runs.
 fn parse(args: Vec<OsString>) -> Result<Cli, clap::Error> {
-    if names_keys(&args) {
-        parse_keys(args)
-    } else {
-        parse_whole(args)
+    match branch(&args) {
+        Branch::Whole => parse_whole(args),
+        Branch::Keys => parse_keys::<keys::KeysCommand>(args, |k| k),
+        Branch::KeysCreate => parse_keys::<keys::CreateOnly>(args, keys::CreateOnly::into),
     }
 }
 
-/// [`parse`] of a `keys` command line, with [`KeysOnly`] for the commands.
-fn parse_keys(args: Vec<OsString>) -> Result<Cli, clap::Error> {
-    let mut command = runtime_command_of::<KeysOnly>();
+/// [`parse`] of a `keys` command line, with [`KeysOnly`] of the commands `K` (which `into`
+/// makes the whole tree's).
+fn parse_keys<K: Subcommand>(
+    args: Vec<OsString>,
+    into: impl FnOnce(K) -> keys::KeysCommand,
+) -> Result<Cli, clap::Error> {
+    let mut command = runtime_command_of::<KeysOnly<K>>();
     let parsed = command.try_get_matches_from_mut(args);
     std::mem::forget(command);
-    let cli = CliOf::<KeysOnly>::from_arg_matches_mut(&mut parsed?)
+    let cli = CliOf::<KeysOnly<K>>::from_arg_matches_mut(&mut parsed?)
         .map_err(|e| e.format(&mut runtime_command()))?;
     let KeysOnly::Keys(keys) = cli.command;
     Ok(CliOf {
@@ -274,7 +299,7 @@ fn parse_keys(args: Vec<OsString>) -> Result<Cli, clap::Error> {
         color: cli.color,
         allow_private_targets: cli.allow_private_targets,
         delivery_timeout: cli.delivery_timeout,
-        command: Command::Keys(keys),
+        command: Command::Keys(into(keys)),
     })
 }
 
@@ -738,7 +763,7 @@ mod keys_alone {
     /// What a command shows of itself above its subcommands.
     fn top(c: &clap::Command) -> String {
         format!(
-            "{:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
+            "{:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
             c.get_name(),
             c.get_bin_name(),
             c.get_version(),
@@ -746,29 +771,44 @@ mod keys_alone {
             c.get_long_about(),
             c.get_after_help(),
             c.is_propagate_version_set(),
+            c.get_visible_aliases().collect::<Vec<_>>(),
             c.get_arguments().collect::<Vec<_>>(),
         )
     }
 
-    /// Fully built (every command's own arguments and the global ones copied in), the tree of
-    /// `keys` alone has the whole tree's top level and its `keys` command, to the last field.
+    fn sub<'a>(c: &'a clap::Command, path: &[&str]) -> &'a clap::Command {
+        path.iter()
+            .fold(c, |c, name| c.find_subcommand(name).unwrap())
+    }
+
+    fn names(c: &clap::Command) -> Vec<&str> {
+        c.get_subcommands().map(|c| c.get_name()).collect()
+    }
+
+    /// Fully built (every command's own arguments and the global ones copied in), the trees of
+    /// `keys` alone and of `keys create` alone have the whole tree's top level, `keys` and
+    /// `keys create`, to the last field.
     #[test]
     fn the_keys_command_alone_is_the_whole_trees() {
         let whole = built(runtime_command());
-        let alone = built(runtime_command_of::<KeysOnly>());
-        assert_eq!(top(&alone), top(&whole));
-        // (and clap's `help`, which `parse` never takes this tree for: it is not `keys`)
-        let names: Vec<_> = alone.get_subcommands().map(|c| c.get_name()).collect();
-        assert_eq!(names, ["keys", "help"]);
-        let keys = |c: &clap::Command| format!("{:#?}", c.find_subcommand("keys").unwrap());
-        assert_eq!(keys(&alone), keys(&whole));
+        let keys = built(runtime_command_of::<KeysOnly<keys::KeysCommand>>());
+        let create = built(runtime_command_of::<KeysOnly<keys::CreateOnly>>());
+        for alone in [&keys, &create] {
+            assert_eq!(top(alone), top(&whole));
+            // (and clap's `help`, which `parse` never takes these trees for: it is not `keys`)
+            assert_eq!(names(alone), ["keys", "help"]);
+            assert_eq!(top(sub(alone, &["keys"])), top(sub(&whole, &["keys"])));
+            let create = |c| format!("{:#?}", sub(c, &["keys", "create"]));
+            assert_eq!(create(alone), create(&whole));
+        }
+        let all = |c| format!("{:#?}", sub(c, &["keys"]));
+        assert_eq!(all(&keys), all(&whole));
+        assert_eq!(names(sub(&create, &["keys"])), ["create", "help"]);
         // The comparison compares something: `keys create` and a global option are in it.
-        assert!(
-            keys(&alone).contains("\"create\"") && keys(&alone).contains("\"delivery-timeout\"")
-        );
+        assert!(all(&keys).contains("\"create\"") && all(&keys).contains("\"delivery-timeout\""));
     }
 
-    /// [`names_keys`] knows every global option, and whether it takes a value.
+    /// [`branch`] knows every global option, and whether it takes a value.
     #[test]
     fn the_global_options_are_all_known() {
         let root = Cli::command();
@@ -778,7 +818,7 @@ mod keys_alone {
             assert_eq!(
                 a.get_short(),
                 None,
-                "{}: names_keys reads long options only",
+                "{}: branch reads long options only",
                 a.get_id()
             );
             let name = format!("--{}", a.get_long().unwrap());
@@ -800,45 +840,55 @@ mod keys_alone {
     }
 
     #[test]
-    fn a_keys_command_line_is_known_by_its_first_word() {
-        for line in [
-            &["keys", "create", "--name", "k"][..],
-            &["key", "list"],
-            &["keys"],
-            &["--db", "x.db", "--json", "keys", "create"],
-            &["--db=x.db", "--user", "keys", "--color", "never", "key"],
-            &[
-                "--allow-private-targets",
-                "--delivery-timeout",
-                "-5s",
-                "keys",
-                "--help",
-            ],
+    fn a_command_line_is_known_by_its_first_words() {
+        for (line, expected) in [
+            (&["keys", "create", "--name", "k"][..], Branch::KeysCreate),
+            (
+                &["--db", "x.db", "--json", "key", "create"],
+                Branch::KeysCreate,
+            ),
+            (
+                &["keys", "--db=x.db", "--user", "u", "create"],
+                Branch::KeysCreate,
+            ),
+            (&["key", "list"], Branch::Keys),
+            (&["keys"], Branch::Keys),
+            (&["keys", "--help", "create"], Branch::Keys),
+            (&["keys", "creat"], Branch::Keys),
+            (
+                &["--db=x.db", "--user", "keys", "--color", "never", "key"],
+                Branch::Keys,
+            ),
+            (
+                &[
+                    "--allow-private-targets",
+                    "--delivery-timeout",
+                    "-5s",
+                    "keys",
+                ],
+                Branch::Keys,
+            ),
+            (&[], Branch::Whole),
+            (&["webhooks", "create"], Branch::Whole),
+            (&["--db", "keys", "create"], Branch::Whole),
+            (&["--db"], Branch::Whole),
+            (&["--help", "keys"], Branch::Whole),
+            (&["-V", "keys"], Branch::Whole),
+            (&["--", "keys"], Branch::Whole),
+            (&["--jsn", "keys"], Branch::Whole),
+            (&["--json=true", "keys"], Branch::Whole),
+            (&["help", "keys"], Branch::Whole),
+            (&["keyss"], Branch::Whole),
         ] {
-            assert!(names_keys(&args(line)), "{line:?}");
-        }
-        for line in [
-            &[][..],
-            &["webhooks", "create"],
-            &["--db", "keys", "create"],
-            &["--db"],
-            &["--help", "keys"],
-            &["-V", "keys"],
-            &["--", "keys"],
-            &["--jsn", "keys"],
-            &["--json=true", "keys"],
-            &["help", "keys"],
-            &["keyss"],
-        ] {
-            assert!(!names_keys(&args(line)), "{line:?}");
+            assert_eq!(branch(&args(line)), expected, "{line:?}");
         }
     }
 
     /// The same command lines give the same commands, and the same errors and help, word
-    /// for word, from the tree of `keys` alone as from the whole one.
+    /// for word, from the branch of `keys` or `keys create` as from the whole tree.
     #[test]
     fn keys_command_lines_parse_as_with_the_whole_tree() {
-        let lines: [&[&str]; 14] = [
+        let lines: [&[&str]; 17] = [
             &["keys", "create", "--name", "k", "--quiet"],
             &[
                 "--db",
@@ -861,29 +911,52 @@ mod keys_alone {
                 "--permission",
                 "readonly",
             ],
+            &[
+                "keys",
+                "--db",
+                "/tmp/x.db",
+                "create",
+                "--json",
+                "--name",
+                "k",
+            ],
             &["keys", "rotate", "key_1", "--grace", "-1s"],
             &["keys", "list", "--all-users", "--color", "never"],
             &["keys", "create"],
             &["keys", "create", "--name"],
+            &["keys", "create", "--name", "k", "extra"],
+            &["keys", "create", "--nme", "k"],
             &["keys", "creat"],
             &["keys"],
             &["keys", "--help"],
             &["keys", "create", "--help"],
             &["keys", "create", "-V"],
             &["--color", "sometimes", "keys", "list"],
-            &["--delivery-timeout", "soon", "keys", "list"],
+            &[
+                "--delivery-timeout",
+                "soon",
+                "keys",
+                "create",
+                "--name",
+                "k",
+            ],
         ];
+        let show = |r: Result<Cli, clap::Error>| match r {
+            Ok(cli) => format!("{cli:?}"),
+            Err(e) => format!("{:?}: {}", e.kind(), e.render()),
+        };
+        let mut creates = 0;
         for line in lines {
-            assert!(names_keys(&args(line)), "{line:?}");
-            let show = |r: Result<Cli, clap::Error>| match r {
-                Ok(cli) => format!("{cli:?}"),
-                Err(e) => format!("{:?}: {}", e.kind(), e.render()),
+            let fast = match branch(&args(line)) {
+                Branch::Keys => parse_keys::<keys::KeysCommand>(args(line), |k| k),
+                Branch::KeysCreate => {
+                    creates += 1;
+                    parse_keys::<keys::CreateOnly>(args(line), keys::CreateOnly::into)
+                }
+                Branch::Whole => panic!("{line:?} is a keys command line"),
             };
-            assert_eq!(
-                show(parse_keys(args(line))),
-                show(parse_whole(args(line))),
-                "{line:?}"
-            );
+            assert_eq!(show(fast), show(parse_whole(args(line))), "{line:?}");
         }
+        assert!(creates >= 8, "{creates}");
     }
 }

@@ -27,12 +27,15 @@
 #   main at 62afec8                            3.48 M instructions, 466 faults, 277 calls
 #   + secrets at rest (5ea475a)                3.58 M, 480, 287 (the secrets key looked for)
 #   + keys' own clap branch, no key lookup     3.04 M, 380, 279
+#   + keys create's own command alone          2.91 M, 348, 279
 #   sqlite3 INSERT                             2.70 M, 191, 244
 # (each keyhook with the same syncs: 5 fsync and the printed key's fdatasync).
 # Of keyhook's, ~0.68 M are the dynamic linker's (0.6 M relocating: 26,600 relative
 # relocations, ~140 of the faults the copy-on-write of .data.rel.ro), ~0.94 M SQLite parsing
-# keyhook's schema at the first statement, ~0.43 M clap (only the `keys` branch is built,
-# keyhook_cli::parse), ~0.32 M the insert's transaction, 0.15 M closing (the checkpoint).
+# keyhook's schema at the first statement, ~0.37 M clap (0.98 M on main: now only `keys
+# create` is built, keyhook_cli::parse), ~0.32 M the insert's transaction, 0.15 M closing
+# (the checkpoint), ~0.2 M std's start (glibc reads /proc/self/maps for the main thread's
+# stack guard).
 # Measured and not kept: a non-PIE executable (-C relocation-model=static: 1.9 ms, but no
 # address-space randomisation of a binary that reads untrusted database files); packed
 # relocations (-Wl,-z,pack-relative-relocs through a build script probing the linker: DT_RELR

@@ -9,9 +9,10 @@
 #
 # The sqlite3 table has api_keys' columns, STRICT, with the same three indexes (the unique one
 # on key_hash included), in WAL mode like keyhook's file. Two sqlite3 variants are measured:
-# the plain INSERT (the sqlite3 shell's default synchronous=FULL: an fsync of the WAL per
-# commit) and the same INSERT after `PRAGMA synchronous = NORMAL`, which is what keyhook sets,
-# so the same durability. The ratio is reported against both.
+# the plain INSERT (the sqlite3 shell's default synchronous=FULL: the WAL synced at each
+# commit, as keyhook's one-shot commands set it, SqliteBackend::for_one_command) and the same
+# INSERT after `PRAGMA synchronous = NORMAL` (what `serve` uses). The ratio is reported against
+# both; the one in turns, the figure, against the plain INSERT.
 #
 # hyperfine runs all of one command's runs, then the next's: on a machine shared with other
 # work the load moves between them. So the same three (and BASE, another build, if given)
@@ -20,10 +21,26 @@
 #
 # What keyhook spends over sqlite3 on a quiet disk is starting the process: `keyhook --version`
 # took 2.7 ms of CPU and ~350 page faults against sqlite3's 1.5 ms and 136, half of keyhook's
-# in the dynamic linker's relative relocations (perf record -e page-faults). Measured and not
-# kept: a non-PIE executable (-C relocation-model=static: 1.9 ms, but no address-space
-# randomisation of a binary that reads untrusted database files), packed relocations
-# (-Wl,-z,pack-relative-relocs: ~0.1 ms a create, needs GNU ld 2.38 and glibc 2.36), SQLite's
+# in the dynamic linker's relative relocations (perf record -e page-faults). The steady
+# proxies of a whole `keys create` on a loaded machine (callgrind's instructions, perf stat's
+# page faults, strace -c's system calls), on a file holding a few keys:
+#   main at 62afec8                            3.48 M instructions, 466 faults, 277 calls
+#   + secrets at rest (5ea475a)                3.58 M, 480, 287 (the secrets key looked for)
+#   + keys' own clap branch, no key lookup     3.04 M, 380, 279
+#   + keys create's own command alone          2.91 M, 348, 279
+#   sqlite3 INSERT                             2.70 M, 191, 244
+# (each keyhook with the same syncs: 5 fsync and the printed key's fdatasync).
+# Of keyhook's, ~0.68 M are the dynamic linker's (0.6 M relocating: 26,600 relative
+# relocations, ~140 of the faults the copy-on-write of .data.rel.ro), ~0.94 M SQLite parsing
+# keyhook's schema at the first statement, ~0.37 M clap (0.98 M on main: now only `keys
+# create` is built, keyhook_cli::parse), ~0.32 M the insert's transaction, 0.15 M closing
+# (the checkpoint), ~0.2 M std's start (glibc reads /proc/self/maps for the main thread's
+# stack guard).
+# Measured and not kept: a non-PIE executable (-C relocation-model=static: 1.9 ms, but no
+# address-space randomisation of a binary that reads untrusted database files); packed
+# relocations (-Wl,-z,pack-relative-relocs through a build script probing the linker: DT_RELR
+# with PIE, BIND_NOW and RELRO kept, but glibc 2.36's loader walks each bitmap word bit by
+# bit, so a create took 60 K more instructions and 12 more page faults, not fewer); SQLite's
 # fdatasync instead of fsync (-DHAVE_FDATASYNC: under the noise in turns).
 #
 #   bench/cli-create.sh               # RUNS=200 WARMUP=5 are the defaults

@@ -1364,3 +1364,37 @@ fn racing_old_and_new_keys_spend_their_budget_exactly() {
         assert_eq!(k["remainingUses"], 0, "{k}");
     }
 }
+
+/// The `keys` commands seal and open no webhook secret: once the database records its secrets
+/// key, they do not look for the key (a malformed `KEYHOOK_SECRETS_KEY` does not stop them,
+/// while a webhook command is refused it); a database's first command, `keys create` too,
+/// still gives the database its key (the key file made, its fingerprint recorded).
+#[test]
+fn keys_commands_do_not_load_the_secrets_key() {
+    let env = Env::new();
+    let config = env.dir.path().join("config");
+    let with = |key: Option<&str>| {
+        let mut c = env.cmd();
+        c.env("XDG_CONFIG_HOME", &config);
+        if let Some(k) = key {
+            c.env("KEYHOOK_SECRETS_KEY", k);
+        }
+        c
+    };
+    let r = common::run(with(None).args(["keys", "create", "--name", "first", "--quiet"]));
+    assert_eq!(r.code, 0, "{r:#?}");
+    assert!(config.join("keyhook").join("secrets.key").exists());
+    assert_eq!(env.sql_i64("SELECT count(*) FROM secrets_key"), 1);
+
+    let r = common::run(with(Some("not-a-key")).args(["webhooks", "list"]));
+    r.assert_error(2);
+    assert!(r.stderr.contains("KEYHOOK_SECRETS_KEY"), "{}", r.stderr);
+    for args in [
+        &["keys", "create", "--name", "second", "--quiet"][..],
+        &["keys", "list"],
+    ] {
+        let r = common::run(with(Some("not-a-key")).args(args));
+        assert_eq!(r.code, 0, "{args:?}: {r:#?}");
+    }
+    assert_eq!(env.sql_i64("SELECT count(*) FROM api_keys"), 2);
+}

@@ -13,6 +13,24 @@ use keyhook_core::service::keys::{self, Expiry, KeyName, NewKey, ProfileIds};
 use keyhook_core::service::Publish;
 use keyhook_core::time::{parse_duration, parse_duration_or_zero, Timestamp};
 
+/// [`KeysCommand::Create`] alone, as [`KeysCommand`] has it: the `keys` commands of a
+/// `keys create` command line (`crate::parse`; the test
+/// `the_keys_command_alone_is_the_whole_trees` holds it to [`KeysCommand::Create`]).
+#[derive(Debug, Subcommand)]
+pub(crate) enum CreateOnly {
+    /// Create a key and print it; the plaintext is shown this once and never stored
+    #[command(
+        after_help = "Examples:\n  keyhook keys create --name deploy --expires-in 90d\n  KEY=$(keyhook keys create --name ci --permission readonly --quiet)"
+    )]
+    Create(CreateArgs),
+}
+
+impl From<CreateOnly> for KeysCommand {
+    fn from(CreateOnly::Create(args): CreateOnly) -> KeysCommand {
+        KeysCommand::Create(args)
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum KeysCommand {
     /// Create a key and print it; the plaintext is shown this once and never stored
@@ -189,7 +207,7 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
         KeysCommand::Create(args) => {
             let actor = ctx.actor()?;
             let input = new_key(&args, now);
-            let store = ctx.store()?;
+            let store = ctx.keys_store(true)?;
             let mut publish =
                 |key: &ApiKey| publish_new_key(ctx, key, args.quiet, now, "no key was created");
             let publish = Publish::BeforeCommit(&mut publish);
@@ -203,7 +221,7 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
         }
         KeysCommand::List { all_users } => {
             let actor = ctx.actor()?;
-            let list = keys::list(&ctx.existing_store()?, &actor, all_users)?;
+            let list = keys::list(&ctx.keys_store(false)?, &actor, all_users)?;
             if list.is_empty() {
                 ctx.out.note(&format!("No API keys for user {}.", ctx.user));
             }
@@ -215,14 +233,14 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
             })
         }
         KeysCommand::Show { id } => {
-            let key = keys::get(&ctx.existing_store()?, &ctx.actor()?, &id)?;
+            let key = keys::get(&ctx.keys_store(false)?, &ctx.actor()?, &id)?;
             ctx.out
                 .data(&key, |w| writeln!(w, "{}", ctx.out.key_detail(&key, now)))
         }
         KeysCommand::Delete { id, yes } => {
             let actor = ctx.actor()?;
             // It acts on keys that exist: a missing database is an error, not created.
-            let store = ctx.existing_store()?;
+            let store = ctx.keys_store(false)?;
             // Look the key up first, so a typo fails before the question.
             let key = keys::get(&store, &actor, &id)?;
             prompt::confirm(
@@ -240,7 +258,7 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
         KeysCommand::Rotate { id, grace, quiet } => {
             let actor = ctx.actor()?;
             // It acts on keys that exist: a missing database is an error, not created.
-            let store = ctx.existing_store()?;
+            let store = ctx.keys_store(false)?;
             let old = keys::get(&store, &actor, &id)?;
             let mut publish = |key: &ApiKey| {
                 publish_new_key(ctx, key, quiet, now, "no new key; the old key is unchanged")
@@ -271,7 +289,7 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
         KeysCommand::Prune { expired_for, yes } => {
             let actor = ctx.actor()?;
             // It acts on keys that exist: a missing database is an error, not created.
-            let store = ctx.existing_store()?;
+            let store = ctx.keys_store(false)?;
             let Age {
                 ms: expired_for,
                 text: ago,
@@ -316,7 +334,7 @@ pub fn run(ctx: &Context, cmd: KeysCommand) -> anyhow::Result<()> {
                 })
                 .transpose()?;
             // Before the prompt: a missing database fails without asking for a key.
-            let store = ctx.existing_store()?;
+            let store = ctx.keys_store(false)?;
             let token = prompt::read_secret("API key")?;
             // Checking a key is not a use of it: lastUsedAt stays as it is.
             let key = auth::authenticate(&store, &token, now)?;

@@ -24,6 +24,7 @@ pub mod serve;
 mod webhook_flow;
 mod webhooks;
 
+use std::ffi::OsString;
 use std::io;
 use std::sync::Arc;
 
@@ -77,7 +78,9 @@ pub trait Wiring: Sync {
     max_term_width = 100,
     after_help = "Examples:\n  keyhook keys create --name deploy --expires-in 90d\n  keyhook webhooks create --url https://example.com/hooks --event post.published\n  keyhook serve --bind 127.0.0.1:8787"
 )]
-pub struct Cli {
+// The group of its arguments keeps the name it had before `CliOf` was generic.
+#[group(id = "Cli")]
+pub struct CliOf<C: Subcommand> {
     /// The database: a SQLite file (created, mode 0600, by commands that create something;
     /// the others need it to exist), or a PostgreSQL server's postgres:// URL
     #[arg(
@@ -129,8 +132,11 @@ pub struct Cli {
     pub delivery_timeout: i64,
 
     #[command(subcommand)]
-    pub command: Command,
+    pub command: C,
 }
+
+/// The whole command line.
+pub type Cli = CliOf<Command>;
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -196,6 +202,115 @@ pub enum Command {
     },
 }
 
+/// [`Command::Keys`] alone, as the whole command line has it (`keyhook keys ...`, `keyhook key
+/// ...`), with the `keys` commands `K`: what [`parse`] builds when the command line names it.
+/// The test `the_keys_command_alone_is_the_whole_trees` holds it to [`Command::Keys`]'s
+/// attributes.
+#[derive(Debug, Subcommand)]
+enum KeysOnly<K: Subcommand> {
+    /// Create, list, show, delete, rotate and verify API keys
+    #[command(
+        subcommand,
+        visible_alias = "key",
+        after_help = "Example:\n  keyhook keys create --name ci --expires-in 30d"
+    )]
+    Keys(K),
+}
+
+/// The global options that take a value (`--db PATH` or `--db=PATH`) and those that take none,
+/// as [`CliOf`] defines them (the test `the_global_options_are_all_known` checks the lists).
+const GLOBAL_WITH_VALUE: [&str; 4] = ["--db", "--user", "--color", "--delivery-timeout"];
+const GLOBAL_FLAGS: [&str; 2] = ["--json", "--allow-private-targets"];
+
+/// The branch of the tree a command line needs.
+#[derive(Debug, PartialEq, Eq)]
+enum Branch {
+    Whole,
+    /// `keys ...`
+    Keys,
+    /// `keys create ...`
+    KeysCreate,
+}
+
+/// Which branch `args` (the program's name first) runs, from its first two words after the
+/// global options (which may come before and after each): `keys` (or `key`), then `create`.
+/// Anything else before a word (`--help`, `-V`, `--`, an option clap does not know) is left to
+/// the larger tree, which has the answer for it.
+fn branch(args: &[OsString]) -> Branch {
+    let mut found = Vec::new();
+    let mut words = args.iter().skip(1);
+    while let Some(word) = words.next() {
+        let Some(word) = word.to_str() else {
+            break;
+        };
+        let name = word.split_once('=').map_or(word, |(name, _)| name);
+        if GLOBAL_WITH_VALUE.contains(&name) {
+            // The value is the next word, whatever it looks like (as `at_runtime` parses it).
+            if name == word && words.next().is_none() {
+                break;
+            }
+        } else if GLOBAL_FLAGS.contains(&word) {
+        } else {
+            found.push(word);
+            if found.len() == 2 || word.starts_with('-') {
+                break;
+            }
+        }
+    }
+    match found[..] {
+        ["keys" | "key", "create", ..] => Branch::KeysCreate,
+        ["keys" | "key", ..] => Branch::Keys,
+        _ => Branch::Whole,
+    }
+}
+
+/// The command line `args` (the program's name first), parsed. clap builds its whole tree of
+/// commands before parsing, and copies the global options into every command it parses
+/// through: for `keyhook keys create` that tree was ~0.6 M instructions of the process's
+/// ~3.6 M (callgrind). So a `keys` command builds only its own branch ([`KeysOnly`]) under the
+/// same top level, and `keys create` only its own under `keys`; every other command line,
+/// help and errors included, gets the whole tree. Either way the tree is not dropped: freeing
+/// it, allocation by allocation, was a sixth of a one-shot command's instructions, and the
+/// process ends with the command it runs.
+fn parse(args: Vec<OsString>) -> Result<Cli, clap::Error> {
+    match branch(&args) {
+        Branch::Whole => parse_whole(args),
+        Branch::Keys => parse_keys::<keys::KeysCommand>(args, |k| k),
+        Branch::KeysCreate => parse_keys::<keys::CreateOnly>(args, keys::CreateOnly::into),
+    }
+}
+
+/// [`parse`] of a `keys` command line, with [`KeysOnly`] of the commands `K` (which `into`
+/// makes the whole tree's).
+fn parse_keys<K: Subcommand>(
+    args: Vec<OsString>,
+    into: impl FnOnce(K) -> keys::KeysCommand,
+) -> Result<Cli, clap::Error> {
+    let mut command = runtime_command_of::<KeysOnly<K>>();
+    let parsed = command.try_get_matches_from_mut(args);
+    std::mem::forget(command);
+    let cli = CliOf::<KeysOnly<K>>::from_arg_matches_mut(&mut parsed?)
+        .map_err(|e| e.format(&mut runtime_command()))?;
+    let KeysOnly::Keys(keys) = cli.command;
+    Ok(CliOf {
+        db: cli.db,
+        user: cli.user,
+        json: cli.json,
+        color: cli.color,
+        allow_private_targets: cli.allow_private_targets,
+        delivery_timeout: cli.delivery_timeout,
+        command: Command::Keys(into(keys)),
+    })
+}
+
+/// [`parse`] with the whole tree.
+fn parse_whole(args: Vec<OsString>) -> Result<Cli, clap::Error> {
+    let mut command = runtime_command();
+    let parsed = command.try_get_matches_from_mut(args);
+    std::mem::forget(command);
+    Cli::from_arg_matches_mut(&mut parsed?).map_err(|e| e.format(&mut runtime_command()))
+}
+
 /// The heading of the options every command takes, listed after the command's own.
 const GLOBAL: &str = "Global Options";
 
@@ -207,8 +322,13 @@ pub const DB_DEFAULT_DOC: &str = "$XDG_DATA_HOME/keyhook/keyhook.db";
 /// command would use. Without a resolvable default there is none, and a command needing the
 /// database says how to name one.
 pub fn runtime_command() -> clap::Command {
+    runtime_command_of::<Command>()
+}
+
+/// [`runtime_command`] of the command line whose commands are `C`'s.
+fn runtime_command_of<C: Subcommand>() -> clap::Command {
     // Both passes in one walk of the tree (each walk rebuilds every command's argument map).
-    let cmd = at_runtime(Cli::command());
+    let cmd = at_runtime(CliOf::<C>::command());
     match crate::config::db_default() {
         Some(path) => {
             // Once per process: clap keeps `'static` defaults.
@@ -305,6 +425,27 @@ impl Context {
         self.backend(true, 1)?.connect()
     }
 
+    /// [`Context::store`] and [`Context::existing_store`] for the `keys` commands, which seal
+    /// and open no secret: a database that records its secrets key's fingerprint is opened
+    /// without looking for the key (`KEYHOOK_SECRETS_KEY` or the key file: two files opened
+    /// and read at every `keys create`), and anything sealed or opened by mistake fails
+    /// (`secrets::refuse`) instead of being stored in plaintext. A database that records no
+    /// key yet gets one by its first command, this one too, as `secrets_key::prepare` says.
+    pub fn keys_store(&self, create: bool) -> Result<Box<Store>, Error> {
+        let store = self
+            .wiring
+            .backend(&self.location()?, create, 1)?
+            .connect()?;
+        if store.conn().secrets_fingerprint()?.is_some() {
+            keyhook_core::secrets::refuse(
+                "a keys command does not load the secrets key of webhook secrets",
+            );
+        } else {
+            secrets_key::prepare(&store)?;
+        }
+        Ok(store)
+    }
+
     /// The database, which must already exist: for the commands that read or act on what is
     /// there (list, show, verify, delete, rotate, prune, test, enable, disable). A mistyped
     /// `--db` fails (exit 1, naming the path) instead of creating an empty database that
@@ -354,14 +495,7 @@ impl Context {
 pub fn main(wiring: &'static dyn Wiring) -> i32 {
     redact_panics();
     config::wire(wiring);
-    let mut command = runtime_command();
-    let parsed = command.try_get_matches_from_mut(std::env::args_os());
-    // Not dropped: freeing the whole tree, allocation by allocation, was a sixth of a
-    // one-shot command's instructions, and the process ends with the command it runs.
-    std::mem::forget(command);
-    let cli = match parsed.and_then(|mut m| {
-        Cli::from_arg_matches_mut(&mut m).map_err(|e| e.format(&mut runtime_command()))
-    }) {
+    let cli = match parse(std::env::args_os().collect()) {
         Ok(cli) => cli,
         Err(e) => return usage_error(&e),
     };
@@ -612,5 +746,217 @@ mod tests {
         assert!(two_passes
             .iter()
             .all(|s| s.contains("hide_env_values true")));
+    }
+}
+
+/// `keys` command lines build only their branch of the tree ([`parse`]): the same commands,
+/// parsed the same way.
+#[cfg(test)]
+mod keys_alone {
+    use super::*;
+
+    fn built(mut c: clap::Command) -> clap::Command {
+        c.build();
+        c
+    }
+
+    /// What a command shows of itself above its subcommands.
+    fn top(c: &clap::Command) -> String {
+        format!(
+            "{:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
+            c.get_name(),
+            c.get_bin_name(),
+            c.get_version(),
+            c.get_about(),
+            c.get_long_about(),
+            c.get_after_help(),
+            c.is_propagate_version_set(),
+            c.get_visible_aliases().collect::<Vec<_>>(),
+            c.get_arguments().collect::<Vec<_>>(),
+        )
+    }
+
+    fn sub<'a>(c: &'a clap::Command, path: &[&str]) -> &'a clap::Command {
+        path.iter()
+            .fold(c, |c, name| c.find_subcommand(name).unwrap())
+    }
+
+    fn names(c: &clap::Command) -> Vec<&str> {
+        c.get_subcommands().map(|c| c.get_name()).collect()
+    }
+
+    /// Fully built (every command's own arguments and the global ones copied in), the trees of
+    /// `keys` alone and of `keys create` alone have the whole tree's top level, `keys` and
+    /// `keys create`, to the last field.
+    #[test]
+    fn the_keys_command_alone_is_the_whole_trees() {
+        let whole = built(runtime_command());
+        let keys = built(runtime_command_of::<KeysOnly<keys::KeysCommand>>());
+        let create = built(runtime_command_of::<KeysOnly<keys::CreateOnly>>());
+        for alone in [&keys, &create] {
+            assert_eq!(top(alone), top(&whole));
+            // (and clap's `help`, which `parse` never takes these trees for: it is not `keys`)
+            assert_eq!(names(alone), ["keys", "help"]);
+            assert_eq!(top(sub(alone, &["keys"])), top(sub(&whole, &["keys"])));
+            let create = |c| format!("{:#?}", sub(c, &["keys", "create"]));
+            assert_eq!(create(alone), create(&whole));
+        }
+        let all = |c| format!("{:#?}", sub(c, &["keys"]));
+        assert_eq!(all(&keys), all(&whole));
+        assert_eq!(names(sub(&create, &["keys"])), ["create", "help"]);
+        // The comparison compares something: `keys create` and a global option are in it.
+        assert!(all(&keys).contains("\"create\"") && all(&keys).contains("\"delivery-timeout\""));
+    }
+
+    /// [`branch`] knows every global option, and whether it takes a value.
+    #[test]
+    fn the_global_options_are_all_known() {
+        let root = Cli::command();
+        let mut with_value = Vec::new();
+        let mut flags = Vec::new();
+        for a in root.get_arguments().filter(|a| a.is_global_set()) {
+            assert_eq!(
+                a.get_short(),
+                None,
+                "{}: branch reads long options only",
+                a.get_id()
+            );
+            let name = format!("--{}", a.get_long().unwrap());
+            if a.get_action().takes_values() {
+                with_value.push(name);
+            } else {
+                flags.push(name);
+            }
+        }
+        assert_eq!(with_value, GLOBAL_WITH_VALUE);
+        assert_eq!(flags, GLOBAL_FLAGS);
+    }
+
+    fn args(line: &[&str]) -> Vec<OsString> {
+        std::iter::once("keyhook")
+            .chain(line.iter().copied())
+            .map(OsString::from)
+            .collect()
+    }
+
+    #[test]
+    fn a_command_line_is_known_by_its_first_words() {
+        for (line, expected) in [
+            (&["keys", "create", "--name", "k"][..], Branch::KeysCreate),
+            (
+                &["--db", "x.db", "--json", "key", "create"],
+                Branch::KeysCreate,
+            ),
+            (
+                &["keys", "--db=x.db", "--user", "u", "create"],
+                Branch::KeysCreate,
+            ),
+            (&["key", "list"], Branch::Keys),
+            (&["keys"], Branch::Keys),
+            (&["keys", "--help", "create"], Branch::Keys),
+            (&["keys", "creat"], Branch::Keys),
+            (
+                &["--db=x.db", "--user", "keys", "--color", "never", "key"],
+                Branch::Keys,
+            ),
+            (
+                &[
+                    "--allow-private-targets",
+                    "--delivery-timeout",
+                    "-5s",
+                    "keys",
+                ],
+                Branch::Keys,
+            ),
+            (&[], Branch::Whole),
+            (&["webhooks", "create"], Branch::Whole),
+            (&["--db", "keys", "create"], Branch::Whole),
+            (&["--db"], Branch::Whole),
+            (&["--help", "keys"], Branch::Whole),
+            (&["-V", "keys"], Branch::Whole),
+            (&["--", "keys"], Branch::Whole),
+            (&["--jsn", "keys"], Branch::Whole),
+            (&["--json=true", "keys"], Branch::Whole),
+            (&["help", "keys"], Branch::Whole),
+            (&["keyss"], Branch::Whole),
+        ] {
+            assert_eq!(branch(&args(line)), expected, "{line:?}");
+        }
+    }
+
+    /// The same command lines give the same commands, and the same errors and help, word
+    /// for word, from the branch of `keys` or `keys create` as from the whole tree.
+    #[test]
+    fn keys_command_lines_parse_as_with_the_whole_tree() {
+        let lines: [&[&str]; 17] = [
+            &["keys", "create", "--name", "k", "--quiet"],
+            &[
+                "--db",
+                "/tmp/x.db",
+                "--user",
+                "u",
+                "--json",
+                "key",
+                "create",
+                "--name",
+                "k",
+            ],
+            &[
+                "keys",
+                "create",
+                "--name",
+                "k",
+                "--expires-in",
+                "30d",
+                "--permission",
+                "readonly",
+            ],
+            &[
+                "keys",
+                "--db",
+                "/tmp/x.db",
+                "create",
+                "--json",
+                "--name",
+                "k",
+            ],
+            &["keys", "rotate", "key_1", "--grace", "-1s"],
+            &["keys", "list", "--all-users", "--color", "never"],
+            &["keys", "create"],
+            &["keys", "create", "--name"],
+            &["keys", "create", "--name", "k", "extra"],
+            &["keys", "create", "--nme", "k"],
+            &["keys", "creat"],
+            &["keys"],
+            &["keys", "--help"],
+            &["keys", "create", "--help"],
+            &["keys", "create", "-V"],
+            &["--color", "sometimes", "keys", "list"],
+            &[
+                "--delivery-timeout",
+                "soon",
+                "keys",
+                "create",
+                "--name",
+                "k",
+            ],
+        ];
+        let show = |r: Result<Cli, clap::Error>| match r {
+            Ok(cli) => format!("{cli:?}"),
+            Err(e) => format!("{:?}: {}", e.kind(), e.render()),
+        };
+        let mut creates = 0;
+        for line in lines {
+            let fast = match branch(&args(line)) {
+                Branch::Keys => parse_keys::<keys::KeysCommand>(args(line), |k| k),
+                Branch::KeysCreate => {
+                    creates += 1;
+                    parse_keys::<keys::CreateOnly>(args(line), keys::CreateOnly::into)
+                }
+                Branch::Whole => panic!("{line:?} is a keys command line"),
+            };
+            assert_eq!(show(fast), show(parse_whole(args(line))), "{line:?}");
+        }
+        assert!(creates >= 8, "{creates}");
     }
 }

@@ -125,6 +125,10 @@ pub struct DeliveryControl {
     /// At most this many attempts per period to the webhook, counted across every instance
     /// (a token bucket with a burst of N); `None`: as fast as the workers go.
     pub rate: Option<crate::rate::RateLimit>,
+    /// Deliveries one at a time, in the order they were queued (the outbox's sequence): a
+    /// failing one holds the later ones until it is delivered or exhausted (CONTRACT §15,
+    /// docs/webhooks.md "Ordered delivery"). `false` for every webhook made before it.
+    pub ordered: bool,
 }
 
 /// A webhook's secrets that no response, log or audit entry carries (stored sealed,

@@ -677,8 +677,13 @@ fn attempt_line(a: &keyhook_core::model::DeliveryAttempt) -> String {
             a.event_id,
         );
     }
+    let queue = if a.holds_queue {
+        format!("  {}", crate::output::holds_queue(a.queued_behind))
+    } else {
+        String::new()
+    };
     format!(
-        "{}  {} {}{profile}  attempt {}  {}  {}  {} ms",
+        "{}  {} {}{profile}  attempt {}  {}  {}  {} ms{queue}",
         a.attempted_at.to_rfc3339(),
         a.event,
         a.event_id,

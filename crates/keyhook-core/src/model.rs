@@ -228,6 +228,12 @@ pub struct DeliveryAttempt {
     /// because its filter could not judge it, and this is the kind of error (never a value
     /// of the data). `null` for an attempt.
     pub skipped: Option<String>,
+    /// Its delivery holds its ordered webhook's queue (CONTRACT §15 `--ordered`): it has
+    /// failed and waits for its retry (or is being retried), and no later delivery of the
+    /// webhook is attempted until it is delivered or exhausted. `false` for every other.
+    pub holds_queue: bool,
+    /// How many pending deliveries wait behind it when `holds_queue`; 0 otherwise.
+    pub queued_behind: i64,
 }
 
 /// One entry of the audit log (`service::audit`): who changed which key or webhook.

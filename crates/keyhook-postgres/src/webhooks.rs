@@ -395,6 +395,8 @@ impl WebhookQueries for PgStore {
                         duration_ms: r.try_get(9)?,
                         response_excerpt: r.try_get(10)?,
                         skipped: r.try_get(12)?,
+                        holds_queue: false,
+                        queued_behind: 0,
                     })
                 })
                 .collect()

@@ -322,6 +322,8 @@ impl WebhookQueries for Conn {
                     duration_ms: r.get(9)?,
                     response_excerpt: r.get(10)?,
                     skipped: r.get(12)?,
+                    holds_queue: false,
+                    queued_behind: 0,
                 })
             })?;
             Ok(rows.collect::<rusqlite::Result<_>>()?)

@@ -362,10 +362,13 @@ macro_rules! claim_rules_sql {
 
 /// A parked delivery (columns prefixed `$t`, [`parked_sql`]) that a claim at `$now` takes:
 /// the head of its ordered webhook's queue ([`queue_heads_sql`]), not leased, not held.
+/// Found by id from the heads (one per ordered webhook): the `+` keeps both planners off the
+/// `next_attempt_at` index, where every parked delivery of every queue sits.
 #[macro_export]
 macro_rules! parked_head_sql {
     ($d:ident, $t:literal, $now:literal) => {
         concat!(
+            "+",
             $t,
             "next_attempt_at = ",
             $crate::parked_sql!(),

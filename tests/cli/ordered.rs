@@ -417,6 +417,13 @@ fn ordered_under_kills(rounds: &[Round]) -> Result<(), TestCaseError> {
         .map(|r| (r.json()["data"]["n"].as_i64().unwrap(), r.target.clone()))
         .collect();
     let order: Vec<i64> = seen.iter().map(|(n, _)| *n).collect();
+    eprintln!(
+        "{} rounds, {} events, {} requests: {:?}",
+        rounds.len(),
+        events.len(),
+        seen.len(),
+        seen
+    );
     prop_assert!(
         order.windows(2).all(|p| p[0] <= p[1]),
         "out of order: {:?}",

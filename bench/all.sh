@@ -36,6 +36,7 @@ emit_schema | all | KEYHOOK_BENCH_EMITS=50 | bench_cargo emit_schema | events em
 sign-v1a | all | - | bench_cargo sign_v1a | v1a signature of a 1 KiB payload against v1 HMAC
 ratelimit | all | KEYHOOK_BENCH_N=20000 | bash bench/ratelimit.sh | serve --rate-limit's memory after a million keys and addresses against governor's
 deliver | all | EVENTS=50 BIG_EVENTS=200 CRASH_EVENTS=20 | bash bench/deliver.sh | deliveries/s against nginx's POST ceiling, the outbox's memory, recovery after kill -9
+ordered | all | EVENTS=50 ROUNDS=1 | bash bench/ordered.sh | an ordered webhook's deliveries/s against an unordered one's at one sender; with BASE=another build, plain hmac deliveries/s against it (the claim's cost)
 rotation | all | EVENTS=50 | bash bench/rotation.sh | deliveries with a secret rotation's two signatures against one secret
 filters | all | DURATION=1s ROUNDS=1 | bash bench/filters.sh | POST /events fanned out to 10 webhooks with CEL filters against without
 replay | all | EVENTS=12000 RUNS=1 | bash bench/replay.sh | webhooks replay at its cap and over it against a read-only command

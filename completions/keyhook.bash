@@ -3200,7 +3200,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__webhooks__subcmd__create)
-            opts="-h -V --url --event --profile --filter --retry-schedule --timeout --rate --signing --header --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            opts="-h -V --url --event --profile --filter --retry-schedule --timeout --rate --ordered --signing --header --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3888,7 +3888,7 @@ _keyhook() {
             return 0
             ;;
         keyhook__subcmd__webhooks__subcmd__update)
-            opts="-h -V --url --event --profile --all-profiles --filter --no-filter --retry-schedule --timeout --rate --no-retry-schedule --no-timeout --no-rate --signing --header --no-header --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
+            opts="-h -V --url --event --profile --all-profiles --filter --no-filter --retry-schedule --timeout --rate --ordered --no-retry-schedule --no-timeout --no-rate --no-ordered --signing --header --no-header --db --user --json --color --allow-private-targets --delivery-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

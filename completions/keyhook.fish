@@ -353,6 +353,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_see
 always\t''
 never\t''"
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l ordered -d 'Deliver one at a time, in the order the events were queued: a failing delivery holds the later ones until it is delivered or exhausted'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -377,9 +378,11 @@ never\t''"
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l all-profiles -d 'Deliver the events of all profiles, and user-wide events'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l no-filter -d 'Remove the filter: deliver every subscribed event'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l ordered -d 'Deliver one at a time, in the order the events were queued: a failing delivery holds the later ones until it is delivered or exhausted'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l no-retry-schedule -d 'Go back to serve\'s retry schedule'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l no-timeout -d 'Go back to serve\'s delivery timeout'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l no-rate -d 'No rate limit: as fast as the workers go'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l no-ordered -d 'Deliver as fast as the workers go, several at a time, in no particular order'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhooks; and __fish_seen_subcommand_from update" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -547,6 +550,7 @@ complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen
 always\t''
 never\t''"
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l ordered -d 'Deliver one at a time, in the order the events were queued: a failing delivery holds the later ones until it is delivered or exhausted'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -571,9 +575,11 @@ never\t''"
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l delivery-timeout -d 'How long one webhook delivery may take before it counts as failed' -r -f
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l all-profiles -d 'Deliver the events of all profiles, and user-wide events'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l no-filter -d 'Remove the filter: deliver every subscribed event'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l ordered -d 'Deliver one at a time, in the order the events were queued: a failing delivery holds the later ones until it is delivered or exhausted'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l no-retry-schedule -d 'Go back to serve\'s retry schedule'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l no-timeout -d 'Go back to serve\'s delivery timeout'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l no-rate -d 'No rate limit: as fast as the workers go'
+complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l no-ordered -d 'Deliver as fast as the workers go, several at a time, in no particular order'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l json -d 'Print exactly the HTTP API\'s response body ({"data": ...} or {"error": ...})'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -l allow-private-targets -d 'Allow webhook deliveries to loopback, private and link-local addresses'
 complete -c keyhook -n "__fish_keyhook_using_subcommand webhook; and __fish_seen_subcommand_from update" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -130,6 +130,8 @@ fn populate(env: &Env) -> Fixture {
             "1s,1m",
             "--timeout",
             "5s",
+            // Ordered delivery's column, and parked deliveries behind each queue's head.
+            "--ordered",
         ]);
         assert_eq!(code, 0, "{v}");
         webhooks.push((user.to_string(), str_of(&v["data"], "id").to_string()));

@@ -39,6 +39,7 @@ mod newcomer;
 mod openapi;
 mod openapi_bounds;
 mod ops_http;
+mod ordered;
 mod pings;
 mod portal;
 mod privilege;

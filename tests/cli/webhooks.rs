@@ -28,7 +28,7 @@ const WEBHOOKS: &str = "/api/v1/webhooks";
 const EVENTS: &str = "/api/v1/events";
 const PATIENCE: Duration = Duration::from_secs(10);
 
-const WEBHOOK_FIELDS: [&str; 19] = [
+const WEBHOOK_FIELDS: [&str; 20] = [
     "createdAt",
     "ephemeral",
     "events",
@@ -38,6 +38,7 @@ const WEBHOOK_FIELDS: [&str; 19] = [
     "headerNames",
     "id",
     "isActive",
+    "ordered",
     "profileIds",
     "publicKey",
     "rate",
@@ -50,7 +51,7 @@ const WEBHOOK_FIELDS: [&str; 19] = [
     "userId",
 ];
 
-const ATTEMPT_FIELDS: [&str; 13] = [
+const ATTEMPT_FIELDS: [&str; 15] = [
     "attempt",
     "attemptedAt",
     "delivered",
@@ -58,8 +59,10 @@ const ATTEMPT_FIELDS: [&str; 13] = [
     "durationMs",
     "event",
     "eventId",
+    "holdsQueue",
     "id",
     "profileId",
+    "queuedBehind",
     "responseExcerpt",
     "skipped",
     "statusCode",

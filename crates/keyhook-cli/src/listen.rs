@@ -104,6 +104,7 @@ pub fn run(ctx: &Context, args: ListenArgs) -> anyhow::Result<()> {
         retry_schedule: None,
         timeout: None,
         rate: None,
+        ordered: None,
         problems: p,
         signing: None,
         headers: None,

@@ -1,5 +1,5 @@
-//! `webhooks create|update`'s delivery settings (CONTRACT §15): `--retry-schedule` and
-//! `--timeout`, with `--no-...` to go back to serve's. Converted by the core's types
+//! `webhooks create|update`'s delivery settings (CONTRACT §15): `--retry-schedule`,
+//! `--timeout`, `--rate` and `--ordered`, with `--no-...` to go back to serve's. Converted by the core's types
 //! (`service::webhooks::flow`), the rule HTTP obeys too.
 
 use clap::Args;
@@ -23,6 +23,10 @@ pub struct FlowArgs {
     /// across every instance
     #[arg(long, value_name = "RATE")]
     pub rate: Option<String>,
+    /// Deliver one at a time, in the order the events were queued: a failing delivery
+    /// holds the later ones until it is delivered or exhausted
+    #[arg(long)]
+    pub ordered: bool,
 }
 
 /// What `update` takes: [`FlowArgs`] and the flags that clear them.
@@ -39,16 +43,21 @@ pub struct FlowChange {
     /// No rate limit: as fast as the workers go
     #[arg(long, conflicts_with = "rate")]
     pub no_rate: bool,
+    /// Deliver as fast as the workers go, several at a time, in no particular order
+    #[arg(long, conflicts_with = "ordered")]
+    pub no_ordered: bool,
 }
 
 /// The flags' ids, for `update`'s group of changes (at least one needed).
-pub const CHANGE_IDS: [&str; 6] = [
+pub const CHANGE_IDS: [&str; 8] = [
     "retry_schedule",
     "timeout",
     "rate",
     "no_rate",
     "no_retry_schedule",
     "no_timeout",
+    "ordered",
+    "no_ordered",
 ];
 
 impl FlowArgs {
@@ -79,6 +88,15 @@ pub type Changes = (
 );
 
 impl FlowChange {
+    /// `--ordered` / `--no-ordered`: `Some(x)` sets `ordered` to x.
+    pub fn ordered(&self) -> Option<Option<bool>> {
+        match (self.set.ordered, self.no_ordered) {
+            (true, _) => Some(Some(true)),
+            (false, true) => Some(Some(false)),
+            (false, false) => None,
+        }
+    }
+
     pub fn convert(self, p: &mut Problems) -> Changes {
         let (clear_schedule, clear_timeout) = (self.no_retry_schedule, self.no_timeout);
         let (named_schedule, named_timeout) = (

@@ -318,6 +318,7 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
         } => {
             let mut p = Problems::default();
             let (full_access, profile_ids) = scope_args(&mut p, profiles, false);
+            let ordered = flow.ordered.then_some(true);
             let (retry_schedule, timeout, rate) = flow.convert(&mut p);
             let headers = delivery.headers(&mut p);
             let input = NewWebhook {
@@ -331,6 +332,7 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
                 retry_schedule,
                 timeout,
                 rate,
+                ordered,
                 problems: p,
                 idempotency: None,
                 ephemeral: false,
@@ -489,6 +491,7 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
             no_headers,
         } => {
             let mut p = Problems::default();
+            let ordered = flow.ordered();
             let (retry_schedule, timeout, rate) = flow.convert(&mut p);
             let (full_access, profile_ids) = scope_args(&mut p, profiles, all_profiles);
             let set = delivery.headers(&mut p);
@@ -513,6 +516,7 @@ pub fn run(ctx: &Context, cmd: WebhooksCommand) -> anyhow::Result<()> {
                 retry_schedule,
                 timeout,
                 rate,
+                ordered,
                 signing: delivery.signing().map(Some),
                 headers,
                 problems: p,
@@ -673,8 +677,13 @@ fn attempt_line(a: &keyhook_core::model::DeliveryAttempt) -> String {
             a.event_id,
         );
     }
+    let queue = if a.holds_queue {
+        format!("  {}", crate::output::holds_queue(a.queued_behind))
+    } else {
+        String::new()
+    };
     format!(
-        "{}  {} {}{profile}  attempt {}  {}  {}  {} ms",
+        "{}  {} {}{profile}  attempt {}  {}  {}  {} ms{queue}",
         a.attempted_at.to_rfc3339(),
         a.event,
         a.event_id,

@@ -125,6 +125,10 @@ pub struct DeliveryControl {
     /// At most this many attempts per period to the webhook, counted across every instance
     /// (a token bucket with a burst of N); `None`: as fast as the workers go.
     pub rate: Option<crate::rate::RateLimit>,
+    /// Deliveries one at a time, in the order they were queued (the outbox's sequence): a
+    /// failing one holds the later ones until it is delivered or exhausted (CONTRACT §15,
+    /// docs/webhooks.md "Ordered delivery"). `false` for every webhook made before it.
+    pub ordered: bool,
 }
 
 /// A webhook's secrets that no response, log or audit entry carries (stored sealed,
@@ -224,6 +228,12 @@ pub struct DeliveryAttempt {
     /// because its filter could not judge it, and this is the kind of error (never a value
     /// of the data). `null` for an attempt.
     pub skipped: Option<String>,
+    /// Its delivery holds its ordered webhook's queue (CONTRACT §15 `--ordered`): it has
+    /// failed and waits for its retry (or is being retried), and no later delivery of the
+    /// webhook is attempted until it is delivered or exhausted. `false` for every other.
+    pub holds_queue: bool,
+    /// How many pending deliveries wait behind it when `holds_queue`; 0 otherwise.
+    pub queued_behind: i64,
 }
 
 /// One entry of the audit log (`service::audit`): who changed which key or webhook.

@@ -135,6 +135,8 @@ pub const TABLES: &[Table] = &[
             ("signing_key", Text),
             ("previous_signing_key", Text),
             ("headers", Text),
+            // ordered delivery
+            ("ordered", Bool),
         ],
     },
     Table {

@@ -402,7 +402,7 @@ fn paths() -> Value {
         "/webhooks/{id}": {
             "parameters": webhook_id_param(),
             "get": op("Show a webhook", "getWebhook", ("200", ok("The webhook", r("Webhook"))), &["400", "403", "404"]),
-            "patch": with(op("Change url, events, scope (fullAccess, profileIds), filter, retrySchedule, timeoutMs, rate, isActive (isActive: true resets failCount), signing or headers", "updateWebhook",
+            "patch": with(op("Change url, events, scope (fullAccess, profileIds), filter, retrySchedule, timeoutMs, rate, ordered, isActive (isActive: true resets failCount), signing or headers", "updateWebhook",
                              ("200", ok("The webhook as changed", r("Webhook"))), &write),
                           "requestBody", body(r("UpdateWebhook"))),
             "delete": op("Delete a webhook and its delivery log", "deleteWebhook", no_content("Deleted"), &["400", "403", "404"])
@@ -687,6 +687,7 @@ fn schemas() -> Value {
     let schedule_in = json!({ "type": ["array", "null"], "maxItems": MAX_RETRIES, "items": duration, "description": schedule_doc });
     let timeout_in = timeout_out.clone();
     let rate_doc = "At most this many attempts to the webhook per second or per minute (`N/s`, `N/min`; N from 1 to 1000000): a token bucket with a burst of N, counted across every instance (each claim of a delivery takes a token, in the database). null: no limit.";
+    let ordered_doc = "true: the webhook's deliveries are attempted one at a time, in the order they were queued (a replay's copy joins the end of the queue); a failing one holds the later ones until it is delivered or exhausted (its retries used up, a 410 Gone, or cancelled with a disabled webhook), and the deliveries list marks it `holdsQueue`. false (the default, and every webhook made before it): several at a time, in no particular order. null on create is false, on update false.";
     let filter_doc = format!(
         "A CEL expression over `event`, `profileId` and `data`: only events for which it is `true` are queued (an evaluation error or a non-boolean queues nothing: the event is skipped for the webhook, listed in its deliveries with `skipped`, and counted in keyhook_filter_errors_total). At most {} characters, nesting at most {} deep, at most {} macros (none inside another's predicate), each over at most {} elements. A syntax error is 400 with details `filter`.",
         filter::MAX_LEN, filter::MAX_DEPTH, filter::MAX_MACROS, filter::MAX_RANGE
@@ -753,7 +754,7 @@ fn schemas() -> Value {
         "Webhook": {
             "type": "object",
             "additionalProperties": false,
-            "required": ["id", "userId", "url", "events", "fullAccess", "profileIds", "filter", "secret", "signing", "publicKey", "headerNames", "isActive", "failCount", "createdAt", "updatedAt", "ephemeral", "retrySchedule", "timeoutMs", "rate"],
+            "required": ["id", "userId", "url", "events", "fullAccess", "profileIds", "filter", "secret", "signing", "publicKey", "headerNames", "isActive", "failCount", "createdAt", "updatedAt", "ephemeral", "retrySchedule", "timeoutMs", "rate", "ordered"],
             "properties": {
                 "id": { "type": "string" },
                 "userId": { "type": "string" },
@@ -773,7 +774,8 @@ fn schemas() -> Value {
                 "ephemeral": { "type": "boolean", "description": "true: made by `keyhook listen` while it runs, delivered only by that process and deleted when it stops (or within a minute of its last heartbeat)" },
                 "retrySchedule": schedule_out,
                 "timeoutMs": timeout_out,
-                "rate": { "type": ["string", "null"], "pattern": SHOWN_RATE_PATTERN, "description": rate_doc }
+                "rate": { "type": ["string", "null"], "pattern": SHOWN_RATE_PATTERN, "description": rate_doc },
+                "ordered": { "type": "boolean", "description": ordered_doc }
             }
         },
         "CreateWebhook": {
@@ -790,6 +792,7 @@ fn schemas() -> Value {
                 "retrySchedule": schedule_in.clone(),
                 "timeoutMs": timeout_in.clone(),
                 "rate": { "type": ["string", "null"], "pattern": RATE_PATTERN, "description": rate_doc },
+                "ordered": { "type": ["boolean", "null"], "description": ordered_doc },
                 "signing": signing_field(),
                 "headers": static_headers()
             },
@@ -800,7 +803,7 @@ fn schemas() -> Value {
         "UpdateWebhook": {
             "type": "object",
             "additionalProperties": false,
-            "description": "A field left out or `null` stays as it is, except `filter`, `retrySchedule`, `timeoutMs` and `rate` (`null` removes it: back to serve's schedule and timeout, no rate limit), `signing` (`null` is `hmac`) and `headers` (`null` removes them all); at least one must be given. The scope is replaced as a whole when `fullAccess` or `profileIds` is given, with the rules of CreateWebhook (`fullAccess` absent is `true`).",
+            "description": "A field left out or `null` stays as it is, except `filter`, `retrySchedule`, `timeoutMs`, `rate` and `ordered` (`null` removes it: back to serve's schedule and timeout, no rate limit, unordered), `signing` (`null` is `hmac`) and `headers` (`null` removes them all); at least one must be given. The scope is replaced as a whole when `fullAccess` or `profileIds` is given, with the rules of CreateWebhook (`fullAccess` absent is `true`).",
             "properties": {
                 "url": nullable(&url),
                 "events": { "type": ["array", "null"], "minItems": 1, "uniqueItems": true, "items": event_name() },
@@ -811,6 +814,7 @@ fn schemas() -> Value {
                 "retrySchedule": schedule_in,
                 "timeoutMs": timeout_in,
                 "rate": { "type": ["string", "null"], "pattern": RATE_PATTERN, "description": rate_doc },
+                "ordered": { "type": ["boolean", "null"], "description": ordered_doc },
                 "signing": signing_field(),
                 "headers": static_headers()
             },
@@ -828,6 +832,7 @@ fn schemas() -> Value {
                 { "required": ["retrySchedule"] },
                 { "required": ["timeoutMs"] },
                 { "required": ["rate"] },
+                { "required": ["ordered"] },
                 { "required": ["signing"] },
                 { "required": ["headers"] }
             ] } },
@@ -848,7 +853,7 @@ fn schemas() -> Value {
         "DeliveryAttempt": {
             "type": "object",
             "additionalProperties": false,
-            "required": ["id", "deliveryId", "eventId", "event", "profileId", "attempt", "attemptedAt", "delivered", "statusCode", "statusText", "durationMs", "responseExcerpt", "skipped"],
+            "required": ["id", "deliveryId", "eventId", "event", "profileId", "attempt", "attemptedAt", "delivered", "statusCode", "statusText", "durationMs", "responseExcerpt", "skipped", "holdsQueue", "queuedBehind"],
             "properties": {
                 "id": { "type": "integer" },
                 "deliveryId": { "type": ["string", "null"] },
@@ -862,7 +867,9 @@ fn schemas() -> Value {
                 "statusText": { "type": "string" },
                 "durationMs": { "type": "integer", "minimum": 0 },
                 "responseExcerpt": { "type": "string" },
-                "skipped": { "type": ["string", "null"], "description": "Set when this entry is a skip, not an attempt: the event was not sent to the webhook because its filter could not judge it (an evaluation error, a result that is not a boolean, or a stored filter that no longer compiles); the kind of error, never a value of the event's data. Then `attempt` is 0, `delivered` false, `statusCode` 0, `statusText` \"skipped\", `deliveryId` null. Null for an attempt." }
+                "skipped": { "type": ["string", "null"], "description": "Set when this entry is a skip, not an attempt: the event was not sent to the webhook because its filter could not judge it (an evaluation error, a result that is not a boolean, or a stored filter that no longer compiles); the kind of error, never a value of the event's data. Then `attempt` is 0, `delivered` false, `statusCode` 0, `statusText` \"skipped\", `deliveryId` null. Null for an attempt." },
+                "holdsQueue": { "type": "boolean", "description": "true on the attempts of the delivery that holds its ordered webhook's queue (`ordered`): it has failed and waits for its retry, or is being retried, and no later delivery of the webhook is attempted until it is delivered or exhausted. false otherwise" },
+                "queuedBehind": { "type": "integer", "minimum": 0, "description": "When `holdsQueue`: how many deliveries wait behind it; 0 otherwise" }
             }
         },
         "EventType": {

@@ -177,6 +177,7 @@ pub fn new_webhook(body: &Value, allow_private: bool) -> Result<NewWebhook> {
             "retrySchedule",
             "timeoutMs",
             "rate",
+            "ordered",
             "signing",
             "headers",
         ],
@@ -187,6 +188,7 @@ pub fn new_webhook(body: &Value, allow_private: bool) -> Result<NewWebhook> {
     let profile_ids = o.strings("profileIds");
     let filter = o.nullable_string("filter").flatten();
     let rate = o.nullable_string("rate").flatten();
+    let ordered = o.nullable_bool("ordered").flatten();
     let (retry_schedule, timeout) = flow_fields(&mut o);
     let signing = signing(&mut o).flatten();
     let headers = headers(&mut o).filter(|h| !h.is_empty());
@@ -207,6 +209,7 @@ pub fn new_webhook(body: &Value, allow_private: bool) -> Result<NewWebhook> {
             .flatten()
             .and_then(|t| p.take("timeoutMs", Timeout::new(t))),
         rate: rate.and_then(|r| p.take("rate", RateLimit::parse(&r))),
+        ordered,
         problems: p,
         idempotency: None,
         ephemeral: false,
@@ -227,6 +230,7 @@ pub fn webhook_patch(body: &Value, allow_private: bool) -> Result<WebhookPatch> 
             "retrySchedule",
             "timeoutMs",
             "rate",
+            "ordered",
             "signing",
             "headers",
         ],
@@ -238,6 +242,7 @@ pub fn webhook_patch(body: &Value, allow_private: bool) -> Result<WebhookPatch> 
     let is_active = o.bool("isActive");
     let filter = o.nullable_string("filter");
     let rate = o.nullable_string("rate");
+    let ordered = o.nullable_bool("ordered");
     let (retry_schedule, timeout) = flow_fields(&mut o);
     let signing = signing(&mut o);
     let headers = headers(&mut o).map(HeaderPatch::Replace);
@@ -267,6 +272,7 @@ pub fn webhook_patch(body: &Value, allow_private: bool) -> Result<WebhookPatch> 
             None => Some(None),
             Some(r) => p.take("rate", RateLimit::parse(&r)).map(Some),
         }),
+        ordered,
         problems: p,
     })
 }

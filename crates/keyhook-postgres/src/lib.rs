@@ -68,6 +68,9 @@ macro_rules! dialect {
     (insertion_order $t:literal) => {
         concat!($t, ".id")
     };
+    (queue_order $t:literal) => {
+        concat!($t, "seq")
+    };
 }
 
 /// The columns of a key that `keys::from_row` reads, in its order.

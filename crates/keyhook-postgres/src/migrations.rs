@@ -264,6 +264,16 @@ const MIGRATIONS: &[&str] = &[
         id          BIGINT PRIMARY KEY CHECK (id = 1),
         fingerprint TEXT COLLATE "C" NOT NULL
      );"#,
+    // ordered delivery: SQLite's migration of the same name. A delivery's place in its
+    // webhook's queue is `seq` (SQLite's `rowid`), numbered as rows are inserted; the
+    // existing rows are numbered in no particular order, which only an ordered webhook
+    // (none yet) would look at.
+    r#"ALTER TABLE webhooks ADD COLUMN ordered BOOLEAN NOT NULL DEFAULT false;
+     ALTER TABLE deliveries ADD COLUMN seq BIGINT GENERATED ALWAYS AS IDENTITY;
+     CREATE INDEX webhooks_ordered ON webhooks(id) WHERE ordered;
+     CREATE INDEX webhooks_held ON webhooks(held_until) WHERE held_until IS NOT NULL;
+     CREATE INDEX webhook_rates_next ON webhook_rates(next_at) WHERE next_at IS NOT NULL;
+     CREATE INDEX deliveries_queue ON deliveries(webhook_id, seq) WHERE state = 'pending';"#,
 ];
 
 /// The schema version this binary writes.

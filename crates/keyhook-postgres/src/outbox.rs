@@ -29,9 +29,20 @@ impl OutboxQueries for PgStore {
     }
 
     /// The pairs travel as two arrays of the same length, zipped by `unnest`.
+    ///
+    /// An ordered webhook's rows are locked first (`FOR NO KEY UPDATE`, in id order), until
+    /// the transaction ends: two transactions queueing to the same ordered webhook number
+    /// their deliveries (`seq`) one after the other and commit in that order, so a claim
+    /// never sees a delivery appear before one it has already taken. A delivery to it is
+    /// queued parked (`keyhook_core::parked_sql!`).
     fn insert_deliveries(&self, deliveries: &[(&str, &str)], now: Timestamp) -> StoreResult<usize> {
         let (event_ids, webhook_ids): (Vec<&str>, Vec<&str>) = deliveries.iter().copied().unzip();
         self.run(|s| {
+            s.execute(
+                "SELECT 1 FROM webhooks WHERE id = ANY($1) AND ordered ORDER BY id
+                 FOR NO KEY UPDATE",
+                &[&webhook_ids],
+            )?;
             let n = s.execute(
                 concat!(
                     "INSERT INTO deliveries (id, event_id, webhook_id, state, attempts,
@@ -40,7 +51,10 @@ impl OutboxQueries for PgStore {
                     new_delivery_id!("$3"),
                     ", p.e, p.w, ",
                     keyhook_core::pending_state_sql!(),
-                    ", 0, $3, $3, $3 FROM unnest($1::text[], $2::text[]) p(e, w)"
+                    ", 0, CASE WHEN p.w IN (SELECT id FROM webhooks WHERE ordered) THEN ",
+                    keyhook_core::parked_sql!(),
+                    " ELSE $3 END, $3, $3
+                     FROM unnest($1::text[], $2::text[]) WITH ORDINALITY p(e, w, n) ORDER BY p.n"
                 ),
                 &[&event_ids, &webhook_ids, &now.0],
             )?;
@@ -57,7 +71,11 @@ impl OutboxQueries for PgStore {
                     " AND ",
                     keyhook_core::claimable_sql!(dialect, "d.", "$2::text"),
                     " AND ",
-                    keyhook_core::unheld_sql!("d.", "$1"),
+                    keyhook_core::claim_rules_sql!(dialect, "d.", "$1"),
+                    ") OR EXISTS (SELECT 1 FROM deliveries d WHERE ",
+                    keyhook_core::parked_head_sql!(dialect, "d.", "$1"),
+                    " AND ",
+                    keyhook_core::claimable_sql!(dialect, "d.", "$2::text"),
                     ")"
                 ),
                 &[&now.0, &only],
@@ -88,7 +106,7 @@ impl OutboxQueries for PgStore {
             let rows = s.query(
                 concat!(
                     "WITH due AS (
-                    SELECT d.id, d.event_id, d.next_attempt_at,
+                    SELECT d.id, d.event_id, d.next_attempt_at AS at,
                         d.lease_until IS NOT NULL AS recovered
                     FROM deliveries d
                     WHERE ",
@@ -96,20 +114,32 @@ impl OutboxQueries for PgStore {
                     " AND ",
                     keyhook_core::claimable_sql!(dialect, "d.", "$4::text"),
                     " AND ",
-                    keyhook_core::unheld_sql!("d.", "$1"),
+                    keyhook_core::claim_rules_sql!(dialect, "d.", "$1"),
                     "
                     ORDER BY d.next_attempt_at
                     LIMIT $2
                     FOR UPDATE SKIP LOCKED
+                 ), heads AS (
+                    SELECT d.id, d.event_id, d.created_at AS at,
+                        d.lease_until IS NOT NULL AS recovered
+                    FROM deliveries d
+                    WHERE ",
+                    keyhook_core::parked_head_sql!(dialect, "d.", "$1"),
+                    " AND ",
+                    keyhook_core::claimable_sql!(dialect, "d.", "$4::text"),
+                    "
+                    FOR UPDATE SKIP LOCKED
+                 ), picked AS (
+                    SELECT * FROM due UNION ALL SELECT * FROM heads ORDER BY at, id LIMIT $2
                  ), sized AS (
-                    SELECT due.id, due.recovered,
-                        sum(length(e.payload)) OVER (ORDER BY due.next_attempt_at, due.id)
+                    SELECT picked.id, picked.at, picked.recovered,
+                        sum(length(e.payload)) OVER (ORDER BY picked.at, picked.id)
                             - length(e.payload) AS before
-                    FROM due JOIN events e ON e.id = due.event_id
+                    FROM picked JOIN events e ON e.id = picked.event_id
                  ), leased AS (
                     UPDATE deliveries d SET lease_until = $3 FROM sized
                     WHERE d.id = sized.id AND sized.before < $5
-                    RETURNING d.id, d.event_id, d.webhook_id, d.attempts, d.next_attempt_at,
+                    RETURNING d.id, d.event_id, d.webhook_id, d.attempts, sized.at,
                         sized.recovered
                  )
                  SELECT l.id, l.event_id, e.event, e.payload, l.attempts, w.id, w.is_active,
@@ -117,7 +147,7 @@ impl OutboxQueries for PgStore {
                  FROM leased l
                  JOIN events e ON e.id = l.event_id
                  JOIN webhooks w ON w.id = l.webhook_id
-                 ORDER BY l.next_attempt_at, l.id"
+                 ORDER BY l.at, l.id"
                 ),
                 &[&now.0, &limit, &lease_until.0, &only, &bytes],
             )?;
@@ -291,6 +321,45 @@ impl OutboxQueries for PgStore {
                 &[&ids],
             )?;
             Ok(())
+        })
+    }
+
+    fn unpark_queue(&self, webhook_id: &str, now: Timestamp) -> StoreResult<()> {
+        self.run(|s| {
+            s.execute(
+                concat!(
+                    "UPDATE deliveries SET next_attempt_at = $2 WHERE webhook_id = $1 AND state = ",
+                    keyhook_core::pending_state_sql!(),
+                    " AND next_attempt_at = ",
+                    keyhook_core::parked_sql!()
+                ),
+                &[&webhook_id, &now.0],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn queue_holder(&self, webhook_id: &str) -> StoreResult<Option<(String, i64)>> {
+        self.run(|s| {
+            let row = s.query_opt(
+                concat!(
+                    "SELECT h.id, (SELECT count(*) FROM deliveries b WHERE b.webhook_id = $1
+                        AND b.state = ",
+                    keyhook_core::pending_state_sql!(),
+                    " AND b.seq > h.seq)
+                     FROM deliveries h JOIN webhooks w ON w.id = h.webhook_id
+                     WHERE h.webhook_id = $1 AND w.ordered AND h.state = ",
+                    keyhook_core::pending_state_sql!(),
+                    " AND h.attempts > 0 AND h.id = (",
+                    keyhook_core::queue_heads_sql!(dialect),
+                    " AND qw.id = $1)"
+                ),
+                &[&webhook_id],
+            )?;
+            Ok(match row {
+                Some(r) => Some((r.try_get(0)?, r.try_get(1)?)),
+                None => None,
+            })
         })
     }
 }

@@ -15,7 +15,7 @@ macro_rules! columns {
     () => {
         "id, user_id, url, events, secret, is_active, fail_count, created_at, updated_at,
          full_access, profile_ids, filter, ephemeral, retry_schedule, timeout_ms, rate,
-         signing, public_key, signing_key, headers"
+         signing, public_key, signing_key, headers, ordered"
     };
 }
 
@@ -91,6 +91,7 @@ pub(crate) fn from_row(r: &Row) -> Result<Webhook, Fail> {
             rate: r
                 .try_get::<_, Option<&str>>(15)?
                 .and_then(|s| RateLimit::parse(s).ok()),
+            ordered: r.try_get(20)?,
         },
         signing: keyhook_core::model::SigningMode::parse(signing).map_err(Fail::Data)?,
         public_key: r.try_get(17)?,
@@ -133,9 +134,9 @@ impl WebhookQueries for PgStore {
             s.execute(
                 "INSERT INTO webhooks (id, user_id, url, events, secret, is_active, fail_count,
                     created_at, updated_at, full_access, profile_ids, filter, ephemeral, heartbeat_at,
-                    retry_schedule, timeout_ms, rate, signing, public_key, signing_key, headers)
+                    retry_schedule, timeout_ms, rate, signing, public_key, signing_key, headers, ordered)
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
-                    $17, $18, $19, $20, $21)",
+                    $17, $18, $19, $20, $21, $22)",
                 &[
                     &w.id,
                     &w.user_id,
@@ -158,6 +159,7 @@ impl WebhookQueries for PgStore {
                     &w.public_key,
                     &sealed.signing_key,
                     &sealed.headers,
+                    &w.control.ordered,
                 ],
             )?;
             Ok(())
@@ -228,7 +230,8 @@ impl WebhookQueries for PgStore {
                     "UPDATE webhooks SET url = $2, events = $3, is_active = $4, fail_count = $5,
                     updated_at = $6, full_access = $7, profile_ids = $8, filter = $9,
                     retry_schedule = $10, timeout_ms = $11, rate = $12,
-                    signing = $13, public_key = $14, signing_key = $15, headers = $16, ",
+                    signing = $13, public_key = $14, signing_key = $15, headers = $16,
+                    ordered = $17, ",
                     keyhook_core::enable_clears_reason_sql!("$4"),
                     "
                  WHERE id = $1"
@@ -250,6 +253,7 @@ impl WebhookQueries for PgStore {
                     &w.public_key,
                     &sealed.signing_key,
                     &sealed.headers,
+                    &w.control.ordered,
                 ],
             )?;
             Ok(())
@@ -391,6 +395,8 @@ impl WebhookQueries for PgStore {
                         duration_ms: r.try_get(9)?,
                         response_excerpt: r.try_get(10)?,
                         skipped: r.try_get(12)?,
+                        holds_queue: false,
+                        queued_behind: 0,
                     })
                 })
                 .collect()

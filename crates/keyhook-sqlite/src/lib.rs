@@ -18,13 +18,16 @@ macro_rules! new_delivery_id {
 
 /// SQLite's side of the core's rule fragments (`keyhook_core::store::sql`): a boolean is
 /// an integer, a list is a JSON text read with `json_each`, and rows are inserted in `rowid`
-/// order. No rule is written here: only how this dialect spells the core's.
+/// order (a delivery's place in its webhook's queue: writers take turns). No rule is written here: only how this dialect spells the core's.
 macro_rules! dialect {
     (flag $($c:literal)+) => {
         concat!($($c,)+ " = 1")
     };
     (insertion_order $t:literal) => {
         concat!($t, ".rowid")
+    };
+    (queue_order $t:literal) => {
+        concat!($t, "rowid")
     };
 }
 

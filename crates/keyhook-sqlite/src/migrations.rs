@@ -327,6 +327,18 @@ const MIGRATIONS: &[&str] = &[
         id          INTEGER PRIMARY KEY CHECK (id = 1),
         fingerprint TEXT NOT NULL
      ) STRICT;",
+    // ordered delivery (CONTRACT §15): an ordered webhook's deliveries go one at a time in
+    // the order they were queued (here `rowid`, PostgreSQL's `deliveries.seq`); every
+    // existing webhook stays unordered. `deliveries_queue` finds a webhook's pending
+    // deliveries in that order (the claim's "is it the head of its queue?"), and the claim
+    // first asks whether any webhook is ordered, held or out of tokens at all
+    // (`keyhook_core::claim_controls_sql!`) through the three small partial indexes, so
+    // that it looks at nothing per row when none is.
+    "ALTER TABLE webhooks ADD COLUMN ordered INTEGER NOT NULL DEFAULT 0 CHECK (ordered IN (0, 1));
+     CREATE INDEX webhooks_ordered ON webhooks(id) WHERE ordered = 1;
+     CREATE INDEX webhooks_held ON webhooks(held_until) WHERE held_until IS NOT NULL;
+     CREATE INDEX webhook_rates_next ON webhook_rates(next_at) WHERE next_at IS NOT NULL;
+     CREATE INDEX deliveries_queue ON deliveries(webhook_id) WHERE state = 'pending';",
 ];
 
 /// The schema version this binary writes.

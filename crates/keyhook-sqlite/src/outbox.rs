@@ -1,7 +1,7 @@
 //! The durable outbox: events, one delivery per subscribed webhook, and leases that let a
 //! delivery interrupted by a crash be claimed again once its lease runs out.
 
-use rusqlite::params;
+use rusqlite::{params, OptionalExtension};
 
 use super::{to_json, Conn};
 use crate::error::sql;
@@ -44,7 +44,12 @@ impl OutboxQueries for Conn {
                     new_delivery_id!("?2"),
                     ", json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'), ",
                     keyhook_core::pending_state_sql!(),
-                    ", 0, ?2, ?2, ?2 FROM json_each(?1) j"
+                    // An ordered webhook's delivery is parked: the claim takes it when it is
+                    // the head of its queue (`rowid` order: writers take turns).
+                    ", 0, CASE WHEN json_extract(j.value, '$[1]') IN
+                        (SELECT id FROM webhooks WHERE ordered = 1) THEN ",
+                    keyhook_core::parked_sql!(),
+                    " ELSE ?2 END, ?2, ?2 FROM json_each(?1) j"
                 ))?
                 .execute(params![pairs, now.0])?)
         })
@@ -62,7 +67,11 @@ impl OutboxQueries for Conn {
                     " AND ",
                     keyhook_core::claimable_sql!(dialect, "d.", "?2"),
                     " AND ",
-                    keyhook_core::unheld_sql!("d.", "?1"),
+                    keyhook_core::claim_rules_sql!(dialect, "d.", "?1"),
+                    ") OR EXISTS (SELECT 1 FROM deliveries d WHERE ",
+                    keyhook_core::parked_head_sql!(dialect, "d.", "?1"),
+                    " AND ",
+                    keyhook_core::claimable_sql!(dialect, "d.", "?2"),
                     ")"
                 ))?
                 .query_row(params![now.0, only], |r| r.get(0))?)
@@ -85,17 +94,27 @@ impl OutboxQueries for Conn {
             let mut stmt = self.0.prepare_cached(concat!(
                 "SELECT d.id, d.event_id, e.event, e.payload, d.attempts, w.id, w.is_active,
                     e.profile_id, d.lease_until IS NOT NULL, w.retry_schedule, w.timeout_ms, w.rate
-                 FROM deliveries d
-                 JOIN events e ON e.id = d.event_id
-                 JOIN webhooks w ON w.id = d.webhook_id
-                 WHERE ",
+                 FROM (
+                    SELECT id, at FROM (
+                        SELECT d.id AS id, d.next_attempt_at AS at FROM deliveries d WHERE ",
                 keyhook_core::due_sql!("d.", "?1"),
                 " AND ",
                 keyhook_core::claimable_sql!(dialect, "d.", "?3"),
                 " AND ",
-                keyhook_core::unheld_sql!("d.", "?1"),
+                keyhook_core::claim_rules_sql!(dialect, "d.", "?1"),
                 "
-                 ORDER BY d.next_attempt_at
+                        ORDER BY d.next_attempt_at LIMIT ?2)
+                    UNION ALL
+                    SELECT d.id, d.created_at FROM deliveries d WHERE ",
+                keyhook_core::parked_head_sql!(dialect, "d.", "?1"),
+                " AND ",
+                keyhook_core::claimable_sql!(dialect, "d.", "?3"),
+                "
+                 ) c
+                 JOIN deliveries d ON d.id = c.id
+                 JOIN events e ON e.id = d.event_id
+                 JOIN webhooks w ON w.id = d.webhook_id
+                 ORDER BY c.at
                  LIMIT ?2"
             ))?;
             let rows = stmt.query_map(params![now.0, limit as i64, only], |r| {
@@ -293,6 +312,41 @@ impl OutboxQueries for Conn {
                 )?
                 .execute([ids])?;
             Ok(())
+        })
+    }
+
+    fn unpark_queue(&self, webhook_id: &str, now: Timestamp) -> StoreResult<()> {
+        sql(|| {
+            self.0
+                .prepare_cached(concat!(
+                    "UPDATE deliveries SET next_attempt_at = ?2 WHERE webhook_id = ?1 AND state = ",
+                    keyhook_core::pending_state_sql!(),
+                    " AND next_attempt_at = ",
+                    keyhook_core::parked_sql!()
+                ))?
+                .execute(params![webhook_id, now.0])?;
+            Ok(())
+        })
+    }
+
+    fn queue_holder(&self, webhook_id: &str) -> StoreResult<Option<(String, i64)>> {
+        sql(|| {
+            Ok(self
+                .0
+                .prepare_cached(concat!(
+                    "SELECT h.id, (SELECT count(*) FROM deliveries b WHERE b.webhook_id = ?1
+                        AND b.state = ",
+                    keyhook_core::pending_state_sql!(),
+                    " AND b.rowid > h.rowid)
+                     FROM deliveries h JOIN webhooks w ON w.id = h.webhook_id
+                     WHERE h.webhook_id = ?1 AND w.ordered = 1 AND h.state = ",
+                    keyhook_core::pending_state_sql!(),
+                    " AND h.attempts > 0 AND h.id = (",
+                    keyhook_core::queue_heads_sql!(dialect),
+                    " AND qw.id = ?1)"
+                ))?
+                .query_row([webhook_id], |r| Ok((r.get(0)?, r.get(1)?)))
+                .optional()?)
         })
     }
 }

@@ -14,7 +14,7 @@ macro_rules! columns {
     () => {
         "id, user_id, url, events, secret, is_active, fail_count, created_at,
     updated_at, full_access, profile_ids, filter, ephemeral, retry_schedule, timeout_ms, rate,
-    signing, public_key, signing_key, headers"
+    signing, public_key, signing_key, headers, ordered"
     };
 }
 
@@ -54,6 +54,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Webhook> {
             rate: r
                 .get::<_, Option<String>>(15)?
                 .and_then(|s| RateLimit::parse(&s).ok()),
+            ordered: r.get(20)?,
         },
         signing: keyhook_core::model::SigningMode::parse(&signing)
             .map_err(|m| in_row(keyhook_core::store::StoreError::Broken(m)))?,
@@ -86,9 +87,9 @@ impl WebhookQueries for Conn {
                 .prepare_cached(
                     "INSERT INTO webhooks (id, user_id, url, events, secret, is_active, fail_count,
                         created_at, updated_at, full_access, profile_ids, filter, ephemeral, heartbeat_at,
-                        retry_schedule, timeout_ms, rate, signing, public_key, signing_key, headers)
+                        retry_schedule, timeout_ms, rate, signing, public_key, signing_key, headers, ordered)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
-                        ?17, ?18, ?19, ?20, ?21)",
+                        ?17, ?18, ?19, ?20, ?21, ?22)",
                 )?
                 .execute(params![
                     w.id,
@@ -111,7 +112,8 @@ impl WebhookQueries for Conn {
                     w.signing.as_str(),
                     w.public_key,
                     sealed.signing_key,
-                    sealed.headers
+                    sealed.headers,
+                    w.control.ordered
                 ])?;
             Ok(())
         })
@@ -171,7 +173,8 @@ impl WebhookQueries for Conn {
                     "UPDATE webhooks SET url = ?2, events = ?3, is_active = ?4, fail_count = ?5,
                         updated_at = ?6, full_access = ?7, profile_ids = ?8, filter = ?9,
                         retry_schedule = ?10, timeout_ms = ?11, rate = ?12,
-                        signing = ?13, public_key = ?14, signing_key = ?15, headers = ?16, ",
+                        signing = ?13, public_key = ?14, signing_key = ?15, headers = ?16,
+                    ordered = ?17, ",
                     keyhook_core::enable_clears_reason_sql!("?4"),
                     "
                      WHERE id = ?1"
@@ -192,7 +195,8 @@ impl WebhookQueries for Conn {
                     w.signing.as_str(),
                     w.public_key,
                     sealed.signing_key,
-                    sealed.headers
+                    sealed.headers,
+                    w.control.ordered
                 ])?;
             Ok(())
         })
@@ -318,6 +322,8 @@ impl WebhookQueries for Conn {
                     duration_ms: r.get(9)?,
                     response_excerpt: r.get(10)?,
                     skipped: r.get(12)?,
+                    holds_queue: false,
+                    queued_behind: 0,
                 })
             })?;
             Ok(rows.collect::<rusqlite::Result<_>>()?)

@@ -7,6 +7,7 @@ mod views;
 
 pub use format::{relative, status, when};
 pub use sparkline::history_line;
+pub use views::holds_queue;
 
 use std::io::{self, IsTerminal, Write};
 

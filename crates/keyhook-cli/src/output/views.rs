@@ -334,6 +334,9 @@ impl Output {
         if let Some(r) = w.control.rate {
             own.push(("rate", whole(r.to_string())));
         }
+        if w.control.ordered {
+            own.push(("ordered", wrap("yes: one at a time, in the order queued")));
+        }
         rows.splice(at..at, own);
         if !history.is_empty() {
             rows.push(("history", self.history(history)));
@@ -440,12 +443,38 @@ impl Output {
                     wrap(format!("{} ms", a.duration_ms)),
                 ]
             })
-            .collect();
+            .collect::<Vec<_>>();
+        // An ordered webhook whose queue a failing delivery holds: a QUEUE column says which.
+        if list.iter().any(|a| a.holds_queue) {
+            let rows = rows
+                .into_iter()
+                .zip(list)
+                .map(|(mut row, a)| {
+                    row.push(wrap(if a.holds_queue {
+                        holds_queue(a.queued_behind)
+                    } else {
+                        String::new()
+                    }));
+                    row
+                })
+                .collect();
+            return self.fitted(
+                &[
+                    "WHEN", "EVENT", "ATTEMPT", "RESULT", "STATUS", "DURATION", "QUEUE",
+                ],
+                rows,
+            );
+        }
         self.fitted(
             &["WHEN", "EVENT", "ATTEMPT", "RESULT", "STATUS", "DURATION"],
             rows,
         )
     }
+}
+
+/// What an attempt whose delivery holds its ordered webhook's queue says of it.
+pub fn holds_queue(behind: i64) -> String {
+    format!("holds the queue, {behind} waiting")
 }
 
 /// `t` in full, or `built in` for the date 0 the built-in event types carry.

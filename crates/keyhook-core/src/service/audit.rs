@@ -252,6 +252,9 @@ pub fn webhook_details(w: &Webhook) -> Value {
     if let Some(r) = w.control.rate {
         v["rate"] = json!(r.to_string());
     }
+    if w.control.ordered {
+        v["ordered"] = json!(true);
+    }
     v
 }
 

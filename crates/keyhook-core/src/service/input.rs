@@ -183,6 +183,18 @@ impl<'a> Object<'a> {
         }
     }
 
+    /// A boolean that may be `null`: absent is `None`, `null` is `Some(None)`.
+    pub fn nullable_bool(&mut self, field: &str) -> Option<Option<bool>> {
+        match self.map.get(field)? {
+            Value::Null => Some(None),
+            Value::Bool(b) => Some(Some(*b)),
+            _ => {
+                self.problems.add(field, "must be a boolean or null");
+                None
+            }
+        }
+    }
+
     pub fn bool(&mut self, field: &str) -> Option<bool> {
         match self.get(field)? {
             Value::Bool(b) => Some(*b),

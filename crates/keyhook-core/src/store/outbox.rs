@@ -83,7 +83,19 @@ pub trait OutboxQueries {
     /// Inside the claim's write transaction: gives back deliveries it leased and will not
     /// send (over their webhook's rate), due as they were.
     fn unlease(&self, ids: &[&str]) -> StoreResult<()>;
+    /// The webhook is no longer ordered: its parked deliveries ([`PARKED`]) are due at `now`.
+    fn unpark_queue(&self, webhook_id: &str, now: Timestamp) -> StoreResult<()>;
+    /// The head of the ordered webhook's queue ([`crate::queue_heads_sql!`]) when it has
+    /// been attempted and failed (it waits for a retry, or is being retried), with how many
+    /// pending deliveries wait behind it: what `webhooks deliveries` shows as holding the
+    /// queue. `None` for an unordered webhook, an empty queue, or a head not yet attempted.
+    fn queue_holder(&self, webhook_id: &str) -> StoreResult<Option<(String, i64)>>;
 }
+
+/// The `next_attempt_at` of a delivery of an ordered webhook that waits for its turn
+/// (`crate::parked_sql!`): later than any time, so only the claim of the head of its queue
+/// takes it. Never shown: a delivery's times are its attempts'.
+pub const PARKED: i64 = i64::MAX;
 
 /// The state of a delivery, stored as [`DeliveryState::as_str`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

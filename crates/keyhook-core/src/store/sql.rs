@@ -15,6 +15,9 @@
 //! - `$d!(flag LIT...)`: the boolean column (or parameter) the literals spell is true;
 //! - `$d!(insertion_order LIT)`: the column of table alias `LIT` that orders its rows as they
 //!   were inserted (the tie-break of "the newest").
+//! - `$d!(queue_order LIT)`: a delivery's place in its webhook's queue, the columns prefixed
+//!   `LIT` (`"d."`): unique, growing as deliveries are inserted, in commit order for the
+//!   deliveries of one ordered webhook (CONTRACT §15 `--ordered`).
 //!
 //! Placeholders (`?1`, `$1`) and table aliases are literals the backend passes; the
 //! fragments never see input, only constants.
@@ -263,6 +266,128 @@ macro_rules! unheld_sql {
     };
 }
 
+/// The `next_attempt_at` of an ordered webhook's delivery as it is queued (CONTRACT §15
+/// `--ordered`): parked past any time, so the claim's scan of due deliveries (the
+/// `deliveries_due` index) never meets the thousands that may wait behind the head of a
+/// queue. A parked delivery is claimed when it is the head of its queue
+/// ([`parked_head_sql`]); a retry gives it a time like any other.
+/// [`PARKED`](crate::store::PARKED) as an SQL literal; `store::sql::tests` checks it.
+#[macro_export]
+macro_rules! parked_sql {
+    () => {
+        "9223372036854775807"
+    };
+}
+
+/// For each ordered webhook, the id of the head of its queue: its first pending delivery in
+/// queue order (`$d!(queue_order)`), pending while leased and while waiting for a retry. A
+/// `SELECT` list, one row per ordered webhook (NULL for an empty queue).
+#[macro_export]
+macro_rules! queue_heads_sql {
+    ($d:ident) => {
+        concat!(
+            "SELECT (SELECT q.id FROM deliveries q WHERE q.webhook_id = qw.id AND q.state = ",
+            $crate::pending_state_sql!(),
+            " ORDER BY ",
+            $d!(queue_order "q."),
+            " LIMIT 1) FROM webhooks qw WHERE ",
+            $d!(flag "qw.ordered")
+        )
+    };
+}
+
+/// The delivery (columns prefixed `$t`) is of an unordered webhook, or it is the head of its
+/// ordered webhook's queue: no pending delivery of the webhook comes before it. So an
+/// ordered webhook has one delivery claimable at a time, and the next only once the one
+/// before is delivered, failed for good or cancelled.
+#[macro_export]
+macro_rules! queue_head_sql {
+    ($d:ident, $t:literal) => {
+        concat!(
+            "NOT EXISTS (SELECT 1 FROM webhooks ow WHERE ow.id = ",
+            $t,
+            "webhook_id AND ",
+            $d!(flag "ow.ordered"),
+            " AND EXISTS (SELECT 1 FROM deliveries q WHERE q.webhook_id = ",
+            $t,
+            "webhook_id AND q.state = ",
+            $crate::pending_state_sql!(),
+            " AND ",
+            $d!(queue_order "q."),
+            " < ",
+            $d!(queue_order $t),
+            "))"
+        )
+    };
+}
+
+/// Whether any webhook uses a control the claim has to look at per delivery at `$now`: held
+/// by a `Retry-After`, out of `--rate` tokens, or `--ordered`. Uncorrelated, so each backend
+/// runs it once per statement (three probes of small partial indexes); when it is false,
+/// [`claim_rules_sql`] looks at nothing per row and a claim costs what it did before any
+/// control existed.
+#[macro_export]
+macro_rules! claim_controls_sql {
+    ($d:ident, $now:literal) => {
+        concat!(
+            "(EXISTS (SELECT 1 FROM webhooks xh WHERE xh.held_until > ",
+            $now,
+            ") OR EXISTS (SELECT 1 FROM webhook_rates xr WHERE xr.next_at > ",
+            $now,
+            ") OR EXISTS (SELECT 1 FROM webhooks xo WHERE ",
+            $d!(flag "xo.ordered"),
+            "))"
+        )
+    };
+}
+
+/// What a due delivery (columns prefixed `$t`) must also be to be claimed at `$now`: not
+/// held ([`unheld_sql`]) and the head of its queue if its webhook is ordered
+/// ([`queue_head_sql`]), both asked only when some webhook uses a control at all
+/// ([`claim_controls_sql`]).
+#[macro_export]
+macro_rules! claim_rules_sql {
+    ($d:ident, $t:literal, $now:literal) => {
+        concat!(
+            "(NOT ",
+            $crate::claim_controls_sql!($d, $now),
+            " OR (",
+            $crate::unheld_sql!($t, $now),
+            " AND ",
+            $crate::queue_head_sql!($d, $t),
+            "))"
+        )
+    };
+}
+
+/// A parked delivery (columns prefixed `$t`, [`parked_sql`]) that a claim at `$now` takes:
+/// the head of its ordered webhook's queue ([`queue_heads_sql`]), not leased, not held.
+/// Found by id from the heads (one per ordered webhook): the `+` keeps both planners off the
+/// `next_attempt_at` index, where every parked delivery of every queue sits.
+#[macro_export]
+macro_rules! parked_head_sql {
+    ($d:ident, $t:literal, $now:literal) => {
+        concat!(
+            "+",
+            $t,
+            "next_attempt_at = ",
+            $crate::parked_sql!(),
+            " AND ",
+            $t,
+            "state = ",
+            $crate::pending_state_sql!(),
+            " AND ",
+            $crate::lease_free_sql!($t, $now),
+            " AND ",
+            $t,
+            "id IN (",
+            $crate::queue_heads_sql!($d),
+            ") AND ",
+            $crate::unheld_sql!($t, $now)
+        )
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use crate::store::DeliveryState;
@@ -271,6 +396,7 @@ mod tests {
     macro_rules! shown {
         (flag $($c:literal)+) => { concat!("FLAG[", $($c,)+ "]") };
         (insertion_order $t:literal) => { concat!("ORDER[", $t, "]") };
+        (queue_order $t:literal) => { concat!("QUEUE[", $t, "]") };
     }
 
     /// The SQL lists both backends splice into their statements are the core's sets.
@@ -286,6 +412,7 @@ mod tests {
         );
         // FINISHED is every state but pending (what `state <> 'pending'` selects): retention
         // never deletes a queued delivery.
+        assert_eq!(crate::parked_sql!(), crate::store::PARKED.to_string());
         let unfinished: Vec<_> = DeliveryState::ALL
             .into_iter()
             .filter(|s| !DeliveryState::FINISHED.contains(s))
@@ -325,5 +452,23 @@ mod tests {
             crate::prunable_delivery_sql!("$1"),
             "state <> 'pending' AND updated_at < $1"
         );
+        // An ordered webhook's delivery is claimable only with nothing pending before it.
+        assert_eq!(
+            crate::queue_head_sql!(shown, "d."),
+            "NOT EXISTS (SELECT 1 FROM webhooks ow WHERE ow.id = d.webhook_id AND \
+             FLAG[ow.ordered] AND EXISTS (SELECT 1 FROM deliveries q WHERE q.webhook_id = \
+             d.webhook_id AND q.state = 'pending' AND QUEUE[q.] < QUEUE[d.]))"
+        );
+        assert_eq!(
+            crate::queue_heads_sql!(shown),
+            "SELECT (SELECT q.id FROM deliveries q WHERE q.webhook_id = qw.id AND q.state = \
+             'pending' ORDER BY QUEUE[q.] LIMIT 1) FROM webhooks qw WHERE FLAG[qw.ordered]"
+        );
+        // The per-row rules are asked only when some webhook uses a control.
+        assert!(crate::claim_rules_sql!(shown, "d.", "?1").starts_with(
+            "(NOT (EXISTS (SELECT 1 FROM webhooks xh WHERE xh.held_until > ?1) OR EXISTS \
+             (SELECT 1 FROM webhook_rates xr WHERE xr.next_at > ?1) OR EXISTS (SELECT 1 FROM \
+             webhooks xo WHERE FLAG[xo.ordered])) OR (NOT EXISTS"
+        ));
     }
 }

@@ -880,6 +880,7 @@ impl PageCtx<'_> {
             retry_schedule: None,
             timeout: None,
             rate: None,
+            ordered: None,
             // Signed with HMAC, no static headers: the operator's to change.
             signing: None,
             headers: None,
@@ -961,6 +962,7 @@ impl PageCtx<'_> {
             retry_schedule: None,
             timeout: None,
             rate: None,
+            ordered: None,
             signing: None,
             headers: None,
             problems: p,

@@ -442,7 +442,20 @@ fn disable_reason(a: &AttemptRecord<'_>, disable_after: i64) -> String {
 pub fn attempts(store: &Store, actor: &Actor, id: &str) -> Result<Vec<DeliveryAttempt>> {
     actor.may(Operation::ListDeliveries, None)?;
     let w = find(store.conn(), actor, id)?;
-    Ok(store.conn().attempts(&w.id, ATTEMPT_LOG_LIMIT)?)
+    let mut list = store.conn().attempts(&w.id, ATTEMPT_LOG_LIMIT)?;
+    // An ordered webhook's failing head: the attempts of the delivery that holds its queue.
+    if w.control.ordered {
+        if let Some((holder, behind)) = store.conn().queue_holder(&w.id)? {
+            for a in list
+                .iter_mut()
+                .filter(|a| a.delivery_id.as_deref() == Some(holder.as_str()))
+            {
+                a.holds_queue = true;
+                a.queued_behind = behind;
+            }
+        }
+    }
+    Ok(list)
 }
 
 #[cfg(test)]

@@ -63,6 +63,8 @@ pub struct NewWebhook {
     pub timeout: Option<flow::Timeout>,
     /// At most this many attempts per period (`--rate`); `None`: no limit.
     pub rate: Option<RateLimit>,
+    /// One delivery at a time, in the order they were queued (`--ordered`); `None`: not.
+    pub ordered: Option<bool>,
     /// Made by `keyhook listen` (`service::listen`): delivered only by that process, never
     /// by `serve` or `deliver`, and deleted when it stops. Never set over HTTP.
     pub ephemeral: bool,
@@ -94,6 +96,8 @@ pub struct WebhookPatch {
     pub retry_schedule: Option<Option<flow::RetrySchedule>>,
     pub timeout: Option<Option<flow::Timeout>>,
     pub rate: Option<Option<RateLimit>>,
+    /// `Some(None)` (JSON `null`) clears it, as `Some(Some(false))` does.
+    pub ordered: Option<Option<bool>>,
     /// `Some(None)` sets the default, `hmac`.
     pub signing: Option<Option<SigningMode>>,
     pub headers: Option<HeaderPatch>,
@@ -113,6 +117,7 @@ const WEBHOOK_FIELDS: &[&str] = &[
     "retrySchedule",
     "timeoutMs",
     "rate",
+    "ordered",
     "signing",
     "headers",
     "body",
@@ -269,6 +274,7 @@ pub fn create(
             retry_schedule: input.retry_schedule.map(|s| s.0),
             timeout_ms: input.timeout.map(|t| t.0),
             rate: input.rate,
+            ordered: input.ordered.unwrap_or(false),
         },
         private: Default::default(),
     };
@@ -439,6 +445,7 @@ pub fn update(
         "retrySchedule",
         "timeoutMs",
         "rate",
+        "ordered",
         "signing",
         "headers",
     ]
@@ -453,13 +460,14 @@ pub fn update(
         && patch.retry_schedule.is_none()
         && patch.timeout.is_none()
         && patch.rate.is_none()
+        && patch.ordered.is_none()
         && patch.signing.is_none()
         && patch.headers.is_none();
     if empty && !named && !p.has("body") {
         p.add(
             "body",
             "name at least one of url, events, fullAccess, profileIds, isActive, filter, \
-             retrySchedule, timeoutMs, rate, signing, headers",
+             retrySchedule, timeoutMs, rate, ordered, signing, headers",
         );
     }
     let scope = asked_scope(&mut p, patch.full_access, patch.profile_ids);
@@ -514,6 +522,9 @@ pub fn update(
         if let Some(r) = patch.rate {
             w.control.rate = r;
         }
+        if let Some(o) = patch.ordered {
+            w.control.ordered = o.unwrap_or(false);
+        }
         if let Some(mode) = patch.signing {
             set_signing(&mut w, mode.unwrap_or_default());
         }
@@ -540,6 +551,10 @@ pub fn update(
         if before.control.rate != w.control.rate {
             // A new rate starts with a full bucket of its own.
             c.reset_rate_bucket(&w.id)?;
+        }
+        if before.control.ordered && !w.control.ordered {
+            // No longer ordered: what waited for its turn is due now, as any delivery.
+            c.unpark_queue(&w.id, now)?;
         }
         // A change of scope is shown to the keys that saw the webhook before and after it.
         let (full_access, ids) = audit::union(before.scope(), w.scope());
@@ -590,6 +605,9 @@ fn update_entries(before: &Webhook, after: &Webhook) -> Vec<(Action, serde_json:
     if before.control.rate != after.control.rate {
         let rate = after.control.rate.map(|r| r.to_string());
         changed.insert("rate".into(), rate.into());
+    }
+    if before.control.ordered != after.control.ordered {
+        changed.insert("ordered".into(), after.control.ordered.into());
     }
     if before.signing != after.signing {
         changed.insert("signing".into(), after.signing.as_str().into());

@@ -319,19 +319,20 @@ fn inspect(c: &mut impl GenericClient) -> StoreResult<Found> {
 /// `StoreError::Missing`. A database with other tables, or a newer schema, is refused with
 /// nothing written. `described` (the URL without its password) names it in messages.
 pub fn migrate(c: &mut Client, create: bool, described: &str) -> StoreResult<()> {
-    match check(inspect(c)?, create, described)? {
+    match check(inspect(c)?, create, described, SCHEMA_VERSION)? {
         None => Ok(()),
         Some(_) => apply_pending(c, MIGRATIONS, create, described),
     }
 }
 
-/// `Some(version)` when migrations from `version` on are due.
-fn check(found: Found, create: bool, described: &str) -> StoreResult<Option<i64>> {
+/// `Some(version)` when migrations from `version` on are due, for a binary that knows the
+/// versions up to `known` (this one's [`SCHEMA_VERSION`]; a test passes an older binary's).
+fn check(found: Found, create: bool, described: &str, known: i64) -> StoreResult<Option<i64>> {
     match found {
-        Found::Keyhook(v) if v == SCHEMA_VERSION => Ok(None),
-        Found::Keyhook(v) if v > SCHEMA_VERSION => Err(StoreError::Broken(format!(
+        Found::Keyhook(v) if v == known => Ok(None),
+        Found::Keyhook(v) if v > known => Err(StoreError::Broken(format!(
             "the database was written by a newer keyhook (schema version {v}, this binary \
-             knows up to {SCHEMA_VERSION}); upgrade keyhook, the database was left untouched"
+             knows up to {known}); upgrade keyhook, the database was left untouched"
         ))),
         Found::Keyhook(v) => Ok(Some(v)),
         Found::Foreign => Err(StoreError::Broken(
@@ -361,7 +362,7 @@ fn apply_pending(
         &[&LOCK_CLASS, &MIGRATION_LOCK],
     )
     .map_err(sql)?;
-    let Some(current) = check(inspect(&mut tx)?, create, described)? else {
+    let Some(current) = check(inspect(&mut tx)?, create, described, SCHEMA_VERSION)? else {
         return Ok(());
     };
     if current == 0 {
@@ -391,6 +392,34 @@ fn apply_pending(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A keyhook from before secrets at rest knows the schema versions before the secrets
+    /// migration only: it refuses a database migrated through it as a newer schema, rather
+    /// than reading a sealed cell as a secret and signing with ciphertext.
+    #[test]
+    fn a_binary_from_before_secrets_at_rest_refuses_the_migrated_database() {
+        let mine = MIGRATIONS
+            .iter()
+            .position(|m| m.contains("CREATE TABLE secrets_key"))
+            .unwrap();
+        let before = i64::try_from(mine).unwrap();
+        assert!(matches!(
+            check(Found::Keyhook(before), false, "db", before),
+            Ok(None)
+        ));
+        let err = check(Found::Keyhook(SCHEMA_VERSION), false, "db", before).unwrap_err();
+        assert!(
+            err.to_string().contains(&format!(
+                "newer keyhook (schema version {SCHEMA_VERSION}, this binary knows up to \
+                 {before})"
+            )),
+            "{err}"
+        );
+        assert!(matches!(
+            check(Found::Keyhook(SCHEMA_VERSION), false, "db", SCHEMA_VERSION),
+            Ok(None)
+        ));
+    }
 
     /// The profile scope migration keeps what was there, as SQLite's does:
     /// webhooks get full access, events are user-wide, idempotency keys the user-wide ones,

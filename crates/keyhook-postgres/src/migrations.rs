@@ -421,6 +421,58 @@ mod tests {
         ));
     }
 
+    /// Delivery control and secrets at rest keep what was there, as SQLite's do: a webhook
+    /// from before both signs with `hmac` and its secret (sealed by the first open with a
+    /// key, not by the migration, which has none), with serve's schedule and timeout, no
+    /// rate, never held, no static headers; no key is recorded yet.
+    #[test]
+    fn existing_webhooks_keep_hmac_and_serves_schedule() {
+        let Some(db) = test_postgres::database() else {
+            return;
+        };
+        let flow = MIGRATIONS
+            .iter()
+            .position(|m| m.contains("ADD COLUMN retry_schedule"))
+            .unwrap();
+        let mine = MIGRATIONS
+            .iter()
+            .position(|m| m.contains("CREATE TABLE secrets_key"))
+            .unwrap();
+        let mut c = Client::connect(&db.url(), postgres::NoTls).unwrap();
+        apply_pending(&mut c, &MIGRATIONS[..flow.min(mine)], true, "test").unwrap();
+        c.batch_execute(
+            r#"INSERT INTO users (id, created_at) VALUES ('u', 1);
+             INSERT INTO webhooks (id, user_id, url, events, secret, is_active, fail_count,
+                created_at, updated_at) VALUES ('w', 'u', 'http://a/', '["post.published"]',
+                'whsec_x', true, 0, 1, 1);"#,
+        )
+        .unwrap();
+        migrate(&mut c, false, "test").unwrap();
+        let r = c
+            .query_one(
+                "SELECT signing, secret, public_key, signing_key, headers, retry_schedule,
+                    timeout_ms::text, rate, held_until::text FROM webhooks",
+                &[],
+            )
+            .unwrap();
+        let row: Vec<Option<String>> = (0..9).map(|i| r.get(i)).collect();
+        assert_eq!(
+            row,
+            [Some("hmac".to_string()), Some("whsec_x".to_string())]
+                .into_iter()
+                .chain(std::iter::repeat(None).take(7))
+                .collect::<Vec<_>>()
+        );
+        let keys: i64 = c
+            .query_one("SELECT count(*) FROM secrets_key", &[])
+            .unwrap()
+            .get(0);
+        assert_eq!(keys, 0);
+        assert!(c
+            .execute("UPDATE webhooks SET signing = 'rsa'", &[])
+            .is_err());
+    }
+
     /// The profile scope migration keeps what was there, as SQLite's does:
     /// webhooks get full access, events are user-wide, idempotency keys the user-wide ones,
     /// audit entries about a scoped key are about its scope.

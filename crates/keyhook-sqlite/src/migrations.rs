@@ -577,17 +577,22 @@ mod tests {
         );
     }
 
-    /// Signatures and secrets at rest: every existing webhook keeps `hmac` and its secret
-    /// (sealed by the first open with a key, not by the migration, which has none), and no
-    /// key is recorded yet.
+    /// Signatures and secrets at rest, and delivery control: every existing webhook keeps
+    /// `hmac` and its secret (sealed by the first open with a key, not by the migration,
+    /// which has none), serve's schedule and timeout, no rate, never held; no key is
+    /// recorded yet.
     #[test]
     fn existing_webhooks_keep_hmac_and_their_secret() {
         let mine = MIGRATIONS
             .iter()
             .position(|m| m.contains("CREATE TABLE secrets_key"))
             .unwrap();
+        let flow = MIGRATIONS
+            .iter()
+            .position(|m| m.contains("ADD COLUMN retry_schedule"))
+            .unwrap();
         let conn = Connection::open_in_memory().unwrap();
-        apply_pending(&conn, &MIGRATIONS[..mine]).unwrap();
+        apply_pending(&conn, &MIGRATIONS[..mine.min(flow)]).unwrap();
         conn.execute_batch(
             "INSERT INTO users (id, created_at) VALUES ('u', 1);
              INSERT INTO webhooks (id, user_id, url, events, secret, is_active, fail_count,
@@ -610,6 +615,18 @@ mod tests {
             )
             .unwrap();
         assert_eq!(row, ("hmac".into(), "whsec_x".into(), None, None, None));
+        let flow: (Option<String>, Option<i64>, Option<String>, Option<i64>) = conn
+            .query_row(
+                "SELECT retry_schedule, timeout_ms, rate, held_until FROM webhooks",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
+            .unwrap();
+        assert_eq!(
+            flow,
+            (None, None, None, None),
+            "serve's schedule and timeout"
+        );
         let keys: i64 = conn
             .query_row("SELECT count(*) FROM secrets_key", [], |r| r.get(0))
             .unwrap();

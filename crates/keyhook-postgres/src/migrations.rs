@@ -460,7 +460,7 @@ mod tests {
             row,
             [Some("hmac".to_string()), Some("whsec_x".to_string())]
                 .into_iter()
-                .chain(std::iter::repeat(None).take(7))
+                .chain(std::iter::repeat_n(None, 7))
                 .collect::<Vec<_>>()
         );
         let keys: i64 = c

@@ -29,6 +29,11 @@ They change no check and drop no failure. They do two things:
      varied (`event` of POST /events: the seven built-ins; `events` of a webhook: those and
      keyhook's two operational events, duplicates then dropped).
    - a webhook's retry delays are at most ~100 years (time.rs): a longer one becomes seconds.
+   - a webhook's static `headers` must not name a header keyhook or the connection sets
+     (`host`, `user-agent`, `content-*`, `webhook-*`, the hop-by-hop names), nor one name
+     twice in different cases (headers.rs), which the document's token pattern cannot state:
+     such a name gets the prefix `x-` (cut to the longest name), and a name that is then
+     another's in other cases is dropped with its value.
    - a webhook's `filter` must be an expression the CEL parser takes, which no schema can
      state: a generated one becomes a CEL expression that holds its text as a string literal
      (escaped), so its length and characters still vary.
@@ -176,6 +181,43 @@ def _bounded(value):
     return f"{int(parts[-1][0][-3:]) % 999 + 1}s"
 
 
+# keyhook-core's service::webhooks::headers: REFUSED, the refused prefixes, MAX_NAME_LEN.
+REFUSED_HEADERS = {
+    "host",
+    "connection",
+    "transfer-encoding",
+    "te",
+    "upgrade",
+    "keep-alive",
+    "proxy-connection",
+    "trailer",
+    "user-agent",
+}
+REFUSED_HEADER_PREFIXES = ("webhook-", "content-")
+MAX_HEADER_NAME = 256
+
+
+def _allowed_headers(value):
+    """Static headers whose names keyhook takes: a refused name becomes `x-` + the name (cut
+    to the longest name), and a name given again in other cases is dropped."""
+    if not isinstance(value, dict):
+        return value
+    out = {}
+    seen = set()
+    for name, v in value.items():
+        if not isinstance(name, str):
+            continue
+        lower = name.lower()
+        if lower in REFUSED_HEADERS or lower.startswith(REFUSED_HEADER_PREFIXES):
+            name = ("x-" + name)[:MAX_HEADER_NAME]
+            lower = name.lower()
+        if lower in seen:
+            continue
+        seen.add(lower)
+        out[name] = v
+    return out
+
+
 def _past(value):
     if isinstance(value, str):
         m = DATE_TIME.match(value)
@@ -259,6 +301,8 @@ def map_case(context, case):
             case.body["filter"] = _cel(case.body["filter"])
         if isinstance(case.body.get("retrySchedule"), list):
             case.body["retrySchedule"] = [_bounded(d) for d in case.body["retrySchedule"]]
+        if isinstance(case.body.get("headers"), dict):
+            case.body["headers"] = _allowed_headers(case.body["headers"])
     if method == "POST" and op.path == "/webhooks/{id}/replay":
         if "since" in case.body:
             case.body["since"] = _past(case.body["since"])

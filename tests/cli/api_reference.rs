@@ -404,6 +404,7 @@ fn rules(s: &Value, path: &str, long: &mut Vec<(String, String)>) -> Vec<String>
         "maxLength",
         "minItems",
         "maxItems",
+        "maxProperties",
         "minimum",
         "maximum",
         "uniqueItems",
@@ -416,6 +417,7 @@ fn rules(s: &Value, path: &str, long: &mut Vec<(String, String)>) -> Vec<String>
             "maxLength" => out.push(format!("at most {}", count(v, "character"))),
             "minItems" => out.push(format!("at least {}", count(v, "item"))),
             "maxItems" => out.push(format!("at most {}", count(v, "item"))),
+            "maxProperties" => out.push(format!("at most {}", count(v, "field"))),
             "minimum" => out.push(format!("at least {v}")),
             "maximum" => out.push(format!("at most {v}")),
             "uniqueItems" if v == &Value::Bool(true) => out.push("no item twice".into()),
@@ -431,7 +433,8 @@ fn rules(s: &Value, path: &str, long: &mut Vec<(String, String)>) -> Vec<String>
                         _ => c.to_string(),
                     })
                     .collect();
-                if p.chars().count() > INLINE_PATTERN {
+                // A backtick would end the inline code span: such a pattern goes below too.
+                if p.chars().count() > INLINE_PATTERN || p.contains('`') {
                     out.push("pattern below".into());
                     long.push((path.to_string(), p));
                 } else {
@@ -445,6 +448,19 @@ fn rules(s: &Value, path: &str, long: &mut Vec<(String, String)>) -> Vec<String>
         let inner = rules(items, &format!("{path}[]"), long);
         if !inner.is_empty() {
             out.push(format!("each item: {}", inner.join(", ")));
+        }
+    }
+    // A map (`headers`): its names and its values.
+    if let Some(names) = s.get("propertyNames") {
+        let inner = rules(names, &format!("{path} names"), long);
+        if !inner.is_empty() {
+            out.push(format!("each name: {}", inner.join(", ")));
+        }
+    }
+    if let Some(values) = s.get("additionalProperties").filter(|v| v.is_object()) {
+        let inner = rules(values, &format!("{path} values"), long);
+        if !inner.is_empty() {
+            out.push(format!("each value: {}", inner.join(", ")));
         }
     }
     out

@@ -38,6 +38,14 @@ fn stored_row(env: &Env, id: &str) -> Vec<String> {
         .concat()
 }
 
+/// Whether the webhook's row keeps a previous secret (sealed at rest, so its plaintext is
+/// never in the row: secrets_at_rest.rs).
+fn keeps_previous(env: &Env, id: &str) -> bool {
+    env.sql_i64(&format!(
+        "SELECT count(*) FROM webhooks WHERE id = '{id}' AND previous_secret IS NOT NULL"
+    )) == 1
+}
+
 /// `webhooks rotate-secret ID --grace 1m`: until the grace period ends, every delivery and
 /// every test ping carries two signatures, the new secret's first, and a verifier holding
 /// either secret accepts it (the first alone is the new secret's); after it, only the new
@@ -71,7 +79,8 @@ fn during_the_grace_both_secrets_sign_then_only_the_new_one() {
         assert!(!verifies_with(&old, r, &sigs[0]));
         assert!(verifies_with(&old, r, &sigs[1]));
     }
-    assert!(stored_row(&env, id).contains(&old), "kept during the grace");
+    assert!(keeps_previous(&env, id), "kept during the grace");
+    assert!(!stored_row(&env, id).contains(&old), "sealed at rest");
 
     env.advance_clock(61_000);
     assert_eq!(emit(&env, &["post.published"])["deliveries"], 1);
@@ -84,13 +93,9 @@ fn during_the_grace_both_secrets_sign_then_only_the_new_one() {
         assert!(verifies(&new, r), "{r:?}");
         assert!(!verifies(&old, r), "{r:?}");
     }
-    // The worker deleted it: no column of the row holds it any more.
-    let row = stored_row(&env, id);
-    assert!(row.contains(&new), "{row:?}");
-    assert!(
-        !row.contains(&old),
-        "the old secret is still stored: {row:?}"
-    );
+    // The worker deleted it: the row keeps no previous secret any more.
+    assert!(!keeps_previous(&env, id), "the old secret is still stored");
+    assert_eq!(str_of(&show(&env, id), "secret"), new);
     // Nor anything else the database keeps: the file and its write-ahead log on SQLite.
     let stored = env.stored_bytes();
     let found = stored.windows(old.len()).any(|w| w == old.as_bytes());
@@ -218,7 +223,8 @@ fn rotate_secret_over_http() {
     assert_eq!(data["id"], w["id"]);
     let new = str_of(&data, "secret").to_string();
     assert!(new.starts_with("whsec_") && new != before);
-    assert_eq!(secret(), new);
+    assert_ne!(secret(), before);
+    assert_eq!(str_of(&show(&env, &id), "secret"), new);
     assert_eq!(expiry(), (env.clock_ms() + 86_400_000).to_string());
     let keys: Vec<&String> = data.as_object().unwrap().keys().collect();
     let shape: Vec<&String> = w.as_object().unwrap().keys().collect();
@@ -235,7 +241,10 @@ fn rotate_secret_over_http() {
     assert_eq!(r.status, 200, "{r:?}");
     assert_eq!(expiry(), "");
     let log = server.log();
-    assert!(!log.contains(&new) && !log.contains(&before), "{log}");
+    assert!(
+        !log.contains(&new) && !log.contains(str_of(&w, "secret")),
+        "{log}"
+    );
 }
 
 /// A receiver answering 410 Gone disables the webhook at once: the attempt is logged with
@@ -372,18 +381,19 @@ fn the_old_secret_leaves_a_running_servers_database() {
     let path = format!("/api/v1/webhooks/{id}/rotate-secret");
     let r = server.post_json(&path, &key, &json!({"graceSeconds": 60}));
     assert_eq!(r.status, 200, "{r:?}");
-    let holds_old = || {
-        let stored = env.stored_bytes();
-        stored.windows(old.len()).any(|w| w == old.as_bytes())
-    };
-    assert!(holds_old(), "kept during the grace");
+    // Sealed at rest: the row keeps a previous secret, never its plaintext.
+    assert!(keeps_previous(&env, id), "kept during the grace");
+    assert!(!env
+        .stored_bytes()
+        .windows(old.len())
+        .any(|w| w == old.as_bytes()));
     env.advance_clock(60_000);
     assert!(
-        poll_until(PATIENCE, || !holds_old()),
+        poll_until(PATIENCE, || !keeps_previous(&env, id)),
         "the old secret is still stored {PATIENCE:?} after its grace period"
     );
     assert_eq!(
-        env.sql(&format!("SELECT secret FROM webhooks WHERE id = '{id}'"))[0][0],
+        str_of(&show(&env, id), "secret"),
         str_of(&r.data(), "secret")
     );
 }

@@ -600,6 +600,9 @@ fn kill_9_of_deliver_loses_no_delivery() {
     } else {
         use keyhook::service::{events, Actor};
         let store = keyhook::sqlite::SqliteStore::open(&env.db()).unwrap();
+        // The webhook's secret is sealed at rest: routing opens it with the key the command
+        // above used (this process has the same environment, so the same key file).
+        keyhook::cli::secrets_key::prepare(&store).unwrap();
         let actor = Actor::operator("default").unwrap();
         for n in 0..EVENTS {
             let input = events::NewEvent {

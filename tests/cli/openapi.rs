@@ -71,11 +71,20 @@ impl Validator<'_> {
                 // `true`: a free-form object, any field (see
                 // `free_form_objects_are_declared_free_form`).
                 "additionalProperties" if arg == &json!(true) => {}
+                // A schema: a map whose every value it checks (`headers`).
+                "additionalProperties" if arg.is_object() => {
+                    assert!(!obj.contains_key("properties"), "a map lists no properties");
+                    if let Some(o) = value.as_object() {
+                        for (name, v) in o {
+                            self.check(arg, v, &format!("{at}.{name}"), errors);
+                        }
+                    }
+                }
                 "additionalProperties" => {
                     assert_eq!(
                         arg,
                         &json!(false),
-                        "only additionalProperties: false or true is used"
+                        "only additionalProperties: false, true or a schema is used"
                     );
                     if let Some(o) = value.as_object() {
                         let known = obj.get("properties").and_then(Value::as_object);
@@ -83,6 +92,13 @@ impl Validator<'_> {
                             if !known.is_some_and(|k| k.contains_key(name)) {
                                 fail(format!("unexpected field {name}"));
                             }
+                        }
+                    }
+                }
+                "propertyNames" => {
+                    if let Some(o) = value.as_object() {
+                        for name in o.keys() {
+                            self.check(arg, &json!(name), &format!("{at} name {name:?}"), errors);
                         }
                     }
                 }
@@ -148,6 +164,13 @@ impl Validator<'_> {
                     if let Some(o) = value.as_object() {
                         if (o.len() as u64) < arg.as_u64().unwrap() {
                             fail("too few properties".into());
+                        }
+                    }
+                }
+                "maxProperties" => {
+                    if let Some(o) = value.as_object() {
+                        if (o.len() as u64) > arg.as_u64().unwrap() {
+                            fail("too many properties".into());
                         }
                     }
                 }
@@ -336,7 +359,13 @@ fn every_route_is_documented_and_nothing_else() {
 /// and allows no other.
 #[test]
 fn free_form_objects_are_declared_free_form() {
-    fn walk(node: &Value, at: &str, free: &mut Vec<String>, bad: &mut Vec<String>) {
+    fn walk(
+        node: &Value,
+        at: &str,
+        free: &mut Vec<String>,
+        maps: &mut Vec<String>,
+        bad: &mut Vec<String>,
+    ) {
         match node {
             Value::Object(o) => {
                 let object = match o.get("type") {
@@ -348,36 +377,43 @@ fn free_form_objects_are_declared_free_form() {
                     let extra = o.get("additionalProperties");
                     match (o.contains_key("properties"), extra) {
                         (false, Some(Value::Bool(true))) => free.push(at.to_string()),
+                        // A map: any name, each value of one schema (`headers`).
+                        (false, Some(Value::Object(_))) => maps.push(at.to_string()),
                         (true, Some(Value::Bool(false))) => {}
                         _ => bad.push(format!("{at}: additionalProperties {extra:?}")),
                     }
                 }
                 for (k, c) in o {
-                    walk(c, &format!("{at}/{k}"), free, bad);
+                    walk(c, &format!("{at}/{k}"), free, maps, bad);
                 }
             }
             Value::Array(a) => {
                 for (i, c) in a.iter().enumerate() {
-                    walk(c, &format!("{at}/{i}"), free, bad);
+                    walk(c, &format!("{at}/{i}"), free, maps, bad);
                 }
             }
             _ => {}
         }
     }
     let doc = keyhook::http::openapi::document();
-    let (mut free, mut bad) = (Vec::new(), Vec::new());
-    walk(doc, "#", &mut free, &mut bad);
+    let (mut free, mut maps, mut bad) = (Vec::new(), Vec::new(), Vec::new());
+    walk(doc, "#", &mut free, &mut maps, &mut bad);
     assert!(bad.is_empty(), "{bad:#?}");
     for want in [
         "#/components/schemas/EmitEvent/properties/data",
         "#/components/schemas/EventType/properties/schema",
         "#/components/schemas/EventType/properties/example",
         "#/components/schemas/AuditEntry/properties/details",
-        "#/components/schemas/CreateWebhook/properties/headers",
-        "#/components/schemas/UpdateWebhook/properties/headers",
     ] {
         assert!(free.iter().any(|f| f == want), "{want} in {free:#?}");
     }
+    // Static headers: a map of name to value (a string), whose names and values the schema
+    // bounds (openapi_bounds.rs checks it against the server).
+    let headers = [
+        "#/components/schemas/CreateWebhook/properties/headers",
+        "#/components/schemas/UpdateWebhook/properties/headers",
+    ];
+    assert_eq!(maps, headers);
     // And the validator takes any field there.
     let v = Validator { doc };
     let mut errors = Vec::new();

@@ -341,3 +341,222 @@ fn a_copy_into_postgresql_carries_the_sealed_secrets() {
         .trim()
         .starts_with("khs1:"));
 }
+
+/// `serve`, `deliver` and `listen` refuse to start on a database whose secrets they cannot
+/// open, given another key or none: exit 1 (docs/signatures.md#secrets-at-rest), a message
+/// naming the database's fingerprint and the fix, never a key; nothing is listened on.
+#[test]
+fn serve_deliver_and_listen_refuse_to_start_without_the_databases_key() {
+    let env = Env::new();
+    let key = a_key();
+    create(with_env(&env, &key), &[]);
+    let other = a_key();
+    let starts: [&[&str]; 3] = [
+        &["serve", "--bind", "127.0.0.1:0"],
+        &["deliver"],
+        &["listen", "--forward-to", "http://127.0.0.1:9/hook"],
+    ];
+    for (what, key_of) in [("another key", Some(&other)), ("no key", None)] {
+        for args in starts {
+            let mut c = match key_of {
+                Some(k) => with_env(&env, k),
+                None => with_file(&env),
+            };
+            c.arg("--allow-private-targets")
+                .args(args)
+                .timeout(std::time::Duration::from_secs(120));
+            let r = run(&mut c);
+            assert_eq!(r.code, 1, "{what}, {args:?}: {r:#?}");
+            crate::common::assert_keyhook_error(&r.stderr);
+            for said in [
+                "sha256:",
+                "KEYHOOK_SECRETS_KEY",
+                "nothing is signed or delivered",
+            ] {
+                assert!(r.stderr.contains(said), "{what}, {args:?}: {}", r.stderr);
+            }
+            assert!(!r.stderr.contains(&key) && !r.stderr.contains(&other));
+            assert!(
+                !r.stderr.contains("listening"),
+                "{what}, {args:?}: {}",
+                r.stderr
+            );
+            assert!(!key_file(&env).exists(), "{what}");
+        }
+    }
+    // No listener's webhook was left behind.
+    assert_eq!(env.sql_i64("SELECT count(*) FROM webhooks"), 1);
+}
+
+/// Another process re-keys the database (`db rekey`, PostgreSQL's fleet case: every instance
+/// has KEYHOOK_SECRETS_KEY) under a running `serve` that holds the old key: from then on what
+/// needs a secret answers 503 in the error shape, saying to restart with the database's key;
+/// nothing is sealed with the old key (a webhook create is refused, not written), nothing is
+/// delivered and no attempt is counted; restarted with the new key, it delivers what waited,
+/// signed with the webhook's secret.
+#[test]
+fn a_server_rekeyed_under_it_answers_503_and_delivers_nothing_until_restarted() {
+    let env = Env::with_clock();
+    let (old, new) = (a_key(), a_key());
+    let receiver = crate::receiver::Receiver::start();
+    let api = ok(
+        with_env(&env, &old),
+        &["--json", "keys", "create", "--name", "t"],
+    )
+    .json()["data"]["key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let w = ok(
+        with_env(&env, &old),
+        &[
+            "--allow-private-targets",
+            "--json",
+            "webhooks",
+            "create",
+            "--url",
+            &receiver.url("/ok"),
+            "--event",
+            "post.published",
+        ],
+    )
+    .json()["data"]
+        .clone();
+    let (id, secret) = (str_of(&w, "id"), str_of(&w, "secret"));
+    let no_config = env.dir.path().join("no-config");
+    let vars = |key: &str| {
+        [
+            ("KEYHOOK_SECRETS_KEY", key.to_string()),
+            ("XDG_CONFIG_HOME", no_config.display().to_string()),
+        ]
+    };
+    let start = |key: &str| {
+        let vars = vars(key);
+        let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        crate::server::Server::start_with_env(&env, &vars, &["--allow-private-targets"])
+    };
+    let mut stale = start(&old);
+    let path = format!("/api/v1/webhooks/{id}");
+    let r = stale.get(&path, &api);
+    assert_eq!(r.status, 200, "{r:?}");
+    assert_eq!(r.data()["secret"], secret);
+
+    let r = run(with_env(&env, &old)
+        .args(["db", "rekey", "--new-key", "-"])
+        .write_stdin(new.clone()));
+    assert_eq!(r.code, 0, "{r:#?}");
+
+    let r = stale.get(&path, &api);
+    assert_eq!(r.status, 503, "{r:?}");
+    assert_eq!(r.error_code(), "SERVICE_UNAVAILABLE");
+    let message = r.json()["error"]["message"].as_str().unwrap().to_string();
+    assert!(message.contains("restart"), "{message}");
+    let created = stale.post_json(
+        "/api/v1/webhooks",
+        &api,
+        &serde_json::json!({"url": receiver.url("/ok"), "events": ["post.published"]}),
+    );
+    assert_eq!(created.status, 503, "{created:?}");
+    assert_eq!(created.error_code(), "SERVICE_UNAVAILABLE");
+    let message = created.json()["error"]["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        message.contains("re-keyed") && message.contains("restart"),
+        "{message}"
+    );
+    for k in [&old, &new] {
+        assert!(!message.contains(k.as_str()) && !stale.log().contains(k.as_str()));
+    }
+    assert_eq!(env.sql_i64("SELECT count(*) FROM webhooks"), 1);
+    // Now every later request needing a secret says so: a rotation, and an event (routed
+    // to webhooks read whole), which the client may send again later.
+    let r = stale.post_json(
+        &format!("{path}/rotate-secret"),
+        &api,
+        &serde_json::json!({}),
+    );
+    assert_eq!(r.status, 503, "{r:?}");
+    let r = stale.post_json(
+        "/api/v1/events",
+        &api,
+        &serde_json::json!({"event": "post.published", "data": {}}),
+    );
+    assert_eq!(r.status, 503, "{r:?}");
+    assert_eq!(env.sql_i64("SELECT count(*) FROM events"), 0);
+
+    // An event queued meanwhile (by a process with the new key): the stale worker claims
+    // it and sends nothing, counting no failure.
+    ok(
+        with_env(&env, &new),
+        &["events", "emit", "post.published", "--data", "{}"],
+    );
+    assert!(
+        crate::common::poll_until(crate::server::PATIENCE, || env
+            .sql_i64("SELECT count(*) FROM deliveries WHERE lease_until IS NOT NULL")
+            == 1),
+        "the stale worker never claimed the delivery"
+    );
+    stale.stop_with("TERM");
+    assert!(receiver.requests().is_empty(), "{:?}", receiver.requests());
+    assert_eq!(
+        env.sql_i64("SELECT count(*) FROM deliveries WHERE state = 'pending' AND attempts = 0"),
+        1
+    );
+    assert_eq!(
+        env.sql_i64(&format!(
+            "SELECT fail_count FROM webhooks WHERE id = '{id}'"
+        )),
+        0
+    );
+
+    // Restarted with the new key: the delivery goes out (once its lease has run out), signed
+    // with the webhook's secret, and every request works again.
+    env.advance_clock(60_000);
+    let fresh = start(&new);
+    let got = receiver.wait_for(1, crate::server::PATIENCE);
+    assert!(crate::receiver::verifies(secret, &got[0]));
+    let r = fresh.get(&path, &api);
+    assert_eq!(r.status, 200, "{r:?}");
+    assert_eq!(r.data()["secret"], secret);
+}
+
+/// With the key file, a `db rekey` run beside a running `serve` (one machine, one key file)
+/// does not stop it: it finds the new key in the file at the first cell that the old one no
+/// longer opens, or at the first write, and goes on with it.
+#[test]
+fn a_server_on_the_key_file_takes_the_new_key_after_a_rekey() {
+    let env = Env::new();
+    let w = create(with_file(&env), &["--signing", "both"]);
+    let id = str_of(&w, "id");
+    let api = ok(
+        with_file(&env),
+        &["--json", "keys", "create", "--name", "t"],
+    )
+    .json()["data"]["key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let config = config_dir(&env).display().to_string();
+    let server =
+        crate::server::Server::start_with_env(&env, &[("XDG_CONFIG_HOME", config.as_str())], &[]);
+    let path = format!("/api/v1/webhooks/{id}");
+    assert_eq!(server.get(&path, &api).status, 200);
+    ok(with_file(&env), &["db", "rekey"]);
+    let r = server.get(&path, &api);
+    assert_eq!(r.status, 200, "{r:?}");
+    assert_eq!(r.data()["secret"], w["secret"]);
+    assert_eq!(r.data()["publicKey"], w["publicKey"]);
+    // A write after another rekey: sealed with the newest key, which the CLI opens.
+    ok(with_file(&env), &["db", "rekey"]);
+    let created = server.post_json(
+        "/api/v1/webhooks",
+        &api,
+        &serde_json::json!({"url": "https://example.com/h", "events": ["post.published"]}),
+    );
+    assert_eq!(created.status, 201, "{created:?}");
+    let new_id = created.data()["id"].as_str().unwrap().to_string();
+    let shown = ok(with_file(&env), &["--json", "webhooks", "show", &new_id]).json();
+    assert_eq!(shown["data"]["secret"], created.data()["secret"]);
+}

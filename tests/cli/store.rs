@@ -124,7 +124,11 @@ fn default_database_is_under_xdg_data_home() {
     assert!(db.is_file(), "{} exists", db.display());
     assert_eq!(mode(&db), 0o600);
     assert_eq!(mode(&xdg.join("keyhook")), 0o700);
-    assert!(!home.exists(), "HOME is not used when XDG_DATA_HOME is set");
+    // (The secrets key file is configuration: $HOME/.config without XDG_CONFIG_HOME.)
+    assert!(
+        !home.join(".local").exists(),
+        "HOME is not used for data when XDG_DATA_HOME is set"
+    );
     // The next process finds the same database.
     let r = common::run(
         bare_cmd()

@@ -119,6 +119,22 @@ fn find(fingerprint: Option<&str>) -> Result<Found, Error> {
     })
 }
 
+/// The keys a running process may take when the database was re-keyed under it
+/// ([`secrets::on_reload`]): the key file's and a rotation's pending file's. None when the
+/// key is `KEYHOOK_SECRETS_KEY`, which a running process cannot be given again.
+fn reload() -> Vec<SecretsKey> {
+    if std::env::var_os(ENV).is_some_and(|v| !v.is_empty()) {
+        return Vec::new();
+    }
+    let Some(path) = key_file() else {
+        return Vec::new();
+    };
+    [read_key_file(&path), read_key_file(&pending_file(&path))]
+        .into_iter()
+        .filter_map(|k| k.ok().flatten())
+        .collect()
+}
+
 fn sync_dir(path: &Path) {
     if let Some(dir) = path.parent() {
         if let Ok(d) = std::fs::File::open(dir) {
@@ -213,6 +229,7 @@ fn mismatch(fp: &str, found: &Found) -> String {
 /// records no key yet gets this one (created in the key file if there is none), and its
 /// plaintext secrets (from before encryption) are sealed, in one transaction.
 pub fn prepare(store: &Store) -> Result<(), Error> {
+    secrets::on_reload(reload);
     let fp = store.conn().secrets_fingerprint()?;
     let found = find(fp.as_deref())?;
     if let Some(fp) = &fp {
@@ -238,7 +255,7 @@ pub fn prepare(store: &Store) -> Result<(), Error> {
     let mine = key.fingerprint();
     let recorded = store.write(|c| {
         // Asked again under the write lock: another process may have given it a key.
-        match c.secrets_fingerprint()? {
+        match c.lock_secrets_fingerprint()? {
             Some(fp) => Ok(Some(fp)),
             None => {
                 secrets::reseal_all(c, None, &key)?;
@@ -327,7 +344,9 @@ pub fn rekey(store: &Store, new_key: Option<&str>) -> Result<Rekeyed, Error> {
     }
     fault("rekey-after-new-key");
     let n = store.write(|c| {
-        if c.secrets_fingerprint()?.as_deref() != Some(old.fingerprint().as_str()) {
+        // Under the lock webhook writes take (`check_recorded`): one that sealed with the old
+        // key has committed, and its cells are among those read now.
+        if c.lock_secrets_fingerprint()?.as_deref() != Some(old.fingerprint().as_str()) {
             return Err(Error::Conflict(
                 "the database's secrets key changed meanwhile (another rekey): nothing done".into(),
             ));

@@ -13,7 +13,7 @@
 //! [`seal_cell`] and [`open_cell`]. Before any database was opened (the library's own tests)
 //! nothing is sealed and only plaintext opens.
 
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
@@ -153,6 +153,20 @@ enum State {
 
 static STATE: RwLock<State> = RwLock::new(State::Unset);
 
+/// The keys the front end could hold now besides the installed one ([`on_reload`]).
+static RELOAD: OnceLock<fn() -> Vec<SecretsKey>> = OnceLock::new();
+
+/// How a running process finds the key again when the database's changed under it (another
+/// process ran `keyhook db rekey`): the front end reads the key file (and a rotation's
+/// pending one) again; a key given in the environment cannot change, so it gives none.
+pub fn on_reload(keys: fn() -> Vec<SecretsKey>) {
+    let _ = RELOAD.set(keys);
+}
+
+fn reloaded() -> Vec<SecretsKey> {
+    RELOAD.get().map(|f| f()).unwrap_or_default()
+}
+
 fn state() -> State {
     STATE.read().unwrap_or_else(|e| e.into_inner()).clone()
 }
@@ -211,17 +225,61 @@ pub fn open_cell(row: &str, column: &str, stored: &str) -> StoreResult<String> {
         return Ok(stored.to_string());
     }
     match current().map_err(refused)? {
-        Some(k) => k.open(row, column, stored).ok_or_else(|| {
-            StoreError::Unavailable(format!(
+        Some(k) => {
+            if let Some(plain) = k.open(row, column, stored) {
+                return Ok(plain);
+            }
+            // Re-keyed by another process since this one found its key: the key file holds
+            // the new key now (or, between a rekey's commit and its rename, the pending file).
+            for new in reloaded().into_iter().filter(|n| *n != *k) {
+                if let Some(plain) = new.open(row, column, stored) {
+                    install(Arc::new(new));
+                    return Ok(plain);
+                }
+            }
+            Err(StoreError::Unavailable(format!(
                 "webhook {row}'s {column} does not open with this keyhook's secrets key \
-                 ({}): the database was re-keyed or altered; give keyhook the database's key \
-                 (KEYHOOK_SECRETS_KEY or the key file)",
+                 ({}): the database was re-keyed (`keyhook db rekey`) or altered; restart \
+                 keyhook with the database's key (KEYHOOK_SECRETS_KEY or the key file)",
                 k.fingerprint()
-            ))
-        }),
+            )))
+        }
         None => Err(StoreError::Unavailable(
             "the database's webhook secrets are encrypted and no secrets key is loaded".into(),
         )),
+    }
+}
+
+/// Checks the fingerprint the database records now (read with
+/// [`crate::store::SecretQueries::lock_secrets_fingerprint`] in the transaction that is about
+/// to seal) against the installed key, so that nothing is sealed with a key the database no
+/// longer has. When another process re-keyed the database meanwhile, the new key is taken if
+/// the front end can find it again ([`on_reload`]: the key file); otherwise this process
+/// refuses from now on (every seal and open fails, `serve` answers 503 to what needs a secret
+/// and delivers nothing) until it is restarted with the database's key.
+pub fn check_recorded(recorded: Option<&str>) -> StoreResult<()> {
+    let Some(fp) = recorded else {
+        return Ok(());
+    };
+    match state() {
+        State::Unset => Ok(()),
+        State::Refused(why) => Err(StoreError::Unavailable(why)),
+        State::Ready(k) if k.fingerprint() == fp => Ok(()),
+        State::Ready(k) => {
+            if let Some(new) = reloaded().into_iter().find(|n| n.fingerprint() == fp) {
+                install(Arc::new(new));
+                return Ok(());
+            }
+            let why = format!(
+                "the database's webhook secrets were re-keyed to the secrets key {fp} \
+                 (`keyhook db rekey`) while this keyhook ran with {}: restart it with the \
+                 database's key (KEYHOOK_SECRETS_KEY or the key file); nothing is signed or \
+                 delivered until then",
+                k.fingerprint()
+            );
+            refuse(why.clone());
+            Err(StoreError::Unavailable(why))
+        }
     }
 }
 

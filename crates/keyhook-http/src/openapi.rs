@@ -1050,12 +1050,25 @@ fn signing_field() -> Value {
 /// free-form object: the rules on names and values are the server's, stated here).
 fn static_headers() -> Value {
     use keyhook_core::service::webhooks::headers_limits::{
-        MAX_HEADERS, MAX_NAME_LEN, MAX_VALUE_LEN,
+        MAX_HEADERS, MAX_NAME_LEN, MAX_VALUE_LEN, NAME_PATTERN, VALUE_PATTERN,
     };
+    // The names and values the patterns take; what no schema can say (the refused names,
+    // a name given twice in other cases) is the description's.
     json!({
         "type": ["object", "null"],
-        "additionalProperties": true,
-        "description": format!("Static headers sent with each delivery, name to value (a string). At most {MAX_HEADERS}; a name is an RFC 9110 token of at most {MAX_NAME_LEN} characters, case-insensitive (kept lowercase), given once; a value is 1 to {MAX_VALUE_LEN} bytes of visible ASCII, spaces and tabs, not starting or ending with whitespace. Refused (400 on `headers`): `webhook-*`, `content-*`, `host`, `user-agent`, hop-by-hop names (`connection`, `transfer-encoding`, `te`, `upgrade`, `keep-alive`, `proxy-connection`, `trailer`), CR or LF in a value. The values are write-only: stored encrypted, never logged, audited or returned (the Webhook shows `headerNames`). On an update the object replaces the whole set; `null` or `{{}}` removes them.")
+        "maxProperties": MAX_HEADERS,
+        "propertyNames": {
+            "type": "string",
+            "pattern": NAME_PATTERN,
+            "maxLength": MAX_NAME_LEN
+        },
+        "additionalProperties": {
+            "type": "string",
+            "pattern": VALUE_PATTERN,
+            "minLength": 1,
+            "maxLength": MAX_VALUE_LEN
+        },
+        "description": format!("Static headers sent with each delivery, name to value (a string). At most {MAX_HEADERS}; a name is an RFC 9110 token of at most {MAX_NAME_LEN} characters, case-insensitive (kept lowercase), given once; a value is 1 to {MAX_VALUE_LEN} bytes of visible ASCII, spaces and tabs, not starting or ending with whitespace. Beyond what the schema states, refused (400 on `headers`): `webhook-*`, `content-*`, `host`, `user-agent`, hop-by-hop names (`connection`, `transfer-encoding`, `te`, `upgrade`, `keep-alive`, `proxy-connection`, `trailer`), and one name given twice in different cases (`X-A` and `x-a`). The values are write-only: stored encrypted, never logged, audited or returned (the Webhook shows `headerNames`). On an update the object replaces the whole set; `null` or `{{}}` removes them.")
     })
 }
 

@@ -329,19 +329,20 @@ fn inspect(c: &mut impl GenericClient) -> StoreResult<Found> {
 /// `StoreError::Missing`. A database with other tables, or a newer schema, is refused with
 /// nothing written. `described` (the URL without its password) names it in messages.
 pub fn migrate(c: &mut Client, create: bool, described: &str) -> StoreResult<()> {
-    match check(inspect(c)?, create, described)? {
+    match check(inspect(c)?, create, described, SCHEMA_VERSION)? {
         None => Ok(()),
         Some(_) => apply_pending(c, MIGRATIONS, create, described),
     }
 }
 
-/// `Some(version)` when migrations from `version` on are due.
-fn check(found: Found, create: bool, described: &str) -> StoreResult<Option<i64>> {
+/// `Some(version)` when migrations from `version` on are due, for a binary that knows the
+/// versions up to `known` (this one's [`SCHEMA_VERSION`]; a test passes an older binary's).
+fn check(found: Found, create: bool, described: &str, known: i64) -> StoreResult<Option<i64>> {
     match found {
-        Found::Keyhook(v) if v == SCHEMA_VERSION => Ok(None),
-        Found::Keyhook(v) if v > SCHEMA_VERSION => Err(StoreError::Broken(format!(
+        Found::Keyhook(v) if v == known => Ok(None),
+        Found::Keyhook(v) if v > known => Err(StoreError::Broken(format!(
             "the database was written by a newer keyhook (schema version {v}, this binary \
-             knows up to {SCHEMA_VERSION}); upgrade keyhook, the database was left untouched"
+             knows up to {known}); upgrade keyhook, the database was left untouched"
         ))),
         Found::Keyhook(v) => Ok(Some(v)),
         Found::Foreign => Err(StoreError::Broken(
@@ -371,7 +372,7 @@ fn apply_pending(
         &[&LOCK_CLASS, &MIGRATION_LOCK],
     )
     .map_err(sql)?;
-    let Some(current) = check(inspect(&mut tx)?, create, described)? else {
+    let Some(current) = check(inspect(&mut tx)?, create, described, SCHEMA_VERSION)? else {
         return Ok(());
     };
     if current == 0 {
@@ -401,6 +402,86 @@ fn apply_pending(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A keyhook from before secrets at rest knows the schema versions before the secrets
+    /// migration only: it refuses a database migrated through it as a newer schema, rather
+    /// than reading a sealed cell as a secret and signing with ciphertext.
+    #[test]
+    fn a_binary_from_before_secrets_at_rest_refuses_the_migrated_database() {
+        let mine = MIGRATIONS
+            .iter()
+            .position(|m| m.contains("CREATE TABLE secrets_key"))
+            .unwrap();
+        let before = i64::try_from(mine).unwrap();
+        assert!(matches!(
+            check(Found::Keyhook(before), false, "db", before),
+            Ok(None)
+        ));
+        let err = check(Found::Keyhook(SCHEMA_VERSION), false, "db", before).unwrap_err();
+        assert!(
+            err.to_string().contains(&format!(
+                "newer keyhook (schema version {SCHEMA_VERSION}, this binary knows up to \
+                 {before})"
+            )),
+            "{err}"
+        );
+        assert!(matches!(
+            check(Found::Keyhook(SCHEMA_VERSION), false, "db", SCHEMA_VERSION),
+            Ok(None)
+        ));
+    }
+
+    /// Delivery control and secrets at rest keep what was there, as SQLite's do: a webhook
+    /// from before both signs with `hmac` and its secret (sealed by the first open with a
+    /// key, not by the migration, which has none), with serve's schedule and timeout, no
+    /// rate, never held, no static headers; no key is recorded yet.
+    #[test]
+    fn existing_webhooks_keep_hmac_and_serves_schedule() {
+        let Some(db) = test_postgres::database() else {
+            return;
+        };
+        let flow = MIGRATIONS
+            .iter()
+            .position(|m| m.contains("ADD COLUMN retry_schedule"))
+            .unwrap();
+        let mine = MIGRATIONS
+            .iter()
+            .position(|m| m.contains("CREATE TABLE secrets_key"))
+            .unwrap();
+        let mut c = Client::connect(&db.url(), postgres::NoTls).unwrap();
+        apply_pending(&mut c, &MIGRATIONS[..flow.min(mine)], true, "test").unwrap();
+        c.batch_execute(
+            r#"INSERT INTO users (id, created_at) VALUES ('u', 1);
+             INSERT INTO webhooks (id, user_id, url, events, secret, is_active, fail_count,
+                created_at, updated_at) VALUES ('w', 'u', 'http://a/', '["post.published"]',
+                'whsec_x', true, 0, 1, 1);"#,
+        )
+        .unwrap();
+        migrate(&mut c, false, "test").unwrap();
+        let r = c
+            .query_one(
+                "SELECT signing, secret, public_key, signing_key, headers, retry_schedule,
+                    timeout_ms::text, rate, held_until::text FROM webhooks",
+                &[],
+            )
+            .unwrap();
+        let row: Vec<Option<String>> = (0..9).map(|i| r.get(i)).collect();
+        assert_eq!(
+            row,
+            [Some("hmac".to_string()), Some("whsec_x".to_string())]
+                .into_iter()
+                .chain(std::iter::repeat_n(None, 7))
+                .collect::<Vec<_>>()
+        );
+        let keys: i64 = c
+            .query_one("SELECT count(*) FROM secrets_key", &[])
+            .unwrap()
+            .get(0);
+        assert_eq!(keys, 0);
+        assert!(c
+            .execute("UPDATE webhooks SET signing = 'rsa'", &[])
+            .is_err());
+    }
 
     /// The profile scope migration keeps what was there, as SQLite's does:
     /// webhooks get full access, events are user-wide, idempotency keys the user-wide ones,

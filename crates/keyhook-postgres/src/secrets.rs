@@ -14,6 +14,7 @@ impl SecretQueries for PgStore {
         previous: Option<(&str, Timestamp)>,
         now: Timestamp,
     ) -> StoreResult<()> {
+        keyhook_core::secrets::check_recorded(self.lock_secrets_fingerprint()?.as_deref())?;
         let until = previous.map(|(_, t)| t.0);
         let old = seal_opt(id, "previous_secret", previous.map(|(s, _)| s))?;
         let secret = seal_cell(id, "secret", secret)?;
@@ -122,6 +123,7 @@ impl SecretQueries for PgStore {
         previous: Option<(&str, Timestamp)>,
         now: Timestamp,
     ) -> StoreResult<()> {
+        keyhook_core::secrets::check_recorded(self.lock_secrets_fingerprint()?.as_deref())?;
         let until = previous.map(|(_, t)| t.0);
         let old = seal_opt(id, "previous_signing_key", previous.map(|(s, _)| s))?;
         let private = seal_cell(id, "signing_key", private)?;
@@ -179,6 +181,17 @@ impl SecretQueries for PgStore {
                     .map(|r| r.try_get(0))
                     .transpose()?,
             )
+        })
+    }
+
+    fn lock_secrets_fingerprint(&self) -> StoreResult<Option<String>> {
+        self.run(|s| {
+            Ok(s.query_opt(
+                "SELECT fingerprint FROM secrets_key WHERE id = 1 FOR UPDATE",
+                &[],
+            )?
+            .map(|r| r.try_get(0))
+            .transpose()?)
         })
     }
 

@@ -108,6 +108,8 @@ fn webhooks(rows: Vec<Row>) -> Result<Vec<Webhook>, Fail> {
     rows.iter().map(from_row).collect()
 }
 
+use keyhook_core::store::SecretQueries;
+
 impl WebhookQueries for PgStore {
     /// Counts the user's webhooks after taking the user's lock for the rest of the
     /// transaction (`pg_advisory_xact_lock`), so that a create that counts and then inserts
@@ -129,6 +131,7 @@ impl WebhookQueries for PgStore {
 
     fn insert_webhook(&self, w: &Webhook) -> StoreResult<()> {
         self.ensure_user(&w.user_id, w.created_at)?;
+        keyhook_core::secrets::check_recorded(self.lock_secrets_fingerprint()?.as_deref())?;
         let sealed = keyhook_core::secrets::seal_webhook(w)?;
         self.run(|s| {
             s.execute(
@@ -223,6 +226,7 @@ impl WebhookQueries for PgStore {
     }
 
     fn update_webhook(&self, w: &Webhook) -> StoreResult<()> {
+        keyhook_core::secrets::check_recorded(self.lock_secrets_fingerprint()?.as_deref())?;
         let sealed = keyhook_core::secrets::seal_webhook(w)?;
         self.run(|s| {
             s.execute(

@@ -347,7 +347,7 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 /// Checks that the file is keyhook's (or empty), then applies the pragmas and any pending
 /// migrations. Nothing is written to a file that fails the check.
 pub(super) fn migrate(conn: &Connection) -> Result<()> {
-    check_identity(conn)?;
+    check_identity(conn, SCHEMA_VERSION)?;
     // A read-only connection (a file on a read-only filesystem) can neither switch modes nor
     // migrate; it may still read a file that is up to date. Writes fail as SQLITE_READONLY.
     let read_only = conn.is_readonly(rusqlite::DatabaseName::Main)?;
@@ -406,7 +406,9 @@ fn enable_wal(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
-fn check_identity(conn: &Connection) -> Result<()> {
+/// Refuses a file that is not keyhook's, or whose schema is newer than `known` (this binary's
+/// [`SCHEMA_VERSION`]; a test passes an older binary's).
+fn check_identity(conn: &Connection, known: i64) -> Result<()> {
     // One read transaction, so that all three come from the same state of the file, even
     // while another process is migrating it.
     let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Deferred)?;
@@ -426,10 +428,10 @@ fn check_identity(conn: &Connection) -> Result<()> {
         )
         .into());
     }
-    if version > SCHEMA_VERSION {
+    if version > known {
         return Err(StoreError::Broken(format!(
             "the database was written by a newer keyhook (schema version {version}, this \
-             binary knows up to {SCHEMA_VERSION}); upgrade keyhook, the file was left untouched"
+             binary knows up to {known}); upgrade keyhook, the file was left untouched"
         ))
         .into());
     }
@@ -587,17 +589,22 @@ mod tests {
         );
     }
 
-    /// Signatures and secrets at rest: every existing webhook keeps `hmac` and its secret
-    /// (sealed by the first open with a key, not by the migration, which has none), and no
-    /// key is recorded yet.
+    /// Signatures and secrets at rest, and delivery control: every existing webhook keeps
+    /// `hmac` and its secret (sealed by the first open with a key, not by the migration,
+    /// which has none), serve's schedule and timeout, no rate, never held; no key is
+    /// recorded yet.
     #[test]
     fn existing_webhooks_keep_hmac_and_their_secret() {
         let mine = MIGRATIONS
             .iter()
             .position(|m| m.contains("CREATE TABLE secrets_key"))
             .unwrap();
+        let flow = MIGRATIONS
+            .iter()
+            .position(|m| m.contains("ADD COLUMN retry_schedule"))
+            .unwrap();
         let conn = Connection::open_in_memory().unwrap();
-        apply_pending(&conn, &MIGRATIONS[..mine]).unwrap();
+        apply_pending(&conn, &MIGRATIONS[..mine.min(flow)]).unwrap();
         conn.execute_batch(
             "INSERT INTO users (id, created_at) VALUES ('u', 1);
              INSERT INTO webhooks (id, user_id, url, events, secret, is_active, fail_count,
@@ -620,6 +627,18 @@ mod tests {
             )
             .unwrap();
         assert_eq!(row, ("hmac".into(), "whsec_x".into(), None, None, None));
+        let flow: (Option<String>, Option<i64>, Option<String>, Option<i64>) = conn
+            .query_row(
+                "SELECT retry_schedule, timeout_ms, rate, held_until FROM webhooks",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
+            .unwrap();
+        assert_eq!(
+            flow,
+            (None, None, None, None),
+            "serve's schedule and timeout"
+        );
         let keys: i64 = conn
             .query_row("SELECT count(*) FROM secrets_key", [], |r| r.get(0))
             .unwrap();
@@ -627,6 +646,33 @@ mod tests {
         assert!(conn
             .execute("UPDATE webhooks SET signing = 'rsa'", [])
             .is_err());
+    }
+
+    /// A keyhook from before secrets at rest knows the schema versions before the secrets
+    /// migration only: it refuses a file migrated through it as a newer schema (the check
+    /// every binary runs before it reads anything), rather than reading a sealed cell as a
+    /// secret and signing with ciphertext.
+    #[test]
+    fn a_binary_from_before_secrets_at_rest_refuses_the_migrated_file() {
+        let mine = MIGRATIONS
+            .iter()
+            .position(|m| m.contains("CREATE TABLE secrets_key"))
+            .unwrap();
+        let before = i64::try_from(mine).unwrap();
+        let conn = Connection::open_in_memory().unwrap();
+        apply_pending(&conn, &MIGRATIONS[..mine]).unwrap();
+        // Its own file, as it left it: it opens.
+        check_identity(&conn, before).unwrap();
+        migrate(&conn).unwrap();
+        let err = check_identity(&conn, before).unwrap_err().to_string();
+        assert!(
+            err.contains(&format!(
+                "newer keyhook (schema version {SCHEMA_VERSION}, this binary knows up to \
+                 {before})"
+            )),
+            "{err}"
+        );
+        check_identity(&conn, SCHEMA_VERSION).unwrap();
     }
 
     /// The profile scope migration keeps what was there: webhooks get full

@@ -18,6 +18,7 @@ impl SecretQueries for Conn {
         now: Timestamp,
     ) -> StoreResult<()> {
         sql(|| {
+            keyhook_core::secrets::check_recorded(self.lock_secrets_fingerprint()?.as_deref())?;
             self.0
                 .prepare_cached(
                     "UPDATE webhooks SET secret = ?2, previous_secret = ?3,
@@ -125,6 +126,7 @@ impl SecretQueries for Conn {
         now: Timestamp,
     ) -> StoreResult<()> {
         sql(|| {
+            keyhook_core::secrets::check_recorded(self.lock_secrets_fingerprint()?.as_deref())?;
             self.0
                 .prepare_cached(
                     "UPDATE webhooks SET signing_key = ?2, public_key = ?3,

@@ -69,6 +69,8 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Webhook> {
     Ok(w)
 }
 
+use keyhook_core::store::SecretQueries;
+
 impl WebhookQueries for Conn {
     fn count_webhooks(&self, user: &str) -> StoreResult<i64> {
         sql(|| {
@@ -82,6 +84,7 @@ impl WebhookQueries for Conn {
     fn insert_webhook(&self, w: &Webhook) -> StoreResult<()> {
         sql(|| {
             self.ensure_user(&w.user_id, w.created_at)?;
+            keyhook_core::secrets::check_recorded(self.lock_secrets_fingerprint()?.as_deref())?;
             let sealed = keyhook_core::secrets::seal_webhook(w)?;
             self.0
                 .prepare_cached(
@@ -167,6 +170,7 @@ impl WebhookQueries for Conn {
     /// Writes the mutable fields of `w`.
     fn update_webhook(&self, w: &Webhook) -> StoreResult<()> {
         sql(|| {
+            keyhook_core::secrets::check_recorded(self.lock_secrets_fingerprint()?.as_deref())?;
             let sealed = keyhook_core::secrets::seal_webhook(w)?;
             self.0
                 .prepare_cached(concat!(

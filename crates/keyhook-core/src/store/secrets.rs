@@ -46,6 +46,13 @@ pub trait SecretQueries {
     /// The fingerprint of the key the database's secrets are sealed with; `None` before the
     /// first key.
     fn secrets_fingerprint(&self) -> StoreResult<Option<String>>;
+    /// [`SecretQueries::secrets_fingerprint`], read under a lock that `db rekey`'s change of
+    /// it waits for (and that waits for a rekey), to the end of the caller's transaction: a
+    /// webhook write that seals with the key it read commits before a rekey reads the cells,
+    /// or sees the new fingerprint (PostgreSQL: `FOR UPDATE`; SQLite has one writer).
+    fn lock_secrets_fingerprint(&self) -> StoreResult<Option<String>> {
+        self.secrets_fingerprint()
+    }
     fn set_secrets_fingerprint(&self, fingerprint: &str) -> StoreResult<()>;
 }
 

@@ -9,6 +9,14 @@ pub const MAX_VALUE_LEN: usize = 4096;
 /// A name's longest length.
 pub const MAX_NAME_LEN: usize = 256;
 
+/// A name as the OpenAPI document states it (`propertyNames` of `headers`): an RFC 9110
+/// token. What a pattern cannot say portably (the refused names, duplicates by case) is
+/// [`check_name`]'s and [`StaticHeaders::new`]'s alone.
+pub const NAME_PATTERN: &str = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
+/// A value as the OpenAPI document states it: visible ASCII, spaces and tabs, not starting
+/// or ending with whitespace ([`check_value`] exactly).
+pub const VALUE_PATTERN: &str = "^[!-~]([\\t -~]*[!-~])?$";
+
 /// Names keyhook sets itself, or that describe the connection rather than the message.
 const REFUSED: &[&str] = &[
     "host",
@@ -218,6 +226,57 @@ mod tests {
         let many = (0..=MAX_HEADERS).map(|i| (format!("x-{i}"), "v".to_string()));
         assert!(StaticHeaders::new(many.collect()).is_err());
         assert!(!format!("{:?}", one("x-a", "secretvalue").unwrap()).contains("secretvalue"));
+    }
+
+    /// The document's patterns say what the checks say, name by name and value by value
+    /// (the refused names aside: the document's description and the checks hold those).
+    #[test]
+    fn the_documented_patterns_agree_with_the_checks() {
+        let name = regex::Regex::new(NAME_PATTERN).unwrap();
+        let value = regex::Regex::new(VALUE_PATTERN).unwrap();
+        let mut samples: Vec<String> = (0u8..=0x7f).map(|b| (b as char).to_string()).collect();
+        for s in [
+            "x-tenant",
+            "X_Y.z~1",
+            "a b",
+            "a\tb",
+            " a",
+            "a ",
+            "\ta",
+            "a\t",
+            "a\r\nb",
+            "a\n",
+            "é",
+            "aé",
+            "Bearer abc\tdef",
+            "!#$%&'*+-.^_`|~",
+            "a:b",
+            "a\"b",
+            "(a)",
+            "",
+            "\u{7f}a",
+            "a\u{0}",
+            "\u{2028}",
+        ] {
+            samples.push(s.to_string());
+        }
+        for s in &samples {
+            let refused = check_name(s).is_err_and(|e| e.contains("cannot be set"));
+            if !refused && s.len() <= MAX_NAME_LEN {
+                assert_eq!(name.is_match(s), check_name(s).is_ok(), "name {s:?}");
+            }
+            if s.len() <= MAX_VALUE_LEN {
+                assert_eq!(
+                    value.is_match(s),
+                    check_value("x-a", s).is_ok(),
+                    "value {s:?}"
+                );
+            }
+        }
+        // The refused names are tokens: the pattern takes them, the checks do not.
+        for refused in ["host", "Content-Type", "webhook-id", "te", "user-agent"] {
+            assert!(name.is_match(refused) && check_name(refused).is_err());
+        }
     }
 
     #[test]

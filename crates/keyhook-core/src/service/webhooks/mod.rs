@@ -17,7 +17,9 @@ pub use secret::{
 };
 /// The bounds of static headers (the OpenAPI document states them).
 pub mod headers_limits {
-    pub use super::headers::{MAX_HEADERS, MAX_NAME_LEN, MAX_VALUE_LEN};
+    pub use super::headers::{
+        MAX_HEADERS, MAX_NAME_LEN, MAX_VALUE_LEN, NAME_PATTERN, VALUE_PATTERN,
+    };
 }
 pub use target::{url_pattern, WebhookUrl};
 

@@ -1225,3 +1225,127 @@ fn a_session_opened_on_one_instance_works_and_ends_on_another() {
     );
     assert_eq!(on_b.get("/portal/keys").status, 401);
 }
+
+#[test]
+fn portal_pages_are_counted_under_their_templates_never_their_ids() {
+    use crate::ops_http::{requests, sample, scrape};
+    let env = Env::new();
+    let server = Server::start_with(
+        &env,
+        &["--allow-private-targets", "--portal-allow-private-targets"],
+    );
+    let receiver = Receiver::start();
+    let before = scrape(&server);
+    let b = Browser::open(&server, &mint(&env, &server, "default", &[]).2);
+    let made = b.post(
+        "/portal/keys",
+        &[("name", "counted"), ("permission", "readwrite")],
+    );
+    assert_eq!(made.status, 201, "{}", made.body);
+    let key = str_of(&keys_of(&env, "default")[0], "id").to_string();
+    assert_eq!(
+        b.post(&format!("/portal/keys/{key}/revoke"), &[]).status,
+        200
+    );
+    let url = receiver.url("/ok");
+    let made = b.post(
+        "/portal/webhooks",
+        &[("url", &url), ("events", "post.published")],
+    );
+    assert_eq!(made.status, 201, "{}", made.body);
+    let (_, list) = kh(&env, "default", &["webhooks", "list"]);
+    let id = str_of(&list["data"][0], "id").to_string();
+    let base = format!("/portal/webhooks/{id}");
+    let mut want: Vec<(&str, u16)> = vec![
+        ("/portal/keys", 200),
+        ("/portal/keys", 201),
+        ("/portal/keys/{id}/revoke", 200),
+        ("/portal/webhooks", 201),
+    ];
+    for (path, template) in [
+        ("/portal/", "/portal"),
+        ("/portal/static/portal.css", "/portal/static/portal.css"),
+        ("/portal/static/portal.js", "/portal/static/portal.js"),
+        ("/portal/webhooks", "/portal/webhooks"),
+        (base.as_str(), "/portal/webhooks/{id}"),
+        (
+            &format!("{base}/deliveries.json"),
+            "/portal/webhooks/{id}/deliveries.json",
+        ),
+        (
+            &format!("{base}/deliveries.html"),
+            "/portal/webhooks/{id}/deliveries.html",
+        ),
+        ("/portal/events", "/portal/events"),
+    ] {
+        // A GET with the session; `/portal/` then redirects to the keys.
+        let r = b.get(path);
+        let status = if template == "/portal" { 303 } else { 200 };
+        assert_eq!(r.status, status, "{path}: {}", r.body);
+        if status == 200 {
+            want.push((template, 200));
+        }
+    }
+    for (action, fields, status) in [
+        ("disable", vec![], 200),
+        ("enable", vec![], 200),
+        ("test", vec![], 200),
+        ("replay", vec![("failed_only", "1"), ("since", "24h")], 202),
+        ("rotate-secret", vec![("grace", "60")], 200),
+        ("delete", vec![], 200),
+    ] {
+        let r = b.post(&format!("{base}/{action}"), &fields);
+        assert_eq!(r.status, status, "{action}: {}", r.body);
+        want.push((
+            match action {
+                "disable" => "/portal/webhooks/{id}/disable",
+                "enable" => "/portal/webhooks/{id}/enable",
+                "test" => "/portal/webhooks/{id}/test",
+                "replay" => "/portal/webhooks/{id}/replay",
+                "rotate-secret" => "/portal/webhooks/{id}/rotate-secret",
+                _ => "/portal/webhooks/{id}/delete",
+            },
+            status,
+        ));
+    }
+    assert_eq!(receiver.requests().len(), 1);
+    // Without a session: the landing page, a paste refused, a page that needs a session.
+    assert_eq!(server.send("GET", "/portal", &[], None).status, 200);
+    want.push(("/portal", 200));
+    assert_eq!(exchange(&server, "not-a-token").status, 404);
+    want.push(("/portal/session", 404));
+    assert_eq!(server.send("GET", "/portal/events", &[], None).status, 401);
+    want.push(("/portal/events", 401));
+    // Paths the portal does not answer: `unmatched`, whatever their segments.
+    for i in 0..20 {
+        assert_eq!(b.get(&format!("/portal/zz{i}")).status, 404);
+        assert_eq!(b.post(&format!("{base}/zz{i}"), &[]).status, 404);
+    }
+    assert_eq!(b.post("/portal/signout", &[]).status, 200);
+    want.push(("/portal/signout", 200));
+    let m = scrape(&server);
+    for (template, status) in &want {
+        let name = requests(template, *status);
+        let n = want.iter().filter(|w| w == &&(*template, *status)).count() as f64;
+        assert_eq!(sample(&m, &name) - sample(&before, &name), n, "{name}");
+    }
+    assert_eq!(
+        sample(&m, &requests("unmatched", 404)) - sample(&before, &requests("unmatched", 404)),
+        40.0
+    );
+    let labels: Vec<&String> = m.keys().filter(|k| k.contains("/portal")).collect();
+    assert!(!labels.is_empty());
+    for l in &labels {
+        assert!(
+            !l.contains(&id) && !l.contains(&key) && !l.contains("zz"),
+            "{l}"
+        );
+    }
+    // The series are the same before and after: fixed by the templates, not by the requests.
+    let series = |m: &std::collections::BTreeMap<String, f64>| {
+        m.keys()
+            .filter(|k| k.starts_with("keyhook_http_requests_total"))
+            .count()
+    };
+    assert_eq!(series(&m), series(&before));
+}

@@ -18,6 +18,7 @@ mod request_db;
 pub mod request_input;
 mod router;
 
+pub use portal::TEMPLATES as PORTAL_ROUTES;
 pub use router::ROUTES;
 
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};

@@ -1349,3 +1349,75 @@ fn portal_pages_are_counted_under_their_templates_never_their_ids() {
     };
     assert_eq!(series(&m), series(&before));
 }
+
+/// Retention (`prune`, and the worker of `serve`/`deliver` with `--retention`) deletes the
+/// links and sessions that ended the retention ago: a session at its 8 hours, a link opened,
+/// revoked or expired, once it has no session left. A live session, and the link that opened
+/// it, stay however short the retention.
+#[test]
+fn retention_prunes_links_and_sessions_that_ended_never_live_ones() {
+    const DAY: i64 = 24 * HOUR;
+    let env = Env::with_clock();
+    let server = Server::start(&env);
+    let links = "SELECT count(*) FROM portal_links";
+    let sessions = "SELECT count(*) FROM portal_sessions";
+    let ids = || -> Vec<String> {
+        let mut v: Vec<String> = env
+            .sql("SELECT id FROM portal_links")
+            .into_iter()
+            .map(|r| r[0].clone())
+            .collect();
+        v.sort();
+        v
+    };
+    let prune = |older: &str| {
+        let (code, v) = env.json(&["prune", "--older-than", older]);
+        assert_eq!(code, 0, "{v}");
+    };
+    // Opened (its session ends 8 hours on), revoked, never opened (expires in 15 minutes).
+    let (opened, _, token) = mint(&env, &server, "acme", &[]);
+    let b = Browser::open(&server, &token);
+    let (revoked, _, _) = mint(&env, &server, "acme", &[]);
+    let (code, v) = kh(&env, "acme", &["portal", "revoke", &revoked]);
+    assert_eq!(code, 0, "{v}");
+    let (expired, _, _) = mint(&env, &server, "acme", &[]);
+    env.advance_clock(DAY);
+    // A day on, a fresh link; nothing has ended two days ago yet.
+    let (fresh, _, _) = mint(&env, &server, "acme", &[]);
+    prune("2d");
+    assert_eq!((env.sql_i64(links), env.sql_i64(sessions)), (4, 1));
+    // Two more days: the session (ended at 8 hours) and the three links that ended on the
+    // first day go; the fresh link, expired a day later, is within the retention.
+    env.advance_clock(2 * DAY);
+    prune("2d");
+    assert_eq!(env.sql_i64(sessions), 0);
+    assert_eq!(ids(), vec![fresh.clone()]);
+    for gone in [&opened, &revoked, &expired] {
+        assert!(!ids().contains(gone));
+    }
+    assert_eq!(b.get("/portal/keys").status, 401);
+    // A live session is never pruned, nor the link that opened it, however short the
+    // retention: the link was opened an hour ago, its session has 7 hours to go.
+    let (live, _, token) = mint(&env, &server, "acme", &[]);
+    let b = Browser::open(&server, &token);
+    env.advance_clock(HOUR);
+    prune("1s");
+    assert_eq!(
+        ids(),
+        vec![live.clone()],
+        "the fresh link expired an hour ago"
+    );
+    assert_eq!(env.sql_i64(sessions), 1);
+    assert_eq!(b.get("/portal/keys").status, 200);
+    drop(server);
+    // Serve's worker prunes them by itself with its --retention.
+    env.advance_clock(2 * DAY);
+    let _server = Server::start_with(&env, &["--retention", "1d"]);
+    assert!(
+        crate::common::poll_until(std::time::Duration::from_secs(20), || {
+            env.sql_i64(links) == 0
+        }),
+        "the worker did not prune the ended link"
+    );
+    assert_eq!(env.sql_i64(sessions), 0);
+}

@@ -1421,3 +1421,96 @@ fn retention_prunes_links_and_sessions_that_ended_never_live_ones() {
     );
     assert_eq!(env.sql_i64(sessions), 0);
 }
+
+/// The portal's "Try filter" and `webhooks filter-test` are one core function
+/// (`event_types::try_filter`): the same verdict on the type's example, and the same
+/// refusals (the schema's, an unknown type, a type without an example), each by its field.
+#[test]
+fn try_filter_answers_as_webhooks_filter_test_does() {
+    let env = Env::new();
+    let server = Server::start(&env);
+    let dir = env.dir.path();
+    std::fs::write(
+        dir.join("schema.json"),
+        json!({"type": "object", "properties": {"title": {"type": "string"}}}).to_string(),
+    )
+    .unwrap();
+    std::fs::write(dir.join("ex.json"), json!({"title": "Hi"}).to_string()).unwrap();
+    let add = |name: &str, with_example: bool| {
+        let mut cmd = env.cmd();
+        cmd.args(["event-types", "add", name, "--schema"])
+            .arg(dir.join("schema.json"));
+        if with_example {
+            cmd.arg("--example").arg(dir.join("ex.json"));
+        }
+        let r = cmd.output().unwrap();
+        assert_eq!(r.status.code(), Some(0), "{r:?}");
+    };
+    add("post.updated", true);
+    add("post.bare", false);
+    let b = Browser::open(&server, &mint(&env, &server, "default", &[]).2);
+    let portal = |filter: &str, event: &str| {
+        b.post(
+            "/portal/webhooks",
+            &[
+                ("url", "https://example.com/hook"),
+                ("events", "post.updated"),
+                ("filter", filter),
+                ("intent", "try"),
+                ("try_event", event),
+            ],
+        )
+    };
+    let cli = |filter: &str, event: &str| {
+        env.json(&["webhooks", "filter-test", filter, "--event", event])
+    };
+    // Verdicts.
+    for (filter, verdict, said) in [
+        (r#"data.title == "Hi""#, true, "lets"),
+        (r#"data.title == "No""#, false, "holds"),
+    ] {
+        let (code, v) = cli(filter, "post.updated");
+        assert_eq!(
+            (code, &v["data"]["result"]),
+            (i32::from(!verdict), &json!(verdict))
+        );
+        let r = portal(filter, "post.updated");
+        assert_eq!(r.status, 200, "{}", r.body);
+        assert!(r
+            .body
+            .contains(&format!("The filter {said} <code>post.updated</code>")));
+    }
+    // Refusals: the schema's (the same message), an unknown type, no example.
+    let error_of = |html: &str, field: &str| {
+        text_after(html, &format!("id=\"{field}-error\""))
+            .map(|s| {
+                s.trim_start_matches(|c| c != '>')
+                    .trim_start_matches('>')
+                    .to_string()
+            })
+            .unwrap_or_else(|| panic!("no {field} error in {html}"))
+    };
+    for (filter, event, cli_field, portal_field) in [
+        (r#"data.titel == "Hi""#, "post.updated", "EXPR", "filter"),
+        ("data.title == 5.0", "post.updated", "EXPR", "filter"),
+        (r#"data.title == "Hi""#, "post.nope", "--event", "event"),
+        (r#"data.title == "Hi""#, "post.bare", "data", "filter"),
+    ] {
+        let (code, v) = cli(filter, event);
+        assert_eq!(code, 2, "{v}");
+        assert_eq!(v["error"]["details"][0]["field"], cli_field, "{v}");
+        let r = portal(filter, event);
+        assert_eq!(r.status, 400, "{filter} {event}: {}", r.body);
+        let said = error_of(&r.body, portal_field);
+        if cli_field == "EXPR" {
+            let message = str_of(&v["error"]["details"][0], "message");
+            assert_eq!(
+                said,
+                message
+                    .replace('&', "&amp;")
+                    .replace('"', "&quot;")
+                    .replace('<', "&lt;")
+            );
+        }
+    }
+}

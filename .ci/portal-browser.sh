@@ -5,8 +5,14 @@
 # the fragment exchange, a key created and used against /api/v1, a webhook created and its test
 # ping received on a loopback receiver, a failed delivery replayed, the session revoked, a
 # read-only link, the page without JavaScript, stored XSS payloads in every user string, and
-# axe-core on every page (no serious or critical violation). .ci/tools/portal-browser.mjs is
-# the walk; it starts the one server and the one browser itself.
+# axe-core on every page (no serious or critical violation), a session used across two
+# instances, and no page wider than a phone with long unbreakable strings in every user
+# string. .ci/tools/portal-browser.mjs is the walk; it starts the servers and the browser.
+#
+# The whole walk runs twice: on SQLite (a scratch file), then on PostgreSQL (a throwaway
+# cluster of bench/lib.sh's pg_scratch: its own directory, 127.0.0.1 and a random port,
+# stopped and removed at exit; Debian's postgresql installed when missing), so that every flow
+# that stores something, and sessions across instances, are proven on both backends.
 #
 # Installed when missing: `chromium` from Debian (apt-get, as root), and playwright-core and
 # axe-core from npm at the exact versions below, under target/ci-tools/portal-browser (no
@@ -15,7 +21,9 @@
 #
 #   .ci/portal-browser.sh                  the checks; screenshots go to a scratch directory
 #   .ci/portal-browser.sh --screenshots    the same, and the screenshots of each page (desktop
-#                                          and phone) are written to docs/img/portal-*.png
+#                                          and phone) of the SQLite run are written to
+#                                          docs/img/portal-*.png
+#   PORTAL_BACKENDS=sqlite (or postgres)   one backend only (while working on a flow)
 #
 # Network: the server, the receiver and the browser talk over 127.0.0.1 only (Chromium runs
 # with its background networking off); the installs go to the package registries.
@@ -44,12 +52,33 @@ command -v node >/dev/null || { say "node is missing"; exit 1; }
 npm_pinned "$NODE" "playwright-core@$PLAYWRIGHT_CORE_VERSION" "axe-core@$AXE_CORE_VERSION"
 
 cargo build --quiet --bin keyhook
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 say "$(chromium --version 2>/dev/null | head -1), playwright-core $PLAYWRIGHT_CORE_VERSION, axe-core $AXE_CORE_VERSION"
-PORTAL_NODE_MODULES=$NODE/node_modules \
-    PORTAL_CHROMIUM=$(command -v chromium) \
-    PORTAL_KEYHOOK=$ROOT/target/debug/keyhook \
-    PORTAL_WORK=$work \
-    PORTAL_SHOTS=${shots:-$work/shots} \
-    node .ci/tools/portal-browser.mjs
+# The walk on the database $3 (a PostgreSQL URL; a SQLite file in $1 when empty), in the
+# scratch directory $1, its screenshots in $2.
+walk() {
+    PORTAL_NODE_MODULES=$NODE/node_modules \
+        PORTAL_CHROMIUM=$(command -v chromium) \
+        PORTAL_KEYHOOK=$ROOT/target/debug/keyhook \
+        PORTAL_WORK=$1 \
+        PORTAL_SHOTS=$2 \
+        PORTAL_DB=$3 \
+        node .ci/tools/portal-browser.mjs
+}
+backends=${PORTAL_BACKENDS:-sqlite postgres}
+status=0
+if [[ " $backends " == *" sqlite "* ]]; then
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
+    say "on SQLite"
+    walk "$work" "${shots:-$work/shots}" "" || status=1
+    rm -rf "$work"
+    trap - EXIT
+fi
+if [[ " $backends " == *" postgres "* ]]; then
+    pg_scratch
+    pg_start "$(port)"
+    psql -d postgres -c 'CREATE DATABASE portal'
+    say "on PostgreSQL ($("$pgbin/postgres" --version))"
+    walk "$work" "$work/shots" "postgres://keyhook:$password@127.0.0.1:$pgport/portal" || status=1
+fi
+exit "$status"

@@ -51,6 +51,7 @@ scan | extra | SIZE_MB=4 ROUNDS=1 | bash bench/scan.sh | keys scan over 1 GiB of
 db-copy | extra | KEYS=2000 ATTEMPTS=2000 | bash bench/db-copy.sh | db copy's memory and time against the sqlite3 shell's INSERT ... SELECT
 instructions | extra | - | bash bench/instructions.sh | instructions a request of serve and the bare HTTP layer (callgrind)
 serve-ab | extra | - | bash bench/serve-ab.sh | two builds on the same GET in alternating rounds (BASE=old build)
+portal-routing | extra | REQUESTS=20 WARM=5 KEYS=1000 ROUNDS=1 DURATION=1s | bash bench/portal-routing.sh | what the portal's routing adds to an /api/v1 request: instructions (callgrind) and req/s (wrk) against a build without it
 schemathesis | check | - | bash bench/schemathesis.sh | schemathesis with every check against serve's OpenAPI document
 EOF
 }

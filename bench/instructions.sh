@@ -13,6 +13,9 @@
 #   bench/instructions.sh                  # REQUESTS=1000 WARM=200 KEYS=20000
 #   BASE=/tmp/keyhook-old bench/instructions.sh   # an older build measured the same way
 #   BIN=… BARE=… bench/instructions.sh     # other builds instead of this tree's
+# With BASE: BASE_NAME names it in the figure (BASE unless given), AGAIN=1 measures BIN a
+# second time (the run-to-run noise of the count, to set a small difference against), and
+# INSTR_BENCH names the figures' benchmark (instructions unless given).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -61,6 +64,17 @@ counted() {
   echo $((total / REQUESTS))
 }
 
+# Instructions a request of serve's request handler alone, from `counted $1`'s callgrind file:
+# the inclusive count of the per-request closure (`on_request` is inlined into it) over the
+# requests. What the server's other threads did meanwhile (the outbox worker's look every
+# 100 ms, the access log's batches) is not in it, so it does not move with how long the run
+# took under valgrind, as the whole process's count does by a few hundred a request. Empty
+# where the build has no such symbol (the bare HTTP layer; another build may inline otherwise).
+handler() {
+  callgrind_annotate --inclusive=yes "$work/$1.cg" 2>/dev/null |
+    awk -v n="$REQUESTS" '!done && /keyhook_http::Server::start::\{\{closure\}\} \[/ {gsub(",", "", $1); print int($1 / n); done = 1}'
+}
+
 p=$(port)
 "$bin" --db "$db" serve --bind "127.0.0.1:$p" 2>"$work/body-serve.log" &
 sp=$!
@@ -75,7 +89,17 @@ echo "  bare HTTP layer $b; keyhook $k; keyhook's own work $((k - b)); bare/keyh
 if [ -n "${BASE:-}" ]; then
   p=$(port); o=$(counted base "$BASE" --db "$db" serve --bind "127.0.0.1:$p")
   # (Its own work is not $o - $b when its tiny_http differs from this tree's.)
-  echo "  base ($BASE) $o; keyhook/base $(awk -v o="$o" -v k="$k" 'BEGIN {printf "%.3f", k / o}')"
-  figure instructions "instructions a request, keyhook" "$k" "" "BASE" "$o"
+  echo "  base ($BASE) $o; keyhook/base $(awk -v o="$o" -v k="$k" 'BEGIN {printf "%.5f", k / o}'); keyhook - base $((k - o))"
+  kh=$(handler keyhook) oh=$(handler base)
+  [ -z "$kh" ] || [ -z "$oh" ] || echo "  the request handler alone: keyhook $kh, base $oh; keyhook - base $((kh - oh))"
+  if [ -n "${AGAIN:-}" ]; then
+    p=$(port); k2=$(counted again "$bin" --db "$db" serve --bind "127.0.0.1:$p")
+    echo "  keyhook again $k2: the same build twice differs by $((k2 - k)) instructions a request"
+    k2h=$(handler again)
+    [ -z "$kh" ] || [ -z "$k2h" ] || echo "  the request handler alone, again: $k2h (the same build twice: $((k2h - kh)))"
+  fi
+  figure "${INSTR_BENCH:-instructions}" "instructions a request, keyhook" "$k" "" "${BASE_NAME:-BASE}" "$o"
+  [ -z "$kh" ] || [ -z "$oh" ] ||
+    figure "${INSTR_BENCH:-instructions}" "instructions a request, the request handler alone" "$kh" "" "${BASE_NAME:-BASE}" "$oh"
 fi
-figure instructions "instructions a request, keyhook" "$k" "" "bare HTTP layer" "$b"
+figure "${INSTR_BENCH:-instructions}" "instructions a request, keyhook" "$k" "" "bare HTTP layer" "$b"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Two keyhook binaries on the serve hot path, in the same run: both serve one database (the
 # caller's key and 100,000 other users' keys, as bench/serve.sh), and wrk (2 threads, 32
-# connections) drives an authenticated GET /api/v1/api-keys against each in turn, ROUNDS
+# connections; WRK_THREADS to change the threads) drives an authenticated GET /api/v1/api-keys against each in turn, ROUNDS
 # times, so that the machine's drift falls on both alike. Prints each round and the ratio of
 # the mean request rates (B/A): the check for "no slower than N%" rules. Loopback only.
 #
@@ -17,6 +17,7 @@ cd "$(dirname "$0")/.."
 [ -n "$B" ] || B=$(keyhook_bin)
 ROUNDS=${ROUNDS:-4}
 DURATION=${DURATION:-5s}
+WRK_THREADS=${WRK_THREADS:-2}
 
 install_missing wrk sqlite3
 
@@ -35,7 +36,7 @@ pb=$(port); start "$B" "$pb"
 for r in $(seq "$ROUNDS"); do
   for side in A B; do
     p=$pa; [ "$side" = B ] && p=$pb
-    out=$(wrk -t2 -c32 -d"$DURATION" --latency -H "Authorization: Bearer $key" "http://127.0.0.1:$p/api/v1/api-keys")
+    out=$(wrk -t"$WRK_THREADS" -c32 -d"$DURATION" --latency -H "Authorization: Bearer $key" "http://127.0.0.1:$p/api/v1/api-keys")
     rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
     p99=$(echo "$out" | awk '$1 == "99%" {print $2}')
     echo "round $r $side $rps req/s p99 $p99"

@@ -1,7 +1,8 @@
 // The developer portal in a real browser (.ci/portal-browser.sh runs this; CONTRACT §14).
 //
-// One `keyhook serve` (SQLite, a scratch database, --portal-allow-private-targets so that the
-// portal may point a webhook at the loopback receiver), one loopback webhook receiver (node's
+// One `keyhook serve` (a scratch database: SQLite, or the PostgreSQL database PORTAL_DB names;
+// --portal-allow-private-targets so that the portal may point a webhook at the loopback
+// receiver), a second one on the same database for the flow across instances, one loopback webhook receiver (node's
 // http server on 127.0.0.1), one headless Chromium. Every flow drives the pages as a person
 // would, by the visible names §14 pins (headings `API keys`, `Webhooks`, `Deliveries`,
 // `Event types`; buttons `Create key`, `Revoke`, `Create webhook`, `Save`, `Send test`,
@@ -16,7 +17,8 @@
 //
 // Environment (set by .ci/portal-browser.sh): PORTAL_NODE_MODULES (playwright-core and
 // axe-core), PORTAL_CHROMIUM, PORTAL_KEYHOOK (the binary), PORTAL_WORK (a scratch directory),
-// PORTAL_SHOTS (where the screenshots go).
+// PORTAL_SHOTS (where the screenshots go); PORTAL_DB, a PostgreSQL URL to run on instead of a
+// SQLite file in PORTAL_WORK (given to keyhook as KEYHOOK_DB, never in argv).
 //
 // It prints one line per flow and ends with `portal-browser: N flows passed, N failed`; exit 1
 // when any flow failed.
@@ -37,7 +39,10 @@ const { chromium } = require("playwright-core");
 const axeSource = fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
 const started = Date.now();
 const WORK = env.PORTAL_WORK;
-const DB = path.join(WORK, "keyhook.db");
+const DB = env.PORTAL_DB || path.join(WORK, "keyhook.db");
+const BACKEND = env.PORTAL_DB ? "PostgreSQL" : "SQLite";
+// Every keyhook this starts (the CLI, the servers) finds its database here.
+process.env.KEYHOOK_DB = DB;
 const SHOTS = env.PORTAL_SHOTS;
 fs.mkdirSync(SHOTS, { recursive: true });
 
@@ -80,10 +85,10 @@ async function until(what, look, ms = 10_000) {
 }
 
 // ---------------------------------------------------------------------------------------
-// keyhook: the CLI on the scratch database, and the one server.
+// keyhook: the CLI on the scratch database, and the servers.
 
 function cli(args, opts = {}) {
-    const out = execFileSync(env.PORTAL_KEYHOOK, ["--db", DB, ...args], {
+    const out = execFileSync(env.PORTAL_KEYHOOK, args, {
         encoding: "utf8",
         env: { ...process.env, ...opts.env },
         input: opts.input,
@@ -106,23 +111,26 @@ async function freePort() {
     });
 }
 
-let server;
-async function startServer() {
+const servers = [];
+// Starts a `keyhook serve` on the scratch database, logging to WORK/NAME.log; its base URL.
+async function startServer(name = "serve") {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const log = fs.openSync(path.join(WORK, "serve.log"), "w");
-    server = spawn(
+    const logPath = path.join(WORK, `${name}.log`);
+    const log = fs.openSync(logPath, "w");
+    const server = spawn(
         env.PORTAL_KEYHOOK,
-        ["--db", DB, "--allow-private-targets", "serve", "--bind", `127.0.0.1:${port}`,
+        ["--allow-private-targets", "serve", "--bind", `127.0.0.1:${port}`,
             "--public-url", base, "--portal-allow-private-targets", "--retry-schedule="],
         { stdio: ["ignore", "ignore", log] },
     );
+    servers.push(server);
     server.on("exit", (code, sig) => {
-        if (!shuttingDown) console.log(`keyhook serve exited (${code ?? sig}):\n${fs.readFileSync(path.join(WORK, "serve.log"), "utf8")}`);
+        if (!shuttingDown) console.log(`keyhook serve (${name}) exited (${code ?? sig}):\n${fs.readFileSync(logPath, "utf8")}`);
     });
-    await until("keyhook serve to listen", () => {
-        if (server.exitCode !== null) throw new Error("keyhook serve exited before it listened");
-        return fs.readFileSync(path.join(WORK, "serve.log"), "utf8").includes("listening");
+    await until(`keyhook serve (${name}) to listen`, () => {
+        if (server.exitCode !== null) throw new Error(`keyhook serve (${name}) exited before it listened`);
+        return fs.readFileSync(logPath, "utf8").includes("listening");
     }, 20_000);
     return base;
 }
@@ -664,6 +672,126 @@ async function flows(base, browser) {
         await shoot(page, "session-ended");
     });
 
+    await flow("a session opened on one instance works and ends on another (one database)", async () => {
+        // A second serve on the same database: the session lives in the database, not in
+        // the process that opened it. Cookies are per host, not per port, so the browser
+        // sends the cookie A set to B as it would to another instance behind one name.
+        const other = await startServer("serve-b");
+        const twinKey = cliAs("twin", ["--json", "keys", "create", "--name", "twin-backend"]).data.key;
+        const r = await api(base, twinKey, "POST", "/portal-links", {});
+        eq(r.status, 201, `POST /portal-links: ${r.text}`);
+        const c = await newContext(browser);
+        const p = await c.newPage();
+        await open(p, r.json.data.url);
+        check(p.url().startsWith(`${base}/portal/`), `opened on ${p.url()}, not on ${base}`);
+        await p.goto(`${other}/portal/keys`);
+        await heading(p, "API keys").first().waitFor();
+        await inspect(p, "API keys on the other instance");
+        // A form of B's page, with B's CSRF token for the same session: a key made there.
+        await p.getByLabel(/name/i).first().fill("made-on-b");
+        await press(p, button(p, "Create key"), "Create key");
+        const key = await until("the key made on B", () => shownKey(p));
+        check(p.url().startsWith(`${other}/`), `the key was made on ${p.url()}`);
+        eq((await api(base, key, "GET", "/api-keys")).status, 200, "the key made on B, used on A");
+        // The link revoked through A's API: B refuses the session at once.
+        eq((await api(base, twinKey, "DELETE", `/portal-links/${r.json.data.id}`)).status, 204, "revoking on A");
+        await p.goto(`${other}/portal/keys`);
+        eq(await heading(p, "API keys").count(), 0, "B still shows API keys to a revoked session");
+        await inspect(p, "revoked session on the other instance");
+        await c.close();
+    });
+
+    await flow("the phone check catches a page wider than a phone (a canary with a long word)", async () => {
+        // The check itself, proven: a page under the portal's origin holding one unbreakable
+        // word, without the stylesheet that lets it break, must fail fitsPhone.
+        const c = await newContext(browser, { viewport: { width: 390, height: 844 }, isMobile: true });
+        const p = await c.newPage();
+        await p.route(`${base}/portal/canary-wide`, (r) => r.fulfill({
+            status: 200, contentType: "text/html; charset=utf-8",
+            body: `<!doctype html><html lang="en"><head><meta name="viewport" content="width=device-width, initial-scale=1"><title>canary</title></head><body><main><p>${"w".repeat(200)}</p></main></body></html>`,
+        }));
+        await p.goto(`${base}/portal/canary-wide`);
+        let caught = "";
+        try {
+            await fitsPhone(p, "canary");
+        } catch (e) {
+            caught = e.message;
+        }
+        check(/scrolls sideways on a phone/.test(caught), `the phone check passed a page with a 200-character word: ${caught}`);
+        await c.close();
+    });
+
+    await flow("long unbreakable strings in every user string: no page scrolls sideways on a phone", async () => {
+        // Each string a user stores, at (or near) its longest and without a place to break:
+        // the event type's name, description, schema and example; a key's name; a profile
+        // id (the link's scope, a key's, a webhook's); a webhook's URL and filter; an event's
+        // data; a receiver's response excerpt; and a refused form's echo and errors.
+        const long = (c, n) => c.repeat(n);
+        const profile = long("p", 100);
+        const type = `long.${long("t", 59)}`;
+        fs.writeFileSync(path.join(WORK, "long.schema.json"), JSON.stringify({
+            type: "object", title: long("s", 300), description: long("d", 400),
+            properties: { [long("k", 120)]: { type: "string", description: long("e", 400) } },
+        }));
+        fs.writeFileSync(path.join(WORK, "long.example.json"), JSON.stringify({ [long("k", 120)]: long("x", 600) }));
+        cli(["event-types", "add", type, "--description", long("D", 500),
+            "--schema", path.join(WORK, "long.schema.json"), "--example", path.join(WORK, "long.example.json")]);
+        const key = cliAs("longo", ["--json", "keys", "create", "--name", long("n", 100)]).data.key;
+        cliAs("longo", ["--json", "keys", "create", "--name", long("m", 100), "--profile", profile]);
+        const url = `${receiver.base}/ok/${long("u", 1900)}`;
+        const filter = `data.${long("k", 120)} != "${long("f", 1850)}"`;
+        const r = await api(base, key, "POST", "/webhooks", { url, events: [type], filter, fullAccess: false, profileIds: [profile] });
+        eq(r.status, 201, `a webhook with a long URL and filter: ${r.text}`);
+        const bodyWas = receiver.body;
+        receiver.body = long("r", 3000);
+        try {
+            const ev = await api(base, key, "POST", "/events", { event: type, profileId: profile, data: { [long("k", 120)]: long("v", 1000) } });
+            eq(ev.status, 202, `an event with long data: ${ev.text}`);
+            await until("the long event at the receiver", () => received((q) => q.url.startsWith("/ok/uuu")).length >= 1);
+            const c = await newContext(browser, { viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, isMobile: true, hasTouch: true });
+            const p = await c.newPage();
+            await open(p, link("longo", ["--profile", profile]).url);
+            // A test ping from the page (its response excerpt is the long body), every
+            // delivery's details opened.
+            await go(p, "Webhooks");
+            await fitsPhone(p, "Webhooks (long strings)");
+            await p.getByRole("link", { name: /\/ok\/uuu/ }).or(p.getByRole("row").filter({ hasText: "/ok/uuu" }).getByRole("link")).first().click();
+            await p.waitForLoadState("load");
+            const hook = p.url();
+            await press(p, button(p, "Send test"), "Send test");
+            for (const d of await p.locator("details").all()) await d.locator("summary").click();
+            await fitsPhone(p, "a webhook with its details open (long strings)");
+            // The first screen only: the whole page is many screens of broken words.
+            await p.evaluate(() => window.scrollTo(0, 0));
+            await p.screenshot({ path: path.join(SHOTS, "portal-webhook-long-strings-phone.png") });
+            // The filter tried on the long example, on the webhook's own form.
+            await p.locator("form.webhook-form").getByLabel(/try on the example/i).selectOption(type);
+            await p.getByRole("button", { name: "Try filter" }).first().click();
+            await p.waitForLoadState("load");
+            for (const d of await p.locator("details").all()) await d.locator("summary").click();
+            await fitsPhone(p, "a filter tried on the long example");
+            // A refused form echoes what was sent, with the errors by their fields.
+            await go(p, "Webhooks");
+            const form = p.locator("form.webhook-form");
+            await form.getByLabel(/endpoint url/i).fill(`https://${long("h", 300)}.example/${long("q", 1800)}`);
+            await form.getByLabel(/filter/i).fill(`data.${long("z", 300)} == `);
+            await press(p, form.getByRole("button", { name: "Create webhook" }), "Create webhook");
+            await fitsPhone(p, "a refused webhook form (long strings)");
+            // Every page the session reaches.
+            const pages = await crawl(p);
+            check(pages.some((q) => q.url === hook), `the crawl did not reach ${hook}`);
+            for (const q of pages) {
+                await p.goto(q.url);
+                for (const d of await p.locator("details").all()) await d.locator("summary").click();
+                await fitsPhone(p, `${q.title} ${new URL(q.url).pathname}`);
+            }
+            console.log(`       ${pages.length} pages fit a phone: ${pages.map((q) => new URL(q.url).pathname.slice(0, 40)).join(" ")}`);
+            await c.close();
+        } finally {
+            receiver.body = bodyWas;
+        }
+    });
+
     await flow("stored XSS: payloads in every user string run nowhere (CSP on, and CSP bypassed)", async () => {
         // Keys, webhooks (URL and filter), events (payloads), response excerpts, the catalog
         // (its event types are everyone's: added only now, so that the screenshots above
@@ -820,7 +948,7 @@ try {
     const base = await startServer();
     process.env.KEYHOOK_PUBLIC_URL = base; // for `portal link`
     browser = await chromium.launch({ executablePath: env.PORTAL_CHROMIUM, headless: true, args: FLAGS });
-    console.log(`portal-browser: keyhook serve on ${base}, receiver on ${receiver.base}, Chromium ${browser.version()}`);
+    console.log(`portal-browser: keyhook serve on ${base} (${BACKEND}), receiver on ${receiver.base}, Chromium ${browser.version()}`);
     await flows(base, browser);
 } catch (e) {
     failed.push("setup");
@@ -828,13 +956,13 @@ try {
 } finally {
     shuttingDown = true;
     if (browser) await browser.close().catch(() => {});
-    if (server) server.kill("SIGTERM");
+    for (const server of servers) server.kill("SIGTERM");
     if (receiver.server) receiver.server.close();
 }
 const byImpact = {};
 for (const v of axeSeen) byImpact[v.impact] = (byImpact[v.impact] || 0) + 1;
 console.log(`portal-browser: axe-core findings by impact over every visit: ${JSON.stringify(byImpact)}` +
     (axeSeen.length ? `\n  ${[...new Set(axeSeen.map((v) => `${v.impact} ${v.id} (${v.page})`))].join("\n  ")}` : ""));
-console.log(`portal-browser: ${passed} flows passed, ${failed.length} failed in ${((Date.now() - started) / 1000).toFixed(1)} s` +
+console.log(`portal-browser: on ${BACKEND}, ${passed} flows passed, ${failed.length} failed in ${((Date.now() - started) / 1000).toFixed(1)} s` +
     (failed.length ? `: ${failed.join(", ")}` : ""));
 process.exit(failed.length ? 1 : 0);

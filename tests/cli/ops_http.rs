@@ -30,7 +30,7 @@ fn limit_headers(r: &Resp) -> [Option<u64>; 4] {
 }
 
 /// A scrape of /metrics: each sample line's name with labels, and its value.
-fn scrape(server: &Server) -> BTreeMap<String, f64> {
+pub(crate) fn scrape(server: &Server) -> BTreeMap<String, f64> {
     let r = server.send("GET", "/metrics", &[("Accept", OPENMETRICS)], None);
     assert_eq!(r.status, 200, "{r:?}");
     let ct = r.header("Content-Type").unwrap_or("");
@@ -49,11 +49,11 @@ fn scrape(server: &Server) -> BTreeMap<String, f64> {
         .collect()
 }
 
-fn sample(m: &BTreeMap<String, f64>, name: &str) -> f64 {
+pub(crate) fn sample(m: &BTreeMap<String, f64>, name: &str) -> f64 {
     m.get(name).copied().unwrap_or(0.0)
 }
 
-fn requests(route: &str, status: u16) -> String {
+pub(crate) fn requests(route: &str, status: u16) -> String {
     format!("keyhook_http_requests_total{{route=\"{route}\",status=\"{status}\"}}")
 }
 
@@ -554,6 +554,7 @@ fn metrics_negotiate_the_format_and_every_series_exists_before_the_first_request
     let routes: Vec<String> = keyhook::http::ROUTES
         .iter()
         .map(|(t, _)| format!("/api/v1{t}"))
+        .chain(keyhook::http::PORTAL_ROUTES.iter().map(|t| t.to_string()))
         .chain(["/healthz".into(), "/metrics".into(), "unmatched".into()])
         .collect();
     for route in &routes {

@@ -1225,3 +1225,292 @@ fn a_session_opened_on_one_instance_works_and_ends_on_another() {
     );
     assert_eq!(on_b.get("/portal/keys").status, 401);
 }
+
+#[test]
+fn portal_pages_are_counted_under_their_templates_never_their_ids() {
+    use crate::ops_http::{requests, sample, scrape};
+    let env = Env::new();
+    let server = Server::start_with(
+        &env,
+        &["--allow-private-targets", "--portal-allow-private-targets"],
+    );
+    let receiver = Receiver::start();
+    let before = scrape(&server);
+    let b = Browser::open(&server, &mint(&env, &server, "default", &[]).2);
+    let made = b.post(
+        "/portal/keys",
+        &[("name", "counted"), ("permission", "readwrite")],
+    );
+    assert_eq!(made.status, 201, "{}", made.body);
+    let key = str_of(&keys_of(&env, "default")[0], "id").to_string();
+    assert_eq!(
+        b.post(&format!("/portal/keys/{key}/revoke"), &[]).status,
+        200
+    );
+    let url = receiver.url("/ok");
+    let made = b.post(
+        "/portal/webhooks",
+        &[("url", &url), ("events", "post.published")],
+    );
+    assert_eq!(made.status, 201, "{}", made.body);
+    let (_, list) = kh(&env, "default", &["webhooks", "list"]);
+    let id = str_of(&list["data"][0], "id").to_string();
+    let base = format!("/portal/webhooks/{id}");
+    let mut want: Vec<(&str, u16)> = vec![
+        ("/portal/keys", 200),
+        ("/portal/keys", 201),
+        ("/portal/keys/{id}/revoke", 200),
+        ("/portal/webhooks", 201),
+    ];
+    for (path, template) in [
+        ("/portal/", "/portal"),
+        ("/portal/static/portal.css", "/portal/static/portal.css"),
+        ("/portal/static/portal.js", "/portal/static/portal.js"),
+        ("/portal/webhooks", "/portal/webhooks"),
+        (base.as_str(), "/portal/webhooks/{id}"),
+        (
+            &format!("{base}/deliveries.json"),
+            "/portal/webhooks/{id}/deliveries.json",
+        ),
+        (
+            &format!("{base}/deliveries.html"),
+            "/portal/webhooks/{id}/deliveries.html",
+        ),
+        ("/portal/events", "/portal/events"),
+    ] {
+        // A GET with the session; `/portal/` then redirects to the keys.
+        let r = b.get(path);
+        let status = if template == "/portal" { 303 } else { 200 };
+        assert_eq!(r.status, status, "{path}: {}", r.body);
+        if status == 200 {
+            want.push((template, 200));
+        }
+    }
+    for (action, fields, status) in [
+        ("disable", vec![], 200),
+        ("enable", vec![], 200),
+        ("test", vec![], 200),
+        ("replay", vec![("failed_only", "1"), ("since", "24h")], 202),
+        ("rotate-secret", vec![("grace", "60")], 200),
+        ("delete", vec![], 200),
+    ] {
+        let r = b.post(&format!("{base}/{action}"), &fields);
+        assert_eq!(r.status, status, "{action}: {}", r.body);
+        want.push((
+            match action {
+                "disable" => "/portal/webhooks/{id}/disable",
+                "enable" => "/portal/webhooks/{id}/enable",
+                "test" => "/portal/webhooks/{id}/test",
+                "replay" => "/portal/webhooks/{id}/replay",
+                "rotate-secret" => "/portal/webhooks/{id}/rotate-secret",
+                _ => "/portal/webhooks/{id}/delete",
+            },
+            status,
+        ));
+    }
+    assert_eq!(receiver.requests().len(), 1);
+    // Without a session: the landing page, a paste refused, a page that needs a session.
+    assert_eq!(server.send("GET", "/portal", &[], None).status, 200);
+    want.push(("/portal", 200));
+    assert_eq!(exchange(&server, "not-a-token").status, 404);
+    want.push(("/portal/session", 404));
+    assert_eq!(server.send("GET", "/portal/events", &[], None).status, 401);
+    want.push(("/portal/events", 401));
+    // Paths the portal does not answer: `unmatched`, whatever their segments.
+    for i in 0..20 {
+        assert_eq!(b.get(&format!("/portal/zz{i}")).status, 404);
+        assert_eq!(b.post(&format!("{base}/zz{i}"), &[]).status, 404);
+    }
+    assert_eq!(b.post("/portal/signout", &[]).status, 200);
+    want.push(("/portal/signout", 200));
+    let m = scrape(&server);
+    for (template, status) in &want {
+        let name = requests(template, *status);
+        let n = want.iter().filter(|w| w == &&(*template, *status)).count() as f64;
+        assert_eq!(sample(&m, &name) - sample(&before, &name), n, "{name}");
+    }
+    assert_eq!(
+        sample(&m, &requests("unmatched", 404)) - sample(&before, &requests("unmatched", 404)),
+        40.0
+    );
+    let labels: Vec<&String> = m.keys().filter(|k| k.contains("/portal")).collect();
+    assert!(!labels.is_empty());
+    for l in &labels {
+        assert!(
+            !l.contains(&id) && !l.contains(&key) && !l.contains("zz"),
+            "{l}"
+        );
+    }
+    // The series are the same before and after: fixed by the templates, not by the requests.
+    let series = |m: &std::collections::BTreeMap<String, f64>| {
+        m.keys()
+            .filter(|k| k.starts_with("keyhook_http_requests_total"))
+            .count()
+    };
+    assert_eq!(series(&m), series(&before));
+}
+
+/// Retention (`prune`, and the worker of `serve`/`deliver` with `--retention`) deletes the
+/// links and sessions that ended the retention ago: a session at its 8 hours, a link opened,
+/// revoked or expired, once it has no session left. A live session, and the link that opened
+/// it, stay however short the retention.
+#[test]
+fn retention_prunes_links_and_sessions_that_ended_never_live_ones() {
+    const DAY: i64 = 24 * HOUR;
+    let env = Env::with_clock();
+    let server = Server::start(&env);
+    let links = "SELECT count(*) FROM portal_links";
+    let sessions = "SELECT count(*) FROM portal_sessions";
+    let ids = || -> Vec<String> {
+        let mut v: Vec<String> = env
+            .sql("SELECT id FROM portal_links")
+            .into_iter()
+            .map(|r| r[0].clone())
+            .collect();
+        v.sort();
+        v
+    };
+    let prune = |older: &str| {
+        let (code, v) = env.json(&["prune", "--older-than", older]);
+        assert_eq!(code, 0, "{v}");
+    };
+    // Opened (its session ends 8 hours on), revoked, never opened (expires in 15 minutes).
+    let (opened, _, token) = mint(&env, &server, "acme", &[]);
+    let b = Browser::open(&server, &token);
+    let (revoked, _, _) = mint(&env, &server, "acme", &[]);
+    let (code, v) = kh(&env, "acme", &["portal", "revoke", &revoked]);
+    assert_eq!(code, 0, "{v}");
+    let (expired, _, _) = mint(&env, &server, "acme", &[]);
+    env.advance_clock(DAY);
+    // A day on, a fresh link; nothing has ended two days ago yet.
+    let (fresh, _, _) = mint(&env, &server, "acme", &[]);
+    prune("2d");
+    assert_eq!((env.sql_i64(links), env.sql_i64(sessions)), (4, 1));
+    // Two more days: the session (ended at 8 hours) and the three links that ended on the
+    // first day go; the fresh link, expired a day later, is within the retention.
+    env.advance_clock(2 * DAY);
+    prune("2d");
+    assert_eq!(env.sql_i64(sessions), 0);
+    assert_eq!(ids(), vec![fresh.clone()]);
+    for gone in [&opened, &revoked, &expired] {
+        assert!(!ids().contains(gone));
+    }
+    assert_eq!(b.get("/portal/keys").status, 401);
+    // A live session is never pruned, nor the link that opened it, however short the
+    // retention: the link was opened an hour ago, its session has 7 hours to go.
+    let (live, _, token) = mint(&env, &server, "acme", &[]);
+    let b = Browser::open(&server, &token);
+    env.advance_clock(HOUR);
+    prune("1s");
+    assert_eq!(
+        ids(),
+        vec![live.clone()],
+        "the fresh link expired an hour ago"
+    );
+    assert_eq!(env.sql_i64(sessions), 1);
+    assert_eq!(b.get("/portal/keys").status, 200);
+    drop(server);
+    // Serve's worker prunes them by itself with its --retention.
+    env.advance_clock(2 * DAY);
+    let _server = Server::start_with(&env, &["--retention", "1d"]);
+    assert!(
+        crate::common::poll_until(std::time::Duration::from_secs(20), || {
+            env.sql_i64(links) == 0
+        }),
+        "the worker did not prune the ended link"
+    );
+    assert_eq!(env.sql_i64(sessions), 0);
+}
+
+/// The portal's "Try filter" and `webhooks filter-test` are one core function
+/// (`event_types::try_filter`): the same verdict on the type's example, and the same
+/// refusals (the schema's, an unknown type, a type without an example), each by its field.
+#[test]
+fn try_filter_answers_as_webhooks_filter_test_does() {
+    let env = Env::new();
+    let server = Server::start(&env);
+    let dir = env.dir.path();
+    std::fs::write(
+        dir.join("schema.json"),
+        json!({"type": "object", "properties": {"title": {"type": "string"}}}).to_string(),
+    )
+    .unwrap();
+    std::fs::write(dir.join("ex.json"), json!({"title": "Hi"}).to_string()).unwrap();
+    let add = |name: &str, with_example: bool| {
+        let mut cmd = env.cmd();
+        cmd.args(["event-types", "add", name, "--schema"])
+            .arg(dir.join("schema.json"));
+        if with_example {
+            cmd.arg("--example").arg(dir.join("ex.json"));
+        }
+        let r = cmd.output().unwrap();
+        assert_eq!(r.status.code(), Some(0), "{r:?}");
+    };
+    add("post.updated", true);
+    add("post.bare", false);
+    let b = Browser::open(&server, &mint(&env, &server, "default", &[]).2);
+    let portal = |filter: &str, event: &str| {
+        b.post(
+            "/portal/webhooks",
+            &[
+                ("url", "https://example.com/hook"),
+                ("events", "post.updated"),
+                ("filter", filter),
+                ("intent", "try"),
+                ("try_event", event),
+            ],
+        )
+    };
+    let cli = |filter: &str, event: &str| {
+        env.json(&["webhooks", "filter-test", filter, "--event", event])
+    };
+    // Verdicts.
+    for (filter, verdict, said) in [
+        (r#"data.title == "Hi""#, true, "lets"),
+        (r#"data.title == "No""#, false, "holds"),
+    ] {
+        let (code, v) = cli(filter, "post.updated");
+        assert_eq!(
+            (code, &v["data"]["result"]),
+            (i32::from(!verdict), &json!(verdict))
+        );
+        let r = portal(filter, "post.updated");
+        assert_eq!(r.status, 200, "{}", r.body);
+        assert!(r
+            .body
+            .contains(&format!("The filter {said} <code>post.updated</code>")));
+    }
+    // Refusals: the schema's (the same message), an unknown type, no example.
+    let error_of = |html: &str, field: &str| {
+        text_after(html, &format!("id=\"{field}-error\""))
+            .map(|s| {
+                s.trim_start_matches(|c| c != '>')
+                    .trim_start_matches('>')
+                    .to_string()
+            })
+            .unwrap_or_else(|| panic!("no {field} error in {html}"))
+    };
+    for (filter, event, cli_field, portal_field) in [
+        (r#"data.titel == "Hi""#, "post.updated", "EXPR", "filter"),
+        ("data.title == 5.0", "post.updated", "EXPR", "filter"),
+        (r#"data.title == "Hi""#, "post.nope", "--event", "event"),
+        (r#"data.title == "Hi""#, "post.bare", "data", "filter"),
+    ] {
+        let (code, v) = cli(filter, event);
+        assert_eq!(code, 2, "{v}");
+        assert_eq!(v["error"]["details"][0]["field"], cli_field, "{v}");
+        let r = portal(filter, event);
+        assert_eq!(r.status, 400, "{filter} {event}: {}", r.body);
+        let said = error_of(&r.body, portal_field);
+        if cli_field == "EXPR" {
+            let message = str_of(&v["error"]["details"][0], "message");
+            assert_eq!(
+                said,
+                message
+                    .replace('&', "&amp;")
+                    .replace('"', "&quot;")
+                    .replace('<', "&lt;")
+            );
+        }
+    }
+}

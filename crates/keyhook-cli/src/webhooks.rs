@@ -8,9 +8,9 @@ use super::{prompt, secret_out, Context, Status};
 use keyhook_core::error::Error;
 use keyhook_core::model::SigningMode;
 use keyhook_core::model::Webhook;
-use keyhook_core::service::event_types;
+use keyhook_core::service::event_types::{self, TrialRefused};
 use keyhook_core::service::events::EventName;
-use keyhook_core::service::filter::{Filter, Vars};
+use keyhook_core::service::filter::Filter;
 use keyhook_core::service::history;
 use keyhook_core::service::input::Problems;
 use keyhook_core::service::keys::{ProfileId, ProfileIds};
@@ -742,9 +742,11 @@ fn filter_test(
 
     let actor = ctx.actor()?;
     let store = ctx.existing_store()?;
-    let t = match event_types::show(&store, &actor, event) {
-        Ok(t) => t,
-        Err(Error::NotFound(_)) => {
+    let profile_id = profile_id.as_ref().map(ProfileId::as_str);
+    let tried = event_types::try_filter(&store, &actor, &filter, event, data, profile_id)?;
+    let (data, verdict) = match tried {
+        Ok(t) => (t.data, t.verdict),
+        Err(TrialRefused::UnknownEvent) => {
             let known: Vec<String> = event_types::list(&store, &actor)?
                 .into_iter()
                 .map(|t| t.name)
@@ -758,39 +760,22 @@ fn filter_test(
             )
             .into());
         }
-        Err(e) => return Err(e.into()),
-    };
-    // A filter the type's schema says can never hold is refused, as `webhooks create` refuses
-    // it (exit 2 on EXPR).
-    if let Some(schema) = &t.schema {
-        filter
-            .check_schemas(&[(event, schema)])
-            .map_err(|m| Error::validation("EXPR", m))?;
-    }
-    let data = match data {
-        Some(data) => {
-            // An event whose data the schema refuses is never emitted: say so, as emit would.
-            if let Some(validator) = event_types::compiled(&t) {
-                let problems = event_types::data_problems(&validator, &data);
-                if !problems.is_empty() {
-                    return Err(Error::Validation(problems).into());
-                }
-            }
-            data
-        }
-        None => t.example.clone().ok_or_else(|| {
-            Error::validation(
+        // A filter the type's schema says can never hold is refused, as `webhooks create`
+        // refuses it (exit 2 on EXPR).
+        Err(TrialRefused::Schema(m)) => return Err(Error::validation("EXPR", m).into()),
+        // An event whose data the schema refuses is never emitted: say so, as emit would.
+        Err(TrialRefused::Data(problems)) => return Err(Error::Validation(problems).into()),
+        Err(TrialRefused::NoExample) => {
+            return Err(Error::validation(
                 "data",
                 format!(
                     "{event} has no example to try the filter on; give --data JSON, or add one \
                      with: keyhook event-types update {event} --example FILE"
                 ),
             )
-        })?,
+            .into())
+        }
     };
-
-    let profile_id = profile_id.as_ref().map(ProfileId::as_str);
-    let verdict = filter.matches(&Vars::new(event, profile_id, &data));
     let trial = FilterTrial {
         filter: expr,
         event,

@@ -18,6 +18,7 @@ mod request_db;
 pub mod request_input;
 mod router;
 
+pub use portal::TEMPLATES as PORTAL_ROUTES;
 pub use router::ROUTES;
 
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
@@ -297,10 +298,14 @@ fn on_request(shared: &Shared, mut rq: tiny_http::Request) {
             auth_profiles: &shared.auth_profiles,
             public_url: &shared.portal.public_url,
         };
-        let path_only = router::path_of(rq.url());
+        // The portal's one step on every request: a comparison of the path's prefix. (The
+        // feature `bench-no-portal`, for bench/portal-routing.sh only, builds a serve without
+        // it, to count what it costs an /api/v1 request.)
+        let to_portal =
+            !cfg!(feature = "bench-no-portal") && portal::is_portal(router::path_of(rq.url()));
         // A bug must cost one request a 500, never the connection's thread.
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            if portal::is_portal(path_only) {
+            if to_portal {
                 (portal::dispatch(&shared.portal, ctx, &rq, body), None)
             } else {
                 api::dispatch(ctx, &rq, body, path.zip(found))

@@ -114,8 +114,8 @@ impl Histogram {
 
 /// The HTTP request metrics: atomics only, indexed by route and status.
 struct Http {
-    /// Route labels: `/api/v1` + each template of [`router::ROUTES`], `/healthz`, `/metrics`,
-    /// then [`UNMATCHED`]. Built once at start.
+    /// Route labels: `/api/v1` + each template of [`router::ROUTES`], the portal's
+    /// [`TEMPLATES`](super::portal::TEMPLATES), `/healthz`, `/metrics`, then [`UNMATCHED`]. Built once at start.
     routes: Vec<&'static str>,
     /// `requests[route * (STATUSES.len() + 1) + status]`; the last status column is `other`.
     requests: Box<[AtomicU64]>,
@@ -139,6 +139,7 @@ impl Http {
                 routes.push(label);
             }
         }
+        routes.extend(super::portal::TEMPLATES);
         routes.extend(["/healthz", "/metrics", UNMATCHED]);
         let cells = routes.len() * (STATUSES.len() + 1);
         Http {
@@ -321,8 +322,8 @@ impl Metrics {
         }
     }
 
-    /// The route label of a request for `target`: the router's template, `/healthz`,
-    /// `/metrics`, or [`UNMATCHED`]. `routed`: the target's path under `/api/v1`
+    /// The route label of a request for `target`: the router's template, the portal's,
+    /// `/healthz`, `/metrics`, or [`UNMATCHED`]. `routed`: the target's path under `/api/v1`
     /// (`router::api_path`) and what the router found there, when it is under it; a request
     /// is routed once, for its label and its dispatch.
     pub fn route_of(&self, target: &str, routed: Option<(&str, &Match<'_>)>) -> RouteId {
@@ -337,7 +338,7 @@ impl Metrics {
             None => match super::router::path_of(target) {
                 "/healthz" => "/healthz",
                 "/metrics" => "/metrics",
-                _ => UNMATCHED,
+                p => super::portal::template(p).unwrap_or(UNMATCHED),
             },
         };
         RouteId(self.http.route_index(label))

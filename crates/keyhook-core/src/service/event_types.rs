@@ -860,6 +860,72 @@ fn parse_path(path: &str) -> std::result::Result<Vec<Step>, String> {
     Ok(steps)
 }
 
+/// A filter tried on an event of type `event` (`webhooks filter-test`, the portal's "Try
+/// filter"): the data it was tried on and its verdict, as a fan-out would judge it
+/// (`Filter::matches`; an evaluation error is the kind of failure). Nothing is counted or
+/// logged.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FilterTrial {
+    pub data: Value,
+    pub verdict: std::result::Result<bool, &'static str>,
+}
+
+/// Why a filter cannot be tried on an event: each caller says it with its own field names
+/// (`--event` or `event`, `EXPR` or `filter`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum TrialRefused {
+    /// The catalog has no such event type.
+    UnknownEvent,
+    /// The type's schema says the filter can never hold (as `webhooks create` refuses it):
+    /// [`Filter::check_schemas`]'s message.
+    Schema(String),
+    /// The data given does not match the type's schema (an event with it is never emitted).
+    Data(Vec<FieldError>),
+    /// No data was given and the type has no example to try the filter on.
+    NoExample,
+}
+
+/// Tries `filter` on an event of type `event` with `data`, or (`None`) the type's example,
+/// and `profile_id`: the type must exist, the filter must pass the type's schema, and the
+/// data must match it; then the filter is evaluated as a fan-out would. The one core of
+/// `webhooks filter-test` and of the portal's "Try filter".
+pub fn try_filter(
+    store: &Store,
+    actor: &Actor,
+    filter: &crate::service::filter::Filter,
+    event: &str,
+    data: Option<Value>,
+    profile_id: Option<&str>,
+) -> Result<std::result::Result<FilterTrial, TrialRefused>> {
+    let t = match show(store, actor, event) {
+        Ok(t) => t,
+        Err(Error::NotFound(_)) => return Ok(Err(TrialRefused::UnknownEvent)),
+        Err(e) => return Err(e),
+    };
+    if let Some(schema) = &t.schema {
+        if let Err(m) = filter.check_schemas(&[(event, schema)]) {
+            return Ok(Err(TrialRefused::Schema(m)));
+        }
+    }
+    let data = match data {
+        Some(data) => {
+            if let Some(validator) = compiled(&t) {
+                let problems = data_problems(&validator, &data);
+                if !problems.is_empty() {
+                    return Ok(Err(TrialRefused::Data(problems)));
+                }
+            }
+            data
+        }
+        None => match t.example {
+            Some(example) => example,
+            None => return Ok(Err(TrialRefused::NoExample)),
+        },
+    };
+    let verdict = filter.matches(&crate::service::filter::Vars::new(event, profile_id, &data));
+    Ok(Ok(FilterTrial { data, verdict }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -72,6 +72,13 @@ pub enum Actor {
 /// The longest user id accepted, in characters.
 pub const MAX_USER_ID_CHARS: usize = 100;
 
+/// How [`Actor::check_scope_within`] words a refused full access, for what the key gives it
+/// to: the error's message and the detail on `fullAccess`.
+pub(crate) struct Giving {
+    pub full_access: &'static str,
+    pub fix: &'static str,
+}
+
 impl Actor {
     /// A key acting for its user.
     pub fn key(key: ApiKey) -> Actor {
@@ -148,6 +155,30 @@ impl Actor {
             Actor::Key(key) | Actor::Portal { key, .. } => {
                 auth::no_broader_scope(scope, key.scope()).is_ok()
             }
+        }
+    }
+
+    /// A key gives (to a webhook, a portal link) only scopes within its own
+    /// (`auth::no_broader_scope`, the rule keys obey towards keys): else 403 naming
+    /// `profileIds` (the first profile outside the key's) or `fullAccess` (worded by
+    /// `giving`). The operator may give any scope.
+    pub(crate) fn check_scope_within(&self, scope: auth::Scope<'_>, giving: &Giving) -> Result<()> {
+        let Some(key) = self.as_key() else {
+            return Ok(());
+        };
+        match auth::no_broader_scope(scope, key.scope()) {
+            Ok(()) => Ok(()),
+            Err(auth::Excess::Profile(p)) => Err(Error::ForbiddenFields {
+                message: format!("key is not scoped to profile {p}"),
+                details: vec![crate::error::FieldError::new(
+                    "profileIds",
+                    format!("{p} is outside the profiles of this key"),
+                )],
+            }),
+            Err(_) => Err(Error::ForbiddenFields {
+                message: giving.full_access.into(),
+                details: vec![crate::error::FieldError::new("fullAccess", giving.fix)],
+            }),
         }
     }
 

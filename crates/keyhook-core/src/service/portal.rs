@@ -17,12 +17,12 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::audit::{self, Action, Entry};
-use super::event_types;
-use super::filter::{Filter, Vars};
+use super::event_types::{self, TrialRefused};
+use super::filter::Filter;
 use super::input::Problems;
 use super::keys::{check_scope, ProfileIds};
 use super::{Actor, Operation, Publish};
-use crate::auth::{self, Excess, Scope};
+use crate::auth::{self, Scope};
 use crate::error::{Error, FieldError, Result};
 use crate::model::{ApiKey, Permission};
 use crate::store::{PortalLinkRow, PortalSessionRow, Store};
@@ -209,27 +209,17 @@ fn link_scope(actor: &Actor, asked: Option<(bool, Vec<String>)>) -> Result<(bool
     };
     let (full_access, profile_ids) =
         asked.unwrap_or_else(|| (key.full_access, key.profile_ids.clone()));
-    let scope = Scope {
-        full_access,
-        profile_ids: &profile_ids,
-    };
-    match auth::no_broader_scope(scope, key.scope()) {
-        Ok(()) => Ok((full_access, profile_ids)),
-        Err(Excess::Profile(p)) => Err(Error::ForbiddenFields {
-            message: format!("key is not scoped to profile {p}"),
-            details: vec![FieldError::new(
-                "profileIds",
-                format!("{p} is outside the profiles of this key"),
-            )],
-        }),
-        Err(_) => Err(Error::ForbiddenFields {
-            message: "a key limited to profiles cannot mint a full-access link".into(),
-            details: vec![FieldError::new(
-                "fullAccess",
-                "must be false for a key limited to profiles",
-            )],
-        }),
-    }
+    actor.check_scope_within(
+        Scope {
+            full_access,
+            profile_ids: &profile_ids,
+        },
+        &super::Giving {
+            full_access: "a key limited to profiles cannot mint a full-access link",
+            fix: "must be false for a key limited to profiles",
+        },
+    )?;
+    Ok((full_access, profile_ids))
 }
 
 /// Mints a link for the actor's user: `{public_url}/portal#<token>`. The link's url is a
@@ -544,29 +534,29 @@ pub struct FilterTrial {
     pub error: Option<String>,
 }
 
-/// Tries `expr` on the example of event type `event`, as `webhooks filter-test` does: refused
-/// (400 on `filter`) as a webhook's filter would be; then evaluated as a fan-out would.
+/// Tries `expr` on the example of event type `event`, as `webhooks filter-test` does
+/// ([`event_types::try_filter`]): refused (400 on `filter`) as a webhook's filter would be, or
+/// on `event` for an unknown type; then evaluated as a fan-out would.
 pub fn try_filter(store: &Store, actor: &Actor, expr: &str, event: &str) -> Result<FilterTrial> {
     let filter = Filter::new(expr).map_err(|m| Error::validation("filter", m))?;
-    let t = event_types::show(store, actor, event)
-        .map_err(|_| Error::validation("event", format!("unknown event type {event:?}")))?;
-    if let Some(schema) = &t.schema {
-        filter
-            .check_schemas(&[(event, schema)])
-            .map_err(|m| Error::validation("filter", m))?;
-    }
-    let Some(example) = t.example.clone() else {
-        return Err(Error::validation(
-            "filter",
-            format!("{event} has no example to try the filter on"),
-        ));
-    };
-    let verdict = filter.matches(&Vars::new(event, None, &example));
+    let trial = event_types::try_filter(store, actor, &filter, event, None, None)?.map_err(
+        |why| match why {
+            TrialRefused::UnknownEvent => {
+                Error::validation("event", format!("unknown event type {event:?}"))
+            }
+            TrialRefused::Schema(m) => Error::validation("filter", m),
+            TrialRefused::NoExample => Error::validation(
+                "filter",
+                format!("{event} has no example to try the filter on"),
+            ),
+            TrialRefused::Data(problems) => Error::Validation(problems),
+        },
+    )?;
     Ok(FilterTrial {
         event: event.to_string(),
-        example,
-        result: verdict.ok(),
-        error: verdict.err().map(str::to_string),
+        example: trial.data,
+        result: trial.verdict.ok(),
+        error: trial.verdict.err().map(str::to_string),
     })
 }
 

@@ -41,11 +41,16 @@ pub const STEPS: &[(&str, Step)] = &[
 /// Tables pruned with the same batches after [`STEPS`], whose counts `prune` does not print
 /// (its output is pinned to the three tables above): the audit log, kept as
 /// long as events, and idempotency records (of events and of webhook requests), which hold their key for 24 hours
-/// and are kept the retention past that (so a short retention never frees a key early).
+/// and are kept the retention past that (so a short retention never frees a key early);
+/// then the developer portal's sessions that ended (at their 8 hours) and its links that
+/// ended (opened, expired or revoked) and have no session left, each kept the retention past
+/// its end (sessions first: a link goes only after its sessions).
 pub const ALSO: &[Step] = &[
     |c, cutoff, n| c.prune_audit(cutoff, n),
     |c, cutoff, n| c.prune_idempotency(super::events::stale_before(cutoff), n),
     |c, cutoff, n| c.prune_requests(super::events::stale_before(cutoff), n),
+    |c, cutoff, n| c.prune_portal_sessions(cutoff, n),
+    |c, cutoff, n| c.prune_portal_links(cutoff, n),
 ];
 
 /// How many rows each step deleted, in [`STEPS`] order; serialised as an object

@@ -65,4 +65,10 @@ pub trait PortalQueries {
     fn list_portal_sessions(&self, user: &str) -> StoreResult<Vec<PortalSessionRow>>;
     /// Deletes a session (signing out); returns whether there was one.
     fn delete_portal_session(&self, id: &str) -> StoreResult<bool>;
+    /// Retention: deletes at most `limit` sessions that ended before `cutoff`
+    /// ([`prunable_portal_session_sql`](crate::prunable_portal_session_sql)).
+    fn prune_portal_sessions(&self, cutoff: Timestamp, limit: usize) -> StoreResult<u64>;
+    /// Retention: deletes at most `limit` links that ended before `cutoff` and have no
+    /// session left ([`prunable_portal_link_sql`](crate::prunable_portal_link_sql)).
+    fn prune_portal_links(&self, cutoff: Timestamp, limit: usize) -> StoreResult<u64>;
 }

@@ -198,6 +198,36 @@ macro_rules! prunable_event_sql {
     };
 }
 
+/// The portal sessions (table alias `$s`) retention may delete: ended at their 8 hours
+/// before `$cutoff`. (One ended early, by its link's revocation or signing out, is already
+/// gone; one whose minting key was deleted or expired goes the retention after its 8 hours.)
+#[macro_export]
+macro_rules! prunable_portal_session_sql {
+    ($s:literal, $cutoff:literal) => {
+        $crate::before_sql!(($s ".expires_at"), $cutoff)
+    };
+}
+
+/// The portal links (table alias `$l`) retention may delete: ended before `$cutoff` (opened,
+/// revoked, or past their expiry, whichever came first) and with no session left (a session
+/// lives longer than its link; it is pruned first, by [`prunable_portal_session_sql`]).
+#[macro_export]
+macro_rules! prunable_portal_link_sql {
+    ($l:literal, $cutoff:literal) => {
+        concat!(
+            "(",
+            $crate::before_sql!(($l ".expires_at"), $cutoff),
+            " OR ",
+            $crate::before_sql!(($l ".used_at"), $cutoff),
+            " OR ",
+            $crate::before_sql!(($l ".revoked_at"), $cutoff),
+            ") AND NOT EXISTS (SELECT 1 FROM portal_sessions s WHERE s.link_id = ",
+            $l,
+            ".id)"
+        )
+    };
+}
+
 /// A webhook's previous secret has reached the end of its grace period at `$now` (a grace
 /// ending at `$now` has ended): it is no longer signed with, and may be dropped.
 #[macro_export]

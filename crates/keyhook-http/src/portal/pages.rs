@@ -435,7 +435,7 @@ fn webhook_form(
                     label.check {
                         input type="checkbox" name="events" value=(t.name) checked[form.events.contains(&t.name)];
                         code { (t.name) }
-                        @if let Some(d) = &t.description { span.hint { " — " (d) } }
+                        @if let Some(d) = &t.description { span.hint { (d) } }
                     }
                 }
             }

@@ -32,8 +32,8 @@ use super::input::{check_unique_non_empty, ListProblems, Problems};
 use super::keys::{check_scope, ProfileIds};
 use super::operational;
 use super::{Actor, Operation, Publish};
-use crate::auth::{self, Excess, Scope};
-use crate::error::{Error, FieldError, Result};
+use crate::auth::Scope;
+use crate::error::{Error, Result};
 use crate::model::{DeliveryControl, SigningMode, Webhook};
 use crate::rate::RateLimit;
 use crate::sign;
@@ -144,31 +144,11 @@ fn asked_scope(
     }
 }
 
-/// A key gives webhooks only scopes within its own (`auth::no_broader_scope`, the rule keys
-/// obey towards keys): else 403, naming `fullAccess` or `profileIds`. The operator may give
-/// any scope.
-fn check_scope_within(actor: &Actor, scope: Scope<'_>) -> Result<()> {
-    let Some(key) = actor.as_key() else {
-        return Ok(());
-    };
-    match auth::no_broader_scope(scope, key.scope()) {
-        Ok(()) => Ok(()),
-        Err(Excess::Profile(p)) => Err(Error::ForbiddenFields {
-            message: format!("key is not scoped to profile {p}"),
-            details: vec![FieldError::new(
-                "profileIds",
-                format!("{p} is outside the profiles of this key"),
-            )],
-        }),
-        Err(_) => Err(Error::ForbiddenFields {
-            message: "a key limited to profiles cannot give a webhook full access".into(),
-            details: vec![FieldError::new(
-                "fullAccess",
-                "must be false, with profileIds within those of this key",
-            )],
-        }),
-    }
-}
+/// A key gives webhooks only scopes within its own ([`Actor::check_scope_within`]).
+const GIVING: super::Giving = super::Giving {
+    full_access: "a key limited to profiles cannot give a webhook full access",
+    fix: "must be false, with profileIds within those of this key",
+};
 
 /// The events a webhook subscribes to: at least one, no duplicates, each a name
 /// ([`EventName`]); that the catalog holds each is checked in the transaction that stores
@@ -247,12 +227,12 @@ pub fn create(
         Actor::Key(k) | Actor::Portal { key: k, .. } => (k.full_access, k.profile_ids.clone()),
         Actor::Operator { .. } => (true, Vec::new()),
     });
-    check_scope_within(
-        actor,
+    actor.check_scope_within(
         Scope {
             full_access,
             profile_ids: &profile_ids,
         },
+        &GIVING,
     )?;
     let user = actor.user_id().to_string();
     let webhook = Webhook {
@@ -475,12 +455,12 @@ pub fn update(
     let scope = asked_scope(&mut p, patch.full_access, patch.profile_ids);
     p.into_result(WEBHOOK_FIELDS)?;
     if let Some((full_access, ids)) = &scope {
-        check_scope_within(
-            actor,
+        actor.check_scope_within(
             Scope {
                 full_access: *full_access,
                 profile_ids: ids,
             },
+            &GIVING,
         )?;
     }
     let recheck = patch.events.is_some() || patch.filter.is_some();

@@ -115,7 +115,7 @@ impl Histogram {
 /// The HTTP request metrics: atomics only, indexed by route and status.
 struct Http {
     /// Route labels: `/api/v1` + each template of [`router::ROUTES`], the portal's
-    /// [`TEMPLATES`](super::portal::TEMPLATES), `/healthz`, `/metrics`, then [`UNMATCHED`]. Built once at start.
+    /// [`TEMPLATES`](super::portal::routes::TEMPLATES), `/healthz`, `/metrics`, then [`UNMATCHED`]. Built once at start.
     routes: Vec<&'static str>,
     /// `requests[route * (STATUSES.len() + 1) + status]`; the last status column is `other`.
     requests: Box<[AtomicU64]>,
@@ -139,7 +139,7 @@ impl Http {
                 routes.push(label);
             }
         }
-        routes.extend(super::portal::TEMPLATES);
+        routes.extend(super::portal::routes::TEMPLATES);
         routes.extend(["/healthz", "/metrics", UNMATCHED]);
         let cells = routes.len() * (STATUSES.len() + 1);
         Http {
@@ -338,7 +338,7 @@ impl Metrics {
             None => match super::router::path_of(target) {
                 "/healthz" => "/healthz",
                 "/metrics" => "/metrics",
-                p => super::portal::template(p).unwrap_or(UNMATCHED),
+                p => super::portal::routes::template(p).unwrap_or(UNMATCHED),
             },
         };
         RouteId(self.http.route_index(label))

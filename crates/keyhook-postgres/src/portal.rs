@@ -208,28 +208,14 @@ impl PortalQueries for PgStore {
     }
 
     fn prune_portal_sessions(&self, cutoff: Timestamp, limit: usize) -> StoreResult<u64> {
-        self.prune(
-            concat!(
-                "DELETE FROM portal_sessions WHERE id IN (
-                SELECT p.id FROM portal_sessions p WHERE ",
-                keyhook_core::prunable_portal_session_sql!("p", "$1"),
-                " LIMIT $2 FOR UPDATE SKIP LOCKED)"
-            ),
-            cutoff,
-            limit,
-        )
+        let statement =
+            keyhook_core::prune_portal_sessions_sql!("$1", "$2", " FOR UPDATE SKIP LOCKED");
+        self.prune(statement, cutoff, limit)
     }
 
     fn prune_portal_links(&self, cutoff: Timestamp, limit: usize) -> StoreResult<u64> {
-        self.prune(
-            concat!(
-                "DELETE FROM portal_links WHERE id IN (
-                SELECT l.id FROM portal_links l WHERE ",
-                keyhook_core::prunable_portal_link_sql!("l", "$1"),
-                " LIMIT $2 FOR UPDATE OF l SKIP LOCKED)"
-            ),
-            cutoff,
-            limit,
-        )
+        let statement =
+            keyhook_core::prune_portal_links_sql!("$1", "$2", " FOR UPDATE OF l SKIP LOCKED");
+        self.prune(statement, cutoff, limit)
     }
 }

@@ -228,6 +228,38 @@ macro_rules! prunable_portal_link_sql {
     };
 }
 
+/// One retention batch of the portal's sessions, whole: `$cutoff` and `$limit` are the
+/// backend's placeholders, `$lock` what follows `LIMIT` in its row-locking select (`""` on
+/// SQLite, `" FOR UPDATE SKIP LOCKED"` on PostgreSQL).
+#[macro_export]
+macro_rules! prune_portal_sessions_sql {
+    ($cutoff:literal, $limit:literal, $lock:literal) => {
+        concat!(
+            "DELETE FROM portal_sessions WHERE id IN (SELECT p.id FROM portal_sessions p WHERE ",
+            $crate::prunable_portal_session_sql!("p", $cutoff),
+            " LIMIT ",
+            $limit,
+            $lock,
+            ")"
+        )
+    };
+}
+
+/// One retention batch of the portal's links, whole, as [`prune_portal_sessions_sql`].
+#[macro_export]
+macro_rules! prune_portal_links_sql {
+    ($cutoff:literal, $limit:literal, $lock:literal) => {
+        concat!(
+            "DELETE FROM portal_links WHERE id IN (SELECT l.id FROM portal_links l WHERE ",
+            $crate::prunable_portal_link_sql!("l", $cutoff),
+            " LIMIT ",
+            $limit,
+            $lock,
+            ")"
+        )
+    };
+}
+
 /// A webhook's previous secret has reached the end of its grace period at `$now` (a grace
 /// ending at `$now` has ended): it is no longer signed with, and may be dropped.
 #[macro_export]

@@ -443,7 +443,6 @@ fn settle_loop(
         secrets_dropped: None,
         stale_removed: None,
         trimmed: None,
-        drained: false,
     };
     loop {
         s.drop_expired_secrets()?;
@@ -497,12 +496,6 @@ struct Settler<'a> {
     secrets_dropped: Option<Instant>,
     stale_removed: Option<Instant>,
     trimmed: Option<Instant>,
-    /// The last claim ([`Settler::claim_in`]) took everything that was due (fewer than its
-    /// room and its bytes allowed): the turn right after it makes no claim of its own (its
-    /// `any_due` read would find nothing new, and a sender reading beside it waits for it).
-    /// An ordered webhook's next head is leased by the transaction that settles the one
-    /// before it, so this is every turn of an ordered webhook's deliveries.
-    drained: bool,
 }
 
 impl Settler<'_> {
@@ -578,9 +571,6 @@ impl Settler<'_> {
     /// claimed, handed over or cancelled (so `once` goes on while cancellations free room:
     /// operational events queue deliveries to webhooks disabled right after).
     fn claim(&mut self) -> Result<usize> {
-        if std::mem::take(&mut self.drained) {
-            return Ok(0);
-        }
         let Some(room) = self.room() else {
             return Ok(0);
         };
@@ -591,8 +581,7 @@ impl Settler<'_> {
         let mut settled = Summary::default();
         let batch = self
             .store
-            .write(|c| self.claim_in(c, now, room, &mut settled))?
-            .0;
+            .write(|c| self.claim_in(c, now, room, &mut settled))?;
         self.summary.add(&settled, self.opts);
         Ok(self.hand_over(batch, now) + settled.cancelled as usize)
     }
@@ -603,21 +592,18 @@ impl Settler<'_> {
 
     /// The claim itself, in the caller's write transaction: up to `room` due deliveries
     /// leased; those of a disabled webhook cancelled (counted in `settled`). Returns the live
-    /// ones, to be handed over once the transaction has committed, and whether the claim
-    /// took everything due ([`Settler::drained`]).
+    /// ones, to be handed over once the transaction has committed.
     fn claim_in(
         &self,
         c: Conn<'_>,
         now: Timestamp,
         room: usize,
         settled: &mut Summary,
-    ) -> Result<(Vec<Claimed>, bool)> {
+    ) -> Result<Vec<Claimed>> {
         let only = self.opts.only.as_deref();
         let until = now.add_millis(self.lease_ms);
         let bytes = HELD_BYTES.saturating_sub(self.held_bytes);
         let batch = c.claim_due_within(now, room, bytes, until, only)?;
-        let taken: usize = batch.iter().map(|d| d.payload.len()).sum();
-        let drained = batch.len() < room && taken < bytes;
         // Over its webhook's `--rate`: given back, due as it was.
         let batch = super::rate::admit(c, batch, now)?;
         let mut live = Vec::with_capacity(batch.len());
@@ -629,7 +615,7 @@ impl Settler<'_> {
                 cancel(c, &d, now, settled)?;
             }
         }
-        Ok((live, drained))
+        Ok(live)
     }
 
     /// Hands a committed claim to the senders; returns how many were handed over.
@@ -701,7 +687,6 @@ impl Settler<'_> {
         let mut lines = Vec::new();
         let room = self.room().filter(|_| claim);
         let mut claimed = Vec::new();
-        let mut drained = false;
         let now = clock.now();
         self.store.write(|c| {
             settled = Summary::default();
@@ -726,7 +711,7 @@ impl Settler<'_> {
             log.flush(c)?;
             c.finish_deliveries(&delivered, DeliveryState::Delivered, true, clock.now())?;
             if let Some(room) = room {
-                (claimed, drained) = self.claim_in(c, now, room, &mut settled)?;
+                claimed = self.claim_in(c, now, room, &mut settled)?;
             }
             Ok(())
         })?;
@@ -746,14 +731,7 @@ impl Settler<'_> {
                 }
             }
         }
-        // A retry or a release put back in this transaction may be due by the next turn's
-        // clock: that turn claims as usual.
-        let requeued = settled.retrying > 0
-            || finished
-                .iter()
-                .any(|(_, outcome, _)| matches!(outcome, Outcome::Held(_)));
         self.summary.add(&settled, opts);
-        self.drained = drained && !requeued;
         self.hand_over(claimed, now);
         Ok(())
     }

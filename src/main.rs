@@ -58,6 +58,7 @@ impl keyhook_cli::Wiring for Wiring {
         stop: Arc<Stop>,
         listening: &dyn Fn(SocketAddr),
     ) -> Result<(), Error> {
+        let db = Arc::clone(&config.db);
         let server = Server::start(
             ServeOptions {
                 bind: config.bind,
@@ -86,6 +87,9 @@ impl keyhook_cli::Wiring for Wiring {
         listening(server.addr());
         server.run_until_stopped();
         let _ = outbox.join();
+        // The file whole when serve stops (docs/backup.md): its connections close now, the
+        // last one folding the log back, whatever thread still holds the backend.
+        db.close_idle();
         Ok(())
     }
 }

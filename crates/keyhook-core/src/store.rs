@@ -174,6 +174,12 @@ pub trait Backend: Send + Sync {
     fn connect(&self) -> Result<Box<Store>>;
     /// The database, for messages: a path (or, for a server, its address without a password).
     fn describe(&self) -> String;
+    /// Closes the pool's idle connections now, one after the other, rather than whenever the
+    /// last holder of the backend lets it go: a long-running command (`serve`) calls it when
+    /// it stops, so that SQLite's last connection folds the write-ahead log back into the file
+    /// and removes it before the process exits. A connection asked for afterwards is opened
+    /// again. The default has nothing to close.
+    fn close_idle(&self) {}
     /// A consistent copy of the whole database into the file `to` while others write
     /// (`keyhook backup`), mode 0600; an existing `to` is replaced only with `force`. A
     /// backend that cannot (a database server, whose own tools do it) refuses: the default.

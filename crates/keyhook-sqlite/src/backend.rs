@@ -58,6 +58,20 @@ impl SqliteBackend {
 }
 
 impl Backend for SqliteBackend {
+    fn close_idle(&self) {
+        let idle = {
+            let mut state = self.pool.lock();
+            let idle = std::mem::take(&mut state.idle);
+            state.open -= idle.len();
+            idle
+        };
+        // One at a time: of connections closing at once, each may find another still open
+        // and leave the log to it.
+        for conn in idle {
+            drop(conn);
+        }
+    }
+
     /// A connection from the pool: an idle one if there is one, a new one while fewer than
     /// the pool's size are open, else the first one given back (the caller waits).
     fn connect(&self) -> keyhook_core::Result<Box<Store>> {

@@ -469,6 +469,13 @@ fn a_server_rekeyed_under_it_answers_503_and_delivers_nothing_until_restarted() 
     for k in [&old, &new] {
         assert!(!message.contains(k.as_str()) && !stale.log().contains(k.as_str()));
     }
+    // The operator reading the server's log learns it once, without a request to look at.
+    let log = stale.log();
+    assert_eq!(
+        log.matches("re-keyed").count(),
+        1,
+        "the log says once that the key no longer opens the database: {log}"
+    );
     assert_eq!(env.sql_i64("SELECT count(*) FROM webhooks"), 1);
     // Now every later request needing a secret says so: a rotation, and an event (routed
     // to webhooks read whole), which the client may send again later.

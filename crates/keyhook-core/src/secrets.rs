@@ -205,6 +205,17 @@ fn refused(why: String) -> StoreError {
     StoreError::Unavailable(why)
 }
 
+/// Says in the log, once per process, that this process's key no longer opens the database's
+/// secrets: a running instance answers 503 and delivers nothing from then on, and the
+/// operator who reads its log learns why without a request to look at. Names fingerprints,
+/// never a key.
+fn log_key_mismatch(why: &str) {
+    static LOGGED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if !LOGGED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        tracing::error!(target: "keyhook::secrets", "{why}");
+    }
+}
+
 /// `plaintext` as `column` of webhook `row` stores it: sealed with the process's key.
 pub fn seal_cell(row: &str, column: &str, plaintext: &str) -> StoreResult<String> {
     match current().map_err(refused)? {
@@ -237,12 +248,14 @@ pub fn open_cell(row: &str, column: &str, stored: &str) -> StoreResult<String> {
                     return Ok(plain);
                 }
             }
-            Err(StoreError::Unavailable(format!(
+            let why = format!(
                 "webhook {row}'s {column} does not open with this keyhook's secrets key \
                  ({}): the database was re-keyed (`keyhook db rekey`) or altered; restart \
                  keyhook with the database's key (KEYHOOK_SECRETS_KEY or the key file)",
                 k.fingerprint()
-            )))
+            );
+            log_key_mismatch(&why);
+            Err(StoreError::Unavailable(why))
         }
         None => Err(StoreError::Unavailable(
             "the database's webhook secrets are encrypted and no secrets key is loaded".into(),
@@ -277,6 +290,7 @@ pub fn check_recorded(recorded: Option<&str>) -> StoreResult<()> {
                  delivered until then",
                 k.fingerprint()
             );
+            log_key_mismatch(&why);
             refuse(why.clone());
             Err(StoreError::Unavailable(why))
         }

@@ -7,7 +7,7 @@ mod form;
 mod pages;
 pub mod routes;
 
-pub use routes::{template, TEMPLATES};
+pub use routes::TEMPLATES;
 
 use maud::Markup;
 use tiny_http::{Method, Request};

@@ -70,7 +70,9 @@ print(server.server_address[1], flush=True)
 server.serve_forever()
 EOF
 mkdir -p "$work/keys"
-coproc RX { "$PY/python" "$work/receiver.py" 0 "$work"; }
+# exec: the coprocess is the receiver itself, so that the kill at exit stops it (a subshell
+# killed would leave it running, holding the caller's output open).
+coproc RX { exec "$PY/python" "$work/receiver.py" 0 "$work"; }
 rx=$RX_PID
 read -r port <&"${RX[0]}"
 

@@ -5,7 +5,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use keyhook_core::model::ApiKey;
-use keyhook_core::store::{Backend, BackupDone, Conn, ReadAhead, Storage, Store, StoreResult};
+use keyhook_core::store::{
+    Backend, BackupDone, ChecksumMemory, Conn, ReadAhead, Storage, Store, StoreResult,
+};
 use keyhook_core::time::Timestamp;
 
 use crate::{SqliteStore, WriteLock};
@@ -22,6 +24,8 @@ pub struct SqliteBackend {
     create: bool,
     pool: Arc<Pool<SqliteStore>>,
     writer: WriteLock,
+    /// What its connections learned of keys without a checksum, one memory for all of them.
+    checksums: ChecksumMemory,
     /// [`SqliteBackend::for_one_command`].
     one_command: bool,
 }
@@ -35,6 +39,7 @@ impl SqliteBackend {
             create,
             pool: Arc::new(Pool::new(pool_size as usize)),
             writer: WriteLock::default(),
+            checksums: ChecksumMemory::default(),
             one_command: false,
         }
     }
@@ -84,7 +89,9 @@ impl Backend for SqliteBackend {
             if self.one_command {
                 store.commit_durably()?;
             }
-            Ok(store.sharing_writes(&self.writer))
+            Ok(store
+                .sharing_writes(&self.writer)
+                .sharing_checksums(&self.checksums))
         };
         let store = self.pool.take(open)?;
         // A list its last user read ahead and did not take is not for this one.
@@ -312,6 +319,62 @@ mod tests {
 
     use super::*;
     use keyhook_core::Error;
+
+    /// What one connection of the pool learned of keys without a checksum, every other one
+    /// knows: a server never looks up a token its backend knows to refuse, whichever
+    /// connection serves it (it once failed in a whole run, by the connection that served).
+    #[test]
+    fn the_pool_remembers_checksums_for_all_its_connections() {
+        let dir = tempfile::tempdir().unwrap();
+        let backend = SqliteBackend::new(dir.path().join("k.db"), true, 2);
+        let a = backend.connect().unwrap();
+        let b = backend.connect().unwrap();
+        assert!(
+            !b.all_keys_checksummed(false).unwrap(),
+            "nothing learned yet"
+        );
+        assert!(
+            a.all_keys_checksummed(true).unwrap(),
+            "an empty database has none"
+        );
+        assert!(
+            b.all_keys_checksummed(false).unwrap(),
+            "learned by the other connection"
+        );
+        drop((a, b));
+        let c = SqliteBackend::new(dir.path().join("k.db"), false, 1)
+            .connect()
+            .unwrap();
+        assert!(
+            !c.all_keys_checksummed(false).unwrap(),
+            "another backend learns it anew"
+        );
+    }
+
+    /// `close_idle` closes the pool's connections one after the other: the last one folds
+    /// the log back into the file and removes it, and the pool opens a connection again
+    /// when asked.
+    #[test]
+    fn close_idle_leaves_the_file_whole_and_the_pool_usable() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("k.db");
+        let backend = SqliteBackend::new(&path, true, 3);
+        let wal = dir.path().join("k.db-wal");
+        {
+            let (a, b) = (backend.connect().unwrap(), backend.connect().unwrap());
+            a.write(|c| {
+                Ok(c.insert_key(&crate::testing::plain_key("k1", "kp_1"), &"1".repeat(64))?)
+            })
+            .unwrap();
+            drop((a, b));
+        }
+        assert!(wal.exists(), "connections open: the log is there");
+        backend.close_idle();
+        assert!(!wal.exists(), "the last connection folded the log back");
+        assert_eq!(counts(&backend.pool), (0, 0));
+        let again = backend.connect().unwrap();
+        assert_eq!(again.conn().list_keys(None).unwrap().len(), 1);
+    }
 
     /// A pool of numbered connections, and how many were opened.
     fn numbered(size: usize) -> (Arc<Pool<usize>>, Arc<AtomicUsize>) {

@@ -201,6 +201,14 @@ impl SqliteStore {
         self
     }
 
+    /// This connection remembers what its backend's other connections learned of keys
+    /// without a checksum ([`ChecksumMemory`]: the backend's, for all its connections), so
+    /// that no connection of the pool looks up a token the backend knows to refuse.
+    pub(crate) fn sharing_checksums(mut self, checksums: &ChecksumMemory) -> SqliteStore {
+        self.checksums = checksums.clone();
+        self
+    }
+
     /// The in-process write lock (a panic while it was held left nothing to repair: the
     /// transaction it guarded was rolled back).
     fn write_lock(&self) -> MutexGuard<'_, ()> {

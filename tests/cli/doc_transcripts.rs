@@ -131,7 +131,14 @@ impl PageClock {
     fn start() -> PageClock {
         use std::sync::mpsc::{channel, RecvTimeoutError};
         use std::time::{Instant, SystemTime, UNIX_EPOCH};
-        let dir = tempfile::tempdir().expect("temp dir");
+        // In memory where there is a tmpfs: a write and rename on a disk busy with other
+        // processes' syncs can stall the ticker for tens of milliseconds, and two commands
+        // then read the same millisecond (two keys made one after the other listed by id).
+        let dir = Some(std::path::Path::new("/dev/shm"))
+            .filter(|shm| shm.is_dir())
+            .and_then(|shm| tempfile::tempdir_in(shm).ok())
+            .map_or_else(tempfile::tempdir, Ok)
+            .expect("temp dir");
         let start = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .expect("a clock after 1970")

@@ -112,7 +112,7 @@ pub enum ConnectError {
     Pg(postgres::Error),
     /// The server took the TCP connection and said nothing for this long.
     Silent(Duration),
-    /// No thread could be started to connect on.
+    /// No thread could be started to connect on, or no descriptors were left to connect with.
     NoThread(String),
 }
 
@@ -186,15 +186,41 @@ pub fn connect_within(
     let spawned = std::thread::Builder::new()
         .name("keyhook-pg-connect".into())
         .spawn(move || {
-            let _ = sent.send(connect());
+            // The driver's blocking connect builds a runtime and unwraps its result: out of
+            // descriptors (EMFILE) it would panic on this thread. Refuse first when a few
+            // descriptors cannot be had (its runtime and socket need them), and treat a panic
+            // that still comes (another thread took them meanwhile) as that same refusal.
+            let made = match descriptors_left() {
+                Err(e) => Err(ConnectError::NoThread(format!(
+                    "no file descriptor left: {e}"
+                ))),
+                Ok(()) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(connect))
+                    .map(|made| made.map_err(ConnectError::from))
+                    .unwrap_or_else(|_| {
+                        Err(ConnectError::NoThread(
+                            "the database driver failed to start (out of resources?)".into(),
+                        ))
+                    }),
+            };
+            let _ = sent.send(made);
         });
     if let Err(e) = spawned {
         return Err(ConnectError::NoThread(e.to_string()));
     }
     match got.recv_timeout(deadline) {
-        Ok(made) => Ok(made?),
+        Ok(made) => made,
         Err(_) => Err(ConnectError::Silent(deadline)),
     }
+}
+
+/// Whether the process can open a few more descriptors (what a connection's runtime and socket
+/// take): each is opened and closed again at once.
+fn descriptors_left() -> std::io::Result<()> {
+    let held: Vec<std::fs::File> = (0..8)
+        .map(|_| std::fs::File::open("/dev/null"))
+        .collect::<std::io::Result<_>>()?;
+    drop(held);
+    Ok(())
 }
 
 /// The last failed connection attempt of the pool, sorted, and when it happened.
@@ -236,4 +262,25 @@ pub fn build(manager: Manager, size: u32, errors: LastError) -> Pool {
         .test_on_check_out(true)
         .error_handler(Box::new(errors))
         .build_unchecked(manager)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A driver that panics while connecting (as the blocking driver does out of descriptors)
+    /// is a refusal the caller is told of at once, not a wait for the deadline.
+    #[test]
+    fn a_connect_that_panics_is_refused_at_once() {
+        let started = Instant::now();
+        let r = connect_within(Duration::from_secs(30), || {
+            panic!("the driver's runtime could not be built")
+        });
+        assert!(
+            matches!(r, Err(ConnectError::NoThread(_))),
+            "{:?}",
+            r.err().map(|e| e.to_string())
+        );
+        assert!(started.elapsed() < Duration::from_secs(10));
+    }
 }

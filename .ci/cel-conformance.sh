@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CEL's own conformance suite against keyhook's filter engine (issue 41, CONTRACT §10.1).
+# CEL's own conformance suite against keyhook's filter engine (CONTRACT §10.1).
 # The npm package @bufbuild/cel-spec ships the CEL project's test data (cel-spec v0.25.1 for
 # 0.6.1); it is installed, pinned, under target/ci-tools/node when missing, as .ci/tools.sh
 # installs its tools. .ci/cel/conformance.mjs writes the cases of the sections that apply to

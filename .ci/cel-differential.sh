@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The differential test of webhook filters (issue 41, CONTRACT §10.1): keyhook's verdicts on
+# The differential test of webhook filters (CONTRACT §10.1): keyhook's verdicts on
 # the (filter, event) pairs of .ci/cel/differential.jsonl against the reference CEL evaluator
 # @marcbachmann/cel-js, installed when missing at its pinned version under
 # target/ci-tools/node (npm), beside .ci/tools.sh's npm tools. Zero disagreements on what

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# What the developer portal adds to an /api/v1 request (issue 44: "the portal adds nothing to
-# /api/v1's own figures"). The portal's only step on such a request is a comparison of the
+# What the developer portal adds to an /api/v1 request (the goal: nothing
+# measurable on /api/v1's own figures). The portal's only step on such a request is a comparison of the
 # path's prefix (`portal::is_portal`, in keyhook-http's `handle`); this compares this tree's
 # serve with the same tree built with the feature `keyhook-http/bench-no-portal`, whose serve
 # leaves that step out (and so does not route /portal; the feature exists for this script

@@ -30,7 +30,7 @@ const pairs = []
 const add = (expr, data = POST, profileId = 'brand-a', event = 'post.published') =>
   pairs.push({expr, event, profileId, data})
 
-// --- Issue 41, as filed ---
+// --- Double negation and unary minus, which the engine once got wrong ---
 for (const p of ['brand-a', 'brand-b', null]) add('!!(profileId == "brand-a")', POST, p)
 add('!!true'); add('!!false'); add('!!!true'); add('!(!(data.n == 3.0))')
 add('--1 == 1'); add('-(-1) == 1'); add('- -1 == 1'); add('--1.0 == 1.0'); add('-(-data.n) == 3.0')

@@ -377,3 +377,75 @@ fn the_docs_index_lists_every_page() {
     let without = index.replace("](serve.md)", "](elsewhere.md)");
     assert_eq!(missing_from_index(&without, &pages), ["serve.md"]);
 }
+
+/// A newcomer's two pages stay short (README.md, docs/development.md: at most 300 lines each);
+/// what else there is to say goes to the page of its subject in docs/.
+#[test]
+fn the_readme_and_the_contributor_guide_stay_short() {
+    for page in ["README.md", "docs/development.md"] {
+        let text = std::fs::read_to_string(root().join(page)).unwrap();
+        let lines = text.lines().count();
+        assert!(lines > 50, "{page} has only {lines} lines: is it the page?");
+        assert!(lines <= 300, "{page} has {lines} lines, over 300");
+    }
+}
+
+/// Where `text` cites one of this project's issues by number (the word, then a number): a
+/// reader of the repository cannot open those, so the reason is said instead. An upstream
+/// project's issue named with its project (`tiny-http issue #143`) is a reference anyone can
+/// follow and is not cited here.
+fn issue_citations(text: &str) -> Vec<String> {
+    let lower = text.to_ascii_lowercase();
+    let mut found = Vec::new();
+    for (at, _) in lower.match_indices("issue") {
+        let rest = lower[at + "issue".len()..].trim_start_matches([' ', '#']);
+        let before = lower[..at].trim_end();
+        let upstream = before.ends_with("tiny-http") || before.ends_with("tiny_http");
+        if rest.starts_with(|c: char| c.is_ascii_digit())
+            && lower[at + "issue".len()..].starts_with([' ', '#'])
+            && !upstream
+        {
+            let end = (at + 20).min(text.len());
+            found.push(text[at..end].to_string());
+        }
+    }
+    found
+}
+
+/// No file of the repository (code, docs, scripts) cites one of this project's issues by
+/// number. The check sees such a citation, and passes an upstream one.
+#[test]
+fn nothing_cites_an_issue_number() {
+    // Made up here so that this file does not cite one itself.
+    let word = "issue";
+    assert_eq!(issue_citations(&format!("see {word} 22 for why")).len(), 1);
+    assert_eq!(issue_citations(&format!("({} #7)", "Issue")).len(), 1);
+    assert!(issue_citations("tiny-http issue #143 (timeouts)").is_empty());
+    assert!(issue_citations("keyhook issues, lists").is_empty());
+    let mut offenders = Vec::new();
+    let mut dirs = vec![root()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                let hidden = name.starts_with('.') && name != ".ci";
+                if !hidden && !["target", "node_modules"].contains(&name.as_str()) {
+                    dirs.push(path);
+                }
+                continue;
+            }
+            let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+            if !["rs", "md", "sh", "py", "toml", "mjs", "ts"].contains(&ext) {
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            for cite in issue_citations(&text) {
+                offenders.push(format!("{}: {cite}", path.display()));
+            }
+        }
+    }
+    assert_eq!(offenders, Vec::<String>::new());
+}

@@ -1,4 +1,4 @@
-//! `keyhook webhooks filter-test EXPR [--event NAME] [--data JSON] [--profile ID]` (issue 41):
+//! `keyhook webhooks filter-test EXPR [--event NAME] [--data JSON] [--profile ID]` (CONTRACT §10.1):
 //! an operator tries a filter before saving it. The verdict and the exit status (0 true, 1
 //! false or an evaluation error, 2 refused or invalid input), `--json`, the catalog's example
 //! as the default data, and that nothing is stored. Every test runs on SQLite and again on

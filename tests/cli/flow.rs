@@ -1,4 +1,4 @@
-//! Delivery control (CONTRACT §15, issue 45): a webhook's own retry schedule and timeout, and
+//! Delivery control (CONTRACT §15): a webhook's own retry schedule and timeout, and
 //! a receiver's back-pressure (429/503 with `Retry-After`) holding all of a webhook's
 //! deliveries without counting toward its automatic disable. On both backends, on the test
 //! clock.

@@ -1,4 +1,4 @@
-//! `Idempotency-Key` on the webhook POSTs (issue 20; `service::idempotency`): POST /webhooks,
+//! `Idempotency-Key` on the webhook POSTs (`service::idempotency`): POST /webhooks,
 //! /webhooks/{id}/rotate-secret, /test and /replay. A repeat by the same user with the same
 //! key and body within 24 hours acts once and answers the first answer; another body is 400
 //! on `Idempotency-Key`; users are apart; a key that does not see the first request's webhook

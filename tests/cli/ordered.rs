@@ -1,4 +1,4 @@
-//! Ordered delivery (CONTRACT §15 `--ordered`, issue 45): an ordered webhook's deliveries go
+//! Ordered delivery (CONTRACT §15 `--ordered`): an ordered webhook's deliveries go
 //! one at a time in the order they were queued, a failing one holding the later ones until
 //! it is delivered or exhausted, and the deliveries list says which one holds the queue.
 //! Real `keyhook deliver` processes and a real loopback receiver, on both backends, on the

@@ -739,3 +739,116 @@ fn the_circle_check_catches_a_circle() {
     ]);
     assert_eq!(import_circles(&inline), [["a.rs", "b.rs"]]);
 }
+
+/// The helper functions of a test file (`fn` items at the file's top level that are not
+/// `#[test]`s), each as (name, its text with the name taken out and the white space folded),
+/// so that one helper written twice under two names reads the same.
+fn helpers(text: &str) -> Vec<(String, String)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        let rest = ["pub fn ", "pub(crate) fn ", "fn "]
+            .iter()
+            .find_map(|p| line.strip_prefix(p));
+        let Some(rest) = rest else {
+            i += 1;
+            continue;
+        };
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let attrs = lines[..i]
+            .iter()
+            .rev()
+            .take_while(|l| l.starts_with("#[") || l.starts_with("///"));
+        let is_test = attrs.clone().any(|l| l.starts_with("#[test"));
+        let end = (i..lines.len()).find(|&j| lines[j] == "}").unwrap_or(i);
+        if !is_test {
+            let body = lines[i..=end].join("\n");
+            let body = body.replacen(&format!("fn {name}"), "fn", 1);
+            let folded = body.split_whitespace().collect::<Vec<_>>().join(" ");
+            found.push((name, folded));
+        }
+        i = end + 1;
+    }
+    found
+}
+
+/// The groups of helpers written the same in two or more files of `files` (path, text), each
+/// as `path: name` entries.
+fn helpers_written_twice(files: &[(std::path::PathBuf, String)]) -> Vec<Vec<String>> {
+    let mut by_text: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    for (path, text) in files {
+        for (name, folded) in helpers(text) {
+            by_text
+                .entry(folded)
+                .or_default()
+                .push((path.display().to_string(), name));
+        }
+    }
+    by_text
+        .into_values()
+        .filter(|list| {
+            let paths: std::collections::BTreeSet<&String> = list.iter().map(|(p, _)| p).collect();
+            paths.len() > 1
+        })
+        .map(|list| list.iter().map(|(p, n)| format!("{p}: {n}")).collect())
+        .collect()
+}
+
+/// One test-support home: a helper the tests of two files need lives once (tests/cli's
+/// `common`, `server` and `receiver`, or the support crates in tests/support), never copied
+/// into each. Every test file of the repository (tests/cli, the crates' tests/, tests/support)
+/// is read; a helper written the same in two files, under any names, fails here.
+#[test]
+fn no_test_helper_is_written_twice() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut dirs = vec![root.join("tests")];
+    for entry in std::fs::read_dir(root.join("crates")).unwrap() {
+        dirs.push(entry.unwrap().path().join("tests"));
+    }
+    let mut files = Vec::new();
+    for dir in dirs.iter().filter(|d| d.is_dir()) {
+        for (path, text) in crate_sources(dir) {
+            files.push((
+                dir.join(path).strip_prefix(root).unwrap().to_path_buf(),
+                text,
+            ));
+        }
+    }
+    assert!(files.len() > 50, "only {} test files", files.len());
+    assert_eq!(helpers_written_twice(&files), Vec::<Vec<String>>::new());
+}
+
+/// The check sees one helper written twice under two names, and passes a `#[test]` written
+/// alike and two helpers of one name that differ.
+#[test]
+fn the_helper_check_catches_a_copy() {
+    let files = |list: &[(&str, &str)]| -> Vec<(std::path::PathBuf, String)> {
+        list.iter()
+            .map(|(p, t)| (std::path::PathBuf::from(p), t.to_string()))
+            .collect()
+    };
+    let copied = files(&[
+        ("a.rs", "fn data(env: &Env) -> Value {\n    env.json()\n}\n"),
+        (
+            "b.rs",
+            "/// Doc.\nfn ok(env: &Env) -> Value {\n  env.json()\n}\n",
+        ),
+    ]);
+    assert_eq!(helpers_written_twice(&copied), [["a.rs: data", "b.rs: ok"]]);
+    let apart = files(&[
+        (
+            "a.rs",
+            "#[test]\nfn t() {\n    f();\n}\nfn show() {\n    one();\n}\n",
+        ),
+        (
+            "b.rs",
+            "#[test]\nfn t() {\n    f();\n}\nfn show() {\n    two();\n}\n",
+        ),
+    ]);
+    assert_eq!(helpers_written_twice(&apart), Vec::<Vec<String>>::new());
+}

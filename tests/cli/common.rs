@@ -12,7 +12,7 @@ use tempfile::TempDir;
 /// [`Env`] a database of its own on the test process's PostgreSQL cluster; unset, a SQLite
 /// file. Plain `cargo test` runs the suite both ways
 /// (`backends::the_suite_passes_on_postgresql`).
-pub use test_postgres::{on_postgres, BACKEND_VAR};
+pub use test_postgres::{ci, is_root, on_postgres, BACKEND_VAR};
 
 /// [`Env::skip_unless_sqlite`], for a test without an [`Env`].
 pub fn skip_unless_sqlite(why: &str) -> bool {
@@ -282,22 +282,74 @@ pub fn detail_fields(err: &Value) -> Vec<String> {
     f
 }
 
+/// `keyhook --allow-private-targets GLOBAL deliver EXTRA` on `env`'s database.
+fn deliver_command(env: &Env, global: &[&str], extra: &[&str]) -> std::process::Command {
+    let mut c = std_cmd();
+    c.arg("--db").arg(env.db_arg());
+    c.arg("--allow-private-targets")
+        .args(global)
+        .arg("deliver")
+        .args(extra)
+        .stdin(std::process::Stdio::null());
+    c
+}
+
 /// `keyhook --allow-private-targets deliver EXTRA` in the background, with `envs` set and its
 /// output piped.
 pub fn spawn_deliver(env: &Env, envs: &[(&str, &str)], extra: &[&str]) -> std::process::Child {
     use std::process::Stdio;
-    let mut c = std_cmd();
-    c.arg("--db").arg(env.db_arg());
+    let mut c = deliver_command(env, &[], extra);
     for (k, v) in envs {
         c.env(k, v);
     }
-    c.args(["--allow-private-targets", "deliver"])
-        .args(extra)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
+    c.stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn keyhook deliver")
+}
+
+/// A `deliver` worker (`keyhook --allow-private-targets GLOBAL deliver EXTRA`) on `env`'s
+/// database and test clock, until killed ([`kill`]); its output is discarded, so that its log
+/// lines never fill a pipe nobody reads.
+pub fn clocked_worker(env: &Env, global: &[&str], extra: &[&str]) -> std::process::Child {
+    use std::process::Stdio;
+    deliver_command(env, global, extra)
+        .env(
+            TEST_CLOCK_FILE,
+            env.clock_file().expect("an Env::with_clock"),
+        )
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn keyhook deliver")
+}
+
+/// Kills a worker with SIGKILL; it must not have ended any other way than by itself with
+/// success.
+pub fn kill(mut child: std::process::Child) {
+    use std::os::unix::process::ExitStatusExt;
+    let _ = child.kill();
+    let status = child.wait().unwrap();
+    assert!(status.signal() == Some(9) || status.success(), "{status:?}");
+}
+
+/// `webhooks show ID`'s `data`; fails the test unless it exits 0.
+pub fn show_webhook(env: &Env, id: &str) -> Value {
+    let (code, v) = env.json(&["webhooks", "show", id]);
+    assert_eq!(code, 0, "webhooks show {id}: {v}");
+    v["data"].clone()
+}
+
+/// The attempt log of `webhooks deliveries ID`, newest first.
+pub fn attempts(env: &Env, id: &str) -> Vec<Value> {
+    let (code, v) = env.json(&["webhooks", "deliveries", id]);
+    assert_eq!(code, 0, "webhooks deliveries {id}: {v}");
+    v["data"].as_array().expect("a list").clone()
+}
+
+/// The plaintext of a new admin key named `admin` of `env`'s user, made with the CLI.
+pub fn admin_key(env: &Env) -> String {
+    str_of(&env.create_key("admin", &[]), "key").to_string()
 }
 
 /// The rows of `statement` on a SQLite connection, each value as text, the way
@@ -460,7 +512,13 @@ impl Env {
 /// A `std::process::Command` of the binary with the environment of [`bare_cmd`], for tests
 /// that spawn several processes or wire up pipes themselves.
 pub fn std_cmd() -> std::process::Command {
-    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("keyhook"));
+    scrubbed(std::process::Command::new(assert_cmd::cargo::cargo_bin(
+        "keyhook",
+    )))
+}
+
+/// `c` without `KEYHOOK_*`, `NO_COLOR` and `XDG_*` from the caller's environment.
+pub fn scrubbed(mut c: std::process::Command) -> std::process::Command {
     for (k, _) in std::env::vars_os() {
         let k = k.to_string_lossy().into_owned();
         if k.starts_with("KEYHOOK_") || k == "NO_COLOR" || k.starts_with("XDG_") {
@@ -468,6 +526,18 @@ pub fn std_cmd() -> std::process::Command {
         }
     }
     c
+}
+
+/// The repository's root (the root package's directory).
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `--json ARGS` on `env`, which must exit 0; its `data`.
+pub fn data(env: &Env, args: &[&str]) -> Value {
+    let (code, v) = env.json(args);
+    assert_eq!(code, 0, "{args:?}: {v}");
+    v["data"].clone()
 }
 
 /// `2026-11-22T03:47:36.123Z`: RFC 3339, UTC, milliseconds.
@@ -631,18 +701,6 @@ pub fn sorted_keys(v: &Value) -> Vec<String> {
         .collect();
     k.sort();
     k
-}
-
-/// Whether this process runs as root (its effective user id, from /proc/self/status).
-pub fn is_root() -> bool {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("Uid:"))
-                .map(|ids| ids.split_whitespace().nth(1) == Some("0"))
-        })
-        .unwrap_or(false)
 }
 
 /// [`poll`]: waits for another process until a look sees what it waits for, with a

@@ -12,7 +12,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{database_bytes, on_terminal, run, str_of, Env, Run};
+use crate::common::{data, database_bytes, on_terminal, run, str_of, Env, Run};
 use keyhook::store::{Backend, Store};
 use keyhook::tables::{Cell, TABLES};
 
@@ -196,13 +196,6 @@ fn populate(env: &Env) -> Fixture {
         assert!(n > 0, "the fixture left {t} empty");
     }
     Fixture { keys, webhooks }
-}
-
-/// `--json ARGS` on `env`, which must succeed; its `data`.
-fn data(env: &Env, args: &[&str]) -> Value {
-    let (code, v) = env.json(args);
-    assert_eq!(code, 0, "{args:?}: {v}");
-    v["data"].clone()
 }
 
 #[test]

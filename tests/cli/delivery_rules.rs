@@ -7,29 +7,15 @@ use std::thread;
 
 use serde_json::{json, Value};
 
-use crate::common::{emit, kh, poll_until, spawn_deliver, std_cmd, str_of, Env};
+use crate::common::{emit, kh, poll_until, show_webhook, spawn_deliver, std_cmd, str_of, Env};
 /// Where other test files found it before it moved to receiver.rs.
 pub(crate) use crate::receiver::verifies;
-use crate::receiver::{verifies_with, Receiver, Request};
+use crate::receiver::{verifies_with, Receiver};
 use crate::server::{Server, PATIENCE};
 
 /// A webhook for `post.published` at `url`; returns its `data`.
 fn create(env: &Env, url: &str) -> Value {
     env.create_webhook(url, "post.published")
-}
-
-fn show(env: &Env, id: &str) -> Value {
-    let (code, v) = kh(env, &["webhooks", "show", id]);
-    assert_eq!(code, 0, "{v}");
-    v["data"].clone()
-}
-
-/// The signatures of a request, in order.
-fn signatures(r: &Request) -> Vec<String> {
-    r.header("webhook-signature")
-        .split(' ')
-        .map(String::from)
-        .collect()
 }
 
 /// Every value of the webhook's row, to look for a secret that must be gone.
@@ -64,7 +50,7 @@ fn during_the_grace_both_secrets_sign_then_only_the_new_one() {
     let new = str_of(&v["data"], "secret").to_string();
     assert!(new.starts_with("whsec_") && new != old, "{v}");
     assert_eq!(v["data"]["id"], w["id"]);
-    assert_eq!(str_of(&show(&env, id), "secret"), new);
+    assert_eq!(str_of(&show_webhook(&env, id), "secret"), new);
 
     assert_eq!(emit(&env, &["post.published"])["deliveries"], 1);
     assert!(env.deliver_once().contains("delivered 1"));
@@ -72,7 +58,7 @@ fn during_the_grace_both_secrets_sign_then_only_the_new_one() {
     assert_eq!(code, 0, "{v}");
     let during = rx.wait_for(2, PATIENCE);
     for r in &during {
-        let sigs = signatures(r);
+        let sigs = r.signatures();
         assert_eq!(sigs.len(), 2, "{r:?}");
         assert!(verifies(&new, r) && verifies(&old, r), "{r:?}");
         assert!(verifies_with(&new, r, &sigs[0]), "the new secret's first");
@@ -89,13 +75,13 @@ fn during_the_grace_both_secrets_sign_then_only_the_new_one() {
     assert_eq!(code, 0, "{v}");
     let after = rx.wait_for(4, PATIENCE);
     for r in &after[2..] {
-        assert_eq!(signatures(r).len(), 1, "{r:?}");
+        assert_eq!(r.signatures().len(), 1, "{r:?}");
         assert!(verifies(&new, r), "{r:?}");
         assert!(!verifies(&old, r), "{r:?}");
     }
     // The worker deleted it: the row keeps no previous secret any more.
     assert!(!keeps_previous(&env, id), "the old secret is still stored");
-    assert_eq!(str_of(&show(&env, id), "secret"), new);
+    assert_eq!(str_of(&show_webhook(&env, id), "secret"), new);
     // Nor anything else the database keeps: the file and its write-ahead log on SQLite.
     let stored = env.stored_bytes();
     let found = stored.windows(old.len()).any(|w| w == old.as_bytes());
@@ -120,7 +106,7 @@ fn rotating_again_keeps_only_the_newest_previous_secret() {
     let third = rotate("1h");
     assert_eq!(kh(&env, &["webhooks", "test", id]).0, 0);
     let r = &rx.wait_for(1, PATIENCE)[0];
-    assert_eq!(signatures(r).len(), 2, "{r:?}");
+    assert_eq!(r.signatures().len(), 2, "{r:?}");
     assert!(verifies(&third, r) && verifies(&second, r));
     assert!(!verifies(&first, r));
     assert!(!stored_row(&env, id).contains(&first));
@@ -128,7 +114,7 @@ fn rotating_again_keeps_only_the_newest_previous_secret() {
     let fourth = rotate("0s");
     assert_eq!(kh(&env, &["webhooks", "test", id]).0, 0);
     let r = &rx.wait_for(2, PATIENCE)[1];
-    assert_eq!(signatures(r).len(), 1, "{r:?}");
+    assert_eq!(r.signatures().len(), 1, "{r:?}");
     assert!(verifies(&fourth, r) && !verifies(&third, r));
     assert!(!stored_row(&env, id).contains(&third));
 }
@@ -146,7 +132,7 @@ fn rotate_secret_on_the_command_line() {
         r.assert_error(2);
         assert!(r.stderr.contains("--grace"), "{bad}: {}", r.stderr);
         assert!(r.stdout.is_empty(), "{bad}: {}", r.stdout);
-        assert_eq!(str_of(&show(&env, id), "secret"), secret, "{bad}");
+        assert_eq!(str_of(&show_webhook(&env, id), "secret"), secret, "{bad}");
     }
     let r = env.run(&["webhooks", "rotate-secret", id, "--grace", "7d", "--quiet"]);
     assert_eq!(r.code, 0, "{r:#?}");
@@ -154,7 +140,7 @@ fn rotate_secret_on_the_command_line() {
     assert_eq!(r.stdout, format!("{new}\n"), "only the secret");
     assert!(new.starts_with("whsec_") && new != secret, "{new}");
     assert!(r.stderr.is_empty(), "{}", r.stderr);
-    assert_eq!(str_of(&show(&env, id), "secret"), new);
+    assert_eq!(str_of(&show_webhook(&env, id), "secret"), new);
     // 7 days exactly.
     let expires = env.sql_i64(&format!(
         "SELECT previous_secret_expires_at FROM webhooks WHERE id = '{id}'"
@@ -224,7 +210,7 @@ fn rotate_secret_over_http() {
     let new = str_of(&data, "secret").to_string();
     assert!(new.starts_with("whsec_") && new != before);
     assert_ne!(secret(), before);
-    assert_eq!(str_of(&show(&env, &id), "secret"), new);
+    assert_eq!(str_of(&show_webhook(&env, &id), "secret"), new);
     assert_eq!(expiry(), (env.clock_ms() + 86_400_000).to_string());
     let keys: Vec<&String> = data.as_object().unwrap().keys().collect();
     let shape: Vec<&String> = w.as_object().unwrap().keys().collect();
@@ -262,7 +248,7 @@ fn a_410_gone_disables_the_webhook_at_once() {
     assert_eq!(emit(&env, &["post.published"])["deliveries"], 1);
     let summary = env.deliver_once();
     assert!(summary.contains("to retry 0, given up 1"), "{summary}");
-    let shown = show(&env, id);
+    let shown = show_webhook(&env, id);
     assert_eq!(shown["isActive"], false, "{shown}");
     assert_eq!(shown["failCount"], 1, "{shown}");
     let (_, log) = kh(&env, &["webhooks", "deliveries", id]);
@@ -278,7 +264,7 @@ fn a_410_gone_disables_the_webhook_at_once() {
     // A failing ping of the disabled webhook is logged, and counts no further.
     let (code, _) = kh(&env, &["webhooks", "test", id]);
     assert_eq!(code, 1);
-    assert_eq!(show(&env, id)["failCount"], 1);
+    assert_eq!(show_webhook(&env, id)["failCount"], 1);
     let (_, log) = kh(&env, &["webhooks", "deliveries", id]);
     assert_eq!(log["data"].as_array().unwrap().len(), 2, "{log}");
 
@@ -291,7 +277,7 @@ fn a_410_gone_disables_the_webhook_at_once() {
     // A test ping answered 410 disables as a delivery does.
     let (code, v) = kh(&env, &["webhooks", "test", id]);
     assert_eq!((code, &v["data"]["statusCode"]), (1, &json!(410)), "{v}");
-    assert_eq!(show(&env, id)["isActive"], false);
+    assert_eq!(show_webhook(&env, id)["isActive"], false);
 }
 
 /// The 10th consecutive failure disables a webhook; `failCount` then stays at 10 whatever
@@ -306,7 +292,7 @@ fn fail_count_stops_at_the_automatic_disable() {
     for _ in 0..11 {
         assert_eq!(kh(&env, &["webhooks", "test", id]).0, 1);
     }
-    let shown = show(&env, id);
+    let shown = show_webhook(&env, id);
     assert_eq!(
         (&shown["isActive"], &shown["failCount"]),
         (&json!(false), &json!(10))
@@ -318,7 +304,11 @@ fn fail_count_stops_at_the_automatic_disable() {
     );
     rx.set_status(200);
     assert_eq!(kh(&env, &["webhooks", "test", id]).0, 0);
-    assert_eq!(show(&env, id)["failCount"], 10, "frozen until enabled");
+    assert_eq!(
+        show_webhook(&env, id)["failCount"],
+        10,
+        "frozen until enabled"
+    );
     let (_, log) = kh(&env, &["webhooks", "deliveries", id]);
     assert_eq!(
         log["data"].as_array().unwrap().len(),
@@ -329,7 +319,7 @@ fn fail_count_stops_at_the_automatic_disable() {
     assert_eq!((code, &v["data"]["failCount"]), (0, &json!(0)), "{v}");
     rx.set_status(500);
     assert_eq!(kh(&env, &["webhooks", "test", id]).0, 1);
-    assert_eq!(show(&env, id)["failCount"], 1, "counting again");
+    assert_eq!(show_webhook(&env, id)["failCount"], 1, "counting again");
 }
 
 fn wait(child: Child) -> String {
@@ -393,7 +383,7 @@ fn the_old_secret_leaves_a_running_servers_database() {
         "the old secret is still stored {PATIENCE:?} after its grace period"
     );
     assert_eq!(
-        str_of(&show(&env, id), "secret"),
+        str_of(&show_webhook(&env, id), "secret"),
         str_of(&r.data(), "secret")
     );
 }
@@ -460,7 +450,7 @@ fn a_disable_reaches_the_next_check_whatever_the_claim_batching() {
                     summary.contains(&format!("cancelled {}", events - sent)),
                     "{case}: {summary}"
                 );
-                let shown = show(&env, id);
+                let shown = show_webhook(&env, id);
                 assert_eq!(shown["isActive"], false, "{case}: {shown}");
                 let count = if status == 410 { 1 } else { 10 };
                 assert_eq!(shown["failCount"], count, "{case}: {shown}");

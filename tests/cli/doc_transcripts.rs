@@ -20,18 +20,14 @@ use std::time::Duration;
 use sha2::{Digest, Sha256};
 
 use crate::api_reference::slug;
-use crate::common::{std_cmd, TEST_CLOCK_FILE};
+use crate::common::{repo_root, std_cmd, TEST_CLOCK_FILE};
 
 /// Set in the child process: the page it runs.
 const PAGE: &str = "DOC_TRANSCRIPT_PAGE";
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 /// README.md and docs/*.md, relative to the repository root.
 fn pages() -> Vec<PathBuf> {
-    let mut pages: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
+    let mut pages: Vec<PathBuf> = std::fs::read_dir(repo_root().join("docs"))
         .expect("docs/")
         .map(|e| PathBuf::from("docs").join(e.unwrap().file_name()))
         .filter(|p| p.extension().is_some_and(|x| x == "md"))
@@ -88,7 +84,7 @@ fn run_in_child(page: &Path) -> Option<String> {
         .args([this_test().as_str(), "--exact", "--test-threads=1"])
         .current_dir(dir.path())
         .env_clear()
-        .env(PAGE, root().join(page))
+        .env(PAGE, repo_root().join(page))
         .env("KEYHOOK_DB", "keyhook.db")
         .env("HOME", dir.path())
         .env("XDG_DATA_HOME", dir.path().join("data"))
@@ -421,7 +417,7 @@ fn every_page_has_a_title_of_its_own() {
     let pages: Vec<(PathBuf, String)> = pages()
         .into_iter()
         .map(|p| {
-            let text = std::fs::read_to_string(root().join(&p)).unwrap();
+            let text = std::fs::read_to_string(repo_root().join(&p)).unwrap();
             (p, text)
         })
         .collect();
@@ -445,7 +441,7 @@ fn relative_links_in_the_docs_point_at_what_exists() {
     let mut broken = Vec::new();
     let mut checked = 0;
     for page in pages() {
-        let text = std::fs::read_to_string(root().join(&page)).unwrap();
+        let text = std::fs::read_to_string(repo_root().join(&page)).unwrap();
         let dir = page.parent().unwrap().to_path_buf();
         for link in links(&text) {
             if link.is_empty() || link.contains("://") || link.starts_with("mailto:") {
@@ -461,7 +457,7 @@ fn relative_links_in_the_docs_point_at_what_exists() {
             } else {
                 dir.join(file)
             };
-            let path = root().join(&target);
+            let path = repo_root().join(&target);
             if !path.exists() {
                 broken.push(format!(
                     "{}: {link}: no {}",

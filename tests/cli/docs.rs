@@ -1,17 +1,12 @@
 //! The committed completions and man pages are what `Cli::command()` renders now; help and
 //! man pages render cleanly.
 
-use std::path::PathBuf;
 use std::process::Command;
 
 use clap::CommandFactory;
 use keyhook::cli::{docs, Cli};
 
-use crate::common::{bare_cmd, check_generated};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::common::{bare_cmd, check_generated, repo_root};
 
 #[test]
 fn cli_definition_is_consistent() {
@@ -23,17 +18,17 @@ fn generated_files_are_up_to_date() {
     let mut stale = Vec::new();
     for (shell, file) in docs::SHELLS {
         check_generated(
-            &root().join("completions").join(file),
+            &repo_root().join("completions").join(file),
             &docs::completions(*shell),
             &mut stale,
         );
     }
     let pages = docs::man_pages();
     for (name, bytes) in &pages {
-        check_generated(&root().join("man").join(name), bytes, &mut stale);
+        check_generated(&repo_root().join("man").join(name), bytes, &mut stale);
     }
     // No page left behind for a command that no longer exists.
-    for entry in std::fs::read_dir(root().join("man")).unwrap() {
+    for entry in std::fs::read_dir(repo_root().join("man")).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().into_owned();
         assert!(
             pages.iter().any(|(n, _)| *n == name),
@@ -61,7 +56,7 @@ fn completions_command_prints_the_committed_scripts() {
 
 #[test]
 fn bash_completion_loads() {
-    let script = root().join("completions/keyhook.bash");
+    let script = repo_root().join("completions/keyhook.bash");
     let out = Command::new("bash")
         .arg("-c")
         .arg(format!(
@@ -87,7 +82,7 @@ fn man_pages_render_without_warnings() {
     for (name, _) in &pages {
         let out = Command::new("groff")
             .args(["-ww", "-z", "-man", "-Tutf8"])
-            .arg(root().join("man").join(name))
+            .arg(repo_root().join("man").join(name))
             .output()
             .expect("groff is installed (Debian's groff-base)");
         assert!(out.status.success(), "{name}");
@@ -139,7 +134,7 @@ fn bash_completes(line: &[&str]) -> Vec<String> {
         "source {} && COMP_WORDS=({}) && COMP_CWORD={} && COMP_LINE=\"${{COMP_WORDS[*]}}\" \
          && _keyhook keyhook \"${{COMP_WORDS[COMP_CWORD]}}\" \"${{COMP_WORDS[COMP_CWORD-1]}}\" \
          && printf '%s\\n' \"${{COMPREPLY[@]}}\"",
-        root().join("completions/keyhook.bash").display(),
+        repo_root().join("completions/keyhook.bash").display(),
         words.join(" "),
         line.len() - 1
     );
@@ -238,7 +233,7 @@ fn fish_completes_event_names_from_the_catalog() {
             .arg("-c")
             .arg(format!(
                 "source {}; complete -C '{line}'",
-                root().join("completions/keyhook.fish").display()
+                repo_root().join("completions/keyhook.fish").display()
             ))
             .env("PATH", &path)
             .env("KEYHOOK_DB", &db)
@@ -361,14 +356,14 @@ fn missing_from_index(index: &str, pages: &[String]) -> Vec<String> {
 /// added without an entry fails here. The check sees a page left out.
 #[test]
 fn the_docs_index_lists_every_page() {
-    let mut pages: Vec<String> = std::fs::read_dir(root().join("docs"))
+    let mut pages: Vec<String> = std::fs::read_dir(repo_root().join("docs"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|n| n.ends_with(".md") && n != "README.md")
         .collect();
     pages.sort();
     assert!(pages.len() >= 10, "only {pages:?} in docs/");
-    let index = std::fs::read_to_string(root().join("docs/README.md")).unwrap();
+    let index = std::fs::read_to_string(repo_root().join("docs/README.md")).unwrap();
     assert_eq!(
         missing_from_index(&index, &pages),
         Vec::<String>::new(),
@@ -383,7 +378,7 @@ fn the_docs_index_lists_every_page() {
 #[test]
 fn the_readme_and_the_contributor_guide_stay_short() {
     for page in ["README.md", "docs/development.md"] {
-        let text = std::fs::read_to_string(root().join(page)).unwrap();
+        let text = std::fs::read_to_string(repo_root().join(page)).unwrap();
         let lines = text.lines().count();
         assert!(lines > 50, "{page} has only {lines} lines: is it the page?");
         assert!(lines <= 300, "{page} has {lines} lines, over 300");
@@ -423,7 +418,7 @@ fn nothing_cites_an_issue_number() {
     assert!(issue_citations("tiny-http issue #143 (timeouts)").is_empty());
     assert!(issue_citations("keyhook issues, lists").is_empty());
     let mut offenders = Vec::new();
-    let mut dirs = vec![root()];
+    let mut dirs = vec![repo_root()];
     while let Some(dir) = dirs.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();

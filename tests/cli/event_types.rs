@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::common::{str_of, Env};
+use crate::common::{data, str_of, Env};
 use crate::receiver::Receiver;
 use crate::server::Server;
 
@@ -32,12 +32,6 @@ fn file(env: &Env, name: &str, v: &Value) -> PathBuf {
         .join(format!("{}-{name}", N.fetch_add(1, Ordering::Relaxed)));
     std::fs::write(&path, v.to_string()).unwrap();
     path
-}
-
-fn ok(env: &Env, args: &[&str]) -> Value {
-    let (code, v) = env.json(args);
-    assert_eq!(code, 0, "{args:?}: {v}");
-    v["data"].clone()
 }
 
 /// The fields of a refusal's details.
@@ -87,14 +81,14 @@ fn add_post_updated(env: &Env, extra: &[&str]) -> Value {
         example.to_str().unwrap(),
     ];
     args.extend_from_slice(extra);
-    ok(env, &args)
+    data(env, &args)
 }
 
 #[test]
 fn a_new_database_has_the_built_ins_and_the_operational_events() {
     let env = Env::new();
     env.create_key("seed", &[]);
-    let list = ok(&env, &["event-types", "list"]);
+    let list = data(&env, &["event-types", "list"]);
     let list = list.as_array().unwrap();
     assert_eq!(list.len(), 9, "{list:?}");
     for t in list {
@@ -131,9 +125,9 @@ fn the_operator_adds_updates_deprecates_and_deletes_and_each_change_is_audited()
     assert_eq!(t["profile"], "required");
     assert_eq!(t["schema"], post_schema());
     assert_eq!(t["example"], json!({"title": "Hello", "tags": ["news"]}));
-    assert_eq!(ok(&env, &["event-types", "show", "post.updated"]), t);
+    assert_eq!(data(&env, &["event-types", "show", "post.updated"]), t);
 
-    let u = ok(
+    let u = data(
         &env,
         &[
             "event-types",
@@ -152,7 +146,7 @@ fn the_operator_adds_updates_deprecates_and_deletes_and_each_change_is_audited()
         crate::common::millis(str_of(&u, "updatedAt"))
             > crate::common::millis(str_of(&t, "updatedAt"))
     );
-    let c = ok(
+    let c = data(
         &env,
         &[
             "event-types",
@@ -175,9 +169,9 @@ fn the_operator_adds_updates_deprecates_and_deletes_and_each_change_is_audited()
     );
     let v = refused(&env, &["event-types", "update", "post.updated"], 2);
     assert_eq!(fields(&v), ["body"]);
-    let d = ok(&env, &["event-types", "deprecate", "post.updated"]);
+    let d = data(&env, &["event-types", "deprecate", "post.updated"]);
     assert_eq!(d["deprecated"], true);
-    let gone = ok(&env, &["event-types", "delete", "post.updated"]);
+    let gone = data(&env, &["event-types", "delete", "post.updated"]);
     assert_eq!(gone["name"], "post.updated");
     let v = refused(&env, &["event-types", "show", "post.updated"], 3);
     assert_eq!(v["error"]["code"], "NOT_FOUND");
@@ -226,7 +220,7 @@ fn names_are_checked_and_webhook_names_are_keyhooks() {
             "{v}"
         );
     }
-    ok(&env, &["event-types", "add", "post.updated"]);
+    data(&env, &["event-types", "add", "post.updated"]);
     let v = refused(&env, &["event-types", "add", "post.updated"], 4);
     assert_eq!(v["error"]["code"], "CONFLICT");
     // Operational types are keyhook's: not changed, deprecated or deleted.
@@ -266,9 +260,9 @@ fn a_new_type_is_subscribed_to_and_emitted_once_the_catalog_has_it() {
     );
     let v = refused(&env, &["events", "emit", "post.updated"], 2);
     assert_eq!(fields(&v), ["event"]);
-    ok(&env, &["event-types", "add", "post.updated"]);
+    data(&env, &["event-types", "add", "post.updated"]);
     env.create_webhook("http://127.0.0.1:9/h", "post.updated");
-    let e = ok(&env, &["events", "emit", "post.updated", "--data", "{}"]);
+    let e = data(&env, &["events", "emit", "post.updated", "--data", "{}"]);
     assert_eq!(e["deliveries"], 1);
 }
 
@@ -301,11 +295,11 @@ fn operational_events_are_subscribed_to_but_never_emitted_by_a_client() {
 fn profile_rules_refuse_on_profile_id_in_the_cli_and_over_http() {
     let env = Env::new();
     let key = env.create_key("ci", &[]);
-    ok(
+    data(
         &env,
         &["event-types", "add", "post.updated", "--profile-required"],
     );
-    ok(
+    data(
         &env,
         &["event-types", "add", "billing.closed", "--user-wide"],
     );
@@ -317,11 +311,11 @@ fn profile_rules_refuse_on_profile_id_in_the_cli_and_over_http() {
         2,
     );
     assert_eq!(fields(&v), ["profileId"]);
-    ok(&env, &["events", "emit", "post.updated", "--profile", "a"]);
-    ok(&env, &["events", "emit", "billing.closed"]);
+    data(&env, &["events", "emit", "post.updated", "--profile", "a"]);
+    data(&env, &["events", "emit", "billing.closed"]);
     // The built-ins keep an optional profile.
-    ok(&env, &["events", "emit", "post.published"]);
-    ok(
+    data(&env, &["events", "emit", "post.published"]);
+    data(
         &env,
         &["events", "emit", "post.published", "--profile", "a"],
     );
@@ -348,11 +342,11 @@ fn profile_rules_refuse_on_profile_id_in_the_cli_and_over_http() {
 #[test]
 fn a_deprecated_type_takes_no_new_subscriptions_and_keeps_delivering() {
     let env = Env::new();
-    ok(&env, &["event-types", "add", "post.updated"]);
+    data(&env, &["event-types", "add", "post.updated"]);
     let w = env.create_webhook("http://127.0.0.1:9/h", "post.updated");
     let id = str_of(&w, "id");
-    ok(&env, &["event-types", "deprecate", "post.updated"]);
-    let listed = ok(&env, &["event-types", "list"]);
+    data(&env, &["event-types", "deprecate", "post.updated"]);
+    let listed = data(&env, &["event-types", "list"]);
     let t = listed
         .as_array()
         .unwrap()
@@ -401,7 +395,7 @@ fn a_deprecated_type_takes_no_new_subscriptions_and_keeps_delivering() {
     );
     assert_eq!(fields(&v), ["events[0]"]);
     // The webhook that had it keeps it, also when its list changes.
-    ok(
+    data(
         &env,
         &[
             "webhooks",
@@ -413,14 +407,14 @@ fn a_deprecated_type_takes_no_new_subscriptions_and_keeps_delivering() {
             "post.published",
         ],
     );
-    let e = ok(&env, &["events", "emit", "post.updated"]);
+    let e = data(&env, &["events", "emit", "post.updated"]);
     assert_eq!(e["deliveries"], 1, "existing subscriptions keep receiving");
 }
 
 #[test]
 fn delete_is_refused_while_used_and_for_built_ins() {
     let env = Env::new();
-    ok(&env, &["event-types", "add", "post.updated"]);
+    data(&env, &["event-types", "add", "post.updated"]);
     let w = env.create_webhook("http://127.0.0.1:9/h", "post.updated");
     let v = refused(&env, &["event-types", "delete", "post.updated"], 4);
     assert_eq!(v["error"]["code"], "CONFLICT");
@@ -431,9 +425,9 @@ fn delete_is_refused_while_used_and_for_built_ins() {
             .contains("1 webhook subscribes"),
         "{v}"
     );
-    ok(&env, &["events", "emit", "post.updated"]);
+    data(&env, &["events", "emit", "post.updated"]);
     // No webhook subscribes any more, but a delivery of it is pending.
-    ok(
+    data(
         &env,
         &[
             "webhooks",
@@ -452,7 +446,7 @@ fn delete_is_refused_while_used_and_for_built_ins() {
         "{v}"
     );
     env.sql("UPDATE deliveries SET state = 'delivered'");
-    ok(&env, &["event-types", "delete", "post.updated"]);
+    data(&env, &["event-types", "delete", "post.updated"]);
     for name in BUILT_IN {
         let v = refused(&env, &["event-types", "delete", name], 4);
         assert!(
@@ -460,7 +454,7 @@ fn delete_is_refused_while_used_and_for_built_ins() {
             "{v}"
         );
     }
-    ok(&env, &["event-types", "deprecate", "post.failed"]);
+    data(&env, &["event-types", "deprecate", "post.failed"]);
 }
 
 #[test]
@@ -565,11 +559,14 @@ fn every_key_reads_the_catalog_over_http_and_none_changes_it() {
     let k = str_of(&scoped, "key");
     let r = server.get("/api/v1/event-types", k);
     assert_eq!(r.status, 200, "{r:?}");
-    let cli = ok(&env, &["event-types", "list"]);
+    let cli = data(&env, &["event-types", "list"]);
     assert_eq!(r.data(), cli, "the CLI's --json is what HTTP sends");
     let r = server.get("/api/v1/event-types/post.updated", k);
     assert_eq!(r.status, 200);
-    assert_eq!(r.data(), ok(&env, &["event-types", "show", "post.updated"]));
+    assert_eq!(
+        r.data(),
+        data(&env, &["event-types", "show", "post.updated"])
+    );
     let r = server.get("/api/v1/event-types/post.nothing", k);
     assert_eq!(r.status, 404);
     assert_eq!(r.json()["error"]["code"], "NOT_FOUND");
@@ -601,10 +598,10 @@ fn a_running_server_sees_each_catalog_change_on_the_next_request() {
             .status
     };
     assert_eq!(emit(json!({})), 400, "not in the catalog yet");
-    ok(&env, &["event-types", "add", "post.updated"]);
+    data(&env, &["event-types", "add", "post.updated"]);
     assert_eq!(emit(json!({})), 202);
     let schema = file(&env, "s.json", &post_schema());
-    ok(
+    data(
         &env,
         &[
             "event-types",
@@ -622,7 +619,7 @@ fn a_running_server_sees_each_catalog_change_on_the_next_request() {
         "t.json",
         &json!({"type": "object", "required": ["tags"]}),
     );
-    ok(
+    data(
         &env,
         &[
             "event-types",
@@ -634,7 +631,7 @@ fn a_running_server_sees_each_catalog_change_on_the_next_request() {
     );
     assert_eq!(emit(json!({"title": "t"})), 400);
     assert_eq!(emit(json!({"tags": []})), 202);
-    ok(
+    data(
         &env,
         &["event-types", "update", "post.updated", "--clear-schema"],
     );
@@ -644,7 +641,7 @@ fn a_running_server_sees_each_catalog_change_on_the_next_request() {
 #[test]
 fn trigger_sends_the_example_with_overrides_through_the_emit_checks() {
     let env = Env::new();
-    ok(&env, &["event-types", "add", "post.updated"]);
+    data(&env, &["event-types", "add", "post.updated"]);
     let r = env.run(&["events", "trigger", "post.updated"]);
     r.assert_error(2);
     assert!(
@@ -652,7 +649,7 @@ fn trigger_sends_the_example_with_overrides_through_the_emit_checks() {
             .contains("keyhook event-types update post.updated --example FILE"),
         "{r:?}"
     );
-    ok(&env, &["event-types", "delete", "post.updated"]);
+    data(&env, &["event-types", "delete", "post.updated"]);
     add_post_updated(&env, &["--profile-required"]);
     let rx = Receiver::start();
     env.create_webhook(&rx.url("/h"), "post.updated");
@@ -690,7 +687,7 @@ fn trigger_sends_the_example_with_overrides_through_the_emit_checks() {
         2,
     );
     assert_eq!(fields(&v), ["set"]);
-    let e = ok(
+    let e = data(
         &env,
         &[
             "events",
@@ -739,7 +736,7 @@ fn doubling_schema() -> Value {
 #[test]
 fn schemas_whose_check_never_ends_or_of_another_draft_are_refused_saying_why() {
     let env = Env::new();
-    ok(&env, &["event-types", "add", "post.updated"]);
+    data(&env, &["event-types", "add", "post.updated"]);
     let cases = [
         (cyclic_schema(), "cycle that never descends into the data"),
         (
@@ -765,7 +762,7 @@ fn schemas_whose_check_never_ends_or_of_another_draft_are_refused_saying_why() {
         }
     }
     assert_eq!(env.run(&["event-types", "show", "post.other"]).code, 3);
-    assert!(ok(&env, &["event-types", "show", "post.updated"])["schema"].is_null());
+    assert!(data(&env, &["event-types", "show", "post.updated"])["schema"].is_null());
 }
 
 #[test]
@@ -777,7 +774,7 @@ fn a_tree_schema_checks_deep_data_in_the_cli_and_over_http() {
         "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}
     }}}, "$ref": "#/$defs/node"});
     let f = file(&env, "tree.json", &tree);
-    ok(
+    data(
         &env,
         &[
             "event-types",
@@ -795,7 +792,7 @@ fn a_tree_schema_checks_deep_data_in_the_cli_and_over_http() {
         d
     };
     let good = nest(json!({"name": "leaf"})).to_string();
-    ok(&env, &["events", "emit", "comment.thread", "--data", &good]);
+    data(&env, &["events", "emit", "comment.thread", "--data", &good]);
     let bad = nest(json!({"name": 7})).to_string();
     let v = refused(
         &env,
@@ -866,11 +863,11 @@ fn an_old_database_s_hostile_schemas_refuse_emits_and_the_server_stays_up() {
         2,
     );
     assert_eq!(fields(&v), ["schema"], "{v}");
-    ok(
+    data(
         &env,
         &["event-types", "update", "post.cycle", "--clear-schema"],
     );
-    ok(&env, &["events", "emit", "post.cycle", "--data", "{}"]);
+    data(&env, &["events", "emit", "post.cycle", "--data", "{}"]);
 }
 
 #[test]
@@ -880,7 +877,7 @@ fn const_compares_integers_past_2_53_exactly() {
     let schema = json!({"type": "object", "properties": {"id": {"const": 9007199254740993u64},
         "big": {"enum": [9007199254740993u64]}}});
     let path = file(&env, "const.json", &schema);
-    ok(
+    data(
         &env,
         &[
             "event-types",
@@ -891,7 +888,7 @@ fn const_compares_integers_past_2_53_exactly() {
         ],
     );
     let emit = |data: &'static str| vec!["events", "emit", "post.updated", "--data", data];
-    ok(&env, &emit(r#"{"id":9007199254740993}"#));
+    data(&env, &emit(r#"{"id":9007199254740993}"#));
     for (data, field) in [
         (r#"{"id":9007199254740992}"#, "data.id"),
         (r#"{"big":9007199254740992}"#, "data.big"),

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
 
-use crate::common::{self, database_bytes, is_root, poll, poll_until, std_cmd, Env, Run};
+use crate::common::{self, database_bytes, is_root, poll, poll_until, scrubbed, std_cmd, Env, Run};
 use crate::receiver::Receiver;
 use crate::server::{Server, PATIENCE};
 
@@ -214,17 +214,6 @@ fn wait_bounded(child: &mut Child, what: &str) -> ExitStatus {
     panic!("{what} did not exit within {PATIENCE:?}");
 }
 
-/// `c` without the `KEYHOOK_*`, `NO_COLOR` and XDG variables (as `common::std_cmd`).
-fn clean(mut c: Command) -> Command {
-    for (k, _) in std::env::vars_os() {
-        let k = k.to_string_lossy().into_owned();
-        if k.starts_with("KEYHOOK_") || k == "NO_COLOR" || k.starts_with("XDG_") {
-            c.env_remove(&k);
-        }
-    }
-    c
-}
-
 fn quote(p: &Path) -> String {
     format!("'{}'", p.to_string_lossy().replace('\'', r"'\''"))
 }
@@ -272,7 +261,7 @@ impl Namespace {
 
     /// `nsenter -t <keeper> -m -- program`, with the environment of `common::std_cmd`.
     fn cmd(&self, program: impl AsRef<OsStr>) -> Command {
-        let mut c = clean(Command::new("nsenter"));
+        let mut c = scrubbed(Command::new("nsenter"));
         c.arg("-t")
             .arg(self.keeper.id().to_string())
             .args(["-m", "--"])
@@ -908,7 +897,7 @@ fn eight_writer_processes_at_once_all_succeed() {
     );
     let bin = assert_cmd::cargo::cargo_bin("keyhook");
     let spawn = |args: &[String]| {
-        clean(Command::new("sh"))
+        scrubbed(Command::new("sh"))
             .arg("-c")
             .arg(&gate)
             .arg(&bin)

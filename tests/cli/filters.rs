@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use crate::common::{emit, kh, str_of, Env};
+use crate::common::{admin_key, emit, kh, str_of, Env};
 use crate::receiver::{verifies, Receiver, Request};
 use crate::server::{Server, PATIENCE};
 
@@ -493,14 +493,6 @@ fn no_loops_when_every_webhook_fails() {
             other => panic!("unexpected {other}"),
         }
     }
-}
-
-/// A new admin key of `env`'s user.
-fn admin_key(env: &Env) -> String {
-    env.create_key("admin", &[])["key"]
-        .as_str()
-        .unwrap()
-        .to_string()
 }
 
 /// `webhooks create` of a `post.published` webhook to `url` (loopback allowed) with the

@@ -5,28 +5,9 @@
 
 use serde_json::{json, Value};
 
-use crate::common::{str_of, Env};
+use crate::common::{attempts, emit, show_webhook, str_of, Env};
 use crate::receiver::Receiver;
 use crate::server::Server;
-
-/// `events emit post.published`; returns how many deliveries it queued.
-fn emit(env: &Env) -> i64 {
-    let (code, v) = env.json(&["events", "emit", "post.published"]);
-    assert_eq!(code, 0, "{v}");
-    v["data"]["deliveries"].as_i64().unwrap()
-}
-
-fn show(env: &Env, id: &str) -> Value {
-    let (code, v) = env.json(&["webhooks", "show", id]);
-    assert_eq!(code, 0, "{v}");
-    v["data"].clone()
-}
-
-fn attempts(env: &Env, id: &str) -> Vec<Value> {
-    let (code, v) = env.json(&["webhooks", "deliveries", id]);
-    assert_eq!(code, 0, "{v}");
-    v["data"].as_array().unwrap().clone()
-}
 
 /// How many requests reached `path` (the query string included) so far.
 fn hits(rx: &Receiver, target: &str) -> usize {
@@ -51,13 +32,13 @@ fn a_retry_after_holds_all_of_a_webhooks_deliveries_and_never_disables_it() {
     let id = str_of(&busy, "id").to_string();
     env.create_webhook(&rx.url("/ok?other"), "post.published");
 
-    assert_eq!(emit(&env), 2);
+    assert_eq!(emit(&env, &["post.published"])["deliveries"], 2);
     env.deliver_once();
     rx.wait_for(2, std::time::Duration::from_secs(10));
     assert_eq!((hits(&rx, "/busy"), hits(&rx, "/ok?other")), (1, 1));
 
     // A new event during the hold: the other webhook gets it, the held one does not.
-    assert_eq!(emit(&env), 2);
+    assert_eq!(emit(&env, &["post.published"])["deliveries"], 2);
     let summary = env.deliver_once();
     assert!(summary.contains("delivered 1, to retry 0"), "{summary}");
     assert_eq!((hits(&rx, "/busy"), hits(&rx, "/ok?other")), (1, 2));
@@ -86,7 +67,7 @@ fn a_retry_after_holds_all_of_a_webhooks_deliveries_and_never_disables_it() {
         }
     }
     assert!(sent >= 12, "{sent}");
-    let w = show(&env, &id);
+    let w = show_webhook(&env, &id);
     assert_eq!(w["isActive"], true, "{w}");
     assert_eq!(w["failCount"], 0, "{w}");
     let log = attempts(&env, &id);
@@ -109,12 +90,12 @@ fn a_429_without_retry_after_is_an_ordinary_failure() {
         &["--retry-schedule", "1h"],
     );
     let id = str_of(&w, "id");
-    emit(&env);
+    emit(&env, &["post.published"]);
     env.deliver_once();
-    emit(&env);
+    emit(&env, &["post.published"]);
     env.deliver_once();
     assert_eq!(hits(&rx, "/busy-plain"), 2, "the second event is not held");
-    assert_eq!(show(&env, id)["failCount"], 2);
+    assert_eq!(show_webhook(&env, id)["failCount"], 2);
 }
 
 /// A webhook's `--retry-schedule` replaces serve's for its deliveries (and says how many
@@ -133,7 +114,7 @@ fn a_webhooks_own_retry_schedule_replaces_serves() {
     assert_eq!(plain["retrySchedule"], Value::Null, "{plain}");
     assert_eq!(plain["timeoutMs"], Value::Null, "{plain}");
 
-    emit(&env);
+    emit(&env, &["post.published"]);
     env.deliver_once();
     assert_eq!((hits(&rx, "/fail?own"), hits(&rx, "/fail?plain")), (1, 1));
     // Serve's first retry (5 s, within a tenth) is due; the webhook's own (10 s) is not.
@@ -155,7 +136,7 @@ fn a_webhooks_own_retry_schedule_replaces_serves() {
     let (code, v) = env.json(&["webhooks", "update", id, "--retry-schedule", ""]);
     assert_eq!(code, 0, "{v}");
     assert_eq!(v["data"]["retrySchedule"], json!([]), "{v}");
-    emit(&env);
+    emit(&env, &["post.published"]);
     let summary = env.deliver_once();
     assert!(summary.contains("given up 1"), "{summary}");
 }
@@ -178,7 +159,7 @@ fn a_webhooks_own_timeout_replaces_serves() {
         &["--timeout", "300ms"],
     );
     let plain = env.create_webhook(&rx.url("/slow?plain"), "post.published");
-    emit(&env);
+    emit(&env, &["post.published"]);
     let r = env.run(&[
         "--allow-private-targets",
         "--delivery-timeout",
@@ -242,7 +223,7 @@ fn the_cli_bounds_schedules_and_timeouts_as_serves_flags() {
     assert_eq!(r.code, 2, "{r:#?}");
     let r = env.run(&["webhooks", "update", id, "--timeout", "10m1s"]);
     assert_eq!(r.code, 2, "{r:#?}");
-    assert_eq!(show(&env, id)["timeoutMs"], Value::Null);
+    assert_eq!(show_webhook(&env, id)["timeoutMs"], Value::Null);
 }
 
 /// Over HTTP: `retrySchedule` (a list of durations) and `timeoutMs` on POST and PATCH,
@@ -366,7 +347,7 @@ fn a_rated_webhook_gets_its_burst_then_its_rate() {
     assert_eq!(rated["rate"], "5/s", "{rated}");
     env.create_webhook(&rx.url("/ok?free"), "post.published");
     for _ in 0..20 {
-        emit(&env);
+        emit(&env, &["post.published"]);
     }
     let sent = |env: &Env| {
         env.deliver_once();

@@ -14,18 +14,7 @@ use crate::common::poll_until;
 use crate::raw_http::{
     assert_closed, assert_envelope, dribble, key_names, refused, refused_while_sending, serve,
 };
-use crate::server::{read_all_responses, read_response};
-
-const KEYS: &str = "/api/v1/api-keys";
-
-/// `POST /api/v1/api-keys` with `framing` headers, then `body` as sent.
-fn create_with(key: &str, framing: &str, body: &str) -> Vec<u8> {
-    format!(
-        "POST {KEYS} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\n\
-         Content-Type: application/json\r\n{framing}\r\n{body}"
-    )
-    .into_bytes()
-}
+use crate::server::{create_with, read_all_responses, read_response, KEYS};
 
 /// A complete request creating the key `smuggled`, to follow a broken body.
 fn smuggled(key: &str) -> String {

@@ -14,9 +14,7 @@ use crate::common::{poll_until, run, Env};
 use crate::raw_http::{
     assert_closed, assert_envelope, dribble, key_names, refused, refused_while_sending, serve,
 };
-use crate::server::{raw_request, read_response, RawResp, Server, PATIENCE};
-
-const KEYS: &str = "/api/v1/api-keys";
+use crate::server::{create_with, raw_request, read_response, RawResp, Server, KEYS, PATIENCE};
 
 /// `GET /api/v1/api-keys` with the key and `headers`, as bytes (header values may be any
 /// bytes).
@@ -219,16 +217,6 @@ fn a_malformed_request_line_or_header_is_a_400_envelope() {
         505,
         "HTTP_VERSION_NOT_SUPPORTED",
     );
-}
-
-/// `POST /api/v1/api-keys` creating key `name`, with `framing` as its framing headers and
-/// `body` as sent.
-fn create_with(key: &str, framing: &str, body: &str) -> Vec<u8> {
-    format!(
-        "POST {KEYS} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\n\
-         Content-Type: application/json\r\n{framing}\r\n{body}"
-    )
-    .into_bytes()
 }
 
 #[test]

@@ -8,9 +8,7 @@ use std::time::{Duration, Instant};
 
 use crate::common::str_of;
 use crate::raw_http::{assert_envelope, refused, serve};
-use crate::server::{raw_request, read_response, Server};
-
-const KEYS: &str = "/api/v1/api-keys";
+use crate::server::{raw_request, read_response, Server, KEYS};
 
 /// `GET target` with the key, `Host: host` (bytes as given) and `Connection: close`.
 fn get_with_host(key: &str, target: &str, host: &[u8]) -> Vec<u8> {

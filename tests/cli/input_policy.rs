@@ -6,10 +6,9 @@
 
 use serde_json::{json, Value};
 
-use crate::common::{str_of, Env};
-use crate::server::{Resp, Server};
+use crate::common::{admin_key, str_of, Env};
+use crate::server::{Resp, Server, KEYS};
 
-const KEYS: &str = "/api/v1/api-keys";
 const HOOKS: &str = "/api/v1/webhooks";
 
 /// The error object of a 400 VALIDATION_ERROR; fails the test for anything else.
@@ -33,11 +32,6 @@ fn only_detail(r: &Resp) -> (String, String) {
 
 fn post_raw(s: &Server, path: &str, key: &str, body: &str) -> Resp {
     s.post(path, Some(key), "application/json", body.as_bytes())
-}
-
-/// A key of `env` for the server, made with the CLI.
-fn admin_key(env: &Env) -> String {
-    str_of(&env.create_key("admin", &[]), "key").to_string()
 }
 
 #[test]

@@ -5,39 +5,15 @@
 //! both backends. The workers run on the test clock, which the tests move instead of waiting
 //! for leases to run out.
 
-use std::os::unix::process::ExitStatusExt;
-use std::process::{Child, Stdio};
 use std::time::Duration;
 
-use crate::common::{poll_until, std_cmd, Env, TEST_CLOCK_FILE};
+use crate::common::{clocked_worker, kill, poll_until, Env};
 use crate::receiver::Receiver;
 
 /// The lease a claim or a renewal takes (`keyhook_delivery::worker::LEASE`), in ms.
 const LEASE_MS: i64 = 10_000;
 /// How long the tests wait for a worker process to act once the clock has moved.
 const PATIENCE: Duration = Duration::from_secs(10);
-
-/// A `deliver` worker (until killed) on `env`'s database and test clock.
-fn worker(env: &Env) -> Child {
-    std_cmd()
-        .env(
-            TEST_CLOCK_FILE,
-            env.clock_file().expect("an Env::with_clock"),
-        )
-        .arg("--db")
-        .arg(env.db_arg())
-        .args([
-            "--allow-private-targets",
-            "--delivery-timeout",
-            "30s",
-            "deliver",
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn keyhook deliver")
-}
 
 /// A webhook to the receiver's `/hold` (answered once the receiver is released) and one event
 /// for it.
@@ -65,12 +41,6 @@ fn lease_until(env: &Env) -> i64 {
     env.sql_i64("SELECT lease_until FROM deliveries")
 }
 
-fn kill(mut child: Child) {
-    child.kill().expect("kill -9");
-    let status = child.wait().unwrap();
-    assert_eq!(status.signal(), Some(9), "{status:?}");
-}
-
 #[test]
 fn a_delivery_held_by_a_killed_worker_is_sent_again_within_15_s() {
     let env = Env::with_clock();
@@ -78,7 +48,7 @@ fn a_delivery_held_by_a_killed_worker_is_sent_again_within_15_s() {
     // The first worker's request is never answered while the test lasts.
     one_delivery(&env, &receiver);
     let claimed = env.clock_ms();
-    let first = worker(&env);
+    let first = clocked_worker(&env, &["--delivery-timeout", "30s"], &[]);
     receiver.wait_for(1, PATIENCE);
     assert_eq!(lease_until(&env), claimed + LEASE_MS);
     // Let it renew its lease at least once before it dies: 4 s on the clock.
@@ -91,7 +61,7 @@ fn a_delivery_held_by_a_killed_worker_is_sent_again_within_15_s() {
     );
     kill(first);
     let killed = env.clock_ms();
-    let second = worker(&env);
+    let second = clocked_worker(&env, &["--delivery-timeout", "30s"], &[]);
     // 15 s after the kill on the clock, the delivery must be sent again.
     env.advance_clock(15_000);
     let got = receiver.wait_for(2, PATIENCE);
@@ -112,9 +82,9 @@ fn a_request_longer_than_the_lease_is_not_sent_twice_while_its_worker_lives() {
     let env = Env::with_clock();
     let receiver = Receiver::start();
     one_delivery(&env, &receiver);
-    let first = worker(&env);
+    let first = clocked_worker(&env, &["--delivery-timeout", "30s"], &[]);
     receiver.wait_for(1, PATIENCE);
-    let second = worker(&env);
+    let second = clocked_worker(&env, &["--delivery-timeout", "30s"], &[]);
     // The request lasts 15 s on the clock, longer than the 10 s lease: only renewal (every
     // 3 s) keeps the second worker off it.
     for _ in 0..5 {
@@ -178,7 +148,7 @@ fn a_worker_holds_at_most_16_mib_of_payloads() {
         "SELECT length(payload) FROM events WHERE id = '{event}'"
     ));
     assert!(payload > 60 * 1024, "{payload}");
-    let w = worker(&env);
+    let w = clocked_worker(&env, &["--delivery-timeout", "30s"], &[]);
     // Every sender holds a request.
     receiver.wait_for(16, PATIENCE);
     // Two renewals seen on the clock: the worker has taken every claim it would take before

@@ -9,9 +9,8 @@ use serde_json::json;
 
 use crate::common::{fold_log, new_key, poll, poll_until, skip_unless_sqlite, Env};
 use crate::receiver::Receiver;
-use crate::server::{Resp, Server, PATIENCE};
+use crate::server::{Resp, Server, KEYS, PATIENCE};
 
-const KEYS: &str = "/api/v1/api-keys";
 /// The `Accept` of a Prometheus 2.x scrape.
 const OPENMETRICS: &str = "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1";
 

@@ -4,14 +4,13 @@
 //! Real `keyhook deliver` processes and a real loopback receiver, on both backends, on the
 //! test clock; the property test kills workers (SIGKILL) at random points.
 
-use std::os::unix::process::ExitStatusExt;
-use std::process::{Child, Stdio};
+use std::process::Child;
 use std::time::Duration;
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
-use crate::common::{poll_until, std_cmd, str_of, Env, TEST_CLOCK_FILE};
+use crate::common::{attempts, clocked_worker, kill, poll_until, str_of, Env};
 use crate::receiver::Receiver;
 use crate::server::Server;
 
@@ -34,36 +33,6 @@ fn order_at(rx: &Receiver, prefix: &str) -> Vec<i64> {
         .collect()
 }
 
-fn attempts(env: &Env, id: &str) -> Vec<Value> {
-    let (code, v) = env.json(&["webhooks", "deliveries", id]);
-    assert_eq!(code, 0, "{v}");
-    v["data"].as_array().unwrap().clone()
-}
-
-/// A `deliver` worker (until killed) on `env`'s database and test clock, with `senders`.
-fn worker(env: &Env, senders: usize) -> Child {
-    std_cmd()
-        .env(
-            TEST_CLOCK_FILE,
-            env.clock_file().expect("an Env::with_clock"),
-        )
-        .arg("--db")
-        .arg(env.db_arg())
-        .args(["--allow-private-targets", "deliver", "--delivery-workers"])
-        .arg(senders.to_string())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn keyhook deliver")
-}
-
-fn kill(mut child: Child) {
-    let _ = child.kill();
-    let status = child.wait().unwrap();
-    assert!(status.signal() == Some(9) || status.success(), "{status:?}");
-}
-
 /// Four senders, an ordered webhook to `/hold` (answered once released) and an unordered one
 /// to `/ok`: while the ordered one's first request waits, the worker goes on claiming (the
 /// unordered webhook gets every event, a later one too) and never sends the ordered one's
@@ -80,7 +49,7 @@ fn an_ordered_webhook_has_one_delivery_in_flight_and_keeps_the_queues_order() {
     for n in 0..8 {
         emit_n(&env, n);
     }
-    let w = worker(&env, 4);
+    let w = clocked_worker(&env, &[], &["--delivery-workers", "4"]);
     assert!(poll_until(PATIENCE, || order_at(&rx, "/ok").len() == 8));
     // A later event: the worker claims again while the ordered head is in flight.
     emit_n(&env, 8);
@@ -373,7 +342,9 @@ fn ordered_under_kills(rounds: &[Round]) -> Result<(), TestCaseError> {
         // enabled again, later events are delivered.
         env.json(&["webhooks", "enable", &id]);
         let before = rx.requests().len();
-        let workers: Vec<Child> = (0..r.workers).map(|_| worker(&env, 2)).collect();
+        let workers: Vec<Child> = (0..r.workers)
+            .map(|_| clocked_worker(&env, &[], &["--delivery-workers", "2"]))
+            .collect();
         poll_until(Duration::from_secs(5), || {
             rx.requests().len() >= before + r.kill_after.max(1) || !head_due(&env)
         });

@@ -17,7 +17,7 @@ const MINUTE: i64 = 60_000;
 const HOUR: i64 = 60 * MINUTE;
 
 /// `keyhook --json --user USER ARGS`: (exit code, stdout JSON).
-fn kh(env: &Env, user: &str, args: &[&str]) -> (i32, Value) {
+fn as_user(env: &Env, user: &str, args: &[&str]) -> (i32, Value) {
     env.json(&[&["--user", user], args].concat())
 }
 
@@ -26,7 +26,7 @@ fn mint(env: &Env, server: &Server, user: &str, extra: &[&str]) -> (String, Stri
     let public = server.url("");
     let mut args = vec!["portal", "link", "--public-url", &public];
     args.extend_from_slice(extra);
-    let (code, v) = kh(env, user, &args);
+    let (code, v) = as_user(env, user, &args);
     assert_eq!(code, 0, "portal link: {v}");
     let url = str_of(&v["data"], "url").to_string();
     let token = url.rsplit_once('#').expect("a fragment").1.to_string();
@@ -127,7 +127,7 @@ fn text_after<'a>(html: &'a str, start: &str) -> Option<&'a str> {
 }
 
 fn keys_of(env: &Env, user: &str) -> Vec<Value> {
-    let (code, v) = kh(env, user, &["keys", "list"]);
+    let (code, v) = as_user(env, user, &["keys", "list"]);
     assert_eq!(code, 0, "{v}");
     v["data"].as_array().cloned().unwrap_or_default()
 }
@@ -261,7 +261,7 @@ fn revoking_ends_links_and_sessions_and_all_asks_first() {
     let (id, _, token) = mint(&env, &server, "acme", &[]);
     let b = Browser::open(&server, &token);
     let (unopened, _, waiting) = mint(&env, &server, "acme", &[]);
-    let (_, list) = kh(&env, "acme", &["portal", "list"]);
+    let (_, list) = as_user(&env, "acme", &["portal", "list"]);
     assert_eq!(list["data"]["links"].as_array().unwrap().len(), 1, "{list}");
     assert_eq!(list["data"]["links"][0]["id"], unopened.as_str());
     assert_eq!(
@@ -297,7 +297,7 @@ fn revoking_ends_links_and_sessions_and_all_asks_first() {
     let gone = exchange(&server, &third);
     assert_eq!(gone.status, 410);
     assert!(gone.body.contains("This link was revoked"), "{}", gone.body);
-    let (_, list) = kh(&env, "acme", &["portal", "list"]);
+    let (_, list) = as_user(&env, "acme", &["portal", "list"]);
     assert_eq!(list["data"], json!({"links": [], "sessions": []}));
     // Another user's link is not found; an unknown one neither.
     let (other, _, _) = mint(&env, &server, "other", &[]);
@@ -473,7 +473,7 @@ fn a_session_ends_when_the_minting_key_is_deleted_or_expires_and_its_keys_never_
         .1
         .to_string();
     let b2 = Browser::open(&server, &t1);
-    let (code, _) = kh(
+    let (code, _) = as_user(
         &env,
         "default",
         &["keys", "delete", str_of(&key2, "id"), "--yes"],
@@ -530,7 +530,7 @@ fn a_read_only_link_shows_everything_and_changes_nothing() {
         403
     );
     assert_eq!(keys_of(&env, "default").len(), 1);
-    let (_, v) = kh(&env, "default", &["webhooks", "show", wid]);
+    let (_, v) = as_user(&env, "default", &["webhooks", "show", wid]);
     assert_eq!(v["data"]["isActive"], true);
 }
 
@@ -579,11 +579,11 @@ fn every_post_needs_the_sessions_csrf_token() {
 fn a_session_never_reads_or_changes_another_users_or_scopes_things() {
     let env = Env::new();
     let server = Server::start(&env);
-    let (code, v) = kh(&env, "other", &["keys", "create", "--name", "their-key"]);
+    let (code, v) = as_user(&env, "other", &["keys", "create", "--name", "their-key"]);
     assert_eq!(code, 0, "{v}");
     let their_key = str_of(&v["data"], "id").to_string();
     // Another user's things: not listed, not found, not changed.
-    let (code, w) = kh(
+    let (code, w) = as_user(
         &env,
         "other",
         &[
@@ -620,7 +620,7 @@ fn a_session_never_reads_or_changes_another_users_or_scopes_things() {
     assert_eq!(keys_of(&env, "other").len(), 1);
 
     // A link scoped to profile a: a webhook of the whole user or of profile b is not its.
-    let (code, wb) = kh(
+    let (code, wb) = as_user(
         &env,
         "acme",
         &[
@@ -637,7 +637,7 @@ fn a_session_never_reads_or_changes_another_users_or_scopes_things() {
     );
     assert_eq!(code, 0, "{wb}");
     let hook_b = str_of(&wb["data"], "id").to_string();
-    let (code, wa) = kh(
+    let (code, wa) = as_user(
         &env,
         "acme",
         &[
@@ -653,7 +653,7 @@ fn a_session_never_reads_or_changes_another_users_or_scopes_things() {
         ],
     );
     assert_eq!(code, 0, "{wa}");
-    let (code, kb) = kh(
+    let (code, kb) = as_user(
         &env,
         "acme",
         &["keys", "create", "--name", "key-b", "--profile", "b"],
@@ -725,7 +725,7 @@ fn tokens_are_stored_hashed_and_changes_are_audited_as_the_link() {
             assert!(!found, "a token is in the database file");
         }
     }
-    let (_, audit) = kh(&env, "default", &["audit"]);
+    let (_, audit) = as_user(&env, "default", &["audit"]);
     let entries = audit["data"].as_array().unwrap();
     let created = entries
         .iter()
@@ -758,7 +758,7 @@ fn the_portal_never_points_a_webhook_at_a_private_address_unless_told() {
         assert_eq!(r.status, 400, "{url}: {}", r.body);
         assert!(r.body.contains("id=\"url-error\""), "{url}");
     }
-    let (_, v) = kh(&env, "default", &["webhooks", "list"]);
+    let (_, v) = as_user(&env, "default", &["webhooks", "list"]);
     assert_eq!(v["data"], json!([]));
     // An existing webhook is not moved to one either.
     let w = env.create_webhook("http://127.0.0.1:9/x", "post.published");
@@ -1056,7 +1056,7 @@ fn webhooks_are_managed_end_to_end_from_the_portal() {
         .unwrap()
         .to_string();
     assert!(secret.starts_with("whsec_"), "{secret}");
-    let (_, list) = kh(&env, "default", &["webhooks", "list"]);
+    let (_, list) = as_user(&env, "default", &["webhooks", "list"]);
     let w = &list["data"][0];
     let id = str_of(w, "id").to_string();
     assert_eq!(w["secret"], secret.as_str());
@@ -1080,7 +1080,7 @@ fn webhooks_are_managed_end_to_end_from_the_portal() {
         ],
     );
     assert_eq!(r.status, 200, "{}", r.body);
-    let (_, v) = kh(&env, "default", &["webhooks", "show", &id]);
+    let (_, v) = as_user(&env, "default", &["webhooks", "show", &id]);
     assert_eq!(
         v["data"]["events"],
         json!(["post.published", "post.failed"])
@@ -1099,11 +1099,11 @@ fn webhooks_are_managed_end_to_end_from_the_portal() {
     assert!(r.body.contains("id=\"filter-error\""));
     // Disable, enable.
     assert_eq!(b.post(&format!("{base}/disable"), &[]).status, 200);
-    let (_, v) = kh(&env, "default", &["webhooks", "show", &id]);
+    let (_, v) = as_user(&env, "default", &["webhooks", "show", &id]);
     assert_eq!(v["data"]["isActive"], false);
     assert_eq!(b.post(&format!("{base}/enable"), &[]).status, 200);
     // Replay: an event delivered, then replayed by its id.
-    let (code, _) = kh(
+    let (code, _) = as_user(
         &env,
         "default",
         &["events", "emit", "post.published", "--data", "{\"n\": 2}"],
@@ -1136,7 +1136,7 @@ fn webhooks_are_managed_end_to_end_from_the_portal() {
     let r = b.post(&format!("{base}/delete"), &[]);
     assert_eq!(r.status, 200);
     assert!(r.body.contains("No webhooks yet"));
-    let (_, v) = kh(&env, "default", &["audit"]);
+    let (_, v) = as_user(&env, "default", &["audit"]);
     let actions: Vec<&str> = v["data"]
         .as_array()
         .unwrap()
@@ -1253,7 +1253,7 @@ fn portal_pages_are_counted_under_their_templates_never_their_ids() {
         &[("url", &url), ("events", "post.published")],
     );
     assert_eq!(made.status, 201, "{}", made.body);
-    let (_, list) = kh(&env, "default", &["webhooks", "list"]);
+    let (_, list) = as_user(&env, "default", &["webhooks", "list"]);
     let id = str_of(&list["data"][0], "id").to_string();
     let base = format!("/portal/webhooks/{id}");
     let mut want: Vec<(&str, u16)> = vec![
@@ -1378,7 +1378,7 @@ fn retention_prunes_links_and_sessions_that_ended_never_live_ones() {
     let (opened, _, token) = mint(&env, &server, "acme", &[]);
     let b = Browser::open(&server, &token);
     let (revoked, _, _) = mint(&env, &server, "acme", &[]);
-    let (code, v) = kh(&env, "acme", &["portal", "revoke", &revoked]);
+    let (code, v) = as_user(&env, "acme", &["portal", "revoke", &revoked]);
     assert_eq!(code, 0, "{v}");
     let (expired, _, _) = mint(&env, &server, "acme", &[]);
     env.advance_clock(DAY);

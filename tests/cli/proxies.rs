@@ -13,7 +13,7 @@ use std::thread;
 
 use serde_json::Value;
 
-use crate::common::{is_root, poll_until, Env};
+use crate::common::{ci, is_root, poll_until, Env};
 use crate::server::{read_response, RawResp, Server, PATIENCE};
 
 /// One request as the API behind the proxy read it.
@@ -124,10 +124,6 @@ fn free_port() -> u16 {
         .port()
 }
 
-fn is_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
-}
-
 /// The proxy's binary, installed with apt-get (package `package`) when missing and this is
 /// root; None (a skip) without it outside CI, a panic under CI.
 fn binary(name: &str, package: &str) -> Option<PathBuf> {
@@ -171,7 +167,7 @@ fn binary(name: &str, package: &str) -> Option<PathBuf> {
             None => format!("apt-get install {package} failed"),
         }
     };
-    if is_ci() {
+    if ci() {
         panic!("{name} is required when CI=true: {why}");
     }
     eprintln!("skipped: {why}");

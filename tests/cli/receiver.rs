@@ -54,6 +54,14 @@ impl Request {
 
     /// The value of header `name` (case-insensitive); fails the test if it is missing or
     /// repeated.
+    /// The signatures of `webhook-signature`, in order.
+    pub fn signatures(&self) -> Vec<String> {
+        self.header("webhook-signature")
+            .split(' ')
+            .map(String::from)
+            .collect()
+    }
+
     pub fn header(&self, name: &str) -> &str {
         let values: Vec<&str> = self
             .headers

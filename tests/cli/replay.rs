@@ -281,11 +281,9 @@ fn replay_http(s: &Server, key: &str, id: &str, body: Option<&Value>) -> Resp {
 }
 
 fn assert_error(r: &Resp, status: u16, code: &str, field: Option<&str>) {
-    assert_eq!(r.status, status, "{r:?}");
-    let v = r.json();
-    assert_eq!(v["error"]["code"], code, "{r:?}");
+    let err = crate::server::assert_error(r, status, code);
     if let Some(f) = field {
-        assert_eq!(v["error"]["details"][0]["field"], f, "{r:?}");
+        assert_eq!(err["details"][0]["field"], f, "{r:?}");
     }
 }
 

@@ -13,9 +13,7 @@ use serde_json::{json, Value};
 use crate::common::{
     detail_fields, id_of, is_key, millis, new_key, poll_until, sorted_keys, str_of, Env,
 };
-use crate::server::{raw_request, read_all_responses, read_response, Server};
-
-const KEYS: &str = "/api/v1/api-keys";
+use crate::server::{assert_error, raw_request, read_all_responses, read_response, Server, KEYS};
 
 const KEY_FIELDS: [&str; 12] = [
     "createdAt",
@@ -87,23 +85,6 @@ fn assert_key_shape(k: &Value, with_key: bool) {
         assert!(is_key(key), "key {key:?}");
         assert_eq!(&key[..11], prefix);
     }
-}
-
-/// Checks the status, the media type and the exact error envelope; returns `error`.
-fn assert_error(r: &crate::server::Resp, status: u16, code: &str) -> Value {
-    assert_eq!(r.status, status, "{r:?}");
-    assert_eq!(r.header("Content-Type"), Some("application/json"), "{r:?}");
-    let v = r.json();
-    assert_eq!(sorted_keys(&v), ["error"], "{r:?}");
-    let err = &v["error"];
-    assert_eq!(sorted_keys(err), ["code", "details", "message"], "{r:?}");
-    assert_eq!(err["code"], code, "{r:?}");
-    assert!(!str_of(err, "message").is_empty(), "{r:?}");
-    for d in err["details"].as_array().expect("details is an array") {
-        assert_eq!(sorted_keys(d), ["field", "message"], "{r:?}");
-        assert!(!str_of(d, "field").is_empty() && !str_of(d, "message").is_empty());
-    }
-    err.clone()
 }
 
 /// [`assert_error`] for errors that concern no field: `details` is `[]`.

@@ -14,10 +14,40 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{poll, poll_until, Env};
+use crate::common::{poll, poll_until, scrubbed, sorted_keys, str_of, Env};
 
 /// How long a test waits for the server to start, answer, log or stop before it fails.
 pub const PATIENCE: Duration = Duration::from_secs(10);
+
+/// The keys collection, `/api/v1/api-keys`.
+pub const KEYS: &str = "/api/v1/api-keys";
+
+/// `POST /api/v1/api-keys` with `framing` headers, then `body` as sent (a raw request for the
+/// HTTP layer's tests).
+pub fn create_with(key: &str, framing: &str, body: &str) -> Vec<u8> {
+    format!(
+        "POST {KEYS} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\n\
+         Content-Type: application/json\r\n{framing}\r\n{body}"
+    )
+    .into_bytes()
+}
+
+/// Checks the status, the media type and the exact error envelope of `r`; returns `error`.
+pub fn assert_error(r: &Resp, status: u16, code: &str) -> Value {
+    assert_eq!(r.status, status, "{r:?}");
+    assert_eq!(r.header("Content-Type"), Some("application/json"), "{r:?}");
+    let v = r.json();
+    assert_eq!(sorted_keys(&v), ["error"], "{r:?}");
+    let err = &v["error"];
+    assert_eq!(sorted_keys(err), ["code", "details", "message"], "{r:?}");
+    assert_eq!(err["code"], code, "{r:?}");
+    assert!(!str_of(err, "message").is_empty(), "{r:?}");
+    for d in err["details"].as_array().expect("details is an array") {
+        assert_eq!(sorted_keys(d), ["field", "message"], "{r:?}");
+        assert!(!str_of(d, "field").is_empty() && !str_of(d, "message").is_empty());
+    }
+    err.clone()
+}
 
 pub struct Server {
     child: Child,
@@ -93,17 +123,6 @@ impl RawResp {
 /// The binary with the environment of `common::bare_cmd` (no `KEYHOOK_*`, `NO_COLOR`, XDG).
 fn keyhook() -> Command {
     scrubbed(Command::new(assert_cmd::cargo::cargo_bin("keyhook")))
-}
-
-/// `c` without `KEYHOOK_*`, `NO_COLOR` and `XDG_*` from the caller's environment.
-fn scrubbed(mut c: Command) -> Command {
-    for (k, _) in std::env::vars_os() {
-        let k = k.to_string_lossy().into_owned();
-        if k.starts_with("KEYHOOK_") || k == "NO_COLOR" || k.starts_with("XDG_") {
-            c.env_remove(&k);
-        }
-    }
-    c
 }
 
 impl Server {

@@ -10,7 +10,7 @@ use hmac::{Hmac, Mac};
 use serde_json::{json, Value};
 use sha2::Sha256;
 
-use crate::common::{str_of, Env};
+use crate::common::{emit, str_of, Env};
 use crate::receiver::{Receiver, Request};
 use crate::server::Server;
 
@@ -55,24 +55,12 @@ fn v1_of(secret: &str, r: &Request) -> String {
     format!("v1,{}", STANDARD.encode(mac.finalize().into_bytes()))
 }
 
-fn emit(env: &Env) {
-    let r = env.run(&["events", "emit", "post.published", "--data", "{}"]);
-    assert_eq!(r.code, 0, "{r:#?}");
-}
-
 fn deliver_one(env: &Env, rx: &Receiver) -> Request {
     let before = rx.requests().len();
-    emit(env);
+    emit(env, &["post.published", "--data", "{}"]);
     env.deliver_once();
     let all = rx.wait_for(before + 1, std::time::Duration::from_secs(10));
     all[before].clone()
-}
-
-fn signatures(r: &Request) -> Vec<String> {
-    r.header("webhook-signature")
-        .split(' ')
-        .map(String::from)
-        .collect()
 }
 
 /// No output anywhere carries a private key.
@@ -100,7 +88,7 @@ fn ed25519_webhooks_sign_v1a_that_the_public_key_alone_verifies() {
     let id = str_of(&w, "id").to_string();
 
     let r = deliver_one(&env, &rx);
-    let sigs = signatures(&r);
+    let sigs = r.signatures();
     assert_eq!(sigs.len(), 1, "{sigs:?}");
     assert!(v1a_verifies(&public, &sigs[0], &r), "{sigs:?}");
 
@@ -126,7 +114,7 @@ fn both_signs_v1_then_v1a_and_a_rotation_with_grace_signs_with_old_and_new() {
     let id = str_of(&w, "id");
 
     let r = deliver_one(&env, &rx);
-    let sigs = signatures(&r);
+    let sigs = r.signatures();
     assert_eq!(sigs.len(), 2, "{sigs:?}");
     assert_eq!(sigs[0], v1_of(secret, &r));
     assert!(v1a_verifies(public, &sigs[1], &r));
@@ -143,7 +131,7 @@ fn both_signs_v1_then_v1a_and_a_rotation_with_grace_signs_with_old_and_new() {
 
     // In the grace period: v1 new, v1 old, v1a new, v1a old.
     let r = deliver_one(&env, &rx);
-    let sigs = signatures(&r);
+    let sigs = r.signatures();
     assert_eq!(sigs.len(), 4, "{sigs:?}");
     assert_eq!(sigs[0], v1_of(new_secret, &r));
     assert_eq!(sigs[1], v1_of(secret, &r));
@@ -153,7 +141,7 @@ fn both_signs_v1_then_v1a_and_a_rotation_with_grace_signs_with_old_and_new() {
     // After it: the new ones only.
     env.advance_clock(3_600_000 + 1_000);
     let r = deliver_one(&env, &rx);
-    let sigs = signatures(&r);
+    let sigs = r.signatures();
     assert_eq!(sigs.len(), 2, "{sigs:?}");
     assert_eq!(sigs[0], v1_of(new_secret, &r));
     assert!(v1a_verifies(new_public, &sigs[1], &r));
@@ -225,7 +213,7 @@ fn existing_and_default_webhooks_sign_with_hmac_alone() {
     assert_eq!(w["publicKey"], Value::Null);
     assert_eq!(w["headerNames"], json!([]));
     let r = deliver_one(&env, &rx);
-    assert_eq!(signatures(&r), [v1_of(str_of(&w, "secret"), &r)]);
+    assert_eq!(r.signatures(), [v1_of(str_of(&w, "secret"), &r)]);
 }
 
 #[test]

@@ -18,8 +18,8 @@ use serde_json::{json, Value};
 use sha2::Sha256;
 
 use crate::common::{
-    detail_fields, emit, is_api_timestamp, key_of, kh, millis, poll_until, sorted_keys,
-    spawn_deliver, std_cmd, str_of, Env, Run,
+    detail_fields, emit, is_api_timestamp, key_of, kh, millis, poll_until, show_webhook,
+    sorted_keys, spawn_deliver, std_cmd, str_of, Env, Run,
 };
 use crate::receiver::{Receiver, Request};
 use crate::server::{Resp, Server};
@@ -191,19 +191,13 @@ fn assert_http_error(r: &Resp, status: u16, code: &str) -> Value {
     v["error"].clone()
 }
 
-fn show(env: &Env, user: &str, id: &str) -> Value {
-    let (code, v) = env.json(&["--user", user, "webhooks", "show", id]);
-    assert_eq!(code, 0, "webhooks show {id}: {v}");
-    v["data"].clone()
-}
-
 /// `webhooks test ID` (private targets allowed): (exit code, stdout JSON).
 fn ping(env: &Env, user: &str, id: &str) -> (i32, Value) {
     kh(env, &["--user", user, "webhooks", "test", id])
 }
 
 /// The attempt log of `webhooks deliveries ID`, newest first.
-fn attempts(env: &Env, user: &str, id: &str) -> Vec<Value> {
+fn checked_attempts(env: &Env, user: &str, id: &str) -> Vec<Value> {
     let (code, v) = env.json(&["--user", user, "webhooks", "deliveries", id]);
     assert_eq!(code, 0, "webhooks deliveries {id}: {v}");
     let list = v["data"].as_array().expect("a list").clone();
@@ -294,7 +288,7 @@ fn webhooks_cli_create_list_show_enable_disable_delete() {
     assert_eq!(code, 0);
     assert_eq!(list, json!({ "data": [a, b] }));
     let id = str_of(&a, "id");
-    assert_eq!(show(&env, "default", id), a);
+    assert_eq!(show_webhook(&env, id), a);
 
     // Human output names the URL.
     let r = env.run(&["webhooks", "list"]);
@@ -309,7 +303,7 @@ fn webhooks_cli_create_list_show_enable_disable_delete() {
     assert_eq!(d["isActive"], false);
     assert_eq!(d["createdAt"], a["createdAt"]);
     assert!(millis(str_of(d, "updatedAt")) > millis(str_of(&a, "updatedAt")));
-    assert_eq!(show(&env, "default", id)["isActive"], false);
+    assert_eq!(show_webhook(&env, id)["isActive"], false);
     let (code, v) = env.json(&["webhooks", "enable", id]);
     assert_eq!(code, 0, "{v}");
     assert_eq!(v["data"]["isActive"], true);
@@ -334,7 +328,7 @@ fn webhooks_cli_create_list_show_enable_disable_delete() {
     let r = env.run(&["webhooks", "delete", id]);
     r.assert_error(2);
     assert!(r.stderr.contains("--yes"), "{r:#?}");
-    assert_eq!(show(&env, "default", id)["id"], id, "nothing was deleted");
+    assert_eq!(show_webhook(&env, id)["id"], id, "nothing was deleted");
     let r = env.run(&["--json", "webhooks", "delete", id, "--yes"]);
     assert_eq!(r.code, 0, "{r:#?}");
     assert_eq!(r.stdout, "", "like the 204 of DELETE, nothing on stdout");
@@ -391,7 +385,7 @@ fn webhooks_http_create_list_show_patch_delete() {
     // A readonly key may read.
     assert_eq!(server.get(&one, &readonly).status, 200);
     // The CLI sees what the server created: one core, one file.
-    assert_eq!(show(&env, "default", &id), w);
+    assert_eq!(show_webhook(&env, &id), w);
 
     // PATCH
     env.advance_clock(5);
@@ -671,7 +665,7 @@ fn literal_private_targets_are_refused_at_creation_unless_allowed() {
     let err = assert_http_error(&r, 400, "VALIDATION_ERROR");
     assert_eq!(detail_fields(&err), ["url"]);
     assert_eq!(
-        show(&env, "default", str_of(&w, "id"))["url"],
+        show_webhook(&env, str_of(&w, "id"))["url"],
         "https://hooks.example.com/"
     );
 }
@@ -741,7 +735,7 @@ fn deliveries_carry_verifiable_standard_webhooks_signatures() {
         "another secret must not verify"
     );
     // The logged attempt names the same event id.
-    let log = attempts(&env, "default", str_of(&w, "id"));
+    let log = checked_attempts(&env, "default", str_of(&w, "id"));
     assert_eq!(log.len(), 1);
     assert_eq!(log[0]["eventId"], body["id"]);
     assert_eq!(log[0]["event"], "webhook.test");
@@ -905,7 +899,7 @@ fn test_pings_over_the_cli_report_what_the_endpoint_answered() {
     assert_eq!(r.stdout.trim(), "not delivered: 500 Internal Server Error");
 
     // Every ping is in the attempt log, newest first.
-    let log = attempts(&env, "default", &fail);
+    let log = checked_attempts(&env, "default", &fail);
     assert_eq!(log.len(), 2);
     for a in &log {
         assert_eq!(a["event"], "webhook.test");
@@ -916,13 +910,13 @@ fn test_pings_over_the_cli_report_what_the_endpoint_answered() {
         assert_eq!(a["responseExcerpt"], "answer 500 from the test receiver");
     }
     assert!(log[0]["id"].as_i64() > log[1]["id"].as_i64());
-    let log = attempts(&env, "default", &slow);
+    let log = checked_attempts(&env, "default", &slow);
     assert_eq!(log.len(), 2);
     assert_eq!(log[0]["statusText"], "timed out");
     assert_eq!(log[0]["statusCode"], 0);
     assert!(log[0]["durationMs"].as_i64().unwrap() < 1500, "{}", log[0]);
-    assert_eq!(show(&env, "default", &fail)["failCount"], 2);
-    assert_eq!(show(&env, "default", &ok)["failCount"], 0);
+    assert_eq!(show_webhook(&env, &fail)["failCount"], 2);
+    assert_eq!(show_webhook(&env, &ok)["failCount"], 0);
 
     let (code, v) = ping(&env, "default", "no-such-webhook");
     assert_eq!(code, 3, "{v}");
@@ -1020,7 +1014,7 @@ fn fail_count_counts_consecutive_failures_and_the_tenth_disables() {
     let w = env.create_webhook_with(&rx.url("/switch"), "post.published", &["--user", "default"]);
     let id = str_of(&w, "id").to_string();
     let state = || {
-        let s = show(&env, "default", &id);
+        let s = show_webhook(&env, &id);
         (
             s["failCount"].as_i64().unwrap(),
             s["isActive"].as_bool().unwrap(),
@@ -1043,9 +1037,9 @@ fn fail_count_counts_consecutive_failures_and_the_tenth_disables() {
         assert_eq!(ping(&env, "default", &id).0, 1);
         assert_eq!(state(), (n, true), "still active after {n} failures");
     }
-    let before = show(&env, "default", &id);
+    let before = show_webhook(&env, &id);
     assert_eq!(ping(&env, "default", &id).0, 1);
-    let after = show(&env, "default", &id);
+    let after = show_webhook(&env, &id);
     assert_eq!(
         (after["failCount"].clone(), after["isActive"].clone()),
         (json!(10), json!(false))
@@ -1134,7 +1128,7 @@ fn the_worker_stops_delivering_to_a_webhook_it_disabled() {
     let r = env.deliver_once_with(&["--retry-schedule=", "--delivery-workers", "1"]);
     let sent = rx.requests().len() as i64;
     assert!((10..=11).contains(&sent), "{sent} attempts: {r:#?}");
-    let s = show(&env, "default", &id);
+    let s = show_webhook(&env, &id);
     assert_eq!(s["isActive"], false);
     // The value that disabled it: an 11th attempt already in flight is logged, not counted.
     assert_eq!(s["failCount"], 10);
@@ -1151,7 +1145,7 @@ fn the_worker_stops_delivering_to_a_webhook_it_disabled() {
             .contains(&format!("given up {sent}, cancelled {}", 14 - sent)),
         "{r:#?}"
     );
-    assert_eq!(attempts(&env, "default", &id).len() as i64, sent);
+    assert_eq!(checked_attempts(&env, "default", &id).len() as i64, sent);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1189,7 +1183,7 @@ fn events_fan_out_only_to_active_subscribed_webhooks_of_the_user() {
     assert_eq!(body["data"], json!({"n": 1}));
 
     // The attempt log of A has it; the others have nothing.
-    let log = attempts(&env, "u1", str_of(&a, "id"));
+    let log = checked_attempts(&env, "u1", str_of(&a, "id"));
     assert_eq!(log.len(), 1);
     assert_eq!(log[0]["eventId"], e["id"]);
     assert_eq!(log[0]["event"], "post.published");
@@ -1197,9 +1191,9 @@ fn events_fan_out_only_to_active_subscribed_webhooks_of_the_user() {
     assert_eq!(log[0]["delivered"], true);
     assert_eq!(log[0]["statusCode"], 200);
     assert!(!str_of(&log[0], "deliveryId").is_empty());
-    assert!(attempts(&env, "u1", str_of(&b, "id")).is_empty());
-    assert!(attempts(&env, "u1", str_of(&c, "id")).is_empty());
-    assert!(attempts(&env, "u2", str_of(&d, "id")).is_empty());
+    assert!(checked_attempts(&env, "u1", str_of(&b, "id")).is_empty());
+    assert!(checked_attempts(&env, "u1", str_of(&c, "id")).is_empty());
+    assert!(checked_attempts(&env, "u2", str_of(&d, "id")).is_empty());
 
     // Other events reach their subscribers; u2's event reaches only u2's webhook.
     assert_eq!(
@@ -1261,7 +1255,7 @@ fn failed_deliveries_are_retried_on_the_schedule_then_given_up() {
     }
     assert!(stderr.contains("given up 1"), "{stderr}");
 
-    let log = attempts(&env, "default", &id);
+    let log = checked_attempts(&env, "default", &id);
     let numbers: Vec<i64> = log.iter().map(|a| a["attempt"].as_i64().unwrap()).collect();
     assert_eq!(numbers, [3, 2, 1], "newest first");
     for a in &log {
@@ -1272,7 +1266,7 @@ fn failed_deliveries_are_retried_on_the_schedule_then_given_up() {
     }
     let row = env.sql("SELECT state, attempts, lease_until FROM deliveries");
     assert_eq!(row, [["failed", "3", ""]]);
-    assert_eq!(show(&env, "default", &id)["failCount"], 3);
+    assert_eq!(show_webhook(&env, &id)["failCount"], 3);
 }
 
 #[test]
@@ -1299,7 +1293,7 @@ fn retry_after_is_honoured() {
     });
     stop(worker);
     assert_eq!(rx.requests().len(), 2, "one retry in the schedule");
-    let log = attempts(&env, "default", str_of(&w, "id"));
+    let log = checked_attempts(&env, "default", str_of(&w, "id"));
     assert_eq!(log.len(), 2);
     assert_eq!(log[0]["statusCode"], 503);
     assert_eq!(log[0]["statusText"], "Service Unavailable");
@@ -1338,7 +1332,7 @@ fn a_name_resolving_to_loopback_is_blocked_at_delivery() {
     emit(&env, &["post.published", "--user", "default"]);
     let r = env.run(&["deliver", "--once"]);
     assert_eq!(r.code, 0, "{r:#?}");
-    let log = attempts(&env, "default", &id);
+    let log = checked_attempts(&env, "default", &id);
     assert_eq!(log.len(), 2);
     assert_eq!(log[0]["event"], "post.published");
     for a in &log {

@@ -30,7 +30,7 @@ fn new_type(name: &str, profile: EventProfile) -> NewEventType {
     }
 }
 
-fn emit(
+fn emit_named(
     store: &keyhook_core::store::Store,
     actor: &Actor,
     name: &str,
@@ -110,22 +110,22 @@ fn only_the_operator_changes_the_catalog_and_any_key_reads_it() {
 fn emit_asks_the_catalog_for_the_name_the_profile_and_the_schema() {
     let (_dir, store) = temp_store();
     let op = Actor::operator("u").unwrap();
-    let e = emit(&store, &op, "post.updated", None, json!({})).unwrap_err();
+    let e = emit_named(&store, &op, "post.updated", None, json!({})).unwrap_err();
     assert_eq!(fields(&e), ["event"]);
     let mut t = new_type("post.updated", EventProfile::Required);
     t.schema = Some(json!({"type": "object", "properties": {"n": {"type": "integer"}}}));
     event_types::add(&store, &op, t, NOW).unwrap();
     assert_eq!(
-        fields(&emit(&store, &op, "post.updated", None, json!({})).unwrap_err()),
+        fields(&emit_named(&store, &op, "post.updated", None, json!({})).unwrap_err()),
         ["profileId"]
     );
-    let e = emit(&store, &op, "post.updated", Some("a"), json!({"n": "x"})).unwrap_err();
+    let e = emit_named(&store, &op, "post.updated", Some("a"), json!({"n": "x"})).unwrap_err();
     assert_eq!(fields(&e), ["data.n"]);
     assert_eq!(
-        emit(&store, &op, "post.updated", Some("a"), json!({"n": 1})).unwrap(),
+        emit_named(&store, &op, "post.updated", Some("a"), json!({"n": 1})).unwrap(),
         0
     );
-    let e = emit(&store, &op, "webhook.disabled", None, json!({})).unwrap_err();
+    let e = emit_named(&store, &op, "webhook.disabled", None, json!({})).unwrap_err();
     assert_eq!(fields(&e), ["event"]);
     assert_eq!(store.conn().count_rows(table("events")).unwrap(), 1);
 }
@@ -139,16 +139,16 @@ fn another_connection_sees_a_change_on_its_next_request() {
     let mut t = new_type("post.updated", EventProfile::Optional);
     t.schema = Some(json!({"type": "object", "required": ["a"]}));
     event_types::add(&store, &op, t, NOW).unwrap();
-    assert!(emit(&*other, &op, "post.updated", None, json!({"b": 1})).is_err());
-    assert!(emit(&*other, &op, "post.updated", None, json!({"a": 1})).is_ok());
+    assert!(emit_named(&*other, &op, "post.updated", None, json!({"b": 1})).is_err());
+    assert!(emit_named(&*other, &op, "post.updated", None, json!({"a": 1})).is_ok());
     // ...and, after a change at the same moment, uses the new one.
     let patch = EventTypePatch {
         schema: Some(Some(json!({"type": "object", "required": ["b"]}))),
         ..EventTypePatch::default()
     };
     event_types::update(&store, &op, "post.updated", patch, NOW).unwrap();
-    assert!(emit(&*other, &op, "post.updated", None, json!({"b": 1})).is_ok());
-    assert!(emit(&*other, &op, "post.updated", None, json!({"a": 1})).is_err());
+    assert!(emit_named(&*other, &op, "post.updated", None, json!({"b": 1})).is_ok());
+    assert!(emit_named(&*other, &op, "post.updated", None, json!({"a": 1})).is_err());
 }
 
 #[test]
@@ -179,7 +179,7 @@ fn subscriptions_need_a_known_type_and_a_deprecated_one_is_only_kept() {
     let e = create(&["post.published", "post.updated"]).unwrap_err();
     assert_eq!(fields(&e), ["events[1]"]);
     assert_eq!(
-        emit(&store, &op, "post.updated", None, json!({})).unwrap(),
+        emit_named(&store, &op, "post.updated", None, json!({})).unwrap(),
         1
     );
     let e = event_types::delete(&store, &op, "post.updated", NOW).unwrap_err();

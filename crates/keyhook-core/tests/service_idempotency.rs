@@ -17,7 +17,7 @@ fn these_tests_pass_on_postgresql() {
     support::run_again_on_postgres("these_tests_pass_on_postgresql");
 }
 
-fn emit(s: &Store, user: &str, key: &str, at: Timestamp) -> String {
+fn emit_with_key(s: &Store, user: &str, key: &str, at: Timestamp) -> String {
     let input = NewEvent {
         event: EventName::new("post.published").ok(),
         idempotency_key: Some(IdempotencyKey::new(key).unwrap()),
@@ -31,16 +31,16 @@ fn emit(s: &Store, user: &str, key: &str, at: Timestamp) -> String {
 #[test]
 fn a_key_holds_its_event_for_24_hours_then_takes_a_new_one() {
     let (_g, s) = temp_store();
-    let first = emit(&s, "u", "k", NOW);
+    let first = emit_with_key(&s, "u", "k", NOW);
     assert_eq!(
-        emit(&s, "u", "k", NOW.add_millis(IDEMPOTENCY_WINDOW_MS - 1)),
+        emit_with_key(&s, "u", "k", NOW.add_millis(IDEMPOTENCY_WINDOW_MS - 1)),
         first
     );
-    assert_ne!(emit(&s, "v", "k", NOW), first);
-    let second = emit(&s, "u", "k", NOW.add_millis(IDEMPOTENCY_WINDOW_MS));
+    assert_ne!(emit_with_key(&s, "v", "k", NOW), first);
+    let second = emit_with_key(&s, "u", "k", NOW.add_millis(IDEMPOTENCY_WINDOW_MS));
     assert_ne!(second, first);
     assert_eq!(
-        emit(&s, "u", "k", NOW.add_millis(IDEMPOTENCY_WINDOW_MS + 5)),
+        emit_with_key(&s, "u", "k", NOW.add_millis(IDEMPOTENCY_WINDOW_MS + 5)),
         second
     );
 }
@@ -55,18 +55,18 @@ fn prune(s: &Store, at: Timestamp) -> u64 {
 fn pruning_deletes_only_records_past_the_window_in_batches() {
     let (_g, s) = temp_store();
     for i in 0..5 {
-        emit(&s, "u", &format!("old-{i}"), NOW);
+        emit_with_key(&s, "u", &format!("old-{i}"), NOW);
     }
-    let fresh = emit(&s, "u", "fresh", NOW.add_millis(IDEMPOTENCY_WINDOW_MS));
+    let fresh = emit_with_key(&s, "u", "fresh", NOW.add_millis(IDEMPOTENCY_WINDOW_MS));
     let at = NOW.add_millis(IDEMPOTENCY_WINDOW_MS + 1);
     assert_eq!(prune(&s, at), 2);
     assert_eq!(prune(&s, at), 2);
     assert_eq!(prune(&s, at), 1);
     assert_eq!(prune(&s, at), 0);
     // The fresh record still holds its key; a pruned key takes a new event.
-    assert_eq!(emit(&s, "u", "fresh", at), fresh);
-    let old = emit(&s, "u", "old-0", at);
-    assert_eq!(emit(&s, "u", "old-0", at), old);
+    assert_eq!(emit_with_key(&s, "u", "fresh", at), fresh);
+    let old = emit_with_key(&s, "u", "old-0", at);
+    assert_eq!(emit_with_key(&s, "u", "old-0", at), old);
 }
 
 // Idempotent webhook requests (`service::idempotency`, `IdempotencyQueries::claim_request`).
@@ -186,7 +186,7 @@ fn a_repeated_create_or_replay_acts_once_and_another_body_is_refused() {
     .unwrap_err();
     assert_eq!(e.details()[0].field, "Idempotency-Key", "{e:?}");
     assert_eq!(webhooks::list(&s, &u).unwrap().len(), 1);
-    emit(&s, "u", "e1", NOW);
+    emit_with_key(&s, "u", "e1", NOW);
     let r = keyed("r", serde_json::json!({}));
     let keyed_replay = || ReplayRequest {
         idempotency: Some(r.clone()),

@@ -94,7 +94,7 @@ pub fn database() -> Option<Database<'static>> {
 }
 
 /// Whether `CI` says this is a CI run (`CI=true`, as CI services set it).
-fn ci() -> bool {
+pub fn ci() -> bool {
     std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
 }
 
@@ -610,7 +610,8 @@ fn find_in_path(program: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-fn is_root() -> bool {
+/// Whether this process runs as root (its effective user id).
+pub fn is_root() -> bool {
     // SAFETY: geteuid cannot fail.
     unsafe { libc::geteuid() == 0 }
 }

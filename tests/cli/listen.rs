@@ -10,7 +10,7 @@ use std::thread;
 
 use serde_json::Value;
 
-use crate::common::{emit, id_of, poll, poll_until, std_cmd, Env, TEST_CLOCK_FILE};
+use crate::common::{attempts, emit, id_of, poll, poll_until, std_cmd, Env, TEST_CLOCK_FILE};
 use crate::receiver::verifies;
 use crate::receiver::Receiver;
 use crate::server::{Server, PATIENCE};
@@ -139,6 +139,15 @@ impl Listener {
             panic!("listen printed no webhook and secret: {}", run.stderr());
         };
         assert!(secret.starts_with("whsec_"), "{secret}");
+        // The id and secret are printed before the webhook's commit (a secret that cannot be
+        // shown makes no webhook): the listener is ready once the webhook is there. A test
+        // that went on at once could emit an event before it, or kill the listener before
+        // its commit (`killed` then found no webhook left behind).
+        assert!(
+            poll_until(PATIENCE, || webhook_count(env, &id) == 1),
+            "listen printed webhook {id} but never committed it: {}",
+            run.stderr()
+        );
         Listener { run, id, secret }
     }
 
@@ -157,15 +166,6 @@ impl Listener {
             .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
             .collect()
     }
-}
-
-/// The webhook's attempts, oldest first.
-fn attempts(env: &Env, id: &str) -> Vec<Value> {
-    let (code, v) = env.json(&["webhooks", "deliveries", id]);
-    assert_eq!(code, 0, "{v}");
-    let mut list = v["data"].as_array().unwrap().clone();
-    list.reverse();
-    list
 }
 
 fn webhook_count(env: &Env, id: &str) -> i64 {
@@ -215,7 +215,8 @@ fn forwarded_deliveries_are_signed_and_go_to_the_events_path() {
         assert_eq!(r.header("webhook-id"), r.json()["id"].as_str().unwrap());
     }
     let lines = l.json_lines(2);
-    let recorded = attempts(&env, &l.id);
+    let mut recorded = attempts(&env, &l.id);
+    recorded.reverse();
     assert_eq!(recorded.len(), 2, "{recorded:#?}");
     for line in &lines {
         let keys: Vec<&str> = line
@@ -293,7 +294,8 @@ fn the_targets_answer_is_the_deliverys_answer() {
         lines[2].contains(&event) && lines[2].contains("200 OK"),
         "{lines:?}"
     );
-    let recorded = attempts(&env, &l.id);
+    let mut recorded = attempts(&env, &l.id);
+    recorded.reverse();
     let of_event: Vec<(i64, u64)> = recorded
         .iter()
         .filter(|a| a["eventId"] == event.as_str())

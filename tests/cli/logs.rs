@@ -420,13 +420,7 @@ fn the_delivery_worker_logs_in_json_with_fields() {
     let (hook, secret) = failing_hook(&env, &rx.url("/switch"), 1);
     let mut s = Server::start_with(&env, &["--allow-private-targets", "--log-format", "json"]);
     rx.wait_for(1, crate::server::PATIENCE);
-    assert!(
-        crate::common::poll_until(crate::server::PATIENCE, || s
-            .log()
-            .contains("disabled: receiver answered 410 Gone")),
-        "{}",
-        s.log()
-    );
+    s.wait_for_log("disabled: receiver answered 410 Gone");
     let (status, _, log) = s.stop_with("TERM");
     assert!(status.success(), "{log}");
     let lines: Vec<Value> = log

@@ -470,7 +470,7 @@ fn a_server_rekeyed_under_it_answers_503_and_delivers_nothing_until_restarted() 
         assert!(!message.contains(k.as_str()) && !stale.log().contains(k.as_str()));
     }
     // The operator reading the server's log learns it once, without a request to look at.
-    let log = stale.log();
+    let log = stale.wait_for_log("re-keyed");
     assert_eq!(
         log.matches("re-keyed").count(),
         1,

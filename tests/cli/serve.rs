@@ -995,9 +995,7 @@ fn internal_errors_get_500_without_internals() {
     assert_eq!(err["message"], "internal error");
     assert!(!r.body.contains("events"), "{r:?}");
     // The operator sees the cause.
-    poll_until(Duration::from_secs(5), || {
-        s.log().contains("keyhook: internal error: ")
-    });
+    s.wait_for_log("keyhook: internal error: ");
     let lines = s.wait_for_access_lines(1);
     assert!(
         lines[0].starts_with("POST /api/v1/events 500 "),
@@ -1315,13 +1313,7 @@ fn running_out_of_file_descriptors_does_not_stop_the_server_for_good() {
 
     // Idle connections until accept() fails with EMFILE; the kernel queues the rest.
     let idle: Vec<_> = (0..80).map(|_| s.connect()).collect();
-    assert!(
-        poll_until(crate::server::PATIENCE, || s.log().contains(
-            "keyhook: cannot accept a connection: Too many open files"
-        )),
-        "{}",
-        s.log()
-    );
+    s.wait_for_log("keyhook: cannot accept a connection: Too many open files");
     drop(idle);
 
     // Once descriptors are free again, connections are accepted and answered.

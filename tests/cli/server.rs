@@ -516,6 +516,17 @@ impl Server {
         })
     }
 
+    /// Waits until the server's stderr holds `needle` and returns all of it: a line the
+    /// server wrote reaches this test through a reader thread, a moment after the response
+    /// that followed it.
+    pub fn wait_for_log(&self, needle: &str) -> String {
+        poll(PATIENCE, || {
+            let log = self.log();
+            log.contains(needle).then_some(log)
+        })
+        .unwrap_or_else(|| panic!("no {needle:?} in the server's log:\n{}", self.log()))
+    }
+
     /// Sends `signal` (`TERM`, `INT`) to the server.
     pub fn signal(&self, signal: &str) {
         let sent = Command::new("kill")

@@ -285,35 +285,32 @@ impl KeyQueries for PgStore {
         })
     }
 
-    /// Records a use of the key, never moving `lastUsedAt` back. Outside a transaction
-    /// (authentication) it is one statement that never waits for the key's row: when
-    /// another transaction holds it (concurrent requests recording the same second's use,
-    /// a write to the key) the use is not recorded and the answer is `Unavailable`, at once
-    /// and without an error in the server's log (`SKIP LOCKED`). Inside a write transaction
-    /// it is one more statement of it.
+    /// Records a use of the key, never moving `lastUsedAt` back: outside a transaction
+    /// (authentication) by [`PgStore::record_use`], inside a write transaction as one more
+    /// statement of it.
     fn set_key_last_used(&self, id: &str, at: Timestamp) -> StoreResult<()> {
-        const UPDATE: &str = concat!(
-            "UPDATE api_keys SET last_used_at = $2
-             WHERE id = $1 AND ",
-            keyhook_core::last_used_moves_sql!("$2")
-        );
         if self.in_transaction() {
             return self.run(|s| {
-                s.execute(UPDATE, &[&id, &at.0])?;
+                s.execute(MOVE_LAST_USED, &[&id, &at.0])?;
                 Ok(())
             });
         }
-        match self.record_use(id, at)? {
-            Recorded::Busy => Err(busy()),
-            Recorded::Moved | Recorded::Unmoved => Ok(()),
-        }
+        self.record_use(id, at).map(|_| ())
     }
 }
 
-/// A use not recorded because another transaction holds the key's row.
-pub(crate) fn busy() -> StoreError {
-    StoreError::Unavailable("the key's row is being written; its use is not recorded".into())
+/// A use not recorded here because another of this backend's connections records one of
+/// the same second.
+pub(crate) fn coalesced() -> StoreError {
+    StoreError::Unavailable("a use of the key in the same second is being recorded".into())
 }
+
+/// The use at `$2` of the key `$1`, waiting for the key's row if another transaction holds it;
+/// `lastUsedAt` moved only forward.
+const MOVE_LAST_USED: &str = concat!(
+    "UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND ",
+    keyhook_core::last_used_moves_sql!("$2")
+);
 
 /// What [`PgStore::record_use`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -322,8 +319,6 @@ pub(crate) enum Recorded {
     Moved,
     /// It already was as late (another use recorded it), or the key is gone.
     Unmoved,
-    /// Another transaction holds the key's row: nothing was written.
-    Busy,
 }
 
 /// The use at `$2` of the key `$1`, outside a transaction: the row locked only if free
@@ -348,7 +343,14 @@ impl PgStore {
             Ok(match (moved, free) {
                 (true, _) => Recorded::Moved,
                 (false, true) => Recorded::Unmoved,
-                (false, false) => Recorded::Busy,
+                // Another transaction holds the row (a write to the key, another
+                // instance's record of a use): wait for it, so that the use is not lost,
+                // a key used once during a write to it stays "used". One more round trip,
+                // only then.
+                (false, false) => match s.execute(MOVE_LAST_USED, &[&id, &at.0])? {
+                    0 => Recorded::Unmoved,
+                    _ => Recorded::Moved,
+                },
             })
         })
     }

@@ -569,7 +569,7 @@ impl Storage for PgStore {
     /// the row (one round trip less than reading it again); if another use was recorded
     /// meanwhile, later than this one, it goes, and the list is read again. Outside a
     /// transaction, a use within a second after one that another connection of this backend
-    /// claimed is not recorded ([`keys::UseClaims`]; `Unavailable`, as when the row is busy):
+    /// claimed is not recorded ([`keys::UseClaims`]; `Unavailable`):
     /// no statement.
     fn record_key_use(&self, _key_hash: &str, key_id: &str, at: Timestamp) -> StoreResult<()> {
         if self.in_transaction() {
@@ -577,11 +577,11 @@ impl Storage for PgStore {
         }
         // Another of this backend's connections records (or recorded) a use of this second.
         if !self.uses.claim(key_id, at) {
-            return Err(keys::busy());
+            return Err(keys::coalesced());
         }
         let mut kept = self.ahead.take();
         let recorded = self.record_use(key_id, at);
-        if matches!(recorded, Err(_) | Ok(keys::Recorded::Busy)) {
+        if recorded.is_err() {
             self.uses.release(key_id, at);
         }
         match recorded? {
@@ -593,10 +593,6 @@ impl Storage for PgStore {
                 Ok(())
             }
             keys::Recorded::Unmoved => Ok(()),
-            keys::Recorded::Busy => {
-                self.ahead.keep(kept);
-                Err(keys::busy())
-            }
         }
     }
 

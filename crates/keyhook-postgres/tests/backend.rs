@@ -966,3 +966,56 @@ fn a_lane_ended_under_load_leaves_no_read_waiting() {
     });
     until_pipelined(&backend, &s, &hash);
 }
+
+/// A use of a key while another transaction holds the key's row (a write to the key, here
+/// a rotation's grace setting its expiry) waits for it and is recorded then: a key used once
+/// during a write to it is not left "never used".
+#[test]
+fn a_use_during_a_write_to_the_key_is_recorded_once_the_write_ends() {
+    use keyhook_core::auth::hash_key;
+    use keyhook_core::time::Timestamp;
+    let db = database_or_skip!();
+    let backend = common::pg_backend(&db, 2);
+    let holder = backend.connect().unwrap();
+    let user = backend.connect().unwrap();
+    let key = common::key(&holder, "alice", "once");
+    let hash = hash_key(key.key.as_deref().unwrap());
+    let (locked_tx, locked_rx) = std::sync::mpsc::channel();
+    let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+    let used_at = Timestamp(common::NOW.0 + 5_000);
+    std::thread::scope(|scope| {
+        let id = key.id.clone();
+        scope.spawn(move || {
+            holder
+                .write(|c| {
+                    c.set_key_expiry(&id, Timestamp(common::NOW.0 + 60_000))?;
+                    locked_tx.send(()).unwrap();
+                    go_rx.recv().unwrap();
+                    Ok(())
+                })
+                .unwrap();
+        });
+        locked_rx.recv().unwrap();
+        let (hash, id) = (hash.clone(), key.id.clone());
+        let using = scope.spawn(move || user.record_key_use(&hash, &id, used_at));
+        // The use waits for the row: its statement is seen waiting for a lock.
+        assert!(common::poll_until(Duration::from_secs(10), || {
+            db.sql(
+                "SELECT count(*) FROM pg_stat_activity
+                 WHERE wait_event_type = 'Lock' AND query LIKE '%last_used_at%'",
+            )
+            .trim()
+                == "1"
+        }));
+        go_tx.send(()).unwrap();
+        using.join().unwrap().unwrap();
+    });
+    assert_eq!(
+        db.sql(&format!(
+            "SELECT last_used_at FROM api_keys WHERE id = '{}'",
+            key.id
+        ))
+        .trim(),
+        used_at.0.to_string()
+    );
+}

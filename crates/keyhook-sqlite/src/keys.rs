@@ -264,7 +264,8 @@ impl KeyQueries for Conn {
     }
 
     /// Records a use of the key, unless another process holds the write lock for longer than
-    /// a moment: a use is worth a timestamp, not seconds of waiting in the middle of a read.
+    /// a moment: a use is worth a timestamp, not seconds of waiting in the middle of a read
+    /// (the use then waits for the process's next turn, see `write_lock.rs`).
     fn set_key_last_used(&self, id: &str, at: Timestamp) -> StoreResult<()> {
         sql(|| {
             self.waiting_at_most(std::time::Duration::from_millis(100), |c| {

@@ -49,12 +49,13 @@ mod retention;
 mod secrets;
 mod wal_index;
 mod webhooks;
+mod write_lock;
 
 use std::fs::{DirBuilder, OpenOptions};
 use std::io::ErrorKind;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
@@ -98,8 +99,7 @@ pub struct SqliteStore {
     checksums: ChecksumMemory,
 }
 
-/// The in-process write lock of one database file.
-pub(crate) type WriteLock = Arc<Mutex<()>>;
+pub(crate) use write_lock::WriteLock;
 
 /// The connection, on which every query of [`Queries`] runs: inside a transaction while
 /// [`SqliteStore::write_dyn`] holds one open on it, outside otherwise; and the list read with
@@ -209,19 +209,9 @@ impl SqliteStore {
         self
     }
 
-    /// The in-process write lock (a panic while it was held left nothing to repair: the
-    /// transaction it guarded was rolled back).
-    fn write_lock(&self) -> MutexGuard<'_, ()> {
-        self.writer.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// The in-process write lock if nobody holds it now.
-    fn try_write_lock(&self) -> Option<MutexGuard<'_, ()>> {
-        match self.writer.try_lock() {
-            Ok(g) => Some(g),
-            Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
-            Err(TryLockError::WouldBlock) => None,
-        }
+    /// Whether this connection is outside any transaction.
+    fn is_autocommit(&self) -> bool {
+        self.conn.0.is_autocommit()
     }
 
     /// The size of this database's write-ahead log file.
@@ -406,17 +396,12 @@ impl Storage for SqliteStore {
         Ok(key)
     }
 
-    /// Best effort, as the core allows: while another write of this process holds the lock,
-    /// the use is not recorded (a request never waits to note `lastUsedAt`; the key's next
-    /// request tries again).
+    /// A request never waits to note `lastUsedAt`: while another write of this process
+    /// holds the lock, the use is left to that writer, which records it when its write ends
+    /// (`write_lock.rs`).
     fn record_key_use(&self, key_hash: &str, key_id: &str, at: Timestamp) -> StoreResult<()> {
         self.conn.1.forget();
-        match self.try_write_lock() {
-            Some(_turn) => Ok(self.cached_record_key_use(key_hash, key_id, at)?),
-            None => Err(keyhook_core::store::StoreError::Unavailable(
-                "another write is under way".into(),
-            )),
-        }
+        Ok(self.record_or_leave(key_hash, key_id, at)?)
     }
 
     /// With `always`, `PRAGMA wal_checkpoint(TRUNCATE)`: the log is emptied, so no frame of
@@ -845,29 +830,5 @@ mod tests {
             .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
             .unwrap();
         assert_eq!(n, 160);
-    }
-
-    /// A use of a key is noted only when no other write of the process holds the lock: a
-    /// request does not wait for it (the core takes the refusal as "not recorded").
-    #[test]
-    fn a_key_use_waits_for_no_other_write() {
-        let (dir, store) = temp_store();
-        let key = testing::plain_key("k1", "kp_00000000");
-        store.write(|c| Ok(c.insert_key(&key, "h1")?)).unwrap();
-        let lock = WriteLock::default();
-        let store = store.sharing_writes(&lock);
-        let other = SqliteStore::open_existing(&dir.path().join("k.db"))
-            .unwrap()
-            .sharing_writes(&lock);
-        let held = other.write_lock();
-        let e = store.record_key_use("h1", "k1", Timestamp(5)).unwrap_err();
-        assert!(
-            matches!(e, keyhook_core::store::StoreError::Unavailable(_)),
-            "{e:?}"
-        );
-        drop(held);
-        store.record_key_use("h1", "k1", Timestamp(5)).unwrap();
-        let k = store.conn.key_by_hash("h1").unwrap().unwrap();
-        assert_eq!(k.last_used_at, Some(Timestamp(5)));
     }
 }

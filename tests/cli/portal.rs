@@ -1514,3 +1514,54 @@ fn try_filter_answers_as_webhooks_filter_test_does() {
         }
     }
 }
+
+/// An ordered webhook's page says it delivers in order, and its deliveries say which one
+/// holds the queue and how many wait behind it (as `webhooks deliveries` and the API do).
+#[test]
+fn an_ordered_webhooks_page_shows_which_delivery_holds_the_queue() {
+    let env = Env::with_clock();
+    let receiver = Receiver::start();
+    receiver.set_status(500);
+    let w = env.create_webhook_with(
+        &receiver.url("/switch"),
+        "post.published",
+        &["--ordered", "--retry-schedule", "1s,1s"],
+    );
+    let id = str_of(&w, "id").to_string();
+    for n in 0..3 {
+        let data = format!("{{\"n\": {n}}}");
+        let (code, v) = as_user(
+            &env,
+            "default",
+            &["events", "emit", "post.published", "--data", &data],
+        );
+        assert_eq!(code, 0, "{v}");
+    }
+    env.deliver_once();
+    assert_eq!(receiver.requests().len(), 1, "the head only");
+    let server = Server::start(&env);
+    let b = Browser::open(&server, &mint(&env, &server, "default", &[]).2);
+    let page = b.get(&format!("/portal/webhooks/{id}"));
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(page.body.contains("<dt>Order</dt>"), "{}", page.body);
+    let table = b.get(&format!("/portal/webhooks/{id}/deliveries.html"));
+    assert_eq!(table.status, 200, "{}", table.body);
+    assert_eq!(
+        table.body.matches("holds the queue").count(),
+        1,
+        "{}",
+        table.body
+    );
+    assert!(
+        table
+            .body
+            .contains("holds the queue</span> 2 waiting behind it"),
+        "{}",
+        table.body
+    );
+    // An unordered webhook's page has no such fact.
+    let plain = env.create_webhook(&receiver.url("/plain"), "post.published");
+    let page = b.get(&format!("/portal/webhooks/{}", str_of(&plain, "id")));
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(!page.body.contains("<dt>Order</dt>"), "{}", page.body);
+}

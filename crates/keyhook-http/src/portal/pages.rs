@@ -568,6 +568,9 @@ pub fn webhook_page(
             dt { "Events" } dd { @for e in &w.events { code { (e) } " " } }
             dt { "Scope" } dd { (scope_text(w.full_access, &w.profile_ids)) }
             dt { "Filter" } dd { @match &w.filter { Some(x) => { code { (x) } } None => { "none" } } }
+            @if w.control.ordered {
+                dt { "Order" } dd { "one at a time, in the order the events came; a failing delivery holds the later ones until it is delivered or its retries are used up" }
+            }
             dt { "Created" } dd { (time(w.created_at, f.now)) }
         }
         @if !f.read_only {
@@ -640,6 +643,9 @@ pub fn attempts_table(f: &Frame<'_>, base: &str, attempts: &[DeliveryAttempt]) -
                                     @if let Some(s) = &a.skipped { span.badge.bad { "skipped" } " " (s) }
                                     @else if a.delivered { span.badge.ok { "delivered" } " " (a.status_code) " " (a.status_text) }
                                     @else { span.badge.bad { "failed" } " " @if a.status_code > 0 { (a.status_code) " " } (a.status_text) }
+                                    @if a.holds_queue {
+                                        br; span.badge.held { "holds the queue" } " " (a.queued_behind) " waiting behind it"
+                                    }
                                 }
                                 td { (a.duration_ms) " ms" }
                                 td {

@@ -241,10 +241,13 @@ pub fn prepare(store: &Store) -> Result<(), Error> {
         }
         return Ok(());
     }
-    let key = match found {
-        Found::Env(k) | Found::File(k, _) => k,
-        Found::None(Some(path)) => create_key_file(&path)?,
-        Found::None(None) => {
+    let found = match found {
+        Found::None(Some(path)) => Found::File(create_key_file(&path)?, path),
+        other => other,
+    };
+    let key = match &found {
+        Found::Env(k) | Found::File(k, _) => k.clone(),
+        Found::None(_) => {
             secrets::refuse(format!(
                 "no secrets key to encrypt webhook secrets with: set {ENV} (the base64 of 32 \
                  bytes), XDG_CONFIG_HOME or HOME"
@@ -264,8 +267,10 @@ pub fn prepare(store: &Store) -> Result<(), Error> {
         }
     })?;
     match recorded {
+        // Another process gave the database its key first (PostgreSQL instances starting
+        // together, each with a key file of its own).
         Some(fp) if fp != mine => {
-            secrets::refuse(mismatch(&fp, &Found::Env(key)));
+            secrets::refuse(mismatch(&fp, &found));
         }
         _ => secrets::install(Arc::new(key)),
     }

@@ -1,10 +1,14 @@
 //! Secret rotation with a grace period and the reason a webhook was disabled:
 //! `keyhook-sqlite/src/secrets.rs`, in PostgreSQL.
 
+use super::migrations::LOCK_CLASS;
 use super::PgStore;
 use keyhook_core::secrets::{seal_cell, seal_opt, SecretCell, SigningCells, SECRET_COLUMNS};
 use keyhook_core::store::{SecretQueries, Signing, StoreError, StoreResult};
 use keyhook_core::time::Timestamp;
+
+/// `(LOCK_CLASS, SECRETS_KEY_LOCK)`: held by a transaction that found no secrets key recorded.
+const SECRETS_KEY_LOCK: i32 = 1;
 
 impl SecretQueries for PgStore {
     fn set_secret(
@@ -184,14 +188,24 @@ impl SecretQueries for PgStore {
         })
     }
 
+    /// The recorded fingerprint, its row locked until the transaction ends. A database that
+    /// records none has no row to lock: then the transaction takes the secrets key's advisory
+    /// lock and looks again, in a new snapshot. Two instances giving a new database their
+    /// keys at the same moment so take turns, and the second finds the first's key recorded
+    /// (and refuses its own) instead of recording its own over it.
     fn lock_secrets_fingerprint(&self) -> StoreResult<Option<String>> {
+        const LOCKED: &str = "SELECT fingerprint FROM secrets_key WHERE id = 1 FOR UPDATE";
         self.run(|s| {
-            Ok(s.query_opt(
-                "SELECT fingerprint FROM secrets_key WHERE id = 1 FOR UPDATE",
-                &[],
-            )?
-            .map(|r| r.try_get(0))
-            .transpose()?)
+            if let Some(row) = s.query_opt(LOCKED, &[])? {
+                return Ok(Some(row.try_get(0)?));
+            }
+            s.execute(
+                "SELECT pg_advisory_xact_lock($1, $2)",
+                &[&LOCK_CLASS, &SECRETS_KEY_LOCK],
+            )?;
+            Ok(s.query_opt(LOCKED, &[])?
+                .map(|r| r.try_get(0))
+                .transpose()?)
         })
     }
 

@@ -999,15 +999,16 @@ fn a_use_during_a_write_to_the_key_is_recorded_once_the_write_ends() {
         let (hash, id) = (hash.clone(), key.id.clone());
         let using = scope.spawn(move || user.record_key_use(&hash, &id, used_at));
         // The use waits for the row: its statement is seen waiting for a lock.
-        assert!(common::poll_until(Duration::from_secs(10), || {
+        let waited = common::poll_until(Duration::from_secs(10), || {
             db.sql(
                 "SELECT count(*) FROM pg_stat_activity
                  WHERE wait_event_type = 'Lock' AND query LIKE '%last_used_at%'",
             )
             .trim()
                 == "1"
-        }));
+        });
         go_tx.send(()).unwrap();
+        assert!(waited, "the use did not wait for the row");
         using.join().unwrap().unwrap();
     });
     assert_eq!(
@@ -1017,5 +1018,66 @@ fn a_use_during_a_write_to_the_key_is_recorded_once_the_write_ends() {
         ))
         .trim(),
         used_at.0.to_string()
+    );
+}
+
+/// Two instances giving a new database their keys at the same moment take turns: the
+/// second finds the first's fingerprint recorded (and refuses its own key) instead of
+/// finding none and recording its own over it.
+#[test]
+fn instances_recording_a_secrets_key_at_once_take_turns() {
+    let db = database_or_skip!();
+    let backend = common::pg_backend(&db, 2);
+    let first = backend.connect().unwrap();
+    let second = backend.connect().unwrap();
+    let (found_tx, found_rx) = std::sync::mpsc::channel();
+    let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            first
+                .write(|c| {
+                    found_tx.send(c.lock_secrets_fingerprint()?).unwrap();
+                    go_rx.recv().unwrap();
+                    c.set_secrets_fingerprint("sha256:first")?;
+                    Ok(())
+                })
+                .unwrap();
+        });
+        assert_eq!(
+            found_rx.recv().unwrap(),
+            None,
+            "a new database records none"
+        );
+        let looking = scope.spawn(move || {
+            let mut found = None;
+            second
+                .write(|c| {
+                    found = c.lock_secrets_fingerprint()?;
+                    if found.is_none() {
+                        c.set_secrets_fingerprint("sha256:second")?;
+                    }
+                    Ok(())
+                })
+                .map(|()| found)
+        });
+        // The second waits for the first's transaction.
+        let waited = common::poll_until(Duration::from_secs(10), || {
+            db.sql(
+                "SELECT count(*) FROM pg_stat_activity
+                 WHERE wait_event_type = 'Lock' AND query LIKE '%pg_advisory_xact_lock%'",
+            )
+            .trim()
+                == "1"
+        });
+        go_tx.send(()).unwrap();
+        assert!(waited, "the second did not wait for the first");
+        assert_eq!(
+            looking.join().unwrap().unwrap().as_deref(),
+            Some("sha256:first")
+        );
+    });
+    assert_eq!(
+        db.sql("SELECT fingerprint FROM secrets_key").trim(),
+        "sha256:first"
     );
 }

@@ -567,3 +567,60 @@ fn a_server_on_the_key_file_takes_the_new_key_after_a_rekey() {
     let shown = ok(with_file(&env), &["--json", "webhooks", "show", &new_id]).json();
     assert_eq!(shown["data"]["secret"], created.data()["secret"]);
 }
+
+/// A server on a key file that a rekey elsewhere did not touch (the rekey was given
+/// KEYHOOK_SECRETS_KEY) refuses, as an instance on the variable does; once its key file holds
+/// the new key it takes it at the next secret it needs, without a restart, and says so.
+#[test]
+fn a_refusing_server_on_a_key_file_resumes_once_the_file_holds_the_new_key() {
+    let env = Env::new();
+    let w = create(with_file(&env), &[]);
+    let id = str_of(&w, "id");
+    let api = ok(
+        with_file(&env),
+        &["--json", "keys", "create", "--name", "t"],
+    )
+    .json()["data"]["key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let old = std::fs::read_to_string(key_file(&env)).unwrap();
+    let new = a_key();
+    let config = config_dir(&env).display().to_string();
+    let server =
+        crate::server::Server::start_with_env(&env, &[("XDG_CONFIG_HOME", config.as_str())], &[]);
+    let path = format!("/api/v1/webhooks/{id}");
+    assert_eq!(server.get(&path, &api).status, 200);
+    let r = run(with_env(&env, old.trim())
+        .args(["db", "rekey", "--new-key", "-"])
+        .write_stdin(new.clone()));
+    assert_eq!(r.code, 0, "{r:#?}");
+    assert_eq!(std::fs::read_to_string(key_file(&env)).unwrap(), old);
+    let r = server.get(&path, &api);
+    assert_eq!(r.status, 503, "{r:?}");
+    assert_eq!(r.error_code(), "SERVICE_UNAVAILABLE");
+    // A write meets the new fingerprint: from now on the server refuses.
+    let hook = serde_json::json!({"url": "https://example.com/h", "events": ["post.published"]});
+    let refused = server.post_json("/api/v1/webhooks", &api, &hook);
+    assert_eq!(refused.status, 503, "{refused:?}");
+
+    std::fs::write(key_file(&env), format!("{new}\n")).unwrap();
+    let r = server.get(&path, &api);
+    assert_eq!(r.status, 200, "{r:?}");
+    assert_eq!(r.data()["secret"], w["secret"]);
+    let log = server.wait_for_log("in the key file opens the database's webhook secrets");
+    assert!(
+        !log.contains(new.as_str()) && !log.contains(old.trim()),
+        "{log}"
+    );
+    // Writes seal with it, and the CLI with the new key opens what the server wrote.
+    let created = server.post_json("/api/v1/webhooks", &api, &hook);
+    assert_eq!(created.status, 201, "{created:?}");
+    let new_id = created.data()["id"].as_str().unwrap().to_string();
+    let shown = ok(
+        with_env(&env, &new),
+        &["--json", "webhooks", "show", &new_id],
+    )
+    .json();
+    assert_eq!(shown["data"]["secret"], created.data()["secret"]);
+}

@@ -205,6 +205,19 @@ fn refused(why: String) -> StoreError {
     StoreError::Unavailable(why)
 }
 
+/// The process takes `key`, found where the front end looks for it again (the key file,
+/// after a rekey, or once an operator put the database's key there), and says so in its
+/// log: a process that refused signs and delivers again without a restart.
+fn found_again(key: SecretsKey) {
+    tracing::warn!(
+        target: "keyhook::secrets",
+        "the secrets key {} in the key file opens the database's webhook secrets: keyhook \
+         signs and delivers with it from now on",
+        key.fingerprint()
+    );
+    install(Arc::new(key));
+}
+
 /// Says in the log, once per process, that this process's key no longer opens the database's
 /// secrets: a running instance answers 503 and delivers nothing from then on, and the
 /// operator who reads its log learns why without a request to look at. Names fingerprints,
@@ -235,7 +248,21 @@ pub fn open_cell(row: &str, column: &str, stored: &str) -> StoreResult<String> {
     if !is_sealed(stored) {
         return Ok(stored.to_string());
     }
-    match current().map_err(refused)? {
+    let installed = match current() {
+        Ok(k) => k,
+        // Refused: the key file may hold the database's key by now.
+        Err(why) => {
+            return reloaded()
+                .into_iter()
+                .find_map(|k| Some((k.open(row, column, stored)?, k)))
+                .map(|(plain, k)| {
+                    found_again(k);
+                    plain
+                })
+                .ok_or_else(|| refused(why))
+        }
+    };
+    match installed {
         Some(k) => {
             if let Some(plain) = k.open(row, column, stored) {
                 return Ok(plain);
@@ -244,7 +271,7 @@ pub fn open_cell(row: &str, column: &str, stored: &str) -> StoreResult<String> {
             // the new key now (or, between a rekey's commit and its rename, the pending file).
             for new in reloaded().into_iter().filter(|n| *n != *k) {
                 if let Some(plain) = new.open(row, column, stored) {
-                    install(Arc::new(new));
+                    found_again(new);
                     return Ok(plain);
                 }
             }
@@ -276,11 +303,17 @@ pub fn check_recorded(recorded: Option<&str>) -> StoreResult<()> {
     };
     match state() {
         State::Unset => Ok(()),
-        State::Refused(why) => Err(StoreError::Unavailable(why)),
+        State::Refused(why) => match reloaded().into_iter().find(|n| n.fingerprint() == fp) {
+            Some(k) => {
+                found_again(k);
+                Ok(())
+            }
+            None => Err(StoreError::Unavailable(why)),
+        },
         State::Ready(k) if k.fingerprint() == fp => Ok(()),
         State::Ready(k) => {
             if let Some(new) = reloaded().into_iter().find(|n| n.fingerprint() == fp) {
-                install(Arc::new(new));
+                found_again(new);
                 return Ok(());
             }
             let why = format!(

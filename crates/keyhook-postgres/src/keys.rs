@@ -285,32 +285,35 @@ impl KeyQueries for PgStore {
         })
     }
 
-    /// Records a use of the key, never moving `lastUsedAt` back: outside a transaction
-    /// (authentication) by [`PgStore::record_use`], inside a write transaction as one more
-    /// statement of it.
+    /// Records a use of the key, never moving `lastUsedAt` back. Outside a transaction
+    /// (authentication) it is one statement that never waits for the key's row: when
+    /// another transaction holds it (concurrent requests recording the same second's use,
+    /// a write to the key) the use is not recorded and the answer is `Unavailable`, at once
+    /// and without an error in the server's log (`SKIP LOCKED`). Inside a write transaction
+    /// it is one more statement of it.
     fn set_key_last_used(&self, id: &str, at: Timestamp) -> StoreResult<()> {
+        const UPDATE: &str = concat!(
+            "UPDATE api_keys SET last_used_at = $2
+             WHERE id = $1 AND ",
+            keyhook_core::last_used_moves_sql!("$2")
+        );
         if self.in_transaction() {
             return self.run(|s| {
-                s.execute(MOVE_LAST_USED, &[&id, &at.0])?;
+                s.execute(UPDATE, &[&id, &at.0])?;
                 Ok(())
             });
         }
-        self.record_use(id, at).map(|_| ())
+        match self.record_use(id, at)? {
+            Recorded::Busy => Err(busy()),
+            Recorded::Moved | Recorded::Unmoved => Ok(()),
+        }
     }
 }
 
-/// A use not recorded here because another of this backend's connections records one of
-/// the same second.
-pub(crate) fn coalesced() -> StoreError {
-    StoreError::Unavailable("a use of the key in the same second is being recorded".into())
+/// A use not recorded because another transaction holds the key's row.
+pub(crate) fn busy() -> StoreError {
+    StoreError::Unavailable("the key's row is being written; its use is not recorded".into())
 }
-
-/// The use at `$2` of the key `$1`, waiting for the key's row if another transaction holds it;
-/// `lastUsedAt` moved only forward.
-const MOVE_LAST_USED: &str = concat!(
-    "UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND ",
-    keyhook_core::last_used_moves_sql!("$2")
-);
 
 /// What [`PgStore::record_use`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -319,6 +322,8 @@ pub(crate) enum Recorded {
     Moved,
     /// It already was as late (another use recorded it), or the key is gone.
     Unmoved,
+    /// Another transaction holds the key's row: nothing was written.
+    Busy,
 }
 
 /// The use at `$2` of the key `$1`, outside a transaction: the row locked only if free
@@ -335,6 +340,28 @@ const RECORD_USE: &str = concat!(
 );
 
 impl PgStore {
+    /// Records the uses left by checks that found their key's row busy
+    /// ([`UseClaims::leave`]), each as a use is recorded ([`RECORD_USE`], never waiting);
+    /// those still busy stay left. Whether any moved.
+    pub(crate) fn record_left_uses(&self, uses: &UseClaims) -> bool {
+        let mut moved = false;
+        let mut left = uses.take_left().into_iter();
+        while let Some((id, at)) = left.next() {
+            match self.record_use(&id, at) {
+                Ok(Recorded::Moved) => moved = true,
+                Ok(Recorded::Unmoved) => {}
+                Ok(Recorded::Busy) => uses.leave(&id, at),
+                Err(_) => {
+                    // The database is not answering: all of them wait for the next use.
+                    uses.leave(&id, at);
+                    left.for_each(|(id, at)| uses.leave(&id, at));
+                    break;
+                }
+            }
+        }
+        moved
+    }
+
     /// Records a use outside a transaction ([`RECORD_USE`]).
     pub(crate) fn record_use(&self, id: &str, at: Timestamp) -> StoreResult<Recorded> {
         self.run(|s| {
@@ -343,14 +370,7 @@ impl PgStore {
             Ok(match (moved, free) {
                 (true, _) => Recorded::Moved,
                 (false, true) => Recorded::Unmoved,
-                // Another transaction holds the row (a write to the key, another
-                // instance's record of a use): wait for it, so that the use is not lost,
-                // a key used once during a write to it stays "used". One more round trip,
-                // only then.
-                (false, false) => match s.execute(MOVE_LAST_USED, &[&id, &at.0])? {
-                    0 => Recorded::Unmoved,
-                    _ => Recorded::Moved,
-                },
+                (false, false) => Recorded::Busy,
             })
         })
     }
@@ -363,8 +383,14 @@ impl PgStore {
 /// (about 400 a second at 32 connections, `BACKEND=postgres bench/guard.sh`), where one
 /// moves `lastUsedAt` as far. Only this instance's own claims: another instance records its
 /// uses, and every check still reads the key as last committed.
+///
+/// It also keeps the uses left unrecorded because another transaction held the key's row
+/// (a write to the key, another instance recording its use): the next use of any key on this
+/// backend records them too ([`PgStore::record_left_uses`]), so that no use is lost to a
+/// write that ran at the same moment, and no check ever waits for a row.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct UseClaims(
+    std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, i64>>>,
     std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, i64>>>,
 );
 
@@ -395,6 +421,26 @@ impl UseClaims {
         if claims.get(id) == Some(&at.0) {
             claims.remove(id);
         }
+    }
+
+    /// Leaves the use of key `id` at `at`, whose row was busy, for the next use to record
+    /// (only the key's latest).
+    pub(crate) fn leave(&self, id: &str, at: Timestamp) {
+        let mut left = self.1.lock().unwrap_or_else(|e| e.into_inner());
+        let t = left.entry(id.to_string()).or_insert(at.0);
+        *t = (*t).max(at.0);
+    }
+
+    /// The uses left so far, taken away (those not recorded again are left again).
+    pub(crate) fn take_left(&self) -> Vec<(String, Timestamp)> {
+        let mut left = self.1.lock().unwrap_or_else(|e| e.into_inner());
+        if left.is_empty() {
+            return Vec::new();
+        }
+        std::mem::take(&mut *left)
+            .into_iter()
+            .map(|(id, t)| (id, Timestamp(t)))
+            .collect()
     }
 }
 

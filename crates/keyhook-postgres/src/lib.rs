@@ -569,31 +569,44 @@ impl Storage for PgStore {
     /// the row (one round trip less than reading it again); if another use was recorded
     /// meanwhile, later than this one, it goes, and the list is read again. Outside a
     /// transaction, a use within a second after one that another connection of this backend
-    /// claimed is not recorded ([`keys::UseClaims`]; `Unavailable`):
-    /// no statement.
+    /// claimed is not recorded ([`keys::UseClaims`]; `Unavailable`): no statement. A use
+    /// whose row is busy is `Unavailable` too, and left for the next use to record.
     fn record_key_use(&self, _key_hash: &str, key_id: &str, at: Timestamp) -> StoreResult<()> {
         if self.in_transaction() {
             return self.set_key_last_used(key_id, at);
         }
         // Another of this backend's connections records (or recorded) a use of this second.
         if !self.uses.claim(key_id, at) {
-            return Err(keys::coalesced());
+            return Err(keys::busy());
         }
         let mut kept = self.ahead.take();
         let recorded = self.record_use(key_id, at);
-        if recorded.is_err() {
+        if matches!(recorded, Err(_) | Ok(keys::Recorded::Busy)) {
             self.uses.release(key_id, at);
         }
-        match recorded? {
+        let result = match recorded? {
             keys::Recorded::Moved => {
                 if let Some(read) = kept.as_mut() {
                     read.record_use(key_id, at);
                 }
-                self.ahead.keep(kept);
                 Ok(())
             }
-            keys::Recorded::Unmoved => Ok(()),
+            // A later use was recorded meanwhile: the list read ahead shows an older one.
+            keys::Recorded::Unmoved => {
+                kept = None;
+                Ok(())
+            }
+            keys::Recorded::Busy => Err(keys::busy()),
+        };
+        // Uses left earlier, their rows busy then. A list read ahead is kept only if none
+        // of them moved (it would show one of them as it was).
+        if !self.record_left_uses(&self.uses) {
+            self.ahead.keep(kept);
         }
+        if result.is_err() {
+            self.uses.leave(key_id, at);
+        }
+        result
     }
 
     /// One statement on this store's connection: outside a transaction it commits by itself

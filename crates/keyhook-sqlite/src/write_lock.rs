@@ -100,10 +100,11 @@ impl SqliteStore {
     }
 
     /// Records the use of key `id` (`hash` its hash) at `at` now if no other write of this
-    /// process holds the lock; otherwise leaves it to the holder, which records it when its
-    /// turn ends. Never waits for another write of the process, and for another process's
-    /// at most a moment: a use the database had no room for then is left for the process's
-    /// next turn (its next write, or the next use of a key).
+    /// process holds the lock; otherwise leaves it to the holder, which records it right
+    /// after its commit (`Ok`: it is as good as written). Never waits for another write of
+    /// the process, and for another process's at most a moment: a use the database had no
+    /// room for then is an error (not recorded now) and is left for the process's next turn
+    /// (its next write, or the next use of a key).
     pub(crate) fn record_or_leave(
         &self,
         hash: &str,
@@ -128,7 +129,9 @@ impl SqliteStore {
                 busy: false,
             }
         };
-        if self.cached_record_key_use(hash, id, at).is_err() {
+        let recorded = self.cached_record_key_use(hash, id, at);
+        if recorded.is_err() {
+            // Not recorded now (the caller shows the key as it is): left for the next turn.
             leave(
                 &mut lock(&self.writer.uses),
                 id.to_string(),
@@ -137,7 +140,7 @@ impl SqliteStore {
             );
             turn.busy = true;
         }
-        Ok(())
+        recorded
         // `turn` ends here: it records what was left meanwhile.
     }
 }
@@ -191,7 +194,11 @@ mod tests {
         store.write(|c| Ok(c.insert_key(&key, "h1")?)).unwrap();
         let other_process = rusqlite::Connection::open(dir.path().join("k.db")).unwrap();
         other_process.execute_batch("BEGIN IMMEDIATE").unwrap();
-        store.record_key_use("h1", "k1", Timestamp(5)).unwrap();
+        let e = store.record_key_use("h1", "k1", Timestamp(5)).unwrap_err();
+        assert!(
+            matches!(e, keyhook_core::store::StoreError::Unavailable(_)),
+            "not recorded now: {e:?}"
+        );
         assert_eq!(store.writer.uses.lock().unwrap().len(), 1);
         other_process.execute_batch("ROLLBACK").unwrap();
         drop(store.write_lock());

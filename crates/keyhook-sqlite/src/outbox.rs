@@ -143,16 +143,26 @@ impl OutboxQueries for Conn {
                 taken = taken.saturating_add(row.payload.len());
                 claimed.push(row);
             }
-            // One statement leases them all, the ids as one JSON array (`json_each`).
-            if !claimed.is_empty() {
-                let ids: Vec<&str> = claimed.iter().map(|c| c.delivery_id.as_str()).collect();
-                let ids = to_json(&ids);
-                self.0
-                    .prepare_cached(
-                        "UPDATE deliveries SET lease_until = ?2
-                         WHERE id IN (SELECT value FROM json_each(?1))",
-                    )?
-                    .execute(params![ids, lease_until.0])?;
+            // One statement leases them all, the ids as one JSON array (`json_each`), or the
+            // one by its id (an ordered webhook's head, claimed alone: `json_each` costs a
+            // temporary table per statement).
+            match claimed.as_slice() {
+                [] => {}
+                [one] => {
+                    self.0
+                        .prepare_cached("UPDATE deliveries SET lease_until = ?2 WHERE id = ?1")?
+                        .execute(params![one.delivery_id, lease_until.0])?;
+                }
+                _ => {
+                    let ids: Vec<&str> = claimed.iter().map(|c| c.delivery_id.as_str()).collect();
+                    let ids = to_json(&ids);
+                    self.0
+                        .prepare_cached(
+                            "UPDATE deliveries SET lease_until = ?2
+                             WHERE id IN (SELECT value FROM json_each(?1))",
+                        )?
+                        .execute(params![ids, lease_until.0])?;
+                }
             }
             Ok(claimed)
         })
@@ -166,17 +176,33 @@ impl OutboxQueries for Conn {
         attempted: bool,
         now: Timestamp,
     ) -> StoreResult<()> {
-        if ids.is_empty() {
-            return Ok(());
-        }
-        let ids = to_json(ids);
+        // One id (an ordered webhook's delivery, settled alone) by itself: `json_each` costs a
+        // temporary table per statement.
+        let (one, sql_text) = match ids {
+            [] => return Ok(()),
+            [_] => (
+                true,
+                "UPDATE deliveries SET state = ?2, attempts = attempts + ?3, lease_until = NULL,
+                    updated_at = ?4 WHERE id = ?1",
+            ),
+            _ => (
+                false,
+                "UPDATE deliveries SET state = ?2, attempts = attempts + ?3, lease_until = NULL,
+                    updated_at = ?4 WHERE id IN (SELECT value FROM json_each(?1))",
+            ),
+        };
+        let ids = if one {
+            ids[0].to_string()
+        } else {
+            to_json(ids)
+        };
         sql(|| {
-            self.0
-                .prepare_cached(
-                    "UPDATE deliveries SET state = ?2, attempts = attempts + ?3, lease_until = NULL,
-                        updated_at = ?4 WHERE id IN (SELECT value FROM json_each(?1))",
-                )?
-                .execute(params![ids, state.as_str(), i64::from(attempted), now.0])?;
+            self.0.prepare_cached(sql_text)?.execute(params![
+                ids,
+                state.as_str(),
+                i64::from(attempted),
+                now.0
+            ])?;
             Ok(())
         })
     }

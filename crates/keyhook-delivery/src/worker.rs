@@ -440,6 +440,7 @@ fn settle_loop(
         held: HashSet::new(),
         held_bytes: 0,
         renewed: opts.client.clock.now(),
+        nothing_more_due: false,
         secrets_dropped: None,
         stale_removed: None,
         trimmed: None,
@@ -450,7 +451,13 @@ fn settle_loop(
         s.trim_log();
         s.renew_leases();
         let stopping = stop.is_raised();
-        let claimed = if stopping { 0 } else { s.claim()? };
+        // Right after a settle whose claim found less than it had room for, nothing else was
+        // due at that commit: the look (`any_due`, a read) would find nothing new but what
+        // came since, which the next settle's claim, or the next turn after a quiet `POLL`,
+        // takes. An ordered webhook's next delivery is claimed in its predecessor's settle,
+        // so this saves it a read per delivery.
+        let exhausted = std::mem::take(&mut s.nothing_more_due);
+        let claimed = if stopping || exhausted { 0 } else { s.claim()? };
         if s.in_flight == 0 {
             if claimed == 0 && (opts.once || stopping) {
                 return Ok(s.summary);
@@ -493,6 +500,9 @@ struct Settler<'a> {
     /// When the leases were last renewed, by the worker's clock (which the leases themselves
     /// are written in), so a test clock moved past `RENEW_EVERY` renews them without a wait.
     renewed: Timestamp,
+    /// The last settle's claim ([`Settler::settle_finished`]) took every delivery due at its
+    /// commit: the next turn does not look again.
+    nothing_more_due: bool,
     secrets_dropped: Option<Instant>,
     stale_removed: Option<Instant>,
     trimmed: Option<Instant>,
@@ -579,7 +589,7 @@ impl Settler<'_> {
             return Ok(0);
         }
         let mut settled = Summary::default();
-        let batch = self
+        let (batch, _) = self
             .store
             .write(|c| self.claim_in(c, now, room, &mut settled))?;
         self.summary.add(&settled, self.opts);
@@ -592,18 +602,21 @@ impl Settler<'_> {
 
     /// The claim itself, in the caller's write transaction: up to `room` due deliveries
     /// leased; those of a disabled webhook cancelled (counted in `settled`). Returns the live
-    /// ones, to be handed over once the transaction has committed.
+    /// ones, to be handed over once the transaction has committed, and whether the claim took
+    /// every delivery that was due (fewer than `room`, and not cut short by the bytes bound).
     fn claim_in(
         &self,
         c: Conn<'_>,
         now: Timestamp,
         room: usize,
         settled: &mut Summary,
-    ) -> Result<Vec<Claimed>> {
+    ) -> Result<(Vec<Claimed>, bool)> {
         let only = self.opts.only.as_deref();
         let until = now.add_millis(self.lease_ms);
         let bytes = HELD_BYTES.saturating_sub(self.held_bytes);
         let batch = c.claim_due_within(now, room, bytes, until, only)?;
+        let taken: usize = batch.iter().map(|d| d.payload.len()).sum();
+        let all = batch.len() < room && taken < bytes;
         // Over its webhook's `--rate`: given back, due as it was.
         let batch = super::rate::admit(c, batch, now)?;
         let mut live = Vec::with_capacity(batch.len());
@@ -615,7 +628,7 @@ impl Settler<'_> {
                 cancel(c, &d, now, settled)?;
             }
         }
-        Ok(live)
+        Ok((live, all))
     }
 
     /// Hands a committed claim to the senders; returns how many were handed over.
@@ -687,6 +700,7 @@ impl Settler<'_> {
         let mut lines = Vec::new();
         let room = self.room().filter(|_| claim);
         let mut claimed = Vec::new();
+        let mut all_due = false;
         let now = clock.now();
         self.store.write(|c| {
             settled = Summary::default();
@@ -711,10 +725,11 @@ impl Settler<'_> {
             log.flush(c)?;
             c.finish_deliveries(&delivered, DeliveryState::Delivered, true, clock.now())?;
             if let Some(room) = room {
-                claimed = self.claim_in(c, now, room, &mut settled)?;
+                (claimed, all_due) = self.claim_in(c, now, room, &mut settled)?;
             }
             Ok(())
         })?;
+        self.nothing_more_due = all_due;
         self.unsettled.settled(&finished);
         for line in &lines {
             line.write();

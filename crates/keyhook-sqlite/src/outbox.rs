@@ -93,10 +93,11 @@ impl OutboxQueries for Conn {
         sql(|| {
             let mut stmt = self.0.prepare_cached(concat!(
                 "SELECT d.id, d.event_id, e.event, e.payload, d.attempts, w.id, w.is_active,
-                    e.profile_id, d.lease_until IS NOT NULL, w.retry_schedule, w.timeout_ms, w.rate
+                    e.profile_id, d.lease_until IS NOT NULL, w.retry_schedule, w.timeout_ms, w.rate,
+                    d.rowid
                  FROM (
-                    SELECT id, at FROM (
-                        SELECT d.id AS id, d.next_attempt_at AS at FROM deliveries d WHERE ",
+                    SELECT r, at FROM (
+                        SELECT d.rowid AS r, d.next_attempt_at AS at FROM deliveries d WHERE ",
                 keyhook_core::due_sql!("d.", "?1"),
                 " AND ",
                 keyhook_core::claimable_sql!(dialect, "d.", "?3"),
@@ -105,20 +106,22 @@ impl OutboxQueries for Conn {
                 "
                         ORDER BY d.next_attempt_at LIMIT ?2)
                     UNION ALL
-                    SELECT d.id, d.created_at FROM deliveries d WHERE ",
+                    SELECT d.rowid, d.created_at FROM deliveries d WHERE ",
                 keyhook_core::parked_head_sql!(dialect, "d.", "?1"),
                 " AND ",
                 keyhook_core::claimable_sql!(dialect, "d.", "?3"),
                 "
                  ) c
-                 JOIN deliveries d ON d.id = c.id
+                 JOIN deliveries d ON d.rowid = c.r
                  JOIN events e ON e.id = d.event_id
                  JOIN webhooks w ON w.id = d.webhook_id
                  ORDER BY c.at
                  LIMIT ?2"
             ))?;
+            // Each row found again, and leased, by its `rowid`: an integer seek of the table
+            // where its text id took a seek of the id's index first.
             let rows = stmt.query_map(params![now.0, limit as i64, only], |r| {
-                Ok(Claimed {
+                let claimed = Claimed {
                     delivery_id: r.get(0)?,
                     event_id: r.get(1)?,
                     event: r.get(2)?,
@@ -131,28 +134,40 @@ impl OutboxQueries for Conn {
                     retry_schedule: r.get(9)?,
                     timeout_ms: r.get(10)?,
                     rate: r.get(11)?,
-                })
+                };
+                Ok((claimed, r.get::<_, i64>(12)?))
             })?;
             let mut claimed = Vec::new();
+            let mut rowids = Vec::new();
             let mut taken = 0usize;
             for row in rows {
                 if taken >= bytes {
                     break;
                 }
-                let row = row?;
+                let (row, rowid) = row?;
                 taken = taken.saturating_add(row.payload.len());
                 claimed.push(row);
+                rowids.push(rowid);
             }
-            // One statement leases them all, the ids as one JSON array (`json_each`).
-            if !claimed.is_empty() {
-                let ids: Vec<&str> = claimed.iter().map(|c| c.delivery_id.as_str()).collect();
-                let ids = to_json(&ids);
-                self.0
-                    .prepare_cached(
-                        "UPDATE deliveries SET lease_until = ?2
-                         WHERE id IN (SELECT value FROM json_each(?1))",
-                    )?
-                    .execute(params![ids, lease_until.0])?;
+            // One statement leases them all, the rowids as one JSON array (`json_each`), or
+            // the one by its rowid (an ordered webhook's head, claimed alone: `json_each` costs
+            // a temporary table per statement).
+            match rowids.as_slice() {
+                [] => {}
+                [one] => {
+                    self.0
+                        .prepare_cached("UPDATE deliveries SET lease_until = ?2 WHERE rowid = ?1")?
+                        .execute(params![one, lease_until.0])?;
+                }
+                _ => {
+                    let rowids = serde_json::to_string(&rowids).unwrap_or_else(|_| "[]".into());
+                    self.0
+                        .prepare_cached(
+                            "UPDATE deliveries SET lease_until = ?2
+                             WHERE rowid IN (SELECT value FROM json_each(?1))",
+                        )?
+                        .execute(params![rowids, lease_until.0])?;
+                }
             }
             Ok(claimed)
         })
@@ -166,17 +181,33 @@ impl OutboxQueries for Conn {
         attempted: bool,
         now: Timestamp,
     ) -> StoreResult<()> {
-        if ids.is_empty() {
-            return Ok(());
-        }
-        let ids = to_json(ids);
+        // One id (an ordered webhook's delivery, settled alone) by itself: `json_each` costs a
+        // temporary table per statement.
+        let (one, sql_text) = match ids {
+            [] => return Ok(()),
+            [_] => (
+                true,
+                "UPDATE deliveries SET state = ?2, attempts = attempts + ?3, lease_until = NULL,
+                    updated_at = ?4 WHERE id = ?1",
+            ),
+            _ => (
+                false,
+                "UPDATE deliveries SET state = ?2, attempts = attempts + ?3, lease_until = NULL,
+                    updated_at = ?4 WHERE id IN (SELECT value FROM json_each(?1))",
+            ),
+        };
+        let ids = if one {
+            ids[0].to_string()
+        } else {
+            to_json(ids)
+        };
         sql(|| {
-            self.0
-                .prepare_cached(
-                    "UPDATE deliveries SET state = ?2, attempts = attempts + ?3, lease_until = NULL,
-                        updated_at = ?4 WHERE id IN (SELECT value FROM json_each(?1))",
-                )?
-                .execute(params![ids, state.as_str(), i64::from(attempted), now.0])?;
+            self.0.prepare_cached(sql_text)?.execute(params![
+                ids,
+                state.as_str(),
+                i64::from(attempted),
+                now.0
+            ])?;
             Ok(())
         })
     }

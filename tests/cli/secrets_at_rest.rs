@@ -529,25 +529,31 @@ fn a_server_rekeyed_under_it_answers_503_and_delivers_nothing_until_restarted() 
     assert_eq!(r.data()["secret"], secret);
 }
 
+/// A webhook made with `extra` flags, an API key, and a server, all on the key file.
+fn served_from_the_key_file(
+    env: &Env,
+    extra: &[&str],
+) -> (serde_json::Value, String, crate::server::Server) {
+    let w = create(with_file(env), extra);
+    let api = ok(with_file(env), &["--json", "keys", "create", "--name", "t"]).json()["data"]
+        ["key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let config = config_dir(env).display().to_string();
+    let server =
+        crate::server::Server::start_with_env(env, &[("XDG_CONFIG_HOME", config.as_str())], &[]);
+    (w, api, server)
+}
+
 /// With the key file, a `db rekey` run beside a running `serve` (one machine, one key file)
 /// does not stop it: it finds the new key in the file at the first cell that the old one no
 /// longer opens, or at the first write, and goes on with it.
 #[test]
 fn a_server_on_the_key_file_takes_the_new_key_after_a_rekey() {
     let env = Env::new();
-    let w = create(with_file(&env), &["--signing", "both"]);
+    let (w, api, server) = served_from_the_key_file(&env, &["--signing", "both"]);
     let id = str_of(&w, "id");
-    let api = ok(
-        with_file(&env),
-        &["--json", "keys", "create", "--name", "t"],
-    )
-    .json()["data"]["key"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let config = config_dir(&env).display().to_string();
-    let server =
-        crate::server::Server::start_with_env(&env, &[("XDG_CONFIG_HOME", config.as_str())], &[]);
     let path = format!("/api/v1/webhooks/{id}");
     assert_eq!(server.get(&path, &api).status, 200);
     ok(with_file(&env), &["db", "rekey"]);
@@ -574,21 +580,10 @@ fn a_server_on_the_key_file_takes_the_new_key_after_a_rekey() {
 #[test]
 fn a_refusing_server_on_a_key_file_resumes_once_the_file_holds_the_new_key() {
     let env = Env::new();
-    let w = create(with_file(&env), &[]);
+    let (w, api, server) = served_from_the_key_file(&env, &[]);
     let id = str_of(&w, "id");
-    let api = ok(
-        with_file(&env),
-        &["--json", "keys", "create", "--name", "t"],
-    )
-    .json()["data"]["key"]
-        .as_str()
-        .unwrap()
-        .to_string();
     let old = std::fs::read_to_string(key_file(&env)).unwrap();
     let new = a_key();
-    let config = config_dir(&env).display().to_string();
-    let server =
-        crate::server::Server::start_with_env(&env, &[("XDG_CONFIG_HOME", config.as_str())], &[]);
     let path = format!("/api/v1/webhooks/{id}");
     assert_eq!(server.get(&path, &api).status, 200);
     let r = run(with_env(&env, old.trim())

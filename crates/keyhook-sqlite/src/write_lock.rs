@@ -152,10 +152,8 @@ mod tests {
     use super::*;
     use crate::testing::{plain_key, temp_store};
 
-    /// A use of a key while another write of the process holds the lock does not wait for
-    /// it, and is recorded when that write ends (by the writer, on its connection).
-    #[test]
-    fn a_key_use_during_another_write_waits_for_nothing_and_is_recorded_when_it_ends() {
+    /// A database with the key `k1` (hash `h1`), and two connections to it sharing `lock`.
+    fn two_sharing_a_lock() -> (tempfile::TempDir, WriteLock, SqliteStore, SqliteStore) {
         let (dir, store) = temp_store();
         let key = plain_key("k1", "kp_00000000");
         store.write(|c| Ok(c.insert_key(&key, "h1")?)).unwrap();
@@ -164,6 +162,14 @@ mod tests {
         let other = SqliteStore::open_existing(&dir.path().join("k.db"))
             .unwrap()
             .sharing_writes(&lock);
+        (dir, lock, store, other)
+    }
+
+    /// A use of a key while another write of the process holds the lock does not wait for
+    /// it, and is recorded when that write ends (by the writer, on its connection).
+    #[test]
+    fn a_key_use_during_another_write_waits_for_nothing_and_is_recorded_when_it_ends() {
+        let (_dir, lock, store, other) = two_sharing_a_lock();
         let used = |s: &SqliteStore| s.conn().key_by_hash("h1").unwrap().unwrap().last_used_at;
         let held = other.write_lock();
         store.record_key_use("h1", "k1", Timestamp(5)).unwrap();
@@ -211,14 +217,7 @@ mod tests {
     /// next turn records the use.
     #[test]
     fn a_use_left_during_a_turn_that_cannot_write_is_recorded_by_the_next() {
-        let (dir, store) = temp_store();
-        let key = plain_key("k1", "kp_00000000");
-        store.write(|c| Ok(c.insert_key(&key, "h1")?)).unwrap();
-        let lock = WriteLock::default();
-        let store = store.sharing_writes(&lock);
-        let other = SqliteStore::open_existing(&dir.path().join("k.db"))
-            .unwrap()
-            .sharing_writes(&lock);
+        let (_dir, lock, store, other) = two_sharing_a_lock();
         let held = other.write_lock();
         store.record_key_use("h1", "k1", Timestamp(5)).unwrap();
         other.conn.0.execute_batch("BEGIN").unwrap();

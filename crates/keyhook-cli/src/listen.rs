@@ -117,11 +117,13 @@ pub fn run(ctx: &Context, args: ListenArgs) -> anyhow::Result<()> {
         let lines = [format!("webhook {}", w.id), format!("secret {}", w.secret)];
         secret_out::publish_on_stderr("webhook secret", "no webhook was created", &lines)
     };
+    // The webhook's first heartbeat is its creation: the next is due one period after it.
+    let created = (Instant::now(), ctx.clock.now());
     let w = listen::start(
         &store,
         &actor,
         input,
-        ctx.clock.now(),
+        created.1,
         Publish::BeforeCommit(&mut publish),
     )?;
     let verified = Arc::new(Verified::default());
@@ -162,7 +164,7 @@ pub fn run(ctx: &Context, args: ListenArgs) -> anyhow::Result<()> {
         on_attempt: Some(Arc::new(move |r: &AttemptReport<'_>| printer.print(r))),
     };
     let sender = worker::spawn(Arc::clone(&db), opts, Arc::clone(&stop))?;
-    let result = keep_alive(ctx, &store, &w.id, &stop);
+    let result = keep_alive(ctx, &store, &w.id, created, &stop);
     stop.raise();
     let _ = sender.join();
     // However it ended, the webhook goes with it (unless it is gone already).
@@ -173,17 +175,19 @@ pub fn run(ctx: &Context, args: ListenArgs) -> anyhow::Result<()> {
     result
 }
 
-/// Until `stop`: the heartbeat every [`HEARTBEAT_EVERY`] (by the wall clock, or sooner when
-/// the command's clock has moved that far: a test clock), and a look at standard output,
-/// whose reader going away stops the listener even when nothing is printed.
+/// Until `stop`: the heartbeat every [`HEARTBEAT_EVERY`] after the last one, `beat_at` the
+/// first (the webhook's creation), by the wall clock, or sooner when the command's clock has
+/// moved that far (a test clock); and a look at standard output, whose reader going away
+/// stops the listener even when nothing is printed. The schedule starts at the creation, not
+/// when this loop does: the worker's start in between may take a while on a busy machine.
 fn keep_alive(
     ctx: &Context,
     store: &keyhook_core::store::Store,
     id: &str,
+    mut beat_at: (Instant, Timestamp),
     stop: &Stop,
 ) -> anyhow::Result<()> {
     let every_ms = i64::try_from(HEARTBEAT_EVERY.as_millis()).unwrap_or(i64::MAX);
-    let mut beat_at = (Instant::now(), ctx.clock.now());
     while !stop.sleep(TICK) {
         if stdout_closed() {
             break;

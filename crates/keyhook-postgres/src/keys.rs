@@ -343,7 +343,8 @@ impl PgStore {
     /// Records the uses left by checks that found their key's row busy
     /// ([`UseClaims::leave`]), each as a use is recorded ([`RECORD_USE`], never waiting);
     /// those still busy stay left. Whether any moved.
-    pub(crate) fn record_left_uses(&self, uses: &UseClaims) -> bool {
+    pub(crate) fn record_left_uses(&self) -> bool {
+        let uses = &self.uses;
         let mut moved = false;
         let mut left = uses.take_left().into_iter();
         while let Some((id, at)) = left.next() {

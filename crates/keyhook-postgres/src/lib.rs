@@ -600,7 +600,7 @@ impl Storage for PgStore {
         };
         // Uses left earlier, their rows busy then. A list read ahead is kept only if none
         // of them moved (it would show one of them as it was).
-        if !self.record_left_uses(&self.uses) {
+        if !self.record_left_uses() {
             self.ahead.keep(kept);
         }
         if result.is_err() {

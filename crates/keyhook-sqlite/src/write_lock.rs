@@ -22,7 +22,7 @@ pub(crate) struct Writers {
     turn: Mutex<()>,
     /// Uses of keys left while the turn was held: the key's id, its hash (for the holder's
     /// key cache) and the latest use's time.
-    uses: Mutex<HashMap<String, (String, Timestamp)>>,
+    uses: Mutex<Uses>,
 }
 
 /// One writer's turn: while it lives, no other write of the process runs. Ending it records

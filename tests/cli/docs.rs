@@ -444,3 +444,31 @@ fn nothing_cites_an_issue_number() {
     }
     assert_eq!(offenders, Vec::<String>::new());
 }
+
+/// One bench harness: every script in bench/ (but the harness itself and its library) is run
+/// by a line of bench/all.sh's registry, so `bench/all.sh --list` names every benchmark.
+#[test]
+fn every_benchmark_is_registered_in_all_sh() {
+    let bench = repo_root().join("bench");
+    let registry = std::fs::read_to_string(bench.join("all.sh")).unwrap();
+    let registered: Vec<&str> = registry
+        .lines()
+        .filter_map(|l| l.split(" | ").nth(3))
+        .collect();
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(&bench).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if !name.ends_with(".sh") || name == "all.sh" || name == "lib.sh" {
+            continue;
+        }
+        let script = format!("bench/{name}");
+        if !registered
+            .iter()
+            .any(|run| run.split_whitespace().any(|w| w == script))
+        {
+            missing.push(script);
+        }
+    }
+    assert!(registered.len() > 10, "no registry read: {registered:?}");
+    assert!(missing.is_empty(), "not run by bench/all.sh: {missing:?}");
+}

@@ -494,6 +494,7 @@ impl Context {
 /// process exit status.
 pub fn main(wiring: &'static dyn Wiring) -> i32 {
     redact_panics();
+    keep_freed_memory();
     config::wire(wiring);
     let cli = match parse(std::env::args_os().collect()) {
         Ok(cli) => cli,
@@ -691,6 +692,23 @@ fn with_suggestion(message: String, e: &clap::Error) -> String {
         return message;
     }
     format!("{message}; did you mean {}?", names.join(" or "))
+}
+
+/// glibc's allocator hands the top of its heap back to the system once more than 128 KiB of
+/// it is free, and takes it back page by page (a fault each) at the next allocation. A
+/// statement that builds a temporary table (a sort, an `IN` list; an ordered webhook's claim
+/// has both) allocates its page cache, about 90 KiB, and frees it when it ends, so every
+/// such statement paid both ways, a sixth of an ordered delivery's time. Freed memory is
+/// kept up to 4 MiB, and blocks up to 1 MiB come from the heap (the fixed setting ends
+/// glibc's own raising of that bound, which would otherwise go up to 32 MiB).
+fn keep_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: `mallopt` only sets two of the allocator's numbers; it is called before any
+    // other thread of the process exists.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 4 << 20);
+    }
 }
 
 /// A panic message can quote the data it failed on; it goes through the same redaction as

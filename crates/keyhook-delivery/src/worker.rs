@@ -5,7 +5,7 @@
 //! dies in between, the lease runs out and the delivery is claimed and sent again.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender as Tx};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender as Tx, TryRecvError};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -49,6 +49,13 @@ const SETTLE_SHARE: usize = 2;
 const GATHER: Duration = Duration::from_millis(10);
 /// How often an idle worker looks for due deliveries.
 const POLL: Duration = Duration::from_millis(100);
+/// How long a sender that has finished its job, or the settle loop waiting for a result,
+/// looks for the next one before it sleeps ([`recv_soon`]). An ordered webhook's deliveries
+/// pass between the two threads twice each (the result to the settle loop, the next head back
+/// to a sender), with only a round trip or a commit between, well under this: a thread put to
+/// sleep and woken again costs more than that on a virtual machine's cores, and it took a
+/// third of an ordered delivery's time. At most this much CPU per wait, a wait at a time.
+const SPIN: Duration = Duration::from_micros(200);
 /// How long a claim holds a delivery unless renewed. While a worker lives it renews the
 /// leases of everything it has claimed and not settled every [`RENEW_EVERY`], however long a
 /// request takes; a delivery held by a worker that died is due again within `LEASE` of its
@@ -162,6 +169,15 @@ enum Outcome {
 }
 
 type Done = (Claimed, Outcome, Timestamp);
+
+/// A claimed delivery handed to the senders.
+struct Job {
+    d: Claimed,
+    /// Its webhook as the transaction that claimed it left it (`None` inside: deleted), and
+    /// when that was, for a delivery claimed for a sender that is free
+    /// ([`Settler::settle_finished`]). `None`: looked at right before its request.
+    read: Option<(Option<Signing>, Timestamp)>,
+}
 
 /// The failed attempts of this worker not yet settled, per webhook. A failed attempt may
 /// disable its webhook when it is settled (the 10th consecutive failure, a 410 Gone), so the
@@ -293,7 +309,7 @@ fn deliver(db: &dyn Backend, opts: &WorkerOptions, stop: &Stop) -> Result<Summar
     let unsettled = Arc::new(Unsettled::default());
     let sender = Sender::new(&opts.client);
     let concurrency = opts.concurrency.max(1);
-    let (job_tx, job_rx) = mpsc::channel::<Claimed>();
+    let (job_tx, job_rx) = mpsc::channel::<Job>();
     let job_rx = Arc::new(Mutex::new(job_rx));
     let (done_tx, done_rx) = mpsc::channel::<Done>();
     let senders: Vec<_> = (0..concurrency)
@@ -339,7 +355,7 @@ struct SendHow {
 }
 
 fn send_loop(
-    jobs: &Mutex<Receiver<Claimed>>,
+    jobs: &Mutex<Receiver<Job>>,
     done: &Tx<Done>,
     sender: &Sender,
     clock: &Clock,
@@ -349,21 +365,28 @@ fn send_loop(
 ) {
     loop {
         let job = match jobs.lock() {
-            Ok(rx) => rx.recv(),
+            Ok(rx) => recv_soon(&rx, Duration::MAX),
             Err(_) => return,
         };
-        let Ok(c) = job else { return };
+        let Ok(Job { d: c, read }) = job else { return };
         // A claim may wait behind other requests: the webhook is looked at again right before
         // its request (`Storage::signing`: one primary-key read, or on SQLite the connection's
         // copy of the row while nobody has committed since), after the failed attempts to it
         // that have ended are committed, so a delivery to a webhook disabled or deleted since
         // (by hand, or by the attempt before it) is not sent, and one rotated since is signed
-        // with the secrets of now.
+        // with the secrets of now. A delivery claimed for a free sender comes with its webhook
+        // as the claim's transaction left it, committed an instant ago with nothing queued
+        // before it: that is the look, unless the time passed a secret's grace period since.
         let settled = unsettled.wait_for(&c.webhook_id);
         let now = clock.now();
-        let signing = match check.lock() {
-            Ok(store) if settled => store.signing(&c.webhook_id, now).ok(),
-            _ => None,
+        let signing = match read {
+            Some((found, at)) if settled && found.as_ref().is_none_or(|s| s.holds_at(at, now)) => {
+                Some(found)
+            }
+            _ => match check.lock() {
+                Ok(store) if settled => store.signing(&c.webhook_id, now).ok(),
+                _ => None,
+            },
         };
         let outcome = match signing {
             None => Outcome::Unchecked,
@@ -424,7 +447,7 @@ fn settle_loop(
     opts: &WorkerOptions,
     stop: &Stop,
     capacity: usize,
-    jobs: &Tx<Claimed>,
+    jobs: &Tx<Job>,
     done: &Receiver<Done>,
     unsettled: &Unsettled,
 ) -> Result<Summary> {
@@ -488,7 +511,7 @@ struct Settler<'a> {
     store: &'a Store,
     opts: &'a WorkerOptions,
     capacity: usize,
-    jobs: &'a Tx<Claimed>,
+    jobs: &'a Tx<Job>,
     unsettled: &'a Unsettled,
     lease_ms: i64,
     summary: Summary,
@@ -593,11 +616,16 @@ impl Settler<'_> {
             .store
             .write(|c| self.claim_in(c, now, room, &mut settled))?;
         self.summary.add(&settled, self.opts);
+        let batch = batch.into_iter().map(|d| Job { d, read: None }).collect();
         Ok(self.hand_over(batch, now) + settled.cancelled as usize)
     }
 
     fn room(&self) -> Option<usize> {
         claim_room(self.capacity, self.in_flight, self.held_bytes)
+    }
+
+    fn free_senders_for(&self, n: usize) -> bool {
+        free_senders_for(self.capacity, n, self.in_flight)
     }
 
     /// The claim itself, in the caller's write transaction: up to `room` due deliveries
@@ -632,17 +660,17 @@ impl Settler<'_> {
     }
 
     /// Hands a committed claim to the senders; returns how many were handed over.
-    fn hand_over(&mut self, batch: Vec<Claimed>, now: Timestamp) -> usize {
-        for d in batch.iter().filter(|d| d.recovered) {
-            log::recovered(d);
+    fn hand_over(&mut self, batch: Vec<Job>, now: Timestamp) -> usize {
+        for job in batch.iter().filter(|job| job.d.recovered) {
+            log::recovered(&job.d);
         }
         let claimed = batch.len();
         if self.held.is_empty() {
             self.renewed = now;
         }
-        for d in batch {
-            let (id, bytes) = (d.delivery_id.clone(), d.payload.len());
-            if self.jobs.send(d).is_ok() {
+        for job in batch {
+            let (id, bytes) = (job.d.delivery_id.clone(), job.d.payload.len());
+            if self.jobs.send(job).is_ok() {
                 self.in_flight += 1;
                 self.held.insert(id);
                 self.held_bytes += bytes;
@@ -655,7 +683,7 @@ impl Settler<'_> {
     /// when every sender is gone.
     fn collect(&mut self, done: &Receiver<Done>, wait: Duration) -> Option<Vec<Done>> {
         let mut finished = Vec::new();
-        match done.recv_timeout(wait) {
+        match recv_soon(done, wait) {
             Ok(d) => finished.push(d),
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => return None,
@@ -700,11 +728,13 @@ impl Settler<'_> {
         let mut lines = Vec::new();
         let room = self.room().filter(|_| claim);
         let mut claimed = Vec::new();
+        let mut reads = Vec::new();
         let mut all_due = false;
         let now = clock.now();
         self.store.write(|c| {
             settled = Summary::default();
             lines.clear();
+            reads.clear();
             let mut delivered = Vec::new();
             // The attempts, per webhook: one counter read and one `INSERT` per run of them.
             let mut log = AttemptLog::new(DISABLE_AFTER_FAILURES);
@@ -726,6 +756,16 @@ impl Settler<'_> {
             c.finish_deliveries(&delivered, DeliveryState::Delivered, true, clock.now())?;
             if let Some(room) = room {
                 (claimed, all_due) = self.claim_in(c, now, room, &mut settled)?;
+                // Each goes to a free sender as soon as this commits (an ordered webhook's
+                // next delivery, claimed here): its webhook is looked at here, after this
+                // settle's own changes to it, rather than by the sender a moment later, which
+                // would read again every page this transaction wrote.
+                if self.free_senders_for(claimed.len()) {
+                    reads = claimed
+                        .iter()
+                        .map(|d| c.signing(&d.webhook_id, now).ok())
+                        .collect();
+                }
             }
             Ok(())
         })?;
@@ -747,9 +787,40 @@ impl Settler<'_> {
             }
         }
         self.summary.add(&settled, opts);
-        self.hand_over(claimed, now);
+        let mut reads = reads.into_iter();
+        let batch = claimed
+            .into_iter()
+            .map(|d| Job {
+                d,
+                read: reads.next().flatten().map(|found| (found, now)),
+            })
+            .collect();
+        self.hand_over(batch, now);
         Ok(())
     }
+}
+
+/// `rx.recv_timeout(wait)`, looking for a message without sleeping for the first [`SPIN`] of
+/// it (`Duration::MAX`: no end).
+fn recv_soon<T>(rx: &Receiver<T>, wait: Duration) -> Result<T, RecvTimeoutError> {
+    let start = Instant::now();
+    let spin = SPIN.min(wait);
+    loop {
+        match rx.try_recv() {
+            Ok(t) => return Ok(t),
+            Err(TryRecvError::Disconnected) => return Err(RecvTimeoutError::Disconnected),
+            Err(TryRecvError::Empty) if start.elapsed() >= spin => break,
+            Err(TryRecvError::Empty) => std::hint::spin_loop(),
+        }
+    }
+    rx.recv_timeout(wait.saturating_sub(start.elapsed()))
+}
+
+/// Whether `n` more deliveries would each find a sender free, at once, of a worker of
+/// `capacity` (`CLAIM_DEPTH` per sender) with `in_flight` handed over and not settled: a sender
+/// whose result is not settled yet counts as busy, so this errs on the side of a wait.
+fn free_senders_for(capacity: usize, n: usize, in_flight: usize) -> bool {
+    in_flight + n <= (capacity / CLAIM_DEPTH).max(1)
 }
 
 /// How many deliveries the next claim may take, by a worker of `capacity` (`CLAIM_DEPTH` per
@@ -1001,6 +1072,43 @@ mod claim_tests {
         assert_eq!(claim_room(capacity, capacity, 0), None);
         // One sender: one delivery is a sender's worth.
         assert_eq!(claim_room(CLAIM_DEPTH, CLAIM_DEPTH - 1, 0), Some(1));
+    }
+
+    #[test]
+    fn a_claim_is_read_for_its_senders_only_when_each_finds_one_free() {
+        let capacity = 4 * CLAIM_DEPTH;
+        assert!(free_senders_for(capacity, 1, 0));
+        assert!(free_senders_for(capacity, 1, 3));
+        assert!(!free_senders_for(capacity, 1, 4));
+        assert!(free_senders_for(capacity, 4, 0));
+        assert!(!free_senders_for(capacity, 5, 0));
+        assert!(!free_senders_for(capacity, 2, 3));
+        // One sender: a delivery claimed as the last one settles.
+        assert!(free_senders_for(CLAIM_DEPTH, 1, 0));
+        assert!(!free_senders_for(CLAIM_DEPTH, 1, 1));
+    }
+
+    #[test]
+    fn recv_soon_takes_what_is_there_and_otherwise_waits_as_long_as_asked() {
+        let (tx, rx) = mpsc::channel();
+        tx.send(1).unwrap();
+        assert_eq!(recv_soon(&rx, Duration::ZERO), Ok(1));
+        // Nothing comes: the wait ends after it was asked to, spin included, not before.
+        let started = Instant::now();
+        let wait = Duration::from_millis(5);
+        assert_eq!(recv_soon(&rx, wait), Err(RecvTimeoutError::Timeout));
+        assert!(started.elapsed() >= wait);
+        // What another thread sends reaches a receiver that waits without end.
+        let sender = thread::spawn(move || {
+            tx.send(2).unwrap();
+            tx
+        });
+        assert_eq!(recv_soon(&rx, Duration::MAX), Ok(2));
+        drop(sender.join().unwrap());
+        assert_eq!(
+            recv_soon(&rx, Duration::MAX),
+            Err(RecvTimeoutError::Disconnected)
+        );
     }
 
     #[test]

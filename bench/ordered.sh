@@ -9,14 +9,16 @@
 #     in alternating rounds: the claim must cost nothing extra when no webhook is ordered,
 #     held or rated (goal: a ratio of at least 1, within the noise).
 #
-#   bench/ordered.sh                      # EVENTS=2000 ROUNDS=5 WORKERS=16
+#   bench/ordered.sh                      # EVENTS=10000 ROUNDS=7 WORKERS=16
+# (an unordered run of 2,000 events lasts a fifth of a second, too short for its ratio to hold
+# from one run to the next on a shared machine)
 #   BASE=/tmp/base-keyhook bench/ordered.sh
 #   BIN=/tmp/keyhook-other bench/ordered.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
-EVENTS=${EVENTS:-2000}
-ROUNDS=${ROUNDS:-5}
+EVENTS=${EVENTS:-10000}
+ROUNDS=${ROUNDS:-7}
 WORKERS=${WORKERS:-16}
 
 install_missing nginx:nginx-light sqlite3 /usr/bin/time:time

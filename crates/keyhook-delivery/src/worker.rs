@@ -52,9 +52,10 @@ const POLL: Duration = Duration::from_millis(100);
 /// How long a sender that has finished its job, or the settle loop waiting for a result,
 /// looks for the next one before it sleeps ([`recv_soon`]). An ordered webhook's deliveries
 /// pass between the two threads twice each (the result to the settle loop, the next head back
-/// to a sender), with only a round trip or a commit between, well under this: a thread put to
-/// sleep and woken again costs more than that on a virtual machine's cores, and it took a
-/// third of an ordered delivery's time. At most this much CPU per wait, a wait at a time.
+/// to a sender), with only a round trip or a commit between, well under this; putting a
+/// thread to sleep and waking it again cost more than either on a virtual machine's cores (a
+/// third of an ordered delivery's time). At most this much per wait, and a thread that is
+/// ready to run gets the core between looks.
 const SPIN: Duration = Duration::from_micros(200);
 /// How long a claim holds a delivery unless renewed. While a worker lives it renews the
 /// leases of everything it has claimed and not settled every [`RENEW_EVERY`], however long a
@@ -801,16 +802,22 @@ impl Settler<'_> {
 }
 
 /// `rx.recv_timeout(wait)`, looking for a message without sleeping for the first [`SPIN`] of
-/// it (`Duration::MAX`: no end).
+/// it (`Duration::MAX`: no end): a few spins, then giving the core to any other thread that
+/// is ready between looks (`yield_now`), so a busy machine loses little to the wait.
 fn recv_soon<T>(rx: &Receiver<T>, wait: Duration) -> Result<T, RecvTimeoutError> {
     let start = Instant::now();
     let spin = SPIN.min(wait);
+    let mut looks = 0u32;
     loop {
         match rx.try_recv() {
             Ok(t) => return Ok(t),
             Err(TryRecvError::Disconnected) => return Err(RecvTimeoutError::Disconnected),
             Err(TryRecvError::Empty) if start.elapsed() >= spin => break,
-            Err(TryRecvError::Empty) => std::hint::spin_loop(),
+            Err(TryRecvError::Empty) if looks < 6 => {
+                (0..1u32 << looks).for_each(|_| std::hint::spin_loop());
+                looks += 1;
+            }
+            Err(TryRecvError::Empty) => thread::yield_now(),
         }
     }
     rx.recv_timeout(wait.saturating_sub(start.elapsed()))

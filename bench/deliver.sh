@@ -16,6 +16,12 @@
 #   bench/deliver.sh        # WORKERS=16 EVENTS=1000 BIG_EVENTS=10000 CRASH_EVENTS=50
 #   KEEP=/tmp/dir bench/deliver.sh   # also copies the work folder (databases, logs) there
 #   BIN=/tmp/keyhook-old bench/deliver.sh   # the same against another binary
+#  4. With BASE=path/to/keyhook (another build, e.g. the main a change starts from): the big
+#     outbox again, this build and BASE in alternating rounds (ROUNDS, 5 by default), each on
+#     a database its own build made, timed to the nanosecond: the ratio of the medians says
+#     whether hmac deliveries per second fell (goal: at least 1, within the noise; one run of
+#     each above is too few to tell, and `time`'s 10 ms steps are too coarse for the small one).
+#   BASE=/tmp/keyhook-main bench/deliver.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -23,6 +29,7 @@ WORKERS=${WORKERS:-16}
 EVENTS=${EVENTS:-1000}
 BIG_EVENTS=${BIG_EVENTS:-10000}
 CRASH_EVENTS=${CRASH_EVENTS:-50}
+ROUNDS=${ROUNDS:-5}
 HOOKS=10
 
 install_missing nginx:nginx-light sqlite3 wrk /usr/bin/time:time
@@ -60,11 +67,11 @@ for _ in $(seq 50); do [ -s "$work/nginx.pid" ] && break; sleep 0.1; done
 nginx_pid=$(cat "$work/nginx.pid")
 
 # A database with 10 webhooks of one user (on port $3, nginx's by default) and `$2` events
-# queued for all of them (`queue_events`).
+# queued for all of them (`queue_events`), made by build $4 (this one by default).
 prepare() {
-  local db=$1 events=$2 to=${3:-$port}
+  local db=$1 events=$2 to=${3:-$port} b=${4:-$bin}
   for i in $(seq $HOOKS); do
-    "$bin" --db "$db" --user bench --allow-private-targets webhooks create \
+    "$b" --db "$db" --user bench --allow-private-targets webhooks create \
       --url "http://127.0.0.1:$to/hook/$i" --event post.published >"$work/unused-webhook" 2>&1
   done
   queue_events "$db" "$events"
@@ -154,6 +161,34 @@ read -r recovered last_ms < <(sqlite3 -separator ' ' "$crash" \
 crash_delivered=$(sqlite3 "$crash" "SELECT count(*) FROM deliveries WHERE state = 'delivered'")
 restart_s=$(python3 -c "print($restart_ms / 1000)")
 after=$(awk -v t="$restart_s" '$1 >= t' "$work/received.log" | sort -k2,3 | awk '{print $2, $3}' | uniq -d | wc -l)
+
+# 4. Side by side with BASE: deliveries/s of `deliver --once` by build $1 over BIG_EVENTS
+# events to the 10 webhooks, on a database it made; checks that all were delivered.
+side_rate() {
+  local b=$1 db
+  db=$work/side$RANDOM$RANDOM.db
+  prepare "$db" "$BIG_EVENTS" "$port" "$b"
+  local start end n
+  start=$(date +%s%N)
+  "$b" --db "$db" --allow-private-targets deliver --once --delivery-workers "$WORKERS" \
+    >/dev/null 2>&1
+  end=$(date +%s%N)
+  n=$(sqlite3 "$db" "SELECT count(*) FROM deliveries WHERE state = 'delivered'")
+  rm -f "$db" "$db"-*
+  [ "$n" -eq $((BIG_EVENTS * HOOKS)) ] || { echo "only $n of $((BIG_EVENTS * HOOKS)) delivered" >&2; exit 1; }
+  python3 -c "print($n / (($end - $start) / 1e9))"
+}
+if [ -n "${BASE:-}" ]; then
+  this=(); base=()
+  for _ in $(seq "$ROUNDS"); do
+    base+=("$(side_rate "$BASE")")
+    this+=("$(side_rate "$bin")")
+  done
+  med() { python3 -c 'import statistics, sys; print(statistics.median(map(float, sys.argv[1:])))' "$@"; }
+  echo "$((BIG_EVENTS * HOOKS)) queued, $WORKERS senders: this ${this[*]} /s; BASE ${base[*]} /s"
+  figure deliver "deliveries, $((BIG_EVENTS * HOOKS)) queued, side by side" "$(med "${this[@]}")" /s \
+    "BASE ($BASE)" "$(med "${base[@]}")" "ratio >= 1 (no fall)"
+fi
 
 python3 - "$expected" "$arrived" "$delivered" "$secs" "$wrk_rps" "$rss_small" "$rss_big" \
   "$((BIG_EVENTS * HOOKS))" "$big_delivered" "$big_secs" \

@@ -754,7 +754,7 @@ impl Settler<'_> {
                 }
             }
             log.flush(c)?;
-            c.finish_deliveries(&delivered, DeliveryState::Delivered, true, clock.now())?;
+            c.finish_claimed(&delivered, DeliveryState::Delivered, true, clock.now())?;
             if let Some(room) = room {
                 (claimed, all_due) = self.claim_in(c, now, room, &mut settled)?;
                 // Each goes to a free sender as soon as this commits (an ordered webhook's
@@ -862,7 +862,7 @@ struct Settled<'f> {
 /// the delivery: delivered, retried later, or given up. Returns what the log says of a
 /// failure, to be written once the transaction commits.
 /// A delivered one is only added to `delivered`, which the caller ends in one statement
-/// (`OutboxQueries::finish_deliveries`) before the transaction commits, after flushing
+/// (`OutboxQueries::finish_claimed`) before the transaction commits, after flushing
 /// `attempts`.
 fn settle<'f>(
     c: Conn<'_>,
@@ -871,7 +871,7 @@ fn settle<'f>(
     Settled { d, a, at }: Settled<'f>,
     now: Timestamp,
     summary: &mut Summary,
-    delivered: &mut Vec<&'f str>,
+    delivered: &mut Vec<&'f Claimed>,
 ) -> Result<Option<log::Failure>> {
     let attempt = d.attempts + 1;
     let disabled = log_attempt_in(
@@ -889,7 +889,7 @@ fn settle<'f>(
     )?;
     if a.delivered {
         summary.delivered += 1;
-        delivered.push(&d.delivery_id);
+        delivered.push(d);
         return Ok(None);
     }
     // 410 Gone: the receiver says the endpoint is gone for good. `log_attempt` has disabled

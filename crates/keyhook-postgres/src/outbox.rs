@@ -166,6 +166,7 @@ impl OutboxQueries for PgStore {
                         retry_schedule: r.try_get(9)?,
                         timeout_ms: r.try_get(10)?,
                         rate: r.try_get(11)?,
+                        row: None,
                     })
                 })
                 .collect()

@@ -121,6 +121,7 @@ impl OutboxQueries for Conn {
             // Each row found again, and leased, by its `rowid`: an integer seek of the table
             // where its text id took a seek of the id's index first.
             let rows = stmt.query_map(params![now.0, limit as i64, only], |r| {
+                let rowid: i64 = r.get(12)?;
                 let claimed = Claimed {
                     delivery_id: r.get(0)?,
                     event_id: r.get(1)?,
@@ -134,8 +135,9 @@ impl OutboxQueries for Conn {
                     retry_schedule: r.get(9)?,
                     timeout_ms: r.get(10)?,
                     rate: r.get(11)?,
+                    row: Some(rowid),
                 };
-                Ok((claimed, r.get::<_, i64>(12)?))
+                Ok((claimed, rowid))
             })?;
             let mut claimed = Vec::new();
             let mut rowids = Vec::new();
@@ -210,6 +212,69 @@ impl OutboxQueries for Conn {
             ])?;
             Ok(())
         })
+    }
+
+    /// By `rowid`, where the claim found each (an integer seek of the table, where an id takes
+    /// a seek of the id's index first: a random id a page read of its own in a large outbox),
+    /// the id checked there. A row found elsewhere since (the table rebuilt by another
+    /// program's `VACUUM`, which may renumber it) is ended by its id.
+    fn finish_claimed(
+        &self,
+        claimed: &[&Claimed],
+        state: DeliveryState,
+        attempted: bool,
+        now: Timestamp,
+    ) -> StoreResult<()> {
+        let rows: Option<Vec<(i64, &str)>> = claimed
+            .iter()
+            .map(|d| d.row.map(|r| (r, d.delivery_id.as_str())))
+            .collect();
+        let Some(rows) = rows.filter(|r| !r.is_empty()) else {
+            let ids: Vec<&str> = claimed.iter().map(|d| d.delivery_id.as_str()).collect();
+            return self.finish_deliveries(&ids, state, attempted, now);
+        };
+        let values = (state.as_str(), i64::from(attempted), now.0);
+        let missed: Vec<String> = sql(|| {
+            if let [(rowid, id)] = rows.as_slice() {
+                let ended = self
+                    .0
+                    .prepare_cached(
+                        "UPDATE deliveries SET state = ?3, attempts = attempts + ?4,
+                            lease_until = NULL, updated_at = ?5 WHERE rowid = ?1 AND id = ?2",
+                    )?
+                    .execute(params![rowid, id, values.0, values.1, values.2])?;
+                return Ok(if ended == 1 {
+                    Vec::new()
+                } else {
+                    vec![id.to_string()]
+                });
+            }
+            let list = serde_json::to_string(&rows).unwrap_or_else(|_| "[]".into());
+            let ended = self
+                .0
+                .prepare_cached(
+                    "UPDATE deliveries SET state = ?2, attempts = attempts + ?3,
+                        lease_until = NULL, updated_at = ?4
+                     FROM (SELECT value ->> 0 AS r, value ->> 1 AS i FROM json_each(?1)) AS c
+                     WHERE deliveries.rowid = c.r AND deliveries.id = c.i",
+                )?
+                .execute(params![list, values.0, values.1, values.2])?;
+            if ended == rows.len() {
+                return Ok(Vec::new());
+            }
+            // Which were not where their claim found them (those ended now are).
+            self.0
+                .prepare_cached(
+                    "SELECT c.value ->> 1 FROM json_each(?1) AS c WHERE NOT EXISTS (
+                        SELECT 1 FROM deliveries d
+                        WHERE d.rowid = c.value ->> 0 AND d.id = c.value ->> 1)",
+                )?
+                .query_map([&list], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()
+                .map_err(Into::into)
+        })?;
+        let missed: Vec<&str> = missed.iter().map(String::as_str).collect();
+        self.finish_deliveries(&missed, state, attempted, now)
     }
 
     /// Puts a failed delivery back in the queue for `next_at`.

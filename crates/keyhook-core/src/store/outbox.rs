@@ -56,6 +56,19 @@ pub trait OutboxQueries {
         attempted: bool,
         now: Timestamp,
     ) -> StoreResult<()>;
+    /// [`OutboxQueries::finish_deliveries`] of deliveries as this backend's claim returned
+    /// them: a backend may find each where the claim found it ([`Claimed::row`]), as long as
+    /// the id there is still its id, and by its id otherwise.
+    fn finish_claimed(
+        &self,
+        claimed: &[&Claimed],
+        state: DeliveryState,
+        attempted: bool,
+        now: Timestamp,
+    ) -> StoreResult<()> {
+        let ids: Vec<&str> = claimed.iter().map(|d| d.delivery_id.as_str()).collect();
+        self.finish_deliveries(&ids, state, attempted, now)
+    }
     fn retry_delivery(&self, id: &str, next_at: Timestamp, now: Timestamp) -> StoreResult<()>;
     /// Moves the lease of each delivery in `ids` that is still pending and leased to
     /// `until`. The worker renews the leases of what it is still sending, so a short lease
@@ -169,6 +182,10 @@ pub struct Claimed {
     pub timeout_ms: Option<i64>,
     /// The webhook's `--rate` as stored (`5/s`), if it has one.
     pub rate: Option<String>,
+    /// Where the claim found the row, for a backend that has a faster way to it than its id
+    /// (SQLite's `rowid`); a statement that goes there checks the id
+    /// ([`OutboxQueries::finish_claimed`]). `None`: by the id.
+    pub row: Option<i64>,
 }
 
 /// A webhook's token bucket (`--rate`, CONTRACT §15): one row per rated webhook, locked and

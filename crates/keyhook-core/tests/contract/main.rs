@@ -67,6 +67,7 @@ contract! {
             an_enable_clears_the_disable_reason_and_nothing_else_does,
             claims_split_between_listeners_and_the_rest,
             a_batch_is_leased_and_finished_as_one_delivery_is,
+            claimed_deliveries_end_themselves_and_no_other_row,
             attempts_logged_as_a_batch_write_what_one_by_one_writes,
             a_batch_of_attempts_with_one_bad_row_writes_none,
             the_check_before_a_send_is_the_row_as_last_committed,

@@ -12,7 +12,7 @@ use keyhook_core::model::{EventAccepted, Webhook};
 use keyhook_core::service::routing;
 use keyhook_core::service::webhooks::GONE_REASON;
 use keyhook_core::store::{
-    AttemptRecord, DeliveryState, FailCounter, ReplaySelection, Storage, Store,
+    AttemptRecord, Claimed, DeliveryState, FailCounter, ReplaySelection, Storage, Store,
 };
 use keyhook_core::tables::Cell;
 use keyhook_core::time::Timestamp;
@@ -700,6 +700,65 @@ pub fn a_batch_is_leased_and_finished_as_one_delivery_is(kind: &Kind) {
         state(two),
         ("pending".into(), 0, Some(until.0), T),
         "not named"
+    );
+}
+
+/// `finish_claimed` ends the deliveries it is given, found where their claim found them
+/// (`Claimed::row`) only while the id there is still theirs: a delivery whose row handle
+/// points at another delivery's row (the table rebuilt since) is ended by its id, and the
+/// other row is left as it was, alone or in a batch; a delivery without a handle too.
+pub fn claimed_deliveries_end_themselves_and_no_other_row(kind: &Kind) {
+    let Some(db) = kind.db() else { return };
+    let s = db.store();
+    let hooks = [
+        hook("h-1", &EVENTS, true, None),
+        hook("h-2", &EVENTS, true, None),
+        hook("h-3", &EVENTS, true, None),
+        hook("h-4", &EVENTS, true, None),
+        hook("h-5", &EVENTS, true, None),
+    ];
+    one_event_to(&s, &hooks);
+    let now = Timestamp(T + 1);
+    let until = now.add_millis(60_000);
+    let mut claimed = s.write(|c| Ok(c.claim_due(now, 10, until, None)?)).unwrap();
+    claimed.sort_by(|a, b| a.webhook_id.cmp(&b.webhook_id));
+    assert_eq!(claimed.len(), 5);
+    let state = |d: &Claimed| -> (String, i64) {
+        let rows = deliveries_rows(&s);
+        let r = rows.into_iter().find(|r| r.0 == d.delivery_id).unwrap();
+        (r.1, r.2)
+    };
+    let elsewhere = |d: &Claimed, other: &Claimed| Claimed {
+        row: other.row,
+        ..d.clone()
+    };
+    let unknown = |d: &Claimed| Claimed {
+        row: None,
+        ..d.clone()
+    };
+    let done = Timestamp(T + 7);
+    let [one, two, three, four, five] = &claimed[..] else {
+        unreachable!()
+    };
+    // A batch: one where its claim found it, one whose handle points at `four`'s row.
+    let (three_moved, two_moved) = (elsewhere(three, four), elsewhere(two, four));
+    s.write(|c| {
+        c.finish_claimed(&[], DeliveryState::Delivered, true, done)?;
+        c.finish_claimed(&[one, &three_moved], DeliveryState::Delivered, true, done)?;
+        // Alone, pointing at `four`'s row again; and one without a handle beside one with.
+        c.finish_claimed(&[&two_moved], DeliveryState::Failed, true, done)?;
+        c.finish_claimed(&[&unknown(five)], DeliveryState::Cancelled, false, done)?;
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(state(one), ("delivered".into(), 1));
+    assert_eq!(state(three), ("delivered".into(), 1));
+    assert_eq!(state(two), ("failed".into(), 1));
+    assert_eq!(state(five), ("cancelled".into(), 0));
+    assert_eq!(
+        state(four),
+        ("pending".into(), 0),
+        "the row the handles pointed at"
     );
 }
 

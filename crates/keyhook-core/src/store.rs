@@ -40,7 +40,7 @@ pub use idempotency::{HeldRequest, IdempotencyQueries, RequestClaim};
 pub use keys::{KeyQueries, Listed, ReadAhead};
 pub use memo::{record_use_in, use_moves, AheadMemo, ChecksumMemory, ReadWithKey};
 pub use ops::OpsQueries;
-pub use outbox::{Claimed, DeliveryState, OutboxQueries, RateBucket, PARKED};
+pub use outbox::{finish_claimed_by_id, Claimed, DeliveryState, OutboxQueries, RateBucket, PARKED};
 pub use replay::{ReplayCandidate, ReplayQueries, ReplaySelection};
 pub use retention::RetentionQueries;
 pub use secrets::{SecretQueries, Signing};

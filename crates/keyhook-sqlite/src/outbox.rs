@@ -7,7 +7,9 @@ use super::{to_json, Conn};
 use crate::error::sql;
 use crate::time::Timestamp;
 use keyhook_core::store::KeyQueries;
-use keyhook_core::store::{Claimed, DeliveryState, OutboxQueries, RateBucket, StoreResult};
+use keyhook_core::store::{
+    finish_claimed_by_id, Claimed, DeliveryState, OutboxQueries, RateBucket, StoreResult,
+};
 
 impl OutboxQueries for Conn {
     fn insert_event(
@@ -230,8 +232,7 @@ impl OutboxQueries for Conn {
             .map(|d| d.row.map(|r| (r, d.delivery_id.as_str())))
             .collect();
         let Some(rows) = rows.filter(|r| !r.is_empty()) else {
-            let ids: Vec<&str> = claimed.iter().map(|d| d.delivery_id.as_str()).collect();
-            return self.finish_deliveries(&ids, state, attempted, now);
+            return finish_claimed_by_id(self, claimed, state, attempted, now);
         };
         let values = (state.as_str(), i64::from(attempted), now.0);
         let missed: Vec<String> = sql(|| {

@@ -66,8 +66,7 @@ pub trait OutboxQueries {
         attempted: bool,
         now: Timestamp,
     ) -> StoreResult<()> {
-        let ids: Vec<&str> = claimed.iter().map(|d| d.delivery_id.as_str()).collect();
-        self.finish_deliveries(&ids, state, attempted, now)
+        finish_claimed_by_id(self, claimed, state, attempted, now)
     }
     fn retry_delivery(&self, id: &str, next_at: Timestamp, now: Timestamp) -> StoreResult<()>;
     /// Moves the lease of each delivery in `ids` that is still pending and leased to
@@ -157,6 +156,19 @@ impl DeliveryState {
         let names: Vec<String> = states.iter().map(|s| format!("'{}'", s.as_str())).collect();
         format!("({})", names.join(", "))
     }
+}
+
+/// [`OutboxQueries::finish_claimed`] by the deliveries' ids alone: its default, and what a
+/// backend that finds them otherwise falls back on.
+pub fn finish_claimed_by_id<Q: OutboxQueries + ?Sized>(
+    q: &Q,
+    claimed: &[&Claimed],
+    state: DeliveryState,
+    attempted: bool,
+    now: Timestamp,
+) -> StoreResult<()> {
+    let ids: Vec<&str> = claimed.iter().map(|d| d.delivery_id.as_str()).collect();
+    q.finish_deliveries(&ids, state, attempted, now)
 }
 
 /// A delivery taken by a worker, with what it needs to send it; where to and with which

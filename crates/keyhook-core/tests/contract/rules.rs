@@ -660,22 +660,11 @@ pub fn claims_split_between_listeners_and_the_rest(kind: &Kind) {
 pub fn a_batch_is_leased_and_finished_as_one_delivery_is(kind: &Kind) {
     let Some(db) = kind.db() else { return };
     let s = db.store();
-    let hooks = [
-        hook("h-1", &EVENTS, true, None),
-        hook("h-2", &EVENTS, true, None),
-        hook("h-3", &EVENTS, true, None),
-    ];
-    one_event_to(&s, &hooks);
-    let now = Timestamp(T + 1);
-    let until = now.add_millis(60_000);
-    let mut claimed: Vec<(String, String)> = s
-        .write(|c| Ok(c.claim_due(now, 10, until, None)?))
-        .unwrap()
+    let (claimed, until) = one_event_claimed(&s, 3);
+    let claimed: Vec<(String, String)> = claimed
         .into_iter()
         .map(|d| (d.webhook_id, d.delivery_id))
         .collect();
-    claimed.sort();
-    assert_eq!(claimed.len(), 3);
     let state = |id: &str| -> (String, i64, Option<i64>, i64) {
         let rows = deliveries_rows(&s);
         rows.into_iter()
@@ -710,19 +699,7 @@ pub fn a_batch_is_leased_and_finished_as_one_delivery_is(kind: &Kind) {
 pub fn claimed_deliveries_end_themselves_and_no_other_row(kind: &Kind) {
     let Some(db) = kind.db() else { return };
     let s = db.store();
-    let hooks = [
-        hook("h-1", &EVENTS, true, None),
-        hook("h-2", &EVENTS, true, None),
-        hook("h-3", &EVENTS, true, None),
-        hook("h-4", &EVENTS, true, None),
-        hook("h-5", &EVENTS, true, None),
-    ];
-    one_event_to(&s, &hooks);
-    let now = Timestamp(T + 1);
-    let until = now.add_millis(60_000);
-    let mut claimed = s.write(|c| Ok(c.claim_due(now, 10, until, None)?)).unwrap();
-    claimed.sort_by(|a, b| a.webhook_id.cmp(&b.webhook_id));
-    assert_eq!(claimed.len(), 5);
+    let (claimed, _) = one_event_claimed(&s, 5);
     let state = |d: &Claimed| -> (String, i64) {
         let rows = deliveries_rows(&s);
         let r = rows.into_iter().find(|r| r.0 == d.delivery_id).unwrap();
@@ -935,6 +912,20 @@ pub fn a_batch_of_attempts_with_one_bad_row_writes_none(kind: &Kind) {
 
 /// Every delivery's (id, state, attempts, lease_until, updated_at), in the columns' order
 /// of `deliveries` (as [`deliveries`] reads them).
+/// One event to `n` active webhooks (`h-1`...), its `n` deliveries claimed at `T + 1` with a
+/// minute's lease, in webhook order; and the lease's end.
+fn one_event_claimed(s: &Store, n: usize) -> (Vec<Claimed>, Timestamp) {
+    let ids: Vec<String> = (1..=n).map(|i| format!("h-{i}")).collect();
+    let hooks: Vec<_> = ids.iter().map(|id| hook(id, &EVENTS, true, None)).collect();
+    one_event_to(s, &hooks);
+    let now = Timestamp(T + 1);
+    let until = now.add_millis(60_000);
+    let mut claimed = s.write(|c| Ok(c.claim_due(now, 10, until, None)?)).unwrap();
+    claimed.sort_by(|a, b| a.webhook_id.cmp(&b.webhook_id));
+    assert_eq!(claimed.len(), n);
+    (claimed, until)
+}
+
 fn deliveries_rows(s: &Store) -> Vec<(String, String, i64, Option<i64>, i64)> {
     s.conn()
         .read_rows(table("deliveries"), None, usize::MAX)

@@ -231,7 +231,10 @@ impl OutboxQueries for Conn {
             .iter()
             .map(|d| d.row.map(|r| (r, d.delivery_id.as_str())))
             .collect();
-        let Some(rows) = rows.filter(|r| !r.is_empty()) else {
+        let Some((rows, list)) = rows
+            .filter(|r| !r.is_empty())
+            .and_then(|r| serde_json::to_string(&r).ok().map(|list| (r, list)))
+        else {
             return finish_claimed_by_id(self, claimed, state, attempted, now);
         };
         let values = (state.as_str(), i64::from(attempted), now.0);
@@ -250,7 +253,6 @@ impl OutboxQueries for Conn {
                     vec![id.to_string()]
                 });
             }
-            let list = serde_json::to_string(&rows).unwrap_or_else(|_| "[]".into());
             let ended = self
                 .0
                 .prepare_cached(

@@ -231,10 +231,7 @@ impl OutboxQueries for Conn {
             .iter()
             .map(|d| d.row.map(|r| (r, d.delivery_id.as_str())))
             .collect();
-        let Some((rows, list)) = rows
-            .filter(|r| !r.is_empty())
-            .and_then(|r| serde_json::to_string(&r).ok().map(|list| (r, list)))
-        else {
+        let Some(rows) = rows.filter(|r| !r.is_empty()) else {
             return finish_claimed_by_id(self, claimed, state, attempted, now);
         };
         let values = (state.as_str(), i64::from(attempted), now.0);
@@ -253,6 +250,11 @@ impl OutboxQueries for Conn {
                     vec![id.to_string()]
                 });
             }
+            // A list that does not serialize goes by id, rather than as an empty list that
+            // would end nothing and say nothing.
+            let Ok(list) = serde_json::to_string(&rows) else {
+                return Ok(rows.iter().map(|(_, id)| id.to_string()).collect());
+            };
             let ended = self
                 .0
                 .prepare_cached(

@@ -676,6 +676,80 @@ fn kill_9_of_deliver_loses_no_delivery() {
     );
 }
 
+/// The same for a webhook with `--rate` (CONTRACT §15): its tokens are taken in the claim's
+/// transaction, so a worker killed after its claim leaves deliveries leased with their tokens
+/// spent; once the leases lapse they are claimed again with new tokens, and nothing is lost or
+/// left pending. The test clock refills the bucket (10 a second); `deliver --once` stops when
+/// the bucket holds the rest back, so the last runs go on while any is pending.
+#[test]
+fn kill_9_of_deliver_loses_nothing_of_a_rate_limited_webhook() {
+    const EVENTS: usize = 40;
+    let mut rng = Rng::seeded("kill_9_of_deliver_rated");
+    let env = Env::with_clock();
+    let receiver = Receiver::start();
+    receiver.set_delay(Duration::from_millis(20));
+    let w = env.create_webhook_with(
+        &receiver.url("/delay"),
+        "post.published",
+        &["--rate", "10/s"],
+    );
+    let id = w["id"].as_str().unwrap().to_string();
+    let mut ids = HashSet::new();
+    for n in 0..EVENTS {
+        let data = format!(r#"{{"n": {n}}}"#);
+        let (code, v) = env.json(&["events", "emit", "post.published", "--data", &data]);
+        assert_eq!((code, &v["data"]["deliveries"]), (0, &json!(1)), "{v}");
+        ids.insert(v["data"]["id"].as_str().unwrap().to_string());
+    }
+    for round in 1..=3 {
+        env.advance_clock(1_000);
+        let seen = receiver.requests().len();
+        let child = common::clocked_worker(&env, &[], &["--delivery-workers", "4"]);
+        poll_until(Duration::from_secs(3), || receiver.requests().len() > seen);
+        let delay = rng.pause(0, 100);
+        common::kill(child);
+        assert_intact_db(&env);
+        eprintln!("round {round}: killed {delay:?} after the first send");
+    }
+    let pending = || {
+        env.sql_i64(&format!(
+            "SELECT count(*) FROM deliveries WHERE webhook_id = '{id}' AND state = 'pending'"
+        ))
+    };
+    for _ in 0..20 {
+        if pending() == 0 {
+            break;
+        }
+        // The killed workers' leases end as time would end them, and the bucket refills.
+        env.sql("UPDATE deliveries SET lease_until = 0 WHERE state = 'pending'");
+        env.advance_clock(2_000);
+        let r = env.run(&[
+            "--allow-private-targets",
+            "deliver",
+            "--once",
+            "--delivery-workers",
+            "4",
+        ]);
+        assert_eq!(r.code, 0, "deliver --once: {r:#?}");
+    }
+    assert_eq!(pending(), 0, "deliveries left pending");
+    let received: HashSet<String> = receiver
+        .requests()
+        .iter()
+        .map(|r| r.header("webhook-id").to_string())
+        .collect();
+    let lost: Vec<&String> = ids.difference(&received).collect();
+    assert!(lost.is_empty(), "events never delivered: {lost:?}");
+    assert_intact_db(&env);
+    let delivered = env.sql_i64("SELECT count(*) FROM deliveries WHERE state = 'delivered'");
+    assert_eq!(delivered, EVENTS as i64, "deliveries delivered");
+    let unlogged = env.sql_i64(
+        "SELECT count(*) FROM deliveries d WHERE NOT EXISTS (
+             SELECT 1 FROM delivery_attempts a WHERE a.delivery_id = d.id AND a.delivered = TRUE)",
+    );
+    assert_eq!(unlogged, 0, "delivered without a logged successful attempt");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Read-only and full filesystems
 
